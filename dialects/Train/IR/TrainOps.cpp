@@ -1,0 +1,1156 @@
+//===- TrainOps.cpp - train dialect operations ----------------------------===//
+//
+// Verifiers, FLOP counts, folders and custom assembly of the train ops.
+// Verifier messages name the expected and the actual shape or type.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/Dialect/Train/IR/TrainOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::memopt::train;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+static RankedTensorType tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+static ArrayRef<int64_t> shapeOf(Value v) { return tensorType(v).getShape(); }
+
+static Type elementTypeOf(Value v) { return tensorType(v).getElementType(); }
+
+static int64_t numElements(Value v) { return tensorType(v).getNumElements(); }
+
+/// Formats a shape as in MLIR types ("8x16"); a 0-d shape prints as "scalar".
+static std::string formatShape(ArrayRef<int64_t> shape) {
+  if (shape.empty())
+    return "scalar";
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  llvm::interleave(shape, os, "x");
+  return s;
+}
+
+/// Emits "expected <what> of shape E, got A" unless the shapes agree.
+static LogicalResult checkShape(Operation *op, StringRef what,
+                                ArrayRef<int64_t> expected,
+                                ArrayRef<int64_t> actual) {
+  if (expected == actual)
+    return success();
+  return op->emitOpError() << "expected " << what << " of shape "
+                           << formatShape(expected) << ", got "
+                           << formatShape(actual);
+}
+
+/// Emits "expected <what> element type E, got A" unless the types agree.
+static LogicalResult checkElementType(Operation *op, StringRef what,
+                                      Type expected, Type actual) {
+  if (expected == actual)
+    return success();
+  return op->emitOpError() << "expected " << what << " element type "
+                           << expected << ", got " << actual;
+}
+
+/// Checks that `actual` has the shape and element type of `expected`.
+static LogicalResult checkSameType(Operation *op, StringRef what,
+                                   Value expected, Value actual) {
+  if (failed(checkShape(op, what, shapeOf(expected), shapeOf(actual))))
+    return failure();
+  return checkElementType(op, what, elementTypeOf(expected),
+                          elementTypeOf(actual));
+}
+
+/// Checks the rank of `v`.
+static LogicalResult checkRank(Operation *op, StringRef what, Value v,
+                               int64_t rank) {
+  if (tensorType(v).getRank() == rank)
+    return success();
+  return op->emitOpError() << "expected " << what << " of rank " << rank
+                           << ", got rank " << tensorType(v).getRank() << " ("
+                           << formatShape(shapeOf(v)) << ")";
+}
+
+static LogicalResult checkMinRank(Operation *op, StringRef what, Value v,
+                                  int64_t minRank) {
+  if (tensorType(v).getRank() >= minRank)
+    return success();
+  return op->emitOpError() << "expected " << what << " of rank >= " << minRank
+                           << ", got rank " << tensorType(v).getRank() << " ("
+                           << formatShape(shapeOf(v)) << ")";
+}
+
+/// Normalizes a possibly negative dimension index; fails with a diagnostic if
+/// it is outside [-rank, rank).
+static FailureOr<int64_t> normalizeDim(Operation *op, StringRef what,
+                                       int64_t dim, int64_t rank) {
+  if (dim < -rank || dim >= rank) {
+    op->emitOpError() << what << " " << dim << " is out of range for rank "
+                      << rank;
+    return failure();
+  }
+  return dim < 0 ? dim + rank : dim;
+}
+
+/// The shape without its last dimension (statistics of normalizations).
+static SmallVector<int64_t> dropLast(ArrayRef<int64_t> shape) {
+  return SmallVector<int64_t>(shape.drop_back());
+}
+
+/// The wider of two float types; two different types of one width promote to
+/// f32 (bf16 + f16, or the two fp8 formats).
+static Type getWidestFloat(Type a, Type b) {
+  if (a == b)
+    return a;
+  unsigned wa = a.getIntOrFloatBitWidth(), wb = b.getIntOrFloatBitWidth();
+  if (wa != wb)
+    return wa > wb ? a : b;
+  return Float32Type::get(a.getContext());
+}
+
+static LogicalResult checkPositive(Operation *op, StringRef what,
+                                   double value) {
+  if (value > 0.0)
+    return success();
+  return op->emitOpError() << "expected " << what << " > 0, got " << value;
+}
+
+static LogicalResult checkNonNegative(Operation *op, StringRef what,
+                                      double value) {
+  if (value >= 0.0)
+    return success();
+  return op->emitOpError() << "expected " << what << " >= 0, got " << value;
+}
+
+static LogicalResult checkProbability(Operation *op, StringRef what,
+                                      double value) {
+  if (value >= 0.0 && value < 1.0)
+    return success();
+  return op->emitOpError() << "expected " << what << " in [0, 1), got "
+                           << value;
+}
+
+/// Checks that a list attribute has `size` entries, each >= `minValue`.
+static LogicalResult checkIntList(Operation *op, StringRef what,
+                                  ArrayRef<int64_t> values, size_t size,
+                                  int64_t minValue) {
+  if (values.size() != size)
+    return op->emitOpError() << "expected " << size << " " << what
+                             << " values, got " << values.size();
+  for (int64_t v : values)
+    if (v < minValue)
+      return op->emitOpError() << "expected every " << what << " value >= "
+                               << minValue << ", got " << v;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Custom assembly: one type when operands and results agree
+//===----------------------------------------------------------------------===//
+
+/// `type` or `type -> type`.
+static ParseResult parseUnaryTypes(OpAsmParser &parser, Type &input,
+                                   Type &result) {
+  if (parser.parseType(input))
+    return failure();
+  if (succeeded(parser.parseOptionalArrow()))
+    return parser.parseType(result);
+  result = input;
+  return success();
+}
+
+static void printUnaryTypes(OpAsmPrinter &printer, Operation *, Type input,
+                            Type result) {
+  printer << input;
+  if (result != input)
+    printer << " -> " << result;
+}
+
+/// `type` or `type, type -> type`.
+static ParseResult parseBinaryTypes(OpAsmParser &parser, Type &lhs, Type &rhs,
+                                    Type &result) {
+  if (parser.parseType(lhs))
+    return failure();
+  if (succeeded(parser.parseOptionalComma()))
+    return failure(parser.parseType(rhs) || parser.parseArrow() ||
+                   parser.parseType(result));
+  rhs = result = lhs;
+  return success();
+}
+
+static void printBinaryTypes(OpAsmPrinter &printer, Operation *, Type lhs,
+                             Type rhs, Type result) {
+  printer << lhs;
+  if (rhs != lhs || result != lhs)
+    printer << ", " << rhs << " -> " << result;
+}
+
+//===----------------------------------------------------------------------===//
+// State
+//===----------------------------------------------------------------------===//
+
+LogicalResult ParamOp::verify() {
+  if (getName().empty())
+    return emitOpError("expected a non-empty parameter name");
+  return success();
+}
+int64_t ParamOp::getFlops() { return 0; }
+int64_t ParamOp::getBytesWritten() { return 0; }
+
+LogicalResult OptStateOp::verify() {
+  if (getName().empty())
+    return emitOpError("expected a non-empty optimizer state name");
+  return success();
+}
+int64_t OptStateOp::getFlops() { return 0; }
+int64_t OptStateOp::getBytesWritten() { return 0; }
+
+LogicalResult FreeOp::verify() {
+  Value tensor = getTensor();
+  if (Operation *def = tensor.getDefiningOp();
+      def && isa<ParamOp, OptStateOp>(def))
+    return emitOpError() << "cannot free persistent state defined by '"
+                         << def->getName() << "'";
+  Block *block = (*this)->getBlock();
+  for (OpOperand &use : tensor.getUses()) {
+    Operation *user = block->findAncestorOpInBlock(*use.getOwner());
+    if (!user || user == getOperation())
+      continue;
+    if (isa<FreeOp>(user) && user->isBeforeInBlock(getOperation()))
+      return emitOpError("value is freed more than once")
+                 .attachNote(user->getLoc())
+             << "first freed here";
+    if (getOperation()->isBeforeInBlock(user))
+      return emitOpError("value is used after it is freed")
+                 .attachNote(user->getLoc())
+             << "used here";
+  }
+  return success();
+}
+int64_t FreeOp::getFlops() { return 0; }
+int64_t FreeOp::getBytesRead() { return 0; }
+
+LogicalResult CastOp::verify() {
+  return checkShape(*this, "result", shapeOf(getInput()),
+                    shapeOf(getResult()));
+}
+OpFoldResult CastOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getResult().getType())
+    return getInput();
+  return {};
+}
+int64_t CastOp::getFlops() { return numElements(getInput()); }
+
+//===----------------------------------------------------------------------===//
+// Elementwise forward ops
+//===----------------------------------------------------------------------===//
+
+/// Operands of one shape; the result has that shape and the widest type.
+static LogicalResult verifyPromotingBinary(Operation *op, Value lhs, Value rhs,
+                                           Value result) {
+  if (failed(checkShape(op, "rhs", shapeOf(lhs), shapeOf(rhs))) ||
+      failed(checkShape(op, "result", shapeOf(lhs), shapeOf(result))))
+    return failure();
+  return checkElementType(op, "result",
+                          getWidestFloat(elementTypeOf(lhs), elementTypeOf(rhs)),
+                          elementTypeOf(result));
+}
+
+LogicalResult AddOp::verify() {
+  return verifyPromotingBinary(*this, getLhs(), getRhs(), getResult());
+}
+int64_t AddOp::getFlops() { return numElements(getResult()); }
+
+LogicalResult SubOp::verify() {
+  return verifyPromotingBinary(*this, getLhs(), getRhs(), getResult());
+}
+int64_t SubOp::getFlops() { return numElements(getResult()); }
+
+LogicalResult MulOp::verify() {
+  return verifyPromotingBinary(*this, getLhs(), getRhs(), getResult());
+}
+int64_t MulOp::getFlops() { return numElements(getResult()); }
+
+LogicalResult ScaleOp::verify() {
+  return checkSameType(*this, "result", getInput(), getResult());
+}
+int64_t ScaleOp::getFlops() { return numElements(getResult()); }
+
+LogicalResult BiasAddOp::verify() {
+  int64_t rank = tensorType(getInput()).getRank();
+  if (failed(checkMinRank(*this, "input", getInput(), 1)) ||
+      failed(checkRank(*this, "bias", getBias(), 1)))
+    return failure();
+  FailureOr<int64_t> dim =
+      normalizeDim(*this, "dim", static_cast<int64_t>(getDim()), rank);
+  if (failed(dim))
+    return failure();
+  if (failed(checkShape(*this, "bias", {shapeOf(getInput())[*dim]},
+                        shapeOf(getBias()))) ||
+      failed(checkShape(*this, "result", shapeOf(getInput()),
+                        shapeOf(getResult()))))
+    return failure();
+  return checkElementType(*this, "result",
+                          getWidestFloat(elementTypeOf(getInput()),
+                                         elementTypeOf(getBias())),
+                          elementTypeOf(getResult()));
+}
+int64_t BiasAddOp::getFlops() { return numElements(getResult()); }
+
+LogicalResult ReluOp::verify() {
+  return checkSameType(*this, "result", getInput(), getResult());
+}
+int64_t ReluOp::getFlops() { return numElements(getResult()); }
+
+LogicalResult GeluOp::verify() {
+  return checkSameType(*this, "result", getInput(), getResult());
+}
+int64_t GeluOp::getFlops() { return 8 * numElements(getResult()); }
+
+LogicalResult SiluOp::verify() {
+  return checkSameType(*this, "result", getInput(), getResult());
+}
+int64_t SiluOp::getFlops() { return 4 * numElements(getResult()); }
+
+LogicalResult SwigluOp::verify() {
+  if (failed(checkSameType(*this, "up", getGate(), getUp())))
+    return failure();
+  return checkSameType(*this, "result", getGate(), getResult());
+}
+int64_t SwigluOp::getFlops() { return 5 * numElements(getResult()); }
+
+/// Shared by softmax and softmax_grad: a valid axis and a positive scale.
+static LogicalResult verifySoftmaxAttrs(Operation *op, Value input,
+                                        int64_t axis, double scale,
+                                        bool causal) {
+  int64_t rank = tensorType(input).getRank();
+  if (failed(checkMinRank(op, "input", input, 1)))
+    return failure();
+  FailureOr<int64_t> dim = normalizeDim(op, "axis", axis, rank);
+  if (failed(dim) || failed(checkPositive(op, "scale", scale)))
+    return failure();
+  if (!causal)
+    return success();
+  if (rank < 2)
+    return op->emitOpError() << "causal softmax expects rank >= 2, got rank "
+                             << rank << " (" << formatShape(shapeOf(input))
+                             << ")";
+  if (*dim != rank - 1)
+    return op->emitOpError() << "causal softmax expects the last axis ("
+                             << rank - 1 << "), got axis " << *dim;
+  return success();
+}
+
+LogicalResult SoftmaxOp::verify() {
+  if (failed(checkSameType(*this, "result", getInput(), getResult())))
+    return failure();
+  return verifySoftmaxAttrs(*this, getInput(), static_cast<int64_t>(getAxis()),
+                            getScale().convertToDouble(), getCausal());
+}
+int64_t SoftmaxOp::getFlops() { return 5 * numElements(getResult()); }
+
+//===----------------------------------------------------------------------===//
+// Normalization, regularization
+//===----------------------------------------------------------------------===//
+
+/// Statistics are fp32 tensors of the given shape.
+static LogicalResult checkStatistics(Operation *op, StringRef what, Value stat,
+                                     ArrayRef<int64_t> shape) {
+  if (failed(checkShape(op, what, shape, shapeOf(stat))))
+    return failure();
+  return checkElementType(op, what, Float32Type::get(op->getContext()),
+                          elementTypeOf(stat));
+}
+
+/// Normalization over the last dimension: affine parameters of shape [h] and
+/// statistics of the input shape without its last dimension.
+static LogicalResult verifyLastDimNorm(Operation *op, Value input,
+                                       ArrayRef<std::pair<StringRef, Value>> affine,
+                                       ArrayRef<std::pair<StringRef, Value>> stats,
+                                       double epsilon) {
+  if (failed(checkMinRank(op, "input", input, 1)) ||
+      failed(checkPositive(op, "epsilon", epsilon)))
+    return failure();
+  int64_t h = shapeOf(input).back();
+  for (auto [name, value] : affine)
+    if (failed(checkShape(op, name, {h}, shapeOf(value))))
+      return failure();
+  for (auto [name, value] : stats)
+    if (failed(checkStatistics(op, name, value, dropLast(shapeOf(input)))))
+      return failure();
+  return success();
+}
+
+/// Batch normalization: NCHW input, per-channel parameters and statistics.
+static LogicalResult verifyChannelNorm(Operation *op, Value input,
+                                       ArrayRef<std::pair<StringRef, Value>> affine,
+                                       ArrayRef<std::pair<StringRef, Value>> stats,
+                                       double epsilon) {
+  if (failed(checkRank(op, "input", input, 4)) ||
+      failed(checkPositive(op, "epsilon", epsilon)))
+    return failure();
+  int64_t c = shapeOf(input)[1];
+  for (auto [name, value] : affine)
+    if (failed(checkShape(op, name, {c}, shapeOf(value))))
+      return failure();
+  for (auto [name, value] : stats)
+    if (failed(checkStatistics(op, name, value, {c})))
+      return failure();
+  return success();
+}
+
+LogicalResult LayerNormOp::verify() {
+  if (failed(checkSameType(*this, "result", getInput(), getResult())))
+    return failure();
+  return verifyLastDimNorm(*this, getInput(),
+                           {{"gamma", getGamma()}, {"beta", getBeta()}},
+                           {{"mean", getMean()}, {"rstd", getRstd()}},
+                           getEpsilon().convertToDouble());
+}
+int64_t LayerNormOp::getFlops() { return 8 * numElements(getInput()); }
+
+LogicalResult RmsNormOp::verify() {
+  if (failed(checkSameType(*this, "result", getInput(), getResult())))
+    return failure();
+  return verifyLastDimNorm(*this, getInput(), {{"gamma", getGamma()}},
+                           {{"rstd", getRstd()}},
+                           getEpsilon().convertToDouble());
+}
+int64_t RmsNormOp::getFlops() { return 5 * numElements(getInput()); }
+
+LogicalResult BatchNormOp::verify() {
+  if (failed(checkSameType(*this, "result", getInput(), getResult())))
+    return failure();
+  return verifyChannelNorm(*this, getInput(),
+                           {{"gamma", getGamma()}, {"beta", getBeta()}},
+                           {{"mean", getMean()}, {"rstd", getRstd()}},
+                           getEpsilon().convertToDouble());
+}
+int64_t BatchNormOp::getFlops() { return 8 * numElements(getInput()); }
+
+LogicalResult DropoutOp::verify() {
+  if (failed(checkSameType(*this, "result", getInput(), getResult())) ||
+      failed(checkShape(*this, "mask", shapeOf(getInput()),
+                        shapeOf(getMask()))))
+    return failure();
+  if (static_cast<int64_t>(getId()) < 0)
+    return emitOpError() << "expected id >= 0, got "
+                         << static_cast<int64_t>(getId());
+  return checkProbability(*this, "rate", getRate().convertToDouble());
+}
+int64_t DropoutOp::getFlops() { return 2 * numElements(getInput()); }
+
+//===----------------------------------------------------------------------===//
+// Linear algebra, embeddings, attention
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulOp::verify() {
+  if (failed(checkMinRank(*this, "lhs", getLhs(), 2)) ||
+      failed(checkMinRank(*this, "rhs", getRhs(), 2)))
+    return failure();
+  ArrayRef<int64_t> lhs = shapeOf(getLhs()), rhs = shapeOf(getRhs());
+  int64_t lhsRank = lhs.size(), rhsRank = rhs.size();
+  if (rhsRank != 2 && rhsRank != lhsRank)
+    return emitOpError() << "expected rhs of rank 2 or of the lhs rank "
+                         << lhsRank << ", got rank " << rhsRank << " ("
+                         << formatShape(rhs) << ")";
+  ArrayRef<int64_t> batch = lhs.drop_back(2);
+  if (rhsRank == lhsRank &&
+      failed(checkShape(*this, "rhs batch dimensions", batch,
+                        rhs.drop_back(2))))
+    return failure();
+  if (failed(checkElementType(*this, "rhs", elementTypeOf(getLhs()),
+                              elementTypeOf(getRhs()))))
+    return failure();
+  int64_t m = getTransposeLhs() ? lhs[lhsRank - 1] : lhs[lhsRank - 2];
+  int64_t kl = getTransposeLhs() ? lhs[lhsRank - 2] : lhs[lhsRank - 1];
+  int64_t kr = getTransposeRhs() ? rhs[rhsRank - 1] : rhs[rhsRank - 2];
+  int64_t n = getTransposeRhs() ? rhs[rhsRank - 2] : rhs[rhsRank - 1];
+  if (kl != kr)
+    return emitOpError() << "contraction dimension mismatch: lhs "
+                         << formatShape(lhs) << " contracts " << kl
+                         << ", rhs " << formatShape(rhs) << " contracts "
+                         << kr;
+  SmallVector<int64_t> expected(batch);
+  expected.append({m, n});
+  return checkShape(*this, "result", expected, shapeOf(getResult()));
+}
+int64_t MatmulOp::getFlops() {
+  ArrayRef<int64_t> lhs = shapeOf(getLhs());
+  int64_t k = getTransposeLhs() ? lhs[lhs.size() - 2] : lhs.back();
+  return 2 * numElements(getResult()) * k;
+}
+
+LogicalResult EmbeddingOp::verify() {
+  if (failed(checkRank(*this, "table", getTable(), 2)))
+    return failure();
+  SmallVector<int64_t> expected(shapeOf(getIds()));
+  expected.push_back(shapeOf(getTable())[1]);
+  if (failed(checkShape(*this, "result", expected, shapeOf(getResult()))))
+    return failure();
+  return checkElementType(*this, "result", elementTypeOf(getTable()),
+                          elementTypeOf(getResult()));
+}
+int64_t EmbeddingOp::getFlops() { return 0; }
+
+/// Shapes of attention: q is B x Hq x Sq x D, k and v are B x Hkv x Sk x D
+/// with Hq a multiple of Hkv; lse is an fp32 B x Hq x Sq.
+static LogicalResult verifyAttentionShapes(Operation *op, Value q, Value k,
+                                           Value v, Value lse, double scale) {
+  if (failed(checkRank(op, "query", q, 4)) ||
+      failed(checkRank(op, "key", k, 4)) ||
+      failed(checkSameType(op, "value", k, v)) ||
+      failed(checkPositive(op, "scale", scale)))
+    return failure();
+  ArrayRef<int64_t> qs = shapeOf(q), ks = shapeOf(k);
+  if (qs[0] != ks[0] || qs[3] != ks[3])
+    return op->emitOpError()
+           << "expected key of shape " << qs[0] << "x?x?x" << qs[3]
+           << " (batch and head size of the query " << formatShape(qs)
+           << "), got " << formatShape(ks);
+  if (qs[1] % ks[1] != 0)
+    return op->emitOpError() << "expected the query heads (" << qs[1]
+                             << ") to be a multiple of the key/value heads ("
+                             << ks[1] << ")";
+  if (failed(checkElementType(op, "key", elementTypeOf(q), elementTypeOf(k))))
+    return failure();
+  return checkStatistics(op, "lse", lse, qs.drop_back());
+}
+
+LogicalResult AttentionOp::verify() {
+  if (failed(verifyAttentionShapes(*this, getQuery(), getKey(), getValue(),
+                                   getLse(), getScale().convertToDouble())))
+    return failure();
+  return checkSameType(*this, "result", getQuery(), getResult());
+}
+
+/// FLOPs of the two attention matmuls: 4*B*Hq*Sq*Sk*D, halved when causal.
+static int64_t attentionMatmulFlops(Value q, Value k, bool causal) {
+  ArrayRef<int64_t> qs = shapeOf(q);
+  int64_t flops = 4 * numElements(q) * shapeOf(k)[2];
+  (void)qs;
+  return causal ? flops / 2 : flops;
+}
+int64_t AttentionOp::getFlops() {
+  return attentionMatmulFlops(getQuery(), getKey(), getCausal());
+}
+
+LogicalResult RotaryOp::verify() {
+  if (failed(checkSameType(*this, "result", getInput(), getResult())) ||
+      failed(checkMinRank(*this, "input", getInput(), 2)) ||
+      failed(checkPositive(*this, "theta", getTheta().convertToDouble())))
+    return failure();
+  if (shapeOf(getInput()).back() % 2 != 0)
+    return emitOpError() << "expected an even last dimension, got "
+                         << formatShape(shapeOf(getInput()));
+  return success();
+}
+int64_t RotaryOp::getFlops() { return 6 * numElements(getInput()); }
+
+//===----------------------------------------------------------------------===//
+// Losses and reductions
+//===----------------------------------------------------------------------===//
+
+LogicalResult CrossEntropyOp::verify() {
+  if (failed(checkMinRank(*this, "logits", getLogits(), 1)))
+    return failure();
+  return checkShape(*this, "labels", dropLast(shapeOf(getLogits())),
+                    shapeOf(getLabels()));
+}
+int64_t CrossEntropyOp::getFlops() { return 5 * numElements(getLogits()); }
+
+LogicalResult MseLossOp::verify() {
+  return checkSameType(*this, "target", getInput(), getTarget());
+}
+int64_t MseLossOp::getFlops() { return 3 * numElements(getInput()); }
+
+LogicalResult ReduceSumOp::verify() {
+  ArrayRef<int64_t> shape = shapeOf(getInput());
+  int64_t rank = shape.size();
+  int64_t previous = -1;
+  for (int64_t dim : getDims()) {
+    if (dim <= previous || dim >= rank)
+      return emitOpError() << "expected strictly increasing dims in [0, "
+                           << rank << "), got [" << getDims() << "]";
+    previous = dim;
+  }
+  SmallVector<int64_t> expected;
+  for (auto [i, size] : llvm::enumerate(shape))
+    if (!llvm::is_contained(getDims(), static_cast<int64_t>(i)))
+      expected.push_back(size);
+  if (failed(checkShape(*this, "result", expected, shapeOf(getResult()))))
+    return failure();
+  return checkElementType(*this, "result", elementTypeOf(getInput()),
+                          elementTypeOf(getResult()));
+}
+int64_t ReduceSumOp::getFlops() { return numElements(getInput()); }
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::verify() {
+  if (numElements(getInput()) != numElements(getResult()))
+    return emitOpError() << "expected result with "
+                         << numElements(getInput()) << " elements (input "
+                         << formatShape(shapeOf(getInput())) << "), got "
+                         << numElements(getResult()) << " ("
+                         << formatShape(shapeOf(getResult())) << ")";
+  return checkElementType(*this, "result", elementTypeOf(getInput()),
+                          elementTypeOf(getResult()));
+}
+OpFoldResult ReshapeOp::fold(FoldAdaptor) {
+  if (getInput().getType() == getResult().getType())
+    return getInput();
+  return {};
+}
+int64_t ReshapeOp::getFlops() { return 0; }
+
+LogicalResult TransposeOp::verify() {
+  ArrayRef<int64_t> perm = getPermutation();
+  ArrayRef<int64_t> shape = shapeOf(getInput());
+  SmallVector<bool> seen(shape.size(), false);
+  if (perm.size() != shape.size())
+    return emitOpError() << "expected a permutation of " << shape.size()
+                         << " dimensions, got " << perm.size();
+  for (int64_t p : perm) {
+    if (p < 0 || p >= static_cast<int64_t>(shape.size()) || seen[p])
+      return emitOpError() << "expected a permutation of [0, " << shape.size()
+                           << "), got [" << perm << "]";
+    seen[p] = true;
+  }
+  SmallVector<int64_t> expected;
+  for (int64_t p : perm)
+    expected.push_back(shape[p]);
+  if (failed(checkShape(*this, "result", expected, shapeOf(getResult()))))
+    return failure();
+  return checkElementType(*this, "result", elementTypeOf(getInput()),
+                          elementTypeOf(getResult()));
+}
+int64_t TransposeOp::getFlops() { return 0; }
+
+/// A window of `full` at `offsets` with `strides`, of the shape of `window`.
+static LogicalResult verifyWindow(Operation *op, Value full, Value window,
+                                  ArrayRef<int64_t> offsets,
+                                  std::optional<ArrayRef<int64_t>> strides) {
+  ArrayRef<int64_t> fullShape = shapeOf(full), windowShape = shapeOf(window);
+  size_t rank = fullShape.size();
+  if (windowShape.size() != rank)
+    return op->emitOpError() << "expected a window of rank " << rank
+                             << ", got " << formatShape(windowShape);
+  if (failed(checkIntList(op, "offsets", offsets, rank, 0)))
+    return failure();
+  SmallVector<int64_t> unit(rank, 1);
+  ArrayRef<int64_t> steps = strides ? *strides : ArrayRef<int64_t>(unit);
+  if (failed(checkIntList(op, "strides", steps, rank, 1)))
+    return failure();
+  for (size_t i = 0; i < rank; ++i) {
+    if (windowShape[i] == 0)
+      continue;
+    int64_t last = offsets[i] + (windowShape[i] - 1) * steps[i];
+    if (last >= fullShape[i])
+      return op->emitOpError()
+             << "window " << formatShape(windowShape) << " at offsets ["
+             << offsets << "] with strides [" << steps
+             << "] exceeds the tensor " << formatShape(fullShape)
+             << " in dimension " << i;
+  }
+  return checkElementType(op, "result", elementTypeOf(full),
+                          elementTypeOf(window));
+}
+
+LogicalResult SliceOp::verify() {
+  return verifyWindow(*this, getInput(), getResult(), getOffsets(),
+                      getStrides());
+}
+int64_t SliceOp::getFlops() { return 0; }
+
+LogicalResult ConcatOp::verify() {
+  if (getInputs().empty())
+    return emitOpError("expected at least one input");
+  Value first = getInputs().front();
+  int64_t rank = tensorType(first).getRank();
+  FailureOr<int64_t> axis =
+      normalizeDim(*this, "axis", static_cast<int64_t>(getAxis()), rank);
+  if (failed(axis))
+    return failure();
+  SmallVector<int64_t> expected(shapeOf(first));
+  expected[*axis] = 0;
+  for (auto [i, input] : llvm::enumerate(getInputs())) {
+    SmallVector<int64_t> shape(shapeOf(input));
+    if (static_cast<int64_t>(shape.size()) != rank)
+      return emitOpError() << "expected input " << i << " of rank " << rank
+                           << ", got " << formatShape(shape);
+    int64_t along = shape[*axis];
+    shape[*axis] = expected[*axis];
+    if (failed(checkShape(*this,
+                          ("input " + Twine(i) + " (except along axis)").str(),
+                          expected, shape)) ||
+        failed(checkElementType(*this, ("input " + Twine(i)).str(),
+                                elementTypeOf(first), elementTypeOf(input))))
+      return failure();
+    expected[*axis] += along;
+  }
+  if (failed(checkShape(*this, "result", expected, shapeOf(getResult()))))
+    return failure();
+  return checkElementType(*this, "result", elementTypeOf(first),
+                          elementTypeOf(getResult()));
+}
+int64_t ConcatOp::getFlops() { return 0; }
+
+//===----------------------------------------------------------------------===//
+// Convolutional networks
+//===----------------------------------------------------------------------===//
+
+/// Output size of a window op along one dimension, or a value < 1 if the
+/// window does not fit.
+static int64_t windowOutputSize(int64_t in, int64_t kernel, int64_t stride,
+                                int64_t pad, int64_t dilation) {
+  int64_t span = in + 2 * pad - dilation * (kernel - 1) - 1;
+  if (span < 0)
+    return 0;
+  return span / stride + 1;
+}
+
+/// Checks a convolution's input (N x C x H x W), filter
+/// (O x C/groups x KH x KW) and output (N x O x OH x OW) against each other.
+static LogicalResult verifyConvShapes(Operation *op, Value input, Value filter,
+                                      Value output, StringRef outputName,
+                                      ArrayRef<int64_t> strides,
+                                      ArrayRef<int64_t> padding,
+                                      ArrayRef<int64_t> dilation,
+                                      int64_t groups) {
+  if (failed(checkRank(op, "input", input, 4)) ||
+      failed(checkRank(op, "filter", filter, 4)) ||
+      failed(checkIntList(op, "strides", strides, 2, 1)) ||
+      failed(checkIntList(op, "padding", padding, 2, 0)) ||
+      failed(checkIntList(op, "dilation", dilation, 2, 1)))
+    return failure();
+  if (groups < 1)
+    return op->emitOpError() << "expected groups >= 1, got " << groups;
+  ArrayRef<int64_t> in = shapeOf(input), f = shapeOf(filter);
+  if (in[1] % groups != 0 || f[0] % groups != 0)
+    return op->emitOpError()
+           << "expected input channels (" << in[1] << ") and output channels ("
+           << f[0] << ") divisible by groups (" << groups << ")";
+  if (f[1] != in[1] / groups)
+    return op->emitOpError()
+           << "expected filter of shape " << f[0] << "x" << in[1] / groups
+           << "x" << f[2] << "x" << f[3] << " (input channels / groups), got "
+           << formatShape(f);
+  SmallVector<int64_t> expected = {in[0], f[0]};
+  for (int i = 0; i < 2; ++i) {
+    int64_t size = windowOutputSize(in[2 + i], f[2 + i], strides[i],
+                                    padding[i], dilation[i]);
+    if (size < 1)
+      return op->emitOpError()
+             << "filter " << formatShape(f) << " does not fit the padded input "
+             << formatShape(in);
+    expected.push_back(size);
+  }
+  if (failed(checkShape(op, outputName, expected, shapeOf(output))))
+    return failure();
+  if (failed(checkElementType(op, "filter", elementTypeOf(input),
+                              elementTypeOf(filter))))
+    return failure();
+  return checkElementType(op, outputName, elementTypeOf(input),
+                          elementTypeOf(output));
+}
+
+/// 2 * N * O * OH * OW * (C / groups) * KH * KW.
+static int64_t convFlops(Value filter, Value output) {
+  ArrayRef<int64_t> f = shapeOf(filter);
+  return 2 * numElements(output) * f[1] * f[2] * f[3];
+}
+
+LogicalResult Conv2dOp::verify() {
+  return verifyConvShapes(*this, getInput(), getFilter(), getResult(),
+                          "result", getStrides(), getPadding(), getDilation(),
+                          static_cast<int64_t>(getGroups()));
+}
+int64_t Conv2dOp::getFlops() { return convFlops(getFilter(), getResult()); }
+
+LogicalResult Conv2dGradInputOp::verify() {
+  return verifyConvShapes(*this, getResult(), getFilter(), getGrad(), "grad",
+                          getStrides(), getPadding(), getDilation(),
+                          static_cast<int64_t>(getGroups()));
+}
+int64_t Conv2dGradInputOp::getFlops() {
+  return convFlops(getFilter(), getGrad());
+}
+
+LogicalResult Conv2dGradFilterOp::verify() {
+  return verifyConvShapes(*this, getInput(), getResult(), getGrad(), "grad",
+                          getStrides(), getPadding(), getDilation(),
+                          static_cast<int64_t>(getGroups()));
+}
+int64_t Conv2dGradFilterOp::getFlops() {
+  return convFlops(getResult(), getGrad());
+}
+
+/// Checks a pooling window: `output` must be the pooled shape of `input`.
+static LogicalResult verifyPoolShapes(Operation *op, Value input, Value output,
+                                      StringRef outputName,
+                                      ArrayRef<int64_t> kernel,
+                                      ArrayRef<int64_t> strides,
+                                      ArrayRef<int64_t> padding) {
+  if (failed(checkRank(op, "input", input, 4)) ||
+      failed(checkIntList(op, "kernel", kernel, 2, 1)) ||
+      failed(checkIntList(op, "strides", strides, 2, 1)) ||
+      failed(checkIntList(op, "padding", padding, 2, 0)))
+    return failure();
+  ArrayRef<int64_t> in = shapeOf(input);
+  SmallVector<int64_t> expected = {in[0], in[1]};
+  for (int i = 0; i < 2; ++i) {
+    if (2 * padding[i] > kernel[i])
+      return op->emitOpError() << "expected padding at most half the kernel, "
+                                  "got padding "
+                               << padding[i] << " for kernel " << kernel[i];
+    int64_t size =
+        windowOutputSize(in[2 + i], kernel[i], strides[i], padding[i], 1);
+    if (size < 1)
+      return op->emitOpError() << "kernel " << formatShape(kernel)
+                               << " does not fit the padded input "
+                               << formatShape(in);
+    expected.push_back(size);
+  }
+  if (failed(checkShape(op, outputName, expected, shapeOf(output))))
+    return failure();
+  return checkElementType(op, outputName, elementTypeOf(input),
+                          elementTypeOf(output));
+}
+
+static int64_t poolFlops(Value output, ArrayRef<int64_t> kernel) {
+  return numElements(output) * kernel[0] * kernel[1];
+}
+
+LogicalResult MaxPool2dOp::verify() {
+  return verifyPoolShapes(*this, getInput(), getResult(), "result",
+                          getKernel(), getStrides(), getPadding());
+}
+int64_t MaxPool2dOp::getFlops() { return poolFlops(getResult(), getKernel()); }
+
+LogicalResult AvgPool2dOp::verify() {
+  return verifyPoolShapes(*this, getInput(), getResult(), "result",
+                          getKernel(), getStrides(), getPadding());
+}
+int64_t AvgPool2dOp::getFlops() { return poolFlops(getResult(), getKernel()); }
+
+LogicalResult MaxPool2dGradOp::verify() {
+  if (failed(checkSameType(*this, "result", getInput(), getResult())))
+    return failure();
+  return verifyPoolShapes(*this, getInput(), getGrad(), "grad", getKernel(),
+                          getStrides(), getPadding());
+}
+int64_t MaxPool2dGradOp::getFlops() { return poolFlops(getGrad(), getKernel()); }
+
+LogicalResult AvgPool2dGradOp::verify() {
+  return verifyPoolShapes(*this, getResult(), getGrad(), "grad", getKernel(),
+                          getStrides(), getPadding());
+}
+int64_t AvgPool2dGradOp::getFlops() { return poolFlops(getGrad(), getKernel()); }
+
+/// `large` must be `small` with both spatial dimensions times `scale`.
+static LogicalResult verifyUpsampleShapes(Operation *op, Value small,
+                                          Value large, StringRef largeName,
+                                          int64_t scale) {
+  if (failed(checkRank(op, "input", small, 4)))
+    return failure();
+  if (scale < 1)
+    return op->emitOpError() << "expected scale >= 1, got " << scale;
+  ArrayRef<int64_t> s = shapeOf(small);
+  if (failed(checkShape(op, largeName,
+                        {s[0], s[1], s[2] * scale, s[3] * scale},
+                        shapeOf(large))))
+    return failure();
+  return checkElementType(op, largeName, elementTypeOf(small),
+                          elementTypeOf(large));
+}
+
+LogicalResult UpsampleNearest2dOp::verify() {
+  return verifyUpsampleShapes(*this, getInput(), getResult(), "result",
+                              static_cast<int64_t>(getScale()));
+}
+int64_t UpsampleNearest2dOp::getFlops() { return 0; }
+
+LogicalResult UpsampleNearest2dGradOp::verify() {
+  return verifyUpsampleShapes(*this, getResult(), getGrad(), "grad",
+                              static_cast<int64_t>(getScale()));
+}
+int64_t UpsampleNearest2dGradOp::getFlops() { return numElements(getGrad()); }
+
+//===----------------------------------------------------------------------===//
+// Gradient ops
+//===----------------------------------------------------------------------===//
+
+/// grad, saved and result all of one type.
+static LogicalResult verifyActivationGrad(Operation *op, Value grad,
+                                          Value saved, Value result) {
+  if (failed(checkSameType(op, "saved", grad, saved)))
+    return failure();
+  return checkSameType(op, "result", grad, result);
+}
+
+LogicalResult ReluGradOp::verify() {
+  return verifyActivationGrad(*this, getGrad(), getSaved(), getResult());
+}
+int64_t ReluGradOp::getFlops() { return numElements(getGrad()); }
+
+LogicalResult GeluGradOp::verify() {
+  return verifyActivationGrad(*this, getGrad(), getSaved(), getResult());
+}
+int64_t GeluGradOp::getFlops() { return 12 * numElements(getGrad()); }
+
+LogicalResult SiluGradOp::verify() {
+  return verifyActivationGrad(*this, getGrad(), getSaved(), getResult());
+}
+int64_t SiluGradOp::getFlops() { return 6 * numElements(getGrad()); }
+
+LogicalResult SwigluGradOp::verify() {
+  if (failed(checkSameType(*this, "gate", getGrad(), getGate())) ||
+      failed(checkSameType(*this, "up", getGrad(), getUp())) ||
+      failed(checkSameType(*this, "grad_gate", getGrad(), getGradGate())))
+    return failure();
+  return checkSameType(*this, "grad_up", getGrad(), getGradUp());
+}
+int64_t SwigluGradOp::getFlops() { return 10 * numElements(getGrad()); }
+
+LogicalResult SoftmaxGradOp::verify() {
+  if (failed(verifyActivationGrad(*this, getGrad(), getOutput(), getResult())))
+    return failure();
+  return verifySoftmaxAttrs(*this, getGrad(), static_cast<int64_t>(getAxis()),
+                            getScale().convertToDouble(), /*causal=*/false);
+}
+int64_t SoftmaxGradOp::getFlops() { return 4 * numElements(getGrad()); }
+
+LogicalResult LayerNormGradOp::verify() {
+  if (failed(checkSameType(*this, "input", getGrad(), getInput())) ||
+      failed(checkSameType(*this, "grad_input", getInput(), getGradInput())) ||
+      failed(verifyLastDimNorm(*this, getInput(),
+                               {{"gamma", getGamma()},
+                                {"grad_gamma", getGradGamma()},
+                                {"grad_beta", getGradBeta()}},
+                               {{"mean", getMean()}, {"rstd", getRstd()}},
+                               /*epsilon=*/1.0)))
+    return failure();
+  if (failed(checkElementType(*this, "grad_gamma", elementTypeOf(getGamma()),
+                              elementTypeOf(getGradGamma()))))
+    return failure();
+  return checkElementType(*this, "grad_beta", elementTypeOf(getGamma()),
+                          elementTypeOf(getGradBeta()));
+}
+int64_t LayerNormGradOp::getFlops() { return 12 * numElements(getInput()); }
+
+LogicalResult RmsNormGradOp::verify() {
+  if (failed(checkSameType(*this, "input", getGrad(), getInput())) ||
+      failed(checkSameType(*this, "grad_input", getInput(), getGradInput())) ||
+      failed(verifyLastDimNorm(
+          *this, getInput(),
+          {{"gamma", getGamma()}, {"grad_gamma", getGradGamma()}},
+          {{"rstd", getRstd()}}, /*epsilon=*/1.0)))
+    return failure();
+  return checkElementType(*this, "grad_gamma", elementTypeOf(getGamma()),
+                          elementTypeOf(getGradGamma()));
+}
+int64_t RmsNormGradOp::getFlops() { return 9 * numElements(getInput()); }
+
+LogicalResult BatchNormGradOp::verify() {
+  if (failed(checkSameType(*this, "input", getGrad(), getInput())) ||
+      failed(checkSameType(*this, "grad_input", getInput(), getGradInput())) ||
+      failed(verifyChannelNorm(*this, getInput(),
+                               {{"gamma", getGamma()},
+                                {"grad_gamma", getGradGamma()},
+                                {"grad_beta", getGradBeta()}},
+                               {{"mean", getMean()}, {"rstd", getRstd()}},
+                               /*epsilon=*/1.0)))
+    return failure();
+  if (failed(checkElementType(*this, "grad_gamma", elementTypeOf(getGamma()),
+                              elementTypeOf(getGradGamma()))))
+    return failure();
+  return checkElementType(*this, "grad_beta", elementTypeOf(getGamma()),
+                          elementTypeOf(getGradBeta()));
+}
+int64_t BatchNormGradOp::getFlops() { return 12 * numElements(getInput()); }
+
+LogicalResult DropoutGradOp::verify() {
+  if (failed(checkShape(*this, "mask", shapeOf(getGrad()),
+                        shapeOf(getMask()))) ||
+      failed(checkSameType(*this, "result", getGrad(), getResult())))
+    return failure();
+  return checkProbability(*this, "rate", getRate().convertToDouble());
+}
+int64_t DropoutGradOp::getFlops() { return 2 * numElements(getGrad()); }
+
+LogicalResult EmbeddingGradOp::verify() {
+  if (failed(checkRank(*this, "result", getResult(), 2)))
+    return failure();
+  SmallVector<int64_t> expected(shapeOf(getIds()));
+  expected.push_back(shapeOf(getResult())[1]);
+  if (failed(checkShape(*this, "grad", expected, shapeOf(getGrad()))))
+    return failure();
+  return checkElementType(*this, "result", elementTypeOf(getGrad()),
+                          elementTypeOf(getResult()));
+}
+int64_t EmbeddingGradOp::getFlops() { return numElements(getGrad()); }
+
+LogicalResult CrossEntropyGradOp::verify() {
+  if (failed(checkMinRank(*this, "logits", getLogits(), 1)) ||
+      failed(checkShape(*this, "labels", dropLast(shapeOf(getLogits())),
+                        shapeOf(getLabels()))))
+    return failure();
+  return checkSameType(*this, "result", getLogits(), getResult());
+}
+int64_t CrossEntropyGradOp::getFlops() { return 6 * numElements(getLogits()); }
+
+LogicalResult MseLossGradOp::verify() {
+  if (failed(checkSameType(*this, "target", getInput(), getTarget())))
+    return failure();
+  return checkSameType(*this, "result", getInput(), getResult());
+}
+int64_t MseLossGradOp::getFlops() { return 3 * numElements(getInput()); }
+
+LogicalResult AttentionGradOp::verify() {
+  if (failed(verifyAttentionShapes(*this, getQuery(), getKey(), getValue(),
+                                   getLse(), getScale().convertToDouble())) ||
+      failed(checkSameType(*this, "grad", getQuery(), getGrad())) ||
+      failed(checkSameType(*this, "output", getQuery(), getOutput())) ||
+      failed(checkSameType(*this, "grad_query", getQuery(), getGradQuery())) ||
+      failed(checkSameType(*this, "grad_key", getKey(), getGradKey())))
+    return failure();
+  return checkSameType(*this, "grad_value", getValue(), getGradValue());
+}
+int64_t AttentionGradOp::getFlops() {
+  // Five matmuls (recomputed scores, dV, dP, dQ, dK) of 2*B*Hq*Sq*Sk*D each.
+  return attentionMatmulFlops(getQuery(), getKey(), getCausal()) * 5 / 2;
+}
+int64_t AttentionGradOp::getWorkspaceBytes() {
+  int64_t rows = numElements(getLse());
+  int64_t bytes = 4 * numElements(getQuery()) + 4 * rows;
+  ArrayRef<int64_t> qs = shapeOf(getQuery()), ks = shapeOf(getKey());
+  if (ks[1] < qs[1])
+    bytes += 2 * qs[0] * qs[1] * ks[2] * ks[3] *
+             getElementBytes(elementTypeOf(getKey()));
+  return bytes;
+}
+
+LogicalResult RotaryGradOp::verify() {
+  if (failed(checkSameType(*this, "result", getGrad(), getResult())) ||
+      failed(checkMinRank(*this, "grad", getGrad(), 2)) ||
+      failed(checkPositive(*this, "theta", getTheta().convertToDouble())))
+    return failure();
+  if (shapeOf(getGrad()).back() % 2 != 0)
+    return emitOpError() << "expected an even last dimension, got "
+                         << formatShape(shapeOf(getGrad()));
+  return success();
+}
+int64_t RotaryGradOp::getFlops() { return 6 * numElements(getGrad()); }
+
+LogicalResult SliceGradOp::verify() {
+  return verifyWindow(*this, getResult(), getGrad(), getOffsets(),
+                      getStrides());
+}
+int64_t SliceGradOp::getFlops() { return 0; }
+
+//===----------------------------------------------------------------------===//
+// Optimizers
+//===----------------------------------------------------------------------===//
+
+/// `value` must be produced directly by an op of type `OpTy` (the optimizer
+/// writes that persistent buffer in place).
+template <typename OpTy>
+static LogicalResult checkDefinedBy(Operation *op, StringRef what,
+                                    Value value) {
+  if (value.getDefiningOp<OpTy>())
+    return success();
+  InFlightDiagnostic diag = op->emitOpError()
+                            << "expected " << what << " to be defined by '"
+                            << OpTy::getOperationName() << "'";
+  if (Operation *def = value.getDefiningOp())
+    diag << ", got '" << def->getName() << "'";
+  else
+    diag << ", got a block argument";
+  return diag;
+}
+
+LogicalResult SgdOp::verify() {
+  if (failed(checkDefinedBy<ParamOp>(*this, "param", getParam())) ||
+      failed(checkShape(*this, "grad", shapeOf(getParam()),
+                        shapeOf(getGrad()))) ||
+      failed(checkNonNegative(*this, "lr", getLr().convertToDouble())) ||
+      failed(checkNonNegative(*this, "weight_decay",
+                              getWeightDecay().convertToDouble())) ||
+      failed(checkNonNegative(*this, "momentum",
+                              getMomentum().convertToDouble())))
+    return failure();
+  bool hasMomentum = getMomentum().convertToDouble() > 0.0;
+  Value buffer = getMomentumBuffer();
+  if (hasMomentum && !buffer)
+    return emitOpError("expected a momentum buffer when momentum > 0");
+  if (!hasMomentum && buffer)
+    return emitOpError("expected momentum > 0 with a momentum buffer");
+  if (!buffer)
+    return success();
+  if (failed(checkDefinedBy<OptStateOp>(*this, "momentum buffer", buffer)))
+    return failure();
+  return checkShape(*this, "momentum buffer", shapeOf(getParam()),
+                    shapeOf(buffer));
+}
+int64_t SgdOp::getFlops() {
+  return (getMomentumBuffer() ? 5 : 3) * numElements(getParam());
+}
+bool SgdOp::isUpdatedInPlace(unsigned operandIndex) {
+  // Operand 0 is the parameter; operand 2, if present, the momentum buffer.
+  return operandIndex == 0 || operandIndex == 2;
+}
+
+/// Shared verifier of adam and adamw.
+template <typename OpTy>
+static LogicalResult verifyAdam(OpTy op) {
+  if (failed(checkDefinedBy<ParamOp>(op, "param", op.getParam())) ||
+      failed(checkDefinedBy<OptStateOp>(op, "exp_avg", op.getExpAvg())) ||
+      failed(checkDefinedBy<OptStateOp>(op, "exp_avg_sq", op.getExpAvgSq())))
+    return failure();
+  if (op.getExpAvg() == op.getExpAvgSq())
+    return op.emitOpError("expected distinct exp_avg and exp_avg_sq states");
+  ArrayRef<int64_t> shape = shapeOf(op.getParam());
+  if (failed(checkShape(op, "grad", shape, shapeOf(op.getGrad()))) ||
+      failed(checkShape(op, "exp_avg", shape, shapeOf(op.getExpAvg()))) ||
+      failed(checkShape(op, "exp_avg_sq", shape, shapeOf(op.getExpAvgSq()))) ||
+      failed(checkNonNegative(op, "lr", op.getLr().convertToDouble())) ||
+      failed(checkProbability(op, "beta1", op.getBeta1().convertToDouble())) ||
+      failed(checkProbability(op, "beta2", op.getBeta2().convertToDouble())) ||
+      failed(checkPositive(op, "epsilon", op.getEpsilon().convertToDouble())))
+    return failure();
+  return checkNonNegative(op, "weight_decay",
+                          op.getWeightDecay().convertToDouble());
+}
+
+/// Operands 0, 2 and 3 (param, exp_avg, exp_avg_sq) are updated in place.
+static bool isAdamInPlaceOperand(unsigned operandIndex) {
+  return operandIndex == 0 || operandIndex == 2 || operandIndex == 3;
+}
+
+LogicalResult AdamOp::verify() { return verifyAdam(*this); }
+int64_t AdamOp::getFlops() { return 12 * numElements(getParam()); }
+bool AdamOp::isUpdatedInPlace(unsigned operandIndex) {
+  return isAdamInPlaceOperand(operandIndex);
+}
+
+LogicalResult AdamWOp::verify() { return verifyAdam(*this); }
+int64_t AdamWOp::getFlops() { return 13 * numElements(getParam()); }
+bool AdamWOp::isUpdatedInPlace(unsigned operandIndex) {
+  return isAdamInPlaceOperand(operandIndex);
+}
+
+#define GET_OP_CLASSES
+#include "memopt/Dialect/Train/IR/TrainOps.cpp.inc"

@@ -1,0 +1,93 @@
+//===- TrainBase.td - train dialect definition -------------*- tablegen -*-===//
+//
+// The `train` dialect: one training step (forward, loss, backward, optimizer)
+// as a single-block function whose program order is the schedule.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_DIALECT_TRAIN_IR_TRAINBASE_TD
+#define MEMOPT_DIALECT_TRAIN_IR_TRAINBASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/CommonTypeConstraints.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Train_Dialect : Dialect {
+  let name = "train";
+  let cppNamespace = "::mlir::memopt::train";
+  let summary = "One neural-network training step with explicit tensor lifetimes";
+  let description = [{
+    The `train` dialect expresses one training step of a neural network:
+    reading parameters and optimizer state, the forward pass, the loss, the
+    backward pass and the in-place optimizer update. A step is a
+    `func.func` with a single block; **program order is the schedule**: op
+    `i` runs at time `i`. Values are statically shaped builtin ranked tensors,
+    so the byte size of every value is known exactly and memory analyses can
+    compute the live bytes at every program point.
+
+    Every op implements three pieces of knowledge used by later passes:
+
+    * `CostOpInterface`: FLOPs, bytes read and written, workspace bytes;
+    * `AliasingOpInterface`: which results are views of an operand and which
+      operands are updated in place (neither allocates new bytes);
+    * exactly one precision-class trait: `LowPrecisionSafe`, `KeepFP32` or
+      `PromoteToWidest`, following PyTorch autocast's op lists.
+
+    Gradient ops document which forward tensors they consume; that is what a
+    step must keep alive ("saved for backward") between forward and backward.
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Precision classes
+//===----------------------------------------------------------------------===//
+
+class Train_PrecisionTrait<string name> : NativeOpTrait<name> {
+  let cppNamespace = "::mlir::memopt::train";
+}
+
+/// The op computes correctly in 16-bit or 8-bit floating point (matmul,
+/// convolution, elementwise activations, views).
+def Train_LowPrecisionSafe : Train_PrecisionTrait<"LowPrecisionSafe">;
+/// The op must compute in fp32 even under mixed precision (normalizations,
+/// softmax, reductions, losses, optimizer updates).
+def Train_KeepFP32 : Train_PrecisionTrait<"KeepFP32">;
+/// The op accepts mixed-precision inputs and computes in the widest input
+/// type (add-like ops).
+def Train_PromoteToWidest : Train_PrecisionTrait<"PromoteToWidest">;
+
+/// The op's single result is a view of its first operand: it allocates no new
+/// bytes and extends the lifetime of the operand's buffer.
+def Train_ViewOp : NativeOpTrait<"ViewOp"> {
+  let cppNamespace = "::mlir::memopt::train";
+}
+
+//===----------------------------------------------------------------------===//
+// Resources
+//===----------------------------------------------------------------------===//
+
+/// Persistent training state: parameters and optimizer states. Reads of it
+/// must not move across in-place optimizer updates.
+def Train_StateResource : Resource<"::mlir::memopt::train::StateResource">;
+/// Tensor lifetimes: `train.free` markers keep their place in the schedule.
+def Train_LifetimeResource
+    : Resource<"::mlir::memopt::train::LifetimeResource">;
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def Train_FloatTensor : StaticShapeTensorOf<[AnyFloat]>;
+def Train_IndexTensor : StaticShapeTensorOf<[AnySignlessInteger]>;
+def Train_MaskTensor : StaticShapeTensorOf<[I1, I8]>;
+def Train_AnyTensor : StaticShapeTensorOf<[AnyType]>;
+def Train_ScalarFloatTensor
+    : Type<And<[Train_FloatTensor.predicate,
+                CPred<"::llvm::cast<::mlir::ShapedType>($_self).getRank() == 0">]>,
+           "0-d float tensor", "::mlir::TensorType">;
+def Train_StepTensor
+    : Type<And<[StaticShapeTensorOf<[AnySignlessInteger, AnyFloat]>.predicate,
+                CPred<"::llvm::cast<::mlir::ShapedType>($_self).getRank() == 0">]>,
+           "0-d integer or float tensor", "::mlir::TensorType">;
+
+#endif // MEMOPT_DIALECT_TRAIN_IR_TRAINBASE_TD

@@ -1,0 +1,10 @@
+//===- TrainDialect.h - train dialect ---------------------------*- C++ -*-===//
+
+#ifndef MEMOPT_DIALECT_TRAIN_IR_TRAINDIALECT_H
+#define MEMOPT_DIALECT_TRAIN_IR_TRAINDIALECT_H
+
+#include "mlir/IR/Dialect.h"
+
+#include "memopt/Dialect/Train/IR/TrainDialect.h.inc"
+
+#endif // MEMOPT_DIALECT_TRAIN_IR_TRAINDIALECT_H

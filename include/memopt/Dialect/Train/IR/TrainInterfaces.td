@@ -1,0 +1,66 @@
+//===- TrainInterfaces.td - train op interfaces ------------*- tablegen -*-===//
+
+#ifndef MEMOPT_DIALECT_TRAIN_IR_TRAININTERFACES_TD
+#define MEMOPT_DIALECT_TRAIN_IR_TRAININTERFACES_TD
+
+include "mlir/IR/OpBase.td"
+
+def Train_CostOpInterface : OpInterface<"CostOpInterface"> {
+  let cppNamespace = "::mlir::memopt::train";
+  let description = [{
+    The cost of executing one op: floating-point operations, bytes read from
+    and written to its operands and results, and the scratch (workspace) bytes
+    the op needs while it runs. The memory model adds an op's workspace to the
+    live bytes at that op's program point; the remat cost model uses FLOPs.
+
+    Bytes follow the memory model: `n` elements of type `T` take
+    `n * ceil(bitwidth(T) / 8)` bytes (i1 masks are stored as bytes). Views
+    read and write nothing; in-place updates write the updated operands.
+  }];
+  let methods = [
+    InterfaceMethod<
+      "Returns the number of floating-point operations of the op.",
+      "int64_t", "getFlops">,
+    InterfaceMethod<
+      "Returns the bytes the op reads from its operands.",
+      "int64_t", "getBytesRead", (ins), "",
+      [{ return ::mlir::memopt::train::detail::getDefaultBytesRead($_op); }]>,
+    InterfaceMethod<
+      "Returns the bytes the op writes: new results and in-place updates.",
+      "int64_t", "getBytesWritten", (ins), "",
+      [{ return ::mlir::memopt::train::detail::getDefaultBytesWritten($_op); }]>,
+    InterfaceMethod<
+      "Returns the scratch bytes live only while the op executes.",
+      "int64_t", "getWorkspaceBytes", (ins), "", [{ return 0; }]>,
+  ];
+}
+
+def Train_AliasingOpInterface : OpInterface<"AliasingOpInterface"> {
+  let cppNamespace = "::mlir::memopt::train";
+  let description = [{
+    Which results share storage with an operand. A view result (reshape,
+    transpose, slice) is the same buffer as its source operand: it adds no
+    bytes and extends the source buffer's live range. An operand updated in
+    place (optimizer updates) is written without allocating. Ops with
+    neither return the defaults: every result is a new buffer and no operand
+    is written.
+  }];
+  let methods = [
+    InterfaceMethod<
+      "Returns the index of the operand that result `resultIndex` is a view "
+      "of, or std::nullopt if the result is a new buffer.",
+      "std::optional<unsigned>", "getViewSource", (ins "unsigned":$resultIndex),
+      "", [{
+        if constexpr (ConcreteOp::template hasTrait<
+                          ::mlir::memopt::train::ViewOp>())
+          return 0u;
+        return std::nullopt;
+      }]>,
+    InterfaceMethod<
+      "Returns true if the op overwrites operand `operandIndex` in place.",
+      "bool", "isUpdatedInPlace", (ins "unsigned":$operandIndex), "",
+      [{ return false; }]>,
+  ];
+}
+
+#endif // MEMOPT_DIALECT_TRAIN_IR_TRAININTERFACES_TD

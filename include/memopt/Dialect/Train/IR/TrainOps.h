@@ -1,0 +1,18 @@
+//===- TrainOps.h - train dialect operations --------------------*- C++ -*-===//
+
+#ifndef MEMOPT_DIALECT_TRAIN_IR_TRAINOPS_H
+#define MEMOPT_DIALECT_TRAIN_IR_TRAINOPS_H
+
+#include "memopt/Dialect/Train/IR/TrainDialect.h"
+#include "memopt/Dialect/Train/IR/TrainInterfaces.h"
+#include "memopt/Dialect/Train/IR/TrainTraits.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#define GET_OP_CLASSES
+#include "memopt/Dialect/Train/IR/TrainOps.h.inc"
+
+#endif // MEMOPT_DIALECT_TRAIN_IR_TRAINOPS_H

@@ -1,0 +1,1245 @@
+//===- TrainOps.td - train dialect operations --------------*- tablegen -*-===//
+
+#ifndef MEMOPT_DIALECT_TRAIN_IR_TRAINOPS_TD
+#define MEMOPT_DIALECT_TRAIN_IR_TRAINOPS_TD
+
+include "memopt/Dialect/Train/IR/TrainBase.td"
+include "memopt/Dialect/Train/IR/TrainInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+/// Every train op implements the cost and aliasing interfaces. `getFlops` is
+/// always defined by the op; `costMethods` and `aliasMethods` name the other
+/// interface methods the op overrides.
+class Train_Op<string mnemonic, list<Trait> traits = [],
+               list<string> costMethods = [], list<string> aliasMethods = []>
+    : Op<Train_Dialect, mnemonic,
+         !listconcat(traits, [
+           DeclareOpInterfaceMethods<Train_CostOpInterface, costMethods>,
+           DeclareOpInterfaceMethods<Train_AliasingOpInterface, aliasMethods>])>;
+
+//===----------------------------------------------------------------------===//
+// State
+//===----------------------------------------------------------------------===//
+
+def Train_ParamOp : Train_Op<"param", [Train_LowPrecisionSafe,
+    MemoryEffects<[MemRead<Train_StateResource>]>], ["getBytesWritten"]> {
+  let summary = "Reads a named trainable parameter";
+  let description = [{
+    Yields the current value of the persistent parameter `name`. Parameters
+    are live for the whole step; optimizer ops update them in place. The op
+    only names an existing buffer: it moves no bytes.
+
+    Example:
+    ```mlir
+    %w = train.param "fc1.weight" : tensor<1024x1024xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name);
+  let results = (outs Train_AnyTensor:$result);
+  let assemblyFormat = "$name attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_OptStateOp : Train_Op<"opt_state", [Train_KeepFP32,
+    MemoryEffects<[MemRead<Train_StateResource>]>], ["getBytesWritten"]> {
+  let summary = "Reads a named optimizer state tensor";
+  let description = [{
+    Yields the current value of the persistent optimizer state `name` (Adam's
+    first and second moments, SGD's momentum buffer). Optimizer states are
+    live for the whole step and are updated in place by optimizer ops. The op
+    only names an existing buffer: it moves no bytes.
+
+    Example:
+    ```mlir
+    %m = train.opt_state "fc1.weight.exp_avg" : tensor<1024x1024xf32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$name);
+  let results = (outs Train_AnyTensor:$result);
+  let assemblyFormat = "$name attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_FreeOp : Train_Op<"free", [Train_LowPrecisionSafe,
+    MemoryEffects<[MemWrite<Train_LifetimeResource>]>], ["getBytesRead"]> {
+  let summary = "Ends the lifetime of a tensor";
+  let description = [{
+    Marks the program point after which `tensor` is dead; it has no other
+    effect (it moves no bytes). The value must not be used after the free,
+    must not be freed
+    twice, and persistent state (`train.param`, `train.opt_state`) cannot be
+    freed.
+
+    Example:
+    ```mlir
+    train.free %a : tensor<64x1024xf32>
+    ```
+  }];
+  let arguments = (ins Train_AnyTensor:$tensor);
+  let assemblyFormat = "$tensor attr-dict `:` type($tensor)";
+  let hasVerifier = 1;
+}
+
+def Train_CastOp : Train_Op<"cast", [Pure, Train_LowPrecisionSafe]> {
+  let summary = "Converts a tensor to another floating-point element type";
+  let description = [{
+    Elementwise conversion between floating-point types (round to nearest
+    even). The shape is unchanged. A cast to the same type folds away.
+
+    Example:
+    ```mlir
+    %h = train.cast %x : tensor<8x16xf32> -> tensor<8x16xbf16>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$input);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise forward ops
+//===----------------------------------------------------------------------===//
+
+class Train_UnaryOp<string mnemonic, list<Trait> traits = []>
+    : Train_Op<mnemonic, !listconcat(traits, [Pure, Train_LowPrecisionSafe])> {
+  let arguments = (ins Train_FloatTensor:$input);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat =
+      "$input attr-dict `:` custom<UnaryTypes>(type($input), type($result))";
+  let hasVerifier = 1;
+}
+
+class Train_BinaryOp<string mnemonic, list<Trait> traits = []>
+    : Train_Op<mnemonic, !listconcat(traits, [Pure, Train_PromoteToWidest])> {
+  let arguments = (ins Train_FloatTensor:$lhs, Train_FloatTensor:$rhs);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` "
+                       "custom<BinaryTypes>(type($lhs), type($rhs), type($result))";
+  let hasVerifier = 1;
+}
+
+def Train_AddOp : Train_BinaryOp<"add", [Commutative]> {
+  let summary = "Elementwise addition";
+  let description = [{
+    `result = lhs + rhs` on operands of identical shape. Mixed element types
+    are allowed; the result has the widest of them (promote-to-widest).
+    1 FLOP per element. Its gradient passes `dresult` to both operands, so it
+    saves nothing.
+
+    Example:
+    ```mlir
+    %c = train.add %a, %b : tensor<8x16xf32>
+    %d = train.add %h, %r : tensor<8x16xbf16>, tensor<8x16xf32> -> tensor<8x16xf32>
+    ```
+  }];
+}
+
+def Train_SubOp : Train_BinaryOp<"sub"> {
+  let summary = "Elementwise subtraction";
+  let description = [{
+    `result = lhs - rhs` on operands of identical shape (promote-to-widest).
+    1 FLOP per element; saves nothing for backward.
+
+    Example:
+    ```mlir
+    %c = train.sub %a, %b : tensor<8x16xf32>
+    ```
+  }];
+}
+
+def Train_MulOp : Train_BinaryOp<"mul", [Commutative]> {
+  let summary = "Elementwise multiplication";
+  let description = [{
+    `result = lhs * rhs` on operands of identical shape (promote-to-widest).
+    1 FLOP per element. Saves both operands for backward
+    (`dlhs = dresult * rhs`, `drhs = dresult * lhs`).
+
+    Example:
+    ```mlir
+    %c = train.mul %a, %b : tensor<8x16xf32>
+    ```
+  }];
+}
+
+def Train_ScaleOp : Train_UnaryOp<"scale"> {
+  let summary = "Multiplies a tensor by a constant";
+  let description = [{
+    `result = factor * input`. 1 FLOP per element; saves nothing.
+
+    Example:
+    ```mlir
+    %s = train.scale %x {factor = 1.250000e-01 : f64} : tensor<8x16xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$input, F64Attr:$factor);
+}
+
+def Train_BiasAddOp : Train_Op<"bias_add", [Pure, Train_PromoteToWidest]> {
+  let summary = "Adds a vector along one dimension";
+  let description = [{
+    `result[..., i, ...] = input[..., i, ...] + bias[i]` where `i` indexes
+    dimension `dim` (default: the last; `dim = 1` is the channel of NCHW
+    convolutions). The bias length must equal that dimension. The result has
+    the input's shape and the widest element type. 1 FLOP per element; the
+    bias gradient is a `train.reduce_sum` of `dresult`, so nothing is saved.
+
+    Example:
+    ```mlir
+    %y = train.bias_add %x, %b : tensor<8x16xf32>, tensor<16xf32> -> tensor<8x16xf32>
+    %z = train.bias_add %c, %cb {dim = 1 : i64} : tensor<2x4x8x8xf32>, tensor<4xf32> -> tensor<2x4x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$input, Train_FloatTensor:$bias,
+                   DefaultValuedAttr<I64Attr, "-1">:$dim);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$input `,` $bias attr-dict `:` type($input) `,` "
+                       "type($bias) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_ReluOp : Train_UnaryOp<"relu"> {
+  let summary = "Rectified linear unit";
+  let description = [{
+    `result = max(input, 0)`. 1 FLOP per element. Saves its **output** for
+    backward (`train.relu_grad` masks by `result > 0`), as PyTorch does.
+
+    Example:
+    ```mlir
+    %a = train.relu %h : tensor<64x1024xf32>
+    ```
+  }];
+}
+
+def Train_GeluOp : Train_UnaryOp<"gelu"> {
+  let summary = "Gaussian error linear unit";
+  let description = [{
+    `result = x * Phi(x)`, exact (erf) by default or the tanh approximation
+    with `approximate` (GPT-2's `gelu_new`). 8 FLOPs per element (counted).
+    Saves its **input** for backward.
+
+    Example:
+    ```mlir
+    %g = train.gelu %h {approximate} : tensor<8x3072xbf16>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$input, UnitAttr:$approximate);
+}
+
+def Train_SiluOp : Train_UnaryOp<"silu"> {
+  let summary = "Sigmoid linear unit (swish)";
+  let description = [{
+    `result = x * sigmoid(x)`. 4 FLOPs per element. Saves its **input**.
+
+    Example:
+    ```mlir
+    %s = train.silu %h : tensor<8x11008xbf16>
+    ```
+  }];
+}
+
+def Train_SwigluOp : Train_Op<"swiglu", [Pure, Train_LowPrecisionSafe]> {
+  let summary = "SwiGLU gate: silu(gate) * up";
+  let description = [{
+    The gated MLP activation of Llama: `result = silu(gate) * up` on operands
+    of identical type. 5 FLOPs per element. Saves both **inputs**.
+
+    Example:
+    ```mlir
+    %a = train.swiglu %g, %u : tensor<8x11008xbf16>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$gate, Train_FloatTensor:$up);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$gate `,` $up attr-dict `:` "
+                       "custom<BinaryTypes>(type($gate), type($up), type($result))";
+  let hasVerifier = 1;
+}
+
+def Train_SoftmaxOp : Train_Op<"softmax", [Pure, Train_KeepFP32]> {
+  let summary = "Softmax along one axis, optionally scaled and causally masked";
+  let description = [{
+    `result = softmax(scale * input)` along `axis` (default: the last). With
+    `causal`, the input must have rank >= 2 and `axis` must be the last
+    dimension; element `[..., i, j]` with `j > i + (K - Q)` (Q, K the sizes of
+    the last two dimensions) is masked to probability 0, as in decoder
+    self-attention. 5 FLOPs per element. Saves its **output** for backward.
+
+    Example:
+    ```mlir
+    %p = train.softmax %s {causal, scale = 1.250000e-01 : f64} : tensor<2x12x128x128xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$input,
+                   DefaultValuedAttr<I64Attr, "-1">:$axis,
+                   DefaultValuedAttr<F64Attr, "1.0">:$scale, UnitAttr:$causal);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat =
+      "$input attr-dict `:` custom<UnaryTypes>(type($input), type($result))";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization, regularization
+//===----------------------------------------------------------------------===//
+
+def Train_LayerNormOp : Train_Op<"layer_norm", [Pure, Train_KeepFP32]> {
+  let summary = "Layer normalization over the last dimension";
+  let description = [{
+    `result = (x - mean) * rstd * gamma + beta` over the last dimension `h`,
+    with `rstd = 1 / sqrt(var + epsilon)`. `gamma` and `beta` have shape
+    `[h]`; the statistics `mean` and `rstd` have the input's shape without
+    its last dimension. 8 FLOPs per element. Saves its **input** and the
+    statistics `mean`/`rstd` (as PyTorch's native layer norm does).
+
+    Example:
+    ```mlir
+    %y, %mean, %rstd = train.layer_norm %x, %g, %b {epsilon = 1.000000e-05 : f64}
+        : tensor<8x128x768xf32>, tensor<768xf32>, tensor<768xf32>
+        -> tensor<8x128x768xf32>, tensor<8x128xf32>, tensor<8x128xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$input, Train_FloatTensor:$gamma,
+                   Train_FloatTensor:$beta,
+                   DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon);
+  let results = (outs Train_FloatTensor:$result, Train_FloatTensor:$mean,
+                      Train_FloatTensor:$rstd);
+  let assemblyFormat = "$input `,` $gamma `,` $beta attr-dict `:` type($input) "
+                       "`,` type($gamma) `,` type($beta) `->` type($result) `,` "
+                       "type($mean) `,` type($rstd)";
+  let hasVerifier = 1;
+}
+
+def Train_RmsNormOp : Train_Op<"rms_norm", [Pure, Train_KeepFP32]> {
+  let summary = "Root-mean-square normalization over the last dimension";
+  let description = [{
+    `result = x * rstd * gamma` with `rstd = 1 / sqrt(mean(x^2) + epsilon)`
+    over the last dimension (Llama's RMSNorm). `gamma` has shape `[h]`; `rstd`
+    has the input's shape without its last dimension. 5 FLOPs per element.
+    Saves its **input** and `rstd`.
+
+    Example:
+    ```mlir
+    %y, %rstd = train.rms_norm %x, %g {epsilon = 1.000000e-06 : f64}
+        : tensor<2x16x64xf32>, tensor<64xf32> -> tensor<2x16x64xf32>, tensor<2x16xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$input, Train_FloatTensor:$gamma,
+                   DefaultValuedAttr<F64Attr, "1.0e-6">:$epsilon);
+  let results = (outs Train_FloatTensor:$result, Train_FloatTensor:$rstd);
+  let assemblyFormat = "$input `,` $gamma attr-dict `:` type($input) `,` "
+                       "type($gamma) `->` type($result) `,` type($rstd)";
+  let hasVerifier = 1;
+}
+
+def Train_BatchNormOp : Train_Op<"batch_norm", [Pure, Train_KeepFP32]> {
+  let summary = "Batch normalization (training mode) over NCHW channels";
+  let description = [{
+    Normalizes each channel `c` of an `N x C x H x W` input with the batch
+    statistics over `N, H, W`: `result = (x - mean[c]) * rstd[c] * gamma[c] +
+    beta[c]`. `gamma`, `beta`, `mean` and `rstd` have shape `[C]`. 8 FLOPs per
+    element. Saves its **input** and the statistics. Running statistics for
+    inference are not modelled.
+
+    Example:
+    ```mlir
+    %y, %mean, %rstd = train.batch_norm %x, %g, %b {epsilon = 1.000000e-05 : f64}
+        : tensor<2x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>
+        -> tensor<2x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$input, Train_FloatTensor:$gamma,
+                   Train_FloatTensor:$beta,
+                   DefaultValuedAttr<F64Attr, "1.0e-5">:$epsilon);
+  let results = (outs Train_FloatTensor:$result, Train_FloatTensor:$mean,
+                      Train_FloatTensor:$rstd);
+  let assemblyFormat = "$input `,` $gamma `,` $beta attr-dict `:` type($input) "
+                       "`,` type($gamma) `,` type($beta) `->` type($result) `,` "
+                       "type($mean) `,` type($rstd)";
+  let hasVerifier = 1;
+}
+
+def Train_DropoutOp : Train_Op<"dropout", [Pure, Train_LowPrecisionSafe]> {
+  let summary = "Dropout with a reproducible counter-based mask";
+  let description = [{
+    Zeroes each element with probability `rate` and scales the others by
+    `1 / (1 - rate)`. The mask is a pure function of (the step's seed, `id`,
+    element index), so a clone of the op (recomputation) reproduces the
+    identical mask. Returns the output and the 1-byte keep mask. 2 FLOPs per
+    element. Saves only its **mask** for backward.
+
+    Example:
+    ```mlir
+    %y, %mask = train.dropout %x {id = 3 : i64, rate = 1.000000e-01 : f64}
+        : tensor<8x768xbf16> -> tensor<8x768xbf16>, tensor<8x768xi8>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$input, F64Attr:$rate, I64Attr:$id);
+  let results = (outs Train_FloatTensor:$result, Train_MaskTensor:$mask);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result) "
+                       "`,` type($mask)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra, embeddings, attention
+//===----------------------------------------------------------------------===//
+
+def Train_MatmulOp : Train_Op<"matmul", [Pure, Train_LowPrecisionSafe]> {
+  let summary = "(Batched) matrix multiplication with optional transposes";
+  let description = [{
+    `result = op(lhs) x op(rhs)` where `op` transposes the last two
+    dimensions when `transpose_lhs` / `transpose_rhs` is set. `lhs` has shape
+    `B... x M x K` (rank >= 2). `rhs` is either a matrix `K x N` shared by
+    every batch (a linear layer's weight) or has the same batch dimensions
+    `B... x K x N`. The result is `B... x M x N`; its element type may be
+    wider than the operands' (accumulation). `2*M*N*K` FLOPs per batch.
+    Backward reuses matmul: `dlhs = dresult x rhs^T`, `drhs = lhs^T x
+    dresult`, so it saves both operands (only those whose gradient is needed).
+
+    Example:
+    ```mlir
+    %h = train.matmul %x, %w : tensor<64x1024xf32>, tensor<1024x512xf32> -> tensor<64x512xf32>
+    %s = train.matmul %q, %k {transpose_rhs}
+        : tensor<2x12x128x64xbf16>, tensor<2x12x128x64xbf16> -> tensor<2x12x128x128xbf16>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$lhs, Train_FloatTensor:$rhs,
+                   UnitAttr:$transpose_lhs, UnitAttr:$transpose_rhs);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) "
+                       "`->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_EmbeddingOp : Train_Op<"embedding", [Pure, Train_LowPrecisionSafe]> {
+  let summary = "Looks up rows of an embedding table";
+  let description = [{
+    `result[i..., :] = table[ids[i...], :]` for a `V x H` table and integer
+    ids of any shape; the result has shape `ids.shape x H`. No FLOPs. Saves
+    the **ids** (the table gradient scatters into rows).
+
+    Example:
+    ```mlir
+    %e = train.embedding %wte, %ids : tensor<50257x768xf32>, tensor<8x1024xi64> -> tensor<8x1024x768xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$table, Train_IndexTensor:$ids);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$table `,` $ids attr-dict `:` type($table) `,` "
+                       "type($ids) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_AttentionOp : Train_Op<"attention", [Pure, Train_LowPrecisionSafe]> {
+  let summary = "Fused (flash-style) scaled dot-product attention";
+  let description = [{
+    `out = softmax(scale * q k^T [causal mask]) v` computed without
+    materializing the score matrix. `q` is `B x Hq x Sq x D`; `k` and `v` are
+    `B x Hkv x Sk x D` with `Hq` a multiple of `Hkv` (grouped-query attention:
+    query head `h` reads key/value head `h / (Hq / Hkv)`). Returns `out`
+    (`B x Hq x Sq x D`) and the fp32 row log-sum-exp `lse` (`B x Hq x Sq`).
+    Saves **q, k, v, out and lse** only (the score matrix is recomputed in
+    backward). `4*B*Hq*Sq*Sk*D` FLOPs, halved when causal.
+
+    Example:
+    ```mlir
+    %o, %lse = train.attention %q, %k, %v {causal, scale = 1.250000e-01 : f64}
+        : tensor<1x8x16x64xbf16>, tensor<1x2x16x64xbf16>, tensor<1x2x16x64xbf16>
+        -> tensor<1x8x16x64xbf16>, tensor<1x8x16xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$query, Train_FloatTensor:$key,
+                   Train_FloatTensor:$value, F64Attr:$scale, UnitAttr:$causal);
+  let results = (outs Train_FloatTensor:$result, Train_FloatTensor:$lse);
+  let assemblyFormat = "$query `,` $key `,` $value attr-dict `:` type($query) "
+                       "`,` type($key) `,` type($value) `->` type($result) `,` "
+                       "type($lse)";
+  let hasVerifier = 1;
+}
+
+def Train_RotaryOp : Train_Op<"rotary", [Pure, Train_LowPrecisionSafe]> {
+  let summary = "Rotary position embedding (RoPE)";
+  let description = [{
+    Rotates pairs `(x[..., s, i], x[..., s, i + D/2])` of a `... x S x D`
+    tensor by the angle `s * theta^(-2i/D)` (the rotate-half convention of
+    Llama's HuggingFace implementation). `D` must be even. 6 FLOPs per
+    element. Backward is the inverse rotation, so nothing is saved.
+
+    Example:
+    ```mlir
+    %r = train.rotary %q {theta = 1.000000e+04 : f64} : tensor<1x8x16x64xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$input,
+                   DefaultValuedAttr<F64Attr, "10000.0">:$theta);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat =
+      "$input attr-dict `:` custom<UnaryTypes>(type($input), type($result))";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Losses and reductions
+//===----------------------------------------------------------------------===//
+
+def Train_CrossEntropyOp : Train_Op<"cross_entropy", [Pure, Train_KeepFP32]> {
+  let summary = "Mean softmax cross-entropy over integer class labels";
+  let description = [{
+    `result = mean_i(logsumexp(logits[i, :]) - logits[i, labels[i]])` for
+    logits `P... x V` and integer labels `P...`; the result is a 0-d float
+    tensor. 5 FLOPs per logit. Saves the **logits** and labels (the gradient
+    is `softmax(logits) - onehot(labels)`, recomputed from the logits).
+
+    Example:
+    ```mlir
+    %l = train.cross_entropy %logits, %labels : tensor<8x128x50257xf32>, tensor<8x128xi64> -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$logits, Train_IndexTensor:$labels);
+  let results = (outs Train_ScalarFloatTensor:$result);
+  let assemblyFormat = "$logits `,` $labels attr-dict `:` type($logits) `,` "
+                       "type($labels) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_MseLossOp : Train_Op<"mse_loss", [Pure, Train_KeepFP32]> {
+  let summary = "Mean squared error";
+  let description = [{
+    `result = mean((input - target)^2)` over all elements; a 0-d float
+    tensor. 3 FLOPs per element. Saves **input and target**.
+
+    Example:
+    ```mlir
+    %l = train.mse_loss %a, %y : tensor<64x1024xf32>, tensor<64x1024xf32> -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$input, Train_FloatTensor:$target);
+  let results = (outs Train_ScalarFloatTensor:$result);
+  let assemblyFormat = "$input `,` $target attr-dict `:` type($input) `,` "
+                       "type($target) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_ReduceSumOp : Train_Op<"reduce_sum", [Pure, Train_KeepFP32]> {
+  let summary = "Sums a tensor over a set of dimensions";
+  let description = [{
+    Sums `input` over the strictly increasing dimensions `dims`; the result
+    drops those dimensions. Used for bias gradients and broadcast gradients.
+    1 FLOP per input element.
+
+    Example:
+    ```mlir
+    %db = train.reduce_sum %dy {dims = array<i64: 0, 1>} : tensor<8x128x768xf32> -> tensor<768xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$input, DenseI64ArrayAttr:$dims);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops (views allocate nothing)
+//===----------------------------------------------------------------------===//
+
+def Train_ReshapeOp : Train_Op<"reshape", [Pure, Train_LowPrecisionSafe,
+                                           Train_ViewOp]> {
+  let summary = "Reinterprets a tensor with a new shape (a view)";
+  let description = [{
+    Same elements in row-major order, new static shape; the element count and
+    type must be unchanged. A view: no bytes, no FLOPs.
+
+    Example:
+    ```mlir
+    %f = train.reshape %x : tensor<8x128x768xf32> -> tensor<1024x768xf32>
+    ```
+  }];
+  let arguments = (ins Train_AnyTensor:$input);
+  let results = (outs Train_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Train_TransposeOp : Train_Op<"transpose", [Pure, Train_LowPrecisionSafe,
+                                               Train_ViewOp]> {
+  let summary = "Permutes dimensions (a view)";
+  let description = [{
+    `result.shape[i] = input.shape[permutation[i]]`. A view: no bytes, no
+    FLOPs.
+
+    Example:
+    ```mlir
+    %t = train.transpose %x {permutation = array<i64: 0, 2, 1, 3>}
+        : tensor<2x128x12x64xf32> -> tensor<2x12x128x64xf32>
+    ```
+  }];
+  let arguments = (ins Train_AnyTensor:$input,
+                   DenseI64ArrayAttr:$permutation);
+  let results = (outs Train_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_SliceOp : Train_Op<"slice", [Pure, Train_LowPrecisionSafe,
+                                       Train_ViewOp]> {
+  let summary = "A strided window of a tensor (a view)";
+  let description = [{
+    `result[i...] = input[offsets + i * strides]`; the result type gives the
+    window's sizes. `strides` defaults to all ones. Every index touched must
+    be inside the input. A view: no bytes, no FLOPs.
+
+    Example:
+    ```mlir
+    %q = train.slice %qkv {offsets = array<i64: 0, 0>} : tensor<8x2304xf32> -> tensor<8x768xf32>
+    ```
+  }];
+  let arguments = (ins Train_AnyTensor:$input, DenseI64ArrayAttr:$offsets,
+                   OptionalAttr<DenseI64ArrayAttr>:$strides);
+  let results = (outs Train_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_ConcatOp : Train_Op<"concat", [Pure, Train_LowPrecisionSafe]> {
+  let summary = "Concatenates tensors along one dimension";
+  let description = [{
+    Joins two or more tensors of the same rank and element type along `axis`;
+    every other dimension must agree. Copies its inputs (no FLOPs); the
+    gradient is a `train.slice` per input, so nothing is saved.
+
+    Example:
+    ```mlir
+    %c = train.concat %a, %b {axis = 1 : i64}
+        : tensor<2x64x32x32xf32>, tensor<2x64x32x32xf32> -> tensor<2x128x32x32xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Train_AnyTensor>:$inputs, I64Attr:$axis);
+  let results = (outs Train_AnyTensor:$result);
+  let assemblyFormat = "$inputs attr-dict `:` type($inputs) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Convolutional networks (NCHW)
+//===----------------------------------------------------------------------===//
+
+def Train_Conv2dOp : Train_Op<"conv2d", [Pure, Train_LowPrecisionSafe]> {
+  let summary = "2-D convolution, NCHW input, OIHW filter";
+  let description = [{
+    Cross-correlation of an `N x C x H x W` input with an
+    `O x C/groups x KH x KW` filter. `strides`, `padding` (symmetric zero
+    padding) and `dilation` have two entries (H, W); output size per spatial
+    dimension is `(in + 2*pad - dilation*(k-1) - 1) / stride + 1`.
+    `2*N*O*OH*OW*(C/groups)*KH*KW` FLOPs. Saves its **input** (for the filter
+    gradient) and its **filter** (for the input gradient).
+
+    Example:
+    ```mlir
+    %y = train.conv2d %x, %w {strides = array<i64: 1, 1>, padding = array<i64: 1, 1>}
+        : tensor<2x3x32x32xf32>, tensor<64x3x3x3xf32> -> tensor<2x64x32x32xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$input, Train_FloatTensor:$filter,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilation,
+      DefaultValuedAttr<I64Attr, "1">:$groups);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$input `,` $filter attr-dict `:` type($input) `,` "
+                       "type($filter) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+class Train_PoolOp<string mnemonic> : Train_Op<mnemonic, [Pure,
+                                                 Train_LowPrecisionSafe]> {
+  let arguments = (ins Train_FloatTensor:$input, DenseI64ArrayAttr:$kernel,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_MaxPool2dOp : Train_PoolOp<"max_pool2d"> {
+  let summary = "2-D max pooling, NCHW";
+  let description = [{
+    Maximum over `kernel` windows (H, W) with `strides` and `padding`
+    (padding never wins the max). Output size per spatial dimension:
+    `(in + 2*pad - k) / stride + 1`. `KH*KW` FLOPs per output element. Saves
+    its **input** (the backward recomputes the argmax).
+
+    Example:
+    ```mlir
+    %p = train.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}
+        : tensor<2x64x32x32xf32> -> tensor<2x64x16x16xf32>
+    ```
+  }];
+}
+
+def Train_AvgPool2dOp : Train_PoolOp<"avg_pool2d"> {
+  let summary = "2-D average pooling, NCHW";
+  let description = [{
+    Mean over `kernel` windows (H, W), counting padded zeros
+    (`count_include_pad`). Output size per spatial dimension:
+    `(in + 2*pad - k) / stride + 1`. `KH*KW` FLOPs per output element. Saves
+    nothing: the gradient needs only shapes.
+
+    Example:
+    ```mlir
+    %p = train.avg_pool2d %x {kernel = array<i64: 7, 7>}
+        : tensor<2x2048x7x7xf32> -> tensor<2x2048x1x1xf32>
+    ```
+  }];
+}
+
+def Train_UpsampleNearest2dOp : Train_Op<"upsample_nearest2d", [Pure,
+                                                 Train_LowPrecisionSafe]> {
+  let summary = "Nearest-neighbour 2-D upsampling by an integer factor, NCHW";
+  let description = [{
+    `result[n, c, y, x] = input[n, c, y / scale, x / scale]` (U-Net decoder).
+    No FLOPs; saves nothing.
+
+    Example:
+    ```mlir
+    %u = train.upsample_nearest2d %x {scale = 2 : i64}
+        : tensor<2x128x16x16xf32> -> tensor<2x128x32x32xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$input, I64Attr:$scale);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Gradient ops
+//===----------------------------------------------------------------------===//
+
+class Train_ActivationGradOp<string mnemonic, string saved>
+    : Train_Op<mnemonic, [Pure, Train_LowPrecisionSafe]> {
+  let arguments = (ins Train_FloatTensor:$grad, Train_FloatTensor:$saved);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$grad `,` $saved attr-dict `:` "
+                       "custom<BinaryTypes>(type($grad), type($saved), type($result))";
+  let hasVerifier = 1;
+}
+
+def Train_ReluGradOp : Train_ActivationGradOp<"relu_grad", "output"> {
+  let summary = "Gradient of relu from its saved output";
+  let description = [{
+    `result = grad * (saved > 0)` where `saved` is the relu **output**.
+    1 FLOP per element.
+
+    Example:
+    ```mlir
+    %dh = train.relu_grad %da, %a : tensor<64x1024xf32>
+    ```
+  }];
+}
+
+def Train_GeluGradOp : Train_ActivationGradOp<"gelu_grad", "input"> {
+  let summary = "Gradient of gelu from its saved input";
+  let description = [{
+    `result = grad * gelu'(saved)` where `saved` is the gelu **input**;
+    `approximate` selects the tanh form as in `train.gelu`. 12 FLOPs per
+    element.
+
+    Example:
+    ```mlir
+    %dh = train.gelu_grad %dg, %h {approximate} : tensor<8x3072xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$grad, Train_FloatTensor:$saved,
+                   UnitAttr:$approximate);
+}
+
+def Train_SiluGradOp : Train_ActivationGradOp<"silu_grad", "input"> {
+  let summary = "Gradient of silu from its saved input";
+  let description = [{
+    `result = grad * s * (1 + x * (1 - s))`, `s = sigmoid(x)`, where `saved`
+    is the silu **input**. 6 FLOPs per element.
+
+    Example:
+    ```mlir
+    %dh = train.silu_grad %ds, %h : tensor<8x11008xf32>
+    ```
+  }];
+}
+
+def Train_SwigluGradOp : Train_Op<"swiglu_grad", [Pure,
+                                                  Train_LowPrecisionSafe]> {
+  let summary = "Gradients of swiglu with respect to gate and up";
+  let description = [{
+    `dgate = grad * up * silu'(gate)`, `dup = grad * silu(gate)`, from the
+    saved inputs. 10 FLOPs per element.
+
+    Example:
+    ```mlir
+    %dg, %du = train.swiglu_grad %da, %g, %u
+        : tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32> -> tensor<8x64xf32>, tensor<8x64xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$grad, Train_FloatTensor:$gate,
+                   Train_FloatTensor:$up);
+  let results = (outs Train_FloatTensor:$grad_gate, Train_FloatTensor:$grad_up);
+  let assemblyFormat = "$grad `,` $gate `,` $up attr-dict `:` type(operands) "
+                       "`->` type(results)";
+  let hasVerifier = 1;
+}
+
+def Train_SoftmaxGradOp : Train_Op<"softmax_grad", [Pure, Train_KeepFP32]> {
+  let summary = "Gradient of softmax from its saved output";
+  let description = [{
+    `result = scale * y * (grad - sum(grad * y, axis))` where `y` is the
+    softmax **output**; `axis` and `scale` match the forward op (masked
+    positions have `y = 0` and get no gradient). 4 FLOPs per element.
+
+    Example:
+    ```mlir
+    %ds = train.softmax_grad %dp, %p {scale = 1.250000e-01 : f64} : tensor<2x12x128x128xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$grad, Train_FloatTensor:$output,
+                   DefaultValuedAttr<I64Attr, "-1">:$axis,
+                   DefaultValuedAttr<F64Attr, "1.0">:$scale);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$grad `,` $output attr-dict `:` "
+                       "custom<BinaryTypes>(type($grad), type($output), type($result))";
+  let hasVerifier = 1;
+}
+
+def Train_LayerNormGradOp : Train_Op<"layer_norm_grad", [Pure,
+                                                         Train_KeepFP32]> {
+  let summary = "Gradients of layer_norm";
+  let description = [{
+    From `grad` (shape of the input), the saved input, `gamma` and the saved
+    statistics, computes `dinput`, `dgamma` and `dbeta`. 12 FLOPs per input
+    element.
+
+    Example:
+    ```mlir
+    %dx, %dg, %db = train.layer_norm_grad %dy, %x, %g, %mean, %rstd
+        : tensor<8x128x768xf32>, tensor<8x128x768xf32>, tensor<768xf32>, tensor<8x128xf32>, tensor<8x128xf32>
+        -> tensor<8x128x768xf32>, tensor<768xf32>, tensor<768xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$grad, Train_FloatTensor:$input,
+                   Train_FloatTensor:$gamma, Train_FloatTensor:$mean,
+                   Train_FloatTensor:$rstd);
+  let results = (outs Train_FloatTensor:$grad_input,
+                      Train_FloatTensor:$grad_gamma,
+                      Train_FloatTensor:$grad_beta);
+  let assemblyFormat = "$grad `,` $input `,` $gamma `,` $mean `,` $rstd "
+                       "attr-dict `:` type(operands) `->` type(results)";
+  let hasVerifier = 1;
+}
+
+def Train_RmsNormGradOp : Train_Op<"rms_norm_grad", [Pure, Train_KeepFP32]> {
+  let summary = "Gradients of rms_norm";
+  let description = [{
+    From `grad`, the saved input, `gamma` and the saved `rstd`, computes
+    `dinput` and `dgamma`. 9 FLOPs per input element.
+
+    Example:
+    ```mlir
+    %dx, %dg = train.rms_norm_grad %dy, %x, %g, %rstd
+        : tensor<2x16x64xf32>, tensor<2x16x64xf32>, tensor<64xf32>, tensor<2x16xf32>
+        -> tensor<2x16x64xf32>, tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$grad, Train_FloatTensor:$input,
+                   Train_FloatTensor:$gamma, Train_FloatTensor:$rstd);
+  let results = (outs Train_FloatTensor:$grad_input,
+                      Train_FloatTensor:$grad_gamma);
+  let assemblyFormat = "$grad `,` $input `,` $gamma `,` $rstd attr-dict `:` "
+                       "type(operands) `->` type(results)";
+  let hasVerifier = 1;
+}
+
+def Train_BatchNormGradOp : Train_Op<"batch_norm_grad", [Pure,
+                                                         Train_KeepFP32]> {
+  let summary = "Gradients of batch_norm (training mode)";
+  let description = [{
+    From `grad`, the saved input, `gamma` and the saved per-channel
+    statistics, computes `dinput`, `dgamma` and `dbeta`. 12 FLOPs per input
+    element.
+
+    Example:
+    ```mlir
+    %dx, %dg, %db = train.batch_norm_grad %dy, %x, %g, %mean, %rstd
+        : tensor<2x8x4x4xf32>, tensor<2x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+        -> tensor<2x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$grad, Train_FloatTensor:$input,
+                   Train_FloatTensor:$gamma, Train_FloatTensor:$mean,
+                   Train_FloatTensor:$rstd);
+  let results = (outs Train_FloatTensor:$grad_input,
+                      Train_FloatTensor:$grad_gamma,
+                      Train_FloatTensor:$grad_beta);
+  let assemblyFormat = "$grad `,` $input `,` $gamma `,` $mean `,` $rstd "
+                       "attr-dict `:` type(operands) `->` type(results)";
+  let hasVerifier = 1;
+}
+
+def Train_DropoutGradOp : Train_Op<"dropout_grad", [Pure,
+                                                    Train_LowPrecisionSafe]> {
+  let summary = "Gradient of dropout from its saved mask";
+  let description = [{
+    `result = grad * mask / (1 - rate)`. 2 FLOPs per element.
+
+    Example:
+    ```mlir
+    %dx = train.dropout_grad %dy, %mask {rate = 1.000000e-01 : f64}
+        : tensor<8x768xbf16>, tensor<8x768xi8> -> tensor<8x768xbf16>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$grad, Train_MaskTensor:$mask,
+                   F64Attr:$rate);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$grad `,` $mask attr-dict `:` type($grad) `,` "
+                       "type($mask) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_EmbeddingGradOp : Train_Op<"embedding_grad", [Pure,
+                                                        Train_KeepFP32]> {
+  let summary = "Gradient of embedding with respect to the table";
+  let description = [{
+    Scatter-adds the rows of `grad` (`ids.shape x H`) into a zero `V x H`
+    table gradient at rows `ids`; the result type gives `V`. 1 FLOP per
+    element of `grad`.
+
+    Example:
+    ```mlir
+    %dwte = train.embedding_grad %de, %ids : tensor<8x1024x768xf32>, tensor<8x1024xi64> -> tensor<50257x768xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$grad, Train_IndexTensor:$ids);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$grad `,` $ids attr-dict `:` type($grad) `,` "
+                       "type($ids) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_CrossEntropyGradOp : Train_Op<"cross_entropy_grad", [Pure,
+                                                              Train_KeepFP32]> {
+  let summary = "Gradient of cross_entropy with respect to the logits";
+  let description = [{
+    `result = grad * (softmax(logits) - onehot(labels)) / P` where `P` is the
+    number of label positions and `grad` the 0-d loss gradient. 6 FLOPs per
+    logit.
+
+    Example:
+    ```mlir
+    %dlogits = train.cross_entropy_grad %dl, %logits, %labels
+        : tensor<f32>, tensor<8x128x50257xf32>, tensor<8x128xi64> -> tensor<8x128x50257xf32>
+    ```
+  }];
+  let arguments = (ins Train_ScalarFloatTensor:$grad,
+                   Train_FloatTensor:$logits, Train_IndexTensor:$labels);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$grad `,` $logits `,` $labels attr-dict `:` "
+                       "type($grad) `,` type($logits) `,` type($labels) `->` "
+                       "type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_MseLossGradOp : Train_Op<"mse_loss_grad", [Pure, Train_KeepFP32]> {
+  let summary = "Gradient of mse_loss with respect to its input";
+  let description = [{
+    `result = grad * 2 * (input - target) / n` for `n` elements. 3 FLOPs per
+    element.
+
+    Example:
+    ```mlir
+    %da = train.mse_loss_grad %dl, %a, %y
+        : tensor<f32>, tensor<64x1024xf32>, tensor<64x1024xf32> -> tensor<64x1024xf32>
+    ```
+  }];
+  let arguments = (ins Train_ScalarFloatTensor:$grad,
+                   Train_FloatTensor:$input, Train_FloatTensor:$target);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$grad `,` $input `,` $target attr-dict `:` "
+                       "type($grad) `,` type($input) `,` type($target) `->` "
+                       "type($result)";
+  let hasVerifier = 1;
+}
+
+class Train_ConvGradOp<string mnemonic>
+    : Train_Op<mnemonic, [Pure, Train_LowPrecisionSafe]> {
+  let results = (outs Train_FloatTensor:$result);
+  let hasVerifier = 1;
+}
+
+def Train_Conv2dGradInputOp : Train_ConvGradOp<"conv2d_grad_input"> {
+  let summary = "Gradient of conv2d with respect to its input";
+  let description = [{
+    The transposed convolution of `grad` (`N x O x OH x OW`) with the saved
+    `filter`; the result type gives the input shape `N x C x H x W`, which
+    must produce `grad`'s shape under the forward attributes. Same FLOPs as
+    the forward convolution.
+
+    Example:
+    ```mlir
+    %dx = train.conv2d_grad_input %dy, %w {padding = array<i64: 1, 1>}
+        : tensor<2x64x32x32xf32>, tensor<64x3x3x3xf32> -> tensor<2x3x32x32xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$grad, Train_FloatTensor:$filter,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilation,
+      DefaultValuedAttr<I64Attr, "1">:$groups);
+  let assemblyFormat = "$grad `,` $filter attr-dict `:` type($grad) `,` "
+                       "type($filter) `->` type($result)";
+}
+
+def Train_Conv2dGradFilterOp : Train_ConvGradOp<"conv2d_grad_filter"> {
+  let summary = "Gradient of conv2d with respect to its filter";
+  let description = [{
+    Correlates the saved `input` with `grad`; the result type gives the
+    filter shape `O x C/groups x KH x KW`. Same FLOPs as the forward
+    convolution.
+
+    Example:
+    ```mlir
+    %dw = train.conv2d_grad_filter %dy, %x {padding = array<i64: 1, 1>}
+        : tensor<2x64x32x32xf32>, tensor<2x3x32x32xf32> -> tensor<64x3x3x3xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$grad, Train_FloatTensor:$input,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$dilation,
+      DefaultValuedAttr<I64Attr, "1">:$groups);
+  let assemblyFormat = "$grad `,` $input attr-dict `:` type($grad) `,` "
+                       "type($input) `->` type($result)";
+}
+
+def Train_MaxPool2dGradOp : Train_Op<"max_pool2d_grad", [Pure,
+                                                         Train_LowPrecisionSafe]> {
+  let summary = "Gradient of max_pool2d from its saved input";
+  let description = [{
+    Routes each element of `grad` to the argmax of its window in the saved
+    **input** (first maximum on ties). The result has the input's type.
+    `KH*KW` FLOPs per element of `grad`.
+
+    Example:
+    ```mlir
+    %dx = train.max_pool2d_grad %dy, %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}
+        : tensor<2x64x16x16xf32>, tensor<2x64x32x32xf32> -> tensor<2x64x32x32xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$grad, Train_FloatTensor:$input,
+      DenseI64ArrayAttr:$kernel,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$grad `,` $input attr-dict `:` type($grad) `,` "
+                       "type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_AvgPool2dGradOp : Train_Op<"avg_pool2d_grad", [Pure,
+                                                         Train_LowPrecisionSafe]> {
+  let summary = "Gradient of avg_pool2d";
+  let description = [{
+    Spreads each element of `grad` uniformly over its window; the result type
+    gives the input shape. `KH*KW` FLOPs per element of `grad`.
+
+    Example:
+    ```mlir
+    %dx = train.avg_pool2d_grad %dy {kernel = array<i64: 7, 7>}
+        : tensor<2x2048x1x1xf32> -> tensor<2x2048x7x7xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$grad, DenseI64ArrayAttr:$kernel,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$grad attr-dict `:` type($grad) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_UpsampleNearest2dGradOp
+    : Train_Op<"upsample_nearest2d_grad", [Pure, Train_LowPrecisionSafe]> {
+  let summary = "Gradient of upsample_nearest2d";
+  let description = [{
+    Sums `grad` over each `scale x scale` block. 1 FLOP per element of
+    `grad`.
+
+    Example:
+    ```mlir
+    %dx = train.upsample_nearest2d_grad %dy {scale = 2 : i64}
+        : tensor<2x128x32x32xf32> -> tensor<2x128x16x16xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$grad, I64Attr:$scale);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$grad attr-dict `:` type($grad) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_AttentionGradOp : Train_Op<"attention_grad", [Pure,
+                                                        Train_LowPrecisionSafe],
+                                     ["getWorkspaceBytes"]> {
+  let summary = "Gradients of fused attention (flash-style backward)";
+  let description = [{
+    From `grad` (shape of the output) and the saved `query`, `key`, `value`,
+    `output` and `lse`, recomputes the attention probabilities block by block
+    and returns `dquery`, `dkey`, `dvalue`. `scale` and `causal` match the
+    forward op. `10*B*Hq*Sq*Sk*D` FLOPs (five matmuls), halved when causal.
+    Workspace, as in FlashAttention-2: an fp32 `dquery` accumulator
+    (`B*Hq*Sq*D*4` bytes) and the fp32 row sums `D = rowsum(grad * output)`
+    (`B*Hq*Sq*4`); with grouped-query attention (`Hkv < Hq`) also per-query-
+    head `dkey` and `dvalue` before their reduction over the group
+    (`2*B*Hq*Sk*D` elements of the key type).
+
+    Example:
+    ```mlir
+    %dq, %dk, %dv = train.attention_grad %do, %q, %k, %v, %o, %lse {causal, scale = 1.250000e-01 : f64}
+        : tensor<1x8x16x64xf32>, tensor<1x8x16x64xf32>, tensor<1x2x16x64xf32>,
+          tensor<1x2x16x64xf32>, tensor<1x8x16x64xf32>, tensor<1x8x16xf32>
+        -> tensor<1x8x16x64xf32>, tensor<1x2x16x64xf32>, tensor<1x2x16x64xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$grad, Train_FloatTensor:$query,
+                   Train_FloatTensor:$key, Train_FloatTensor:$value,
+                   Train_FloatTensor:$output, Train_FloatTensor:$lse,
+                   F64Attr:$scale, UnitAttr:$causal);
+  let results = (outs Train_FloatTensor:$grad_query,
+                      Train_FloatTensor:$grad_key,
+                      Train_FloatTensor:$grad_value);
+  let assemblyFormat = "$grad `,` $query `,` $key `,` $value `,` $output `,` "
+                       "$lse attr-dict `:` type(operands) `->` type(results)";
+  let hasVerifier = 1;
+}
+
+def Train_RotaryGradOp : Train_Op<"rotary_grad", [Pure,
+                                                  Train_LowPrecisionSafe]> {
+  let summary = "Gradient of rotary: the inverse rotation";
+  let description = [{
+    Rotates `grad` by the negated angles of `train.rotary` with the same
+    `theta`. 6 FLOPs per element.
+
+    Example:
+    ```mlir
+    %dq = train.rotary_grad %dr {theta = 1.000000e+04 : f64} : tensor<1x8x16x64xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$grad,
+                   DefaultValuedAttr<F64Attr, "10000.0">:$theta);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat =
+      "$grad attr-dict `:` custom<UnaryTypes>(type($grad), type($result))";
+  let hasVerifier = 1;
+}
+
+def Train_SliceGradOp : Train_Op<"slice_grad", [Pure,
+                                                Train_LowPrecisionSafe]> {
+  let summary = "Gradient of slice: scatters into a zero tensor";
+  let description = [{
+    Returns a zero tensor of the result type with `grad` written at the
+    window `offsets` / `strides` of the forward `train.slice`. No FLOPs.
+
+    Example:
+    ```mlir
+    %dqkv = train.slice_grad %dq {offsets = array<i64: 0, 0>} : tensor<8x768xf32> -> tensor<8x2304xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$grad, DenseI64ArrayAttr:$offsets,
+                   OptionalAttr<DenseI64ArrayAttr>:$strides);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$grad attr-dict `:` type($grad) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Optimizers (update parameters and states in place)
+//===----------------------------------------------------------------------===//
+
+def Train_SgdOp : Train_Op<"sgd", [Train_KeepFP32,
+    MemoryEffects<[MemRead<Train_StateResource>, MemWrite<Train_StateResource>]>],
+    [], ["isUpdatedInPlace"]> {
+  let summary = "Stochastic gradient descent update, in place";
+  let description = [{
+    `param -= lr * (grad + weight_decay * param)`; with `momentum > 0` and a
+    momentum buffer (a `train.opt_state`), PyTorch's rule
+    `buf = momentum * buf + g; param -= lr * buf`. `param` must come from
+    `train.param` and the buffer from `train.opt_state`; both are updated in
+    place (no new bytes). 3 FLOPs per element (5 with momentum).
+
+    Example:
+    ```mlir
+    train.sgd %w, %dw {lr = 1.000000e-02 : f64} : tensor<1024x1024xf32>, tensor<1024x1024xf32>
+    train.sgd %w, %dw momentum(%buf : tensor<1024x1024xf32>) {lr = 1.000000e-02 : f64, momentum = 9.000000e-01 : f64}
+        : tensor<1024x1024xf32>, tensor<1024x1024xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$param, Train_FloatTensor:$grad,
+                   Optional<Train_FloatTensor>:$momentum_buffer, F64Attr:$lr,
+                   DefaultValuedAttr<F64Attr, "0.0">:$momentum,
+                   DefaultValuedAttr<F64Attr, "0.0">:$weight_decay);
+  let assemblyFormat = "$param `,` $grad (`momentum` `(` $momentum_buffer^ `:` "
+                       "type($momentum_buffer) `)`)? attr-dict `:` type($param) "
+                       "`,` type($grad)";
+  let hasVerifier = 1;
+}
+
+class Train_AdamBase<string mnemonic> : Train_Op<mnemonic, [Train_KeepFP32,
+    MemoryEffects<[MemRead<Train_StateResource>, MemWrite<Train_StateResource>]>],
+    [], ["isUpdatedInPlace"]> {
+  let arguments = (ins Train_FloatTensor:$param, Train_FloatTensor:$grad,
+                   Train_FloatTensor:$exp_avg, Train_FloatTensor:$exp_avg_sq,
+                   Train_StepTensor:$step, F64Attr:$lr,
+                   DefaultValuedAttr<F64Attr, "0.9">:$beta1,
+                   DefaultValuedAttr<F64Attr, "0.999">:$beta2,
+                   DefaultValuedAttr<F64Attr, "1.0e-8">:$epsilon,
+                   DefaultValuedAttr<F64Attr, "0.0">:$weight_decay);
+  let assemblyFormat = "$param `,` $grad `,` $exp_avg `,` $exp_avg_sq "
+                       "`step` `(` $step `:` type($step) `)` attr-dict `:` "
+                       "type($param) `,` type($grad) `,` type($exp_avg) `,` "
+                       "type($exp_avg_sq)";
+  let hasVerifier = 1;
+}
+
+def Train_AdamOp : Train_AdamBase<"adam"> {
+  let summary = "Adam update of a parameter and its moments, in place";
+  let description = [{
+    PyTorch's `torch.optim.Adam` for step `t` (the 0-d `step` operand, counted
+    from 1): `g = grad + weight_decay * param`, `m = beta1*m + (1-beta1)*g`,
+    `v = beta2*v + (1-beta2)*g^2`, `param -= lr * (m / (1-beta1^t)) /
+    (sqrt(v / (1-beta2^t)) + epsilon)`. `param` must come from `train.param`
+    and `exp_avg` / `exp_avg_sq` from `train.opt_state`; all three are updated
+    in place. The gradient may be narrower than the fp32 states. 12 FLOPs
+    per element.
+
+    Example:
+    ```mlir
+    train.adam %w, %dw, %m, %v step(%t : tensor<i64>) {lr = 1.000000e-03 : f64}
+        : tensor<1024x1024xf32>, tensor<1024x1024xf32>, tensor<1024x1024xf32>, tensor<1024x1024xf32>
+    ```
+  }];
+}
+
+def Train_AdamWOp : Train_AdamBase<"adamw"> {
+  let summary = "AdamW update (decoupled weight decay), in place";
+  let description = [{
+    PyTorch's `torch.optim.AdamW`: as `train.adam` without the L2 term in the
+    gradient, and with `param *= 1 - lr * weight_decay` applied before the
+    Adam step. `weight_decay` defaults to 0 here; PyTorch's default is 0.01.
+    13 FLOPs per element.
+
+    Example:
+    ```mlir
+    train.adamw %w, %dw, %m, %v step(%t : tensor<i64>) {lr = 1.000000e-03 : f64, weight_decay = 1.000000e-02 : f64}
+        : tensor<768xf32>, tensor<768xf32>, tensor<768xf32>, tensor<768xf32>
+    ```
+  }];
+}
+
+#endif // MEMOPT_DIALECT_TRAIN_IR_TRAINOPS_TD

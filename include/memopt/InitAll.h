@@ -1,0 +1,23 @@
+//===- InitAll.h - register memopt dialects and passes ----------*- C++ -*-===//
+
+#ifndef MEMOPT_INITALL_H
+#define MEMOPT_INITALL_H
+
+namespace mlir {
+class DialectRegistry;
+
+namespace memopt {
+
+/// Registers the train dialect and the upstream dialects that memopt's
+/// pipelines produce or consume (func, arith, math, tensor, linalg, memref,
+/// scf, gpu, nvvm, llvm, shard, mpi, bufferization).
+void registerAllDialects(DialectRegistry &registry);
+
+/// Registers every memopt pass and pipeline, plus the upstream generic
+/// transforms (canonicalize, cse, ...) used around them.
+void registerAllPasses();
+
+} // namespace memopt
+} // namespace mlir
+
+#endif // MEMOPT_INITALL_H

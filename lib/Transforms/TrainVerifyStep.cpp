@@ -1,0 +1,97 @@
+//===- TrainVerifyStep.cpp - whole-step well-formedness checks ------------===//
+
+#include "memopt/Dialect/Train/IR/TrainOps.h"
+#include "memopt/Transforms/Passes.h"
+
+#include "llvm/ADT/StringMap.h"
+
+namespace mlir::memopt {
+#define GEN_PASS_DEF_TRAINVERIFYSTEPPASS
+#include "memopt/Transforms/Passes.h.inc"
+} // namespace mlir::memopt
+
+using namespace mlir;
+using namespace mlir::memopt;
+
+namespace {
+
+struct TrainVerifyStepPass
+    : public memopt::impl::TrainVerifyStepPassBase<TrainVerifyStepPass> {
+  using Base::Base;
+
+  void runOnOperation() override;
+};
+
+} // namespace
+
+/// Returns the name of the persistent state `value` reads, if any.
+static std::optional<StringRef> getStateName(Value value) {
+  if (auto param = value.getDefiningOp<train::ParamOp>())
+    return param.getName();
+  if (auto state = value.getDefiningOp<train::OptStateOp>())
+    return state.getName();
+  return std::nullopt;
+}
+
+void TrainVerifyStepPass::runOnOperation() {
+  func::FuncOp func = getOperation();
+  if (func.isExternal()) {
+    markAllAnalysesPreserved();
+    return;
+  }
+  if (!func.getBody().hasOneBlock()) {
+    func.emitOpError() << "expected a training step with a single block "
+                          "(program order is the schedule), got "
+                       << func.getBody().getBlocks().size() << " blocks";
+    return signalPassFailure();
+  }
+
+  // First reader of each state name, and first optimizer update of each.
+  llvm::StringMap<Operation *> readers;
+  llvm::StringMap<Operation *> updaters;
+  bool failed = false;
+  for (Operation &op : func.getBody().front()) {
+    if (isa<train::ParamOp, train::OptStateOp>(op)) {
+      StringRef name = *getStateName(op.getResult(0));
+      auto [it, inserted] = readers.try_emplace(name, &op);
+      Operation *first = it->second;
+      if (inserted)
+        continue;
+      if (first->getName() != op.getName()) {
+        op.emitOpError() << "state \"" << name << "\" is read as both '"
+                         << first->getName() << "' and '" << op.getName()
+                         << "'"
+                         << "; a name denotes one buffer";
+        failed = true;
+      } else if (first->getResult(0).getType() !=
+                 op.getResult(0).getType()) {
+        op.emitOpError() << "state \"" << name << "\" is read with type "
+                         << op.getResult(0).getType()
+                         << ", but earlier with type "
+                         << first->getResult(0).getType();
+        failed = true;
+      }
+      continue;
+    }
+    auto aliasing = dyn_cast<train::AliasingOpInterface>(op);
+    if (!aliasing)
+      continue;
+    for (OpOperand &operand : op.getOpOperands()) {
+      if (!aliasing.isUpdatedInPlace(operand.getOperandNumber()))
+        continue;
+      std::optional<StringRef> name = getStateName(operand.get());
+      if (!name)
+        continue;
+      auto [it, inserted] = updaters.try_emplace(*name, &op);
+      if (inserted)
+        continue;
+      op.emitOpError() << "state \"" << *name
+                       << "\" is updated more than once in one step"
+                       << "; first update at " << it->second->getLoc();
+      failed = true;
+    }
+  }
+  if (failed)
+    return signalPassFailure();
+  markAllAnalysesPreserved();
+}

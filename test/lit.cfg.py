@@ -1,0 +1,24 @@
+# -*- Python -*-
+# lit configuration of the memopt regression tests.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "MEMOPT"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.memopt_obj_root, "test")
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "lib", "Unit"]
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%memopt_src_root", config.memopt_src_root))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+tools = [ToolSubst("mem-opt", unresolved="fatal")]
+llvm_config.add_tool_substitutions(tools, [config.memopt_tools_dir, config.llvm_tools_dir])
