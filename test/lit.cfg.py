@@ -9,7 +9,7 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "MEMOPT"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir"]
+config.suffixes = [".mlir", ".test"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.memopt_obj_root, "test")
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "lib", "Unit"]
@@ -22,3 +22,4 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tools = [ToolSubst("mem-opt", unresolved="fatal")]
 llvm_config.add_tool_substitutions(tools, [config.memopt_tools_dir, config.llvm_tools_dir])
+config.substitutions.append(("%memopt_obj_root", config.memopt_obj_root))

@@ -59,12 +59,10 @@ void TrainVerifyStepPass::runOnOperation() {
         continue;
       if (first->getName() != op.getName()) {
         op.emitOpError() << "state \"" << name << "\" is read as both '"
-                         << first->getName() << "' and '" << op.getName()
-                         << "'"
+                         << first->getName() << "' and '" << op.getName() << "'"
                          << "; a name denotes one buffer";
         failed = true;
-      } else if (first->getResult(0).getType() !=
-                 op.getResult(0).getType()) {
+      } else if (first->getResult(0).getType() != op.getResult(0).getType()) {
         op.emitOpError() << "state \"" << name << "\" is read with type "
                          << op.getResult(0).getType()
                          << ", but earlier with type "

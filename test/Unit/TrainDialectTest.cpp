@@ -16,17 +16,14 @@ namespace {
 
 class TrainDialectTest : public ::testing::Test {
 protected:
-  TrainDialectTest() {
-    context.loadDialect<TrainDialect, func::FuncDialect>();
-  }
+  TrainDialectTest() { context.loadDialect<TrainDialect, func::FuncDialect>(); }
 
   OwningOpRef<ModuleOp> parse(StringRef source) {
     return parseSourceString<ModuleOp>(source, &context);
   }
 
   /// The first op of type OpTy in `module`.
-  template <typename OpTy>
-  OpTy first(ModuleOp module) {
+  template <typename OpTy> OpTy first(ModuleOp module) {
     OpTy found;
     module.walk([&](OpTy op) {
       if (!found)
@@ -46,7 +43,8 @@ TEST_F(TrainDialectTest, EveryOpImplementsTheInterfaces) {
     if (&name.getDialect() != dialect)
       continue;
     ++count;
-    EXPECT_TRUE(name.hasInterface<CostOpInterface>()) << name.getStringRef().str();
+    EXPECT_TRUE(name.hasInterface<CostOpInterface>())
+        << name.getStringRef().str();
     EXPECT_TRUE(name.hasInterface<AliasingOpInterface>())
         << name.getStringRef().str();
     int classes = name.hasTrait<LowPrecisionSafe>() +
@@ -67,9 +65,9 @@ TEST_F(TrainDialectTest, ElementBytesFollowTheMemoryModel) {
   EXPECT_EQ(getElementBytes(b.getType<Float8E4M3FNType>()), 1);
   EXPECT_EQ(getElementBytes(b.getI1Type()), 1);
   EXPECT_EQ(getElementBytes(b.getI64Type()), 8);
-  EXPECT_EQ(getTensorBytes(RankedTensorType::get({8, 1024, 768},
-                                                 b.getBF16Type())),
-            8 * 1024 * 768 * 2);
+  EXPECT_EQ(
+      getTensorBytes(RankedTensorType::get({8, 1024, 768}, b.getBF16Type())),
+      8 * 1024 * 768 * 2);
   EXPECT_EQ(getTensorBytes(RankedTensorType::get({}, b.getF32Type())), 4);
   EXPECT_EQ(getTensorBytes(UnrankedTensorType::get(b.getF32Type())), 0);
 }
@@ -105,8 +103,8 @@ TEST_F(TrainDialectTest, ViewsAndInPlaceUpdatesAllocateNothing) {
     }
   )mlir");
   ASSERT_TRUE(module);
-  auto reshape = cast<AliasingOpInterface>(first<ReshapeOp>(*module)
-                                               .getOperation());
+  auto reshape =
+      cast<AliasingOpInterface>(first<ReshapeOp>(*module).getOperation());
   EXPECT_EQ(reshape.getViewSource(0), std::optional<unsigned>(0));
   auto reshapeCost = cast<CostOpInterface>(reshape.getOperation());
   EXPECT_EQ(reshapeCost.getBytesRead(), 0);

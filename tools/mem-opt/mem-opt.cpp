@@ -31,5 +31,6 @@ int main(int argc, char **argv) {
   mlir::memopt::test::registerTestPasses();
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv,
-      "mem-opt: memory optimizer for neural-network training steps\n", registry));
+      "mem-opt: memory optimizer for neural-network training steps\n",
+      registry));
 }

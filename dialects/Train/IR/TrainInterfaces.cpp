@@ -10,11 +10,14 @@ using namespace mlir::memopt::train;
 #include "memopt/Dialect/Train/IR/TrainInterfaces.cpp.inc"
 
 int64_t mlir::memopt::train::getElementBytes(Type elementType) {
-  if (elementType.isIntOrIndexOrFloat() && !elementType.isIndex())
-    return (elementType.getIntOrFloatBitWidth() + 7) / 8;
   // Index has no fixed width; the CPU and GPU targets use 64 bits.
   if (elementType.isIndex())
     return 8;
+  if (elementType.isIntOrFloat())
+    return (elementType.getIntOrFloatBitWidth() + 7) / 8;
+  if (auto complex = dyn_cast<ComplexType>(elementType))
+    return 2 * getElementBytes(complex.getElementType());
+  // Train tensors only hold integers, floats and indices (ODS constraints).
   return 0;
 }
 

@@ -149,8 +149,8 @@ static LogicalResult checkIntList(Operation *op, StringRef what,
                              << " values, got " << values.size();
   for (int64_t v : values)
     if (v < minValue)
-      return op->emitOpError() << "expected every " << what << " value >= "
-                               << minValue << ", got " << v;
+      return op->emitOpError() << "expected every " << what
+                               << " value >= " << minValue << ", got " << v;
   return success();
 }
 
@@ -206,6 +206,9 @@ LogicalResult ParamOp::verify() {
 }
 int64_t ParamOp::getFlops() { return 0; }
 int64_t ParamOp::getBytesWritten() { return 0; }
+void ParamOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getResult(), getName());
+}
 
 LogicalResult OptStateOp::verify() {
   if (getName().empty())
@@ -214,6 +217,9 @@ LogicalResult OptStateOp::verify() {
 }
 int64_t OptStateOp::getFlops() { return 0; }
 int64_t OptStateOp::getBytesWritten() { return 0; }
+void OptStateOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getResult(), getName());
+}
 
 LogicalResult FreeOp::verify() {
   Value tensor = getTensor();
@@ -241,8 +247,7 @@ int64_t FreeOp::getFlops() { return 0; }
 int64_t FreeOp::getBytesRead() { return 0; }
 
 LogicalResult CastOp::verify() {
-  return checkShape(*this, "result", shapeOf(getInput()),
-                    shapeOf(getResult()));
+  return checkShape(*this, "result", shapeOf(getInput()), shapeOf(getResult()));
 }
 OpFoldResult CastOp::fold(FoldAdaptor) {
   if (getInput().getType() == getResult().getType())
@@ -261,9 +266,9 @@ static LogicalResult verifyPromotingBinary(Operation *op, Value lhs, Value rhs,
   if (failed(checkShape(op, "rhs", shapeOf(lhs), shapeOf(rhs))) ||
       failed(checkShape(op, "result", shapeOf(lhs), shapeOf(result))))
     return failure();
-  return checkElementType(op, "result",
-                          getWidestFloat(elementTypeOf(lhs), elementTypeOf(rhs)),
-                          elementTypeOf(result));
+  return checkElementType(
+      op, "result", getWidestFloat(elementTypeOf(lhs), elementTypeOf(rhs)),
+      elementTypeOf(result));
 }
 
 LogicalResult AddOp::verify() {
@@ -300,10 +305,10 @@ LogicalResult BiasAddOp::verify() {
       failed(checkShape(*this, "result", shapeOf(getInput()),
                         shapeOf(getResult()))))
     return failure();
-  return checkElementType(*this, "result",
-                          getWidestFloat(elementTypeOf(getInput()),
-                                         elementTypeOf(getBias())),
-                          elementTypeOf(getResult()));
+  return checkElementType(
+      *this, "result",
+      getWidestFloat(elementTypeOf(getInput()), elementTypeOf(getBias())),
+      elementTypeOf(getResult()));
 }
 int64_t BiasAddOp::getFlops() { return numElements(getResult()); }
 
@@ -342,9 +347,9 @@ static LogicalResult verifySoftmaxAttrs(Operation *op, Value input,
   if (!causal)
     return success();
   if (rank < 2)
-    return op->emitOpError() << "causal softmax expects rank >= 2, got rank "
-                             << rank << " (" << formatShape(shapeOf(input))
-                             << ")";
+    return op->emitOpError()
+           << "causal softmax expects rank >= 2, got rank " << rank << " ("
+           << formatShape(shapeOf(input)) << ")";
   if (*dim != rank - 1)
     return op->emitOpError() << "causal softmax expects the last axis ("
                              << rank - 1 << "), got axis " << *dim;
@@ -374,10 +379,10 @@ static LogicalResult checkStatistics(Operation *op, StringRef what, Value stat,
 
 /// Normalization over the last dimension: affine parameters of shape [h] and
 /// statistics of the input shape without its last dimension.
-static LogicalResult verifyLastDimNorm(Operation *op, Value input,
-                                       ArrayRef<std::pair<StringRef, Value>> affine,
-                                       ArrayRef<std::pair<StringRef, Value>> stats,
-                                       double epsilon) {
+static LogicalResult
+verifyLastDimNorm(Operation *op, Value input,
+                  ArrayRef<std::pair<StringRef, Value>> affine,
+                  ArrayRef<std::pair<StringRef, Value>> stats, double epsilon) {
   if (failed(checkMinRank(op, "input", input, 1)) ||
       failed(checkPositive(op, "epsilon", epsilon)))
     return failure();
@@ -392,10 +397,10 @@ static LogicalResult verifyLastDimNorm(Operation *op, Value input,
 }
 
 /// Batch normalization: NCHW input, per-channel parameters and statistics.
-static LogicalResult verifyChannelNorm(Operation *op, Value input,
-                                       ArrayRef<std::pair<StringRef, Value>> affine,
-                                       ArrayRef<std::pair<StringRef, Value>> stats,
-                                       double epsilon) {
+static LogicalResult
+verifyChannelNorm(Operation *op, Value input,
+                  ArrayRef<std::pair<StringRef, Value>> affine,
+                  ArrayRef<std::pair<StringRef, Value>> stats, double epsilon) {
   if (failed(checkRank(op, "input", input, 4)) ||
       failed(checkPositive(op, "epsilon", epsilon)))
     return failure();
@@ -440,8 +445,8 @@ int64_t BatchNormOp::getFlops() { return 8 * numElements(getInput()); }
 
 LogicalResult DropoutOp::verify() {
   if (failed(checkSameType(*this, "result", getInput(), getResult())) ||
-      failed(checkShape(*this, "mask", shapeOf(getInput()),
-                        shapeOf(getMask()))))
+      failed(
+          checkShape(*this, "mask", shapeOf(getInput()), shapeOf(getMask()))))
     return failure();
   if (static_cast<int64_t>(getId()) < 0)
     return emitOpError() << "expected id >= 0, got "
@@ -465,9 +470,8 @@ LogicalResult MatmulOp::verify() {
                          << lhsRank << ", got rank " << rhsRank << " ("
                          << formatShape(rhs) << ")";
   ArrayRef<int64_t> batch = lhs.drop_back(2);
-  if (rhsRank == lhsRank &&
-      failed(checkShape(*this, "rhs batch dimensions", batch,
-                        rhs.drop_back(2))))
+  if (rhsRank == lhsRank && failed(checkShape(*this, "rhs batch dimensions",
+                                              batch, rhs.drop_back(2))))
     return failure();
   if (failed(checkElementType(*this, "rhs", elementTypeOf(getLhs()),
                               elementTypeOf(getRhs()))))
@@ -478,12 +482,20 @@ LogicalResult MatmulOp::verify() {
   int64_t n = getTransposeRhs() ? rhs[rhsRank - 2] : rhs[rhsRank - 1];
   if (kl != kr)
     return emitOpError() << "contraction dimension mismatch: lhs "
-                         << formatShape(lhs) << " contracts " << kl
-                         << ", rhs " << formatShape(rhs) << " contracts "
-                         << kr;
+                         << formatShape(lhs) << " contracts " << kl << ", rhs "
+                         << formatShape(rhs) << " contracts " << kr;
   SmallVector<int64_t> expected(batch);
   expected.append({m, n});
-  return checkShape(*this, "result", expected, shapeOf(getResult()));
+  if (failed(checkShape(*this, "result", expected, shapeOf(getResult()))))
+    return failure();
+  Type operandType = elementTypeOf(getLhs());
+  Type resultType = elementTypeOf(getResult());
+  if (resultType != operandType &&
+      resultType.getIntOrFloatBitWidth() <= operandType.getIntOrFloatBitWidth())
+    return emitOpError() << "expected result element type " << operandType
+                         << " or a wider float (accumulation), got "
+                         << resultType;
+  return success();
 }
 int64_t MatmulOp::getFlops() {
   ArrayRef<int64_t> lhs = shapeOf(getLhs());
@@ -514,14 +526,16 @@ static LogicalResult verifyAttentionShapes(Operation *op, Value q, Value k,
     return failure();
   ArrayRef<int64_t> qs = shapeOf(q), ks = shapeOf(k);
   if (qs[0] != ks[0] || qs[3] != ks[3])
+    return op->emitOpError() << "expected key of shape " << qs[0] << "x?x?x"
+                             << qs[3] << " (batch and head size of the query "
+                             << formatShape(qs) << "), got " << formatShape(ks);
+  if (ks[1] == 0)
     return op->emitOpError()
-           << "expected key of shape " << qs[0] << "x?x?x" << qs[3]
-           << " (batch and head size of the query " << formatShape(qs)
-           << "), got " << formatShape(ks);
+           << "expected at least one key/value head, got " << formatShape(ks);
   if (qs[1] % ks[1] != 0)
-    return op->emitOpError() << "expected the query heads (" << qs[1]
-                             << ") to be a multiple of the key/value heads ("
-                             << ks[1] << ")";
+    return op->emitOpError()
+           << "expected the query heads (" << qs[1]
+           << ") to be a multiple of the key/value heads (" << ks[1] << ")";
   if (failed(checkElementType(op, "key", elementTypeOf(q), elementTypeOf(k))))
     return failure();
   return checkStatistics(op, "lse", lse, qs.drop_back());
@@ -601,8 +615,8 @@ int64_t ReduceSumOp::getFlops() { return numElements(getInput()); }
 
 LogicalResult ReshapeOp::verify() {
   if (numElements(getInput()) != numElements(getResult()))
-    return emitOpError() << "expected result with "
-                         << numElements(getInput()) << " elements (input "
+    return emitOpError() << "expected result with " << numElements(getInput())
+                         << " elements (input "
                          << formatShape(shapeOf(getInput())) << "), got "
                          << numElements(getResult()) << " ("
                          << formatShape(shapeOf(getResult())) << ")";
@@ -646,8 +660,8 @@ static LogicalResult verifyWindow(Operation *op, Value full, Value window,
   ArrayRef<int64_t> fullShape = shapeOf(full), windowShape = shapeOf(window);
   size_t rank = fullShape.size();
   if (windowShape.size() != rank)
-    return op->emitOpError() << "expected a window of rank " << rank
-                             << ", got " << formatShape(windowShape);
+    return op->emitOpError() << "expected a window of rank " << rank << ", got "
+                             << formatShape(windowShape);
   if (failed(checkIntList(op, "offsets", offsets, rank, 0)))
     return failure();
   SmallVector<int64_t> unit(rank, 1);
@@ -750,8 +764,8 @@ static LogicalResult verifyConvShapes(Operation *op, Value input, Value filter,
            << formatShape(f);
   SmallVector<int64_t> expected = {in[0], f[0]};
   for (int i = 0; i < 2; ++i) {
-    int64_t size = windowOutputSize(in[2 + i], f[2 + i], strides[i],
-                                    padding[i], dilation[i]);
+    int64_t size = windowOutputSize(in[2 + i], f[2 + i], strides[i], padding[i],
+                                    dilation[i]);
     if (size < 1)
       return op->emitOpError()
              << "filter " << formatShape(f) << " does not fit the padded input "
@@ -774,8 +788,8 @@ static int64_t convFlops(Value filter, Value output) {
 }
 
 LogicalResult Conv2dOp::verify() {
-  return verifyConvShapes(*this, getInput(), getFilter(), getResult(),
-                          "result", getStrides(), getPadding(), getDilation(),
+  return verifyConvShapes(*this, getInput(), getFilter(), getResult(), "result",
+                          getStrides(), getPadding(), getDilation(),
                           static_cast<int64_t>(getGroups()));
 }
 int64_t Conv2dOp::getFlops() { return convFlops(getFilter(), getResult()); }
@@ -819,9 +833,9 @@ static LogicalResult verifyPoolShapes(Operation *op, Value input, Value output,
     int64_t size =
         windowOutputSize(in[2 + i], kernel[i], strides[i], padding[i], 1);
     if (size < 1)
-      return op->emitOpError() << "kernel " << formatShape(kernel)
-                               << " does not fit the padded input "
-                               << formatShape(in);
+      return op->emitOpError()
+             << "kernel " << formatShape(kernel)
+             << " does not fit the padded input " << formatShape(in);
     expected.push_back(size);
   }
   if (failed(checkShape(op, outputName, expected, shapeOf(output))))
@@ -835,14 +849,14 @@ static int64_t poolFlops(Value output, ArrayRef<int64_t> kernel) {
 }
 
 LogicalResult MaxPool2dOp::verify() {
-  return verifyPoolShapes(*this, getInput(), getResult(), "result",
-                          getKernel(), getStrides(), getPadding());
+  return verifyPoolShapes(*this, getInput(), getResult(), "result", getKernel(),
+                          getStrides(), getPadding());
 }
 int64_t MaxPool2dOp::getFlops() { return poolFlops(getResult(), getKernel()); }
 
 LogicalResult AvgPool2dOp::verify() {
-  return verifyPoolShapes(*this, getInput(), getResult(), "result",
-                          getKernel(), getStrides(), getPadding());
+  return verifyPoolShapes(*this, getInput(), getResult(), "result", getKernel(),
+                          getStrides(), getPadding());
 }
 int64_t AvgPool2dOp::getFlops() { return poolFlops(getResult(), getKernel()); }
 
@@ -852,13 +866,17 @@ LogicalResult MaxPool2dGradOp::verify() {
   return verifyPoolShapes(*this, getInput(), getGrad(), "grad", getKernel(),
                           getStrides(), getPadding());
 }
-int64_t MaxPool2dGradOp::getFlops() { return poolFlops(getGrad(), getKernel()); }
+int64_t MaxPool2dGradOp::getFlops() {
+  return poolFlops(getGrad(), getKernel());
+}
 
 LogicalResult AvgPool2dGradOp::verify() {
   return verifyPoolShapes(*this, getResult(), getGrad(), "grad", getKernel(),
                           getStrides(), getPadding());
 }
-int64_t AvgPool2dGradOp::getFlops() { return poolFlops(getGrad(), getKernel()); }
+int64_t AvgPool2dGradOp::getFlops() {
+  return poolFlops(getGrad(), getKernel());
+}
 
 /// `large` must be `small` with both spatial dimensions times `scale`.
 static LogicalResult verifyUpsampleShapes(Operation *op, Value small,
@@ -869,8 +887,7 @@ static LogicalResult verifyUpsampleShapes(Operation *op, Value small,
   if (scale < 1)
     return op->emitOpError() << "expected scale >= 1, got " << scale;
   ArrayRef<int64_t> s = shapeOf(small);
-  if (failed(checkShape(op, largeName,
-                        {s[0], s[1], s[2] * scale, s[3] * scale},
+  if (failed(checkShape(op, largeName, {s[0], s[1], s[2] * scale, s[3] * scale},
                         shapeOf(large))))
     return failure();
   return checkElementType(op, largeName, elementTypeOf(small),
@@ -983,8 +1000,8 @@ LogicalResult BatchNormGradOp::verify() {
 int64_t BatchNormGradOp::getFlops() { return 12 * numElements(getInput()); }
 
 LogicalResult DropoutGradOp::verify() {
-  if (failed(checkShape(*this, "mask", shapeOf(getGrad()),
-                        shapeOf(getMask()))) ||
+  if (failed(
+          checkShape(*this, "mask", shapeOf(getGrad()), shapeOf(getMask()))) ||
       failed(checkSameType(*this, "result", getGrad(), getResult())))
     return failure();
   return checkProbability(*this, "rate", getRate().convertToDouble());
@@ -1084,13 +1101,13 @@ static LogicalResult checkDefinedBy(Operation *op, StringRef what,
 
 LogicalResult SgdOp::verify() {
   if (failed(checkDefinedBy<ParamOp>(*this, "param", getParam())) ||
-      failed(checkShape(*this, "grad", shapeOf(getParam()),
-                        shapeOf(getGrad()))) ||
+      failed(
+          checkShape(*this, "grad", shapeOf(getParam()), shapeOf(getGrad()))) ||
       failed(checkNonNegative(*this, "lr", getLr().convertToDouble())) ||
       failed(checkNonNegative(*this, "weight_decay",
                               getWeightDecay().convertToDouble())) ||
-      failed(checkNonNegative(*this, "momentum",
-                              getMomentum().convertToDouble())))
+      failed(
+          checkNonNegative(*this, "momentum", getMomentum().convertToDouble())))
     return failure();
   bool hasMomentum = getMomentum().convertToDouble() > 0.0;
   Value buffer = getMomentumBuffer();
@@ -1114,8 +1131,7 @@ bool SgdOp::isUpdatedInPlace(unsigned operandIndex) {
 }
 
 /// Shared verifier of adam and adamw.
-template <typename OpTy>
-static LogicalResult verifyAdam(OpTy op) {
+template <typename OpTy> static LogicalResult verifyAdam(OpTy op) {
   if (failed(checkDefinedBy<ParamOp>(op, "param", op.getParam())) ||
       failed(checkDefinedBy<OptStateOp>(op, "exp_avg", op.getExpAvg())) ||
       failed(checkDefinedBy<OptStateOp>(op, "exp_avg_sq", op.getExpAvgSq())))

@@ -2,7 +2,9 @@
 //
 // `-test-print-op-interfaces` prints, for every train op of a function in
 // program order, what the cost, aliasing and precision-class interfaces say,
-// so lit tests can check every op's implementation.
+// so lit tests can check every op's implementation. It runs on the module so
+// that functions print one after another, in order (a function pass would
+// interleave their output under multi-threading).
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,8 +20,7 @@ using namespace mlir::memopt::train;
 namespace {
 
 struct TestPrintOpInterfacesPass
-    : public PassWrapper<TestPrintOpInterfacesPass,
-                         OperationPass<func::FuncOp>> {
+    : public PassWrapper<TestPrintOpInterfacesPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TestPrintOpInterfacesPass)
 
   StringRef getArgument() const final { return "test-print-op-interfaces"; }
@@ -28,15 +29,19 @@ struct TestPrintOpInterfacesPass
   }
 
   void runOnOperation() override {
-    raw_ostream &os = llvm::outs();
-    os << "func @" << getOperation().getSymName() << "\n";
-    getOperation().walk([&](Operation *op) {
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      print(func, llvm::outs());
+    markAllAnalysesPreserved();
+  }
+
+  static void print(func::FuncOp func, raw_ostream &os) {
+    os << "func @" << func.getSymName() << "\n";
+    func.walk([&](Operation *op) {
       auto cost = dyn_cast<CostOpInterface>(op);
       if (!cost)
         return;
       os << "  " << op->getName() << " " << op->getLoc()
-         << ": flops=" << cost.getFlops()
-         << " read=" << cost.getBytesRead()
+         << ": flops=" << cost.getFlops() << " read=" << cost.getBytesRead()
          << " written=" << cost.getBytesWritten()
          << " workspace=" << cost.getWorkspaceBytes();
       if (std::optional<PrecisionClass> cls = getPrecisionClass(op))

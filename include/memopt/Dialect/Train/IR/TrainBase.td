@@ -80,7 +80,7 @@ def Train_LifetimeResource
 def Train_FloatTensor : StaticShapeTensorOf<[AnyFloat]>;
 def Train_IndexTensor : StaticShapeTensorOf<[AnySignlessInteger]>;
 def Train_MaskTensor : StaticShapeTensorOf<[I1, I8]>;
-def Train_AnyTensor : StaticShapeTensorOf<[AnyType]>;
+def Train_AnyTensor : StaticShapeTensorOf<[AnyInteger, AnyFloat, Index]>;
 def Train_ScalarFloatTensor
     : Type<And<[Train_FloatTensor.predicate,
                 CPred<"::llvm::cast<::mlir::ShapedType>($_self).getRank() == 0">]>,

@@ -3,8 +3,8 @@
 #ifndef MEMOPT_DIALECT_TRAIN_IR_TRAININTERFACES_H
 #define MEMOPT_DIALECT_TRAIN_IR_TRAININTERFACES_H
 
-#include "mlir/IR/OpDefinition.h"
 #include "memopt/Dialect/Train/IR/TrainTraits.h"
+#include "mlir/IR/OpDefinition.h"
 
 namespace mlir::memopt::train {
 

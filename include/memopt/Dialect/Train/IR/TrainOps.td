@@ -5,6 +5,7 @@
 
 include "memopt/Dialect/Train/IR/TrainBase.td"
 include "memopt/Dialect/Train/IR/TrainInterfaces.td"
+include "mlir/IR/OpAsmInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 /// Every train op implements the cost and aliasing interfaces. `getFlops` is
@@ -21,13 +22,15 @@ class Train_Op<string mnemonic, list<Trait> traits = [],
 // State
 //===----------------------------------------------------------------------===//
 
-def Train_ParamOp : Train_Op<"param", [Train_LowPrecisionSafe,
+def Train_ParamOp : Train_Op<"param", [
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>,Train_LowPrecisionSafe,
     MemoryEffects<[MemRead<Train_StateResource>]>], ["getBytesWritten"]> {
   let summary = "Reads a named trainable parameter";
   let description = [{
     Yields the current value of the persistent parameter `name`. Parameters
     are live for the whole step; optimizer ops update them in place. The op
-    only names an existing buffer: it moves no bytes.
+    only names an existing buffer: it moves no bytes. The printer names the
+    result after the parameter (`%fc1.weight`).
 
     Example:
     ```mlir
@@ -40,7 +43,8 @@ def Train_ParamOp : Train_Op<"param", [Train_LowPrecisionSafe,
   let hasVerifier = 1;
 }
 
-def Train_OptStateOp : Train_Op<"opt_state", [Train_KeepFP32,
+def Train_OptStateOp : Train_Op<"opt_state", [
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>,Train_KeepFP32,
     MemoryEffects<[MemRead<Train_StateResource>]>], ["getBytesWritten"]> {
   let summary = "Reads a named optimizer state tensor";
   let description = [{
@@ -85,6 +89,7 @@ def Train_CastOp : Train_Op<"cast", [Pure, Train_LowPrecisionSafe]> {
   let description = [{
     Elementwise conversion between floating-point types (round to nearest
     even). The shape is unchanged. A cast to the same type folds away.
+    1 FLOP per element.
 
     Example:
     ```mlir
@@ -393,8 +398,8 @@ def Train_MatmulOp : Train_Op<"matmul", [Pure, Train_LowPrecisionSafe]> {
     dimensions when `transpose_lhs` / `transpose_rhs` is set. `lhs` has shape
     `B... x M x K` (rank >= 2). `rhs` is either a matrix `K x N` shared by
     every batch (a linear layer's weight) or has the same batch dimensions
-    `B... x K x N`. The result is `B... x M x N`; its element type may be
-    wider than the operands' (accumulation). `2*M*N*K` FLOPs per batch.
+    `B... x K x N`. The result is `B... x M x N`; its element type is the
+    operands' or a wider float (accumulation), never a narrower one. `2*M*N*K` FLOPs per batch.
     Backward reuses matmul: `dlhs = dresult x rhs^T`, `drhs = lhs^T x
     dresult`, so it saves both operands (only those whose gradient is needed).
 
@@ -606,7 +611,7 @@ def Train_SliceOp : Train_Op<"slice", [Pure, Train_LowPrecisionSafe,
 def Train_ConcatOp : Train_Op<"concat", [Pure, Train_LowPrecisionSafe]> {
   let summary = "Concatenates tensors along one dimension";
   let description = [{
-    Joins two or more tensors of the same rank and element type along `axis`;
+    Joins one or more tensors of the same rank and element type along `axis`;
     every other dimension must agree. Copies its inputs (no FLOPs); the
     gradient is a `train.slice` per input, so nothing is saved.
 
@@ -718,7 +723,7 @@ def Train_UpsampleNearest2dOp : Train_Op<"upsample_nearest2d", [Pure,
 // Gradient ops
 //===----------------------------------------------------------------------===//
 
-class Train_ActivationGradOp<string mnemonic, string saved>
+class Train_ActivationGradOp<string mnemonic>
     : Train_Op<mnemonic, [Pure, Train_LowPrecisionSafe]> {
   let arguments = (ins Train_FloatTensor:$grad, Train_FloatTensor:$saved);
   let results = (outs Train_FloatTensor:$result);
@@ -727,7 +732,7 @@ class Train_ActivationGradOp<string mnemonic, string saved>
   let hasVerifier = 1;
 }
 
-def Train_ReluGradOp : Train_ActivationGradOp<"relu_grad", "output"> {
+def Train_ReluGradOp : Train_ActivationGradOp<"relu_grad"> {
   let summary = "Gradient of relu from its saved output";
   let description = [{
     `result = grad * (saved > 0)` where `saved` is the relu **output**.
@@ -740,7 +745,7 @@ def Train_ReluGradOp : Train_ActivationGradOp<"relu_grad", "output"> {
   }];
 }
 
-def Train_GeluGradOp : Train_ActivationGradOp<"gelu_grad", "input"> {
+def Train_GeluGradOp : Train_ActivationGradOp<"gelu_grad"> {
   let summary = "Gradient of gelu from its saved input";
   let description = [{
     `result = grad * gelu'(saved)` where `saved` is the gelu **input**;
@@ -756,7 +761,7 @@ def Train_GeluGradOp : Train_ActivationGradOp<"gelu_grad", "input"> {
                    UnitAttr:$approximate);
 }
 
-def Train_SiluGradOp : Train_ActivationGradOp<"silu_grad", "input"> {
+def Train_SiluGradOp : Train_ActivationGradOp<"silu_grad"> {
   let summary = "Gradient of silu from its saved input";
   let description = [{
     `result = grad * s * (1 + x * (1 - s))`, `s = sigmoid(x)`, where `saved`

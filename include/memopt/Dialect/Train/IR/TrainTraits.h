@@ -42,8 +42,7 @@ struct StateResource : public SideEffects::Resource::Base<StateResource> {
 };
 
 /// Tensor lifetime markers (`train.free`).
-struct LifetimeResource
-    : public SideEffects::Resource::Base<LifetimeResource> {
+struct LifetimeResource : public SideEffects::Resource::Base<LifetimeResource> {
   llvm::StringRef getName() final { return "train::Lifetime"; }
 };
 
