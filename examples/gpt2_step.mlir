@@ -4,7 +4,9 @@
 //
 //   batch B = 2, sequence T = 24, hidden C = 64, heads H = 4, head dim D = 16,
 //   vocabulary V = 128, MLP width 4C = 256, position table P = 32 rows.
-//   (Every size is distinct, so a wrong transpose flag fails to verify.)
+//   (T != D and B*T = 48 != C, so most wrong transpose flags fail to verify;
+//   the square cases -- T x T scores, the 64 x 64 c_proj weight -- are pinned
+//   by test/Examples/examples.test.)
 //
 // Parameter names and layouts follow HuggingFace's GPT2Model state dict:
 // `Conv1D` weights are input-major, `[in, out]` (y = x · W + b), and the LM

@@ -5,7 +5,8 @@
 //   batch B = 3, sequence S = 24, hidden C = 64, query heads Hq = 4,
 //   key/value heads Hkv = 2 (grouped-query attention, 2 query heads per
 //   key/value head), head dim D = 16, MLP width F = 160, vocabulary V = 128.
-//   (Sizes are distinct where a mix-up could otherwise still verify.)
+//   (B = 3 != Hkv = 2 and B*S = 72 != C, so most mix-ups fail to verify; the
+//   square 64 x 64 q/o weights are pinned by test/Examples/examples.test.)
 //
 // Parameter names and layouts follow HuggingFace's LlamaForCausalLM state
 // dict: `nn.Linear` weights are output-major, `[out, in]`, so a projection is

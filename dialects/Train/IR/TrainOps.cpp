@@ -588,26 +588,41 @@ LogicalResult MseLossOp::verify() {
 }
 int64_t MseLossOp::getFlops() { return 3 * numElements(getInput()); }
 
-LogicalResult ReduceSumOp::verify() {
-  ArrayRef<int64_t> shape = shapeOf(getInput());
+/// `reduced` is `full` without the strictly increasing dimensions `dims`
+/// (reduce_sum's result, broadcast's input).
+static LogicalResult verifyReducedShape(Operation *op, Value full,
+                                        Value reduced, StringRef reducedName,
+                                        ArrayRef<int64_t> dims) {
+  ArrayRef<int64_t> shape = shapeOf(full);
   int64_t rank = shape.size();
   int64_t previous = -1;
-  for (int64_t dim : getDims()) {
+  for (int64_t dim : dims) {
     if (dim <= previous || dim >= rank)
-      return emitOpError() << "expected strictly increasing dims in [0, "
-                           << rank << "), got [" << getDims() << "]";
+      return op->emitOpError() << "expected strictly increasing dims in [0, "
+                               << rank << "), got [" << dims << "]";
     previous = dim;
   }
   SmallVector<int64_t> expected;
   for (auto [i, size] : llvm::enumerate(shape))
-    if (!llvm::is_contained(getDims(), static_cast<int64_t>(i)))
+    if (!llvm::is_contained(dims, static_cast<int64_t>(i)))
       expected.push_back(size);
-  if (failed(checkShape(*this, "result", expected, shapeOf(getResult()))))
+  if (failed(checkShape(op, reducedName, expected, shapeOf(reduced))))
     return failure();
-  return checkElementType(*this, "result", elementTypeOf(getInput()),
-                          elementTypeOf(getResult()));
+  return checkElementType(op, reducedName, elementTypeOf(full),
+                          elementTypeOf(reduced));
+}
+
+LogicalResult ReduceSumOp::verify() {
+  return verifyReducedShape(*this, getInput(), getResult(), "result",
+                            getDims());
 }
 int64_t ReduceSumOp::getFlops() { return numElements(getInput()); }
+
+LogicalResult BroadcastOp::verify() {
+  return verifyReducedShape(*this, getResult(), getInput(), "input",
+                            getDims());
+}
+int64_t BroadcastOp::getFlops() { return 0; }
 
 //===----------------------------------------------------------------------===//
 // Shape ops

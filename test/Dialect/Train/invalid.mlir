@@ -235,12 +235,28 @@ func.func @sub_rhs_shape(%a: tensor<4xf32>, %b: tensor<5xf32>) -> tensor<4xf32> 
 
 // -----
 
+func.func @sub_result_shape(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<2x2xf32> {
+  // expected-error @+1 {{'train.sub' op expected result of shape 4, got 2x2}}
+  %0 = train.sub %a, %b : tensor<4xf32>, tensor<4xf32> -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+
 // The short type form gives the result the lhs type; the generic form can
 // give it another.
 func.func @mul_result_shape(%a: tensor<4x8xf32>) -> tensor<32xf32> {
   // expected-error @+1 {{'train.mul' op expected result of shape 4x8, got 32}}
   %0 = "train.mul"(%a, %a) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<32xf32>
   return %0 : tensor<32xf32>
+}
+
+// -----
+
+func.func @mul_rhs_shape(%a: tensor<4x8xf32>, %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'train.mul' op expected rhs of shape 4x8, got 8}}
+  %0 = train.mul %a, %b : tensor<4x8xf32>, tensor<8xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
 }
 
 // -----
@@ -659,6 +675,22 @@ func.func @batch_norm_mean_shape(%x: tensor<2x8x4x4xf32>, %g: tensor<8xf32>, %b:
 
 // -----
 
+func.func @batch_norm_mean_type(%x: tensor<2x8x4x4xf16>, %g: tensor<8xf16>, %b: tensor<8xf16>) {
+  // expected-error @+1 {{'train.batch_norm' op expected mean element type 'f32', got 'f16'}}
+  %y, %m, %r = train.batch_norm %x, %g, %b : tensor<2x8x4x4xf16>, tensor<8xf16>, tensor<8xf16> -> tensor<2x8x4x4xf16>, tensor<8xf16>, tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_rstd_shape(%x: tensor<2x8x4x4xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>) {
+  // expected-error @+1 {{'train.batch_norm' op expected rstd of shape 8, got 2}}
+  %y, %m, %r = train.batch_norm %x, %g, %b : tensor<2x8x4x4xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<2x8x4x4xf32>, tensor<8xf32>, tensor<2xf32>
+  return
+}
+
+// -----
+
 func.func @batch_norm_rstd_type(%x: tensor<2x8x4x4xbf16>, %g: tensor<8xbf16>, %b: tensor<8xbf16>) {
   // expected-error @+1 {{'train.batch_norm' op expected rstd element type 'f32', got 'bf16'}}
   %y, %m, %r = train.batch_norm %x, %g, %b : tensor<2x8x4x4xbf16>, tensor<8xbf16>, tensor<8xbf16> -> tensor<2x8x4x4xbf16>, tensor<8xf32>, tensor<8xbf16>
@@ -793,6 +825,23 @@ func.func @matmul_result_batch(%a: tensor<2x4x8xf32>, %b: tensor<16x8xf32>) -> t
 
 // -----
 
+// The result may be wider than the operands (accumulation), never narrower.
+func.func @matmul_result_narrower(%a: tensor<4x8xf32>, %b: tensor<8x16xf32>) -> tensor<4x16xbf16> {
+  // expected-error @+1 {{'train.matmul' op expected result element type 'f32' or a wider float (accumulation), got 'bf16'}}
+  %0 = train.matmul %a, %b : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xbf16>
+  return %0 : tensor<4x16xbf16>
+}
+
+// -----
+
+func.func @matmul_result_same_width(%a: tensor<4x8xbf16>, %b: tensor<8x16xbf16>) -> tensor<4x16xf16> {
+  // expected-error @+1 {{'train.matmul' op expected result element type 'bf16' or a wider float (accumulation), got 'f16'}}
+  %0 = train.matmul %a, %b : tensor<4x8xbf16>, tensor<8x16xbf16> -> tensor<4x16xf16>
+  return %0 : tensor<4x16xf16>
+}
+
+// -----
+
 func.func @embedding_table_rank(%t: tensor<16xf32>, %ids: tensor<4xi64>) -> tensor<4xf32> {
   // expected-error @+1 {{'train.embedding' op expected table of rank 2, got rank 1 (16)}}
   %0 = train.embedding %t, %ids : tensor<16xf32>, tensor<4xi64> -> tensor<4xf32>
@@ -868,6 +917,14 @@ func.func @attention_key_batch(%q: tensor<2x8x16x64xf32>, %k: tensor<1x8x16x64xf
 func.func @attention_key_head_size(%q: tensor<1x8x16x64xf32>, %k: tensor<1x8x16x32xf32>, %v: tensor<1x8x16x32xf32>) {
   // expected-error @+1 {{'train.attention' op expected key of shape 1x?x?x64 (batch and head size of the query 1x8x16x64), got 1x8x16x32}}
   %o, %lse = train.attention %q, %k, %v {scale = 0.125 : f64} : tensor<1x8x16x64xf32>, tensor<1x8x16x32xf32>, tensor<1x8x16x32xf32> -> tensor<1x8x16x64xf32>, tensor<1x8x16xf32>
+  return
+}
+
+// -----
+
+func.func @attention_zero_kv_heads(%q: tensor<1x8x16x64xf32>, %k: tensor<1x0x16x64xf32>, %v: tensor<1x0x16x64xf32>) {
+  // expected-error @+1 {{'train.attention' op expected at least one key/value head, got 1x0x16x64}}
+  %o, %lse = train.attention %q, %k, %v {scale = 0.125 : f64} : tensor<1x8x16x64xf32>, tensor<1x0x16x64xf32>, tensor<1x0x16x64xf32> -> tensor<1x8x16x64xf32>, tensor<1x8x16xf32>
   return
 }
 
@@ -1195,7 +1252,7 @@ func.func @concat_input_rank(%a: tensor<4x8xf32>, %b: tensor<4x8x1xf32>) -> tens
 
 // The input 1 here has 8 along the axis, as much as the inputs before it: the
 // message prints the running concatenated size in the axis position, which
-// only coincides with the actual input shape in this case (see the report).
+// only coincides with the actual input shape in this case.
 func.func @concat_input_shape(%a: tensor<4x8xf32>, %b: tensor<2x8xf32>) -> tensor<6x8xf32> {
   // expected-error @+1 {{'train.concat' op expected input 1 (except along axis) of shape 4x8, got 2x8}}
   %0 = train.concat %a, %b {axis = -1 : i64} : tensor<4x8xf32>, tensor<2x8xf32> -> tensor<6x8xf32>
@@ -1366,6 +1423,22 @@ func.func @conv2d_grad_input_result_rank(%dy: tensor<1x4x6x6xf32>, %w: tensor<4x
   // expected-error @+1 {{'train.conv2d_grad_input' op expected input of rank 4, got rank 3 (3x8x8)}}
   %0 = train.conv2d_grad_input %dy, %w : tensor<1x4x6x6xf32>, tensor<4x3x3x3xf32> -> tensor<3x8x8xf32>
   return %0 : tensor<3x8x8xf32>
+}
+
+// -----
+
+func.func @conv2d_grad_input_filter_rank(%dy: tensor<1x4x6x6xf32>, %w: tensor<4x3x9xf32>) -> tensor<1x3x8x8xf32> {
+  // expected-error @+1 {{'train.conv2d_grad_input' op expected filter of rank 4, got rank 3 (4x3x9)}}
+  %0 = train.conv2d_grad_input %dy, %w : tensor<1x4x6x6xf32>, tensor<4x3x9xf32> -> tensor<1x3x8x8xf32>
+  return %0 : tensor<1x3x8x8xf32>
+}
+
+// -----
+
+func.func @conv2d_grad_input_filter_does_not_fit(%dy: tensor<1x4x1x1xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x3x2x2xf32> {
+  // expected-error @+1 {{'train.conv2d_grad_input' op filter 4x3x3x3 does not fit the padded input 1x3x2x2}}
+  %0 = train.conv2d_grad_input %dy, %w : tensor<1x4x1x1xf32>, tensor<4x3x3x3xf32> -> tensor<1x3x2x2xf32>
+  return %0 : tensor<1x3x2x2xf32>
 }
 
 // -----
@@ -1656,6 +1729,14 @@ func.func @relu_grad_result_shape(%g: tensor<4x8xf32>) -> tensor<4x4xf32> {
 
 // -----
 
+func.func @relu_grad_result_type(%g: tensor<4x8xf32>, %s: tensor<4x8xf32>) -> tensor<4x8xf16> {
+  // expected-error @+1 {{'train.relu_grad' op expected result element type 'f32', got 'f16'}}
+  %0 = train.relu_grad %g, %s : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf16>
+  return %0 : tensor<4x8xf16>
+}
+
+// -----
+
 func.func @gelu_grad_result_type(%g: tensor<4x8xf32>, %s: tensor<4x8xf32>) -> tensor<4x8xbf16> {
   // expected-error @+1 {{'train.gelu_grad' op expected result element type 'f32', got 'bf16'}}
   %0 = train.gelu_grad %g, %s {approximate} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xbf16>
@@ -1712,9 +1793,33 @@ func.func @swiglu_grad_up_shape(%g: tensor<4x8xf32>, %a: tensor<4x8xf32>, %u: te
 
 // -----
 
+func.func @swiglu_grad_up_type(%g: tensor<4x8xf32>, %a: tensor<4x8xf32>, %u: tensor<4x8xf16>) {
+  // expected-error @+1 {{'train.swiglu_grad' op expected up element type 'f32', got 'f16'}}
+  %dg, %du = train.swiglu_grad %g, %a, %u : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf16> -> tensor<4x8xf32>, tensor<4x8xf32>
+  return
+}
+
+// -----
+
 func.func @swiglu_grad_grad_gate_shape(%g: tensor<4x8xf32>, %a: tensor<4x8xf32>, %u: tensor<4x8xf32>) {
   // expected-error @+1 {{'train.swiglu_grad' op expected grad_gate of shape 4x8, got 4x16}}
   %dg, %du = train.swiglu_grad %g, %a, %u : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x16xf32>, tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @swiglu_grad_grad_gate_type(%g: tensor<4x8xf32>, %a: tensor<4x8xf32>, %u: tensor<4x8xf32>) {
+  // expected-error @+1 {{'train.swiglu_grad' op expected grad_gate element type 'f32', got 'bf16'}}
+  %dg, %du = train.swiglu_grad %g, %a, %u : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xbf16>, tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @swiglu_grad_grad_up_shape(%g: tensor<4x8xf32>, %a: tensor<4x8xf32>, %u: tensor<4x8xf32>) {
+  // expected-error @+1 {{'train.swiglu_grad' op expected grad_up of shape 4x8, got 8x4}}
+  %dg, %du = train.swiglu_grad %g, %a, %u : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x8xf32>, tensor<8x4xf32>
   return
 }
 
@@ -1733,6 +1838,22 @@ func.func @softmax_grad_output_shape(%g: tensor<4x8xf32>, %y: tensor<4x4xf32>) -
   // expected-error @+1 {{'train.softmax_grad' op expected saved of shape 4x8, got 4x4}}
   %0 = train.softmax_grad %g, %y : tensor<4x8xf32>, tensor<4x4xf32> -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @softmax_grad_output_type(%g: tensor<4x8xf32>, %y: tensor<4x8xbf16>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'train.softmax_grad' op expected saved element type 'f32', got 'bf16'}}
+  %0 = train.softmax_grad %g, %y : tensor<4x8xf32>, tensor<4x8xbf16> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @softmax_grad_result_shape(%g: tensor<4x8xf32>) -> tensor<8x4xf32> {
+  // expected-error @+1 {{'train.softmax_grad' op expected result of shape 4x8, got 8x4}}
+  %0 = "train.softmax_grad"(%g, %g) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
 }
 
 // -----
@@ -1793,6 +1914,14 @@ func.func @layer_norm_grad_grad_input_shape(%dy: tensor<4x8xf32>, %x: tensor<4x8
 
 // -----
 
+func.func @layer_norm_grad_grad_input_type(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, %g: tensor<8xf32>, %m: tensor<4xf32>, %r: tensor<4xf32>) {
+  // expected-error @+1 {{'train.layer_norm_grad' op expected grad_input element type 'f32', got 'bf16'}}
+  %dx, %dg, %db = train.layer_norm_grad %dy, %x, %g, %m, %r : tensor<4x8xf32>, tensor<4x8xf32>, tensor<8xf32>, tensor<4xf32>, tensor<4xf32> -> tensor<4x8xbf16>, tensor<8xf32>, tensor<8xf32>
+  return
+}
+
+// -----
+
 func.func @layer_norm_grad_scalar(%dy: tensor<f32>, %g: tensor<1xf32>) {
   // expected-error @+1 {{'train.layer_norm_grad' op expected input of rank >= 1, got rank 0 (scalar)}}
   %dx, %dg, %db = train.layer_norm_grad %dy, %dy, %g, %dy, %dy : tensor<f32>, tensor<f32>, tensor<1xf32>, tensor<f32>, tensor<f32> -> tensor<f32>, tensor<1xf32>, tensor<1xf32>
@@ -1833,6 +1962,22 @@ func.func @layer_norm_grad_mean_shape(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>,
 
 // -----
 
+func.func @layer_norm_grad_mean_type(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, %g: tensor<8xf32>, %m: tensor<4xf16>, %r: tensor<4xf32>) {
+  // expected-error @+1 {{'train.layer_norm_grad' op expected mean element type 'f32', got 'f16'}}
+  %dx, %dg, %db = train.layer_norm_grad %dy, %x, %g, %m, %r : tensor<4x8xf32>, tensor<4x8xf32>, tensor<8xf32>, tensor<4xf16>, tensor<4xf32> -> tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @layer_norm_grad_rstd_shape(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, %g: tensor<8xf32>, %m: tensor<4xf32>, %r: tensor<4x8xf32>) {
+  // expected-error @+1 {{'train.layer_norm_grad' op expected rstd of shape 4, got 4x8}}
+  %dx, %dg, %db = train.layer_norm_grad %dy, %x, %g, %m, %r : tensor<4x8xf32>, tensor<4x8xf32>, tensor<8xf32>, tensor<4xf32>, tensor<4x8xf32> -> tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>
+  return
+}
+
+// -----
+
 func.func @layer_norm_grad_rstd_type(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, %g: tensor<8xf32>, %m: tensor<4xf32>, %r: tensor<4xbf16>) {
   // expected-error @+1 {{'train.layer_norm_grad' op expected rstd element type 'f32', got 'bf16'}}
   %dx, %dg, %db = train.layer_norm_grad %dy, %x, %g, %m, %r : tensor<4x8xf32>, tensor<4x8xf32>, tensor<8xf32>, tensor<4xf32>, tensor<4xbf16> -> tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>
@@ -1860,6 +2005,22 @@ func.func @layer_norm_grad_grad_beta_type(%dy: tensor<4x8xf32>, %x: tensor<4x8xf
 func.func @rms_norm_grad_input_shape(%dy: tensor<4x8xf32>, %x: tensor<4x4xf32>, %g: tensor<8xf32>, %r: tensor<4xf32>) {
   // expected-error @+1 {{'train.rms_norm_grad' op expected input of shape 4x8, got 4x4}}
   %dx, %dg = train.rms_norm_grad %dy, %x, %g, %r : tensor<4x8xf32>, tensor<4x4xf32>, tensor<8xf32>, tensor<4xf32> -> tensor<4x8xf32>, tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_grad_input_type(%dy: tensor<4x8xf32>, %x: tensor<4x8xbf16>, %g: tensor<8xf32>, %r: tensor<4xf32>) {
+  // expected-error @+1 {{'train.rms_norm_grad' op expected input element type 'f32', got 'bf16'}}
+  %dx, %dg = train.rms_norm_grad %dy, %x, %g, %r : tensor<4x8xf32>, tensor<4x8xbf16>, tensor<8xf32>, tensor<4xf32> -> tensor<4x8xf32>, tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @rms_norm_grad_grad_input_shape(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, %g: tensor<8xf32>, %r: tensor<4xf32>) {
+  // expected-error @+1 {{'train.rms_norm_grad' op expected grad_input of shape 4x8, got 4x1x8}}
+  %dx, %dg = train.rms_norm_grad %dy, %x, %g, %r : tensor<4x8xf32>, tensor<4x8xf32>, tensor<8xf32>, tensor<4xf32> -> tensor<4x1x8xf32>, tensor<8xf32>
   return
 }
 
@@ -1929,9 +2090,25 @@ func.func @batch_norm_grad_input_shape(%dy: tensor<2x8x4x4xf32>, %x: tensor<2x8x
 
 // -----
 
+func.func @batch_norm_grad_input_type(%dy: tensor<2x8x4x4xf32>, %x: tensor<2x8x4x4xbf16>, %g: tensor<8xf32>, %m: tensor<8xf32>, %r: tensor<8xf32>) {
+  // expected-error @+1 {{'train.batch_norm_grad' op expected input element type 'f32', got 'bf16'}}
+  %dx, %dg, %db = train.batch_norm_grad %dy, %x, %g, %m, %r : tensor<2x8x4x4xf32>, tensor<2x8x4x4xbf16>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<2x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>
+  return
+}
+
+// -----
+
 func.func @batch_norm_grad_grad_input_shape(%dy: tensor<2x8x4x4xf32>, %x: tensor<2x8x4x4xf32>, %g: tensor<8xf32>, %m: tensor<8xf32>, %r: tensor<8xf32>) {
   // expected-error @+1 {{'train.batch_norm_grad' op expected grad_input of shape 2x8x4x4, got 2x8x16}}
   %dx, %dg, %db = train.batch_norm_grad %dy, %x, %g, %m, %r : tensor<2x8x4x4xf32>, tensor<2x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<2x8x16xf32>, tensor<8xf32>, tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_grad_grad_input_type(%dy: tensor<2x8x4x4xf32>, %x: tensor<2x8x4x4xf32>, %g: tensor<8xf32>, %m: tensor<8xf32>, %r: tensor<8xf32>) {
+  // expected-error @+1 {{'train.batch_norm_grad' op expected grad_input element type 'f32', got 'bf16'}}
+  %dx, %dg, %db = train.batch_norm_grad %dy, %x, %g, %m, %r : tensor<2x8x4x4xf32>, tensor<2x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<2x8x4x4xbf16>, tensor<8xf32>, tensor<8xf32>
   return
 }
 
@@ -1953,9 +2130,25 @@ func.func @batch_norm_grad_gamma_shape(%dy: tensor<2x8x4x4xf32>, %x: tensor<2x8x
 
 // -----
 
+func.func @batch_norm_grad_grad_gamma_shape(%dy: tensor<2x8x4x4xf32>, %x: tensor<2x8x4x4xf32>, %g: tensor<8xf32>, %m: tensor<8xf32>, %r: tensor<8xf32>) {
+  // expected-error @+1 {{'train.batch_norm_grad' op expected grad_gamma of shape 8, got 2x8}}
+  %dx, %dg, %db = train.batch_norm_grad %dy, %x, %g, %m, %r : tensor<2x8x4x4xf32>, tensor<2x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<2x8x4x4xf32>, tensor<2x8xf32>, tensor<8xf32>
+  return
+}
+
+// -----
+
 func.func @batch_norm_grad_grad_beta_shape(%dy: tensor<2x8x4x4xf32>, %x: tensor<2x8x4x4xf32>, %g: tensor<8xf32>, %m: tensor<8xf32>, %r: tensor<8xf32>) {
   // expected-error @+1 {{'train.batch_norm_grad' op expected grad_beta of shape 8, got 4}}
   %dx, %dg, %db = train.batch_norm_grad %dy, %x, %g, %m, %r : tensor<2x8x4x4xf32>, tensor<2x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<2x8x4x4xf32>, tensor<8xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_grad_mean_shape(%dy: tensor<2x8x4x4xf32>, %x: tensor<2x8x4x4xf32>, %g: tensor<8xf32>, %m: tensor<2xf32>, %r: tensor<8xf32>) {
+  // expected-error @+1 {{'train.batch_norm_grad' op expected mean of shape 8, got 2}}
+  %dx, %dg, %db = train.batch_norm_grad %dy, %x, %g, %m, %r : tensor<2x8x4x4xf32>, tensor<2x8x4x4xf32>, tensor<8xf32>, tensor<2xf32>, tensor<8xf32> -> tensor<2x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>
   return
 }
 
@@ -1972,6 +2165,14 @@ func.func @batch_norm_grad_mean_type(%dy: tensor<2x8x4x4xf32>, %x: tensor<2x8x4x
 func.func @batch_norm_grad_rstd_shape(%dy: tensor<2x8x4x4xf32>, %x: tensor<2x8x4x4xf32>, %g: tensor<8xf32>, %m: tensor<8xf32>, %r: tensor<2xf32>) {
   // expected-error @+1 {{'train.batch_norm_grad' op expected rstd of shape 8, got 2}}
   %dx, %dg, %db = train.batch_norm_grad %dy, %x, %g, %m, %r : tensor<2x8x4x4xf32>, tensor<2x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>, tensor<2xf32> -> tensor<2x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @batch_norm_grad_rstd_type(%dy: tensor<2x8x4x4xf32>, %x: tensor<2x8x4x4xf32>, %g: tensor<8xf32>, %m: tensor<8xf32>, %r: tensor<8xf16>) {
+  // expected-error @+1 {{'train.batch_norm_grad' op expected rstd element type 'f32', got 'f16'}}
+  %dx, %dg, %db = train.batch_norm_grad %dy, %x, %g, %m, %r : tensor<2x8x4x4xf32>, tensor<2x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf16> -> tensor<2x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>
   return
 }
 
@@ -2276,9 +2477,41 @@ func.func @attention_grad_scale(%do: tensor<1x8x16x64xf32>, %q: tensor<1x8x16x64
 
 // -----
 
+func.func @attention_grad_value_type(%do: tensor<1x8x16x64xf32>, %q: tensor<1x8x16x64xf32>, %k: tensor<1x2x16x64xf32>, %v: tensor<1x2x16x64xbf16>, %o: tensor<1x8x16x64xf32>, %lse: tensor<1x8x16xf32>) {
+  // expected-error @+1 {{'train.attention_grad' op expected value element type 'f32', got 'bf16'}}
+  %dq, %dk, %dv = train.attention_grad %do, %q, %k, %v, %o, %lse {scale = 0.125 : f64} : tensor<1x8x16x64xf32>, tensor<1x8x16x64xf32>, tensor<1x2x16x64xf32>, tensor<1x2x16x64xbf16>, tensor<1x8x16x64xf32>, tensor<1x8x16xf32> -> tensor<1x8x16x64xf32>, tensor<1x2x16x64xf32>, tensor<1x2x16x64xbf16>
+  return
+}
+
+// -----
+
+func.func @attention_grad_key_batch(%do: tensor<1x8x16x64xf32>, %q: tensor<1x8x16x64xf32>, %k: tensor<2x2x16x64xf32>, %v: tensor<2x2x16x64xf32>, %o: tensor<1x8x16x64xf32>, %lse: tensor<1x8x16xf32>) {
+  // expected-error @+1 {{'train.attention_grad' op expected key of shape 1x?x?x64 (batch and head size of the query 1x8x16x64), got 2x2x16x64}}
+  %dq, %dk, %dv = train.attention_grad %do, %q, %k, %v, %o, %lse {scale = 0.125 : f64} : tensor<1x8x16x64xf32>, tensor<1x8x16x64xf32>, tensor<2x2x16x64xf32>, tensor<2x2x16x64xf32>, tensor<1x8x16x64xf32>, tensor<1x8x16xf32> -> tensor<1x8x16x64xf32>, tensor<2x2x16x64xf32>, tensor<2x2x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_grad_key_type(%do: tensor<1x8x16x64xf32>, %q: tensor<1x8x16x64xf32>, %k: tensor<1x2x16x64xbf16>, %v: tensor<1x2x16x64xbf16>, %o: tensor<1x8x16x64xf32>, %lse: tensor<1x8x16xf32>) {
+  // expected-error @+1 {{'train.attention_grad' op expected key element type 'f32', got 'bf16'}}
+  %dq, %dk, %dv = train.attention_grad %do, %q, %k, %v, %o, %lse {scale = 0.125 : f64} : tensor<1x8x16x64xf32>, tensor<1x8x16x64xf32>, tensor<1x2x16x64xbf16>, tensor<1x2x16x64xbf16>, tensor<1x8x16x64xf32>, tensor<1x8x16xf32> -> tensor<1x8x16x64xf32>, tensor<1x2x16x64xbf16>, tensor<1x2x16x64xbf16>
+  return
+}
+
+// -----
+
 func.func @attention_grad_head_multiple(%do: tensor<1x8x16x64xf32>, %q: tensor<1x8x16x64xf32>, %k: tensor<1x3x16x64xf32>, %v: tensor<1x3x16x64xf32>, %o: tensor<1x8x16x64xf32>, %lse: tensor<1x8x16xf32>) {
   // expected-error @+1 {{'train.attention_grad' op expected the query heads (8) to be a multiple of the key/value heads (3)}}
   %dq, %dk, %dv = train.attention_grad %do, %q, %k, %v, %o, %lse {causal, scale = 0.125 : f64} : tensor<1x8x16x64xf32>, tensor<1x8x16x64xf32>, tensor<1x3x16x64xf32>, tensor<1x3x16x64xf32>, tensor<1x8x16x64xf32>, tensor<1x8x16xf32> -> tensor<1x8x16x64xf32>, tensor<1x3x16x64xf32>, tensor<1x3x16x64xf32>
+  return
+}
+
+// -----
+
+func.func @attention_grad_zero_kv_heads(%do: tensor<1x8x16x64xf32>, %q: tensor<1x8x16x64xf32>, %k: tensor<1x0x16x64xf32>, %v: tensor<1x0x16x64xf32>, %o: tensor<1x8x16x64xf32>, %lse: tensor<1x8x16xf32>) {
+  // expected-error @+1 {{'train.attention_grad' op expected at least one key/value head, got 1x0x16x64}}
+  %dq, %dk, %dv = train.attention_grad %do, %q, %k, %v, %o, %lse {scale = 0.125 : f64} : tensor<1x8x16x64xf32>, tensor<1x8x16x64xf32>, tensor<1x0x16x64xf32>, tensor<1x0x16x64xf32>, tensor<1x8x16x64xf32>, tensor<1x8x16xf32> -> tensor<1x8x16x64xf32>, tensor<1x0x16x64xf32>, tensor<1x0x16x64xf32>
   return
 }
 

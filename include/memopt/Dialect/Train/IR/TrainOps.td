@@ -545,6 +545,26 @@ def Train_ReduceSumOp : Train_Op<"reduce_sum", [Pure, Train_KeepFP32]> {
   let hasVerifier = 1;
 }
 
+def Train_BroadcastOp : Train_Op<"broadcast", [Pure, Train_LowPrecisionSafe]> {
+  let summary = "Repeats a tensor along new dimensions";
+  let description = [{
+    The inverse of `train.reduce_sum`'s shape change: the result has the
+    input's dimensions plus the new dimensions `dims` (strictly increasing
+    positions in the result), and `result[i...] = input[i... without dims]`.
+    It is the gradient of `train.reduce_sum`. Copies (no FLOPs); saves
+    nothing.
+
+    Example:
+    ```mlir
+    %b = train.broadcast %x {dims = array<i64: 0, 1>} : tensor<768xf32> -> tensor<8x128x768xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$input, DenseI64ArrayAttr:$dims);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Shape ops (views allocate nothing)
 //===----------------------------------------------------------------------===//
