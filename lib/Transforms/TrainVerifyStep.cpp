@@ -4,6 +4,7 @@
 #include "memopt/Transforms/Passes.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace mlir::memopt {
 #define GEN_PASS_DEF_TRAINVERIFYSTEPPASS
@@ -33,6 +34,19 @@ static std::optional<StringRef> getStateName(Value value) {
   return std::nullopt;
 }
 
+/// The parameter that state `name` belongs to: the longest parameter name P
+/// such that `name` is "P.<state>"; empty if there is none.
+static StringRef getOwningParam(StringRef name,
+                                const llvm::StringSet<> &paramNames) {
+  for (size_t dot = name.rfind('.'); dot != StringRef::npos && dot > 0;
+       dot = name.rfind('.', dot - 1)) {
+    StringRef prefix = name.take_front(dot);
+    if (paramNames.contains(prefix))
+      return prefix;
+  }
+  return {};
+}
+
 void TrainVerifyStepPass::runOnOperation() {
   func::FuncOp func = getOperation();
   if (func.isExternal()) {
@@ -46,11 +60,17 @@ void TrainVerifyStepPass::runOnOperation() {
     return signalPassFailure();
   }
 
+  Block &body = func.getBody().front();
+  // The names of all parameters, to find the parameter a state belongs to.
+  llvm::StringSet<> paramNames;
+  for (auto param : body.getOps<train::ParamOp>())
+    paramNames.insert(param.getName());
+
   // First reader of each state name, and first optimizer update of each.
   llvm::StringMap<Operation *> readers;
   llvm::StringMap<Operation *> updaters;
   bool failed = false;
-  for (Operation &op : func.getBody().front()) {
+  for (Operation &op : body) {
     if (isa<train::ParamOp, train::OptStateOp>(op)) {
       StringRef name = *getStateName(op.getResult(0));
       auto [it, inserted] = readers.try_emplace(name, &op);
@@ -59,8 +79,8 @@ void TrainVerifyStepPass::runOnOperation() {
         continue;
       if (first->getName() != op.getName()) {
         op.emitOpError() << "state \"" << name << "\" is read as both '"
-                         << first->getName() << "' and '" << op.getName() << "'"
-                         << "; a name denotes one buffer";
+                         << first->getName() << "' and '" << op.getName()
+                         << "'; a name denotes one buffer";
         failed = true;
       } else if (first->getResult(0).getType() != op.getResult(0).getType()) {
         op.emitOpError() << "state \"" << name << "\" is read with type "
@@ -74,18 +94,38 @@ void TrainVerifyStepPass::runOnOperation() {
     auto aliasing = dyn_cast<train::AliasingOpInterface>(op);
     if (!aliasing)
       continue;
+    std::optional<StringRef> paramName;
+    for (OpOperand &operand : op.getOpOperands())
+      if (auto param = operand.get().getDefiningOp<train::ParamOp>();
+          param && aliasing.isUpdatedInPlace(operand.getOperandNumber()))
+        paramName = param.getName();
     for (OpOperand &operand : op.getOpOperands()) {
       if (!aliasing.isUpdatedInPlace(operand.getOperandNumber()))
         continue;
       std::optional<StringRef> name = getStateName(operand.get());
       if (!name)
         continue;
+      if (paramName && operand.get().getDefiningOp<train::OptStateOp>()) {
+        StringRef owner = getOwningParam(*name, paramNames);
+        if (owner != *paramName) {
+          InFlightDiagnostic diag = op.emitOpError()
+                                    << "expected optimizer state \"" << *name
+                                    << "\" of parameter \"" << *paramName
+                                    << "\" to be named \"" << *paramName
+                                    << ".<state>\"";
+          if (!owner.empty())
+            diag << "; it names a state of parameter \"" << owner << "\"";
+          failed = true;
+        }
+      }
       auto [it, inserted] = updaters.try_emplace(*name, &op);
       if (inserted)
         continue;
-      op.emitOpError() << "state \"" << *name
-                       << "\" is updated more than once in one step"
-                       << "; first update at " << it->second->getLoc();
+      InFlightDiagnostic diag = op.emitOpError()
+                                << "state \"" << *name
+                                << "\" is updated more than once in one step";
+      diag.attachNote(it->second->getLoc())
+          << "state \"" << *name << "\" first updated here";
       failed = true;
     }
   }

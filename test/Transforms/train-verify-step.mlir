@@ -1,7 +1,9 @@
 // RUN: mem-opt %s -split-input-file -verify-diagnostics --train-verify-step
 
 // Every rule of --train-verify-step, the whole-step checks that no single op
-// verifier can make. Each function is valid op by op.
+// verifier can make: one block, one kind and one type per state name, one
+// update per state, and optimizer states named "<param>.<state>". Each
+// function is valid op by op.
 
 // expected-error @+1 {{'func.func' op expected a training step with a single block (program order is the schedule), got 2 blocks}}
 func.func @two_blocks(%x: tensor<4xf32>) -> tensor<4xf32> {
@@ -63,8 +65,9 @@ func.func @opt_state_two_shapes() -> (tensor<4x8xf32>, tensor<32xf32>) {
 // Two updates of one parameter value.
 func.func @sgd_twice(%g: tensor<4xf32>) {
   %w = train.param "w" : tensor<4xf32>
+  // expected-note @+1 {{first updated here}}
   train.sgd %w, %g {lr = 0.1 : f64} : tensor<4xf32>, tensor<4xf32>
-  // expected-error @+1 {{'train.sgd' op state "w" is updated more than once in one step; first update at loc(}}
+  // expected-error @+1 {{'train.sgd' op state "w" is updated more than once in one step}}
   train.sgd %w, %g {lr = 0.1 : f64} : tensor<4xf32>, tensor<4xf32>
   return
 }
@@ -72,69 +75,135 @@ func.func @sgd_twice(%g: tensor<4xf32>) {
 // -----
 
 // Two reads of one name are one buffer: updating both is a double update.
-// The message points at the first update.
+// A note points at the first update.
 func.func @adam_then_sgd_same_name(%g: tensor<4xf32>, %t: tensor<i64>) {
   %w1 = train.param "w" : tensor<4xf32>
   %w2 = train.param "w" : tensor<4xf32>
   %m = train.opt_state "w.exp_avg" : tensor<4xf32>
   %v = train.opt_state "w.exp_avg_sq" : tensor<4xf32>
+  // expected-note @+1 {{first updated here}}
   train.adam %w1, %g, %m, %v step(%t : tensor<i64>) {lr = 1.0e-3 : f64} : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
-  // expected-error-re @+1 {{'train.sgd' op state "w" is updated more than once in one step; first update at loc("{{.*}}train-verify-step.mlir":{{[0-9]+}}:3)}}
+  // expected-error @+1 {{'train.sgd' op state "w" is updated more than once in one step}}
   train.sgd %w2, %g {lr = 0.1 : f64} : tensor<4xf32>, tensor<4xf32>
   return
 }
 
 // -----
 
-// An optimizer state shared by two parameters' updates.
+// An optimizer state shared by two parameters' updates: the second update is
+// both a double update and a state named after another parameter.
 func.func @shared_exp_avg(%g: tensor<4xf32>, %t: tensor<i64>) {
   %a = train.param "a" : tensor<4xf32>
   %b = train.param "b" : tensor<4xf32>
-  %m = train.opt_state "m" : tensor<4xf32>
-  %va = train.opt_state "a.v" : tensor<4xf32>
-  %vb = train.opt_state "b.v" : tensor<4xf32>
+  %m = train.opt_state "a.exp_avg" : tensor<4xf32>
+  %va = train.opt_state "a.exp_avg_sq" : tensor<4xf32>
+  %vb = train.opt_state "b.exp_avg_sq" : tensor<4xf32>
+  // expected-note @+1 {{first updated here}}
   train.adamw %a, %g, %m, %va step(%t : tensor<i64>) {lr = 1.0e-3 : f64} : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
-  // expected-error @+1 {{'train.adamw' op state "m" is updated more than once in one step}}
+  // expected-error @+2 {{'train.adamw' op state "a.exp_avg" is updated more than once in one step}}
+  // expected-error @+1 {{'train.adamw' op expected optimizer state "a.exp_avg" of parameter "b" to be named "b.<state>"; it names a state of parameter "a"}}
   train.adamw %b, %g, %m, %vb step(%t : tensor<i64>) {lr = 1.0e-3 : f64} : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
   return
 }
 
 // -----
 
-// The momentum buffer (operand 2 of train.sgd) is updated in place too.
+// The momentum buffer (operand 2 of train.sgd) is updated in place too: a
+// second update through another read of its name reports both states.
 func.func @shared_momentum_buffer(%g: tensor<4xf32>) {
   %a = train.param "a" : tensor<4xf32>
-  %b = train.param "b" : tensor<4xf32>
-  %buf = train.opt_state "buf" : tensor<4xf32>
+  %buf = train.opt_state "a.momentum_buffer" : tensor<4xf32>
+  // expected-note @+2 {{state "a" first updated here}}
+  // expected-note @+1 {{state "a.momentum_buffer" first updated here}}
   train.sgd %a, %g momentum(%buf : tensor<4xf32>) {lr = 0.1 : f64, momentum = 0.9 : f64} : tensor<4xf32>, tensor<4xf32>
-  // expected-error @+1 {{'train.sgd' op state "buf" is updated more than once in one step}}
-  train.sgd %b, %g momentum(%buf : tensor<4xf32>) {lr = 0.1 : f64, momentum = 0.9 : f64} : tensor<4xf32>, tensor<4xf32>
+  %buf2 = train.opt_state "a.momentum_buffer" : tensor<4xf32>
+  // expected-error @+2 {{'train.sgd' op state "a" is updated more than once in one step}}
+  // expected-error @+1 {{'train.sgd' op state "a.momentum_buffer" is updated more than once in one step}}
+  train.sgd %a, %g momentum(%buf2 : tensor<4xf32>) {lr = 0.1 : f64, momentum = 0.9 : f64} : tensor<4xf32>, tensor<4xf32>
   return
 }
 
 // -----
 
-// One op updating the same state twice through two reads of its name.
+// One op updating the same state twice through two reads of its name (the
+// op verifier only sees two distinct values).
 func.func @adam_states_same_name(%g: tensor<4xf32>, %t: tensor<i64>) {
   %w = train.param "w" : tensor<4xf32>
-  %m = train.opt_state "m" : tensor<4xf32>
-  %n = train.opt_state "m" : tensor<4xf32>
-  // expected-error @+1 {{'train.adam' op state "m" is updated more than once in one step}}
+  %m = train.opt_state "w.exp_avg" : tensor<4xf32>
+  %n = train.opt_state "w.exp_avg" : tensor<4xf32>
+  // expected-error @+2 {{'train.adam' op state "w.exp_avg" is updated more than once in one step}}
+  // expected-note @+1 {{first updated here}}
   train.adam %w, %g, %m, %n step(%t : tensor<i64>) {lr = 1.0e-3 : f64} : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
   return
 }
 
 // -----
 
+// Optimizer states are named "<param>.<state>" after the parameter they
+// belong to; a state of another parameter is rejected.
+func.func @adam_exp_avg_of_other_param(%g: tensor<4xf32>, %t: tensor<i64>) {
+  %w = train.param "fc1.weight" : tensor<4xf32>
+  %m = train.opt_state "fc2.weight.exp_avg" : tensor<4xf32>
+  %v = train.opt_state "fc1.weight.exp_avg_sq" : tensor<4xf32>
+  // expected-error @+1 {{'train.adam' op expected optimizer state "fc2.weight.exp_avg" of parameter "fc1.weight" to be named "fc1.weight.<state>"}}
+  train.adam %w, %g, %m, %v step(%t : tensor<i64>) {lr = 1.0e-3 : f64} : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @adamw_exp_avg_sq_of_other_param(%g: tensor<4xf32>, %t: tensor<i64>) {
+  %w = train.param "fc1.weight" : tensor<4xf32>
+  %m = train.opt_state "fc1.weight.exp_avg" : tensor<4xf32>
+  %v = train.opt_state "fc1.bias.exp_avg_sq" : tensor<4xf32>
+  // expected-error @+1 {{'train.adamw' op expected optimizer state "fc1.bias.exp_avg_sq" of parameter "fc1.weight" to be named "fc1.weight.<state>"}}
+  train.adamw %w, %g, %m, %v step(%t : tensor<i64>) {lr = 1.0e-3 : f64} : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+// The separator is part of the rule: "fc10.momentum" is not a state of "fc1".
+func.func @sgd_buffer_name_prefix_without_dot(%g: tensor<4xf32>) {
+  %w = train.param "fc1" : tensor<4xf32>
+  %buf = train.opt_state "fc10.momentum" : tensor<4xf32>
+  // expected-error @+1 {{'train.sgd' op expected optimizer state "fc10.momentum" of parameter "fc1" to be named "fc1.<state>"}}
+  train.sgd %w, %g momentum(%buf : tensor<4xf32>) {lr = 0.1 : f64, momentum = 0.9 : f64} : tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
 // The pass reports every violation of a step, not only the first.
-func.func @all_violations_reported(%g: tensor<4xf32>) {
+func.func @all_violations_reported(%g: tensor<4xf32>, %t: tensor<i64>) {
   %w = train.param "w" : tensor<4xf32>
   // expected-error @+1 {{'train.opt_state' op state "w" is read as both 'train.param' and 'train.opt_state'}}
   %m = train.opt_state "w" : tensor<4xf32>
   // expected-error @+1 {{'train.param' op state "w" is read with type 'tensor<2x2xf32>', but earlier with type 'tensor<4xf32>'}}
   %w2 = train.param "w" : tensor<2x2xf32>
+  // expected-note @+1 {{first updated here}}
   train.sgd %w, %g {lr = 0.1 : f64} : tensor<4xf32>, tensor<4xf32>
   // expected-error @+1 {{'train.sgd' op state "w" is updated more than once in one step}}
   train.sgd %w, %g {lr = 0.2 : f64} : tensor<4xf32>, tensor<4xf32>
+  %b = train.param "b" : tensor<4xf32>
+  %bm = train.opt_state "b.exp_avg" : tensor<4xf32>
+  %bv = train.opt_state "v" : tensor<4xf32>
+  // expected-error @+1 {{'train.adam' op expected optimizer state "v" of parameter "b" to be named "b.<state>"}}
+  train.adam %b, %g, %bm, %bv step(%t : tensor<i64>) {lr = 1.0e-3 : f64} : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+// A state belongs to the parameter with the longest matching name: with
+// parameters "fc" and "fc.bias", "fc.bias.exp_avg" is a state of "fc.bias",
+// not of "fc".
+func.func @state_of_longer_param_name(%g: tensor<4xf32>, %t: tensor<i64>) {
+  %fc = train.param "fc" : tensor<4xf32>
+  %bias = train.param "fc.bias" : tensor<4xf32>
+  %m = train.opt_state "fc.bias.exp_avg" : tensor<4xf32>
+  %v = train.opt_state "fc.exp_avg_sq" : tensor<4xf32>
+  // expected-error @+1 {{'train.adam' op expected optimizer state "fc.bias.exp_avg" of parameter "fc" to be named "fc.<state>"; it names a state of parameter "fc.bias"}}
+  train.adam %fc, %g, %m, %v step(%t : tensor<i64>) {lr = 1.0e-3 : f64} : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
   return
 }

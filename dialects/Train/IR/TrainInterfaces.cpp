@@ -77,3 +77,48 @@ StringRef mlir::memopt::train::stringifyPrecisionClass(PrecisionClass cls) {
   }
   llvm_unreachable("unknown precision class");
 }
+
+std::optional<SmallVector<int64_t>>
+mlir::memopt::train::computeReshapeStrides(ArrayRef<int64_t> shape,
+                                           ArrayRef<int64_t> strides,
+                                           ArrayRef<int64_t> newShape) {
+  SmallVector<int64_t> newStrides(newShape.size(), 1);
+  // An empty tensor can take any strides; use row-major ones.
+  if (llvm::is_contained(shape, 0) || shape.empty()) {
+    int64_t stride = 1;
+    for (int64_t d = static_cast<int64_t>(newShape.size()) - 1; d >= 0; --d) {
+      newStrides[d] = stride;
+      stride *= std::max<int64_t>(newShape[d], 1);
+    }
+    return newStrides;
+  }
+  // Walk the old dimensions from the innermost, grouping them into chunks
+  // that are contiguous in memory; each chunk must be covered exactly by a
+  // run of new dimensions, which then stride through the chunk.
+  int64_t viewDim = static_cast<int64_t>(newShape.size()) - 1;
+  int64_t chunkBaseStride = strides.back();
+  int64_t tensorElements = 1, viewElements = 1;
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    tensorElements *= shape[d];
+    bool chunkEnds =
+        d == 0 || (shape[d - 1] != 1 &&
+                   strides[d - 1] != tensorElements * chunkBaseStride);
+    if (!chunkEnds)
+      continue;
+    while (viewDim >= 0 &&
+           (viewElements < tensorElements || newShape[viewDim] == 1)) {
+      newStrides[viewDim] = viewElements * chunkBaseStride;
+      viewElements *= newShape[viewDim];
+      --viewDim;
+    }
+    if (viewElements != tensorElements)
+      return std::nullopt;
+    if (d > 0) {
+      chunkBaseStride = strides[d - 1];
+      tensorElements = viewElements = 1;
+    }
+  }
+  if (viewDim != -1)
+    return std::nullopt;
+  return newStrides;
+}

@@ -12,6 +12,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include <numeric>
 
@@ -221,25 +222,56 @@ void OptStateOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
   setNameFn(getResult(), getName());
 }
 
+/// Returns true if result `result` of its defining op is a view.
+static bool isView(Value value) {
+  auto result = dyn_cast<OpResult>(value);
+  if (!result)
+    return false;
+  auto aliasing = dyn_cast<AliasingOpInterface>(result.getOwner());
+  return aliasing && aliasing.getViewSource(result.getResultNumber());
+}
+
 LogicalResult FreeOp::verify() {
   Value tensor = getTensor();
   if (Operation *def = tensor.getDefiningOp();
       def && isa<ParamOp, OptStateOp>(def))
     return emitOpError() << "cannot free persistent state defined by '"
                          << def->getName() << "'";
+  if (isView(tensor))
+    return emitOpError() << "cannot free a view defined by '"
+                         << tensor.getDefiningOp()->getName()
+                         << "'; free the buffer it views";
+  // The buffer dies here, so neither the value nor any view of it (however
+  // many views deep) may be used afterwards. Lifetimes end in the block that
+  // defines the buffer, so that "afterwards" is program order in that block.
   Block *block = (*this)->getBlock();
-  for (OpOperand &use : tensor.getUses()) {
-    Operation *user = block->findAncestorOpInBlock(*use.getOwner());
-    if (!user || user == getOperation())
-      continue;
-    if (isa<FreeOp>(user) && user->isBeforeInBlock(getOperation()))
-      return emitOpError("value is freed more than once")
-                 .attachNote(user->getLoc())
-             << "first freed here";
-    if (getOperation()->isBeforeInBlock(user))
-      return emitOpError("value is used after it is freed")
-                 .attachNote(user->getLoc())
-             << "used here";
+  if (tensor.getParentBlock() != block)
+    return emitOpError(
+        "expected to be in the block that defines the freed value");
+  SmallVector<Value> aliases = {tensor};
+  while (!aliases.empty()) {
+    Value alias = aliases.pop_back_val();
+    for (OpOperand &use : alias.getUses()) {
+      Operation *user = block->findAncestorOpInBlock(*use.getOwner());
+      if (!user || user == getOperation())
+        continue;
+      if (isa<FreeOp>(user) && alias == tensor)
+        return emitOpError("value is freed more than once")
+                   .attachNote(user->getLoc())
+               << "also freed here";
+      if (getOperation()->isBeforeInBlock(user)) {
+        InFlightDiagnostic diag =
+            emitOpError("value is used after it is freed");
+        diag.attachNote(user->getLoc())
+            << (alias == tensor ? "used here" : "used here through a view");
+        return diag;
+      }
+      if (auto aliasing = dyn_cast<AliasingOpInterface>(use.getOwner()))
+        for (OpResult result : use.getOwner()->getResults())
+          if (aliasing.getViewSource(result.getResultNumber()) ==
+              use.getOperandNumber())
+            aliases.push_back(result);
+    }
   }
   return success();
 }
@@ -382,9 +414,10 @@ static LogicalResult checkStatistics(Operation *op, StringRef what, Value stat,
 static LogicalResult
 verifyLastDimNorm(Operation *op, Value input,
                   ArrayRef<std::pair<StringRef, Value>> affine,
-                  ArrayRef<std::pair<StringRef, Value>> stats, double epsilon) {
+                  ArrayRef<std::pair<StringRef, Value>> stats,
+                  std::optional<double> epsilon) {
   if (failed(checkMinRank(op, "input", input, 1)) ||
-      failed(checkPositive(op, "epsilon", epsilon)))
+      (epsilon && failed(checkPositive(op, "epsilon", *epsilon))))
     return failure();
   int64_t h = shapeOf(input).back();
   for (auto [name, value] : affine)
@@ -400,9 +433,10 @@ verifyLastDimNorm(Operation *op, Value input,
 static LogicalResult
 verifyChannelNorm(Operation *op, Value input,
                   ArrayRef<std::pair<StringRef, Value>> affine,
-                  ArrayRef<std::pair<StringRef, Value>> stats, double epsilon) {
+                  ArrayRef<std::pair<StringRef, Value>> stats,
+                  std::optional<double> epsilon) {
   if (failed(checkRank(op, "input", input, 4)) ||
-      failed(checkPositive(op, "epsilon", epsilon)))
+      (epsilon && failed(checkPositive(op, "epsilon", *epsilon))))
     return failure();
   int64_t c = shapeOf(input)[1];
   for (auto [name, value] : affine)
@@ -619,8 +653,7 @@ LogicalResult ReduceSumOp::verify() {
 int64_t ReduceSumOp::getFlops() { return numElements(getInput()); }
 
 LogicalResult BroadcastOp::verify() {
-  return verifyReducedShape(*this, getResult(), getInput(), "input",
-                            getDims());
+  return verifyReducedShape(*this, getResult(), getInput(), "input", getDims());
 }
 int64_t BroadcastOp::getFlops() { return 0; }
 
@@ -638,6 +671,70 @@ LogicalResult ReshapeOp::verify() {
   return checkElementType(*this, "result", elementTypeOf(getInput()),
                           elementTypeOf(getResult()));
 }
+/// Row-major strides of `shape`.
+static SmallVector<int64_t> rowMajorStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  int64_t stride = 1;
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    strides[d] = stride;
+    stride *= std::max<int64_t>(shape[d], 1);
+  }
+  return strides;
+}
+
+SmallVector<int64_t> mlir::memopt::train::getBufferStrides(Value value) {
+  // Walk up the chain of view ops to the value that owns the buffer, then
+  // replay the chain downwards. Iterative so that long chains cost linear
+  // time; defensive about malformed attributes because verifiers of other
+  // ops may call this before the chain itself is verified.
+  SmallVector<Value> chain;
+  Value base = value;
+  while (Operation *def = base.getDefiningOp()) {
+    if (!isa<TransposeOp, SliceOp, ReshapeOp>(def))
+      break;
+    chain.push_back(base);
+    base = def->getOperand(0);
+  }
+  SmallVector<int64_t> strides = rowMajorStrides(shapeOf(base));
+  for (Value view : llvm::reverse(chain)) {
+    Operation *def = view.getDefiningOp();
+    ArrayRef<int64_t> viewShape = shapeOf(view);
+    if (auto transpose = dyn_cast<TransposeOp>(def)) {
+      ArrayRef<int64_t> perm = transpose.getPermutation();
+      SmallVector<int64_t> permuted;
+      for (int64_t p : perm)
+        if (p >= 0 && p < static_cast<int64_t>(strides.size()))
+          permuted.push_back(strides[p]);
+      strides = permuted.size() == viewShape.size()
+                    ? permuted
+                    : rowMajorStrides(viewShape);
+      continue;
+    }
+    if (auto slice = dyn_cast<SliceOp>(def)) {
+      std::optional<ArrayRef<int64_t>> steps = slice.getStrides();
+      if (steps && steps->size() == strides.size())
+        for (auto [stride, step] : llvm::zip_equal(strides, *steps))
+          stride *= step;
+      if (strides.size() != viewShape.size())
+        strides = rowMajorStrides(viewShape);
+      continue;
+    }
+    auto reshape = cast<ReshapeOp>(def);
+    std::optional<SmallVector<int64_t>> viewStrides =
+        computeReshapeStrides(shapeOf(reshape.getInput()), strides, viewShape);
+    // A reshape that cannot be a view copies into a new row-major buffer.
+    strides = viewStrides ? *viewStrides : rowMajorStrides(viewShape);
+  }
+  return strides;
+}
+
+std::optional<unsigned> ReshapeOp::getViewSource(unsigned resultIndex) {
+  if (computeReshapeStrides(shapeOf(getInput()), getBufferStrides(getInput()),
+                            shapeOf(getResult())))
+    return 0u;
+  return std::nullopt;
+}
+
 OpFoldResult ReshapeOp::fold(FoldAdaptor) {
   if (getInput().getType() == getResult().getType())
     return getInput();
@@ -668,8 +765,10 @@ LogicalResult TransposeOp::verify() {
 }
 int64_t TransposeOp::getFlops() { return 0; }
 
-/// A window of `full` at `offsets` with `strides`, of the shape of `window`.
+/// A window of `full` at `offsets` with `strides`, of the shape of `window`;
+/// `windowName` names the window operand or result in diagnostics.
 static LogicalResult verifyWindow(Operation *op, Value full, Value window,
+                                  StringRef windowName,
                                   ArrayRef<int64_t> offsets,
                                   std::optional<ArrayRef<int64_t>> strides) {
   ArrayRef<int64_t> fullShape = shapeOf(full), windowShape = shapeOf(window);
@@ -686,20 +785,23 @@ static LogicalResult verifyWindow(Operation *op, Value full, Value window,
   for (size_t i = 0; i < rank; ++i) {
     if (windowShape[i] == 0)
       continue;
-    int64_t last = offsets[i] + (windowShape[i] - 1) * steps[i];
-    if (last >= fullShape[i])
+    std::optional<int64_t> span =
+        llvm::checkedMul(windowShape[i] - 1, steps[i]);
+    std::optional<int64_t> last =
+        span ? llvm::checkedAdd(offsets[i], *span) : std::nullopt;
+    if (!last || *last >= fullShape[i])
       return op->emitOpError()
              << "window " << formatShape(windowShape) << " at offsets ["
              << offsets << "] with strides [" << steps
              << "] exceeds the tensor " << formatShape(fullShape)
              << " in dimension " << i;
   }
-  return checkElementType(op, "result", elementTypeOf(full),
+  return checkElementType(op, windowName, elementTypeOf(full),
                           elementTypeOf(window));
 }
 
 LogicalResult SliceOp::verify() {
-  return verifyWindow(*this, getInput(), getResult(), getOffsets(),
+  return verifyWindow(*this, getInput(), getResult(), "result", getOffsets(),
                       getStrides());
 }
 int64_t SliceOp::getFlops() { return 0; }
@@ -720,15 +822,18 @@ LogicalResult ConcatOp::verify() {
     if (static_cast<int64_t>(shape.size()) != rank)
       return emitOpError() << "expected input " << i << " of rank " << rank
                            << ", got " << formatShape(shape);
-    int64_t along = shape[*axis];
-    shape[*axis] = expected[*axis];
+    // Every dimension but the axis must match the first input's.
+    SmallVector<int64_t> expectedInput(expected);
+    expectedInput[*axis] = shape[*axis];
     if (failed(checkShape(*this,
-                          ("input " + Twine(i) + " (except along axis)").str(),
-                          expected, shape)) ||
+                          ("input " + Twine(i) + " (any size along axis " +
+                           Twine(*axis) + ")")
+                              .str(),
+                          expectedInput, shape)) ||
         failed(checkElementType(*this, ("input " + Twine(i)).str(),
                                 elementTypeOf(first), elementTypeOf(input))))
       return failure();
-    expected[*axis] += along;
+    expected[*axis] += shape[*axis];
   }
   if (failed(checkShape(*this, "result", expected, shapeOf(getResult()))))
     return failure();
@@ -741,26 +846,36 @@ int64_t ConcatOp::getFlops() { return 0; }
 // Convolutional networks
 //===----------------------------------------------------------------------===//
 
-/// Output size of a window op along one dimension, or a value < 1 if the
-/// window does not fit.
-static int64_t windowOutputSize(int64_t in, int64_t kernel, int64_t stride,
-                                int64_t pad, int64_t dilation) {
-  int64_t span = in + 2 * pad - dilation * (kernel - 1) - 1;
+/// Output size of a window op along one dimension (a value < 1 if the
+/// window does not fit), or std::nullopt if the arithmetic overflows.
+static std::optional<int64_t> windowOutputSize(int64_t in, int64_t kernel,
+                                               int64_t stride, int64_t pad,
+                                               int64_t dilation) {
+  std::optional<int64_t> padded = llvm::checkedMul(int64_t(2), pad);
+  if (padded)
+    padded = llvm::checkedAdd(in, *padded);
+  std::optional<int64_t> extent = llvm::checkedMul(dilation, kernel - 1);
+  if (!padded || !extent)
+    return std::nullopt;
+  int64_t span = *padded - *extent - 1;
   if (span < 0)
     return 0;
   return span / stride + 1;
 }
 
+static LogicalResult emitWindowOverflow(Operation *op) {
+  return op->emitOpError(
+      "window attributes overflow 64-bit arithmetic on the input shape");
+}
+
 /// Checks a convolution's input (N x C x H x W), filter
 /// (O x C/groups x KH x KW) and output (N x O x OH x OW) against each other.
-static LogicalResult verifyConvShapes(Operation *op, Value input, Value filter,
-                                      Value output, StringRef outputName,
-                                      ArrayRef<int64_t> strides,
-                                      ArrayRef<int64_t> padding,
-                                      ArrayRef<int64_t> dilation,
-                                      int64_t groups) {
-  if (failed(checkRank(op, "input", input, 4)) ||
-      failed(checkRank(op, "filter", filter, 4)) ||
+static LogicalResult verifyConvShapes(
+    Operation *op, Value input, Value filter, Value output, StringRef inputName,
+    StringRef filterName, StringRef outputName, ArrayRef<int64_t> strides,
+    ArrayRef<int64_t> padding, ArrayRef<int64_t> dilation, int64_t groups) {
+  if (failed(checkRank(op, inputName, input, 4)) ||
+      failed(checkRank(op, filterName, filter, 4)) ||
       failed(checkIntList(op, "strides", strides, 2, 1)) ||
       failed(checkIntList(op, "padding", padding, 2, 0)) ||
       failed(checkIntList(op, "dilation", dilation, 2, 1)))
@@ -774,22 +889,24 @@ static LogicalResult verifyConvShapes(Operation *op, Value input, Value filter,
            << f[0] << ") divisible by groups (" << groups << ")";
   if (f[1] != in[1] / groups)
     return op->emitOpError()
-           << "expected filter of shape " << f[0] << "x" << in[1] / groups
-           << "x" << f[2] << "x" << f[3] << " (input channels / groups), got "
-           << formatShape(f);
+           << "expected " << filterName << " of shape " << f[0] << "x"
+           << in[1] / groups << "x" << f[2] << "x" << f[3]
+           << " (input channels / groups), got " << formatShape(f);
   SmallVector<int64_t> expected = {in[0], f[0]};
   for (int i = 0; i < 2; ++i) {
-    int64_t size = windowOutputSize(in[2 + i], f[2 + i], strides[i], padding[i],
-                                    dilation[i]);
-    if (size < 1)
+    std::optional<int64_t> size = windowOutputSize(
+        in[2 + i], f[2 + i], strides[i], padding[i], dilation[i]);
+    if (!size)
+      return emitWindowOverflow(op);
+    if (*size < 1)
       return op->emitOpError()
-             << "filter " << formatShape(f) << " does not fit the padded input "
-             << formatShape(in);
-    expected.push_back(size);
+             << "filter " << formatShape(f) << " does not fit the padded "
+             << inputName << " " << formatShape(in);
+    expected.push_back(*size);
   }
   if (failed(checkShape(op, outputName, expected, shapeOf(output))))
     return failure();
-  if (failed(checkElementType(op, "filter", elementTypeOf(input),
+  if (failed(checkElementType(op, filterName, elementTypeOf(input),
                               elementTypeOf(filter))))
     return failure();
   return checkElementType(op, outputName, elementTypeOf(input),
@@ -803,25 +920,25 @@ static int64_t convFlops(Value filter, Value output) {
 }
 
 LogicalResult Conv2dOp::verify() {
-  return verifyConvShapes(*this, getInput(), getFilter(), getResult(), "result",
-                          getStrides(), getPadding(), getDilation(),
-                          static_cast<int64_t>(getGroups()));
+  return verifyConvShapes(*this, getInput(), getFilter(), getResult(), "input",
+                          "filter", "result", getStrides(), getPadding(),
+                          getDilation(), static_cast<int64_t>(getGroups()));
 }
 int64_t Conv2dOp::getFlops() { return convFlops(getFilter(), getResult()); }
 
 LogicalResult Conv2dGradInputOp::verify() {
-  return verifyConvShapes(*this, getResult(), getFilter(), getGrad(), "grad",
-                          getStrides(), getPadding(), getDilation(),
-                          static_cast<int64_t>(getGroups()));
+  return verifyConvShapes(*this, getResult(), getFilter(), getGrad(), "result",
+                          "filter", "grad", getStrides(), getPadding(),
+                          getDilation(), static_cast<int64_t>(getGroups()));
 }
 int64_t Conv2dGradInputOp::getFlops() {
   return convFlops(getFilter(), getGrad());
 }
 
 LogicalResult Conv2dGradFilterOp::verify() {
-  return verifyConvShapes(*this, getInput(), getResult(), getGrad(), "grad",
-                          getStrides(), getPadding(), getDilation(),
-                          static_cast<int64_t>(getGroups()));
+  return verifyConvShapes(*this, getInput(), getResult(), getGrad(), "input",
+                          "result", "grad", getStrides(), getPadding(),
+                          getDilation(), static_cast<int64_t>(getGroups()));
 }
 int64_t Conv2dGradFilterOp::getFlops() {
   return convFlops(getResult(), getGrad());
@@ -829,11 +946,11 @@ int64_t Conv2dGradFilterOp::getFlops() {
 
 /// Checks a pooling window: `output` must be the pooled shape of `input`.
 static LogicalResult verifyPoolShapes(Operation *op, Value input, Value output,
-                                      StringRef outputName,
+                                      StringRef inputName, StringRef outputName,
                                       ArrayRef<int64_t> kernel,
                                       ArrayRef<int64_t> strides,
                                       ArrayRef<int64_t> padding) {
-  if (failed(checkRank(op, "input", input, 4)) ||
+  if (failed(checkRank(op, inputName, input, 4)) ||
       failed(checkIntList(op, "kernel", kernel, 2, 1)) ||
       failed(checkIntList(op, "strides", strides, 2, 1)) ||
       failed(checkIntList(op, "padding", padding, 2, 0)))
@@ -841,17 +958,19 @@ static LogicalResult verifyPoolShapes(Operation *op, Value input, Value output,
   ArrayRef<int64_t> in = shapeOf(input);
   SmallVector<int64_t> expected = {in[0], in[1]};
   for (int i = 0; i < 2; ++i) {
-    if (2 * padding[i] > kernel[i])
+    if (padding[i] > kernel[i] / 2)
       return op->emitOpError() << "expected padding at most half the kernel, "
                                   "got padding "
                                << padding[i] << " for kernel " << kernel[i];
-    int64_t size =
+    std::optional<int64_t> size =
         windowOutputSize(in[2 + i], kernel[i], strides[i], padding[i], 1);
-    if (size < 1)
+    if (!size)
+      return emitWindowOverflow(op);
+    if (*size < 1)
       return op->emitOpError()
-             << "kernel " << formatShape(kernel)
-             << " does not fit the padded input " << formatShape(in);
-    expected.push_back(size);
+             << "kernel " << formatShape(kernel) << " does not fit the padded "
+             << inputName << " " << formatShape(in);
+    expected.push_back(*size);
   }
   if (failed(checkShape(op, outputName, expected, shapeOf(output))))
     return failure();
@@ -864,30 +983,30 @@ static int64_t poolFlops(Value output, ArrayRef<int64_t> kernel) {
 }
 
 LogicalResult MaxPool2dOp::verify() {
-  return verifyPoolShapes(*this, getInput(), getResult(), "result", getKernel(),
-                          getStrides(), getPadding());
+  return verifyPoolShapes(*this, getInput(), getResult(), "input", "result",
+                          getKernel(), getStrides(), getPadding());
 }
 int64_t MaxPool2dOp::getFlops() { return poolFlops(getResult(), getKernel()); }
 
 LogicalResult AvgPool2dOp::verify() {
-  return verifyPoolShapes(*this, getInput(), getResult(), "result", getKernel(),
-                          getStrides(), getPadding());
+  return verifyPoolShapes(*this, getInput(), getResult(), "input", "result",
+                          getKernel(), getStrides(), getPadding());
 }
 int64_t AvgPool2dOp::getFlops() { return poolFlops(getResult(), getKernel()); }
 
 LogicalResult MaxPool2dGradOp::verify() {
   if (failed(checkSameType(*this, "result", getInput(), getResult())))
     return failure();
-  return verifyPoolShapes(*this, getInput(), getGrad(), "grad", getKernel(),
-                          getStrides(), getPadding());
+  return verifyPoolShapes(*this, getInput(), getGrad(), "input", "grad",
+                          getKernel(), getStrides(), getPadding());
 }
 int64_t MaxPool2dGradOp::getFlops() {
   return poolFlops(getGrad(), getKernel());
 }
 
 LogicalResult AvgPool2dGradOp::verify() {
-  return verifyPoolShapes(*this, getResult(), getGrad(), "grad", getKernel(),
-                          getStrides(), getPadding());
+  return verifyPoolShapes(*this, getResult(), getGrad(), "result", "grad",
+                          getKernel(), getStrides(), getPadding());
 }
 int64_t AvgPool2dGradOp::getFlops() {
   return poolFlops(getGrad(), getKernel());
@@ -895,28 +1014,32 @@ int64_t AvgPool2dGradOp::getFlops() {
 
 /// `large` must be `small` with both spatial dimensions times `scale`.
 static LogicalResult verifyUpsampleShapes(Operation *op, Value small,
-                                          Value large, StringRef largeName,
-                                          int64_t scale) {
-  if (failed(checkRank(op, "input", small, 4)))
+                                          Value large, StringRef smallName,
+                                          StringRef largeName, int64_t scale) {
+  if (failed(checkRank(op, smallName, small, 4)))
     return failure();
   if (scale < 1)
     return op->emitOpError() << "expected scale >= 1, got " << scale;
   ArrayRef<int64_t> s = shapeOf(small);
-  if (failed(checkShape(op, largeName, {s[0], s[1], s[2] * scale, s[3] * scale},
-                        shapeOf(large))))
+  std::optional<int64_t> h = llvm::checkedMul(s[2], scale);
+  std::optional<int64_t> w = llvm::checkedMul(s[3], scale);
+  if (!h || !w)
+    return op->emitOpError()
+           << "scale " << scale << " overflows the size of " << formatShape(s);
+  if (failed(checkShape(op, largeName, {s[0], s[1], *h, *w}, shapeOf(large))))
     return failure();
   return checkElementType(op, largeName, elementTypeOf(small),
                           elementTypeOf(large));
 }
 
 LogicalResult UpsampleNearest2dOp::verify() {
-  return verifyUpsampleShapes(*this, getInput(), getResult(), "result",
+  return verifyUpsampleShapes(*this, getInput(), getResult(), "input", "result",
                               static_cast<int64_t>(getScale()));
 }
 int64_t UpsampleNearest2dOp::getFlops() { return 0; }
 
 LogicalResult UpsampleNearest2dGradOp::verify() {
-  return verifyUpsampleShapes(*this, getResult(), getGrad(), "grad",
+  return verifyUpsampleShapes(*this, getResult(), getGrad(), "result", "grad",
                               static_cast<int64_t>(getScale()));
 }
 int64_t UpsampleNearest2dGradOp::getFlops() { return numElements(getGrad()); }
@@ -925,26 +1048,30 @@ int64_t UpsampleNearest2dGradOp::getFlops() { return numElements(getGrad()); }
 // Gradient ops
 //===----------------------------------------------------------------------===//
 
-/// grad, saved and result all of one type.
+/// grad, the saved forward value and result all of one type.
 static LogicalResult verifyActivationGrad(Operation *op, Value grad,
-                                          Value saved, Value result) {
-  if (failed(checkSameType(op, "saved", grad, saved)))
+                                          Value saved, StringRef savedName,
+                                          Value result) {
+  if (failed(checkSameType(op, savedName, grad, saved)))
     return failure();
   return checkSameType(op, "result", grad, result);
 }
 
 LogicalResult ReluGradOp::verify() {
-  return verifyActivationGrad(*this, getGrad(), getSaved(), getResult());
+  return verifyActivationGrad(*this, getGrad(), getSaved(), "saved",
+                              getResult());
 }
 int64_t ReluGradOp::getFlops() { return numElements(getGrad()); }
 
 LogicalResult GeluGradOp::verify() {
-  return verifyActivationGrad(*this, getGrad(), getSaved(), getResult());
+  return verifyActivationGrad(*this, getGrad(), getSaved(), "saved",
+                              getResult());
 }
 int64_t GeluGradOp::getFlops() { return 12 * numElements(getGrad()); }
 
 LogicalResult SiluGradOp::verify() {
-  return verifyActivationGrad(*this, getGrad(), getSaved(), getResult());
+  return verifyActivationGrad(*this, getGrad(), getSaved(), "saved",
+                              getResult());
 }
 int64_t SiluGradOp::getFlops() { return 6 * numElements(getGrad()); }
 
@@ -958,7 +1085,8 @@ LogicalResult SwigluGradOp::verify() {
 int64_t SwigluGradOp::getFlops() { return 10 * numElements(getGrad()); }
 
 LogicalResult SoftmaxGradOp::verify() {
-  if (failed(verifyActivationGrad(*this, getGrad(), getOutput(), getResult())))
+  if (failed(verifyActivationGrad(*this, getGrad(), getOutput(), "output",
+                                  getResult())))
     return failure();
   return verifySoftmaxAttrs(*this, getGrad(), static_cast<int64_t>(getAxis()),
                             getScale().convertToDouble(), /*causal=*/false);
@@ -973,7 +1101,7 @@ LogicalResult LayerNormGradOp::verify() {
                                 {"grad_gamma", getGradGamma()},
                                 {"grad_beta", getGradBeta()}},
                                {{"mean", getMean()}, {"rstd", getRstd()}},
-                               /*epsilon=*/1.0)))
+                               /*epsilon=*/std::nullopt)))
     return failure();
   if (failed(checkElementType(*this, "grad_gamma", elementTypeOf(getGamma()),
                               elementTypeOf(getGradGamma()))))
@@ -989,7 +1117,7 @@ LogicalResult RmsNormGradOp::verify() {
       failed(verifyLastDimNorm(
           *this, getInput(),
           {{"gamma", getGamma()}, {"grad_gamma", getGradGamma()}},
-          {{"rstd", getRstd()}}, /*epsilon=*/1.0)))
+          {{"rstd", getRstd()}}, /*epsilon=*/std::nullopt)))
     return failure();
   return checkElementType(*this, "grad_gamma", elementTypeOf(getGamma()),
                           elementTypeOf(getGradGamma()));
@@ -1004,7 +1132,7 @@ LogicalResult BatchNormGradOp::verify() {
                                 {"grad_gamma", getGradGamma()},
                                 {"grad_beta", getGradBeta()}},
                                {{"mean", getMean()}, {"rstd", getRstd()}},
-                               /*epsilon=*/1.0)))
+                               /*epsilon=*/std::nullopt)))
     return failure();
   if (failed(checkElementType(*this, "grad_gamma", elementTypeOf(getGamma()),
                               elementTypeOf(getGradGamma()))))
@@ -1088,7 +1216,7 @@ LogicalResult RotaryGradOp::verify() {
 int64_t RotaryGradOp::getFlops() { return 6 * numElements(getGrad()); }
 
 LogicalResult SliceGradOp::verify() {
-  return verifyWindow(*this, getResult(), getGrad(), getOffsets(),
+  return verifyWindow(*this, getResult(), getGrad(), "grad", getOffsets(),
                       getStrides());
 }
 int64_t SliceGradOp::getFlops() { return 0; }

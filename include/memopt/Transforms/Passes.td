@@ -15,7 +15,10 @@ def TrainVerifyStepPass : Pass<"train-verify-step", "::mlir::func::FuncOp"> {
     * every persistent state name is read by one `train.param` or
       `train.opt_state` op with one type (two reads of one name with
       different types would describe two different buffers);
-    * a parameter or optimizer state is updated by at most one optimizer op.
+    * a parameter or optimizer state is updated by at most one optimizer op;
+    * the optimizer states an optimizer updates belong to the parameter it
+      updates, by name: `"<param>.<state>"`, e.g. `"fc1.weight.exp_avg"`
+      (this catches a state passed to the wrong parameter's update).
 
     It changes nothing and fails with a diagnostic at the offending op.
 

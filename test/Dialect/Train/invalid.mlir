@@ -159,15 +159,63 @@ func.func @use_after_free(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// A double free is rejected, but by the first free's "used after it is freed"
-// rule (the second free counts as a use), so the dedicated "value is freed
-// more than once" / "first freed here" diagnostic is never reached: the
-// verifier runs in program order and stops at the first failing op.
-// FIXME: expect "value is freed more than once" once the verifier reports it.
-func.func @double_free(%x: tensor<4xf32>) {
+// A view's uses are uses of the buffer it views, however many views deep.
+func.func @use_after_free_through_view(%x: tensor<4x8xf32>) -> tensor<8x2xf32> {
+  %t = train.transpose %x {permutation = array<i64: 1, 0>} : tensor<4x8xf32> -> tensor<8x4xf32>
+  %s = train.slice %t {offsets = array<i64: 0, 2>} : tensor<8x4xf32> -> tensor<8x2xf32>
   // expected-error @+1 {{'train.free' op value is used after it is freed}}
+  train.free %x : tensor<4x8xf32>
+  // expected-note @+1 {{used here through a view}}
+  %0 = train.relu %s : tensor<8x2xf32>
+  return %0 : tensor<8x2xf32>
+}
+
+// -----
+
+func.func @return_view_after_free(%x: tensor<4x8xf32>) -> tensor<32xf32> {
+  %r = train.reshape %x : tensor<4x8xf32> -> tensor<32xf32>
+  // expected-error @+1 {{'train.free' op value is used after it is freed}}
+  train.free %x : tensor<4x8xf32>
+  // expected-note @+1 {{used here through a view}}
+  return %r : tensor<32xf32>
+}
+
+// -----
+
+func.func @free_reshape_view(%x: tensor<4x8xf32>) {
+  %r = train.reshape %x : tensor<4x8xf32> -> tensor<32xf32>
+  // expected-error @+1 {{'train.free' op cannot free a view defined by 'train.reshape'; free the buffer it views}}
+  train.free %r : tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @free_transpose_view(%x: tensor<4x8xf32>) {
+  %t = train.transpose %x {permutation = array<i64: 1, 0>} : tensor<4x8xf32> -> tensor<8x4xf32>
+  // expected-error @+1 {{'train.free' op cannot free a view defined by 'train.transpose'; free the buffer it views}}
+  train.free %t : tensor<8x4xf32>
+  return
+}
+
+// -----
+
+// A view of persistent state cannot be freed either.
+func.func @free_slice_of_param() {
+  %w = train.param "w" : tensor<4x8xf32>
+  %s = train.slice %w {offsets = array<i64: 0, 0>, strides = array<i64: 2, 1>} : tensor<4x8xf32> -> tensor<2x8xf32>
+  // expected-error @+1 {{'train.free' op cannot free a view defined by 'train.slice'; free the buffer it views}}
+  train.free %s : tensor<2x8xf32>
+  return
+}
+
+// -----
+
+// A double free: the first free reports it and points at the second.
+func.func @double_free(%x: tensor<4xf32>) {
+  // expected-error @+1 {{'train.free' op value is freed more than once}}
   train.free %x : tensor<4xf32>
-  // expected-note @+1 {{used here}}
+  // expected-note @+1 {{also freed here}}
   train.free %x : tensor<4xf32>
   return
 }
@@ -1102,6 +1150,39 @@ func.func @reduce_sum_result_type(%x: tensor<2x4x8xbf16>) -> tensor<8xf32> {
 
 // -----
 
+func.func @broadcast_unsorted_dims(%x: tensor<8xf32>) -> tensor<2x4x8xf32> {
+  // expected-error @+1 {{'train.broadcast' op expected strictly increasing dims in [0, 3), got [1, 0]}}
+  %0 = train.broadcast %x {dims = array<i64: 1, 0>} : tensor<8xf32> -> tensor<2x4x8xf32>
+  return %0 : tensor<2x4x8xf32>
+}
+
+// -----
+
+// `dims` index the result, so 3 is out of range for a rank-3 result.
+func.func @broadcast_dim_out_of_range(%x: tensor<2x4xf32>) -> tensor<2x4x8xf32> {
+  // expected-error @+1 {{'train.broadcast' op expected strictly increasing dims in [0, 3), got [3]}}
+  %0 = train.broadcast %x {dims = array<i64: 3>} : tensor<2x4xf32> -> tensor<2x4x8xf32>
+  return %0 : tensor<2x4x8xf32>
+}
+
+// -----
+
+func.func @broadcast_input_shape(%x: tensor<4xf32>) -> tensor<2x4x8xf32> {
+  // expected-error @+1 {{'train.broadcast' op expected input of shape 8, got 4}}
+  %0 = train.broadcast %x {dims = array<i64: 0, 1>} : tensor<4xf32> -> tensor<2x4x8xf32>
+  return %0 : tensor<2x4x8xf32>
+}
+
+// -----
+
+func.func @broadcast_element_type(%x: tensor<8xbf16>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'train.broadcast' op expected input element type 'f32', got 'bf16'}}
+  %0 = train.broadcast %x {dims = array<i64: 0>} : tensor<8xbf16> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
 //===----------------------------------------------------------------------===//
 // Shape ops
 //===----------------------------------------------------------------------===//
@@ -1254,7 +1335,7 @@ func.func @concat_input_rank(%a: tensor<4x8xf32>, %b: tensor<4x8x1xf32>) -> tens
 // message prints the running concatenated size in the axis position, which
 // only coincides with the actual input shape in this case.
 func.func @concat_input_shape(%a: tensor<4x8xf32>, %b: tensor<2x8xf32>) -> tensor<6x8xf32> {
-  // expected-error @+1 {{'train.concat' op expected input 1 (except along axis) of shape 4x8, got 2x8}}
+  // expected-error @+1 {{'train.concat' op expected input 1 (any size along axis 1) of shape 4x8, got 2x8}}
   %0 = train.concat %a, %b {axis = -1 : i64} : tensor<4x8xf32>, tensor<2x8xf32> -> tensor<6x8xf32>
   return %0 : tensor<6x8xf32>
 }
@@ -1420,7 +1501,7 @@ func.func @conv2d_result_type(%x: tensor<1x3x8x8xbf16>, %w: tensor<4x3x3x3xbf16>
 // conv2d_grad_input: the result is the convolution input; `grad` is checked
 // as the convolution output.
 func.func @conv2d_grad_input_result_rank(%dy: tensor<1x4x6x6xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<3x8x8xf32> {
-  // expected-error @+1 {{'train.conv2d_grad_input' op expected input of rank 4, got rank 3 (3x8x8)}}
+  // expected-error @+1 {{'train.conv2d_grad_input' op expected result of rank 4, got rank 3 (3x8x8)}}
   %0 = train.conv2d_grad_input %dy, %w : tensor<1x4x6x6xf32>, tensor<4x3x3x3xf32> -> tensor<3x8x8xf32>
   return %0 : tensor<3x8x8xf32>
 }
@@ -1436,7 +1517,7 @@ func.func @conv2d_grad_input_filter_rank(%dy: tensor<1x4x6x6xf32>, %w: tensor<4x
 // -----
 
 func.func @conv2d_grad_input_filter_does_not_fit(%dy: tensor<1x4x1x1xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x3x2x2xf32> {
-  // expected-error @+1 {{'train.conv2d_grad_input' op filter 4x3x3x3 does not fit the padded input 1x3x2x2}}
+  // expected-error @+1 {{'train.conv2d_grad_input' op filter 4x3x3x3 does not fit the padded result 1x3x2x2}}
   %0 = train.conv2d_grad_input %dy, %w : tensor<1x4x1x1xf32>, tensor<4x3x3x3xf32> -> tensor<1x3x2x2xf32>
   return %0 : tensor<1x3x2x2xf32>
 }
@@ -1486,7 +1567,7 @@ func.func @conv2d_grad_input_groups(%dy: tensor<1x4x6x6xf32>, %w: tensor<4x3x3x3
 // conv2d_grad_filter: the result is the filter; `grad` is checked as the
 // convolution output.
 func.func @conv2d_grad_filter_result_rank(%dy: tensor<1x4x6x6xf32>, %x: tensor<1x3x8x8xf32>) -> tensor<4x27xf32> {
-  // expected-error @+1 {{'train.conv2d_grad_filter' op expected filter of rank 4, got rank 2 (4x27)}}
+  // expected-error @+1 {{'train.conv2d_grad_filter' op expected result of rank 4, got rank 2 (4x27)}}
   %0 = train.conv2d_grad_filter %dy, %x : tensor<1x4x6x6xf32>, tensor<1x3x8x8xf32> -> tensor<4x27xf32>
   return %0 : tensor<4x27xf32>
 }
@@ -1494,7 +1575,7 @@ func.func @conv2d_grad_filter_result_rank(%dy: tensor<1x4x6x6xf32>, %x: tensor<1
 // -----
 
 func.func @conv2d_grad_filter_result_shape(%dy: tensor<1x4x6x6xf32>, %x: tensor<1x3x8x8xf32>) -> tensor<4x1x3x3xf32> {
-  // expected-error @+1 {{'train.conv2d_grad_filter' op expected filter of shape 4x3x3x3 (input channels / groups), got 4x1x3x3}}
+  // expected-error @+1 {{'train.conv2d_grad_filter' op expected result of shape 4x3x3x3 (input channels / groups), got 4x1x3x3}}
   %0 = train.conv2d_grad_filter %dy, %x : tensor<1x4x6x6xf32>, tensor<1x3x8x8xf32> -> tensor<4x1x3x3xf32>
   return %0 : tensor<4x1x3x3xf32>
 }
@@ -1518,7 +1599,7 @@ func.func @conv2d_grad_filter_input_rank(%dy: tensor<1x4x6x6xf32>, %x: tensor<3x
 // -----
 
 func.func @conv2d_grad_filter_result_type(%dy: tensor<1x4x6x6xbf16>, %x: tensor<1x3x8x8xbf16>) -> tensor<4x3x3x3xf32> {
-  // expected-error @+1 {{'train.conv2d_grad_filter' op expected filter element type 'bf16', got 'f32'}}
+  // expected-error @+1 {{'train.conv2d_grad_filter' op expected result element type 'bf16', got 'f32'}}
   %0 = train.conv2d_grad_filter %dy, %x : tensor<1x4x6x6xbf16>, tensor<1x3x8x8xbf16> -> tensor<4x3x3x3xf32>
   return %0 : tensor<4x3x3x3xf32>
 }
@@ -1833,9 +1914,8 @@ func.func @swiglu_grad_grad_up_type(%g: tensor<4x8xf32>, %a: tensor<4x8xf32>, %u
 
 // -----
 
-// softmax_grad checks its `output` operand under the name "saved".
 func.func @softmax_grad_output_shape(%g: tensor<4x8xf32>, %y: tensor<4x4xf32>) -> tensor<4x8xf32> {
-  // expected-error @+1 {{'train.softmax_grad' op expected saved of shape 4x8, got 4x4}}
+  // expected-error @+1 {{'train.softmax_grad' op expected output of shape 4x8, got 4x4}}
   %0 = train.softmax_grad %g, %y : tensor<4x8xf32>, tensor<4x4xf32> -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }
@@ -1843,7 +1923,7 @@ func.func @softmax_grad_output_shape(%g: tensor<4x8xf32>, %y: tensor<4x4xf32>) -
 // -----
 
 func.func @softmax_grad_output_type(%g: tensor<4x8xf32>, %y: tensor<4x8xbf16>) -> tensor<4x8xf32> {
-  // expected-error @+1 {{'train.softmax_grad' op expected saved element type 'f32', got 'bf16'}}
+  // expected-error @+1 {{'train.softmax_grad' op expected output element type 'f32', got 'bf16'}}
   %0 = train.softmax_grad %g, %y : tensor<4x8xf32>, tensor<4x8xbf16> -> tensor<4x8xf32>
   return %0 : tensor<4x8xf32>
 }
@@ -2373,7 +2453,7 @@ func.func @max_pool2d_grad_padding(%dy: tensor<1x4x5x5xf32>, %x: tensor<1x4x8x8x
 // avg_pool2d_grad: the result is the pooling input; `grad` is checked as the
 // pooling output.
 func.func @avg_pool2d_grad_result_rank(%dy: tensor<2x2048x1x1xf32>) -> tensor<2x2048x49xf32> {
-  // expected-error @+1 {{'train.avg_pool2d_grad' op expected input of rank 4, got rank 3 (2x2048x49)}}
+  // expected-error @+1 {{'train.avg_pool2d_grad' op expected result of rank 4, got rank 3 (2x2048x49)}}
   %0 = train.avg_pool2d_grad %dy {kernel = array<i64: 7, 7>} : tensor<2x2048x1x1xf32> -> tensor<2x2048x49xf32>
   return %0 : tensor<2x2048x49xf32>
 }
@@ -2405,7 +2485,7 @@ func.func @avg_pool2d_grad_kernel_count(%dy: tensor<2x2048x1x1xf32>) -> tensor<2
 // -----
 
 func.func @avg_pool2d_grad_kernel_does_not_fit(%dy: tensor<1x4x1x1xf32>) -> tensor<1x4x2x2xf32> {
-  // expected-error @+1 {{'train.avg_pool2d_grad' op kernel 3x3 does not fit the padded input 1x4x2x2}}
+  // expected-error @+1 {{'train.avg_pool2d_grad' op kernel 3x3 does not fit the padded result 1x4x2x2}}
   %0 = train.avg_pool2d_grad %dy {kernel = array<i64: 3, 3>} : tensor<1x4x1x1xf32> -> tensor<1x4x2x2xf32>
   return %0 : tensor<1x4x2x2xf32>
 }
@@ -2414,7 +2494,7 @@ func.func @avg_pool2d_grad_kernel_does_not_fit(%dy: tensor<1x4x1x1xf32>) -> tens
 
 // upsample_nearest2d_grad: the result is the small (input) tensor.
 func.func @upsample_nearest2d_grad_result_rank(%dy: tensor<2x8x32x32xf32>) -> tensor<16x16x16xf32> {
-  // expected-error @+1 {{'train.upsample_nearest2d_grad' op expected input of rank 4, got rank 3 (16x16x16)}}
+  // expected-error @+1 {{'train.upsample_nearest2d_grad' op expected result of rank 4, got rank 3 (16x16x16)}}
   %0 = train.upsample_nearest2d_grad %dy {scale = 2 : i64} : tensor<2x8x32x32xf32> -> tensor<16x16x16xf32>
   return %0 : tensor<16x16x16xf32>
 }
@@ -3090,4 +3170,69 @@ func.func @adamw_negative_weight_decay(%g: tensor<4xf32>, %t: tensor<i64>) {
   // expected-error @+1 {{'train.adamw' op expected weight_decay >= 0, got -1.000000e-01}}
   train.adamw %w, %g, %m, %v step(%t : tensor<i64>) {lr = 1.0e-3 : f64, weight_decay = -0.1 : f64} : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
   return
+}
+
+// -----
+
+// A free ends a lifetime in program order of the block that defines the
+// value; a free nested in a region of another op is rejected.
+func.func @free_in_nested_region(%x: tensor<4xf32>) -> tensor<4xf32> {
+  scf.execute_region {
+    // expected-error @+1 {{'train.free' op expected to be in the block that defines the freed value}}
+    train.free %x : tensor<4xf32>
+    scf.yield
+  }
+  %y = train.relu %x : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// The concat message names the offending input's own size along the axis.
+func.func @concat_third_input(%a: tensor<4x8xf32>, %c: tensor<2x8xf32>) -> tensor<6x24xf32> {
+  // expected-error @+1 {{'train.concat' op expected input 2 (any size along axis 1) of shape 4x8, got 2x8}}
+  %0 = train.concat %a, %a, %c {axis = 1 : i64} : tensor<4x8xf32>, tensor<4x8xf32>, tensor<2x8xf32> -> tensor<6x24xf32>
+  return %0 : tensor<6x24xf32>
+}
+
+// -----
+
+// slice_grad names its grad operand when the element types differ.
+func.func @slice_grad_element_type(%g: tensor<8x768xbf16>) -> tensor<8x2304xf32> {
+  // expected-error @+1 {{'train.slice_grad' op expected grad element type 'f32', got 'bf16'}}
+  %0 = train.slice_grad %g {offsets = array<i64: 0, 0>} : tensor<8x768xbf16> -> tensor<8x2304xf32>
+  return %0 : tensor<8x2304xf32>
+}
+
+// -----
+
+// Window arithmetic that overflows int64 is an error, not a wrap-around.
+func.func @slice_stride_overflow(%x: tensor<8xf32>) -> tensor<3xf32> {
+  // expected-error @+1 {{'train.slice' op window 3 at offsets [0] with strides [4611686018427387904] exceeds the tensor 8 in dimension 0}}
+  %0 = train.slice %x {offsets = array<i64: 0>, strides = array<i64: 4611686018427387904>} : tensor<8xf32> -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+func.func @upsample_scale_overflow(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x0x0xf32> {
+  // expected-error @+1 {{'train.upsample_nearest2d' op scale 4611686018427387904 overflows the size of 1x1x4x4}}
+  %0 = train.upsample_nearest2d %x {scale = 4611686018427387904 : i64} : tensor<1x1x4x4xf32> -> tensor<1x1x0x0xf32>
+  return %0 : tensor<1x1x0x0xf32>
+}
+
+// -----
+
+func.func @pool_padding_overflow(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
+  // expected-error @+1 {{'train.max_pool2d' op expected padding at most half the kernel, got padding 4611686018427387904 for kernel 2}}
+  %0 = train.max_pool2d %x {kernel = array<i64: 2, 2>, padding = array<i64: 4611686018427387904, 0>} : tensor<1x1x4x4xf32> -> tensor<1x1x2x2xf32>
+  return %0 : tensor<1x1x2x2xf32>
+}
+
+// -----
+
+func.func @conv_padding_overflow(%x: tensor<1x1x4x4xf32>, %w: tensor<1x1x3x3xf32>) -> tensor<1x1x2x2xf32> {
+  // expected-error @+1 {{'train.conv2d' op window attributes overflow 64-bit arithmetic on the input shape}}
+  %0 = train.conv2d %x, %w {padding = array<i64: 4611686018427387904, 0>} : tensor<1x1x4x4xf32>, tensor<1x1x3x3xf32> -> tensor<1x1x2x2xf32>
+  return %0 : tensor<1x1x2x2xf32>
 }

@@ -361,3 +361,38 @@ func.func @optimizers(%dw: tensor<24x40xf32>, %dwh: tensor<24x40xbf16>, %t: tens
   train.adamw %w, %dwh, %m, %v step(%tf : tensor<f32>) {lr = 1.000000e-03 : f64, weight_decay = 1.000000e-02 : f64} : tensor<24x40xf32>, tensor<24x40xbf16>, tensor<24x40xf32>, tensor<24x40xf32> loc("adamw")
   return
 }
+
+// -----
+
+// A reshape is a view only when the new shape can stride over the source
+// buffer (PyTorch's `view` rule); merging dimensions that a transpose has
+// separated copies into a new buffer, as PyTorch's `reshape` does.
+// CHECK-LABEL: func @reshape_views
+// CHECK-NEXT:  train.transpose loc("split_heads"): flops=0 read=0 written=0 workspace=0 precision=low-precision-safe view(result 0 of operand 0){{$}}
+// CHECK-NEXT:  train.reshape loc("merge_heads"): flops=0 read=1536 written=1536 workspace=0 precision=low-precision-safe{{$}}
+// CHECK-NEXT:  train.reshape loc("split_dim"): flops=0 read=0 written=0 workspace=0 precision=low-precision-safe view(result 0 of operand 0){{$}}
+// CHECK-NEXT:  train.reshape loc("of_copy"): flops=0 read=0 written=0 workspace=0 precision=low-precision-safe view(result 0 of operand 0){{$}}
+// CHECK-NEXT:  train.slice loc("cols"): flops=0 read=0 written=0 workspace=0 precision=low-precision-safe view(result 0 of operand 0){{$}}
+// CHECK-NEXT:  train.reshape loc("flatten_cols"): flops=0 read=128 written=128 workspace=0 precision=low-precision-safe{{$}}
+// CHECK-NEXT:  train.slice loc("rows"): flops=0 read=0 written=0 workspace=0 precision=low-precision-safe view(result 0 of operand 0){{$}}
+// CHECK-NEXT:  train.reshape loc("flatten_rows"): flops=0 read=0 written=0 workspace=0 precision=low-precision-safe view(result 0 of operand 0){{$}}
+// CHECK-NEXT:  train.broadcast loc("bcast"): flops=0 read=48 written=720 workspace=0 precision=low-precision-safe{{$}}
+func.func @reshape_views(%x: tensor<2x4x6x8xf32>, %m: tensor<8x12xf32>, %b: tensor<12xf32>) {
+  // [B, H, S, D] -> [B, S, H, D]
+  %t = train.transpose %x {permutation = array<i64: 0, 2, 1, 3>} : tensor<2x4x6x8xf32> -> tensor<2x6x4x8xf32> loc("split_heads")
+  // merging H and D, no longer adjacent: copy of 384 f32
+  %r = train.reshape %t : tensor<2x6x4x8xf32> -> tensor<2x6x32xf32> loc("merge_heads")
+  // splitting D of the transposed view stays a view
+  %s = train.reshape %t : tensor<2x6x4x8xf32> -> tensor<2x6x4x2x4xf32> loc("split_dim")
+  // a reshape of the (contiguous) copy is a view again
+  %c = train.reshape %r : tensor<2x6x32xf32> -> tensor<12x32xf32> loc("of_copy")
+  // columns 4..7 of an 8x12 matrix are strided: flattening copies 8*4 f32
+  %cols = train.slice %m {offsets = array<i64: 0, 4>} : tensor<8x12xf32> -> tensor<8x4xf32> loc("cols")
+  %f = train.reshape %cols : tensor<8x4xf32> -> tensor<32xf32> loc("flatten_cols")
+  // rows 2..5 are contiguous: flattening is a view
+  %rows = train.slice %m {offsets = array<i64: 2, 0>} : tensor<8x12xf32> -> tensor<4x12xf32> loc("rows")
+  %g = train.reshape %rows : tensor<4x12xf32> -> tensor<48xf32> loc("flatten_rows")
+  // broadcast copies: read 12*4, write 15*12*4
+  %bb = train.broadcast %b {dims = array<i64: 0, 1>} : tensor<12xf32> -> tensor<3x5x12xf32> loc("bcast")
+  return
+}

@@ -654,3 +654,29 @@ func.func @adam(%dw: tensor<24x40xf32>, %dwh: tensor<24x40xbf16>, %t: tensor<i64
       : tensor<24x40xf32>, tensor<24x40xbf16>, tensor<24x40xf32>, tensor<24x40xf32>
   return
 }
+
+//===----------------------------------------------------------------------===//
+// broadcast, cross_entropy ignore_index
+//===----------------------------------------------------------------------===//
+
+// CHECK-LABEL: func.func @broadcast(
+// CHECK-SAME:      %[[X:.+]]: tensor<12xf32>, %[[Y:.+]]: tensor<3x12xbf16>)
+// CHECK-NEXT:    %[[B0:.+]] = train.broadcast %[[X]] {dims = array<i64: 0, 1>} : tensor<12xf32> -> tensor<3x5x12xf32>{{$}}
+// CHECK-NEXT:    %[[B1:.+]] = train.broadcast %[[Y]] {dims = array<i64: 1>} : tensor<3x12xbf16> -> tensor<3x5x12xbf16>{{$}}
+// CHECK-NEXT:    return %[[B0]], %[[B1]] :
+func.func @broadcast(%x: tensor<12xf32>, %y: tensor<3x12xbf16>) -> (tensor<3x5x12xf32>, tensor<3x5x12xbf16>) {
+  %b0 = train.broadcast %x {dims = array<i64: 0, 1>} : tensor<12xf32> -> tensor<3x5x12xf32>
+  %b1 = train.broadcast %y {dims = array<i64: 1>} : tensor<3x12xbf16> -> tensor<3x5x12xbf16>
+  return %b0, %b1 : tensor<3x5x12xf32>, tensor<3x5x12xbf16>
+}
+
+// CHECK-LABEL: func.func @cross_entropy_ignore_index(
+// CHECK-SAME:      %[[L:.+]]: tensor<3x5x11xf32>, %[[Y:.+]]: tensor<3x5xi64>, %[[G:.+]]: tensor<f32>)
+// CHECK-NEXT:    %[[CE:.+]] = train.cross_entropy %[[L]], %[[Y]] {ignore_index = -100 : i64} : tensor<3x5x11xf32>, tensor<3x5xi64> -> tensor<f32>{{$}}
+// CHECK-NEXT:    %[[DL:.+]] = train.cross_entropy_grad %[[G]], %[[L]], %[[Y]] {ignore_index = -100 : i64} : tensor<f32>, tensor<3x5x11xf32>, tensor<3x5xi64> -> tensor<3x5x11xf32>{{$}}
+// CHECK-NEXT:    return %[[CE]], %[[DL]] :
+func.func @cross_entropy_ignore_index(%l: tensor<3x5x11xf32>, %y: tensor<3x5xi64>, %g: tensor<f32>) -> (tensor<f32>, tensor<3x5x11xf32>) {
+  %ce = train.cross_entropy %l, %y {ignore_index = -100 : i64} : tensor<3x5x11xf32>, tensor<3x5xi64> -> tensor<f32>
+  %dl = train.cross_entropy_grad %g, %l, %y {ignore_index = -100 : i64} : tensor<f32>, tensor<3x5x11xf32>, tensor<3x5xi64> -> tensor<3x5x11xf32>
+  return %ce, %dl : tensor<f32>, tensor<3x5x11xf32>
+}

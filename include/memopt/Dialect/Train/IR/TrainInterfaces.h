@@ -5,6 +5,7 @@
 
 #include "memopt/Dialect/Train/IR/TrainTraits.h"
 #include "mlir/IR/OpDefinition.h"
+#include "llvm/ADT/SmallVector.h"
 
 namespace mlir::memopt::train {
 
@@ -14,6 +15,13 @@ int64_t getElementBytes(Type elementType);
 
 /// Bytes of a statically shaped tensor; 0 for anything else.
 int64_t getTensorBytes(Type type);
+
+/// The strides with which `newShape` views the elements of a tensor of shape
+/// `shape` laid out with `strides`, if the reshape needs no copy (the rule of
+/// PyTorch's `view`); std::nullopt if it does.
+std::optional<SmallVector<int64_t>>
+computeReshapeStrides(ArrayRef<int64_t> shape, ArrayRef<int64_t> strides,
+                      ArrayRef<int64_t> newShape);
 
 namespace detail {
 /// Bytes read: every tensor operand, except for view ops (which read nothing).

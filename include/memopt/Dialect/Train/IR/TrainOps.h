@@ -15,4 +15,13 @@
 #define GET_OP_CLASSES
 #include "memopt/Dialect/Train/IR/TrainOps.h.inc"
 
+namespace mlir::memopt::train {
+
+/// The element strides of `value` inside the buffer it lives in: row-major
+/// strides for a new buffer, and for a view the strides that its chain of
+/// views (transpose, slice, reshape) implies over the source buffer.
+SmallVector<int64_t> getBufferStrides(Value value);
+
+} // namespace mlir::memopt::train
+
 #endif // MEMOPT_DIALECT_TRAIN_IR_TRAINOPS_H

@@ -69,10 +69,10 @@ def Train_FreeOp : Train_Op<"free", [Train_LowPrecisionSafe,
   let summary = "Ends the lifetime of a tensor";
   let description = [{
     Marks the program point after which `tensor` is dead; it has no other
-    effect (it moves no bytes). The value must not be used after the free,
-    must not be freed
-    twice, and persistent state (`train.param`, `train.opt_state`) cannot be
-    freed.
+    effect (it moves no bytes). It frees a whole buffer: the value must not
+    be a view (free the buffer it views), neither it nor any view of it may
+    be used after the free, it must not be freed twice, and persistent state
+    (`train.param`, `train.opt_state`) cannot be freed.
 
     Example:
     ```mlir
@@ -494,7 +494,9 @@ def Train_CrossEntropyOp : Train_Op<"cross_entropy", [Pure, Train_KeepFP32]> {
   let description = [{
     `result = mean_i(logsumexp(logits[i, :]) - logits[i, labels[i]])` for
     logits `P... x V` and integer labels `P...`; the result is a 0-d float
-    tensor. 5 FLOPs per logit. Saves the **logits** and labels (the gradient
+    tensor. With `ignore_index`, positions whose label equals it (padding;
+    HuggingFace uses -100) contribute nothing and the mean is over the other
+    positions, as in PyTorch. 5 FLOPs per logit. Saves the **logits** and labels (the gradient
     is `softmax(logits) - onehot(labels)`, recomputed from the logits).
 
     Example:
@@ -502,7 +504,8 @@ def Train_CrossEntropyOp : Train_Op<"cross_entropy", [Pure, Train_KeepFP32]> {
     %l = train.cross_entropy %logits, %labels : tensor<8x128x50257xf32>, tensor<8x128xi64> -> tensor<f32>
     ```
   }];
-  let arguments = (ins Train_FloatTensor:$logits, Train_IndexTensor:$labels);
+  let arguments = (ins Train_FloatTensor:$logits, Train_IndexTensor:$labels,
+                   OptionalAttr<I64Attr>:$ignore_index);
   let results = (outs Train_ScalarFloatTensor:$result);
   let assemblyFormat = "$logits `,` $labels attr-dict `:` type($logits) `,` "
                        "type($labels) `->` type($result)";
@@ -569,12 +572,17 @@ def Train_BroadcastOp : Train_Op<"broadcast", [Pure, Train_LowPrecisionSafe]> {
 // Shape ops (views allocate nothing)
 //===----------------------------------------------------------------------===//
 
-def Train_ReshapeOp : Train_Op<"reshape", [Pure, Train_LowPrecisionSafe,
-                                           Train_ViewOp]> {
-  let summary = "Reinterprets a tensor with a new shape (a view)";
+def Train_ReshapeOp : Train_Op<"reshape", [Pure, Train_LowPrecisionSafe],
+                              [], ["getViewSource"]> {
+  let summary = "Reinterprets a tensor with a new shape (a view when possible)";
   let description = [{
     Same elements in row-major order, new static shape; the element count and
-    type must be unchanged. A view: no bytes, no FLOPs.
+    type must be unchanged. No FLOPs. When the input is laid out so that the
+    new shape can be expressed with strides over the same buffer (always for
+    a contiguous input), the result is a view: no bytes. Otherwise, e.g. when
+    merging dimensions of a `train.transpose` that are no longer adjacent in
+    memory, it is a copy into a new contiguous buffer, exactly when PyTorch's
+    `reshape` copies (`view` would fail).
 
     Example:
     ```mlir
@@ -955,8 +963,9 @@ def Train_CrossEntropyGradOp : Train_Op<"cross_entropy_grad", [Pure,
   let summary = "Gradient of cross_entropy with respect to the logits";
   let description = [{
     `result = grad * (softmax(logits) - onehot(labels)) / P` where `P` is the
-    number of label positions and `grad` the 0-d loss gradient. 6 FLOPs per
-    logit.
+    number of label positions and `grad` the 0-d loss gradient. With
+    `ignore_index` (as in `train.cross_entropy`), ignored positions get a
+    zero gradient and `P` counts only the others. 6 FLOPs per logit.
 
     Example:
     ```mlir
@@ -965,7 +974,8 @@ def Train_CrossEntropyGradOp : Train_Op<"cross_entropy_grad", [Pure,
     ```
   }];
   let arguments = (ins Train_ScalarFloatTensor:$grad,
-                   Train_FloatTensor:$logits, Train_IndexTensor:$labels);
+                   Train_FloatTensor:$logits, Train_IndexTensor:$labels,
+                   OptionalAttr<I64Attr>:$ignore_index);
   let results = (outs Train_FloatTensor:$result);
   let assemblyFormat = "$grad `,` $logits `,` $labels attr-dict `:` "
                        "type($grad) `,` type($logits) `,` type($labels) `->` "
