@@ -23,3 +23,13 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tools = [ToolSubst("mem-opt", unresolved="fatal")]
 llvm_config.add_tool_substitutions(tools, [config.memopt_tools_dir, config.llvm_tools_dir])
 config.substitutions.append(("%memopt_obj_root", config.memopt_obj_root))
+
+# Execution tests: lower with mem-opt, run with mlir-runner against the
+# runner utilities and memopt's allocation-counting runtime.
+config.substitutions.append(("%mlir_runner", os.path.join(config.llvm_tools_dir, "mlir-runner")))
+runner_libs = [
+    os.path.join(config.llvm_lib_dir, "libmlir_runner_utils.so"),
+    os.path.join(config.llvm_lib_dir, "libmlir_c_runner_utils.so"),
+    os.path.join(config.memopt_obj_root, "lib", "libmemopt_runtime.so"),
+]
+config.substitutions.append(("%runner_libs", "-shared-libs=" + ",".join(runner_libs)))

@@ -1,0 +1,8 @@
+//===- ConvLowering.cpp ---------------------------------------------------===//
+
+#include "Lowering.h"
+
+using namespace mlir;
+using namespace mlir::memopt;
+
+void mlir::memopt::populateConvLoweringPatterns(RewritePatternSet &patterns) {}

@@ -1,0 +1,89 @@
+//===- Lowering.h - shared pieces of convert-train-to-linalg ----*- C++ -*-===//
+//
+// Internal to lib/Conversion/TrainToLinalg: the pattern sets of each op
+// family and the helpers they share. Patterns are OpConversionPatterns on
+// tensors; types do not change, so no type converter is needed.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_LIB_CONVERSION_TRAINTOLINALG_LOWERING_H
+#define MEMOPT_LIB_CONVERSION_TRAINTOLINALG_LOWERING_H
+
+#include "memopt/Dialect/Train/IR/TrainOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::memopt {
+
+//===----------------------------------------------------------------------===//
+// Naming conventions shared with the runtime (mem-run)
+//===----------------------------------------------------------------------===//
+
+/// Symbol of the global that holds parameter `name`.
+std::string getParamGlobalName(StringRef name);
+/// Symbol of the global that holds optimizer state `name`.
+std::string getStateGlobalName(StringRef name);
+/// Symbol of the i64 global holding the step's random seed.
+inline constexpr StringLiteral kSeedGlobalName = "__train_seed";
+
+//===----------------------------------------------------------------------===//
+// Pattern sets, one per op family (one file each)
+//===----------------------------------------------------------------------===//
+
+/// param, opt_state, free, sgd, adam, adamw (StateLowering.cpp).
+void populateStateLoweringPatterns(RewritePatternSet &patterns);
+/// Elementwise ops, activations and their gradients, cast, dropout,
+/// reduce_sum, broadcast (ElementwiseLowering.cpp).
+void populateElementwiseLoweringPatterns(RewritePatternSet &patterns);
+/// matmul, shape ops, embedding, losses, softmax (LinalgLowering.cpp).
+void populateLinalgLoweringPatterns(RewritePatternSet &patterns);
+/// layer_norm, rms_norm, attention, rotary and gradients
+/// (NormAttentionLowering.cpp).
+void populateNormAttentionLoweringPatterns(RewritePatternSet &patterns);
+/// conv2d, pooling, upsampling, batch_norm and gradients (ConvLowering.cpp).
+void populateConvLoweringPatterns(RewritePatternSet &patterns);
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// `tensor.empty` of `type`.
+Value createEmpty(OpBuilder &b, Location loc, RankedTensorType type);
+
+/// A tensor of `type` filled with `value`.
+Value createFilled(OpBuilder &b, Location loc, RankedTensorType type,
+                   double value);
+
+/// A scalar constant of the float (or integer) type `type`.
+Value createScalar(OpBuilder &b, Location loc, Type type, double value);
+
+/// Converts a scalar float to `type` (extf / truncf), or returns it.
+Value castScalar(OpBuilder &b, Location loc, Value value, Type type);
+
+/// The body of an elementwise op: scalar operands in, scalar result out.
+using ScalarBody = llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
+
+/// A `linalg.generic` over the identity map of `resultType`'s shape, with
+/// `inputs` of that same shape, computing one scalar per element.
+Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
+                       ValueRange inputs, ScalarBody body);
+
+/// Like buildElementwise but with several results of one shape.
+SmallVector<Value> buildElementwiseMulti(
+    OpBuilder &b, Location loc, TypeRange resultTypes, ValueRange inputs,
+    llvm::function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
+        body);
+
+/// Sums `input` over `dims` into a tensor of `resultType` (the input shape
+/// without `dims`), accumulating in `resultType`'s element type.
+Value buildReduceSum(OpBuilder &b, Location loc, Value input,
+                     ArrayRef<int64_t> dims, RankedTensorType resultType);
+
+} // namespace mlir::memopt
+
+#endif // MEMOPT_LIB_CONVERSION_TRAINTOLINALG_LOWERING_H

@@ -1,0 +1,10 @@
+//===- NormAttentionLowering.cpp
+//---------------------------------------------------===//
+
+#include "Lowering.h"
+
+using namespace mlir;
+using namespace mlir::memopt;
+
+void mlir::memopt::populateNormAttentionLoweringPatterns(
+    RewritePatternSet &patterns) {}

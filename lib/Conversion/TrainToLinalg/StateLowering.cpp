@@ -1,0 +1,242 @@
+//===- StateLowering.cpp - persistent state and optimizers ----------------===//
+//
+// Parameters and optimizer states live in module globals (see Passes.td);
+// optimizers compute the new values elementwise and write them back in
+// place, following PyTorch's single-tensor optimizer code operation by
+// operation so that results agree to rounding.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+
+using namespace mlir;
+using namespace mlir::memopt;
+
+namespace {
+
+/// Reads the global `symbol` as a tensor that later writes may update.
+static Value readGlobal(OpBuilder &b, Location loc, StringRef symbol,
+                        RankedTensorType type) {
+  auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
+  Value buffer = memref::GetGlobalOp::create(b, loc, memrefType, symbol);
+  return bufferization::ToTensorOp::create(b, loc, type, buffer,
+                                           /*restrict=*/true,
+                                           /*writable=*/true);
+}
+
+/// Writes `value` into the global that the train state `stateValue` (a
+/// train.param or train.opt_state result) reads.
+static void writeBack(OpBuilder &b, Location loc, Value stateValue,
+                      Value value) {
+  std::string symbol;
+  if (auto param = stateValue.getDefiningOp<train::ParamOp>())
+    symbol = getParamGlobalName(param.getName());
+  else
+    symbol = getStateGlobalName(
+        stateValue.getDefiningOp<train::OptStateOp>().getName());
+  auto type = cast<RankedTensorType>(value.getType());
+  auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
+  Value buffer = memref::GetGlobalOp::create(b, loc, memrefType, symbol);
+  bufferization::MaterializeInDestinationOp::create(b, loc, TypeRange{}, value,
+                                                    buffer, /*restrict=*/true,
+                                                    /*writable=*/true);
+}
+
+struct ParamLowering : public OpConversionPattern<train::ParamOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::ParamOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, readGlobal(rewriter, op.getLoc(),
+                                      getParamGlobalName(op.getName()),
+                                      cast<RankedTensorType>(op.getType())));
+    return success();
+  }
+};
+
+struct OptStateLowering : public OpConversionPattern<train::OptStateOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::OptStateOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, readGlobal(rewriter, op.getLoc(),
+                                      getStateGlobalName(op.getName()),
+                                      cast<RankedTensorType>(op.getType())));
+    return success();
+  }
+};
+
+/// Deallocation is bufferization's job; the marker has no other effect.
+struct FreeLowering : public OpConversionPattern<train::FreeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::FreeOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct SgdLowering : public OpConversionPattern<train::SgdOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::SgdOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto paramType = cast<RankedTensorType>(adaptor.getParam().getType());
+    Type elementType = paramType.getElementType();
+    double lr = op.getLr().convertToDouble();
+    double momentum = op.getMomentum().convertToDouble();
+    double weightDecay = op.getWeightDecay().convertToDouble();
+    SmallVector<Value> inputs = {adaptor.getParam(), adaptor.getGrad()};
+    SmallVector<Type> resultTypes = {paramType};
+    bool hasBuffer = static_cast<bool>(adaptor.getMomentumBuffer());
+    if (hasBuffer) {
+      inputs.push_back(adaptor.getMomentumBuffer());
+      resultTypes.push_back(adaptor.getMomentumBuffer().getType());
+    }
+    SmallVector<Value> updated = buildElementwiseMulti(
+        rewriter, loc, resultTypes, inputs,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value param = args[0];
+          // d_p = grad + weight_decay * param
+          Value dp = castScalar(b, l, args[1], elementType);
+          if (weightDecay != 0.0)
+            dp = arith::AddFOp::create(
+                b, l, dp,
+                arith::MulFOp::create(
+                    b, l, createScalar(b, l, elementType, weightDecay), param));
+          SmallVector<Value> results;
+          Value direction = dp;
+          if (hasBuffer) {
+            // buf = momentum * buf + d_p
+            Value bufType = args[2];
+            Value buf = castScalar(b, l, bufType, elementType);
+            buf = arith::AddFOp::create(
+                b, l,
+                arith::MulFOp::create(
+                    b, l, createScalar(b, l, elementType, momentum), buf),
+                dp);
+            direction = buf;
+            results.push_back(castScalar(b, l, buf, bufType.getType()));
+          }
+          // param = param - lr * direction
+          Value step = arith::MulFOp::create(
+              b, l, createScalar(b, l, elementType, lr), direction);
+          results.insert(results.begin(),
+                         arith::SubFOp::create(b, l, param, step));
+          return results;
+        });
+    writeBack(rewriter, loc, op.getParam(), updated[0]);
+    if (hasBuffer)
+      writeBack(rewriter, loc, op.getMomentumBuffer(), updated[1]);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// adam and adamw: PyTorch's _single_tensor_adam(w), for step t:
+///   [adamw] param *= 1 - lr * wd         [adam] g = grad + wd * param
+///   m = m * b1 + g * (1 - b1)            (torch lerp_)
+///   v = v * b2 + g * g * (1 - b2)
+///   denom = sqrt(v) / sqrt(1 - b2^t) + eps
+///   param -= (lr / (1 - b1^t)) * m / denom
+template <typename OpTy, bool kDecoupled>
+struct AdamLowering : public OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OpAdaptor = typename OpConversionPattern<OpTy>::OpAdaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto paramType = cast<RankedTensorType>(adaptor.getParam().getType());
+    Type elementType = paramType.getElementType();
+    double lr = op.getLr().convertToDouble();
+    double beta1 = op.getBeta1().convertToDouble();
+    double beta2 = op.getBeta2().convertToDouble();
+    double eps = op.getEpsilon().convertToDouble();
+    double weightDecay = op.getWeightDecay().convertToDouble();
+
+    // Bias corrections from the step count, in f64 like PyTorch's Python
+    // scalars, then rounded to the parameter type.
+    Type f64 = rewriter.getF64Type();
+    Value stepValue =
+        tensor::ExtractOp::create(rewriter, loc, adaptor.getStep());
+    Value t = castScalar(rewriter, loc, stepValue, f64);
+    auto pow = [&](double base) {
+      return math::PowFOp::create(rewriter, loc,
+                                  createScalar(rewriter, loc, f64, base), t);
+    };
+    Value one = createScalar(rewriter, loc, f64, 1.0);
+    Value bc1 = arith::SubFOp::create(rewriter, loc, one, pow(beta1));
+    Value bc2 = arith::SubFOp::create(rewriter, loc, one, pow(beta2));
+    Value stepSize = castScalar(
+        rewriter, loc,
+        arith::DivFOp::create(rewriter, loc,
+                              createScalar(rewriter, loc, f64, lr), bc1),
+        elementType);
+    Value bc2Sqrt = castScalar(
+        rewriter, loc, math::SqrtOp::create(rewriter, loc, bc2), elementType);
+
+    SmallVector<Type> resultTypes = {paramType, adaptor.getExpAvg().getType(),
+                                     adaptor.getExpAvgSq().getType()};
+    SmallVector<Value> updated = buildElementwiseMulti(
+        rewriter, loc, resultTypes,
+        ValueRange{adaptor.getParam(), adaptor.getGrad(), adaptor.getExpAvg(),
+                   adaptor.getExpAvgSq()},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          auto c = [&](double v) { return createScalar(b, l, elementType, v); };
+          Value param = args[0];
+          Value grad = castScalar(b, l, args[1], elementType);
+          Value m = castScalar(b, l, args[2], elementType);
+          Value v = castScalar(b, l, args[3], elementType);
+          if (kDecoupled) {
+            if (weightDecay != 0.0)
+              param =
+                  arith::MulFOp::create(b, l, param, c(1.0 - lr * weightDecay));
+          } else if (weightDecay != 0.0) {
+            grad = arith::AddFOp::create(
+                b, l, grad, arith::MulFOp::create(b, l, param, c(weightDecay)));
+          }
+          // lerp_(grad, 1 - beta1): m + (1 - beta1) * (grad - m)
+          m = arith::AddFOp::create(
+              b, l, m,
+              arith::MulFOp::create(b, l, c(1.0 - beta1),
+                                    arith::SubFOp::create(b, l, grad, m)));
+          // v = v * beta2 + (grad * grad) * (1 - beta2)
+          v = arith::AddFOp::create(
+              b, l, arith::MulFOp::create(b, l, v, c(beta2)),
+              arith::MulFOp::create(b, l,
+                                    arith::MulFOp::create(b, l, grad, grad),
+                                    c(1.0 - beta2)));
+          Value denom = arith::AddFOp::create(
+              b, l,
+              arith::DivFOp::create(b, l, math::SqrtOp::create(b, l, v),
+                                    bc2Sqrt),
+              c(eps));
+          // param.addcdiv_(m, denom, value=-step_size)
+          Value update = arith::MulFOp::create(
+              b, l, stepSize, arith::DivFOp::create(b, l, m, denom));
+          param = arith::SubFOp::create(b, l, param, update);
+          return SmallVector<Value>{param,
+                                    castScalar(b, l, m, args[2].getType()),
+                                    castScalar(b, l, v, args[3].getType())};
+        });
+    writeBack(rewriter, loc, op.getParam(), updated[0]);
+    writeBack(rewriter, loc, op.getExpAvg(), updated[1]);
+    writeBack(rewriter, loc, op.getExpAvgSq(), updated[2]);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::memopt::populateStateLoweringPatterns(RewritePatternSet &patterns) {
+  patterns.add<ParamLowering, OptStateLowering, FreeLowering, SgdLowering,
+               AdamLowering<train::AdamOp, false>,
+               AdamLowering<train::AdamWOp, true>>(patterns.getContext());
+}

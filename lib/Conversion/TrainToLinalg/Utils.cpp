@@ -1,0 +1,108 @@
+//===- Utils.cpp - helpers shared by the train lowering patterns ----------===//
+
+#include "Lowering.h"
+
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/AffineMap.h"
+
+using namespace mlir;
+using namespace mlir::memopt;
+
+std::string mlir::memopt::getParamGlobalName(StringRef name) {
+  return ("__param__" + name).str();
+}
+
+std::string mlir::memopt::getStateGlobalName(StringRef name) {
+  return ("__state__" + name).str();
+}
+
+Value mlir::memopt::createEmpty(OpBuilder &b, Location loc,
+                                RankedTensorType type) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(),
+                                 type.getElementType());
+}
+
+Value mlir::memopt::createScalar(OpBuilder &b, Location loc, Type type,
+                                 double value) {
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, value));
+  return arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
+}
+
+Value mlir::memopt::createFilled(OpBuilder &b, Location loc,
+                                 RankedTensorType type, double value) {
+  Value scalar = createScalar(b, loc, type.getElementType(), value);
+  return linalg::FillOp::create(b, loc, scalar, createEmpty(b, loc, type))
+      .getResult(0);
+}
+
+Value mlir::memopt::castScalar(OpBuilder &b, Location loc, Value value,
+                               Type type) {
+  Type from = value.getType();
+  if (from == type)
+    return value;
+  if (isa<FloatType>(from) && isa<FloatType>(type)) {
+    if (from.getIntOrFloatBitWidth() < type.getIntOrFloatBitWidth())
+      return arith::ExtFOp::create(b, loc, type, value);
+    return arith::TruncFOp::create(b, loc, type, value);
+  }
+  if (isa<IntegerType>(from) && isa<FloatType>(type))
+    return arith::SIToFPOp::create(b, loc, type, value);
+  if (isa<IntegerType>(from) && isa<IntegerType>(type)) {
+    if (from.getIntOrFloatBitWidth() < type.getIntOrFloatBitWidth())
+      return arith::ExtSIOp::create(b, loc, type, value);
+    return arith::TruncIOp::create(b, loc, type, value);
+  }
+  if (isa<IndexType>(from) || isa<IndexType>(type))
+    return arith::IndexCastOp::create(b, loc, type, value);
+  llvm_unreachable("unsupported scalar cast");
+}
+
+SmallVector<Value> mlir::memopt::buildElementwiseMulti(
+    OpBuilder &b, Location loc, TypeRange resultTypes, ValueRange inputs,
+    llvm::function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
+        body) {
+  auto first = cast<RankedTensorType>(resultTypes.front());
+  int64_t rank = first.getRank();
+  SmallVector<Value> inits;
+  for (Type type : resultTypes)
+    inits.push_back(createEmpty(b, loc, cast<RankedTensorType>(type)));
+  SmallVector<AffineMap> maps(inputs.size() + inits.size(),
+                              b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, resultTypes, inputs, inits, maps, iterators,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        SmallVector<Value> results =
+            body(nested, nestedLoc, args.take_front(inputs.size()));
+        linalg::YieldOp::create(nested, nestedLoc, results);
+      });
+  return SmallVector<Value>(generic.getResults());
+}
+
+Value mlir::memopt::buildElementwise(OpBuilder &b, Location loc,
+                                     RankedTensorType resultType,
+                                     ValueRange inputs, ScalarBody body) {
+  return buildElementwiseMulti(
+      b, loc, TypeRange{resultType}, inputs,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        return SmallVector<Value>{body(nested, nestedLoc, args)};
+      })[0];
+}
+
+Value mlir::memopt::buildReduceSum(OpBuilder &b, Location loc, Value input,
+                                   ArrayRef<int64_t> dims,
+                                   RankedTensorType resultType) {
+  Type accType = resultType.getElementType();
+  Value init = createFilled(b, loc, resultType, 0.0);
+  auto reduce = linalg::ReduceOp::create(
+      b, loc, input, init, dims,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        Value in = castScalar(nested, nestedLoc, args[0], accType);
+        Value sum = arith::AddFOp::create(nested, nestedLoc, in, args[1]);
+        linalg::YieldOp::create(nested, nestedLoc, sum);
+      });
+  return reduce.getResult(0);
+}
