@@ -1,7 +1,9 @@
 # -*- Python -*-
 # lit configuration of the memopt regression tests.
 
+import importlib.util
 import os
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -20,7 +22,10 @@ llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
-tools = [ToolSubst("mem-opt", unresolved="fatal")]
+tools = [
+    ToolSubst("mem-opt", unresolved="fatal"),
+    ToolSubst("mem-run", unresolved="fatal"),
+]
 llvm_config.add_tool_substitutions(tools, [config.memopt_tools_dir, config.llvm_tools_dir])
 config.substitutions.append(("%memopt_obj_root", config.memopt_obj_root))
 
@@ -33,3 +38,9 @@ runner_libs = [
     os.path.join(config.memopt_obj_root, "lib", "libmemopt_runtime.so"),
 ]
 config.substitutions.append(("%runner_libs", "-shared-libs=" + ",".join(runner_libs)))
+
+# The PyTorch comparisons (test/Integration/pytorch) run under the Python that
+# runs lit; they need torch (Debian's python3-torch, see scripts/bootstrap.sh).
+config.substitutions.append(("%python", sys.executable))
+if importlib.util.find_spec("torch") is not None:
+    config.available_features.add("torch")

@@ -1,0 +1,832 @@
+//===- mem-run.cpp - run training steps on the CPU ------------------------===//
+//
+// Lowers a training step (train dialect) to LLVM, JIT-compiles it with
+// MLIR's ExecutionEngine and runs it for N steps on parameters and inputs
+// filled by a documented deterministic formula, printing the losses and a
+// summary of every parameter. The formula, the output format and what
+// --measure-peak counts are described in docs/execution.md.
+//
+// The step runs through a generated no-argument function `@__memrun_entry`
+// that reads the step's arguments from globals `@__memrun_arg<k>` and writes
+// its results into globals `@__memrun_result<k>`; parameters and optimizer
+// states are the globals convert-train-to-linalg declares. mem-run fills and
+// reads all of them through the addresses the JIT resolves.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Init.h"
+
+#include "memopt/Conversion/Passes.h"
+#include "memopt/Dialect/Train/IR/TrainOps.h"
+#include "memopt/InitAll.h"
+#include "memopt/Runtime/AllocHook.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ExecutionEngine/Orc/Core.h"
+#include "llvm/Support/CodeGen.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/WithColor.h"
+
+#include <cmath>
+#include <cstring>
+#include <optional>
+
+using namespace mlir;
+using namespace mlir::memopt;
+
+namespace cl = llvm::cl;
+
+//===----------------------------------------------------------------------===//
+// Command line
+//===----------------------------------------------------------------------===//
+
+static cl::OptionCategory memRunCategory("mem-run options");
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
+                                      cl::desc("<step.mlir>"),
+                                      cl::cat(memRunCategory));
+
+static cl::opt<unsigned> numSteps("steps",
+                                  cl::desc("Number of training steps to run"),
+                                  cl::init(1), cl::cat(memRunCategory));
+
+static cl::opt<int64_t>
+    seed("seed", cl::desc("Value stored in the dropout seed global"),
+         cl::init(0), cl::cat(memRunCategory));
+
+static cl::opt<std::string> userPipeline(
+    "pipeline",
+    cl::desc("Textual pass pipeline run on the module before lowering, e.g. "
+             "'func.func(canonicalize)'"),
+    cl::init(""), cl::cat(memRunCategory));
+
+static cl::opt<bool> measurePeak(
+    "measure-peak",
+    cl::desc("Print the peak of the bytes allocated by the last step"),
+    cl::init(false), cl::cat(memRunCategory));
+
+static cl::opt<std::string>
+    stepName("func",
+             cl::desc("Name of the step function (default: the only "
+                      "func.func with a body)"),
+             cl::init(""), cl::cat(memRunCategory));
+
+static cl::opt<bool> listInputs(
+    "list-inputs",
+    cl::desc("Print how every argument, parameter and optimizer state would "
+             "be initialized, and exit without compiling"),
+    cl::init(false), cl::cat(memRunCategory));
+
+static cl::opt<unsigned>
+    optLevel("opt-level",
+             cl::desc("LLVM optimization level of the compiled step (0-3)"),
+             cl::init(2), cl::cat(memRunCategory));
+
+//===----------------------------------------------------------------------===//
+// The step and what feeds it
+//===----------------------------------------------------------------------===//
+
+/// Symbol of the generated entry function.
+static constexpr llvm::StringLiteral kEntryName = "__memrun_entry";
+
+/// Naming conventions of convert-train-to-linalg (documented in its pass
+/// description, include/memopt/Conversion/Passes.td).
+static std::string getParamSymbol(StringRef name) {
+  return ("__param__" + name).str();
+}
+static std::string getStateSymbol(StringRef name) {
+  return ("__state__" + name).str();
+}
+static constexpr llvm::StringLiteral kSeedSymbol = "__train_seed";
+
+namespace {
+
+/// How mem-run fills one step argument.
+enum class ArgKind {
+  /// `sin` formula with amplitude 1 (docs/execution.md).
+  Float,
+  /// `(fnv1a32(name) + 7 * i) mod bound`.
+  Integer,
+  /// The 1-based step number (the `step` operand of train.adam/adamw).
+  StepNumber,
+};
+
+/// A tensor that lives in a module global while the step runs.
+struct GlobalTensor {
+  /// Name in the formulas and in the output (`fc1.weight`, `arg0`; the
+  /// index for results).
+  std::string name;
+  /// Symbol of the global holding it.
+  std::string symbol;
+  RankedTensorType type;
+  /// Address in the compiled program; set once the JIT has resolved it.
+  char *data = nullptr;
+};
+
+struct StepArgument {
+  GlobalTensor tensor;
+  ArgKind kind = ArgKind::Float;
+  /// For ArgKind::Integer: the values lie in [0, bound).
+  uint64_t bound = 0;
+};
+
+/// Everything mem-run needs to know of a step to feed it and read it back.
+struct StepPlan {
+  func::FuncOp step;
+  SmallVector<StepArgument> arguments;
+  SmallVector<GlobalTensor> results;
+  /// Parameters and optimizer states in order of first appearance.
+  SmallVector<GlobalTensor> params;
+  SmallVector<GlobalTensor> states;
+  /// Set when a train.dropout reads the seed global (or the module declares
+  /// it).
+  bool hasSeed = false;
+  char *seedData = nullptr;
+};
+
+} // namespace
+
+/// Prints `mem-run: error: message` and fails.
+static LogicalResult fail(const Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "mem-run") << message << "\n";
+  return failure();
+}
+
+/// The function --func names, or the only func.func with a body.
+static FailureOr<func::FuncOp> findStep(ModuleOp module) {
+  if (!stepName.empty()) {
+    auto func = module.lookupSymbol<func::FuncOp>(stepName);
+    if (!func)
+      return fail("no func.func named '" + stepName + "' in " + inputFile);
+    if (func.isExternal())
+      return fail("'" + stepName + "' is a declaration; the step needs a body");
+    return func;
+  }
+  SmallVector<func::FuncOp> candidates;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (!func.isExternal())
+      candidates.push_back(func);
+  if (candidates.empty())
+    return fail("no step function: " + inputFile +
+                " has no func.func with a body");
+  if (candidates.size() > 1) {
+    std::string names;
+    for (auto [i, func] : llvm::enumerate(candidates))
+      names += (i ? ", @" : "@") + func.getSymName().str();
+    return fail("several functions have a body (" + names +
+                "); name the step with --func");
+  }
+  return candidates.front();
+}
+
+/// `type` if mem-run can store it in a global: a statically shaped tensor of
+/// 8/16/32/64-bit floats or integers.
+static FailureOr<RankedTensorType> getStorableType(Type type, Location loc,
+                                                   const Twine &what) {
+  auto tensorType = dyn_cast<RankedTensorType>(type);
+  if (tensorType && tensorType.hasStaticShape() && !tensorType.getEncoding() &&
+      run::getStorageBytes(tensorType.getElementType()) != 0)
+    return tensorType;
+  emitError(loc) << "mem-run cannot feed or read " << what << " of type "
+                 << type
+                 << ": expected a statically shaped tensor of 8, 16, 32 or "
+                    "64-bit floats or integers";
+  return failure();
+}
+
+/// Narrows `bound` to the values the integer tensor `value` (a step argument
+/// or a view of one) may hold given how it is used, and notes whether it is
+/// an optimizer's step count.
+static void inferIntegerRange(Value value, std::optional<uint64_t> &bound,
+                              bool &isStep) {
+  auto narrow = [&](int64_t size) {
+    if (size > 0 && (!bound || *bound > static_cast<uint64_t>(size)))
+      bound = size;
+  };
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    if (auto embedding = dyn_cast<train::EmbeddingOp>(user)) {
+      if (use.get() == embedding.getIds())
+        narrow(cast<ShapedType>(embedding.getTable().getType()).getDimSize(0));
+    } else if (auto grad = dyn_cast<train::EmbeddingGradOp>(user)) {
+      if (use.get() == grad.getIds())
+        narrow(cast<ShapedType>(grad.getType()).getDimSize(0));
+    } else if (auto loss = dyn_cast<train::CrossEntropyOp>(user)) {
+      if (use.get() == loss.getLabels())
+        narrow(cast<ShapedType>(loss.getLogits().getType()).getShape().back());
+    } else if (auto grad = dyn_cast<train::CrossEntropyGradOp>(user)) {
+      if (use.get() == grad.getLabels())
+        narrow(cast<ShapedType>(grad.getLogits().getType()).getShape().back());
+    } else if (auto adam = dyn_cast<train::AdamOp>(user)) {
+      isStep |= use.get() == adam.getStep();
+    } else if (auto adamw = dyn_cast<train::AdamWOp>(user)) {
+      isStep |= use.get() == adamw.getStep();
+    } else if (isa<train::ReshapeOp, train::TransposeOp, train::SliceOp>(
+                   user)) {
+      inferIntegerRange(user->getResult(0), bound, isStep);
+    }
+  }
+}
+
+/// Decides how the step argument `arg` is filled.
+static FailureOr<StepArgument> planArgument(BlockArgument arg) {
+  Location loc = arg.getLoc();
+  unsigned index = arg.getArgNumber();
+  FailureOr<RankedTensorType> type =
+      getStorableType(arg.getType(), loc, "argument #" + Twine(index));
+  if (failed(type))
+    return failure();
+  StepArgument plan;
+  plan.tensor.name = ("arg" + Twine(index)).str();
+  plan.tensor.symbol = ("__memrun_arg" + Twine(index)).str();
+  plan.tensor.type = *type;
+  if (isa<FloatType>(type->getElementType()))
+    return plan;
+
+  std::optional<uint64_t> bound;
+  bool isStep = false;
+  inferIntegerRange(arg, bound, isStep);
+  if (isStep) {
+    if (type->getRank() != 0) {
+      emitError(loc) << "argument #" << index
+                     << " is an optimizer step count but has shape " << *type
+                     << "; expected a 0-d integer tensor";
+      return failure();
+    }
+    plan.kind = ArgKind::StepNumber;
+    return plan;
+  }
+  if (!bound) {
+    emitError(loc) << "cannot infer the range of integer argument #" << index
+                   << " (" << *type
+                   << "): it is not used as embedding or embedding_grad ids, "
+                      "cross_entropy labels or an optimizer step";
+    return failure();
+  }
+  unsigned width = type->getElementTypeBitWidth();
+  if (width < 64 && *bound > (uint64_t(1) << (width - 1))) {
+    emitError(loc) << "integer argument #" << index << " (" << *type
+                   << ") cannot hold indices up to " << *bound - 1;
+    return failure();
+  }
+  plan.kind = ArgKind::Integer;
+  plan.bound = *bound;
+  return plan;
+}
+
+namespace {
+
+/// Gathers the parameters and optimizer states a step reads, in order of
+/// first appearance, following calls into other functions of the module.
+class StateCollector {
+public:
+  StateCollector(ModuleOp module, StepPlan &plan)
+      : module(module), plan(plan) {}
+
+  LogicalResult collect(func::FuncOp func) {
+    if (!visited.insert(func).second)
+      return success();
+    WalkResult walk = func.walk([&](Operation *op) {
+      return failed(visit(op)) ? WalkResult::interrupt()
+                               : WalkResult::advance();
+    });
+    return failure(walk.wasInterrupted());
+  }
+
+private:
+  LogicalResult visit(Operation *op) {
+    if (auto param = dyn_cast<train::ParamOp>(op)) {
+      if (!seenParams.insert(param.getName()).second)
+        return success();
+      FailureOr<RankedTensorType> type = getStorableType(
+          param.getType(), op->getLoc(), "parameter '" + param.getName() + "'");
+      if (failed(type))
+        return failure();
+      if (!isa<FloatType>(type->getElementType()))
+        return op->emitError() << "mem-run initializes float parameters only";
+      plan.params.push_back(
+          {param.getName().str(), getParamSymbol(param.getName()), *type});
+      return success();
+    }
+    if (auto state = dyn_cast<train::OptStateOp>(op)) {
+      if (!seenStates.insert(state.getName()).second)
+        return success();
+      FailureOr<RankedTensorType> type =
+          getStorableType(state.getType(), op->getLoc(),
+                          "optimizer state '" + state.getName() + "'");
+      if (failed(type))
+        return failure();
+      plan.states.push_back(
+          {state.getName().str(), getStateSymbol(state.getName()), *type});
+      return success();
+    }
+    if (isa<train::DropoutOp>(op)) {
+      plan.hasSeed = true;
+      return success();
+    }
+    if (auto call = dyn_cast<func::CallOp>(op))
+      if (auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee()))
+        if (!callee.isExternal())
+          return collect(callee);
+    return success();
+  }
+
+  ModuleOp module;
+  StepPlan &plan;
+  llvm::SmallPtrSet<Operation *, 4> visited;
+  llvm::StringSet<> seenParams, seenStates;
+};
+
+} // namespace
+
+/// Collects the step's arguments and results, and the parameters, optimizer
+/// states and seed it uses.
+static FailureOr<StepPlan> planStep(ModuleOp module, func::FuncOp step) {
+  StepPlan plan;
+  plan.step = step;
+  for (BlockArgument arg : step.getArguments()) {
+    FailureOr<StepArgument> argument = planArgument(arg);
+    if (failed(argument))
+      return failure();
+    plan.arguments.push_back(std::move(*argument));
+  }
+  for (auto [index, type] : llvm::enumerate(step.getResultTypes())) {
+    FailureOr<RankedTensorType> resultType =
+        getStorableType(type, step.getLoc(), "result #" + Twine(index));
+    if (failed(resultType))
+      return failure();
+    plan.results.push_back({std::to_string(index),
+                            ("__memrun_result" + Twine(index)).str(),
+                            *resultType});
+  }
+
+  StateCollector collector(module, plan);
+  if (failed(collector.collect(step)))
+    return failure();
+  plan.hasSeed |= module.lookupSymbol(kSeedSymbol) != nullptr;
+  return plan;
+}
+
+/// Adds `@__memrun_entry`, which reads the step's arguments from globals,
+/// calls the step and writes its results into globals.
+static LogicalResult addEntryFunction(ModuleOp module, const StepPlan &plan) {
+  SymbolTable symbols(module);
+  Location loc = NameLoc::get(StringAttr::get(module.getContext(), "mem-run"));
+  auto reserve = [&](StringRef symbol) -> LogicalResult {
+    if (!symbols.lookup(symbol))
+      return success();
+    return symbols.lookup(symbol)->emitError()
+           << "symbol '" << symbol << "' is reserved by mem-run";
+  };
+  MLIRContext *context = module.getContext();
+  context->loadDialect<bufferization::BufferizationDialect, func::FuncDialect,
+                       memref::MemRefDialect>();
+  OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
+  auto memrefTypeOf = [](RankedTensorType type) {
+    return MemRefType::get(type.getShape(), type.getElementType());
+  };
+  auto declare = [&](const GlobalTensor &tensor) -> LogicalResult {
+    if (failed(reserve(tensor.symbol)))
+      return failure();
+    memref::GlobalOp::create(builder, loc, tensor.symbol,
+                             /*sym_visibility=*/StringAttr(),
+                             memrefTypeOf(tensor.type),
+                             /*initial_value=*/builder.getUnitAttr(),
+                             /*constant=*/false,
+                             /*alignment=*/builder.getI64IntegerAttr(64));
+    return success();
+  };
+  if (failed(reserve(kEntryName)))
+    return failure();
+  for (const StepArgument &arg : plan.arguments)
+    if (failed(declare(arg.tensor)))
+      return failure();
+  for (const GlobalTensor &result : plan.results)
+    if (failed(declare(result)))
+      return failure();
+
+  auto entry = func::FuncOp::create(builder, loc, kEntryName,
+                                    builder.getFunctionType({}, {}));
+  OpBuilder body = OpBuilder::atBlockEnd(entry.addEntryBlock());
+  SmallVector<Value> operands;
+  for (const StepArgument &arg : plan.arguments) {
+    Value buffer = memref::GetGlobalOp::create(
+        body, loc, memrefTypeOf(arg.tensor.type), arg.tensor.symbol);
+    // Not writable: a step that updates an argument in place works on a copy,
+    // so every step sees the same inputs.
+    operands.push_back(bufferization::ToTensorOp::create(
+        body, loc, arg.tensor.type, buffer, /*restrict=*/true,
+        /*writable=*/false));
+  }
+  auto call = func::CallOp::create(body, loc, plan.step, operands);
+  for (auto [result, value] :
+       llvm::zip_equal(plan.results, call.getResults())) {
+    Value buffer = memref::GetGlobalOp::create(
+        body, loc, memrefTypeOf(result.type), result.symbol);
+    bufferization::MaterializeInDestinationOp::create(
+        body, loc, TypeRange{}, value, buffer, /*restrict=*/true,
+        /*writable=*/true);
+  }
+  func::ReturnOp::create(body, loc);
+  return success();
+}
+
+/// convert-train-to-linalg, then memopt-lower-to-cpu.
+static LogicalResult lowerToLLVM(ModuleOp module) {
+  PassManager pm(module.getContext());
+  if (failed(applyPassManagerCLOptions(pm)))
+    return failure();
+  pm.addPass(createConvertTrainToLinalgPass());
+  buildLowerToCPUPipeline(pm);
+  return pm.run(module);
+}
+
+//===----------------------------------------------------------------------===//
+// Running
+//===----------------------------------------------------------------------===//
+
+/// The allocation hooks lowered code calls, and the C math functions that
+/// math-to-libm and LLVM's intrinsic lowering emit calls to. The JIT would
+/// also find the latter in the process; naming them makes the resolution
+/// independent of what the process happens to export.
+static llvm::orc::SymbolMap
+getRuntimeSymbols(llvm::orc::MangleAndInterner interner) {
+  llvm::orc::SymbolMap symbols;
+  auto add = [&](StringRef name, auto *function) {
+    symbols[interner(name)] = llvm::orc::ExecutorSymbolDef(
+        llvm::orc::ExecutorAddr::fromPtr(reinterpret_cast<void *>(function)),
+        llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
+  };
+  add("_mlir_memref_to_llvm_alloc", &_mlir_memref_to_llvm_alloc);
+  add("_mlir_memref_to_llvm_aligned_alloc",
+      &_mlir_memref_to_llvm_aligned_alloc);
+  add("_mlir_memref_to_llvm_free", &_mlir_memref_to_llvm_free);
+  using F1 = float (*)(float);
+  using D1 = double (*)(double);
+  using F2 = float (*)(float, float);
+  using D2 = double (*)(double, double);
+#define MEMRUN_UNARY(name)                                                     \
+  add(#name, static_cast<D1>(&::name));                                        \
+  add(#name "f", static_cast<F1>(&::name##f));
+#define MEMRUN_BINARY(name)                                                    \
+  add(#name, static_cast<D2>(&::name));                                        \
+  add(#name "f", static_cast<F2>(&::name##f));
+  MEMRUN_UNARY(acos)
+  MEMRUN_UNARY(acosh)
+  MEMRUN_UNARY(asin)
+  MEMRUN_UNARY(asinh)
+  MEMRUN_UNARY(atan)
+  MEMRUN_UNARY(atanh)
+  MEMRUN_UNARY(cbrt)
+  MEMRUN_UNARY(ceil)
+  MEMRUN_UNARY(cos)
+  MEMRUN_UNARY(cosh)
+  MEMRUN_UNARY(erf)
+  MEMRUN_UNARY(erfc)
+  MEMRUN_UNARY(exp)
+  MEMRUN_UNARY(exp2)
+  MEMRUN_UNARY(expm1)
+  MEMRUN_UNARY(fabs)
+  MEMRUN_UNARY(floor)
+  MEMRUN_UNARY(log)
+  MEMRUN_UNARY(log10)
+  MEMRUN_UNARY(log1p)
+  MEMRUN_UNARY(log2)
+  MEMRUN_UNARY(rint)
+  MEMRUN_UNARY(round)
+  MEMRUN_UNARY(roundeven)
+  MEMRUN_UNARY(sin)
+  MEMRUN_UNARY(sinh)
+  MEMRUN_UNARY(sqrt)
+  MEMRUN_UNARY(tan)
+  MEMRUN_UNARY(tanh)
+  MEMRUN_UNARY(trunc)
+  MEMRUN_BINARY(atan2)
+  MEMRUN_BINARY(copysign)
+  MEMRUN_BINARY(fmax)
+  MEMRUN_BINARY(fmin)
+  MEMRUN_BINARY(fmod)
+  MEMRUN_BINARY(pow)
+#undef MEMRUN_UNARY
+#undef MEMRUN_BINARY
+  return symbols;
+}
+
+/// Resolves the address of `tensor`'s global in the compiled program.
+static LogicalResult resolve(ExecutionEngine &engine, StringRef symbol,
+                             char *&data) {
+  llvm::Expected<void *> address = engine.lookup(symbol);
+  if (!address)
+    return fail("the compiled step has no global '" + symbol +
+                "': " + llvm::toString(address.takeError()));
+  data = static_cast<char *>(*address);
+  return success();
+}
+
+/// Fills `tensor` with the `sin` formula of amplitude `amplitude`.
+static void fillFloat(const GlobalTensor &tensor, double amplitude) {
+  Type elementType = tensor.type.getElementType();
+  unsigned bytes = run::getStorageBytes(elementType);
+  double phase = run::initPhase(tensor.name);
+  for (int64_t i = 0, e = tensor.type.getNumElements(); i < e; ++i)
+    run::storeFloat(elementType, tensor.data + i * bytes,
+                    run::initValue(amplitude, phase, i));
+}
+
+/// Fills the step arguments that stay the same from step to step.
+static void fillArguments(const StepPlan &plan) {
+  for (const StepArgument &arg : plan.arguments) {
+    const GlobalTensor &tensor = arg.tensor;
+    if (arg.kind == ArgKind::Float) {
+      fillFloat(tensor, 1.0);
+      continue;
+    }
+    if (arg.kind != ArgKind::Integer)
+      continue;
+    Type elementType = tensor.type.getElementType();
+    unsigned bytes = run::getStorageBytes(elementType);
+    for (int64_t i = 0, e = tensor.type.getNumElements(); i < e; ++i)
+      run::storeInteger(elementType, tensor.data + i * bytes,
+                        run::initInteger(tensor.name, i, arg.bound));
+  }
+}
+
+static int64_t getByteSize(const GlobalTensor &tensor) {
+  return tensor.type.getNumElements() *
+         run::getStorageBytes(tensor.type.getElementType());
+}
+
+/// Sum and sum of squares in double, one element at a time in row-major
+/// order (so a Python loop reproduces them exactly).
+static std::pair<double, double> summarize(const GlobalTensor &tensor) {
+  Type elementType = tensor.type.getElementType();
+  unsigned bytes = run::getStorageBytes(elementType);
+  double sum = 0.0, sumSquares = 0.0;
+  for (int64_t i = 0, e = tensor.type.getNumElements(); i < e; ++i) {
+    const char *element = tensor.data + i * bytes;
+    double value =
+        isa<FloatType>(elementType)
+            ? run::loadFloat(elementType, element)
+            : static_cast<double>(run::loadInteger(elementType, element));
+    sum += value;
+    sumSquares += value * value;
+  }
+  return {sum, sumSquares};
+}
+
+/// Prints the 0-d results of one step: the first float one as the loss.
+static void printStepLine(const StepPlan &plan, unsigned stepNumber) {
+  llvm::raw_ostream &os = llvm::outs();
+  os << "step " << stepNumber << ":";
+  bool lossPrinted = false;
+  for (auto [index, result] : llvm::enumerate(plan.results)) {
+    if (result.type.getRank() != 0)
+      continue;
+    Type elementType = result.type.getElementType();
+    if (!isa<FloatType>(elementType)) {
+      os << " result" << index << " = "
+         << run::loadInteger(elementType, result.data);
+      continue;
+    }
+    os << (lossPrinted ? " result" + std::to_string(index) : " loss") << " = "
+       << llvm::format("%.9e", run::loadFloat(elementType, result.data));
+    lossPrinted = true;
+  }
+  os << "\n";
+}
+
+static void printSummary(StringRef kind, const GlobalTensor &tensor) {
+  auto [sum, sumSquares] = summarize(tensor);
+  llvm::outs() << kind << " " << tensor.name
+               << ": sum = " << llvm::format("%.9e", sum)
+               << " sumsq = " << llvm::format("%.9e", sumSquares) << "\n";
+}
+
+/// Prints what --list-inputs promises: one line per argument, parameter and
+/// optimizer state, and the seed.
+static void printInputs(const StepPlan &plan) {
+  llvm::raw_ostream &os = llvm::outs();
+  for (auto [index, arg] : llvm::enumerate(plan.arguments)) {
+    os << "arg " << index << ": " << arg.tensor.type << " = ";
+    switch (arg.kind) {
+    case ArgKind::Float:
+      os << "formula, amplitude " << llvm::format("%.9e", 1.0) << "\n";
+      break;
+    case ArgKind::Integer:
+      os << "integers in [0, " << arg.bound << ")\n";
+      break;
+    case ArgKind::StepNumber:
+      os << "step number\n";
+      break;
+    }
+  }
+  for (const GlobalTensor &param : plan.params)
+    os << "param " << param.name << ": " << param.type
+       << " = formula, amplitude "
+       << llvm::format("%.9e", run::paramAmplitude(param.type)) << "\n";
+  for (const GlobalTensor &state : plan.states)
+    os << "opt_state " << state.name << ": " << state.type << " = zeros\n";
+  if (plan.hasSeed)
+    os << "seed: " << seed << "\n";
+}
+
+/// Compiles the lowered module, initializes its state and runs the steps.
+static LogicalResult runSteps(ModuleOp module, StepPlan &plan) {
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  std::optional<llvm::CodeGenOptLevel> codeGenLevel =
+      llvm::CodeGenOpt::getLevel(optLevel);
+  if (!codeGenLevel)
+    return fail("--opt-level must be 0, 1, 2 or 3");
+  auto transformer = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
+                                               /*targetMachine=*/nullptr);
+  ExecutionEngineOptions options;
+  options.transformer = transformer;
+  options.jitCodeGenOptLevel = codeGenLevel;
+  options.enableGDBNotificationListener = false;
+  options.enablePerfNotificationListener = false;
+  llvm::Expected<std::unique_ptr<ExecutionEngine>> created =
+      ExecutionEngine::create(module, options);
+  if (!created)
+    return fail("cannot compile the lowered step: " +
+                llvm::toString(created.takeError()));
+  ExecutionEngine &engine = **created;
+  engine.registerSymbols(getRuntimeSymbols);
+  engine.initialize();
+
+  for (StepArgument &arg : plan.arguments)
+    if (failed(resolve(engine, arg.tensor.symbol, arg.tensor.data)))
+      return failure();
+  for (GlobalTensor &result : plan.results)
+    if (failed(resolve(engine, result.symbol, result.data)))
+      return failure();
+  for (GlobalTensor &param : plan.params)
+    if (failed(resolve(engine, param.symbol, param.data)))
+      return failure();
+  for (GlobalTensor &state : plan.states)
+    if (failed(resolve(engine, state.symbol, state.data)))
+      return failure();
+  if (plan.hasSeed && failed(resolve(engine, kSeedSymbol, plan.seedData)))
+    return failure();
+
+  // Initial state: parameters by formula, optimizer states zero (as
+  // PyTorch's), the seed from --seed.
+  for (const GlobalTensor &param : plan.params)
+    fillFloat(param, run::paramAmplitude(param.type));
+  for (const GlobalTensor &state : plan.states)
+    std::memset(state.data, 0, getByteSize(state));
+  if (plan.seedData) {
+    int64_t seedValue = seed;
+    std::memcpy(plan.seedData, &seedValue, sizeof(int64_t));
+  }
+  fillArguments(plan);
+
+  for (unsigned step = 1; step <= numSteps; ++step) {
+    for (const StepArgument &arg : plan.arguments)
+      if (arg.kind == ArgKind::StepNumber)
+        run::storeInteger(arg.tensor.type.getElementType(), arg.tensor.data,
+                          step);
+    bool measured = measurePeak && step == numSteps;
+    uint64_t liveBefore = memopt_live_bytes();
+    if (measured)
+      memopt_reset_peak();
+    if (llvm::Error error = engine.invokePacked(kEntryName))
+      return fail("step " + Twine(step) +
+                  " failed to run: " + llvm::toString(std::move(error)));
+    printStepLine(plan, step);
+    if (!measured)
+      continue;
+    llvm::outs() << "measured_peak_bytes: " << memopt_peak_bytes() << "\n";
+    uint64_t liveAfter = memopt_live_bytes();
+    if (liveAfter != liveBefore)
+      llvm::WithColor::warning(llvm::errs(), "mem-run")
+          << "the last step left " << liveAfter - liveBefore
+          << " bytes allocated (a leak in the lowered code)\n";
+  }
+
+  for (const GlobalTensor &result : plan.results)
+    if (numSteps > 0 && result.type.getRank() != 0)
+      printSummary("result", result);
+  double checksum = 0.0;
+  for (const GlobalTensor &param : plan.params) {
+    printSummary("param", param);
+    checksum += summarize(param).first;
+  }
+  llvm::outs() << "params_checksum: " << llvm::format("%.9e", checksum) << "\n";
+  llvm::outs().flush();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Driver
+//===----------------------------------------------------------------------===//
+
+static LogicalResult runMain() {
+  if (measurePeak && numSteps == 0)
+    return fail("--measure-peak needs at least one step (--steps >= 1)");
+
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  MLIRContext context(registry);
+  // The JIT and the steps run on this thread; compile-time threading buys
+  // little for one step and makes diagnostics interleave.
+  context.disableMultithreading();
+
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      openInputFile(inputFile, &errorMessage);
+  if (!file)
+    return fail(errorMessage);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return fail("cannot parse " + inputFile);
+
+  if (!userPipeline.empty()) {
+    PassManager pm(&context);
+    if (failed(applyPassManagerCLOptions(pm)))
+      return failure();
+    // The pipeline runs on the module: accept it with or without the
+    // `builtin.module(...)` anchor.
+    StringRef passes = StringRef(userPipeline).trim();
+    if (passes.consume_front("builtin.module(") && passes.consume_back(")"))
+      passes = passes.trim();
+    else
+      passes = StringRef(userPipeline).trim();
+    std::string parseErrors;
+    llvm::raw_string_ostream errorStream(parseErrors);
+    if (failed(parsePassPipeline(passes, pm, errorStream)))
+      return fail("invalid --pipeline '" + userPipeline +
+                  "': " + errorStream.str());
+    if (failed(pm.run(*module)))
+      return fail("--pipeline '" + userPipeline + "' failed");
+  }
+
+  FailureOr<func::FuncOp> step = findStep(*module);
+  if (failed(step))
+    return failure();
+  FailureOr<StepPlan> plan = planStep(*module, *step);
+  if (failed(plan))
+    return fail("cannot run @" + step->getSymName() + " (see above)");
+  if (listInputs) {
+    printInputs(*plan);
+    return success();
+  }
+  if (failed(addEntryFunction(*module, *plan)) || failed(verify(*module)))
+    return fail("cannot build the entry function of @" + step->getSymName());
+  if (failed(lowerToLLVM(*module)))
+    return fail("cannot lower @" + step->getSymName() +
+                " to LLVM (see the diagnostic above)");
+  // The seed global exists when a train.dropout reads it, or when the step
+  // declares it itself.
+  plan->hasSeed = module->lookupSymbol(kSeedSymbol) != nullptr;
+  return runSteps(*module, *plan);
+}
+
+/// Debian's libLLVM.so links Polly, whose command-line options would crowd
+/// `--help`; they never affect mem-run, so hide them.
+static void hidePollyOptions() {
+  for (auto &entry : cl::getRegisteredOptions())
+    if (entry.first.starts_with("polly"))
+      entry.second->setHiddenFlag(cl::ReallyHidden);
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  hidePollyOptions();
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  registerPassManagerCLOptions();
+  registerAllPasses();
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "mem-run: runs a training step on the CPU for N steps and prints its "
+      "losses and parameter checksums\n");
+  return failed(runMain()) ? 1 : 0;
+}
