@@ -28,9 +28,9 @@ struct TrainAutodiffPass
 
 private:
   /// Appends the optimizer updates (or the gradient results).
-  void emitUpdates(func::FuncOp func, OpBuilder &builder, Optimizer kind,
-                   const llvm::MapVector<StringRef, std::pair<Value, Value>>
-                       &paramGrads);
+  void emitUpdates(
+      func::FuncOp func, OpBuilder &builder, Optimizer kind,
+      const llvm::MapVector<StringRef, std::pair<Value, Value>> &paramGrads);
 };
 
 } // namespace
@@ -101,9 +101,8 @@ void TrainAutodiffPass::runOnOperation() {
   llvm::DenseSet<Value> varying, useful;
   for (Operation &op : body) {
     if (isa<train::ParamOp>(op)) {
-      if (isa<FloatType>(
-              cast<RankedTensorType>(op.getResult(0).getType())
-                  .getElementType()))
+      if (isa<FloatType>(cast<RankedTensorType>(op.getResult(0).getType())
+                             .getElementType()))
         varying.insert(op.getResult(0));
       continue;
     }
@@ -131,16 +130,15 @@ void TrainAutodiffPass::runOnOperation() {
   auto accumulate = [&](Value value, Value grad) {
     auto [it, inserted] = grads.try_emplace(value, grad);
     if (!inserted)
-      it->second = train::AddOp::create(builder, grad.getLoc(),
-                                        grad.getType(), it->second, grad);
+      it->second = train::AddOp::create(builder, grad.getLoc(), grad.getType(),
+                                        it->second, grad);
   };
-  Location lossLoc = loss.getDefiningOp() ? loss.getDefiningOp()->getLoc()
-                                          : func.getLoc();
+  Location lossLoc =
+      loss.getDefiningOp() ? loss.getDefiningOp()->getLoc() : func.getLoc();
   grads[loss] = arith::ConstantOp::create(
       builder, named(ctx, "loss.grad.seed", lossLoc),
-      DenseElementsAttr::get(lossType,
-                             builder.getFloatAttr(lossType.getElementType(),
-                                                  1.0)));
+      DenseElementsAttr::get(
+          lossType, builder.getFloatAttr(lossType.getElementType(), 1.0)));
 
   SmallVector<Operation *> forward;
   for (Operation &op : body)

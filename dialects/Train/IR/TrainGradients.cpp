@@ -91,8 +91,8 @@ LogicalResult SubOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
   if (needed[0])
     grads[0] = castTo(b, loc, g, getLhs().getType());
   if (needed[1]) {
-    Value negated = ScaleOp::create(b, loc, g.getType(), g,
-                                    b.getF64FloatAttr(-1.0));
+    Value negated =
+        ScaleOp::create(b, loc, g.getType(), g, b.getF64FloatAttr(-1.0));
     grads[1] = castTo(b, loc, negated, getRhs().getType());
   }
   return success();
@@ -161,9 +161,9 @@ LogicalResult GeluOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
                                      ArrayRef<bool> needed,
                                      SmallVectorImpl<Value> &grads) {
   initGrads(*this, grads);
-  grads[0] = GeluGradOp::create(b, gradLoc(*this), getInput().getType(),
-                                resultGrads[0], getInput(),
-                                getApproximateAttr());
+  grads[0] =
+      GeluGradOp::create(b, gradLoc(*this), getInput().getType(),
+                         resultGrads[0], getInput(), getApproximateAttr());
   return success();
 }
 
@@ -219,10 +219,10 @@ LogicalResult LayerNormOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
   if (failed(requireOnlyFirstResultGrad(*this, resultGrads)))
     return failure();
   initGrads(*this, grads);
-  auto grad = LayerNormGradOp::create(
-      b, gradLoc(*this), getInput().getType(), getGamma().getType(),
-      getBeta().getType(), resultGrads[0], getInput(), getGamma(), getMean(),
-      getRstd());
+  auto grad = LayerNormGradOp::create(b, gradLoc(*this), getInput().getType(),
+                                      getGamma().getType(), getBeta().getType(),
+                                      resultGrads[0], getInput(), getGamma(),
+                                      getMean(), getRstd());
   grads[0] = grad.getGradInput();
   grads[1] = grad.getGradGamma();
   grads[2] = grad.getGradBeta();
@@ -249,10 +249,10 @@ LogicalResult BatchNormOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
   if (failed(requireOnlyFirstResultGrad(*this, resultGrads)))
     return failure();
   initGrads(*this, grads);
-  auto grad = BatchNormGradOp::create(
-      b, gradLoc(*this), getInput().getType(), getGamma().getType(),
-      getBeta().getType(), resultGrads[0], getInput(), getGamma(), getMean(),
-      getRstd());
+  auto grad = BatchNormGradOp::create(b, gradLoc(*this), getInput().getType(),
+                                      getGamma().getType(), getBeta().getType(),
+                                      resultGrads[0], getInput(), getGamma(),
+                                      getMean(), getRstd());
   grads[0] = grad.getGradInput();
   grads[1] = grad.getGradGamma();
   grads[2] = grad.getGradBeta();
@@ -279,8 +279,7 @@ static Value transposeLastTwo(OpBuilder &b, Location loc, Value value) {
   for (int64_t p : perm)
     shape.push_back(type.getDimSize(p));
   return TransposeOp::create(
-      b, loc, RankedTensorType::get(shape, type.getElementType()), value,
-      perm);
+      b, loc, RankedTensorType::get(shape, type.getElementType()), value, perm);
 }
 
 /// A matmul of `lhs` and `rhs` with the given transposes, inferring the
@@ -465,9 +464,9 @@ LogicalResult SliceOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
                                       ArrayRef<bool> needed,
                                       SmallVectorImpl<Value> &grads) {
   initGrads(*this, grads);
-  grads[0] = SliceGradOp::create(b, gradLoc(*this), getInput().getType(),
-                                 resultGrads[0], getOffsetsAttr(),
-                                 getStridesAttr());
+  grads[0] =
+      SliceGradOp::create(b, gradLoc(*this), getInput().getType(),
+                          resultGrads[0], getOffsetsAttr(), getStridesAttr());
   return success();
 }
 
@@ -487,8 +486,8 @@ LogicalResult ConcatOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
     offset += typeOf(input).getDimSize(axis);
     if (!needed[i])
       continue;
-    grads[i] = SliceOp::create(b, loc, input.getType(), resultGrads[0],
-                               offsets, /*strides=*/nullptr);
+    grads[i] = SliceOp::create(b, loc, input.getType(), resultGrads[0], offsets,
+                               /*strides=*/nullptr);
   }
   return success();
 }
@@ -533,9 +532,10 @@ LogicalResult AvgPool2dOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
   return success();
 }
 
-LogicalResult UpsampleNearest2dOp::buildGradients(
-    OpBuilder &b, ValueRange resultGrads, ArrayRef<bool> needed,
-    SmallVectorImpl<Value> &grads) {
+LogicalResult
+UpsampleNearest2dOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                    ArrayRef<bool> needed,
+                                    SmallVectorImpl<Value> &grads) {
   initGrads(*this, grads);
   grads[0] = UpsampleNearest2dGradOp::create(
       b, gradLoc(*this), getInput().getType(), resultGrads[0], getScaleAttr());
