@@ -83,7 +83,9 @@ static Value convertFloat(OpBuilder &b, Location loc, Value value, Type type) {
 namespace {
 
 /// Emits scalar float arithmetic of one type inside a linalg body, so that
-/// formulas read like the PyTorch kernels they follow.
+/// formulas read like the PyTorch kernels they follow. A `double` operand is
+/// a constant of the type. No call passes two operands that both emit ops,
+/// so the emitted order does not depend on C++ argument evaluation order.
 struct ScalarMath {
   OpBuilder &b;
   Location loc;
@@ -93,15 +95,20 @@ struct ScalarMath {
   Value add(Value x, Value y) const {
     return arith::AddFOp::create(b, loc, x, y);
   }
+  Value add(double x, Value y) const { return add(c(x), y); }
   Value sub(Value x, Value y) const {
     return arith::SubFOp::create(b, loc, x, y);
   }
+  Value sub(double x, Value y) const { return sub(c(x), y); }
   Value mul(Value x, Value y) const {
     return arith::MulFOp::create(b, loc, x, y);
   }
+  Value mul(Value x, double y) const { return mul(x, c(y)); }
+  Value mul(double x, Value y) const { return mul(c(x), y); }
   Value div(Value x, Value y) const {
     return arith::DivFOp::create(b, loc, x, y);
   }
+  Value div(double x, Value y) const { return div(c(x), y); }
   Value neg(Value x) const { return arith::NegFOp::create(b, loc, x); }
   Value exp(Value x) const { return math::ExpOp::create(b, loc, x); }
   Value erf(Value x) const { return math::ErfOp::create(b, loc, x); }
@@ -109,13 +116,13 @@ struct ScalarMath {
   Value in(Value x) const { return convertFloat(b, loc, x, type); }
 
   /// 1 / (1 + exp(-x)) (PyTorch's sigmoid).
-  Value sigmoid(Value x) const { return div(c(1.0), add(c(1.0), exp(neg(x)))); }
+  Value sigmoid(Value x) const { return div(1.0, add(1.0, exp(neg(x)))); }
   /// x / (1 + exp(-x)) (PyTorch's silu).
-  Value silu(Value x) const { return div(x, add(c(1.0), exp(neg(x)))); }
+  Value silu(Value x) const { return div(x, add(1.0, exp(neg(x)))); }
   /// silu'(x) = s * (1 + x * (1 - s)), s = sigmoid(x).
   Value siluDerivative(Value x) const {
     Value s = sigmoid(x);
-    return mul(s, add(c(1.0), mul(x, sub(c(1.0), s))));
+    return mul(s, add(1.0, mul(x, sub(1.0, s))));
   }
 };
 
@@ -131,36 +138,37 @@ static constexpr double kGeluKappa = 0.044715;
 /// gelu(x): exact `x * 0.5 * (1 + erf(x * M_SQRT1_2))`, or the tanh form
 /// `0.5 * x * (1 + tanh(kBeta * (x + kKappa * x^3)))`.
 static Value emitGelu(const ScalarMath &m, Value x, bool approximate) {
-  if (!approximate)
-    return m.mul(m.mul(x, m.c(0.5)),
-                 m.add(m.c(1.0), m.erf(m.mul(x, m.c(kSqrt1_2)))));
+  if (!approximate) {
+    Value half = m.mul(x, 0.5);
+    return m.mul(half, m.add(1.0, m.erf(m.mul(x, kSqrt1_2))));
+  }
   Value cube = m.mul(m.mul(x, x), x);
-  Value inner = m.mul(m.c(kSqrt2 * k2SqrtPi * 0.5),
-                      m.add(x, m.mul(m.c(kGeluKappa), cube)));
-  return m.mul(m.mul(m.c(0.5), x), m.add(m.c(1.0), m.tanh(inner)));
+  Value inner =
+      m.mul(kSqrt2 * k2SqrtPi * 0.5, m.add(x, m.mul(kGeluKappa, cube)));
+  Value half = m.mul(0.5, x);
+  return m.mul(half, m.add(1.0, m.tanh(inner)));
 }
 
 /// dy * gelu'(x), PyTorch's GeluBackward CPU kernel for both forms.
 static Value emitGeluGrad(const ScalarMath &m, Value dy, Value x,
                           bool approximate) {
   if (!approximate) {
-    Value cdf =
-        m.mul(m.c(0.5), m.add(m.c(1.0), m.erf(m.mul(x, m.c(kSqrt1_2)))));
-    Value pdf = m.mul(m.c(k2SqrtPi * kSqrt1_2 * 0.5),
-                      m.exp(m.mul(m.mul(x, x), m.c(-0.5))));
+    Value cdf = m.mul(0.5, m.add(1.0, m.erf(m.mul(x, kSqrt1_2))));
+    Value pdf =
+        m.mul(k2SqrtPi * kSqrt1_2 * 0.5, m.exp(m.mul(m.mul(x, x), -0.5)));
     return m.mul(dy, m.add(cdf, m.mul(x, pdf)));
   }
   double beta = kSqrt2 * k2SqrtPi * 0.5;
   Value square = m.mul(x, x);
   Value cube = m.mul(square, x);
-  Value inner = m.mul(m.c(beta), m.add(x, m.mul(m.c(kGeluKappa), cube)));
+  Value inner = m.mul(beta, m.add(x, m.mul(kGeluKappa, cube)));
   Value tanhInner = m.tanh(inner);
-  Value left = m.mul(m.c(0.5), x);
-  Value right = m.add(m.c(1.0), tanhInner);
-  Value leftDerivative = m.mul(m.c(0.5), right);
-  Value tanhDerivative = m.sub(m.c(1.0), m.mul(tanhInner, tanhInner));
+  Value left = m.mul(0.5, x);
+  Value right = m.add(1.0, tanhInner);
+  Value leftDerivative = m.mul(0.5, right);
+  Value tanhDerivative = m.sub(1.0, m.mul(tanhInner, tanhInner));
   Value innerDerivative =
-      m.mul(m.c(beta), m.add(m.c(1.0), m.mul(m.c(3.0 * kGeluKappa), square)));
+      m.mul(beta, m.add(1.0, m.mul(3.0 * kGeluKappa, square)));
   Value rightDerivative = m.mul(m.mul(left, tanhDerivative), innerDerivative);
   return m.mul(dy, m.add(leftDerivative, rightDerivative));
 }
@@ -205,9 +213,9 @@ struct BinaryLowering : public OpConversionPattern<OpTy> {
         ValueRange{adaptor.getLhs(), adaptor.getRhs()},
         [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
           Type elementType = type.getElementType();
-          return ArithOpTy::create(b, loc,
-                                   convertFloat(b, loc, args[0], elementType),
-                                   convertFloat(b, loc, args[1], elementType));
+          Value lhs = convertFloat(b, loc, args[0], elementType);
+          Value rhs = convertFloat(b, loc, args[1], elementType);
+          return ArithOpTy::create(b, loc, lhs, rhs);
         });
     rewriter.replaceOp(op, result);
     return success();
@@ -225,7 +233,7 @@ struct ScaleLowering : public OpConversionPattern<train::ScaleOp> {
         op, buildComputed(
                 rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
                 adaptor.getInput(), [&](const ScalarMath &m, ValueRange args) {
-                  return m.mul(args[0], m.c(factor));
+                  return m.mul(args[0], factor);
                 }));
     return success();
   }
@@ -256,9 +264,9 @@ struct BiasAddLowering : public OpConversionPattern<train::BiasAddOp> {
         ValueRange{createEmpty(rewriter, loc, type)},
         ArrayRef<AffineMap>{identity, biasMap, identity}, iterators,
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Value sum = arith::AddFOp::create(
-              b, l, convertFloat(b, l, args[0], elementType),
-              convertFloat(b, l, args[1], elementType));
+          Value input = convertFloat(b, l, args[0], elementType);
+          Value bias = convertFloat(b, l, args[1], elementType);
+          Value sum = arith::AddFOp::create(b, l, input, bias);
           linalg::YieldOp::create(b, l, sum);
         });
     rewriter.replaceOp(op, generic.getResult(0));
@@ -385,8 +393,8 @@ struct SiluGradLowering : public OpConversionPattern<train::SiluGradOp> {
                 [&](const ScalarMath &m, ValueRange args) {
                   Value x = args[1];
                   Value s = m.sigmoid(x);
-                  return m.mul(m.mul(args[0], s),
-                               m.add(m.c(1.0), m.mul(x, m.sub(m.c(1.0), s))));
+                  Value scaled = m.mul(args[0], s);
+                  return m.mul(scaled, m.add(1.0, m.mul(x, m.sub(1.0, s))));
                 }));
     return success();
   }
@@ -407,7 +415,8 @@ struct SwigluGradLowering : public OpConversionPattern<train::SwigluGradOp> {
         [&](OpBuilder &b, Location loc, ValueRange args) {
           ScalarMath m{b, loc, getComputeType(elementType)};
           Value dy = m.in(args[0]), gate = m.in(args[1]), up = m.in(args[2]);
-          Value dgate = m.mul(m.mul(dy, up), m.siluDerivative(gate));
+          Value dyUp = m.mul(dy, up);
+          Value dgate = m.mul(dyUp, m.siluDerivative(gate));
           Value dup = m.mul(dy, m.silu(gate));
           return SmallVector<Value>{convertFloat(b, loc, dgate, elementType),
                                     convertFloat(b, loc, dup, elementType)};
@@ -525,11 +534,10 @@ struct DropoutLowering : public OpConversionPattern<train::DropoutOp> {
         rewriter, loc, MemRefType::get({}, rewriter.getI64Type()),
         kSeedGlobalName);
     Value seed = memref::LoadOp::create(rewriter, loc, seedBuffer);
-    Value base = arith::AddIOp::create(
-        rewriter, loc,
-        arith::MulIOp::create(rewriter, loc, seed,
-                              createI64(rewriter, loc, 0x9E3779B97F4A7C15ULL)),
-        createI64(rewriter, loc, id << 32));
+    Value seedTerm = arith::MulIOp::create(
+        rewriter, loc, seed, createI64(rewriter, loc, 0x9E3779B97F4A7C15ULL));
+    Value base = arith::AddIOp::create(rewriter, loc, seedTerm,
+                                       createI64(rewriter, loc, id << 32));
 
     SmallVector<Value> results = buildElementwiseMulti(
         rewriter, loc, TypeRange{type, maskType}, adaptor.getInput(),
@@ -564,9 +572,9 @@ struct DropoutLowering : public OpConversionPattern<train::DropoutOp> {
           x = xorShift(x, 31);
           Type f64 = b.getF64Type();
           Value top = arith::ShRUIOp::create(b, l, x, createI64(b, l, 40));
+          Value topF64 = arith::UIToFPOp::create(b, l, f64, top);
           Value uniform = arith::MulFOp::create(
-              b, l, arith::UIToFPOp::create(b, l, f64, top),
-              createScalar(b, l, f64, 0x1p-24));
+              b, l, topF64, createScalar(b, l, f64, 0x1p-24));
           Value keep =
               arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, uniform,
                                     createScalar(b, l, f64, rate));
