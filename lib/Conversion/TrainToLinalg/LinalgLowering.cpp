@@ -845,15 +845,18 @@ struct SoftmaxLowering : public OpConversionPattern<train::SoftmaxOp> {
                   b, l, Value(arith::MaximumFOp::create(b, l, args[1], s)));
             })
             .getResult(0);
-    // exp(s - max), zero where masked.
     auto expShifted = [&](OpBuilder &b, Location l, Value x,
                           Value max) -> Value {
-      Value e = math::ExpOp::create(
+      return math::ExpOp::create(
           b, l, arith::SubFOp::create(b, l, scaled(b, l, x), max));
+    };
+    // Masked elements are 0 (also in a fully masked row, whose max is -inf
+    // and whose sum is 0).
+    auto zeroIfMasked = [&](OpBuilder &b, Location l, Value v) -> Value {
       if (!causal)
-        return e;
+        return v;
       return arith::SelectOp::create(b, l, masked(b, l),
-                                     createScalar(b, l, computeType, 0.0), e);
+                                     createScalar(b, l, computeType, 0.0), v);
     };
     Value sum =
         linalg::GenericOp::create(
@@ -862,7 +865,7 @@ struct SoftmaxLowering : public OpConversionPattern<train::SoftmaxOp> {
             SmallVector<AffineMap>{red.identity, red.reduced, red.reduced},
             red.iterators,
             [&](OpBuilder &b, Location l, ValueRange args) {
-              Value e = expShifted(b, l, args[0], args[1]);
+              Value e = zeroIfMasked(b, l, expShifted(b, l, args[0], args[1]));
               linalg::YieldOp::create(
                   b, l, Value(arith::AddFOp::create(b, l, args[2], e)));
             })
@@ -876,11 +879,8 @@ struct SoftmaxLowering : public OpConversionPattern<train::SoftmaxOp> {
             getIterators(rank),
             [&](OpBuilder &b, Location l, ValueRange args) {
               Value e = expShifted(b, l, args[0], args[1]);
-              Value p = arith::DivFOp::create(b, l, e, args[2]);
-              if (causal)
-                p = arith::SelectOp::create(
-                    b, l, masked(b, l), createScalar(b, l, computeType, 0.0),
-                    p);
+              Value p =
+                  zeroIfMasked(b, l, arith::DivFOp::create(b, l, e, args[2]));
               linalg::YieldOp::create(b, l, castScalar(b, l, p, elementType));
             })
             .getResult(0);
