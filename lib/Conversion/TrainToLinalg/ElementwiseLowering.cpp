@@ -12,8 +12,6 @@
 
 #include "mlir/IR/AffineMap.h"
 
-#include <cmath>
-
 using namespace mlir;
 using namespace mlir::memopt;
 
