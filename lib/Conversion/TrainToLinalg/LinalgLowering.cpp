@@ -514,10 +514,13 @@ buildRowLogSumExp(OpBuilder &b, Location loc, Value logits, Type computeType) {
 }
 
 /// Whether `label` (an integer of the labels' type) is not `ignoreIndex`.
+/// An ignore_index that the labels' type cannot represent ignores nothing.
 static Value isCounted(OpBuilder &b, Location loc, Value label,
                        int64_t ignoreIndex) {
-  Value ignored =
-      createScalar(b, loc, label.getType(), static_cast<double>(ignoreIndex));
+  if (!llvm::isIntN(label.getType().getIntOrFloatBitWidth(), ignoreIndex))
+    return arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+  Value ignored = arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(label.getType(), ignoreIndex));
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, label,
                                ignored);
 }
