@@ -47,9 +47,9 @@ func.func @layer_norm(%x: tensor<2x3x8xbf16>, %g: tensor<8xbf16>, %b: tensor<8xb
 // Row sums of g and g * xhat, then dx; column sums of dy * xhat and dy.
 // CHECK-LABEL: func.func @layer_norm_grad(
 // CHECK-SAME: %[[DY:[a-z0-9]+]]: tensor<4x8xf32>, %[[X:[a-z0-9]+]]: tensor<4x8xf32>, %[[G:[a-z0-9]+]]: tensor<8xf32>, %[[M:[a-z0-9]+]]: tensor<4xf32>, %[[R:[a-z0-9]+]]: tensor<4xf32>)
-// CHECK: %[[ROWS:.+]]:2 = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ID2]], #[[$COL2]], #[[$ROW2]], #[[$ROW2]], #[[$ROW2]], #[[$ROW2]]], iterator_types = ["parallel", "reduction"]} ins(%[[DY]], %[[X]], %[[G]], %[[M]], %[[R]] : {{.+}}) outs({{.+}} : tensor<4xf32>, tensor<4xf32>)
-// CHECK: %[[DX:.+]] = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ID2]], #[[$COL2]], #[[$ROW2]], #[[$ROW2]], #[[$ROW2]], #[[$ROW2]], #[[$ID2]]], iterator_types = ["parallel", "parallel"]} ins(%[[DY]], %[[X]], %[[G]], %[[M]], %[[R]], %[[ROWS]]#0, %[[ROWS]]#1 : {{.+}}) outs(%{{.+}} : tensor<4x8xf32>)
-// CHECK: %[[COLS:.+]]:2 = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ID2]], #[[$COL2]], #[[$ROW2]], #[[$ROW2]], #[[$COL2]], #[[$COL2]]], iterator_types = ["reduction", "parallel"]} ins(%[[DY]], %[[X]], %[[G]], %[[M]], %[[R]] : {{.+}}) outs({{.+}} : tensor<8xf32>, tensor<8xf32>)
+// CHECK: %[[ROWS:.+]]:2 = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ID2]], #[[$ROW2]], #[[$ROW2]], #[[$COL2]], #[[$ROW2]], #[[$ROW2]]], iterator_types = ["parallel", "reduction"]} ins(%[[DY]], %[[X]], %[[M]], %[[R]], %[[G]] : {{.+}}) outs({{.+}} : tensor<4xf32>, tensor<4xf32>)
+// CHECK: %[[DX:.+]] = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ID2]], #[[$ROW2]], #[[$ROW2]], #[[$COL2]], #[[$ROW2]], #[[$ROW2]], #[[$ID2]]], iterator_types = ["parallel", "parallel"]} ins(%[[DY]], %[[X]], %[[M]], %[[R]], %[[G]], %[[ROWS]]#0, %[[ROWS]]#1 : {{.+}}) outs(%{{.+}} : tensor<4x8xf32>)
+// CHECK: %[[COLS:.+]]:2 = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ID2]], #[[$ROW2]], #[[$ROW2]], #[[$COL2]], #[[$COL2]]], iterator_types = ["reduction", "parallel"]} ins(%[[DY]], %[[X]], %[[M]], %[[R]] : {{.+}}) outs({{.+}} : tensor<8xf32>, tensor<8xf32>)
 // CHECK: return %[[DX]], %[[COLS]]#0, %[[COLS]]#1
 func.func @layer_norm_grad(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, %g: tensor<8xf32>,
                            %m: tensor<4xf32>, %r: tensor<4xf32>)
@@ -81,10 +81,10 @@ func.func @rms_norm(%x: tensor<4x8xf64>, %g: tensor<8xf64>) -> (tensor<4x8xf64>,
 // bf16 activations with an f32 gamma: sums in f32, dx rounded to bf16.
 // CHECK-LABEL: func.func @rms_norm_grad(
 // CHECK-SAME: %[[DY:[a-z0-9]+]]: tensor<4x8xbf16>, %[[X:[a-z0-9]+]]: tensor<4x8xbf16>, %[[G:[a-z0-9]+]]: tensor<8xf32>, %[[R:[a-z0-9]+]]: tensor<4xf32>)
-// CHECK: %[[ROWS:.+]] = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ID2]], #[[$COL2]], #[[$ROW2]], #[[$ROW2]]], iterator_types = ["parallel", "reduction"]} ins(%[[DY]], %[[X]], %[[G]], %[[R]] : {{.+}}) outs(%{{.+}} : tensor<4xf32>)
-// CHECK: %[[DX:.+]] = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ID2]], #[[$COL2]], #[[$ROW2]], #[[$ROW2]], #[[$ID2]]], iterator_types = ["parallel", "parallel"]} ins(%[[DY]], %[[X]], %[[G]], %[[R]], %[[ROWS]] : {{.+}}) outs(%{{.+}} : tensor<4x8xbf16>)
+// CHECK: %[[ROWS:.+]] = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ID2]], #[[$ROW2]], #[[$COL2]], #[[$ROW2]]], iterator_types = ["parallel", "reduction"]} ins(%[[DY]], %[[X]], %[[R]], %[[G]] : {{.+}}) outs(%{{.+}} : tensor<4xf32>)
+// CHECK: %[[DX:.+]] = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ID2]], #[[$ROW2]], #[[$COL2]], #[[$ROW2]], #[[$ID2]]], iterator_types = ["parallel", "parallel"]} ins(%[[DY]], %[[X]], %[[R]], %[[G]], %[[ROWS]] : {{.+}}) outs(%{{.+}} : tensor<4x8xbf16>)
 // CHECK: arith.truncf %{{.+}} : f32 to bf16
-// CHECK: %[[DG:.+]] = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ID2]], #[[$COL2]], #[[$ROW2]], #[[$COL2]]], iterator_types = ["reduction", "parallel"]} ins(%[[DY]], %[[X]], %[[G]], %[[R]] : {{.+}}) outs(%{{.+}} : tensor<8xf32>)
+// CHECK: %[[DG:.+]] = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ID2]], #[[$ROW2]], #[[$COL2]]], iterator_types = ["reduction", "parallel"]} ins(%[[DY]], %[[X]], %[[R]] : {{.+}}) outs(%{{.+}} : tensor<8xf32>)
 // CHECK: return %[[DX]], %[[DG]]
 func.func @rms_norm_grad(%dy: tensor<4x8xbf16>, %x: tensor<4x8xbf16>, %g: tensor<8xf32>,
                          %r: tensor<4xf32>) -> (tensor<4x8xbf16>, tensor<8xf32>) {
