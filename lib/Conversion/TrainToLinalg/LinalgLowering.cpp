@@ -46,6 +46,7 @@ static Type getWiderFloat(Type a, Type b) {
   return Float32Type::get(a.getContext());
 }
 
+/// `rank` parallel iterators, except `reductionDims`.
 static SmallVector<utils::IteratorType>
 getIterators(int64_t rank, ArrayRef<int64_t> reductionDims = {}) {
   SmallVector<utils::IteratorType> iterators(rank,
@@ -72,6 +73,7 @@ static SmallVector<int64_t> dropDim(ArrayRef<int64_t> shape, int64_t dim) {
   return result;
 }
 
+/// The number of elements of `shape`.
 static int64_t product(ArrayRef<int64_t> shape) {
   int64_t n = 1;
   for (int64_t size : shape)
@@ -142,7 +144,7 @@ static Value extractScalar(OpBuilder &b, Location loc, Value tensor) {
   return tensor::ExtractOp::create(b, loc, tensor, ValueRange{});
 }
 
-/// A zero-initialized 0-d tensor of `type` (a reduction's accumulator).
+/// A 0-d tensor of `type` holding `value` (a reduction's accumulator).
 static Value createFilledScalar(OpBuilder &b, Location loc, Type type,
                                 double value) {
   return createFilled(b, loc, RankedTensorType::get({}, type), value);
@@ -184,7 +186,8 @@ static Value buildNamedMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
 }
 
 /// `B... x K x M` (transposed lhs) times a shared `K x N` (or `N x K`)
-/// matrix: a linalg.generic, since no named op broadcasts the rhs.
+/// matrix: a linalg.generic over any number of batch dimensions, since the
+/// transposed lhs cannot be collapsed into the rows of one matmul.
 static Value buildSharedRhsGeneric(OpBuilder &b, Location loc, Value lhs,
                                    Value rhs, RankedTensorType resultType,
                                    bool transposeRhs) {
@@ -218,6 +221,99 @@ static Value buildSharedRhsGeneric(OpBuilder &b, Location loc, Value lhs,
         linalg::YieldOp::create(nested, l, sum);
       });
   return generic.getResult(0);
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers of the shape ops and the losses
+//===----------------------------------------------------------------------===//
+
+/// Offsets, sizes and strides of a train.slice window of shape `window`.
+static void getWindow(OpBuilder &b, ArrayRef<int64_t> window,
+                      ArrayRef<int64_t> offsets,
+                      std::optional<ArrayRef<int64_t>> strides,
+                      SmallVectorImpl<OpFoldResult> &offsetValues,
+                      SmallVectorImpl<OpFoldResult> &sizeValues,
+                      SmallVectorImpl<OpFoldResult> &strideValues) {
+  for (auto [i, size] : llvm::enumerate(window)) {
+    offsetValues.push_back(b.getIndexAttr(offsets[i]));
+    sizeValues.push_back(b.getIndexAttr(size));
+    strideValues.push_back(b.getIndexAttr(strides ? (*strides)[i] : 1));
+  }
+}
+
+/// Row statistics of `N x V` logits in `computeType`: the row maximum
+/// (linalg.reduce) and the sum of exp(logit - max) (a reduction generic).
+static std::pair<Value, Value>
+buildRowLogSumExp(OpBuilder &b, Location loc, Value logits, Type computeType) {
+  auto type = cast<RankedTensorType>(logits.getType());
+  int64_t rows = type.getShape()[0];
+  auto statType = RankedTensorType::get({rows}, computeType);
+  Value maxInit = createFilled(b, loc, statType, -INFINITY);
+  Value rowMax =
+      linalg::ReduceOp::create(
+          b, loc, ValueRange{logits}, ValueRange{maxInit}, {1},
+          [&](OpBuilder &nested, Location l, ValueRange args) {
+            Value x = castScalar(nested, l, args[0], computeType);
+            linalg::YieldOp::create(
+                nested, l,
+                Value(arith::MaximumFOp::create(nested, l, x, args[1])));
+          })
+          .getResult(0);
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(2),
+                                 getDroppedDimsMap(ctx, 2, {1}),
+                                 getDroppedDimsMap(ctx, 2, {1})};
+  Value sumExp =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{statType}, ValueRange{logits, rowMax},
+          ValueRange{createFilled(b, loc, statType, 0.0)}, maps,
+          getIterators(2, {1}),
+          [&](OpBuilder &nested, Location l, ValueRange args) {
+            Value x = castScalar(nested, l, args[0], computeType);
+            Value e = math::ExpOp::create(
+                nested, l, arith::SubFOp::create(nested, l, x, args[1]));
+            linalg::YieldOp::create(
+                nested, l, Value(arith::AddFOp::create(nested, l, args[2], e)));
+          })
+          .getResult(0);
+  return {rowMax, sumExp};
+}
+
+/// Whether `label` (an integer of the labels' type) is not `ignoreIndex`.
+/// An ignore_index that the labels' type cannot represent ignores nothing.
+static Value isCounted(OpBuilder &b, Location loc, Value label,
+                       int64_t ignoreIndex) {
+  if (!llvm::isIntN(label.getType().getIntOrFloatBitWidth(), ignoreIndex))
+    return arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+  Value ignored = arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(label.getType(), ignoreIndex));
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, label,
+                               ignored);
+}
+
+/// The number of counted positions (labels != ignore_index), a 0-d tensor
+/// of `computeType`.
+static Value buildCount(OpBuilder &b, Location loc, Value labels,
+                        int64_t ignoreIndex, Type computeType) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(1),
+                                 AffineMap::get(1, 0, {}, ctx)};
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{RankedTensorType::get({}, computeType)},
+             ValueRange{labels},
+             ValueRange{createFilledScalar(b, loc, computeType, 0.0)}, maps,
+             getIterators(1, {0}),
+             [&](OpBuilder &nested, Location l, ValueRange args) {
+               Value counted = isCounted(nested, l, args[0], ignoreIndex);
+               Value one = arith::SelectOp::create(
+                   nested, l, counted,
+                   createScalar(nested, l, computeType, 1.0),
+                   createScalar(nested, l, computeType, 0.0));
+               linalg::YieldOp::create(
+                   nested, l,
+                   Value(arith::AddFOp::create(nested, l, args[1], one)));
+             })
+      .getResult(0);
 }
 
 namespace {
@@ -310,20 +406,6 @@ struct TransposeLowering : public OpConversionPattern<train::TransposeOp> {
     return success();
   }
 };
-
-/// Offsets, sizes and strides of a train.slice window of shape `window`.
-static void getWindow(OpBuilder &b, ArrayRef<int64_t> window,
-                      ArrayRef<int64_t> offsets,
-                      std::optional<ArrayRef<int64_t>> strides,
-                      SmallVectorImpl<OpFoldResult> &offsetValues,
-                      SmallVectorImpl<OpFoldResult> &sizeValues,
-                      SmallVectorImpl<OpFoldResult> &strideValues) {
-  for (auto [i, size] : llvm::enumerate(window)) {
-    offsetValues.push_back(b.getIndexAttr(offsets[i]));
-    sizeValues.push_back(b.getIndexAttr(size));
-    strideValues.push_back(b.getIndexAttr(strides ? (*strides)[i] : 1));
-  }
-}
 
 /// slice: tensor.extract_slice with the window's offsets and strides.
 struct SliceLowering : public OpConversionPattern<train::SliceOp> {
@@ -474,78 +556,6 @@ struct EmbeddingGradLowering
 //===----------------------------------------------------------------------===//
 // Cross-entropy
 //===----------------------------------------------------------------------===//
-
-/// Row statistics of `N x V` logits in `computeType`: the row maximum
-/// (linalg.reduce) and the sum of exp(logit - max) (a reduction generic).
-static std::pair<Value, Value>
-buildRowLogSumExp(OpBuilder &b, Location loc, Value logits, Type computeType) {
-  auto type = cast<RankedTensorType>(logits.getType());
-  int64_t rows = type.getShape()[0];
-  auto statType = RankedTensorType::get({rows}, computeType);
-  Value maxInit = createFilled(b, loc, statType, -INFINITY);
-  Value rowMax =
-      linalg::ReduceOp::create(
-          b, loc, ValueRange{logits}, ValueRange{maxInit}, {1},
-          [&](OpBuilder &nested, Location l, ValueRange args) {
-            Value x = castScalar(nested, l, args[0], computeType);
-            linalg::YieldOp::create(
-                nested, l,
-                Value(arith::MaximumFOp::create(nested, l, x, args[1])));
-          })
-          .getResult(0);
-  MLIRContext *ctx = b.getContext();
-  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(2),
-                                 getDroppedDimsMap(ctx, 2, {1}),
-                                 getDroppedDimsMap(ctx, 2, {1})};
-  Value sumExp =
-      linalg::GenericOp::create(
-          b, loc, TypeRange{statType}, ValueRange{logits, rowMax},
-          ValueRange{createFilled(b, loc, statType, 0.0)}, maps,
-          getIterators(2, {1}),
-          [&](OpBuilder &nested, Location l, ValueRange args) {
-            Value x = castScalar(nested, l, args[0], computeType);
-            Value e = math::ExpOp::create(
-                nested, l, arith::SubFOp::create(nested, l, x, args[1]));
-            linalg::YieldOp::create(
-                nested, l, Value(arith::AddFOp::create(nested, l, args[2], e)));
-          })
-          .getResult(0);
-  return {rowMax, sumExp};
-}
-
-/// Whether `label` (an integer of the labels' type) is not `ignoreIndex`.
-static Value isCounted(OpBuilder &b, Location loc, Value label,
-                       int64_t ignoreIndex) {
-  Value ignored =
-      createScalar(b, loc, label.getType(), static_cast<double>(ignoreIndex));
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, label,
-                               ignored);
-}
-
-/// The number of counted positions (labels != ignore_index), a 0-d tensor
-/// of `computeType`.
-static Value buildCount(OpBuilder &b, Location loc, Value labels,
-                        int64_t ignoreIndex, Type computeType) {
-  MLIRContext *ctx = b.getContext();
-  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(1),
-                                 AffineMap::get(1, 0, {}, ctx)};
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{RankedTensorType::get({}, computeType)},
-             ValueRange{labels},
-             ValueRange{createFilledScalar(b, loc, computeType, 0.0)}, maps,
-             getIterators(1, {0}),
-             [&](OpBuilder &nested, Location l, ValueRange args) {
-               Value counted = isCounted(nested, l, args[0], ignoreIndex);
-               Value one = arith::SelectOp::create(
-                   nested, l, counted,
-                   createScalar(nested, l, computeType, 1.0),
-                   createScalar(nested, l, computeType, 0.0));
-               linalg::YieldOp::create(
-                   nested, l,
-                   Value(arith::AddFOp::create(nested, l, args[1], one)));
-             })
-      .getResult(0);
-}
 
 /// cross_entropy: mean over the counted positions of
 /// `max + log(sum(exp(x - max))) - x[label]`.

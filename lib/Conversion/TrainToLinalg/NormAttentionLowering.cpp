@@ -237,22 +237,25 @@ struct LayerNormGradLowering
     LastDimNorm norm(op.getContext(), xType, c);
     double n = static_cast<double>(norm.size);
 
-    // Scalars of one element: args = dy, x, gamma, mean, rstd, ...
+    // The per-element terms, from args = dy, x, mean, rstd[, gamma]: g only
+    // when gamma is among the inputs (the column sums do not need it).
     struct Terms {
-      Value dy, xhat, g, rstd;
+      Value dy, xhat, rstd, g;
     };
-    auto terms = [&](OpBuilder &b, Location l, ValueRange args) {
+    auto terms = [&](OpBuilder &b, Location l, ValueRange args, bool withG) {
       Value dyC = castScalar(b, l, args[0], c);
-      Value rstdC = castScalar(b, l, args[4], c);
+      Value rstdC = castScalar(b, l, args[3], c);
       Value centered = arith::SubFOp::create(b, l, castScalar(b, l, args[1], c),
-                                             castScalar(b, l, args[3], c));
+                                             castScalar(b, l, args[2], c));
       Value xhat = arith::MulFOp::create(b, l, centered, rstdC);
-      Value g = arith::MulFOp::create(b, l, dyC, castScalar(b, l, args[2], c));
-      return Terms{dyC, xhat, g, rstdC};
+      Value g =
+          withG ? arith::MulFOp::create(b, l, dyC, castScalar(b, l, args[4], c))
+                : Value();
+      return Terms{dyC, xhat, rstdC, g};
     };
-    SmallVector<Value> inputs = {dy, x, gamma, mean, rstd};
-    SmallVector<AffineMap> inputMaps = {norm.identity, norm.identity,
-                                        norm.column, norm.row, norm.row};
+    SmallVector<Value> inputs = {dy, x, mean, rstd, gamma};
+    SmallVector<AffineMap> inputMaps = {norm.identity, norm.identity, norm.row,
+                                        norm.row, norm.column};
 
     // Row sums of g and g * xhat.
     Value zeroRows = createFilled(rewriter, loc, norm.statsType, 0.0);
@@ -261,7 +264,7 @@ struct LayerNormGradLowering
     SmallVector<Value> rowSums = buildGeneric(
         rewriter, loc, inputs, {zeroRows, zeroRows}, rowSumMaps,
         norm.overColumns(), [&](OpBuilder &b, Location l, ValueRange args) {
-          Terms t = terms(b, l, args);
+          Terms t = terms(b, l, args, /*withG=*/true);
           Value gx = arith::MulFOp::create(b, l, t.g, t.xhat);
           return SmallVector<Value>{arith::AddFOp::create(b, l, args[5], t.g),
                                     arith::AddFOp::create(b, l, args[6], gx)};
@@ -274,7 +277,7 @@ struct LayerNormGradLowering
     Value dx = buildGeneric(
         rewriter, loc, dxInputs, createEmpty(rewriter, loc, xType), dxMaps,
         norm.parallel(), [&](OpBuilder &b, Location l, ValueRange args) {
-          Terms t = terms(b, l, args);
+          Terms t = terms(b, l, args, /*withG=*/true);
           Value count = createScalar(b, l, c, n);
           Value meanG = arith::DivFOp::create(b, l, args[5], count);
           Value meanGx = arith::DivFOp::create(b, l, args[6], count);
@@ -288,15 +291,17 @@ struct LayerNormGradLowering
 
     // Column sums of dy * xhat and dy.
     Value zeroColumns = createFilled(rewriter, loc, norm.paramType, 0.0);
-    SmallVector<AffineMap> columnSumMaps(inputMaps);
+    SmallVector<AffineMap> columnSumMaps(
+        ArrayRef<AffineMap>(inputMaps).drop_back());
     columnSumMaps.append({norm.column, norm.column});
     SmallVector<Value> columnSums = buildGeneric(
-        rewriter, loc, inputs, {zeroColumns, zeroColumns}, columnSumMaps,
-        norm.overRows(), [&](OpBuilder &b, Location l, ValueRange args) {
-          Terms t = terms(b, l, args);
+        rewriter, loc, ValueRange(inputs).drop_back(),
+        {zeroColumns, zeroColumns}, columnSumMaps, norm.overRows(),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Terms t = terms(b, l, args, /*withG=*/false);
           Value dyx = arith::MulFOp::create(b, l, t.dy, t.xhat);
-          return SmallVector<Value>{arith::AddFOp::create(b, l, args[5], dyx),
-                                    arith::AddFOp::create(b, l, args[6], t.dy)};
+          return SmallVector<Value>{arith::AddFOp::create(b, l, args[4], dyx),
+                                    arith::AddFOp::create(b, l, args[5], t.dy)};
         });
     rewriter.replaceOp(op,
                        {dx, castTensor(rewriter, loc, columnSums[0], gammaType),
@@ -366,21 +371,24 @@ struct RmsNormGradLowering : public OpConversionPattern<train::RmsNormGradOp> {
     LastDimNorm norm(op.getContext(), xType, c);
     double n = static_cast<double>(norm.size);
 
+    // The per-element terms, from args = dy, x, rstd[, gamma]: g only when
+    // gamma is among the inputs (the column sums do not need it).
     struct Terms {
-      Value dy, xhat, g, rstd;
+      Value dy, xhat, rstd, g;
     };
-    // args = dy, x, gamma, rstd, ...
-    auto terms = [&](OpBuilder &b, Location l, ValueRange args) {
+    auto terms = [&](OpBuilder &b, Location l, ValueRange args, bool withG) {
       Value dyC = castScalar(b, l, args[0], c);
-      Value rstdC = castScalar(b, l, args[3], c);
+      Value rstdC = castScalar(b, l, args[2], c);
       Value xhat =
           arith::MulFOp::create(b, l, castScalar(b, l, args[1], c), rstdC);
-      Value g = arith::MulFOp::create(b, l, dyC, castScalar(b, l, args[2], c));
-      return Terms{dyC, xhat, g, rstdC};
+      Value g =
+          withG ? arith::MulFOp::create(b, l, dyC, castScalar(b, l, args[3], c))
+                : Value();
+      return Terms{dyC, xhat, rstdC, g};
     };
-    SmallVector<Value> inputs = {dy, x, gamma, rstd};
-    SmallVector<AffineMap> inputMaps = {norm.identity, norm.identity,
-                                        norm.column, norm.row};
+    SmallVector<Value> inputs = {dy, x, rstd, gamma};
+    SmallVector<AffineMap> inputMaps = {norm.identity, norm.identity, norm.row,
+                                        norm.column};
 
     SmallVector<AffineMap> rowSumMaps(inputMaps);
     rowSumMaps.push_back(norm.row);
@@ -388,7 +396,7 @@ struct RmsNormGradLowering : public OpConversionPattern<train::RmsNormGradOp> {
         rewriter, loc, inputs, createFilled(rewriter, loc, norm.statsType, 0.0),
         rowSumMaps, norm.overColumns(),
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Terms t = terms(b, l, args);
+          Terms t = terms(b, l, args, /*withG=*/true);
           Value gx = arith::MulFOp::create(b, l, t.g, t.xhat);
           return SmallVector<Value>{arith::AddFOp::create(b, l, args[4], gx)};
         })[0];
@@ -400,7 +408,7 @@ struct RmsNormGradLowering : public OpConversionPattern<train::RmsNormGradOp> {
     Value dx = buildGeneric(
         rewriter, loc, dxInputs, createEmpty(rewriter, loc, xType), dxMaps,
         norm.parallel(), [&](OpBuilder &b, Location l, ValueRange args) {
-          Terms t = terms(b, l, args);
+          Terms t = terms(b, l, args, /*withG=*/true);
           Value meanGx =
               arith::DivFOp::create(b, l, args[4], createScalar(b, l, c, n));
           Value inner = arith::SubFOp::create(
@@ -410,15 +418,17 @@ struct RmsNormGradLowering : public OpConversionPattern<train::RmsNormGradOp> {
               castScalar(b, l, result, xType.getElementType())};
         })[0];
 
-    SmallVector<AffineMap> columnSumMaps(inputMaps);
+    // Column sums of dy * xhat.
+    SmallVector<AffineMap> columnSumMaps(
+        ArrayRef<AffineMap>(inputMaps).drop_back());
     columnSumMaps.push_back(norm.column);
     Value dgamma = buildGeneric(
-        rewriter, loc, inputs, createFilled(rewriter, loc, norm.paramType, 0.0),
-        columnSumMaps, norm.overRows(),
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          Terms t = terms(b, l, args);
+        rewriter, loc, ValueRange(inputs).drop_back(),
+        createFilled(rewriter, loc, norm.paramType, 0.0), columnSumMaps,
+        norm.overRows(), [&](OpBuilder &b, Location l, ValueRange args) {
+          Terms t = terms(b, l, args, /*withG=*/false);
           Value dyx = arith::MulFOp::create(b, l, t.dy, t.xhat);
-          return SmallVector<Value>{arith::AddFOp::create(b, l, args[4], dyx)};
+          return SmallVector<Value>{arith::AddFOp::create(b, l, args[3], dyx)};
         })[0];
     rewriter.replaceOp(op, {dx, castTensor(rewriter, loc, dgamma, gammaType)});
     return success();
