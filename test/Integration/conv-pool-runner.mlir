@@ -109,6 +109,18 @@ func.func @avg_bf16_grad(%dy: tensor<1x1x4x4xbf16>) -> tensor<1x1x4x4xf32> {
   return %wide : tensor<1x1x4x4xf32>
 }
 
+func.func @max_nan(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
+  %r = train.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0>}
+      : tensor<1x1x4x4xf32> -> tensor<1x1x2x2xf32>
+  return %r : tensor<1x1x2x2xf32>
+}
+
+func.func @max_nan_grad(%dy: tensor<1x1x2x2xf32>, %x: tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32> {
+  %r = train.max_pool2d_grad %dy, %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = array<i64: 0, 0>}
+      : tensor<1x1x2x2xf32>, tensor<1x1x4x4xf32> -> tensor<1x1x4x4xf32>
+  return %r : tensor<1x1x4x4xf32>
+}
+
 func.func private @printMemrefF32(tensor<*xf32>)
 func.func private @printMemrefF64(tensor<*xf64>)
 
@@ -273,5 +285,31 @@ func.func @main() {
   // CHECK-NEXT: [-2.5625, -1.89062, 0.111328, 1.33594]
   // CHECK-NEXT: [-1.66406, -2.4375, -0.667969, 0.111328]
   // CHECK-NEXT: [-1.78125, -2.21875, -0.554688, 0.333984]
+
+  // max, f32, with NaNs (inserted below): 2x2 windows, strides 2.
+  // Ties pick the first maximum, NaNs win (the last NaN of a window).
+  %c37 = arith.constant dense<[[[[1.0, 5.0, 0.0, 3.0], [5.0, 0.0, 0.0, 1.0], [2.0, 0.0, 7.0, 7.0], [4.0, 0.5, 7.0, 6.0]]]]> : tensor<1x1x4x4xf32>
+  %nan = arith.constant 0x7FC00000 : f32
+  %i0 = arith.constant 0 : index
+  %i2 = arith.constant 2 : index
+  %c38 = tensor.insert %nan into %c37[%i0, %i0, %i0, %i2] : tensor<1x1x4x4xf32>
+  %i1 = arith.constant 1 : index
+  %c39 = tensor.insert %nan into %c38[%i0, %i0, %i1, %i2] : tensor<1x1x4x4xf32>
+  %c40 = tensor.insert %nan into %c39[%i0, %i0, %i2, %i1] : tensor<1x1x4x4xf32>
+  %c41 = arith.constant dense<[[[[0.5, 0.25], [2.0, 4.0]]]]> : tensor<1x1x2x2xf32>
+  %r42 = call @max_nan(%c40) : (tensor<1x1x4x4xf32>) -> (tensor<1x1x2x2xf32>)
+  %r43 = call @max_nan_grad(%c41, %c40) : (tensor<1x1x2x2xf32>, tensor<1x1x4x4xf32>) -> (tensor<1x1x4x4xf32>)
+  %u44 = tensor.cast %r42 : tensor<1x1x2x2xf32> to tensor<*xf32>
+  call @printMemrefF32(%u44) : (tensor<*xf32>) -> ()
+  // CHECK: rank = 4 offset = 0 sizes = [1, 1, 2, 2] strides = [4, 4, 2, 1] data =
+  // CHECK-NEXT: [5, nan]
+  // CHECK-NEXT: [nan, 7]
+  %u45 = tensor.cast %r43 : tensor<1x1x4x4xf32> to tensor<*xf32>
+  call @printMemrefF32(%u45) : (tensor<*xf32>) -> ()
+  // CHECK: rank = 4 offset = 0 sizes = [1, 1, 4, 4] strides = [16, 16, 4, 1] data =
+  // CHECK-NEXT: [{{-?0}}, 0.5, {{-?0}}, {{-?0}}]
+  // CHECK-NEXT: [{{-?0}}, {{-?0}}, 0.25, {{-?0}}]
+  // CHECK-NEXT: [{{-?0}}, 2, 4, {{-?0}}]
+  // CHECK-NEXT: [{{-?0}}, {{-?0}}, {{-?0}}, {{-?0}}]
   return
 }
