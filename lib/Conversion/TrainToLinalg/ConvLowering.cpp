@@ -252,6 +252,68 @@ static AffineMap channelMap(OpBuilder &b) {
   return AffineMap::get(4, 0, b.getAffineDimExpr(1), b.getContext());
 }
 
+/// Sums of `inputs` (NCHW, or per channel [C] through channelMap) per
+/// channel over (n, h, w): one accumulator of `accType` per value `body`
+/// returns, added to the running sums.
+static SmallVector<Value> buildChannelSums(
+    OpBuilder &b, Location loc, ValueRange inputs, int64_t channels,
+    Type accType, unsigned numSums,
+    llvm::function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
+        body) {
+  auto sumType = RankedTensorType::get({channels}, accType);
+  SmallVector<Value> inits;
+  SmallVector<Type> types;
+  for (unsigned i = 0; i < numSums; ++i) {
+    inits.push_back(createFilled(b, loc, sumType, 0.0));
+    types.push_back(sumType);
+  }
+  SmallVector<AffineMap> maps;
+  for (Value input : inputs)
+    maps.push_back(cast<RankedTensorType>(input.getType()).getRank() == 1
+                       ? channelMap(b)
+                       : identityMap(b, 4));
+  maps.append(numSums, channelMap(b));
+  auto par = utils::IteratorType::parallel;
+  auto red = utils::IteratorType::reduction;
+  return llvm::to_vector_of<Value>(
+      buildGeneric(
+          b, loc, types, inputs, inits, maps, {red, par, red, red},
+          [&](OpBuilder &nested, Location l, ValueRange args) {
+            SmallVector<Value> terms =
+                body(nested, l, args.take_front(inputs.size()));
+            SmallVector<Value> sums;
+            for (auto [term, sum] :
+                 llvm::zip_equal(terms, args.drop_front(inputs.size())))
+              sums.push_back(arith::AddFOp::create(nested, l, sum, term));
+            return sums;
+          })
+          .getResults());
+}
+
+/// An elementwise linalg.generic over the NCHW shape of `resultTypes`
+/// whose rank-1 inputs are per-channel values.
+static SmallVector<Value> buildChannelElementwise(
+    OpBuilder &b, Location loc, TypeRange resultTypes, ValueRange inputs,
+    llvm::function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
+        body) {
+  SmallVector<AffineMap> maps;
+  for (Value input : inputs)
+    maps.push_back(cast<RankedTensorType>(input.getType()).getRank() == 1
+                       ? channelMap(b)
+                       : identityMap(b, 4));
+  SmallVector<Value> inits;
+  for (Type type : resultTypes) {
+    inits.push_back(createEmpty(b, loc, cast<RankedTensorType>(type)));
+    maps.push_back(identityMap(b, 4));
+  }
+  return llvm::to_vector_of<Value>(
+      buildGeneric(
+          b, loc, resultTypes, inputs, inits, maps,
+          SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+          body)
+          .getResults());
+}
+
 namespace {
 
 //===----------------------------------------------------------------------===//
@@ -747,68 +809,6 @@ struct UpsampleNearest2dGradLowering
 //===----------------------------------------------------------------------===//
 // Batch normalization
 //===----------------------------------------------------------------------===//
-
-/// Sums of `inputs` (NCHW, or per channel [C] through channelMap) per
-/// channel over (n, h, w): one accumulator of `accType` per value `body`
-/// returns, added to the running sums.
-static SmallVector<Value> buildChannelSums(
-    OpBuilder &b, Location loc, ValueRange inputs, int64_t channels,
-    Type accType, unsigned numSums,
-    llvm::function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
-        body) {
-  auto sumType = RankedTensorType::get({channels}, accType);
-  SmallVector<Value> inits;
-  SmallVector<Type> types;
-  for (unsigned i = 0; i < numSums; ++i) {
-    inits.push_back(createFilled(b, loc, sumType, 0.0));
-    types.push_back(sumType);
-  }
-  SmallVector<AffineMap> maps;
-  for (Value input : inputs)
-    maps.push_back(cast<RankedTensorType>(input.getType()).getRank() == 1
-                       ? channelMap(b)
-                       : identityMap(b, 4));
-  maps.append(numSums, channelMap(b));
-  auto par = utils::IteratorType::parallel;
-  auto red = utils::IteratorType::reduction;
-  return llvm::to_vector_of<Value>(
-      buildGeneric(
-          b, loc, types, inputs, inits, maps, {red, par, red, red},
-          [&](OpBuilder &nested, Location l, ValueRange args) {
-            SmallVector<Value> terms =
-                body(nested, l, args.take_front(inputs.size()));
-            SmallVector<Value> sums;
-            for (auto [term, sum] :
-                 llvm::zip_equal(terms, args.drop_front(inputs.size())))
-              sums.push_back(arith::AddFOp::create(nested, l, sum, term));
-            return sums;
-          })
-          .getResults());
-}
-
-/// An elementwise linalg.generic over the NCHW shape of `resultTypes`
-/// whose rank-1 inputs are per-channel values.
-static SmallVector<Value> buildChannelElementwise(
-    OpBuilder &b, Location loc, TypeRange resultTypes, ValueRange inputs,
-    llvm::function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
-        body) {
-  SmallVector<AffineMap> maps;
-  for (Value input : inputs)
-    maps.push_back(cast<RankedTensorType>(input.getType()).getRank() == 1
-                       ? channelMap(b)
-                       : identityMap(b, 4));
-  SmallVector<Value> inits;
-  for (Type type : resultTypes) {
-    inits.push_back(createEmpty(b, loc, cast<RankedTensorType>(type)));
-    maps.push_back(identityMap(b, 4));
-  }
-  return llvm::to_vector_of<Value>(
-      buildGeneric(
-          b, loc, resultTypes, inputs, inits, maps,
-          SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
-          body)
-          .getResults());
-}
 
 /// batch_norm (training mode): per channel over (n, h, w),
 /// mean = sum(x) / M, var = sum((x - mean)^2) / M (biased, two passes),
