@@ -27,8 +27,6 @@
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/AffineMap.h"
 
-#include <limits>
-
 using namespace mlir;
 using namespace mlir::memopt;
 
@@ -75,11 +73,29 @@ static DenseIntElementsAttr getPairAttr(OpBuilder &b, ArrayRef<int64_t> pair) {
   return b.getI64TensorAttr(pair);
 }
 
-/// Pads the spatial dimensions (2 and 3) of an NCHW tensor with `padValue`:
-/// `low` before and `high` after.
+/// The smallest value of the float type `type`: -inf, or the most negative
+/// finite value for types without infinities (some fp8 formats).
+static Value createLowest(OpBuilder &b, Location loc, Type type) {
+  auto floatType = cast<FloatType>(type);
+  const llvm::fltSemantics &semantics = floatType.getFloatSemantics();
+  APFloat lowest = llvm::APFloat::semanticsHasInf(semantics)
+                       ? APFloat::getInf(semantics, /*Negative=*/true)
+                       : APFloat::getLargest(semantics, /*Negative=*/true);
+  return arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, lowest));
+}
+
+/// `type` filled with the scalar `value`.
+static Value createFilledWith(OpBuilder &b, Location loc, RankedTensorType type,
+                              Value value) {
+  return linalg::FillOp::create(b, loc, value, createEmpty(b, loc, type))
+      .getResult(0);
+}
+
+/// Pads the spatial dimensions (2 and 3) of an NCHW tensor with the scalar
+/// `padValue`: `low` before and `high` after.
 static Value padSpatial(OpBuilder &b, Location loc, Value input,
                         ArrayRef<int64_t> low, ArrayRef<int64_t> high,
-                        double padValue) {
+                        Value padValue) {
   if (llvm::all_of(low, [](int64_t v) { return v == 0; }) &&
       llvm::all_of(high, [](int64_t v) { return v == 0; }))
     return input;
@@ -92,9 +108,18 @@ static Value padSpatial(OpBuilder &b, Location loc, Value input,
     lowValues[2 + i] = b.getIndexAttr(low[i]);
     highValues[2 + i] = b.getIndexAttr(high[i]);
   }
-  Value scalar = createScalar(b, loc, type.getElementType(), padValue);
   return tensor::PadOp::create(b, loc, type.clone(shape), input, lowValues,
-                               highValues, scalar);
+                               highValues, padValue);
+}
+
+/// Pads the spatial dimensions of an NCHW tensor symmetrically with zeros.
+static Value padWithZeros(OpBuilder &b, Location loc, Value input,
+                          ArrayRef<int64_t> padding) {
+  if (llvm::all_of(padding, [](int64_t v) { return v == 0; }))
+    return input;
+  Type elementType = cast<RankedTensorType>(input.getType()).getElementType();
+  return padSpatial(b, loc, input, padding, padding,
+                    createScalar(b, loc, elementType, 0.0));
 }
 
 /// Static offsets, sizes and strides of a slice of an NCHW tensor that
@@ -227,6 +252,68 @@ static AffineMap channelMap(OpBuilder &b) {
   return AffineMap::get(4, 0, b.getAffineDimExpr(1), b.getContext());
 }
 
+/// Sums of `inputs` (NCHW, or per channel [C] through channelMap) per
+/// channel over (n, h, w): one accumulator of `accType` per value `body`
+/// returns, added to the running sums.
+static SmallVector<Value> buildChannelSums(
+    OpBuilder &b, Location loc, ValueRange inputs, int64_t channels,
+    Type accType, unsigned numSums,
+    llvm::function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
+        body) {
+  auto sumType = RankedTensorType::get({channels}, accType);
+  SmallVector<Value> inits;
+  SmallVector<Type> types;
+  for (unsigned i = 0; i < numSums; ++i) {
+    inits.push_back(createFilled(b, loc, sumType, 0.0));
+    types.push_back(sumType);
+  }
+  SmallVector<AffineMap> maps;
+  for (Value input : inputs)
+    maps.push_back(cast<RankedTensorType>(input.getType()).getRank() == 1
+                       ? channelMap(b)
+                       : identityMap(b, 4));
+  maps.append(numSums, channelMap(b));
+  auto par = utils::IteratorType::parallel;
+  auto red = utils::IteratorType::reduction;
+  return llvm::to_vector_of<Value>(
+      buildGeneric(
+          b, loc, types, inputs, inits, maps, {red, par, red, red},
+          [&](OpBuilder &nested, Location l, ValueRange args) {
+            SmallVector<Value> terms =
+                body(nested, l, args.take_front(inputs.size()));
+            SmallVector<Value> sums;
+            for (auto [term, sum] :
+                 llvm::zip_equal(terms, args.drop_front(inputs.size())))
+              sums.push_back(arith::AddFOp::create(nested, l, sum, term));
+            return sums;
+          })
+          .getResults());
+}
+
+/// An elementwise linalg.generic over the NCHW shape of `resultTypes`
+/// whose rank-1 inputs are per-channel values.
+static SmallVector<Value> buildChannelElementwise(
+    OpBuilder &b, Location loc, TypeRange resultTypes, ValueRange inputs,
+    llvm::function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
+        body) {
+  SmallVector<AffineMap> maps;
+  for (Value input : inputs)
+    maps.push_back(cast<RankedTensorType>(input.getType()).getRank() == 1
+                       ? channelMap(b)
+                       : identityMap(b, 4));
+  SmallVector<Value> inits;
+  for (Type type : resultTypes) {
+    inits.push_back(createEmpty(b, loc, cast<RankedTensorType>(type)));
+    maps.push_back(identityMap(b, 4));
+  }
+  return llvm::to_vector_of<Value>(
+      buildGeneric(
+          b, loc, resultTypes, inputs, inits, maps,
+          SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+          body)
+          .getResults());
+}
+
 namespace {
 
 //===----------------------------------------------------------------------===//
@@ -242,8 +329,8 @@ struct Conv2dLowering : public OpConversionPattern<train::Conv2dOp> {
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
     Type elementType = resultType.getElementType();
-    Value input = padSpatial(rewriter, loc, adaptor.getInput(), op.getPadding(),
-                             op.getPadding(), 0.0);
+    Value input =
+        padWithZeros(rewriter, loc, adaptor.getInput(), op.getPadding());
     Value result = convolve(
         rewriter, loc, input, adaptor.getFilter(), resultType.getShape(),
         static_cast<int64_t>(op.getGroups()), op.getStrides(), op.getDilation(),
@@ -299,10 +386,13 @@ struct Conv2dGradInputLowering
     AffineExpr o = rewriter.getAffineDimExpr(1);
     AffineExpr kh = rewriter.getAffineDimExpr(2);
     AffineExpr kw = rewriter.getAffineDimExpr(3);
+    AffineExpr sourceO = o, sourceC = c;
+    if (groups > 1) {
+      sourceO = c.floorDiv(cPerGroup) * oPerGroup + o;
+      sourceC = c % cPerGroup;
+    }
     AffineMap flipMap =
-        AffineMap::get(4, 0,
-                       {c.floorDiv(cPerGroup) * oPerGroup + o, c % cPerGroup,
-                        f[2] - 1 - kh, f[3] - 1 - kw},
+        AffineMap::get(4, 0, {sourceO, sourceC, f[2] - 1 - kh, f[3] - 1 - kw},
                        rewriter.getContext());
     Value flipped = buildGeneric(rewriter, loc, flippedType, filter,
                                  createEmpty(rewriter, loc, flippedType),
@@ -341,8 +431,8 @@ struct Conv2dGradFilterLowering
     ArrayRef<int64_t> strides = op.getStrides();
     ArrayRef<int64_t> dilation = op.getDilation();
     auto groups = static_cast<int64_t>(op.getGroups());
-    Value input = padSpatial(rewriter, loc, adaptor.getInput(), op.getPadding(),
-                             op.getPadding(), 0.0);
+    Value input =
+        padWithZeros(rewriter, loc, adaptor.getInput(), op.getPadding());
 
     SmallVector<AffineExpr> d;
     for (unsigned i = 0; i < 7; ++i)
@@ -393,12 +483,12 @@ struct MaxPool2dLowering : public OpConversionPattern<train::MaxPool2dOp> {
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
     Type elementType = resultType.getElementType();
-    double lowest = -std::numeric_limits<double>::infinity();
+    Value lowest = createLowest(rewriter, loc, elementType);
     Value input = padSpatial(rewriter, loc, adaptor.getInput(), op.getPadding(),
                              op.getPadding(), lowest);
     Value window =
         tensor::EmptyOp::create(rewriter, loc, op.getKernel(), elementType);
-    Value init = createFilled(rewriter, loc, resultType, lowest);
+    Value init = createFilledWith(rewriter, loc, resultType, lowest);
     Value result =
         linalg::PoolingNchwMaxOp::create(
             rewriter, loc, TypeRange{resultType}, ValueRange{input, window},
@@ -431,7 +521,8 @@ struct MaxPool2dGradLowering
     ArrayRef<int64_t> kernel = op.getKernel();
     ArrayRef<int64_t> strides = op.getStrides();
     ArrayRef<int64_t> padding = op.getPadding();
-    double lowest = -std::numeric_limits<double>::infinity();
+    // Padding is skipped explicitly below; -inf only keeps it harmless.
+    Value lowest = createLowest(rewriter, loc, elementType);
     Value input =
         padSpatial(rewriter, loc, adaptor.getInput(), padding, padding, lowest);
 
@@ -456,7 +547,7 @@ struct MaxPool2dGradLowering
         buildGeneric(
             rewriter, loc, TypeRange{gradType, indexType},
             ValueRange{input, window},
-            ValueRange{createFilled(rewriter, loc, gradType, lowest),
+            ValueRange{createFilledWith(rewriter, loc, gradType, lowest),
                        createFilled(rewriter, loc, indexType, -1)},
             {inputMap, windowMap, outMap, outMap},
             {par, par, par, par, red, red},
@@ -469,8 +560,11 @@ struct MaxPool2dGradLowering
                 return arith::ConstantIndexOp::create(b, l, v);
               };
               // Is (oh * s + kh, ow * s + kw) inside the unpadded input?
-              Value inside;
+              // (Windows always fit the input, so only padding can be out.)
+              Value inside = arith::ConstantIntOp::create(b, l, 1, 1);
               for (int i = 0; i < 2; ++i) {
+                if (padding[i] == 0)
+                  continue;
                 Value pos = arith::AddIOp::create(
                     b, l,
                     arith::MulIOp::create(b, l, index(2 + i),
@@ -482,9 +576,8 @@ struct MaxPool2dGradLowering
                 Value below =
                     arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, pos,
                                           constIndex(padding[i] + x[2 + i]));
-                Value both = arith::AndIOp::create(b, l, above, below);
-                inside =
-                    inside ? arith::AndIOp::create(b, l, inside, both) : both;
+                inside = arith::AndIOp::create(
+                    b, l, inside, arith::AndIOp::create(b, l, above, below));
               }
               Value flat = arith::AddIOp::create(
                   b, l,
@@ -574,8 +667,8 @@ struct AvgPool2dLowering : public OpConversionPattern<train::AvgPool2dOp> {
     Type elementType = resultType.getElementType();
     Type accType = getAccumulatorType(elementType);
     ArrayRef<int64_t> kernel = op.getKernel();
-    Value input = padSpatial(rewriter, loc, adaptor.getInput(), op.getPadding(),
-                             op.getPadding(), 0.0);
+    Value input =
+        padWithZeros(rewriter, loc, adaptor.getInput(), op.getPadding());
     Value window = tensor::EmptyOp::create(rewriter, loc, kernel, elementType);
     auto accTensorType = resultType.clone(accType);
     Value sum =
@@ -716,68 +809,6 @@ struct UpsampleNearest2dGradLowering
 //===----------------------------------------------------------------------===//
 // Batch normalization
 //===----------------------------------------------------------------------===//
-
-/// Sums of `inputs` (NCHW, or per channel [C] through channelMap) per
-/// channel over (n, h, w): one accumulator of `accType` per value `body`
-/// returns, added to the running sums.
-static SmallVector<Value> buildChannelSums(
-    OpBuilder &b, Location loc, ValueRange inputs, int64_t channels,
-    Type accType, unsigned numSums,
-    llvm::function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
-        body) {
-  auto sumType = RankedTensorType::get({channels}, accType);
-  SmallVector<Value> inits;
-  SmallVector<Type> types;
-  for (unsigned i = 0; i < numSums; ++i) {
-    inits.push_back(createFilled(b, loc, sumType, 0.0));
-    types.push_back(sumType);
-  }
-  SmallVector<AffineMap> maps;
-  for (Value input : inputs)
-    maps.push_back(cast<RankedTensorType>(input.getType()).getRank() == 1
-                       ? channelMap(b)
-                       : identityMap(b, 4));
-  maps.append(numSums, channelMap(b));
-  auto par = utils::IteratorType::parallel;
-  auto red = utils::IteratorType::reduction;
-  return llvm::to_vector_of<Value>(
-      buildGeneric(
-          b, loc, types, inputs, inits, maps, {red, par, red, red},
-          [&](OpBuilder &nested, Location l, ValueRange args) {
-            SmallVector<Value> terms =
-                body(nested, l, args.take_front(inputs.size()));
-            SmallVector<Value> sums;
-            for (auto [term, sum] :
-                 llvm::zip_equal(terms, args.drop_front(inputs.size())))
-              sums.push_back(arith::AddFOp::create(nested, l, sum, term));
-            return sums;
-          })
-          .getResults());
-}
-
-/// An elementwise linalg.generic over the NCHW shape of `resultTypes`
-/// whose rank-1 inputs are per-channel values.
-static SmallVector<Value> buildChannelElementwise(
-    OpBuilder &b, Location loc, TypeRange resultTypes, ValueRange inputs,
-    llvm::function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
-        body) {
-  SmallVector<AffineMap> maps;
-  for (Value input : inputs)
-    maps.push_back(cast<RankedTensorType>(input.getType()).getRank() == 1
-                       ? channelMap(b)
-                       : identityMap(b, 4));
-  SmallVector<Value> inits;
-  for (Type type : resultTypes) {
-    inits.push_back(createEmpty(b, loc, cast<RankedTensorType>(type)));
-    maps.push_back(identityMap(b, 4));
-  }
-  return llvm::to_vector_of<Value>(
-      buildGeneric(
-          b, loc, resultTypes, inputs, inits, maps,
-          SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
-          body)
-          .getResults());
-}
 
 /// batch_norm (training mode): per channel over (n, h, w),
 /// mean = sum(x) / M, var = sum((x - mean)^2) / M (biased, two passes),
