@@ -30,4 +30,53 @@ def TrainVerifyStepPass : Pass<"train-verify-step", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::memopt::train::TrainDialect"];
 }
 
+def TrainAutodiffPass : Pass<"train-autodiff", "::mlir::func::FuncOp"> {
+  let summary = "Appends the backward pass and the optimizer update to a step";
+  let description = [{
+    Turns a function that computes a loss from parameters and inputs into a
+    whole training step. The loss is the function's first returned value and
+    must be a 0-d float tensor. The pass
+
+    1. seeds the loss gradient with 1 (`arith.constant dense<1.0>`);
+    2. walks the ops that lie between a `train.param` and the loss in reverse
+       program order and asks each one's `DifferentiableOpInterface` for the
+       gradients of its operands, summing (`train.add`) the gradients of
+       values with several uses;
+    3. sums the gradients of all reads of one parameter name (tied weights)
+       and appends one optimizer update per parameter, in order of first
+       appearance: `train.adam` / `train.adamw` with states
+       `"<param>.exp_avg"` / `"<param>.exp_avg_sq"` and the step counter as a
+       new `tensor<i64>` function argument marked `train.step` (reused if the
+       function has one), or `train.sgd` (with a `"<param>.momentum_buffer"`
+       when momentum > 0). With `optimizer=none` it instead appends the
+       parameter gradients to the returned values, in the same order.
+
+    Parameters the loss does not depend on get no update (as PyTorch skips
+    parameters without a gradient). Gradient ops carry the location
+    `"<forward name>.grad"` when the forward op has a name location.
+
+    Example:
+    ```
+    mem-opt --train-autodiff='optimizer=adamw lr=3e-4 weight-decay=0.1' model.mlir
+    ```
+  }];
+  let options = [
+    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"adam\"",
+           "adam, adamw, sgd, or none (return the parameter gradients)">,
+    Option<"lr", "lr", "double", /*default=*/"1.0e-3", "Learning rate">,
+    Option<"beta1", "beta1", "double", /*default=*/"0.9",
+           "Adam's first-moment decay">,
+    Option<"beta2", "beta2", "double", /*default=*/"0.999",
+           "Adam's second-moment decay">,
+    Option<"epsilon", "epsilon", "double", /*default=*/"1.0e-8",
+           "Adam's denominator epsilon">,
+    Option<"weightDecay", "weight-decay", "double", /*default=*/"0.0",
+           "Weight decay (L2 for adam and sgd, decoupled for adamw)">,
+    Option<"momentum", "momentum", "double", /*default=*/"0.0",
+           "SGD momentum">,
+  ];
+  let dependentDialects = ["::mlir::memopt::train::TrainDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // MEMOPT_TRANSFORMS_PASSES_TD

@@ -1,8 +1,966 @@
-//===- ConvLowering.cpp ---------------------------------------------------===//
+//===- ConvLowering.cpp - convolution, pooling, upsampling, batch norm ----===//
+//
+// NCHW activations, OIHW filters. Forward ops use linalg's named
+// convolution and pooling ops on an explicitly padded input (tensor.pad);
+// the gradients are expressed through the same named ops where the math
+// allows it:
+//
+// * conv2d_grad_input is the transposed convolution: `grad` is scattered with
+//   the forward stride into a zero tensor (a strided tensor.insert_slice),
+//   then correlated with the flipped, channel-transposed filter. That yields
+//   the gradient of the padded input; the unpadded window is extracted.
+// * avg_pool2d_grad is the same construction with a window of ones (a sum
+//   pooling) after dividing `grad` by the window size.
+// * conv2d_grad_filter is one linalg.generic whose indexing maps carry the
+//   stride and dilation.
+// * max_pool2d_grad recomputes the argmax of each window (first maximum in
+//   row-major window order, as PyTorch's CPU kernel) and then adds `grad`
+//   for every window offset (kh, kw) into the strided slice of the padded
+//   input gradient that the offset addresses.
+//
+// Sums of 16-bit inputs accumulate in f32 and round once at the end.
+//
+//===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
+
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/AffineMap.h"
 
 using namespace mlir;
 using namespace mlir::memopt;
 
-void mlir::memopt::populateConvLoweringPatterns(RewritePatternSet &patterns) {}
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// The type sums of `elementType` accumulate in: f32 for narrower floats.
+static Type getAccumulatorType(Type elementType) {
+  if (elementType.getIntOrFloatBitWidth() < 32)
+    return Float32Type::get(elementType.getContext());
+  return elementType;
+}
+
+/// Converts every element of `value` to `elementType` (or returns `value`).
+static Value castTensor(OpBuilder &b, Location loc, Value value,
+                        Type elementType) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getElementType() == elementType)
+    return value;
+  return buildElementwise(b, loc, type.clone(elementType), value,
+                          [&](OpBuilder &nested, Location l, ValueRange args) {
+                            return castScalar(nested, l, args[0], elementType);
+                          });
+}
+
+/// A `linalg.generic` whose body yields `body`'s values.
+static linalg::GenericOp buildGeneric(
+    OpBuilder &b, Location loc, TypeRange resultTypes, ValueRange inputs,
+    ValueRange inits, ArrayRef<AffineMap> maps,
+    ArrayRef<utils::IteratorType> iterators,
+    llvm::function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
+        body) {
+  return linalg::GenericOp::create(
+      b, loc, resultTypes, inputs, inits, maps, iterators,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        linalg::YieldOp::create(nested, nestedLoc,
+                                body(nested, nestedLoc, args));
+      });
+}
+
+/// `strides`/`dilations` attribute of linalg's 2-D convolution ops.
+static DenseIntElementsAttr getPairAttr(OpBuilder &b, ArrayRef<int64_t> pair) {
+  return b.getI64TensorAttr(pair);
+}
+
+/// The smallest value of the float type `type`: -inf, or the most negative
+/// finite value for types without infinities (some fp8 formats).
+static Value createLowest(OpBuilder &b, Location loc, Type type) {
+  auto floatType = cast<FloatType>(type);
+  const llvm::fltSemantics &semantics = floatType.getFloatSemantics();
+  APFloat lowest = llvm::APFloat::semanticsHasInf(semantics)
+                       ? APFloat::getInf(semantics, /*Negative=*/true)
+                       : APFloat::getLargest(semantics, /*Negative=*/true);
+  return arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, lowest));
+}
+
+/// `type` filled with the scalar `value`.
+static Value createFilledWith(OpBuilder &b, Location loc, RankedTensorType type,
+                              Value value) {
+  return linalg::FillOp::create(b, loc, value, createEmpty(b, loc, type))
+      .getResult(0);
+}
+
+/// Pads the spatial dimensions (2 and 3) of an NCHW tensor with the scalar
+/// `padValue`: `low` before and `high` after.
+static Value padSpatial(OpBuilder &b, Location loc, Value input,
+                        ArrayRef<int64_t> low, ArrayRef<int64_t> high,
+                        Value padValue) {
+  if (llvm::all_of(low, [](int64_t v) { return v == 0; }) &&
+      llvm::all_of(high, [](int64_t v) { return v == 0; }))
+    return input;
+  auto type = cast<RankedTensorType>(input.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  SmallVector<OpFoldResult> lowValues(4, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> highValues(4, b.getIndexAttr(0));
+  for (int i = 0; i < 2; ++i) {
+    shape[2 + i] += low[i] + high[i];
+    lowValues[2 + i] = b.getIndexAttr(low[i]);
+    highValues[2 + i] = b.getIndexAttr(high[i]);
+  }
+  return tensor::PadOp::create(b, loc, type.clone(shape), input, lowValues,
+                               highValues, padValue);
+}
+
+/// Pads the spatial dimensions of an NCHW tensor symmetrically with zeros.
+static Value padWithZeros(OpBuilder &b, Location loc, Value input,
+                          ArrayRef<int64_t> padding) {
+  if (llvm::all_of(padding, [](int64_t v) { return v == 0; }))
+    return input;
+  Type elementType = cast<RankedTensorType>(input.getType()).getElementType();
+  return padSpatial(b, loc, input, padding, padding,
+                    createScalar(b, loc, elementType, 0.0));
+}
+
+/// Static offsets, sizes and strides of a slice of an NCHW tensor that
+/// spans N and C and picks `sizes` elements from `offsets` with `strides`
+/// along H and W.
+static void getSpatialSlice(OpBuilder &b, ArrayRef<int64_t> shape,
+                            ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes,
+                            ArrayRef<int64_t> strides,
+                            SmallVectorImpl<OpFoldResult> &offsetValues,
+                            SmallVectorImpl<OpFoldResult> &sizeValues,
+                            SmallVectorImpl<OpFoldResult> &strideValues) {
+  offsetValues.assign({b.getIndexAttr(0), b.getIndexAttr(0),
+                       b.getIndexAttr(offsets[0]), b.getIndexAttr(offsets[1])});
+  sizeValues.assign({b.getIndexAttr(shape[0]), b.getIndexAttr(shape[1]),
+                     b.getIndexAttr(sizes[0]), b.getIndexAttr(sizes[1])});
+  strideValues.assign({b.getIndexAttr(1), b.getIndexAttr(1),
+                       b.getIndexAttr(strides[0]), b.getIndexAttr(strides[1])});
+}
+
+/// The spatial window of `source` (NCHW) from `offsets` with `sizes` and
+/// `strides`; returns `source` when the window is all of it.
+static Value extractSpatial(OpBuilder &b, Location loc, Value source,
+                            ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes,
+                            ArrayRef<int64_t> strides) {
+  auto type = cast<RankedTensorType>(source.getType());
+  if (offsets[0] == 0 && offsets[1] == 0 && strides[0] == 1 &&
+      strides[1] == 1 && sizes[0] == type.getDimSize(2) &&
+      sizes[1] == type.getDimSize(3))
+    return source;
+  SmallVector<OpFoldResult> offsetValues, sizeValues, strideValues;
+  getSpatialSlice(b, type.getShape(), offsets, sizes, strides, offsetValues,
+                  sizeValues, strideValues);
+  auto resultType =
+      type.clone({type.getDimSize(0), type.getDimSize(1), sizes[0], sizes[1]});
+  return tensor::ExtractSliceOp::create(b, loc, resultType, source,
+                                        offsetValues, sizeValues, strideValues);
+}
+
+/// Writes `source` (NCHW) into the spatial window of `dest` that starts at
+/// `offsets` and steps by `strides`.
+static Value insertSpatial(OpBuilder &b, Location loc, Value source, Value dest,
+                           ArrayRef<int64_t> offsets,
+                           ArrayRef<int64_t> strides) {
+  auto type = cast<RankedTensorType>(source.getType());
+  SmallVector<OpFoldResult> offsetValues, sizeValues, strideValues;
+  getSpatialSlice(b, type.getShape(), offsets, type.getShape().drop_front(2),
+                  strides, offsetValues, sizeValues, strideValues);
+  return tensor::InsertSliceOp::create(b, loc, source, dest, offsetValues,
+                                       sizeValues, strideValues);
+}
+
+/// Splits dimension `dim` of `value` into (`outer`, size / `outer`).
+static Value splitDim(OpBuilder &b, Location loc, Value value, int64_t dim,
+                      int64_t outer) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[dim] /= outer;
+  shape.insert(shape.begin() + dim, outer);
+  SmallVector<ReassociationIndices> reassociation;
+  for (int64_t i = 0, e = type.getRank(); i < e; ++i) {
+    if (i < dim)
+      reassociation.push_back({i});
+    else if (i == dim)
+      reassociation.push_back({i, i + 1});
+    else
+      reassociation.push_back({i + 1});
+  }
+  return tensor::ExpandShapeOp::create(b, loc, type.clone(shape), value,
+                                       reassociation);
+}
+
+/// Merges dimensions `dim` and `dim + 1` of `value`.
+static Value mergeDims(OpBuilder &b, Location loc, Value value, int64_t dim) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape[dim] *= shape[dim + 1];
+  shape.erase(shape.begin() + dim + 1);
+  SmallVector<ReassociationIndices> reassociation;
+  for (int64_t i = 0, e = type.getRank() - 1; i < e; ++i) {
+    if (i < dim)
+      reassociation.push_back({i});
+    else if (i == dim)
+      reassociation.push_back({i, i + 1});
+    else
+      reassociation.push_back({i + 1});
+  }
+  return tensor::CollapseShapeOp::create(b, loc, type.clone(shape), value,
+                                         reassociation);
+}
+
+/// Cross-correlates an already padded NCHW `input` with an OIHW `filter`
+/// (I = C / groups) into a zero-initialized `N x O x OH x OW` tensor of
+/// `accType`: linalg.conv_2d_nchw_fchw, or linalg.conv_2d_ngchw_gfchw on
+/// views that split the channels into groups.
+static Value convolve(OpBuilder &b, Location loc, Value input, Value filter,
+                      ArrayRef<int64_t> outShape, int64_t groups,
+                      ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                      Type accType) {
+  auto outType = RankedTensorType::get(outShape, accType);
+  DenseIntElementsAttr stridesAttr = getPairAttr(b, strides);
+  DenseIntElementsAttr dilationsAttr = getPairAttr(b, dilations);
+  if (groups == 1) {
+    Value init = createFilled(b, loc, outType, 0.0);
+    return linalg::Conv2DNchwFchwOp::create(
+               b, loc, TypeRange{outType}, ValueRange{input, filter},
+               ValueRange{init}, stridesAttr, dilationsAttr)
+        .getResult(0);
+  }
+  Value groupedInput = splitDim(b, loc, input, 1, groups);
+  Value groupedFilter = splitDim(b, loc, filter, 0, groups);
+  auto groupedType = RankedTensorType::get(
+      {outShape[0], groups, outShape[1] / groups, outShape[2], outShape[3]},
+      accType);
+  Value init = createFilled(b, loc, groupedType, 0.0);
+  Value grouped = linalg::Conv2DNgchwGfchwOp::create(
+                      b, loc, TypeRange{groupedType},
+                      ValueRange{groupedInput, groupedFilter}, ValueRange{init},
+                      stridesAttr, dilationsAttr)
+                      .getResult(0);
+  return mergeDims(b, loc, grouped, 1);
+}
+
+/// Identity map over `rank` dimensions.
+static AffineMap identityMap(OpBuilder &b, unsigned rank) {
+  return b.getMultiDimIdentityMap(rank);
+}
+
+/// The map from (n, c, h, w) loops to the channel index c.
+static AffineMap channelMap(OpBuilder &b) {
+  return AffineMap::get(4, 0, b.getAffineDimExpr(1), b.getContext());
+}
+
+/// Sums of `inputs` (NCHW, or per channel [C] through channelMap) per
+/// channel over (n, h, w): one accumulator of `accType` per value `body`
+/// returns, added to the running sums.
+static SmallVector<Value> buildChannelSums(
+    OpBuilder &b, Location loc, ValueRange inputs, int64_t channels,
+    Type accType, unsigned numSums,
+    llvm::function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
+        body) {
+  auto sumType = RankedTensorType::get({channels}, accType);
+  SmallVector<Value> inits;
+  SmallVector<Type> types;
+  for (unsigned i = 0; i < numSums; ++i) {
+    inits.push_back(createFilled(b, loc, sumType, 0.0));
+    types.push_back(sumType);
+  }
+  SmallVector<AffineMap> maps;
+  for (Value input : inputs)
+    maps.push_back(cast<RankedTensorType>(input.getType()).getRank() == 1
+                       ? channelMap(b)
+                       : identityMap(b, 4));
+  maps.append(numSums, channelMap(b));
+  auto par = utils::IteratorType::parallel;
+  auto red = utils::IteratorType::reduction;
+  return llvm::to_vector_of<Value>(
+      buildGeneric(
+          b, loc, types, inputs, inits, maps, {red, par, red, red},
+          [&](OpBuilder &nested, Location l, ValueRange args) {
+            SmallVector<Value> terms =
+                body(nested, l, args.take_front(inputs.size()));
+            SmallVector<Value> sums;
+            for (auto [term, sum] :
+                 llvm::zip_equal(terms, args.drop_front(inputs.size())))
+              sums.push_back(arith::AddFOp::create(nested, l, sum, term));
+            return sums;
+          })
+          .getResults());
+}
+
+/// An elementwise linalg.generic over the NCHW shape of `resultTypes`
+/// whose rank-1 inputs are per-channel values.
+static SmallVector<Value> buildChannelElementwise(
+    OpBuilder &b, Location loc, TypeRange resultTypes, ValueRange inputs,
+    llvm::function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
+        body) {
+  SmallVector<AffineMap> maps;
+  for (Value input : inputs)
+    maps.push_back(cast<RankedTensorType>(input.getType()).getRank() == 1
+                       ? channelMap(b)
+                       : identityMap(b, 4));
+  SmallVector<Value> inits;
+  for (Type type : resultTypes) {
+    inits.push_back(createEmpty(b, loc, cast<RankedTensorType>(type)));
+    maps.push_back(identityMap(b, 4));
+  }
+  return llvm::to_vector_of<Value>(
+      buildGeneric(
+          b, loc, resultTypes, inputs, inits, maps,
+          SmallVector<utils::IteratorType>(4, utils::IteratorType::parallel),
+          body)
+          .getResults());
+}
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Convolution
+//===----------------------------------------------------------------------===//
+
+/// conv2d: zero padding, then linalg.conv_2d_nchw_fchw (or its grouped form).
+struct Conv2dLowering : public OpConversionPattern<train::Conv2dOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::Conv2dOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type elementType = resultType.getElementType();
+    Value input =
+        padWithZeros(rewriter, loc, adaptor.getInput(), op.getPadding());
+    Value result = convolve(
+        rewriter, loc, input, adaptor.getFilter(), resultType.getShape(),
+        static_cast<int64_t>(op.getGroups()), op.getStrides(), op.getDilation(),
+        getAccumulatorType(elementType));
+    rewriter.replaceOp(op, castTensor(rewriter, loc, result, elementType));
+    return success();
+  }
+};
+
+/// conv2d_grad_input: dx[n, c, h, w] = sum over (o, kh, kw) of
+/// dy[n, o, oh, ow] * w[o, c, kh, kw] where h + pad = oh * stride + kh * dil.
+///
+/// `grad` is placed with the forward stride at offset dil * (k - 1) into
+/// zeros of size `H + 2 * pad + dil * (k - 1)`; a stride-1 correlation with
+/// the filter flipped in (kh, kw) and transposed in (o, c) (per group) gives
+/// the gradient of the padded input, whose interior is the result.
+struct Conv2dGradInputLowering
+    : public OpConversionPattern<train::Conv2dGradInputOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::Conv2dGradInputOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type elementType = resultType.getElementType();
+    Value grad = adaptor.getGrad();
+    Value filter = adaptor.getFilter();
+    auto gradType = cast<RankedTensorType>(grad.getType());
+    auto filterType = cast<RankedTensorType>(filter.getType());
+    ArrayRef<int64_t> x = resultType.getShape();
+    ArrayRef<int64_t> f = filterType.getShape();
+    ArrayRef<int64_t> strides = op.getStrides();
+    ArrayRef<int64_t> padding = op.getPadding();
+    ArrayRef<int64_t> dilation = op.getDilation();
+    auto groups = static_cast<int64_t>(op.getGroups());
+
+    // The strided, zero-filled gradient.
+    SmallVector<int64_t> reach(2), padded(2);
+    for (int i = 0; i < 2; ++i) {
+      reach[i] = dilation[i] * (f[2 + i] - 1);
+      padded[i] = x[2 + i] + 2 * padding[i];
+    }
+    auto scatteredType = gradType.clone(
+        {x[0], f[0], padded[0] + reach[0], padded[1] + reach[1]});
+    Value scattered = insertSpatial(
+        rewriter, loc, grad, createFilled(rewriter, loc, scatteredType, 0.0),
+        reach, strides);
+
+    // flipped[g * Cg + c, o, kh, kw] = w[g * Og + o, c, KH-1-kh, KW-1-kw].
+    int64_t cPerGroup = f[1], oPerGroup = f[0] / groups;
+    auto flippedType = filterType.clone({x[1], oPerGroup, f[2], f[3]});
+    AffineExpr c = rewriter.getAffineDimExpr(0);
+    AffineExpr o = rewriter.getAffineDimExpr(1);
+    AffineExpr kh = rewriter.getAffineDimExpr(2);
+    AffineExpr kw = rewriter.getAffineDimExpr(3);
+    AffineExpr sourceO = o, sourceC = c;
+    if (groups > 1) {
+      sourceO = c.floorDiv(cPerGroup) * oPerGroup + o;
+      sourceC = c % cPerGroup;
+    }
+    AffineMap flipMap =
+        AffineMap::get(4, 0, {sourceO, sourceC, f[2] - 1 - kh, f[3] - 1 - kw},
+                       rewriter.getContext());
+    Value flipped = buildGeneric(rewriter, loc, flippedType, filter,
+                                 createEmpty(rewriter, loc, flippedType),
+                                 {flipMap, identityMap(rewriter, 4)},
+                                 SmallVector<utils::IteratorType>(
+                                     4, utils::IteratorType::parallel),
+                                 [](OpBuilder &, Location, ValueRange args) {
+                                   return SmallVector<Value>{args[0]};
+                                 })
+                        .getResult(0);
+
+    Value paddedGrad = convolve(
+        rewriter, loc, scattered, flipped, {x[0], x[1], padded[0], padded[1]},
+        groups, {1, 1}, dilation, getAccumulatorType(elementType));
+    Value result = extractSpatial(rewriter, loc, paddedGrad, padding,
+                                  {x[2], x[3]}, {1, 1});
+    rewriter.replaceOp(op, castTensor(rewriter, loc, result, elementType));
+    return success();
+  }
+};
+
+/// conv2d_grad_filter: dw[o, c, kh, kw] = sum over (n, oh, ow) of
+/// dy[n, o, oh, ow] * xpad[n, g(o) * Cg + c, oh*s + kh*dil, ow*s + kw*dil],
+/// one linalg.generic over (o, c, kh, kw | n, oh, ow).
+struct Conv2dGradFilterLowering
+    : public OpConversionPattern<train::Conv2dGradFilterOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::Conv2dGradFilterOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type elementType = resultType.getElementType();
+    Type accType = getAccumulatorType(elementType);
+    ArrayRef<int64_t> f = resultType.getShape();
+    ArrayRef<int64_t> strides = op.getStrides();
+    ArrayRef<int64_t> dilation = op.getDilation();
+    auto groups = static_cast<int64_t>(op.getGroups());
+    Value input =
+        padWithZeros(rewriter, loc, adaptor.getInput(), op.getPadding());
+
+    SmallVector<AffineExpr> d;
+    for (unsigned i = 0; i < 7; ++i)
+      d.push_back(rewriter.getAffineDimExpr(i));
+    // (o, c, kh, kw, n, oh, ow)
+    AffineExpr channel = d[1];
+    if (groups > 1)
+      channel = d[0].floorDiv(f[0] / groups) * f[1] + d[1];
+    MLIRContext *ctx = rewriter.getContext();
+    AffineMap gradMap = AffineMap::get(7, 0, {d[4], d[0], d[5], d[6]}, ctx);
+    AffineMap inputMap =
+        AffineMap::get(7, 0,
+                       {d[4], channel, d[5] * strides[0] + d[2] * dilation[0],
+                        d[6] * strides[1] + d[3] * dilation[1]},
+                       ctx);
+    AffineMap outMap = AffineMap::get(7, 0, {d[0], d[1], d[2], d[3]}, ctx);
+    auto par = utils::IteratorType::parallel;
+    auto red = utils::IteratorType::reduction;
+    auto accTensorType = resultType.clone(accType);
+    Value result =
+        buildGeneric(
+            rewriter, loc, accTensorType, ValueRange{adaptor.getGrad(), input},
+            createFilled(rewriter, loc, accTensorType, 0.0),
+            {gradMap, inputMap, outMap}, {par, par, par, par, red, red, red},
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value dy = castScalar(b, l, args[0], accType);
+              Value xv = castScalar(b, l, args[1], accType);
+              Value product = arith::MulFOp::create(b, l, dy, xv);
+              return SmallVector<Value>{
+                  arith::AddFOp::create(b, l, args[2], product)};
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, castTensor(rewriter, loc, result, elementType));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Pooling
+//===----------------------------------------------------------------------===//
+
+/// max_pool2d: padding with -inf (it never wins), linalg.pooling_nchw_max.
+struct MaxPool2dLowering : public OpConversionPattern<train::MaxPool2dOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::MaxPool2dOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type elementType = resultType.getElementType();
+    Value lowest = createLowest(rewriter, loc, elementType);
+    Value input = padSpatial(rewriter, loc, adaptor.getInput(), op.getPadding(),
+                             op.getPadding(), lowest);
+    Value window =
+        tensor::EmptyOp::create(rewriter, loc, op.getKernel(), elementType);
+    Value init = createFilledWith(rewriter, loc, resultType, lowest);
+    Value result =
+        linalg::PoolingNchwMaxOp::create(
+            rewriter, loc, TypeRange{resultType}, ValueRange{input, window},
+            ValueRange{init}, getPairAttr(rewriter, op.getStrides()),
+            getPairAttr(rewriter, {1, 1}))
+            .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// max_pool2d_grad. First the window-relative index kh * KW + kw of each
+/// window's maximum: a linalg.generic over (n, c, oh, ow | kh, kw) that
+/// skips padding and keeps PyTorch's choice (the first maximum in row-major
+/// order, or the last NaN) whatever order the reduction runs in. Then, for
+/// each window offset (kh, kw), the windows whose maximum sits there add
+/// their `grad` to the strided slice xpad[:, :, kh::s, kw::s].
+struct MaxPool2dGradLowering
+    : public OpConversionPattern<train::MaxPool2dGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::MaxPool2dGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    auto gradType = cast<RankedTensorType>(adaptor.getGrad().getType());
+    Type elementType = resultType.getElementType();
+    Type accType = getAccumulatorType(elementType);
+    ArrayRef<int64_t> x = resultType.getShape();
+    ArrayRef<int64_t> kernel = op.getKernel();
+    ArrayRef<int64_t> strides = op.getStrides();
+    ArrayRef<int64_t> padding = op.getPadding();
+    // Padding is skipped explicitly below; -inf only keeps it harmless.
+    Value lowest = createLowest(rewriter, loc, elementType);
+    Value input =
+        padSpatial(rewriter, loc, adaptor.getInput(), padding, padding, lowest);
+
+    // argmax[n, c, oh, ow] in [0, KH * KW), found over (kh, kw).
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<AffineExpr> d;
+    for (unsigned i = 0; i < 6; ++i)
+      d.push_back(rewriter.getAffineDimExpr(i));
+    AffineMap inputMap = AffineMap::get(
+        6, 0, {d[0], d[1], d[2] * strides[0] + d[4], d[3] * strides[1] + d[5]},
+        ctx);
+    // The window operand only gives the (kh, kw) loops their extent, as in
+    // linalg's pooling ops.
+    AffineMap windowMap = AffineMap::get(6, 0, {d[4], d[5]}, ctx);
+    AffineMap outMap = AffineMap::get(6, 0, {d[0], d[1], d[2], d[3]}, ctx);
+    Value window = tensor::EmptyOp::create(rewriter, loc, kernel, elementType);
+    auto par = utils::IteratorType::parallel;
+    auto red = utils::IteratorType::reduction;
+    Type i32 = rewriter.getI32Type();
+    auto indexType = gradType.clone(i32);
+    SmallVector<Value> found = llvm::to_vector_of<Value>(
+        buildGeneric(
+            rewriter, loc, TypeRange{gradType, indexType},
+            ValueRange{input, window},
+            ValueRange{createFilledWith(rewriter, loc, gradType, lowest),
+                       createFilled(rewriter, loc, indexType, -1)},
+            {inputMap, windowMap, outMap, outMap},
+            {par, par, par, par, red, red},
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value value = args[0], best = args[2], bestIndex = args[3];
+              auto index = [&](int64_t dim) -> Value {
+                return linalg::IndexOp::create(b, l, dim);
+              };
+              auto constIndex = [&](int64_t v) -> Value {
+                return arith::ConstantIndexOp::create(b, l, v);
+              };
+              // Is (oh * s + kh, ow * s + kw) inside the unpadded input?
+              // (Windows always fit the input, so only padding can be out.)
+              Value inside = arith::ConstantIntOp::create(b, l, 1, 1);
+              for (int i = 0; i < 2; ++i) {
+                if (padding[i] == 0)
+                  continue;
+                Value pos = arith::AddIOp::create(
+                    b, l,
+                    arith::MulIOp::create(b, l, index(2 + i),
+                                          constIndex(strides[i])),
+                    index(4 + i));
+                Value above =
+                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, pos,
+                                          constIndex(padding[i]));
+                Value below =
+                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, pos,
+                                          constIndex(padding[i] + x[2 + i]));
+                inside = arith::AndIOp::create(
+                    b, l, inside, arith::AndIOp::create(b, l, above, below));
+              }
+              Value flat = arith::AddIOp::create(
+                  b, l,
+                  arith::MulIOp::create(b, l, index(4), constIndex(kernel[1])),
+                  index(5));
+              Value candidate = arith::IndexCastOp::create(b, l, i32, flat);
+              auto cmpf = [&](arith::CmpFPredicate p, Value lhs, Value rhs) {
+                return arith::CmpFOp::create(b, l, p, lhs, rhs);
+              };
+              auto cmpi = [&](arith::CmpIPredicate p, Value lhs, Value rhs) {
+                return arith::CmpIOp::create(b, l, p, lhs, rhs);
+              };
+              Value isNan = cmpf(arith::CmpFPredicate::UNO, value, value);
+              Value bestIsNan = cmpf(arith::CmpFPredicate::UNO, best, best);
+              Value bestIsNumber = cmpf(arith::CmpFPredicate::ORD, best, best);
+              // A NaN wins over numbers and over earlier NaNs.
+              Value nanWins = arith::OrIOp::create(
+                  b, l,
+                  arith::XOrIOp::create(
+                      b, l, bestIsNan,
+                      arith::ConstantIntOp::create(b, l, 1, 1)),
+                  cmpi(arith::CmpIPredicate::sgt, candidate, bestIndex));
+              // A number wins over a smaller number, or an equal one that
+              // comes later.
+              Value greater = cmpf(arith::CmpFPredicate::OGT, value, best);
+              Value earlierTie = arith::AndIOp::create(
+                  b, l, cmpf(arith::CmpFPredicate::OEQ, value, best),
+                  cmpi(arith::CmpIPredicate::slt, candidate, bestIndex));
+              Value numberWins = arith::AndIOp::create(
+                  b, l, bestIsNumber,
+                  arith::OrIOp::create(b, l, greater, earlierTie));
+              Value wins =
+                  arith::SelectOp::create(b, l, isNan, nanWins, numberWins);
+              Value first = cmpi(arith::CmpIPredicate::slt, bestIndex,
+                                 arith::ConstantIntOp::create(b, l, i32, 0));
+              Value take = arith::AndIOp::create(
+                  b, l, inside, arith::OrIOp::create(b, l, first, wins));
+              return SmallVector<Value>{
+                  arith::SelectOp::create(b, l, take, value, best),
+                  arith::SelectOp::create(b, l, take, candidate, bestIndex)};
+            })
+            .getResults());
+    Value argmax = found[1];
+
+    // Route grad to each window's maximum, offset by offset.
+    auto paddedType = RankedTensorType::get(
+        {x[0], x[1], x[2] + 2 * padding[0], x[3] + 2 * padding[1]}, accType);
+    Value paddedGrad = createFilled(rewriter, loc, paddedType, 0.0);
+    ArrayRef<int64_t> pooled = gradType.getShape().drop_front(2);
+    auto sliceType = gradType.clone(accType);
+    for (int64_t kh = 0; kh < kernel[0]; ++kh) {
+      for (int64_t kw = 0; kw < kernel[1]; ++kw) {
+        Value slice = extractSpatial(rewriter, loc, paddedGrad, {kh, kw},
+                                     pooled, strides);
+        int64_t offset = kh * kernel[1] + kw;
+        Value sum = buildElementwise(
+            rewriter, loc, sliceType,
+            ValueRange{slice, adaptor.getGrad(), argmax},
+            [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+              Value hit = arith::CmpIOp::create(
+                  b, l, arith::CmpIPredicate::eq, args[2],
+                  arith::ConstantIntOp::create(b, l, i32, offset));
+              Value added = arith::AddFOp::create(
+                  b, l, args[0], castScalar(b, l, args[1], accType));
+              return arith::SelectOp::create(b, l, hit, added, args[0]);
+            });
+        paddedGrad =
+            insertSpatial(rewriter, loc, sum, paddedGrad, {kh, kw}, strides);
+      }
+    }
+    Value result = extractSpatial(rewriter, loc, paddedGrad, padding,
+                                  {x[2], x[3]}, {1, 1});
+    rewriter.replaceOp(op, castTensor(rewriter, loc, result, elementType));
+    return success();
+  }
+};
+
+/// avg_pool2d (count_include_pad): zero padding, linalg.pooling_nchw_sum,
+/// then division by KH * KW.
+struct AvgPool2dLowering : public OpConversionPattern<train::AvgPool2dOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::AvgPool2dOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type elementType = resultType.getElementType();
+    Type accType = getAccumulatorType(elementType);
+    ArrayRef<int64_t> kernel = op.getKernel();
+    Value input =
+        padWithZeros(rewriter, loc, adaptor.getInput(), op.getPadding());
+    Value window = tensor::EmptyOp::create(rewriter, loc, kernel, elementType);
+    auto accTensorType = resultType.clone(accType);
+    Value sum =
+        linalg::PoolingNchwSumOp::create(
+            rewriter, loc, TypeRange{accTensorType}, ValueRange{input, window},
+            ValueRange{createFilled(rewriter, loc, accTensorType, 0.0)},
+            getPairAttr(rewriter, op.getStrides()),
+            getPairAttr(rewriter, {1, 1}))
+            .getResult(0);
+    double count = static_cast<double>(kernel[0] * kernel[1]);
+    Value result = buildElementwise(
+        rewriter, loc, resultType, sum,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value mean = arith::DivFOp::create(
+              b, l, args[0], createScalar(b, l, accType, count));
+          return castScalar(b, l, mean, elementType);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// avg_pool2d_grad: grad / (KH * KW) placed with the forward stride at
+/// offset k - 1 into zeros of size `H + 2 * pad + k - 1`, summed over
+/// stride-1 windows (linalg.pooling_nchw_sum), interior extracted.
+struct AvgPool2dGradLowering
+    : public OpConversionPattern<train::AvgPool2dGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::AvgPool2dGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    auto gradType = cast<RankedTensorType>(adaptor.getGrad().getType());
+    Type elementType = resultType.getElementType();
+    Type accType = getAccumulatorType(elementType);
+    ArrayRef<int64_t> x = resultType.getShape();
+    ArrayRef<int64_t> kernel = op.getKernel();
+    ArrayRef<int64_t> padding = op.getPadding();
+    double count = static_cast<double>(kernel[0] * kernel[1]);
+
+    Value share = buildElementwise(
+        rewriter, loc, gradType.clone(accType), adaptor.getGrad(),
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          return arith::DivFOp::create(b, l, castScalar(b, l, args[0], accType),
+                                       createScalar(b, l, accType, count));
+        });
+    SmallVector<int64_t> reach = {kernel[0] - 1, kernel[1] - 1};
+    SmallVector<int64_t> padded = {x[2] + 2 * padding[0],
+                                   x[3] + 2 * padding[1]};
+    auto scatteredType = RankedTensorType::get(
+        {x[0], x[1], padded[0] + reach[0], padded[1] + reach[1]}, accType);
+    Value scattered = insertSpatial(
+        rewriter, loc, share, createFilled(rewriter, loc, scatteredType, 0.0),
+        reach, op.getStrides());
+    auto paddedType =
+        RankedTensorType::get({x[0], x[1], padded[0], padded[1]}, accType);
+    Value window = tensor::EmptyOp::create(rewriter, loc, kernel, accType);
+    Value paddedGrad =
+        linalg::PoolingNchwSumOp::create(
+            rewriter, loc, TypeRange{paddedType}, ValueRange{scattered, window},
+            ValueRange{createFilled(rewriter, loc, paddedType, 0.0)},
+            getPairAttr(rewriter, {1, 1}), getPairAttr(rewriter, {1, 1}))
+            .getResult(0);
+    Value result = extractSpatial(rewriter, loc, paddedGrad, padding,
+                                  {x[2], x[3]}, {1, 1});
+    rewriter.replaceOp(op, castTensor(rewriter, loc, result, elementType));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Upsampling
+//===----------------------------------------------------------------------===//
+
+/// upsample_nearest2d: linalg.broadcast of N x C x H x W to
+/// N x C x H x s x W x s, collapsed to N x C x Hs x Ws.
+struct UpsampleNearest2dLowering
+    : public OpConversionPattern<train::UpsampleNearest2dOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::UpsampleNearest2dOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto scale = static_cast<int64_t>(op.getScale());
+    Value input = adaptor.getInput();
+    if (scale == 1) {
+      rewriter.replaceOp(op, input);
+      return success();
+    }
+    auto inputType = cast<RankedTensorType>(input.getType());
+    ArrayRef<int64_t> x = inputType.getShape();
+    auto broadcastType =
+        inputType.clone({x[0], x[1], x[2], scale, x[3], scale});
+    Value broadcast =
+        linalg::BroadcastOp::create(rewriter, loc, input,
+                                    createEmpty(rewriter, loc, broadcastType),
+                                    ArrayRef<int64_t>{3, 5})
+            .getResult()[0];
+    Value result = tensor::CollapseShapeOp::create(
+        rewriter, loc, op.getType(), broadcast,
+        ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4, 5}});
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// upsample_nearest2d_grad: N x C x Hs x Ws viewed as N x C x H x s x W x s
+/// and summed over both `s` dimensions with linalg.reduce.
+struct UpsampleNearest2dGradLowering
+    : public OpConversionPattern<train::UpsampleNearest2dGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::UpsampleNearest2dGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto scale = static_cast<int64_t>(op.getScale());
+    Value grad = adaptor.getGrad();
+    if (scale == 1) {
+      rewriter.replaceOp(op, grad);
+      return success();
+    }
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type elementType = resultType.getElementType();
+    ArrayRef<int64_t> x = resultType.getShape();
+    auto blocksType = resultType.clone({x[0], x[1], x[2], scale, x[3], scale});
+    Value blocks = tensor::ExpandShapeOp::create(
+        rewriter, loc, blocksType, grad,
+        ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4, 5}});
+    Value sum =
+        buildReduceSum(rewriter, loc, blocks, {3, 5},
+                       resultType.clone(getAccumulatorType(elementType)));
+    rewriter.replaceOp(op, castTensor(rewriter, loc, sum, elementType));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Batch normalization
+//===----------------------------------------------------------------------===//
+
+/// batch_norm (training mode): per channel over (n, h, w),
+/// mean = sum(x) / M, var = sum((x - mean)^2) / M (biased, two passes),
+/// rstd = 1 / sqrt(var + eps), y = (x - mean) * rstd * gamma + beta.
+struct BatchNormLowering : public OpConversionPattern<train::BatchNormOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::BatchNormOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto inputType = cast<RankedTensorType>(input.getType());
+    Type elementType = inputType.getElementType();
+    Type accType = getAccumulatorType(elementType);
+    ArrayRef<int64_t> x = inputType.getShape();
+    int64_t channels = x[1];
+    double count = static_cast<double>(x[0] * x[2] * x[3]);
+    double epsilon = op.getEpsilon().convertToDouble();
+    auto statType = cast<RankedTensorType>(op.getMean().getType());
+    auto accStatType = statType.clone(accType);
+
+    Value sum = buildChannelSums(
+        rewriter, loc, input, channels, accType, 1,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          return SmallVector<Value>{castScalar(b, l, args[0], accType)};
+        })[0];
+    Value mean = buildElementwise(
+        rewriter, loc, accStatType, sum,
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          return arith::DivFOp::create(b, l, args[0],
+                                       createScalar(b, l, accType, count));
+        });
+    Value squares = buildChannelSums(
+        rewriter, loc, ValueRange{input, mean}, channels, accType, 1,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value centered = arith::SubFOp::create(
+              b, l, castScalar(b, l, args[0], accType), args[1]);
+          return SmallVector<Value>{
+              arith::MulFOp::create(b, l, centered, centered)};
+        })[0];
+    Value rstd = buildElementwise(
+        rewriter, loc, accStatType, squares,
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value var = arith::DivFOp::create(b, l, args[0],
+                                            createScalar(b, l, accType, count));
+          Value shifted = arith::AddFOp::create(
+              b, l, var, createScalar(b, l, accType, epsilon));
+          return arith::DivFOp::create(b, l, createScalar(b, l, accType, 1.0),
+                                       math::SqrtOp::create(b, l, shifted));
+        });
+    Value result = buildChannelElementwise(
+        rewriter, loc, inputType,
+        ValueRange{input, mean, rstd, adaptor.getGamma(), adaptor.getBeta()},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value centered = arith::SubFOp::create(
+              b, l, castScalar(b, l, args[0], accType), args[1]);
+          Value normalized = arith::MulFOp::create(b, l, centered, args[2]);
+          Value scaled = arith::MulFOp::create(
+              b, l, normalized, castScalar(b, l, args[3], accType));
+          Value shifted = arith::AddFOp::create(
+              b, l, scaled, castScalar(b, l, args[4], accType));
+          return SmallVector<Value>{castScalar(b, l, shifted, elementType)};
+        })[0];
+    Type statElementType = statType.getElementType();
+    rewriter.replaceOp(op, {result,
+                            castTensor(rewriter, loc, mean, statElementType),
+                            castTensor(rewriter, loc, rstd, statElementType)});
+    return success();
+  }
+};
+
+/// batch_norm_grad, as PyTorch's native_batch_norm_backward in training
+/// mode: per channel, dbeta = sum(dy), dot = sum(dy * (x - mean)),
+/// dgamma = dot * rstd, and
+/// dx = (dy - (x - mean) * dot * rstd^2 / M - dbeta / M) * rstd * gamma.
+struct BatchNormGradLowering
+    : public OpConversionPattern<train::BatchNormGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::BatchNormGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto inputType = cast<RankedTensorType>(input.getType());
+    Type elementType = inputType.getElementType();
+    Type accType = getAccumulatorType(elementType);
+    ArrayRef<int64_t> x = inputType.getShape();
+    double count = static_cast<double>(x[0] * x[2] * x[3]);
+    auto gammaType = cast<RankedTensorType>(adaptor.getGamma().getType());
+    Value mean = castTensor(rewriter, loc, adaptor.getMean(), accType);
+    Value rstd = castTensor(rewriter, loc, adaptor.getRstd(), accType);
+
+    SmallVector<Value> sums = buildChannelSums(
+        rewriter, loc, ValueRange{adaptor.getGrad(), input, mean}, x[1],
+        accType, 2, [&](OpBuilder &b, Location l, ValueRange args) {
+          Value dy = castScalar(b, l, args[0], accType);
+          Value centered = arith::SubFOp::create(
+              b, l, castScalar(b, l, args[1], accType), args[2]);
+          return SmallVector<Value>{dy,
+                                    arith::MulFOp::create(b, l, dy, centered)};
+        });
+    Value sumGrad = sums[0], dot = sums[1];
+
+    // Per channel: dgamma, dbeta, the projection scale dot * rstd^2 / M and
+    // the mean gradient sum(dy) / M.
+    auto accStatType = RankedTensorType::get({x[1]}, accType);
+    Type gammaElementType = gammaType.getElementType();
+    SmallVector<Value> perChannel = buildElementwiseMulti(
+        rewriter, loc,
+        TypeRange{gammaType, gammaType, accStatType, accStatType},
+        ValueRange{sumGrad, dot, rstd},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value m = createScalar(b, l, accType, count);
+          Value r = args[2];
+          Value dgamma = arith::MulFOp::create(b, l, args[1], r);
+          Value scale = arith::DivFOp::create(
+              b, l, arith::MulFOp::create(b, l, dgamma, r), m);
+          Value gradMean = arith::DivFOp::create(b, l, args[0], m);
+          return SmallVector<Value>{castScalar(b, l, dgamma, gammaElementType),
+                                    castScalar(b, l, args[0], gammaElementType),
+                                    scale, gradMean};
+        });
+
+    Value gradInput = buildChannelElementwise(
+        rewriter, loc, inputType,
+        ValueRange{adaptor.getGrad(), input, mean, rstd, adaptor.getGamma(),
+                   perChannel[2], perChannel[3]},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value dy = castScalar(b, l, args[0], accType);
+          Value centered = arith::SubFOp::create(
+              b, l, castScalar(b, l, args[1], accType), args[2]);
+          Value projected = arith::SubFOp::create(
+              b, l,
+              arith::SubFOp::create(
+                  b, l, dy, arith::MulFOp::create(b, l, centered, args[5])),
+              args[6]);
+          Value scaled = arith::MulFOp::create(
+              b, l, arith::MulFOp::create(b, l, projected, args[3]),
+              castScalar(b, l, args[4], accType));
+          return SmallVector<Value>{castScalar(b, l, scaled, elementType)};
+        })[0];
+    rewriter.replaceOp(op, {gradInput, perChannel[0], perChannel[1]});
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::memopt::populateConvLoweringPatterns(RewritePatternSet &patterns) {
+  patterns.add<Conv2dLowering, Conv2dGradInputLowering,
+               Conv2dGradFilterLowering, MaxPool2dLowering,
+               MaxPool2dGradLowering, AvgPool2dLowering, AvgPool2dGradLowering,
+               UpsampleNearest2dLowering, UpsampleNearest2dGradLowering,
+               BatchNormLowering, BatchNormGradLowering>(patterns.getContext());
+}

@@ -1,10 +1,968 @@
-//===- LinalgLowering.cpp
-//---------------------------------------------------===//
+//===- LinalgLowering.cpp - matmul, shape ops, embedding, losses, softmax -===//
+//
+// Lowers the train ops that map onto linalg's structured ops and tensor's
+// shape ops: matmul (linalg.matmul / batch_matmul with indexing maps for the
+// transposes), reshape / transpose / slice / concat (tensor reshapes and
+// slices, linalg.transpose), embedding (a gather generic) and its gradient
+// (an scf.for scatter-add), the losses and softmax with their gradients.
+//
+// Ops whose documentation says they keep fp32 (softmax, the losses) compute
+// in f32 when their inputs are narrower (autocast semantics) and round the
+// result to the result type; f64 stays f64.
+//
+//===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/AffineMap.h"
+
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::memopt;
 
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// The type an fp32-statistics op computes in: f32 for narrower floats, the
+/// type itself otherwise (f64 stays f64).
+static Type getComputeType(Type elementType) {
+  if (elementType.getIntOrFloatBitWidth() >= 32)
+    return elementType;
+  return Float32Type::get(elementType.getContext());
+}
+
+/// The wider of two float types (f32 for two different types of one width).
+static Type getWiderFloat(Type a, Type b) {
+  if (a == b)
+    return a;
+  unsigned wa = a.getIntOrFloatBitWidth(), wb = b.getIntOrFloatBitWidth();
+  if (wa != wb)
+    return wa > wb ? a : b;
+  return Float32Type::get(a.getContext());
+}
+
+/// `rank` parallel iterators, except `reductionDims`.
+static SmallVector<utils::IteratorType>
+getIterators(int64_t rank, ArrayRef<int64_t> reductionDims = {}) {
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  for (int64_t dim : reductionDims)
+    iterators[dim] = utils::IteratorType::reduction;
+  return iterators;
+}
+
+/// `(d0, ..., d{rank-1}) -> (the dims not in dropped)`.
+static AffineMap getDroppedDimsMap(MLIRContext *ctx, int64_t rank,
+                                   ArrayRef<int64_t> dropped) {
+  SmallVector<AffineExpr> results;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!llvm::is_contained(dropped, d))
+      results.push_back(getAffineDimExpr(d, ctx));
+  return AffineMap::get(rank, 0, results, ctx);
+}
+
+/// `shape` without the dimension `dim`.
+static SmallVector<int64_t> dropDim(ArrayRef<int64_t> shape, int64_t dim) {
+  SmallVector<int64_t> result(shape);
+  result.erase(result.begin() + dim);
+  return result;
+}
+
+/// The number of elements of `shape`.
+static int64_t product(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t size : shape)
+    n *= size;
+  return n;
+}
+
+/// Reshapes `value` (static shape) to `type` with the same elements in
+/// row-major order: one tensor.collapse_shape or tensor.expand_shape when
+/// the two shapes are related by grouping dimensions, otherwise a collapse
+/// to 1-D followed by an expand. All of these are views after bufferization.
+static Value reshapeStatic(OpBuilder &b, Location loc, Value value,
+                           RankedTensorType type) {
+  auto sourceType = cast<RankedTensorType>(value.getType());
+  if (sourceType == type)
+    return value;
+  int64_t sourceRank = sourceType.getRank(), rank = type.getRank();
+  if (sourceRank > rank)
+    if (std::optional<SmallVector<ReassociationIndices>> groups =
+            getReassociationIndicesForReshape(sourceType, type))
+      return tensor::CollapseShapeOp::create(b, loc, type, value, *groups);
+  if (sourceRank < rank)
+    if (std::optional<SmallVector<ReassociationIndices>> groups =
+            getReassociationIndicesForReshape(sourceType, type))
+      return tensor::ExpandShapeOp::create(b, loc, type, value, *groups);
+  // Through 1-D: collapsing everything into one dimension (or expanding a
+  // 0-d tensor into one) and back is always valid.
+  auto flatType = RankedTensorType::get({sourceType.getNumElements()},
+                                        sourceType.getElementType());
+  auto allDims = [](int64_t r) {
+    SmallVector<ReassociationIndices> groups;
+    if (r > 0)
+      groups.push_back(llvm::to_vector(llvm::seq<int64_t>(0, r)));
+    return groups;
+  };
+  Value flat = value;
+  if (sourceRank == 0)
+    flat = tensor::ExpandShapeOp::create(b, loc, flatType, value, allDims(0));
+  else if (sourceRank > 1)
+    flat = tensor::CollapseShapeOp::create(b, loc, flatType, value,
+                                           allDims(sourceRank));
+  if (rank == 1)
+    return flat;
+  if (rank == 0)
+    return tensor::CollapseShapeOp::create(b, loc, type, flat, allDims(0));
+  return tensor::ExpandShapeOp::create(b, loc, type, flat, allDims(rank));
+}
+
+/// `P... x V` -> `N x V` with N the product of P... (1 for a 1-D input).
+static Value collapseRows(OpBuilder &b, Location loc, Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  ArrayRef<int64_t> shape = type.getShape();
+  auto rowsType = RankedTensorType::get(
+      {product(shape.drop_back()), shape.back()}, type.getElementType());
+  return reshapeStatic(b, loc, value, rowsType);
+}
+
+/// `P...` -> `N`.
+static Value flatten(OpBuilder &b, Location loc, Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  return reshapeStatic(
+      b, loc, value,
+      RankedTensorType::get({type.getNumElements()}, type.getElementType()));
+}
+
+/// Reads the only element of a 0-d tensor.
+static Value extractScalar(OpBuilder &b, Location loc, Value tensor) {
+  return tensor::ExtractOp::create(b, loc, tensor, ValueRange{});
+}
+
+/// A 0-d tensor of `type` holding `value` (a reduction's accumulator).
+static Value createFilledScalar(OpBuilder &b, Location loc, Type type,
+                                double value) {
+  return createFilled(b, loc, RankedTensorType::get({}, type), value);
+}
+
+//===----------------------------------------------------------------------===//
+// matmul
+//===----------------------------------------------------------------------===//
+
+/// A named contraction (linalg.matmul for rank 2, linalg.batch_matmul for
+/// rank 3), transposes expressed by its `indexing_maps`. The body casts the
+/// operands to the result type, so a wider result accumulates in that type.
+template <typename NamedOp>
+static Value buildNamedMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                              RankedTensorType resultType, bool transposeLhs,
+                              bool transposeRhs) {
+  Value init = createFilled(b, loc, resultType, 0.0);
+  auto op = NamedOp::create(b, loc, TypeRange{resultType}, ValueRange{lhs, rhs},
+                            ValueRange{init});
+  if (!transposeLhs && !transposeRhs)
+    return op->getResult(0);
+  // Dims: [batch,] m, n, k.
+  MLIRContext *ctx = b.getContext();
+  int64_t batch = resultType.getRank() - 2;
+  SmallVector<AffineExpr> dims;
+  for (int64_t d = 0; d < batch + 3; ++d)
+    dims.push_back(getAffineDimExpr(d, ctx));
+  SmallVector<AffineExpr> prefix(dims.begin(), dims.begin() + batch);
+  AffineExpr m = dims[batch], n = dims[batch + 1], k = dims[batch + 2];
+  auto map = [&](AffineExpr a, AffineExpr c) {
+    SmallVector<AffineExpr> results(prefix);
+    results.append({a, c});
+    return AffineMap::get(batch + 3, 0, results, ctx);
+  };
+  op.setIndexingMapsAttr(b.getAffineMapArrayAttr(
+      {transposeLhs ? map(k, m) : map(m, k),
+       transposeRhs ? map(n, k) : map(k, n), map(m, n)}));
+  return op->getResult(0);
+}
+
+/// `B... x K x M` (transposed lhs) times a shared `K x N` (or `N x K`)
+/// matrix: a linalg.generic over any number of batch dimensions, since the
+/// transposed lhs cannot be collapsed into the rows of one matmul.
+static Value buildSharedRhsGeneric(OpBuilder &b, Location loc, Value lhs,
+                                   Value rhs, RankedTensorType resultType,
+                                   bool transposeRhs) {
+  MLIRContext *ctx = b.getContext();
+  int64_t batch = resultType.getRank() - 2, numDims = batch + 3;
+  SmallVector<AffineExpr> dims;
+  for (int64_t d = 0; d < numDims; ++d)
+    dims.push_back(getAffineDimExpr(d, ctx));
+  SmallVector<AffineExpr> prefix(dims.begin(), dims.begin() + batch);
+  AffineExpr m = dims[batch], n = dims[batch + 1], k = dims[batch + 2];
+  SmallVector<AffineExpr> lhsExprs(prefix), outExprs(prefix);
+  lhsExprs.append({k, m});
+  outExprs.append({m, n});
+  SmallVector<AffineMap> maps = {
+      AffineMap::get(numDims, 0, lhsExprs, ctx),
+      AffineMap::get(numDims, 0,
+                     transposeRhs ? ArrayRef<AffineExpr>{n, k}
+                                  : ArrayRef<AffineExpr>{k, n},
+                     ctx),
+      AffineMap::get(numDims, 0, outExprs, ctx)};
+  Type accType = resultType.getElementType();
+  Value init = createFilled(b, loc, resultType, 0.0);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, ValueRange{lhs, rhs}, ValueRange{init},
+      maps, getIterators(numDims, {numDims - 1}),
+      [&](OpBuilder &nested, Location l, ValueRange args) {
+        Value a = castScalar(nested, l, args[0], accType);
+        Value c = castScalar(nested, l, args[1], accType);
+        Value sum = arith::AddFOp::create(
+            nested, l, args[2], arith::MulFOp::create(nested, l, a, c));
+        linalg::YieldOp::create(nested, l, sum);
+      });
+  return generic.getResult(0);
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers of the shape ops and the losses
+//===----------------------------------------------------------------------===//
+
+/// Offsets, sizes and strides of a train.slice window of shape `window`.
+static void getWindow(OpBuilder &b, ArrayRef<int64_t> window,
+                      ArrayRef<int64_t> offsets,
+                      std::optional<ArrayRef<int64_t>> strides,
+                      SmallVectorImpl<OpFoldResult> &offsetValues,
+                      SmallVectorImpl<OpFoldResult> &sizeValues,
+                      SmallVectorImpl<OpFoldResult> &strideValues) {
+  for (auto [i, size] : llvm::enumerate(window)) {
+    offsetValues.push_back(b.getIndexAttr(offsets[i]));
+    sizeValues.push_back(b.getIndexAttr(size));
+    strideValues.push_back(b.getIndexAttr(strides ? (*strides)[i] : 1));
+  }
+}
+
+/// Row statistics of `N x V` logits in `computeType`: the row maximum
+/// (linalg.reduce) and the sum of exp(logit - max) (a reduction generic).
+static std::pair<Value, Value>
+buildRowLogSumExp(OpBuilder &b, Location loc, Value logits, Type computeType) {
+  auto type = cast<RankedTensorType>(logits.getType());
+  int64_t rows = type.getShape()[0];
+  auto statType = RankedTensorType::get({rows}, computeType);
+  Value maxInit = createFilled(b, loc, statType, -INFINITY);
+  Value rowMax =
+      linalg::ReduceOp::create(
+          b, loc, ValueRange{logits}, ValueRange{maxInit}, {1},
+          [&](OpBuilder &nested, Location l, ValueRange args) {
+            Value x = castScalar(nested, l, args[0], computeType);
+            linalg::YieldOp::create(
+                nested, l,
+                Value(arith::MaximumFOp::create(nested, l, x, args[1])));
+          })
+          .getResult(0);
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(2),
+                                 getDroppedDimsMap(ctx, 2, {1}),
+                                 getDroppedDimsMap(ctx, 2, {1})};
+  Value sumExp =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{statType}, ValueRange{logits, rowMax},
+          ValueRange{createFilled(b, loc, statType, 0.0)}, maps,
+          getIterators(2, {1}),
+          [&](OpBuilder &nested, Location l, ValueRange args) {
+            Value x = castScalar(nested, l, args[0], computeType);
+            Value e = math::ExpOp::create(
+                nested, l, arith::SubFOp::create(nested, l, x, args[1]));
+            linalg::YieldOp::create(
+                nested, l, Value(arith::AddFOp::create(nested, l, args[2], e)));
+          })
+          .getResult(0);
+  return {rowMax, sumExp};
+}
+
+/// Whether `label` (an integer of the labels' type) is not `ignoreIndex`.
+/// An ignore_index that the labels' type cannot represent ignores nothing.
+static Value isCounted(OpBuilder &b, Location loc, Value label,
+                       int64_t ignoreIndex) {
+  if (!llvm::isIntN(label.getType().getIntOrFloatBitWidth(), ignoreIndex))
+    return arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+  Value ignored = arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(label.getType(), ignoreIndex));
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, label,
+                               ignored);
+}
+
+/// The number of counted positions (labels != ignore_index), a 0-d tensor
+/// of `computeType`.
+static Value buildCount(OpBuilder &b, Location loc, Value labels,
+                        int64_t ignoreIndex, Type computeType) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(1),
+                                 AffineMap::get(1, 0, {}, ctx)};
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{RankedTensorType::get({}, computeType)},
+             ValueRange{labels},
+             ValueRange{createFilledScalar(b, loc, computeType, 0.0)}, maps,
+             getIterators(1, {0}),
+             [&](OpBuilder &nested, Location l, ValueRange args) {
+               Value counted = isCounted(nested, l, args[0], ignoreIndex);
+               Value one = arith::SelectOp::create(
+                   nested, l, counted,
+                   createScalar(nested, l, computeType, 1.0),
+                   createScalar(nested, l, computeType, 0.0));
+               linalg::YieldOp::create(
+                   nested, l,
+                   Value(arith::AddFOp::create(nested, l, args[1], one)));
+             })
+      .getResult(0);
+}
+
+namespace {
+
+/// matmul: rank 2 -> linalg.matmul; rank 3 (same batch) ->
+/// linalg.batch_matmul; higher ranks collapse their batch dimensions into
+/// one; a rank-N lhs with a shared rank-2 rhs collapses the lhs rows into
+/// one matmul (or, with transpose_lhs, a generic).
+struct MatmulLowering : public OpConversionPattern<train::MatmulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::MatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
+    auto lhsType = cast<RankedTensorType>(lhs.getType());
+    auto rhsType = cast<RankedTensorType>(rhs.getType());
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type accType = resultType.getElementType();
+    bool tl = op.getTransposeLhs(), tr = op.getTransposeRhs();
+    int64_t lhsRank = lhsType.getRank(), rhsRank = rhsType.getRank();
+    ArrayRef<int64_t> resultShape = resultType.getShape();
+    int64_t batch = product(resultShape.drop_back(2));
+    int64_t m = resultShape[lhsRank - 2], n = resultShape[lhsRank - 1];
+
+    Value result;
+    if (lhsRank == 2) {
+      result = buildNamedMatmul<linalg::MatmulOp>(rewriter, loc, lhs, rhs,
+                                                  resultType, tl, tr);
+    } else if (rhsRank == 2 && !tl) {
+      // A linear layer: (B... * M) x K rows times the shared weight.
+      Value rows = collapseRows(rewriter, loc, lhs);
+      auto flatType = RankedTensorType::get({batch * m, n}, accType);
+      result = buildNamedMatmul<linalg::MatmulOp>(rewriter, loc, rows, rhs,
+                                                  flatType, false, tr);
+      result = reshapeStatic(rewriter, loc, result, resultType);
+    } else if (rhsRank == 2) {
+      result = buildSharedRhsGeneric(rewriter, loc, lhs, rhs, resultType, tr);
+    } else {
+      // Same batch dimensions: one batch dimension for linalg.batch_matmul.
+      auto collapseBatch = [&](Value v) {
+        ArrayRef<int64_t> shape =
+            cast<RankedTensorType>(v.getType()).getShape();
+        return reshapeStatic(
+            rewriter, loc, v,
+            RankedTensorType::get(
+                {batch, shape[shape.size() - 2], shape.back()},
+                cast<RankedTensorType>(v.getType()).getElementType()));
+      };
+      auto batchType = RankedTensorType::get({batch, m, n}, accType);
+      result = buildNamedMatmul<linalg::BatchMatmulOp>(
+          rewriter, loc, collapseBatch(lhs), collapseBatch(rhs), batchType, tl,
+          tr);
+      result = reshapeStatic(rewriter, loc, result, resultType);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+/// reshape: tensor.collapse_shape / expand_shape (through 1-D if needed).
+struct ReshapeLowering : public OpConversionPattern<train::ReshapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::ReshapeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op,
+                       reshapeStatic(rewriter, op.getLoc(), adaptor.getInput(),
+                                     cast<RankedTensorType>(op.getType())));
+    return success();
+  }
+};
+
+/// transpose: linalg.transpose (same permutation convention).
+struct TransposeLowering : public OpConversionPattern<train::TransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::TransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    auto transpose = linalg::TransposeOp::create(
+        rewriter, loc, adaptor.getInput(), createEmpty(rewriter, loc, type),
+        op.getPermutation());
+    rewriter.replaceOp(op, transpose->getResult(0));
+    return success();
+  }
+};
+
+/// slice: tensor.extract_slice with the window's offsets and strides.
+struct SliceLowering : public OpConversionPattern<train::SliceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::SliceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    getWindow(rewriter, type.getShape(), op.getOffsets(), op.getStrides(),
+              offsets, sizes, strides);
+    rewriter.replaceOp(op, tensor::ExtractSliceOp::create(
+                               rewriter, op.getLoc(), type, adaptor.getInput(),
+                               offsets, sizes, strides));
+    return success();
+  }
+};
+
+/// slice_grad: zeros with the gradient inserted at the window.
+struct SliceGradLowering : public OpConversionPattern<train::SliceGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::SliceGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    auto gradType = cast<RankedTensorType>(adaptor.getGrad().getType());
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    getWindow(rewriter, gradType.getShape(), op.getOffsets(), op.getStrides(),
+              offsets, sizes, strides);
+    Value zeros = createFilled(rewriter, loc, type, 0.0);
+    rewriter.replaceOp(
+        op, tensor::InsertSliceOp::create(rewriter, loc, adaptor.getGrad(),
+                                          zeros, offsets, sizes, strides));
+    return success();
+  }
+};
+
+/// concat: tensor.concat.
+struct ConcatLowering : public OpConversionPattern<train::ConcatOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::ConcatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += type.getRank();
+    if (adaptor.getInputs().size() == 1) {
+      rewriter.replaceOp(op, adaptor.getInputs().front());
+      return success();
+    }
+    rewriter.replaceOp(op, tensor::ConcatOp::create(rewriter, op.getLoc(), type,
+                                                    static_cast<uint64_t>(axis),
+                                                    adaptor.getInputs()));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Embedding
+//===----------------------------------------------------------------------===//
+
+/// embedding: a gather, `result[i..., h] = table[ids[i...], h]`.
+struct EmbeddingLowering : public OpConversionPattern<train::EmbeddingOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::EmbeddingOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    int64_t rank = type.getRank();
+    MLIRContext *ctx = rewriter.getContext();
+    Value table = adaptor.getTable();
+    SmallVector<AffineMap> maps = {getDroppedDimsMap(ctx, rank, {rank - 1}),
+                                   rewriter.getMultiDimIdentityMap(rank)};
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type}, ValueRange{adaptor.getIds()},
+        ValueRange{createEmpty(rewriter, loc, type)}, maps, getIterators(rank),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value row =
+              arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
+          Value column = linalg::IndexOp::create(b, l, rank - 1);
+          Value value =
+              tensor::ExtractOp::create(b, l, table, ValueRange{row, column});
+          linalg::YieldOp::create(b, l, value);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// embedding_grad: a scatter-add of the gradient rows into a zero table, one
+/// row per loop iteration (in place on the loop-carried table), which costs
+/// O(positions x H) instead of a one-hot matmul's O(positions x V x H).
+struct EmbeddingGradLowering
+    : public OpConversionPattern<train::EmbeddingGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::EmbeddingGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    int64_t h = type.getShape()[1];
+    Value ids = flatten(rewriter, loc, adaptor.getIds());
+    Value grad = collapseRows(rewriter, loc, adaptor.getGrad());
+    int64_t positions = cast<RankedTensorType>(ids.getType()).getShape()[0];
+    Value zeros = createFilled(rewriter, loc, type, 0.0);
+    auto rowType = RankedTensorType::get({1, h}, type.getElementType());
+    Value lower = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value upper = arith::ConstantIndexOp::create(rewriter, loc, positions);
+    Value step = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(1),
+                                       rewriter.getIndexAttr(h)};
+    SmallVector<OpFoldResult> unitStrides = {rewriter.getIndexAttr(1),
+                                             rewriter.getIndexAttr(1)};
+    auto loop = scf::ForOp::create(
+        rewriter, loc, lower, upper, step, ValueRange{zeros},
+        [&](OpBuilder &b, Location l, Value position, ValueRange iterArgs) {
+          Value id = tensor::ExtractOp::create(b, l, ids, position);
+          id = arith::IndexCastOp::create(b, l, b.getIndexType(), id);
+          SmallVector<OpFoldResult> gradOffsets = {position, b.getIndexAttr(0)};
+          SmallVector<OpFoldResult> tableOffsets = {id, b.getIndexAttr(0)};
+          Value gradRow = tensor::ExtractSliceOp::create(
+              b, l, rowType, grad, gradOffsets, sizes, unitStrides);
+          Value tableRow = tensor::ExtractSliceOp::create(
+              b, l, rowType, iterArgs[0], tableOffsets, sizes, unitStrides);
+          SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(2));
+          Value sum =
+              linalg::GenericOp::create(
+                  b, l, TypeRange{rowType}, ValueRange{gradRow},
+                  ValueRange{tableRow}, maps, getIterators(2),
+                  [&](OpBuilder &nested, Location nl, ValueRange args) {
+                    linalg::YieldOp::create(nested, nl,
+                                            Value(arith::AddFOp::create(
+                                                nested, nl, args[1], args[0])));
+                  })
+                  .getResult(0);
+          Value updated = tensor::InsertSliceOp::create(
+              b, l, sum, iterArgs[0], tableOffsets, sizes, unitStrides);
+          scf::YieldOp::create(b, l, updated);
+        });
+    rewriter.replaceOp(op, loop.getResult(0));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Cross-entropy
+//===----------------------------------------------------------------------===//
+
+/// cross_entropy: mean over the counted positions of
+/// `max + log(sum(exp(x - max))) - x[label]`.
+struct CrossEntropyLowering
+    : public OpConversionPattern<train::CrossEntropyOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::CrossEntropyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    auto logitsType = cast<RankedTensorType>(adaptor.getLogits().getType());
+    Type computeType =
+        getWiderFloat(getComputeType(logitsType.getElementType()),
+                      resultType.getElementType());
+    std::optional<int64_t> ignoreIndex = op.getIgnoreIndex();
+    Value logits = collapseRows(rewriter, loc, adaptor.getLogits());
+    Value labels = flatten(rewriter, loc, adaptor.getLabels());
+    auto [rowMax, sumExp] =
+        buildRowLogSumExp(rewriter, loc, logits, computeType);
+
+    // One reduction over the positions: the summed losses and the count.
+    MLIRContext *ctx = rewriter.getContext();
+    auto scalarType = RankedTensorType::get({}, computeType);
+    AffineMap identity = rewriter.getMultiDimIdentityMap(1);
+    AffineMap toScalar = AffineMap::get(1, 0, {}, ctx);
+    SmallVector<AffineMap> maps = {identity, identity, identity, toScalar,
+                                   toScalar};
+    auto sums = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{scalarType, scalarType},
+        ValueRange{labels, rowMax, sumExp},
+        ValueRange{createFilledScalar(rewriter, loc, computeType, 0.0),
+                   createFilledScalar(rewriter, loc, computeType, 0.0)},
+        maps, getIterators(1, {0}),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value label = args[0];
+          Value zero = createScalar(b, l, computeType, 0.0);
+          Value one = createScalar(b, l, computeType, 1.0);
+          Value counted;
+          if (ignoreIndex) {
+            // Ignored labels (e.g. -100) are not valid indices: read column 0.
+            counted = isCounted(b, l, label, *ignoreIndex);
+            label = arith::SelectOp::create(
+                b, l, counted, label, createScalar(b, l, label.getType(), 0));
+          }
+          Value row = linalg::IndexOp::create(b, l, 0);
+          Value column =
+              arith::IndexCastOp::create(b, l, b.getIndexType(), label);
+          Value picked = castScalar(
+              b, l,
+              tensor::ExtractOp::create(b, l, logits, ValueRange{row, column}),
+              computeType);
+          Value lse = arith::AddFOp::create(b, l, args[1],
+                                            math::LogOp::create(b, l, args[2]));
+          Value loss = arith::SubFOp::create(b, l, lse, picked);
+          Value count = one;
+          if (counted) {
+            loss = arith::SelectOp::create(b, l, counted, loss, zero);
+            count = arith::SelectOp::create(b, l, counted, one, zero);
+          }
+          linalg::YieldOp::create(
+              b, l,
+              ValueRange{arith::AddFOp::create(b, l, args[3], loss),
+                         arith::AddFOp::create(b, l, args[4], count)});
+        });
+    // mean = total / count (NaN when every position is ignored, as PyTorch).
+    Value mean = buildElementwise(
+        rewriter, loc, resultType, sums.getResults(),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          return castScalar(b, l, arith::DivFOp::create(b, l, args[0], args[1]),
+                            resultType.getElementType());
+        });
+    rewriter.replaceOp(op, mean);
+    return success();
+  }
+};
+
+/// cross_entropy_grad: `grad / count * (softmax(x) - onehot(label))`, zero
+/// on ignored rows.
+struct CrossEntropyGradLowering
+    : public OpConversionPattern<train::CrossEntropyGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::CrossEntropyGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type elementType = resultType.getElementType();
+    auto gradType = cast<RankedTensorType>(adaptor.getGrad().getType());
+    Type computeType =
+        getWiderFloat(getComputeType(elementType), gradType.getElementType());
+    std::optional<int64_t> ignoreIndex = op.getIgnoreIndex();
+    Value logits = collapseRows(rewriter, loc, adaptor.getLogits());
+    Value labels = flatten(rewriter, loc, adaptor.getLabels());
+    auto logitsType = cast<RankedTensorType>(logits.getType());
+    auto [rowMax, sumExp] =
+        buildRowLogSumExp(rewriter, loc, logits, computeType);
+
+    Value count;
+    if (ignoreIndex)
+      count = extractScalar(
+          rewriter, loc,
+          buildCount(rewriter, loc, labels, *ignoreIndex, computeType));
+    else
+      count = createScalar(rewriter, loc, computeType,
+                           static_cast<double>(logitsType.getShape()[0]));
+    Value grad = castScalar(rewriter, loc,
+                            extractScalar(rewriter, loc, adaptor.getGrad()),
+                            computeType);
+    Value factor = arith::DivFOp::create(rewriter, loc, grad, count);
+
+    MLIRContext *ctx = rewriter.getContext();
+    AffineMap identity = rewriter.getMultiDimIdentityMap(2);
+    AffineMap perRow = getDroppedDimsMap(ctx, 2, {1});
+    SmallVector<AffineMap> maps = {identity, perRow, perRow, perRow, identity};
+    auto flatType = RankedTensorType::get(logitsType.getShape(), elementType);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{flatType},
+        ValueRange{logits, rowMax, sumExp, labels},
+        ValueRange{createEmpty(rewriter, loc, flatType)}, maps, getIterators(2),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value x = castScalar(b, l, args[0], computeType);
+          Value p = arith::DivFOp::create(
+              b, l,
+              math::ExpOp::create(b, l,
+                                  arith::SubFOp::create(b, l, x, args[1])),
+              args[2]);
+          Value column = linalg::IndexOp::create(b, l, 1);
+          Value label = args[3];
+          Value isLabel = arith::CmpIOp::create(
+              b, l, arith::CmpIPredicate::eq, column,
+              arith::IndexCastOp::create(b, l, b.getIndexType(), label));
+          Value zero = createScalar(b, l, computeType, 0.0);
+          Value onehot = arith::SelectOp::create(
+              b, l, isLabel, createScalar(b, l, computeType, 1.0), zero);
+          Value d = arith::MulFOp::create(
+              b, l, arith::SubFOp::create(b, l, p, onehot), factor);
+          if (ignoreIndex)
+            d = arith::SelectOp::create(
+                b, l, isCounted(b, l, label, *ignoreIndex), d, zero);
+          linalg::YieldOp::create(b, l, castScalar(b, l, d, elementType));
+        });
+    rewriter.replaceOp(
+        op, reshapeStatic(rewriter, loc, generic.getResult(0), resultType));
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Mean squared error
+//===----------------------------------------------------------------------===//
+
+/// mse_loss: `sum((x - t)^2) / n`.
+struct MseLossLowering : public OpConversionPattern<train::MseLossOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::MseLossOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
+    Type computeType = getWiderFloat(getComputeType(inputType.getElementType()),
+                                     resultType.getElementType());
+    int64_t rank = inputType.getRank();
+    SmallVector<int64_t> allDims = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+    AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
+    SmallVector<AffineMap> maps = {identity, identity,
+                                   AffineMap::get(rank, 0, {}, getContext())};
+    Value sum =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{RankedTensorType::get({}, computeType)},
+            ValueRange{adaptor.getInput(), adaptor.getTarget()},
+            ValueRange{createFilledScalar(rewriter, loc, computeType, 0.0)},
+            maps, getIterators(rank, allDims),
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value d = arith::SubFOp::create(
+                  b, l, castScalar(b, l, args[0], computeType),
+                  castScalar(b, l, args[1], computeType));
+              linalg::YieldOp::create(
+                  b, l,
+                  Value(arith::AddFOp::create(
+                      b, l, args[2], arith::MulFOp::create(b, l, d, d))));
+            })
+            .getResult(0);
+    double n = static_cast<double>(inputType.getNumElements());
+    Value mean = buildElementwise(
+        rewriter, loc, resultType, sum,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value q = arith::DivFOp::create(b, l, args[0],
+                                          createScalar(b, l, computeType, n));
+          return castScalar(b, l, q, resultType.getElementType());
+        });
+    rewriter.replaceOp(op, mean);
+    return success();
+  }
+};
+
+/// mse_loss_grad: `(x - t) * (2 / n) * grad`, PyTorch's operation order.
+struct MseLossGradLowering : public OpConversionPattern<train::MseLossGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::MseLossGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type elementType = resultType.getElementType();
+    auto gradType = cast<RankedTensorType>(adaptor.getGrad().getType());
+    Type computeType =
+        getWiderFloat(getComputeType(elementType), gradType.getElementType());
+    Value grad = castScalar(rewriter, loc,
+                            extractScalar(rewriter, loc, adaptor.getGrad()),
+                            computeType);
+    double norm = 2.0 / static_cast<double>(resultType.getNumElements());
+    Value result =
+        buildElementwise(rewriter, loc, resultType,
+                         ValueRange{adaptor.getInput(), adaptor.getTarget()},
+                         [&](OpBuilder &b, Location l, ValueRange args) {
+                           Value d = arith::SubFOp::create(
+                               b, l, castScalar(b, l, args[0], computeType),
+                               castScalar(b, l, args[1], computeType));
+                           d = arith::MulFOp::create(
+                               b, l, d, createScalar(b, l, computeType, norm));
+                           d = arith::MulFOp::create(b, l, d, grad);
+                           return castScalar(b, l, d, elementType);
+                         });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Softmax
+//===----------------------------------------------------------------------===//
+
+/// Reductions along `axis` of a rank-`rank` tensor: maps and iterators.
+struct AxisReduction {
+  AffineMap identity, reduced;
+  SmallVector<utils::IteratorType> iterators;
+  AxisReduction(OpBuilder &b, int64_t rank, int64_t axis)
+      : identity(b.getMultiDimIdentityMap(rank)),
+        reduced(getDroppedDimsMap(b.getContext(), rank, {axis})),
+        iterators(getIterators(rank, {axis})) {}
+};
+
+/// softmax: `exp(s - max(s)) / sum(exp(s - max(s)))` with `s = scale * x`
+/// along `axis`; with `causal`, element `[..., i, j]` with
+/// `j > i + (K - Q)` is excluded (probability 0).
+struct SoftmaxLowering : public OpConversionPattern<train::SoftmaxOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::SoftmaxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value input = adaptor.getInput();
+    auto type = cast<RankedTensorType>(op.getType());
+    Type elementType = type.getElementType();
+    Type computeType = getComputeType(elementType);
+    int64_t rank = type.getRank();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
+    double scale = op.getScale().convertToDouble();
+    bool causal = op.getCausal();
+    ArrayRef<int64_t> shape = type.getShape();
+    int64_t diagonal = causal ? shape[rank - 1] - shape[rank - 2] : 0;
+
+    auto scaled = [&](OpBuilder &b, Location l, Value x) -> Value {
+      x = castScalar(b, l, x, computeType);
+      if (scale == 1.0)
+        return x;
+      return arith::MulFOp::create(b, l, x,
+                                   createScalar(b, l, computeType, scale));
+    };
+    // i1: the current element is masked out (causal only).
+    auto masked = [&](OpBuilder &b, Location l) -> Value {
+      Value i = linalg::IndexOp::create(b, l, rank - 2);
+      Value j = linalg::IndexOp::create(b, l, rank - 1);
+      Value limit = arith::AddIOp::create(
+          b, l, i, arith::ConstantIndexOp::create(b, l, diagonal));
+      return arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt, j, limit);
+    };
+
+    AxisReduction red(rewriter, rank, axis);
+    auto statType = RankedTensorType::get(dropDim(shape, axis), computeType);
+    Value rowMax =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{statType}, ValueRange{input},
+            ValueRange{createFilled(rewriter, loc, statType, -INFINITY)},
+            SmallVector<AffineMap>{red.identity, red.reduced}, red.iterators,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value s = scaled(b, l, args[0]);
+              if (causal)
+                s = arith::SelectOp::create(
+                    b, l, masked(b, l),
+                    createScalar(b, l, computeType, -INFINITY), s);
+              linalg::YieldOp::create(
+                  b, l, Value(arith::MaximumFOp::create(b, l, args[1], s)));
+            })
+            .getResult(0);
+    auto expShifted = [&](OpBuilder &b, Location l, Value x,
+                          Value max) -> Value {
+      return math::ExpOp::create(
+          b, l, arith::SubFOp::create(b, l, scaled(b, l, x), max));
+    };
+    // Masked elements are 0 (also in a fully masked row, whose max is -inf
+    // and whose sum is 0).
+    auto zeroIfMasked = [&](OpBuilder &b, Location l, Value v) -> Value {
+      if (!causal)
+        return v;
+      return arith::SelectOp::create(b, l, masked(b, l),
+                                     createScalar(b, l, computeType, 0.0), v);
+    };
+    Value sum =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{statType}, ValueRange{input, rowMax},
+            ValueRange{createFilled(rewriter, loc, statType, 0.0)},
+            SmallVector<AffineMap>{red.identity, red.reduced, red.reduced},
+            red.iterators,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value e = zeroIfMasked(b, l, expShifted(b, l, args[0], args[1]));
+              linalg::YieldOp::create(
+                  b, l, Value(arith::AddFOp::create(b, l, args[2], e)));
+            })
+            .getResult(0);
+    Value result =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{type}, ValueRange{input, rowMax, sum},
+            ValueRange{createEmpty(rewriter, loc, type)},
+            SmallVector<AffineMap>{red.identity, red.reduced, red.reduced,
+                                   red.identity},
+            getIterators(rank),
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value e = expShifted(b, l, args[0], args[1]);
+              Value p =
+                  zeroIfMasked(b, l, arith::DivFOp::create(b, l, e, args[2]));
+              linalg::YieldOp::create(b, l, castScalar(b, l, p, elementType));
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// softmax_grad: `scale * y * (dy - sum(dy * y, axis))`.
+struct SoftmaxGradLowering : public OpConversionPattern<train::SoftmaxGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::SoftmaxGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    Type elementType = type.getElementType();
+    Type computeType = getComputeType(elementType);
+    int64_t rank = type.getRank();
+    int64_t axis = static_cast<int64_t>(op.getAxis());
+    if (axis < 0)
+      axis += rank;
+    double scale = op.getScale().convertToDouble();
+    Value grad = adaptor.getGrad(), output = adaptor.getOutput();
+
+    AxisReduction red(rewriter, rank, axis);
+    auto statType =
+        RankedTensorType::get(dropDim(type.getShape(), axis), computeType);
+    Value dot =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{statType}, ValueRange{grad, output},
+            ValueRange{createFilled(rewriter, loc, statType, 0.0)},
+            SmallVector<AffineMap>{red.identity, red.identity, red.reduced},
+            red.iterators,
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value dy = castScalar(b, l, args[0], computeType);
+              Value y = castScalar(b, l, args[1], computeType);
+              linalg::YieldOp::create(
+                  b, l,
+                  Value(arith::AddFOp::create(
+                      b, l, args[2], arith::MulFOp::create(b, l, dy, y))));
+            })
+            .getResult(0);
+    Value result =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{type}, ValueRange{grad, output, dot},
+            ValueRange{createEmpty(rewriter, loc, type)},
+            SmallVector<AffineMap>{red.identity, red.identity, red.reduced,
+                                   red.identity},
+            getIterators(rank),
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value dy = castScalar(b, l, args[0], computeType);
+              Value y = castScalar(b, l, args[1], computeType);
+              Value d = arith::MulFOp::create(
+                  b, l, y, arith::SubFOp::create(b, l, dy, args[2]));
+              if (scale != 1.0)
+                d = arith::MulFOp::create(
+                    b, l, d, createScalar(b, l, computeType, scale));
+              linalg::YieldOp::create(b, l, castScalar(b, l, d, elementType));
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
 void mlir::memopt::populateLinalgLoweringPatterns(RewritePatternSet &patterns) {
+  patterns.add<MatmulLowering, ReshapeLowering, TransposeLowering,
+               SliceLowering, SliceGradLowering, ConcatLowering,
+               EmbeddingLowering, EmbeddingGradLowering, CrossEntropyLowering,
+               CrossEntropyGradLowering, MseLossLowering, MseLossGradLowering,
+               SoftmaxLowering, SoftmaxGradLowering>(patterns.getContext());
 }

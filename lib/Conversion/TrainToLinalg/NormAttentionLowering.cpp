@@ -1,10 +1,901 @@
-//===- NormAttentionLowering.cpp
-//---------------------------------------------------===//
+//===- NormAttentionLowering.cpp - norms, rotary, attention ---------------===//
+//
+// layer_norm, rms_norm, rotary, attention and their gradients.
+//
+// Statistics, reductions and attention scores are computed in f32 (in f64
+// when an operand is f64) and rounded once to the result type, so 16-bit
+// inputs get fp32 statistics as the ops document. Normalizations reduce over
+// the last dimension with linalg.reduce / linalg.generic; attention is a
+// reference lowering that materializes the score matrix and uses
+// linalg.batch_matmul (with transposing indexing maps) for its matmuls. Query
+// heads that share a key/value head (grouped-query attention) are stacked as
+// rows of one batch entry, so the group sum of dkey and dvalue is a plain
+// contraction of the batched matmul.
+//
+//===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
+
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/AffineMap.h"
+
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::memopt;
 
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+using GenericBody =
+    llvm::function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;
+
+static RankedTensorType tensorTypeOf(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+static Type elementTypeOf(Value v) { return tensorTypeOf(v).getElementType(); }
+
+/// The type statistics and accumulations are computed in: f32, or the widest
+/// of `types` when that is wider (f64 operands keep f64 precision).
+static Type getComputeType(Builder &b, ArrayRef<Type> types) {
+  Type widest = b.getF32Type();
+  for (Type type : types)
+    if (type.getIntOrFloatBitWidth() > widest.getIntOrFloatBitWidth())
+      widest = type;
+  return widest;
+}
+
+/// A linalg.generic over `inputs` into `inits`; `body` gets the input scalars
+/// followed by the current output values and returns the yielded values.
+static SmallVector<Value> buildGeneric(OpBuilder &b, Location loc,
+                                       ValueRange inputs, ValueRange inits,
+                                       ArrayRef<AffineMap> maps,
+                                       ArrayRef<utils::IteratorType> iterators,
+                                       GenericBody body) {
+  SmallVector<Type> resultTypes(inits.getTypes());
+  auto generic = linalg::GenericOp::create(
+      b, loc, resultTypes, inputs, inits, maps, iterators,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        linalg::YieldOp::create(nested, nestedLoc,
+                                body(nested, nestedLoc, args));
+      });
+  return SmallVector<Value>(generic.getResults());
+}
+
+/// (d0, ..., d{rank-1}) -> (d0, ..., d{rank-2}): one value per row.
+static AffineMap getRowMap(MLIRContext *ctx, int64_t rank) {
+  SmallVector<AffineExpr> exprs;
+  for (int64_t dim = 0; dim < rank - 1; ++dim)
+    exprs.push_back(getAffineDimExpr(dim, ctx));
+  return AffineMap::get(rank, 0, exprs, ctx);
+}
+
+/// (d0, ..., d{rank-1}) -> (d{rank-1}): one value per column.
+static AffineMap getColumnMap(MLIRContext *ctx, int64_t rank) {
+  return AffineMap::get(rank, 0, getAffineDimExpr(rank - 1, ctx), ctx);
+}
+
+/// Parallel loops, except the last one (a reduction over rows) or all but the
+/// last one (a reduction over columns).
+static SmallVector<utils::IteratorType>
+getIterators(int64_t rank, bool reduceLast, bool reduceLeading) {
+  SmallVector<utils::IteratorType> iterators(
+      rank, reduceLeading ? utils::IteratorType::reduction
+                          : utils::IteratorType::parallel);
+  iterators.back() = reduceLast ? utils::IteratorType::reduction
+                                : utils::IteratorType::parallel;
+  return iterators;
+}
+
+/// `value` converted elementwise to `elementType` (or `value` itself).
+static Value castTensor(OpBuilder &b, Location loc, Value value,
+                        Type elementType) {
+  RankedTensorType type = tensorTypeOf(value);
+  if (type.getElementType() == elementType)
+    return value;
+  return buildElementwise(
+      b, loc, type.clone(elementType), value,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        return castScalar(nested, nestedLoc, args[0], elementType);
+      });
+}
+
+/// 1 / sqrt(sum / n + epsilon) per element of `sum` (as PyTorch's CPU kernels
+/// compute rstd).
+static Value buildRstd(OpBuilder &b, Location loc, Value sum, double n,
+                       double epsilon) {
+  RankedTensorType type = tensorTypeOf(sum);
+  Type c = type.getElementType();
+  return buildElementwise(
+      b, loc, type, sum, [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value mean =
+            arith::DivFOp::create(nb, l, args[0], createScalar(nb, l, c, n));
+        Value var =
+            arith::AddFOp::create(nb, l, mean, createScalar(nb, l, c, epsilon));
+        return arith::DivFOp::create(nb, l, createScalar(nb, l, c, 1.0),
+                                     math::SqrtOp::create(nb, l, var));
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// layer_norm, rms_norm
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Maps and iterators of a normalization over the last dimension.
+struct LastDimNorm {
+  LastDimNorm(MLIRContext *ctx, RankedTensorType inputType, Type computeType)
+      : rank(inputType.getRank()), size(inputType.getShape().back()),
+        identity(AffineMap::getMultiDimIdentityMap(rank, ctx)),
+        row(getRowMap(ctx, rank)), column(getColumnMap(ctx, rank)),
+        statsType(RankedTensorType::get(inputType.getShape().drop_back(),
+                                        computeType)),
+        paramType(RankedTensorType::get({size}, computeType)) {}
+
+  int64_t rank;
+  /// The normalized (last) dimension.
+  int64_t size;
+  AffineMap identity, row, column;
+  /// Row statistics and per-column sums, in the compute type.
+  RankedTensorType statsType, paramType;
+
+  SmallVector<utils::IteratorType> parallel() const {
+    return getIterators(rank, false, false);
+  }
+  SmallVector<utils::IteratorType> overColumns() const {
+    return getIterators(rank, true, false);
+  }
+  SmallVector<utils::IteratorType> overRows() const {
+    return getIterators(rank, false, true);
+  }
+};
+
+/// layer_norm: mean and biased variance of each row in the compute type (two
+/// passes), rstd = 1 / sqrt(var + eps), y = (x - mean) * rstd * gamma + beta
+/// rounded once to the input type; mean and rstd are returned as f32.
+struct LayerNormLowering : public OpConversionPattern<train::LayerNormOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::LayerNormOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = adaptor.getInput(), gamma = adaptor.getGamma(),
+          beta = adaptor.getBeta();
+    RankedTensorType xType = tensorTypeOf(x);
+    Type c =
+        getComputeType(rewriter, {xType.getElementType(), elementTypeOf(gamma),
+                                  elementTypeOf(beta)});
+    LastDimNorm norm(op.getContext(), xType, c);
+    double n = static_cast<double>(norm.size);
+
+    Value sum =
+        buildReduceSum(rewriter, loc, x, {norm.rank - 1}, norm.statsType);
+    Value mean = buildElementwise(
+        rewriter, loc, norm.statsType, sum,
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          return arith::DivFOp::create(b, l, args[0], createScalar(b, l, c, n));
+        });
+    Value squares =
+        buildGeneric(rewriter, loc, {x, mean},
+                     createFilled(rewriter, loc, norm.statsType, 0.0),
+                     {norm.identity, norm.row, norm.row}, norm.overColumns(),
+                     [&](OpBuilder &b, Location l, ValueRange args) {
+                       Value centered = arith::SubFOp::create(
+                           b, l, castScalar(b, l, args[0], c), args[1]);
+                       Value square =
+                           arith::MulFOp::create(b, l, centered, centered);
+                       return SmallVector<Value>{
+                           arith::AddFOp::create(b, l, args[2], square)};
+                     })[0];
+    Value rstd =
+        buildRstd(rewriter, loc, squares, n, op.getEpsilon().convertToDouble());
+    Value y = buildGeneric(
+        rewriter, loc, {x, mean, rstd, gamma, beta},
+        createEmpty(rewriter, loc, xType),
+        {norm.identity, norm.row, norm.row, norm.column, norm.column,
+         norm.identity},
+        norm.parallel(), [&](OpBuilder &b, Location l, ValueRange args) {
+          Value centered = arith::SubFOp::create(
+              b, l, castScalar(b, l, args[0], c), args[1]);
+          Value xhat = arith::MulFOp::create(b, l, centered, args[2]);
+          Value scaled =
+              arith::MulFOp::create(b, l, xhat, castScalar(b, l, args[3], c));
+          Value shifted =
+              arith::AddFOp::create(b, l, scaled, castScalar(b, l, args[4], c));
+          return SmallVector<Value>{
+              castScalar(b, l, shifted, xType.getElementType())};
+        })[0];
+    Type f32 = rewriter.getF32Type();
+    rewriter.replaceOp(op, {y, castTensor(rewriter, loc, mean, f32),
+                            castTensor(rewriter, loc, rstd, f32)});
+    return success();
+  }
+};
+
+/// layer_norm_grad, as PyTorch's native_layer_norm_backward: with
+/// xhat = (x - mean) * rstd and g = dy * gamma,
+///   dx = rstd * (g - mean(g) - xhat * mean(g * xhat))   (per row)
+///   dgamma = sum over rows of dy * xhat, dbeta = sum over rows of dy.
+struct LayerNormGradLowering
+    : public OpConversionPattern<train::LayerNormGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::LayerNormGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value dy = adaptor.getGrad(), x = adaptor.getInput(),
+          gamma = adaptor.getGamma(), mean = adaptor.getMean(),
+          rstd = adaptor.getRstd();
+    RankedTensorType xType = tensorTypeOf(x);
+    Type gammaType = elementTypeOf(gamma);
+    Type c = getComputeType(
+        rewriter, {xType.getElementType(), elementTypeOf(dy), gammaType});
+    LastDimNorm norm(op.getContext(), xType, c);
+    double n = static_cast<double>(norm.size);
+
+    // The per-element terms, from args = dy, x, mean, rstd[, gamma]: g only
+    // when gamma is among the inputs (the column sums do not need it).
+    struct Terms {
+      Value dy, xhat, rstd, g;
+    };
+    auto terms = [&](OpBuilder &b, Location l, ValueRange args, bool withG) {
+      Value dyC = castScalar(b, l, args[0], c);
+      Value rstdC = castScalar(b, l, args[3], c);
+      Value centered = arith::SubFOp::create(b, l, castScalar(b, l, args[1], c),
+                                             castScalar(b, l, args[2], c));
+      Value xhat = arith::MulFOp::create(b, l, centered, rstdC);
+      Value g =
+          withG ? arith::MulFOp::create(b, l, dyC, castScalar(b, l, args[4], c))
+                : Value();
+      return Terms{dyC, xhat, rstdC, g};
+    };
+    SmallVector<Value> inputs = {dy, x, mean, rstd, gamma};
+    SmallVector<AffineMap> inputMaps = {norm.identity, norm.identity, norm.row,
+                                        norm.row, norm.column};
+
+    // Row sums of g and g * xhat.
+    Value zeroRows = createFilled(rewriter, loc, norm.statsType, 0.0);
+    SmallVector<AffineMap> rowSumMaps(inputMaps);
+    rowSumMaps.append({norm.row, norm.row});
+    SmallVector<Value> rowSums = buildGeneric(
+        rewriter, loc, inputs, {zeroRows, zeroRows}, rowSumMaps,
+        norm.overColumns(), [&](OpBuilder &b, Location l, ValueRange args) {
+          Terms t = terms(b, l, args, /*withG=*/true);
+          Value gx = arith::MulFOp::create(b, l, t.g, t.xhat);
+          return SmallVector<Value>{arith::AddFOp::create(b, l, args[5], t.g),
+                                    arith::AddFOp::create(b, l, args[6], gx)};
+        });
+
+    SmallVector<Value> dxInputs(inputs);
+    dxInputs.append(rowSums);
+    SmallVector<AffineMap> dxMaps(inputMaps);
+    dxMaps.append({norm.row, norm.row, norm.identity});
+    Value dx = buildGeneric(
+        rewriter, loc, dxInputs, createEmpty(rewriter, loc, xType), dxMaps,
+        norm.parallel(), [&](OpBuilder &b, Location l, ValueRange args) {
+          Terms t = terms(b, l, args, /*withG=*/true);
+          Value count = createScalar(b, l, c, n);
+          Value meanG = arith::DivFOp::create(b, l, args[5], count);
+          Value meanGx = arith::DivFOp::create(b, l, args[6], count);
+          Value inner = arith::SubFOp::create(
+              b, l, arith::SubFOp::create(b, l, t.g, meanG),
+              arith::MulFOp::create(b, l, t.xhat, meanGx));
+          Value result = arith::MulFOp::create(b, l, t.rstd, inner);
+          return SmallVector<Value>{
+              castScalar(b, l, result, xType.getElementType())};
+        })[0];
+
+    // Column sums of dy * xhat and dy.
+    Value zeroColumns = createFilled(rewriter, loc, norm.paramType, 0.0);
+    SmallVector<AffineMap> columnSumMaps(
+        ArrayRef<AffineMap>(inputMaps).drop_back());
+    columnSumMaps.append({norm.column, norm.column});
+    SmallVector<Value> columnSums = buildGeneric(
+        rewriter, loc, ValueRange(inputs).drop_back(),
+        {zeroColumns, zeroColumns}, columnSumMaps, norm.overRows(),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Terms t = terms(b, l, args, /*withG=*/false);
+          Value dyx = arith::MulFOp::create(b, l, t.dy, t.xhat);
+          return SmallVector<Value>{arith::AddFOp::create(b, l, args[4], dyx),
+                                    arith::AddFOp::create(b, l, args[5], t.dy)};
+        });
+    rewriter.replaceOp(op,
+                       {dx, castTensor(rewriter, loc, columnSums[0], gammaType),
+                        castTensor(rewriter, loc, columnSums[1], gammaType)});
+    return success();
+  }
+};
+
+/// rms_norm: rstd = 1 / sqrt(mean(x^2) + eps) per row in the compute type,
+/// y = x * rstd * gamma rounded once to the input type; rstd as f32.
+struct RmsNormLowering : public OpConversionPattern<train::RmsNormOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::RmsNormOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = adaptor.getInput(), gamma = adaptor.getGamma();
+    RankedTensorType xType = tensorTypeOf(x);
+    Type c = getComputeType(rewriter,
+                            {xType.getElementType(), elementTypeOf(gamma)});
+    LastDimNorm norm(op.getContext(), xType, c);
+
+    Value squares = buildGeneric(
+        rewriter, loc, x, createFilled(rewriter, loc, norm.statsType, 0.0),
+        {norm.identity, norm.row}, norm.overColumns(),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value xC = castScalar(b, l, args[0], c);
+          Value square = arith::MulFOp::create(b, l, xC, xC);
+          return SmallVector<Value>{
+              arith::AddFOp::create(b, l, args[1], square)};
+        })[0];
+    Value rstd =
+        buildRstd(rewriter, loc, squares, static_cast<double>(norm.size),
+                  op.getEpsilon().convertToDouble());
+    Value y = buildGeneric(
+        rewriter, loc, {x, rstd, gamma}, createEmpty(rewriter, loc, xType),
+        {norm.identity, norm.row, norm.column, norm.identity}, norm.parallel(),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value xhat = arith::MulFOp::create(b, l, castScalar(b, l, args[0], c),
+                                             args[1]);
+          Value scaled =
+              arith::MulFOp::create(b, l, xhat, castScalar(b, l, args[2], c));
+          return SmallVector<Value>{
+              castScalar(b, l, scaled, xType.getElementType())};
+        })[0];
+    rewriter.replaceOp(
+        op, {y, castTensor(rewriter, loc, rstd, rewriter.getF32Type())});
+    return success();
+  }
+};
+
+/// rms_norm_grad: with xhat = x * rstd and g = dy * gamma,
+///   dx = rstd * (g - xhat * mean(g * xhat))   (per row)
+///   dgamma = sum over rows of dy * xhat.
+struct RmsNormGradLowering : public OpConversionPattern<train::RmsNormGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::RmsNormGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value dy = adaptor.getGrad(), x = adaptor.getInput(),
+          gamma = adaptor.getGamma(), rstd = adaptor.getRstd();
+    RankedTensorType xType = tensorTypeOf(x);
+    Type gammaType = elementTypeOf(gamma);
+    Type c = getComputeType(
+        rewriter, {xType.getElementType(), elementTypeOf(dy), gammaType});
+    LastDimNorm norm(op.getContext(), xType, c);
+    double n = static_cast<double>(norm.size);
+
+    // The per-element terms, from args = dy, x, rstd[, gamma]: g only when
+    // gamma is among the inputs (the column sums do not need it).
+    struct Terms {
+      Value dy, xhat, rstd, g;
+    };
+    auto terms = [&](OpBuilder &b, Location l, ValueRange args, bool withG) {
+      Value dyC = castScalar(b, l, args[0], c);
+      Value rstdC = castScalar(b, l, args[2], c);
+      Value xhat =
+          arith::MulFOp::create(b, l, castScalar(b, l, args[1], c), rstdC);
+      Value g =
+          withG ? arith::MulFOp::create(b, l, dyC, castScalar(b, l, args[3], c))
+                : Value();
+      return Terms{dyC, xhat, rstdC, g};
+    };
+    SmallVector<Value> inputs = {dy, x, rstd, gamma};
+    SmallVector<AffineMap> inputMaps = {norm.identity, norm.identity, norm.row,
+                                        norm.column};
+
+    SmallVector<AffineMap> rowSumMaps(inputMaps);
+    rowSumMaps.push_back(norm.row);
+    Value rowSum = buildGeneric(
+        rewriter, loc, inputs, createFilled(rewriter, loc, norm.statsType, 0.0),
+        rowSumMaps, norm.overColumns(),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Terms t = terms(b, l, args, /*withG=*/true);
+          Value gx = arith::MulFOp::create(b, l, t.g, t.xhat);
+          return SmallVector<Value>{arith::AddFOp::create(b, l, args[4], gx)};
+        })[0];
+
+    SmallVector<Value> dxInputs(inputs);
+    dxInputs.push_back(rowSum);
+    SmallVector<AffineMap> dxMaps(inputMaps);
+    dxMaps.append({norm.row, norm.identity});
+    Value dx = buildGeneric(
+        rewriter, loc, dxInputs, createEmpty(rewriter, loc, xType), dxMaps,
+        norm.parallel(), [&](OpBuilder &b, Location l, ValueRange args) {
+          Terms t = terms(b, l, args, /*withG=*/true);
+          Value meanGx =
+              arith::DivFOp::create(b, l, args[4], createScalar(b, l, c, n));
+          Value inner = arith::SubFOp::create(
+              b, l, t.g, arith::MulFOp::create(b, l, t.xhat, meanGx));
+          Value result = arith::MulFOp::create(b, l, t.rstd, inner);
+          return SmallVector<Value>{
+              castScalar(b, l, result, xType.getElementType())};
+        })[0];
+
+    // Column sums of dy * xhat.
+    SmallVector<AffineMap> columnSumMaps(
+        ArrayRef<AffineMap>(inputMaps).drop_back());
+    columnSumMaps.push_back(norm.column);
+    Value dgamma = buildGeneric(
+        rewriter, loc, ValueRange(inputs).drop_back(),
+        createFilled(rewriter, loc, norm.paramType, 0.0), columnSumMaps,
+        norm.overRows(), [&](OpBuilder &b, Location l, ValueRange args) {
+          Terms t = terms(b, l, args, /*withG=*/false);
+          Value dyx = arith::MulFOp::create(b, l, t.dy, t.xhat);
+          return SmallVector<Value>{arith::AddFOp::create(b, l, args[3], dyx)};
+        })[0];
+    rewriter.replaceOp(op, {dx, castTensor(rewriter, loc, dgamma, gammaType)});
+    return success();
+  }
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// rotary, rotary_grad
+//===----------------------------------------------------------------------===//
+
+/// Rotates the halves (x1, x2) = (x[..., :D/2], x[..., D/2:]) of the last
+/// dimension of `input` (`... x S x D`) by the angles of HuggingFace Llama's
+/// rotary embedding, or by their negation when `inverse` (the gradient):
+///   out1 = x1 * cos - x2 * sin,  out2 = x2 * cos + x1 * sin.
+/// As in HF, inv_freq[i] = 1 / theta^(2i / D), angle = s * inv_freq[i] and
+/// cos / sin are f32; the rotation is computed in the compute type and
+/// rounded once.
+static Value buildRotary(OpBuilder &b, Location loc, Value input, double theta,
+                         bool inverse) {
+  MLIRContext *ctx = b.getContext();
+  RankedTensorType type = tensorTypeOf(input);
+  ArrayRef<int64_t> shape = type.getShape();
+  int64_t rank = type.getRank();
+  int64_t seqLen = shape[rank - 2], dim = shape[rank - 1], half = dim / 2;
+  Type elementType = type.getElementType();
+  Type c = getComputeType(b, {elementType});
+  Type f32 = b.getF32Type();
+
+  // cos and sin tables [S, D/2], in f32.
+  auto tableType = RankedTensorType::get({seqLen, half}, f32);
+  SmallVector<Value> tables = buildGeneric(
+      b, loc, ValueRange{},
+      {createEmpty(b, loc, tableType), createEmpty(b, loc, tableType)},
+      {b.getMultiDimIdentityMap(2), b.getMultiDimIdentityMap(2)},
+      getIterators(2, false, false),
+      [&](OpBuilder &nb, Location l, ValueRange) {
+        auto toF32 = [&](Value index) -> Value {
+          Value i64 = arith::IndexCastOp::create(nb, l, nb.getI64Type(), index);
+          return arith::SIToFPOp::create(nb, l, f32, i64);
+        };
+        Value position = toF32(linalg::IndexOp::create(nb, l, 0));
+        Value pair = toF32(linalg::IndexOp::create(nb, l, 1));
+        // arange(0, D, 2) / D, then 1 / theta ** that, in f32.
+        Value exponent = arith::DivFOp::create(
+            nb, l,
+            arith::MulFOp::create(nb, l, pair, createScalar(nb, l, f32, 2.0)),
+            createScalar(nb, l, f32, static_cast<double>(dim)));
+        Value power = math::PowFOp::create(
+            nb, l, createScalar(nb, l, f32, theta), exponent);
+        Value invFreq =
+            arith::DivFOp::create(nb, l, createScalar(nb, l, f32, 1.0), power);
+        Value angle = arith::MulFOp::create(nb, l, position, invFreq);
+        return SmallVector<Value>{math::CosOp::create(nb, l, angle),
+                                  math::SinOp::create(nb, l, angle)};
+      });
+
+  // The two halves of the last dimension.
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t size : shape.drop_back())
+    sizes.push_back(b.getIndexAttr(size));
+  sizes.push_back(b.getIndexAttr(half));
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  SmallVector<OpFoldResult> secondOffsets(offsets);
+  secondOffsets.back() = b.getIndexAttr(half);
+  Value first =
+      tensor::ExtractSliceOp::create(b, loc, input, offsets, sizes, strides);
+  Value second = tensor::ExtractSliceOp::create(b, loc, input, secondOffsets,
+                                                sizes, strides);
+
+  auto halfType = tensorTypeOf(first);
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  AffineMap tableMap = AffineMap::get(
+      rank, 0,
+      {getAffineDimExpr(rank - 2, ctx), getAffineDimExpr(rank - 1, ctx)}, ctx);
+  SmallVector<Value> rotated = buildGeneric(
+      b, loc, {first, second, tables[0], tables[1]},
+      {createEmpty(b, loc, halfType), createEmpty(b, loc, halfType)},
+      {identity, identity, tableMap, tableMap, identity, identity},
+      getIterators(rank, false, false),
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value x1 = castScalar(nb, l, args[0], c);
+        Value x2 = castScalar(nb, l, args[1], c);
+        Value cos = castScalar(nb, l, args[2], c);
+        Value sin = castScalar(nb, l, args[3], c);
+        Value x1Cos = arith::MulFOp::create(nb, l, x1, cos);
+        Value x2Sin = arith::MulFOp::create(nb, l, x2, sin);
+        Value x2Cos = arith::MulFOp::create(nb, l, x2, cos);
+        Value x1Sin = arith::MulFOp::create(nb, l, x1, sin);
+        Value out1, out2;
+        if (inverse) {
+          out1 = arith::AddFOp::create(nb, l, x1Cos, x2Sin);
+          out2 = arith::SubFOp::create(nb, l, x2Cos, x1Sin);
+        } else {
+          out1 = arith::SubFOp::create(nb, l, x1Cos, x2Sin);
+          out2 = arith::AddFOp::create(nb, l, x2Cos, x1Sin);
+        }
+        return SmallVector<Value>{castScalar(nb, l, out1, elementType),
+                                  castScalar(nb, l, out2, elementType)};
+      });
+
+  Value result = createEmpty(b, loc, type);
+  result = tensor::InsertSliceOp::create(b, loc, rotated[0], result, offsets,
+                                         sizes, strides);
+  return tensor::InsertSliceOp::create(b, loc, rotated[1], result,
+                                       secondOffsets, sizes, strides);
+}
+
+namespace {
+
+struct RotaryLowering : public OpConversionPattern<train::RotaryOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::RotaryOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op,
+                       buildRotary(rewriter, op.getLoc(), adaptor.getInput(),
+                                   op.getTheta().convertToDouble(),
+                                   /*inverse=*/false));
+    return success();
+  }
+};
+
+struct RotaryGradLowering : public OpConversionPattern<train::RotaryGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::RotaryGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, buildRotary(rewriter, op.getLoc(), adaptor.getGrad(),
+                                       op.getTheta().convertToDouble(),
+                                       /*inverse=*/true));
+    return success();
+  }
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// attention, attention_grad
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Shapes of one attention op and the reshapes between the op's layout and
+/// the grouped layout the lowering computes in: query-shaped tensors
+/// [B, Hq, Sq, D] become [B*Hkv, G*Sq, D] (the G query heads that read one
+/// key/value head stacked as rows), key-shaped ones [B*Hkv, Sk, D], and
+/// scores [B*Hkv, G*Sq, Sk], viewed as [B*Hkv, G, Sq, Sk] where the causal
+/// mask needs the query position.
+struct AttentionLayout {
+  AttentionLayout(OpBuilder &b, Value query, Value key, double scale,
+                  bool causal)
+      : scale(scale), causal(causal) {
+    ArrayRef<int64_t> qs = tensorTypeOf(query).getShape();
+    ArrayRef<int64_t> ks = tensorTypeOf(key).getShape();
+    batch = qs[0];
+    queryHeads = qs[1];
+    queryLen = qs[2];
+    headDim = qs[3];
+    kvHeads = ks[1];
+    keyLen = ks[2];
+    group = queryHeads / kvHeads;
+    computeType = getComputeType(b, {elementTypeOf(query)});
+  }
+
+  int64_t batch, queryHeads, queryLen, headDim, kvHeads, keyLen, group;
+  double scale;
+  bool causal;
+  Type computeType;
+
+  /// [B, Hq, Sq, D] -> [B*Hkv, G*Sq, D].
+  Value groupQuery(OpBuilder &b, Location loc, Value t) const {
+    Value split = splitHeads(b, loc, t);
+    return tensor::CollapseShapeOp::create(b, loc, split,
+                                           {{0, 1}, {2, 3}, {4}});
+  }
+  /// [B*Hkv, G*Sq, D] -> [B, Hq, Sq, D].
+  Value ungroupQuery(OpBuilder &b, Location loc, Value t) const {
+    Type elementType = elementTypeOf(t);
+    auto splitType = RankedTensorType::get(
+        {batch, kvHeads, group, queryLen, headDim}, elementType);
+    Value split = tensor::ExpandShapeOp::create(b, loc, splitType, t,
+                                                {{0, 1}, {2, 3}, {4}});
+    return tensor::CollapseShapeOp::create(b, loc, split,
+                                           {{0}, {1, 2}, {3}, {4}});
+  }
+  /// [B, Hq, Sq] -> [B*Hkv, G, Sq].
+  Value groupRows(OpBuilder &b, Location loc, Value t) const {
+    auto splitType = RankedTensorType::get({batch, kvHeads, group, queryLen},
+                                           elementTypeOf(t));
+    Value split =
+        tensor::ExpandShapeOp::create(b, loc, splitType, t, {{0}, {1, 2}, {3}});
+    return tensor::CollapseShapeOp::create(b, loc, split, {{0, 1}, {2}, {3}});
+  }
+  /// [B*Hkv, G, Sq] -> [B, Hq, Sq].
+  Value ungroupRows(OpBuilder &b, Location loc, Value t) const {
+    auto splitType = RankedTensorType::get({batch, kvHeads, group, queryLen},
+                                           elementTypeOf(t));
+    Value split =
+        tensor::ExpandShapeOp::create(b, loc, splitType, t, {{0, 1}, {2}, {3}});
+    return tensor::CollapseShapeOp::create(b, loc, split, {{0}, {1, 2}, {3}});
+  }
+  /// [B, Hkv, Sk, D] -> [B*Hkv, Sk, D].
+  Value groupKey(OpBuilder &b, Location loc, Value t) const {
+    return tensor::CollapseShapeOp::create(b, loc, t, {{0, 1}, {2}, {3}});
+  }
+  /// [B*Hkv, Sk, D] -> [B, Hkv, Sk, D].
+  Value ungroupKey(OpBuilder &b, Location loc, Value t) const {
+    auto type = RankedTensorType::get({batch, kvHeads, keyLen, headDim},
+                                      elementTypeOf(t));
+    return tensor::ExpandShapeOp::create(b, loc, type, t, {{0, 1}, {2}, {3}});
+  }
+  /// [B*Hkv, G*Sq, Sk] -> [B*Hkv, G, Sq, Sk].
+  Value splitScores(OpBuilder &b, Location loc, Value t) const {
+    auto type = RankedTensorType::get(
+        {batch * kvHeads, group, queryLen, keyLen}, elementTypeOf(t));
+    return tensor::ExpandShapeOp::create(b, loc, type, t, {{0}, {1, 2}, {3}});
+  }
+  /// [B*Hkv, G, Sq, Sk] -> [B*Hkv, G*Sq, Sk].
+  Value joinScores(OpBuilder &b, Location loc, Value t) const {
+    return tensor::CollapseShapeOp::create(b, loc, t, {{0}, {1, 2}, {3}});
+  }
+
+  /// [B*Hkv, G, Sq] in the compute type.
+  RankedTensorType rowStatsType() const {
+    return RankedTensorType::get({batch * kvHeads, group, queryLen},
+                                 computeType);
+  }
+
+  /// In a generic over [B*Hkv, G, Sq, Sk]: `scale * score`, and whether the
+  /// causal mask hides it (key j > query i + Sk - Sq, FlashAttention's
+  /// bottom-right alignment); null when not causal.
+  std::pair<Value, Value> scaledScore(OpBuilder &b, Location loc,
+                                      Value score) const {
+    Value scaled = arith::MulFOp::create(
+        b, loc, score, createScalar(b, loc, computeType, scale));
+    if (!causal)
+      return {scaled, Value()};
+    Value i = linalg::IndexOp::create(b, loc, 2);
+    Value j = linalg::IndexOp::create(b, loc, 3);
+    Value limit = arith::AddIOp::create(
+        b, loc, i, arith::ConstantIndexOp::create(b, loc, keyLen - queryLen));
+    Value masked =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, j, limit);
+    return {scaled, masked};
+  }
+
+  /// P = exp(scale * scores - lse), 0 where masked: [B*Hkv, G, Sq, Sk] in the
+  /// compute type, from split scores and grouped lse rows.
+  Value buildProbabilities(OpBuilder &b, Location loc, Value scores4,
+                           Value lseRows) const {
+    MLIRContext *ctx = b.getContext();
+    auto type = tensorTypeOf(scores4);
+    return buildGeneric(
+        b, loc, {scores4, lseRows}, createEmpty(b, loc, type),
+        {AffineMap::getMultiDimIdentityMap(4, ctx), getRowMap(ctx, 4),
+         AffineMap::getMultiDimIdentityMap(4, ctx)},
+        getIterators(4, false, false),
+        [&](OpBuilder &nb, Location l, ValueRange args) {
+          auto [scaled, masked] = scaledScore(nb, l, args[0]);
+          Value lse = castScalar(nb, l, args[1], computeType);
+          Value p = math::ExpOp::create(
+              nb, l, arith::SubFOp::create(nb, l, scaled, lse));
+          if (masked)
+            p = arith::SelectOp::create(
+                nb, l, masked, createScalar(nb, l, computeType, 0.0), p);
+          return SmallVector<Value>{p};
+        })[0];
+  }
+
+private:
+  /// [B, Hq, Sq, D] -> [B, Hkv, G, Sq, D].
+  Value splitHeads(OpBuilder &b, Location loc, Value t) const {
+    auto type = RankedTensorType::get(
+        {batch, kvHeads, group, queryLen, headDim}, elementTypeOf(t));
+    return tensor::ExpandShapeOp::create(b, loc, type, t,
+                                         {{0}, {1, 2}, {3}, {4}});
+  }
+};
+
+} // namespace
+
+/// linalg.batch_matmul of `lhs` [N, M, K] and `rhs` [N, K, P] into a
+/// zero-filled [N, M, P] of `accType` (the named op extends the operands to
+/// it). `transposeLhs` / `transposeRhs` read an operand stored as [N, K, M] /
+/// [N, P, K] through the op's indexing maps, without a transpose.
+static Value buildBatchMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                              bool transposeLhs, bool transposeRhs,
+                              Type accType) {
+  ArrayRef<int64_t> ls = tensorTypeOf(lhs).getShape();
+  ArrayRef<int64_t> rs = tensorTypeOf(rhs).getShape();
+  int64_t m = transposeLhs ? ls[2] : ls[1];
+  int64_t p = transposeRhs ? rs[1] : rs[2];
+  auto resultType = RankedTensorType::get({ls[0], m, p}, accType);
+  Value init = createFilled(b, loc, resultType, 0.0);
+  MLIRContext *ctx = b.getContext();
+  AffineExpr batch, row, col, red;
+  bindDims(ctx, batch, row, col, red);
+  auto map = [&](ArrayRef<AffineExpr> exprs) {
+    return AffineMap::get(4, 0, exprs, ctx);
+  };
+  SmallVector<AffineMap> maps = {
+      transposeLhs ? map({batch, red, row}) : map({batch, row, red}),
+      transposeRhs ? map({batch, col, red}) : map({batch, red, col}),
+      map({batch, row, col})};
+  auto matmul = linalg::BatchMatmulOp::create(
+      b, loc, TypeRange{resultType}, ValueRange{lhs, rhs}, ValueRange{init});
+  matmul.setIndexingMapsAttr(b.getAffineMapArrayAttr(maps));
+  return matmul.getResult(0);
+}
+
+namespace {
+
+/// attention: scores = q k^T per key/value head group (batch_matmul),
+/// m = rowmax(scale * scores), l = rowsum(exp(scale * scores - m)) over
+/// unmasked keys, lse = m + log(l), P = exp(scale * scores - lse) (0 where
+/// masked), out = P v (batch_matmul). A fully masked row (Sq > Sk) gives
+/// out = 0 and lse = -inf.
+struct AttentionLowering : public OpConversionPattern<train::AttentionOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::AttentionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    AttentionLayout layout(rewriter, adaptor.getQuery(), adaptor.getKey(),
+                           op.getScale().convertToDouble(), op.getCausal());
+    Type c = layout.computeType;
+    Value q = layout.groupQuery(rewriter, loc, adaptor.getQuery());
+    Value k = layout.groupKey(rewriter, loc, adaptor.getKey());
+    Value v = layout.groupKey(rewriter, loc, adaptor.getValue());
+
+    Value scores = layout.splitScores(
+        rewriter, loc,
+        buildBatchMatmul(rewriter, loc, q, k, /*transposeLhs=*/false,
+                         /*transposeRhs=*/true, c));
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(4, ctx);
+    AffineMap row = getRowMap(ctx, 4);
+    SmallVector<utils::IteratorType> overKeys = getIterators(4, true, false);
+    RankedTensorType rowType = layout.rowStatsType();
+    double negInf = -std::numeric_limits<double>::infinity();
+
+    Value rowMax = buildGeneric(
+        rewriter, loc, scores, createFilled(rewriter, loc, rowType, negInf),
+        {identity, row}, overKeys,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          auto [scaled, masked] = layout.scaledScore(b, l, args[0]);
+          Value max = arith::MaximumFOp::create(b, l, args[1], scaled);
+          if (masked)
+            max = arith::SelectOp::create(b, l, masked, args[1], max);
+          return SmallVector<Value>{max};
+        })[0];
+    Value rowSum = buildGeneric(
+        rewriter, loc, {scores, rowMax},
+        createFilled(rewriter, loc, rowType, 0.0), {identity, row, row},
+        overKeys, [&](OpBuilder &b, Location l, ValueRange args) {
+          auto [scaled, masked] = layout.scaledScore(b, l, args[0]);
+          Value e = math::ExpOp::create(
+              b, l, arith::SubFOp::create(b, l, scaled, args[1]));
+          if (masked)
+            e = arith::SelectOp::create(b, l, masked,
+                                        createScalar(b, l, c, 0.0), e);
+          return SmallVector<Value>{arith::AddFOp::create(b, l, args[2], e)};
+        })[0];
+    Value lse = buildElementwise(
+        rewriter, loc, rowType, ValueRange{rowMax, rowSum},
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          return arith::AddFOp::create(b, l, args[0],
+                                       math::LogOp::create(b, l, args[1]));
+        });
+
+    Value probs = layout.joinScores(
+        rewriter, loc, layout.buildProbabilities(rewriter, loc, scores, lse));
+    Value out = buildBatchMatmul(rewriter, loc, probs, v, false, false, c);
+    out = castTensor(rewriter, loc, out, elementTypeOf(adaptor.getQuery()));
+    rewriter.replaceOp(op,
+                       {layout.ungroupQuery(rewriter, loc, out),
+                        layout.ungroupRows(rewriter, loc,
+                                           castTensor(rewriter, loc, lse,
+                                                      rewriter.getF32Type()))});
+    return success();
+  }
+};
+
+/// attention_grad: P = exp(scale * q k^T - lse) (0 where masked),
+/// dv = P^T do, dP = do v^T, D = rowsum(do * o), dS = P * (dP - D),
+/// dq = scale * dS k, dk = scale * dS^T q. In the grouped layout the
+/// contractions of dv and dk run over the rows of all query heads of a group,
+/// which is the group sum of grouped-query attention.
+struct AttentionGradLowering
+    : public OpConversionPattern<train::AttentionGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::AttentionGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
+    AttentionLayout layout(rewriter, adaptor.getQuery(), adaptor.getKey(),
+                           op.getScale().convertToDouble(), op.getCausal());
+    Type c = layout.computeType;
+    double scale = layout.scale;
+    Value dout = layout.groupQuery(rewriter, loc, adaptor.getGrad());
+    Value q = layout.groupQuery(rewriter, loc, adaptor.getQuery());
+    Value o = layout.groupQuery(rewriter, loc, adaptor.getOutput());
+    Value k = layout.groupKey(rewriter, loc, adaptor.getKey());
+    Value v = layout.groupKey(rewriter, loc, adaptor.getValue());
+    Value lse = layout.groupRows(rewriter, loc, adaptor.getLse());
+
+    Value scores = layout.splitScores(
+        rewriter, loc, buildBatchMatmul(rewriter, loc, q, k, false, true, c));
+    Value probs = layout.joinScores(
+        rewriter, loc, layout.buildProbabilities(rewriter, loc, scores, lse));
+
+    Value dv = buildBatchMatmul(rewriter, loc, probs, dout,
+                                /*transposeLhs=*/true, false, c);
+    Value dprobs = buildBatchMatmul(rewriter, loc, dout, v, false,
+                                    /*transposeRhs=*/true, c);
+
+    // D = rowsum(do * o) over the head dimension: [B*Hkv, G*Sq].
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(3, ctx);
+    AffineMap row = getRowMap(ctx, 3);
+    auto rowType =
+        RankedTensorType::get(tensorTypeOf(dout).getShape().drop_back(), c);
+    Value delta = buildGeneric(
+        rewriter, loc, {dout, o}, createFilled(rewriter, loc, rowType, 0.0),
+        {identity, identity, row}, getIterators(3, true, false),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value prod = arith::MulFOp::create(b, l, castScalar(b, l, args[0], c),
+                                             castScalar(b, l, args[1], c));
+          return SmallVector<Value>{arith::AddFOp::create(b, l, args[2], prod)};
+        })[0];
+
+    // scale * dS = scale * P * (dP - D).
+    Value dscores = buildGeneric(
+        rewriter, loc, {probs, dprobs, delta},
+        createEmpty(rewriter, loc, tensorTypeOf(probs)),
+        {identity, identity, row, identity}, getIterators(3, false, false),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value diff = arith::SubFOp::create(b, l, args[1], args[2]);
+          Value ds = arith::MulFOp::create(b, l, args[0], diff);
+          return SmallVector<Value>{
+              arith::MulFOp::create(b, l, ds, createScalar(b, l, c, scale))};
+        })[0];
+    Value dq = buildBatchMatmul(rewriter, loc, dscores, k, false, false, c);
+    Value dk = buildBatchMatmul(rewriter, loc, dscores, q,
+                                /*transposeLhs=*/true, false, c);
+
+    Type queryType = elementTypeOf(adaptor.getQuery());
+    Type keyType = elementTypeOf(adaptor.getKey());
+    rewriter.replaceOp(
+        op, {layout.ungroupQuery(rewriter, loc,
+                                 castTensor(rewriter, loc, dq, queryType)),
+             layout.ungroupKey(rewriter, loc,
+                               castTensor(rewriter, loc, dk, keyType)),
+             layout.ungroupKey(rewriter, loc,
+                               castTensor(rewriter, loc, dv, keyType))});
+    return success();
+  }
+};
+
+} // namespace
+
 void mlir::memopt::populateNormAttentionLoweringPatterns(
-    RewritePatternSet &patterns) {}
+    RewritePatternSet &patterns) {
+  patterns.add<LayerNormLowering, LayerNormGradLowering, RmsNormLowering,
+               RmsNormGradLowering, RotaryLowering, RotaryGradLowering,
+               AttentionLowering, AttentionGradLowering>(patterns.getContext());
+}

@@ -46,9 +46,17 @@ static LogicalResult declareGlobals(ModuleOp module) {
              << "' is read with two different types: " << it->second << " and "
              << memrefType;
     }
-    if (symbols.lookup(symbol))
-      return emitError(loc)
-             << "symbol '" << symbol << "' already exists in the module";
+    // A module may declare the global itself (e.g. a test that sets the
+    // seed); it must then be the memref the lowering expects.
+    if (Operation *existing = symbols.lookup(symbol)) {
+      auto global = dyn_cast<memref::GlobalOp>(existing);
+      if (global && global.getType() == memrefType && !global.getConstant())
+        return success();
+      return emitError(loc) << "symbol '" << symbol
+                            << "' already exists in the module and is not a "
+                               "mutable global of type "
+                            << memrefType;
+    }
     memref::GlobalOp::create(builder, loc, symbol,
                              /*sym_visibility=*/StringAttr(), memrefType,
                              /*initial_value=*/builder.getUnitAttr(),

@@ -63,4 +63,34 @@ def Train_AliasingOpInterface : OpInterface<"AliasingOpInterface"> {
   ];
 }
 
+def Train_DifferentiableOpInterface : OpInterface<"DifferentiableOpInterface"> {
+  let cppNamespace = "::mlir::memopt::train";
+  let description = [{
+    The gradient rule of a forward op: given the gradients flowing into its
+    results, builds the ops that compute the gradients of its operands (the
+    chain rule for this op). The rule uses gradient ops (`train.relu_grad`,
+    ...) or forward ops (matmul is reused for both matmul gradients); the
+    forward values it reads are exactly what a training step must keep alive
+    between forward and backward ("saved for backward"), so each op's ODS
+    description documents them. `train-autodiff` calls the rules in reverse
+    program order and accumulates gradients of values with several uses.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Builds the gradients of the operands at the builder's insertion
+        point. `resultGrads` has one value per result, null where no gradient
+        flows into that result; `needed` says which operands need a
+        gradient. On success `operandGrads` holds one value per operand (null
+        where not needed or not differentiable, e.g. integer ids), each of
+        the operand's type. Fails with a diagnostic at the op when no rule
+        applies (e.g. a gradient flowing into normalization statistics).
+      }],
+      "::mlir::LogicalResult", "buildGradients",
+      (ins "::mlir::OpBuilder &":$builder,
+           "::mlir::ValueRange":$resultGrads,
+           "::llvm::ArrayRef<bool>":$needed,
+           "::llvm::SmallVectorImpl<::mlir::Value> &":$operandGrads)>,
+  ];
+}
+
 #endif // MEMOPT_DIALECT_TRAIN_IR_TRAININTERFACES_TD

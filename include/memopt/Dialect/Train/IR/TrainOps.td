@@ -8,6 +8,10 @@ include "memopt/Dialect/Train/IR/TrainInterfaces.td"
 include "mlir/IR/OpAsmInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
+/// A forward op with a gradient rule (DifferentiableOpInterface).
+defvar Train_Differentiable =
+    DeclareOpInterfaceMethods<Train_DifferentiableOpInterface>;
+
 /// Every train op implements the cost and aliasing interfaces. `getFlops` is
 /// always defined by the op; `costMethods` and `aliasMethods` name the other
 /// interface methods the op overrides.
@@ -84,7 +88,7 @@ def Train_FreeOp : Train_Op<"free", [Train_LowPrecisionSafe,
   let hasVerifier = 1;
 }
 
-def Train_CastOp : Train_Op<"cast", [Pure, Train_LowPrecisionSafe]> {
+def Train_CastOp : Train_Op<"cast", [Train_Differentiable, Pure, Train_LowPrecisionSafe]> {
   let summary = "Converts a tensor to another floating-point element type";
   let description = [{
     Elementwise conversion between floating-point types (round to nearest
@@ -125,7 +129,7 @@ class Train_BinaryOp<string mnemonic, list<Trait> traits = []>
   let hasVerifier = 1;
 }
 
-def Train_AddOp : Train_BinaryOp<"add", [Commutative]> {
+def Train_AddOp : Train_BinaryOp<"add", [Train_Differentiable, Commutative]> {
   let summary = "Elementwise addition";
   let description = [{
     `result = lhs + rhs` on operands of identical shape. Mixed element types
@@ -141,7 +145,7 @@ def Train_AddOp : Train_BinaryOp<"add", [Commutative]> {
   }];
 }
 
-def Train_SubOp : Train_BinaryOp<"sub"> {
+def Train_SubOp : Train_BinaryOp<"sub", [Train_Differentiable]> {
   let summary = "Elementwise subtraction";
   let description = [{
     `result = lhs - rhs` on operands of identical shape (promote-to-widest).
@@ -154,7 +158,7 @@ def Train_SubOp : Train_BinaryOp<"sub"> {
   }];
 }
 
-def Train_MulOp : Train_BinaryOp<"mul", [Commutative]> {
+def Train_MulOp : Train_BinaryOp<"mul", [Train_Differentiable, Commutative]> {
   let summary = "Elementwise multiplication";
   let description = [{
     `result = lhs * rhs` on operands of identical shape (promote-to-widest).
@@ -168,7 +172,7 @@ def Train_MulOp : Train_BinaryOp<"mul", [Commutative]> {
   }];
 }
 
-def Train_ScaleOp : Train_UnaryOp<"scale"> {
+def Train_ScaleOp : Train_UnaryOp<"scale", [Train_Differentiable]> {
   let summary = "Multiplies a tensor by a constant";
   let description = [{
     `result = factor * input`. 1 FLOP per element; saves nothing.
@@ -181,7 +185,7 @@ def Train_ScaleOp : Train_UnaryOp<"scale"> {
   let arguments = (ins Train_FloatTensor:$input, F64Attr:$factor);
 }
 
-def Train_BiasAddOp : Train_Op<"bias_add", [Pure, Train_PromoteToWidest]> {
+def Train_BiasAddOp : Train_Op<"bias_add", [Train_Differentiable, Pure, Train_PromoteToWidest]> {
   let summary = "Adds a vector along one dimension";
   let description = [{
     `result[..., i, ...] = input[..., i, ...] + bias[i]` where `i` indexes
@@ -204,7 +208,7 @@ def Train_BiasAddOp : Train_Op<"bias_add", [Pure, Train_PromoteToWidest]> {
   let hasVerifier = 1;
 }
 
-def Train_ReluOp : Train_UnaryOp<"relu"> {
+def Train_ReluOp : Train_UnaryOp<"relu", [Train_Differentiable]> {
   let summary = "Rectified linear unit";
   let description = [{
     `result = max(input, 0)`. 1 FLOP per element. Saves its **output** for
@@ -217,7 +221,7 @@ def Train_ReluOp : Train_UnaryOp<"relu"> {
   }];
 }
 
-def Train_GeluOp : Train_UnaryOp<"gelu"> {
+def Train_GeluOp : Train_UnaryOp<"gelu", [Train_Differentiable]> {
   let summary = "Gaussian error linear unit";
   let description = [{
     `result = x * Phi(x)`, exact (erf) by default or the tanh approximation
@@ -232,7 +236,7 @@ def Train_GeluOp : Train_UnaryOp<"gelu"> {
   let arguments = (ins Train_FloatTensor:$input, UnitAttr:$approximate);
 }
 
-def Train_SiluOp : Train_UnaryOp<"silu"> {
+def Train_SiluOp : Train_UnaryOp<"silu", [Train_Differentiable]> {
   let summary = "Sigmoid linear unit (swish)";
   let description = [{
     `result = x * sigmoid(x)`. 4 FLOPs per element. Saves its **input**.
@@ -244,7 +248,7 @@ def Train_SiluOp : Train_UnaryOp<"silu"> {
   }];
 }
 
-def Train_SwigluOp : Train_Op<"swiglu", [Pure, Train_LowPrecisionSafe]> {
+def Train_SwigluOp : Train_Op<"swiglu", [Train_Differentiable, Pure, Train_LowPrecisionSafe]> {
   let summary = "SwiGLU gate: silu(gate) * up";
   let description = [{
     The gated MLP activation of Llama: `result = silu(gate) * up` on operands
@@ -262,7 +266,7 @@ def Train_SwigluOp : Train_Op<"swiglu", [Pure, Train_LowPrecisionSafe]> {
   let hasVerifier = 1;
 }
 
-def Train_SoftmaxOp : Train_Op<"softmax", [Pure, Train_KeepFP32]> {
+def Train_SoftmaxOp : Train_Op<"softmax", [Train_Differentiable, Pure, Train_KeepFP32]> {
   let summary = "Softmax along one axis, optionally scaled and causally masked";
   let description = [{
     `result = softmax(scale * input)` along `axis` (default: the last). With
@@ -289,7 +293,7 @@ def Train_SoftmaxOp : Train_Op<"softmax", [Pure, Train_KeepFP32]> {
 // Normalization, regularization
 //===----------------------------------------------------------------------===//
 
-def Train_LayerNormOp : Train_Op<"layer_norm", [Pure, Train_KeepFP32]> {
+def Train_LayerNormOp : Train_Op<"layer_norm", [Train_Differentiable, Pure, Train_KeepFP32]> {
   let summary = "Layer normalization over the last dimension";
   let description = [{
     `result = (x - mean) * rstd * gamma + beta` over the last dimension `h`,
@@ -316,7 +320,7 @@ def Train_LayerNormOp : Train_Op<"layer_norm", [Pure, Train_KeepFP32]> {
   let hasVerifier = 1;
 }
 
-def Train_RmsNormOp : Train_Op<"rms_norm", [Pure, Train_KeepFP32]> {
+def Train_RmsNormOp : Train_Op<"rms_norm", [Train_Differentiable, Pure, Train_KeepFP32]> {
   let summary = "Root-mean-square normalization over the last dimension";
   let description = [{
     `result = x * rstd * gamma` with `rstd = 1 / sqrt(mean(x^2) + epsilon)`
@@ -338,7 +342,7 @@ def Train_RmsNormOp : Train_Op<"rms_norm", [Pure, Train_KeepFP32]> {
   let hasVerifier = 1;
 }
 
-def Train_BatchNormOp : Train_Op<"batch_norm", [Pure, Train_KeepFP32]> {
+def Train_BatchNormOp : Train_Op<"batch_norm", [Train_Differentiable, Pure, Train_KeepFP32]> {
   let summary = "Batch normalization (training mode) over NCHW channels";
   let description = [{
     Normalizes each channel `c` of an `N x C x H x W` input with the batch
@@ -365,7 +369,7 @@ def Train_BatchNormOp : Train_Op<"batch_norm", [Pure, Train_KeepFP32]> {
   let hasVerifier = 1;
 }
 
-def Train_DropoutOp : Train_Op<"dropout", [Pure, Train_LowPrecisionSafe]> {
+def Train_DropoutOp : Train_Op<"dropout", [Train_Differentiable, Pure, Train_LowPrecisionSafe]> {
   let summary = "Dropout with a reproducible counter-based mask";
   let description = [{
     Zeroes each element with probability `rate` and scales the others by
@@ -391,7 +395,7 @@ def Train_DropoutOp : Train_Op<"dropout", [Pure, Train_LowPrecisionSafe]> {
 // Linear algebra, embeddings, attention
 //===----------------------------------------------------------------------===//
 
-def Train_MatmulOp : Train_Op<"matmul", [Pure, Train_LowPrecisionSafe]> {
+def Train_MatmulOp : Train_Op<"matmul", [Train_Differentiable, Pure, Train_LowPrecisionSafe]> {
   let summary = "(Batched) matrix multiplication with optional transposes";
   let description = [{
     `result = op(lhs) x op(rhs)` where `op` transposes the last two
@@ -418,7 +422,7 @@ def Train_MatmulOp : Train_Op<"matmul", [Pure, Train_LowPrecisionSafe]> {
   let hasVerifier = 1;
 }
 
-def Train_EmbeddingOp : Train_Op<"embedding", [Pure, Train_LowPrecisionSafe]> {
+def Train_EmbeddingOp : Train_Op<"embedding", [Train_Differentiable, Pure, Train_LowPrecisionSafe]> {
   let summary = "Looks up rows of an embedding table";
   let description = [{
     `result[i..., :] = table[ids[i...], :]` for a `V x H` table and integer
@@ -437,7 +441,7 @@ def Train_EmbeddingOp : Train_Op<"embedding", [Pure, Train_LowPrecisionSafe]> {
   let hasVerifier = 1;
 }
 
-def Train_AttentionOp : Train_Op<"attention", [Pure, Train_LowPrecisionSafe]> {
+def Train_AttentionOp : Train_Op<"attention", [Train_Differentiable, Pure, Train_LowPrecisionSafe]> {
   let summary = "Fused (flash-style) scaled dot-product attention";
   let description = [{
     `out = softmax(scale * q k^T [causal mask]) v` computed without
@@ -464,7 +468,7 @@ def Train_AttentionOp : Train_Op<"attention", [Pure, Train_LowPrecisionSafe]> {
   let hasVerifier = 1;
 }
 
-def Train_RotaryOp : Train_Op<"rotary", [Pure, Train_LowPrecisionSafe]> {
+def Train_RotaryOp : Train_Op<"rotary", [Train_Differentiable, Pure, Train_LowPrecisionSafe]> {
   let summary = "Rotary position embedding (RoPE)";
   let description = [{
     Rotates pairs `(x[..., s, i], x[..., s, i + D/2])` of a `... x S x D`
@@ -489,7 +493,7 @@ def Train_RotaryOp : Train_Op<"rotary", [Pure, Train_LowPrecisionSafe]> {
 // Losses and reductions
 //===----------------------------------------------------------------------===//
 
-def Train_CrossEntropyOp : Train_Op<"cross_entropy", [Pure, Train_KeepFP32]> {
+def Train_CrossEntropyOp : Train_Op<"cross_entropy", [Train_Differentiable, Pure, Train_KeepFP32]> {
   let summary = "Mean softmax cross-entropy over integer class labels";
   let description = [{
     `result = mean_i(logsumexp(logits[i, :]) - logits[i, labels[i]])` for
@@ -512,7 +516,7 @@ def Train_CrossEntropyOp : Train_Op<"cross_entropy", [Pure, Train_KeepFP32]> {
   let hasVerifier = 1;
 }
 
-def Train_MseLossOp : Train_Op<"mse_loss", [Pure, Train_KeepFP32]> {
+def Train_MseLossOp : Train_Op<"mse_loss", [Train_Differentiable, Pure, Train_KeepFP32]> {
   let summary = "Mean squared error";
   let description = [{
     `result = mean((input - target)^2)` over all elements; a 0-d float
@@ -530,7 +534,7 @@ def Train_MseLossOp : Train_Op<"mse_loss", [Pure, Train_KeepFP32]> {
   let hasVerifier = 1;
 }
 
-def Train_ReduceSumOp : Train_Op<"reduce_sum", [Pure, Train_KeepFP32]> {
+def Train_ReduceSumOp : Train_Op<"reduce_sum", [Train_Differentiable, Pure, Train_KeepFP32]> {
   let summary = "Sums a tensor over a set of dimensions";
   let description = [{
     Sums `input` over the strictly increasing dimensions `dims`; the result
@@ -548,7 +552,7 @@ def Train_ReduceSumOp : Train_Op<"reduce_sum", [Pure, Train_KeepFP32]> {
   let hasVerifier = 1;
 }
 
-def Train_BroadcastOp : Train_Op<"broadcast", [Pure, Train_LowPrecisionSafe]> {
+def Train_BroadcastOp : Train_Op<"broadcast", [Train_Differentiable, Pure, Train_LowPrecisionSafe]> {
   let summary = "Repeats a tensor along new dimensions";
   let description = [{
     The inverse of `train.reduce_sum`'s shape change: the result has the
@@ -572,7 +576,7 @@ def Train_BroadcastOp : Train_Op<"broadcast", [Pure, Train_LowPrecisionSafe]> {
 // Shape ops (views allocate nothing)
 //===----------------------------------------------------------------------===//
 
-def Train_ReshapeOp : Train_Op<"reshape", [Pure, Train_LowPrecisionSafe],
+def Train_ReshapeOp : Train_Op<"reshape", [Train_Differentiable, Pure, Train_LowPrecisionSafe],
                               [], ["getViewSource"]> {
   let summary = "Reinterprets a tensor with a new shape (a view when possible)";
   let description = [{
@@ -596,7 +600,7 @@ def Train_ReshapeOp : Train_Op<"reshape", [Pure, Train_LowPrecisionSafe],
   let hasFolder = 1;
 }
 
-def Train_TransposeOp : Train_Op<"transpose", [Pure, Train_LowPrecisionSafe,
+def Train_TransposeOp : Train_Op<"transpose", [Train_Differentiable, Pure, Train_LowPrecisionSafe,
                                                Train_ViewOp]> {
   let summary = "Permutes dimensions (a view)";
   let description = [{
@@ -616,7 +620,7 @@ def Train_TransposeOp : Train_Op<"transpose", [Pure, Train_LowPrecisionSafe,
   let hasVerifier = 1;
 }
 
-def Train_SliceOp : Train_Op<"slice", [Pure, Train_LowPrecisionSafe,
+def Train_SliceOp : Train_Op<"slice", [Train_Differentiable, Pure, Train_LowPrecisionSafe,
                                        Train_ViewOp]> {
   let summary = "A strided window of a tensor (a view)";
   let description = [{
@@ -636,7 +640,7 @@ def Train_SliceOp : Train_Op<"slice", [Pure, Train_LowPrecisionSafe,
   let hasVerifier = 1;
 }
 
-def Train_ConcatOp : Train_Op<"concat", [Pure, Train_LowPrecisionSafe]> {
+def Train_ConcatOp : Train_Op<"concat", [Train_Differentiable, Pure, Train_LowPrecisionSafe]> {
   let summary = "Concatenates tensors along one dimension";
   let description = [{
     Joins one or more tensors of the same rank and element type along `axis`;
@@ -659,7 +663,7 @@ def Train_ConcatOp : Train_Op<"concat", [Pure, Train_LowPrecisionSafe]> {
 // Convolutional networks (NCHW)
 //===----------------------------------------------------------------------===//
 
-def Train_Conv2dOp : Train_Op<"conv2d", [Pure, Train_LowPrecisionSafe]> {
+def Train_Conv2dOp : Train_Op<"conv2d", [Train_Differentiable, Pure, Train_LowPrecisionSafe]> {
   let summary = "2-D convolution, NCHW input, OIHW filter";
   let description = [{
     Cross-correlation of an `N x C x H x W` input with an
@@ -686,8 +690,8 @@ def Train_Conv2dOp : Train_Op<"conv2d", [Pure, Train_LowPrecisionSafe]> {
   let hasVerifier = 1;
 }
 
-class Train_PoolOp<string mnemonic> : Train_Op<mnemonic, [Pure,
-                                                 Train_LowPrecisionSafe]> {
+class Train_PoolOp<string mnemonic, list<Trait> traits = []>
+    : Train_Op<mnemonic, !listconcat(traits, [Pure, Train_LowPrecisionSafe])> {
   let arguments = (ins Train_FloatTensor:$input, DenseI64ArrayAttr:$kernel,
       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding);
@@ -696,7 +700,7 @@ class Train_PoolOp<string mnemonic> : Train_Op<mnemonic, [Pure,
   let hasVerifier = 1;
 }
 
-def Train_MaxPool2dOp : Train_PoolOp<"max_pool2d"> {
+def Train_MaxPool2dOp : Train_PoolOp<"max_pool2d", [Train_Differentiable]> {
   let summary = "2-D max pooling, NCHW";
   let description = [{
     Maximum over `kernel` windows (H, W) with `strides` and `padding`
@@ -712,7 +716,7 @@ def Train_MaxPool2dOp : Train_PoolOp<"max_pool2d"> {
   }];
 }
 
-def Train_AvgPool2dOp : Train_PoolOp<"avg_pool2d"> {
+def Train_AvgPool2dOp : Train_PoolOp<"avg_pool2d", [Train_Differentiable]> {
   let summary = "2-D average pooling, NCHW";
   let description = [{
     Mean over `kernel` windows (H, W), counting padded zeros
@@ -728,7 +732,7 @@ def Train_AvgPool2dOp : Train_PoolOp<"avg_pool2d"> {
   }];
 }
 
-def Train_UpsampleNearest2dOp : Train_Op<"upsample_nearest2d", [Pure,
+def Train_UpsampleNearest2dOp : Train_Op<"upsample_nearest2d", [Train_Differentiable, Pure,
                                                  Train_LowPrecisionSafe]> {
   let summary = "Nearest-neighbour 2-D upsampling by an integer factor, NCHW";
   let description = [{

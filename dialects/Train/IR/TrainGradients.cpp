@@ -1,0 +1,543 @@
+//===- TrainGradients.cpp - gradient rules of the forward train ops -------===//
+//
+// DifferentiableOpInterface implementations: one chain rule per forward op.
+// Which forward values a rule reads is what the step saves for backward; it
+// follows the production frameworks (relu saves its output, gelu its input,
+// softmax its output, dropout its mask, normalizations their input and
+// statistics, fused attention q, k, v, output and logsumexp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/Dialect/Train/IR/TrainOps.h"
+
+#include "mlir/IR/Builders.h"
+
+#include <numeric>
+
+using namespace mlir;
+using namespace mlir::memopt::train;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// The location of the gradient ops of `op`: "<name>.grad" for a named op.
+static Location gradLoc(Operation *op) {
+  Location loc = op->getLoc();
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return NameLoc::get(
+        StringAttr::get(op->getContext(), name.getName().str() + ".grad"),
+        name.getChildLoc());
+  return loc;
+}
+
+/// `value` converted to `type`'s element type (a train.cast) if needed.
+static Value castTo(OpBuilder &b, Location loc, Value value, Type type) {
+  if (value.getType() == type)
+    return value;
+  return CastOp::create(b, loc, type, value);
+}
+
+static RankedTensorType typeOf(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+/// Fails unless only result 0 receives a gradient (statistics, masks and
+/// logsumexp results are not differentiable).
+static LogicalResult requireOnlyFirstResultGrad(Operation *op,
+                                                ValueRange resultGrads) {
+  for (auto [i, grad] : llvm::enumerate(resultGrads))
+    if (i > 0 && grad)
+      return op->emitOpError() << "has no gradient rule for result " << i
+                               << "; only result 0 is differentiable";
+  return success();
+}
+
+/// Resizes `grads` to one null value per operand of `op`.
+static void initGrads(Operation *op, SmallVectorImpl<Value> &grads) {
+  grads.assign(op->getNumOperands(), Value());
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+LogicalResult CastOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                     ArrayRef<bool> needed,
+                                     SmallVectorImpl<Value> &grads) {
+  initGrads(*this, grads);
+  grads[0] = castTo(b, gradLoc(*this), resultGrads[0], getInput().getType());
+  return success();
+}
+
+LogicalResult AddOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                    ArrayRef<bool> needed,
+                                    SmallVectorImpl<Value> &grads) {
+  initGrads(*this, grads);
+  Location loc = gradLoc(*this);
+  if (needed[0])
+    grads[0] = castTo(b, loc, resultGrads[0], getLhs().getType());
+  if (needed[1])
+    grads[1] = castTo(b, loc, resultGrads[0], getRhs().getType());
+  return success();
+}
+
+LogicalResult SubOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                    ArrayRef<bool> needed,
+                                    SmallVectorImpl<Value> &grads) {
+  initGrads(*this, grads);
+  Location loc = gradLoc(*this);
+  Value g = resultGrads[0];
+  if (needed[0])
+    grads[0] = castTo(b, loc, g, getLhs().getType());
+  if (needed[1]) {
+    Value negated =
+        ScaleOp::create(b, loc, g.getType(), g, b.getF64FloatAttr(-1.0));
+    grads[1] = castTo(b, loc, negated, getRhs().getType());
+  }
+  return success();
+}
+
+LogicalResult MulOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                    ArrayRef<bool> needed,
+                                    SmallVectorImpl<Value> &grads) {
+  initGrads(*this, grads);
+  Location loc = gradLoc(*this);
+  Value g = resultGrads[0];
+  // d(lhs * rhs) = g * rhs, g * lhs, computed in the (widest) result type.
+  if (needed[0])
+    grads[0] = castTo(b, loc, MulOp::create(b, loc, g.getType(), g, getRhs()),
+                      getLhs().getType());
+  if (needed[1])
+    grads[1] = castTo(b, loc, MulOp::create(b, loc, g.getType(), g, getLhs()),
+                      getRhs().getType());
+  return success();
+}
+
+LogicalResult ScaleOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                      ArrayRef<bool> needed,
+                                      SmallVectorImpl<Value> &grads) {
+  initGrads(*this, grads);
+  grads[0] = ScaleOp::create(b, gradLoc(*this), getInput().getType(),
+                             resultGrads[0], getFactorAttr());
+  return success();
+}
+
+LogicalResult BiasAddOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                        ArrayRef<bool> needed,
+                                        SmallVectorImpl<Value> &grads) {
+  initGrads(*this, grads);
+  Location loc = gradLoc(*this);
+  Value g = resultGrads[0];
+  if (needed[0])
+    grads[0] = castTo(b, loc, g, getInput().getType());
+  if (needed[1]) {
+    int64_t rank = typeOf(g).getRank();
+    int64_t dim = static_cast<int64_t>(getDim());
+    if (dim < 0)
+      dim += rank;
+    SmallVector<int64_t> dims;
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != dim)
+        dims.push_back(d);
+    auto sumType = RankedTensorType::get(typeOf(getBias()).getShape(),
+                                         typeOf(g).getElementType());
+    Value sum = ReduceSumOp::create(b, loc, sumType, g, dims);
+    grads[1] = castTo(b, loc, sum, getBias().getType());
+  }
+  return success();
+}
+
+LogicalResult ReluOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                     ArrayRef<bool> needed,
+                                     SmallVectorImpl<Value> &grads) {
+  initGrads(*this, grads);
+  grads[0] = ReluGradOp::create(b, gradLoc(*this), getInput().getType(),
+                                resultGrads[0], getResult());
+  return success();
+}
+
+LogicalResult GeluOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                     ArrayRef<bool> needed,
+                                     SmallVectorImpl<Value> &grads) {
+  initGrads(*this, grads);
+  grads[0] =
+      GeluGradOp::create(b, gradLoc(*this), getInput().getType(),
+                         resultGrads[0], getInput(), getApproximateAttr());
+  return success();
+}
+
+LogicalResult SiluOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                     ArrayRef<bool> needed,
+                                     SmallVectorImpl<Value> &grads) {
+  initGrads(*this, grads);
+  grads[0] = SiluGradOp::create(b, gradLoc(*this), getInput().getType(),
+                                resultGrads[0], getInput());
+  return success();
+}
+
+LogicalResult SwigluOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                       ArrayRef<bool> needed,
+                                       SmallVectorImpl<Value> &grads) {
+  initGrads(*this, grads);
+  Type type = getGate().getType();
+  auto grad = SwigluGradOp::create(b, gradLoc(*this), type, type,
+                                   resultGrads[0], getGate(), getUp());
+  grads[0] = grad.getGradGate();
+  grads[1] = grad.getGradUp();
+  return success();
+}
+
+LogicalResult SoftmaxOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                        ArrayRef<bool> needed,
+                                        SmallVectorImpl<Value> &grads) {
+  initGrads(*this, grads);
+  grads[0] = SoftmaxGradOp::create(b, gradLoc(*this), getInput().getType(),
+                                   resultGrads[0], getResult(), getAxisAttr(),
+                                   getScaleAttr());
+  return success();
+}
+
+LogicalResult DropoutOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                        ArrayRef<bool> needed,
+                                        SmallVectorImpl<Value> &grads) {
+  if (failed(requireOnlyFirstResultGrad(*this, resultGrads)))
+    return failure();
+  initGrads(*this, grads);
+  grads[0] = DropoutGradOp::create(b, gradLoc(*this), getInput().getType(),
+                                   resultGrads[0], getMask(), getRateAttr());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Normalization
+//===----------------------------------------------------------------------===//
+
+LogicalResult LayerNormOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                          ArrayRef<bool> needed,
+                                          SmallVectorImpl<Value> &grads) {
+  if (failed(requireOnlyFirstResultGrad(*this, resultGrads)))
+    return failure();
+  initGrads(*this, grads);
+  auto grad = LayerNormGradOp::create(b, gradLoc(*this), getInput().getType(),
+                                      getGamma().getType(), getBeta().getType(),
+                                      resultGrads[0], getInput(), getGamma(),
+                                      getMean(), getRstd());
+  grads[0] = grad.getGradInput();
+  grads[1] = grad.getGradGamma();
+  grads[2] = grad.getGradBeta();
+  return success();
+}
+
+LogicalResult RmsNormOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                        ArrayRef<bool> needed,
+                                        SmallVectorImpl<Value> &grads) {
+  if (failed(requireOnlyFirstResultGrad(*this, resultGrads)))
+    return failure();
+  initGrads(*this, grads);
+  auto grad = RmsNormGradOp::create(b, gradLoc(*this), getInput().getType(),
+                                    getGamma().getType(), resultGrads[0],
+                                    getInput(), getGamma(), getRstd());
+  grads[0] = grad.getGradInput();
+  grads[1] = grad.getGradGamma();
+  return success();
+}
+
+LogicalResult BatchNormOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                          ArrayRef<bool> needed,
+                                          SmallVectorImpl<Value> &grads) {
+  if (failed(requireOnlyFirstResultGrad(*this, resultGrads)))
+    return failure();
+  initGrads(*this, grads);
+  auto grad = BatchNormGradOp::create(b, gradLoc(*this), getInput().getType(),
+                                      getGamma().getType(), getBeta().getType(),
+                                      resultGrads[0], getInput(), getGamma(),
+                                      getMean(), getRstd());
+  grads[0] = grad.getGradInput();
+  grads[1] = grad.getGradGamma();
+  grads[2] = grad.getGradBeta();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra, embeddings, attention
+//===----------------------------------------------------------------------===//
+
+/// The permutation that swaps the last two of `rank` dimensions.
+static SmallVector<int64_t> swapLastTwo(int64_t rank) {
+  SmallVector<int64_t> perm(rank);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::swap(perm[rank - 1], perm[rank - 2]);
+  return perm;
+}
+
+/// `value` with its last two dimensions swapped (a view).
+static Value transposeLastTwo(OpBuilder &b, Location loc, Value value) {
+  RankedTensorType type = typeOf(value);
+  SmallVector<int64_t> perm = swapLastTwo(type.getRank());
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(type.getDimSize(p));
+  return TransposeOp::create(
+      b, loc, RankedTensorType::get(shape, type.getElementType()), value, perm);
+}
+
+/// A matmul of `lhs` and `rhs` with the given transposes, inferring the
+/// result type (element type of the operands).
+static Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                         bool transposeLhs, bool transposeRhs) {
+  ArrayRef<int64_t> l = typeOf(lhs).getShape(), r = typeOf(rhs).getShape();
+  int64_t lr = l.size(), rr = r.size();
+  SmallVector<int64_t> shape(l.drop_back(2));
+  shape.push_back(transposeLhs ? l[lr - 1] : l[lr - 2]);
+  shape.push_back(transposeRhs ? r[rr - 2] : r[rr - 1]);
+  auto type = RankedTensorType::get(shape, typeOf(lhs).getElementType());
+  return MatmulOp::create(b, loc, type, lhs, rhs, transposeLhs, transposeRhs);
+}
+
+/// `value` with its leading dimensions collapsed into one:
+/// [B..., M, K] -> [prod(B) * M, K].
+static Value flattenToMatrix(OpBuilder &b, Location loc, Value value) {
+  RankedTensorType type = typeOf(value);
+  if (type.getRank() == 2)
+    return value;
+  int64_t cols = type.getShape().back();
+  auto flat = RankedTensorType::get({type.getNumElements() / cols, cols},
+                                    type.getElementType());
+  return ReshapeOp::create(b, loc, flat, value);
+}
+
+LogicalResult MatmulOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                       ArrayRef<bool> needed,
+                                       SmallVectorImpl<Value> &grads) {
+  initGrads(*this, grads);
+  Location loc = gradLoc(*this);
+  Value lhs = getLhs(), rhs = getRhs();
+  bool tl = getTransposeLhs(), tr = getTransposeRhs();
+  // Gradients are computed in the operands' element type.
+  Type operandElement = typeOf(lhs).getElementType();
+  Value g = resultGrads[0];
+  if (typeOf(g).getElementType() != operandElement)
+    g = castTo(b, loc, g,
+               RankedTensorType::get(typeOf(g).getShape(), operandElement));
+  bool sharedRhs = typeOf(rhs).getRank() == 2 && typeOf(lhs).getRank() > 2;
+
+  // With C = op(A) op(B): d op(A) = g op(B)^T and d op(B) = op(A)^T g.
+  if (needed[0]) {
+    // g op(B)^T = matmul(g, B) with B transposed unless op(B) is already B^T.
+    Value dOpA = buildMatmul(b, loc, g, rhs, false, !tr);
+    if (!tl)
+      grads[0] = dOpA;
+    else if (!sharedRhs)
+      grads[0] = buildMatmul(b, loc, rhs, g, tr, true); // op(B) g^T
+    else
+      grads[0] = transposeLastTwo(b, loc, dOpA);
+  }
+  if (needed[1]) {
+    if (sharedRhs) {
+      // Sum over the batch: flatten op(A) to [R, K] and g to [R, N].
+      Value opA = tl ? transposeLastTwo(b, loc, lhs) : lhs;
+      Value a2 = flattenToMatrix(b, loc, opA);
+      Value g2 = flattenToMatrix(b, loc, g);
+      grads[1] = tr ? buildMatmul(b, loc, g2, a2, true, false)  // g^T op(A)
+                    : buildMatmul(b, loc, a2, g2, true, false); // op(A)^T g
+    } else {
+      grads[1] = tr ? buildMatmul(b, loc, g, lhs, true, tl)    // g^T op(A)
+                    : buildMatmul(b, loc, lhs, g, !tl, false); // op(A)^T g
+    }
+  }
+  return success();
+}
+
+LogicalResult EmbeddingOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                          ArrayRef<bool> needed,
+                                          SmallVectorImpl<Value> &grads) {
+  initGrads(*this, grads);
+  grads[0] = EmbeddingGradOp::create(b, gradLoc(*this), getTable().getType(),
+                                     resultGrads[0], getIds());
+  return success();
+}
+
+LogicalResult AttentionOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                          ArrayRef<bool> needed,
+                                          SmallVectorImpl<Value> &grads) {
+  if (failed(requireOnlyFirstResultGrad(*this, resultGrads)))
+    return failure();
+  initGrads(*this, grads);
+  auto grad = AttentionGradOp::create(
+      b, gradLoc(*this), getQuery().getType(), getKey().getType(),
+      getValue().getType(), resultGrads[0], getQuery(), getKey(), getValue(),
+      getResult(), getLse(), getScaleAttr(), getCausalAttr());
+  grads[0] = grad.getGradQuery();
+  grads[1] = grad.getGradKey();
+  grads[2] = grad.getGradValue();
+  return success();
+}
+
+LogicalResult RotaryOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                       ArrayRef<bool> needed,
+                                       SmallVectorImpl<Value> &grads) {
+  initGrads(*this, grads);
+  grads[0] = RotaryGradOp::create(b, gradLoc(*this), getInput().getType(),
+                                  resultGrads[0], getThetaAttr());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Losses and reductions
+//===----------------------------------------------------------------------===//
+
+LogicalResult CrossEntropyOp::buildGradients(OpBuilder &b,
+                                             ValueRange resultGrads,
+                                             ArrayRef<bool> needed,
+                                             SmallVectorImpl<Value> &grads) {
+  initGrads(*this, grads);
+  grads[0] = CrossEntropyGradOp::create(
+      b, gradLoc(*this), getLogits().getType(), resultGrads[0], getLogits(),
+      getLabels(), getIgnoreIndexAttr());
+  return success();
+}
+
+LogicalResult MseLossOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                        ArrayRef<bool> needed,
+                                        SmallVectorImpl<Value> &grads) {
+  initGrads(*this, grads);
+  Location loc = gradLoc(*this);
+  Value dInput = MseLossGradOp::create(b, loc, getInput().getType(),
+                                       resultGrads[0], getInput(), getTarget());
+  if (needed[0])
+    grads[0] = dInput;
+  if (needed[1])
+    grads[1] = ScaleOp::create(b, loc, getTarget().getType(), dInput,
+                               b.getF64FloatAttr(-1.0));
+  return success();
+}
+
+LogicalResult ReduceSumOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                          ArrayRef<bool> needed,
+                                          SmallVectorImpl<Value> &grads) {
+  initGrads(*this, grads);
+  Location loc = gradLoc(*this);
+  Value g = castTo(b, loc, resultGrads[0],
+                   RankedTensorType::get(typeOf(resultGrads[0]).getShape(),
+                                         typeOf(getInput()).getElementType()));
+  grads[0] = BroadcastOp::create(b, loc, getInput().getType(), g, getDims());
+  return success();
+}
+
+LogicalResult BroadcastOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                          ArrayRef<bool> needed,
+                                          SmallVectorImpl<Value> &grads) {
+  initGrads(*this, grads);
+  grads[0] = ReduceSumOp::create(b, gradLoc(*this), getInput().getType(),
+                                 resultGrads[0], getDims());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshapeOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                        ArrayRef<bool> needed,
+                                        SmallVectorImpl<Value> &grads) {
+  initGrads(*this, grads);
+  grads[0] = ReshapeOp::create(b, gradLoc(*this), getInput().getType(),
+                               resultGrads[0]);
+  return success();
+}
+
+LogicalResult TransposeOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                          ArrayRef<bool> needed,
+                                          SmallVectorImpl<Value> &grads) {
+  initGrads(*this, grads);
+  ArrayRef<int64_t> perm = getPermutation();
+  SmallVector<int64_t> inverse(perm.size());
+  for (auto [i, p] : llvm::enumerate(perm))
+    inverse[p] = i;
+  grads[0] = TransposeOp::create(b, gradLoc(*this), getInput().getType(),
+                                 resultGrads[0], inverse);
+  return success();
+}
+
+LogicalResult SliceOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                      ArrayRef<bool> needed,
+                                      SmallVectorImpl<Value> &grads) {
+  initGrads(*this, grads);
+  grads[0] =
+      SliceGradOp::create(b, gradLoc(*this), getInput().getType(),
+                          resultGrads[0], getOffsetsAttr(), getStridesAttr());
+  return success();
+}
+
+LogicalResult ConcatOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                       ArrayRef<bool> needed,
+                                       SmallVectorImpl<Value> &grads) {
+  initGrads(*this, grads);
+  Location loc = gradLoc(*this);
+  int64_t rank = typeOf(getResult()).getRank();
+  int64_t axis = static_cast<int64_t>(getAxis());
+  if (axis < 0)
+    axis += rank;
+  int64_t offset = 0;
+  for (auto [i, input] : llvm::enumerate(getInputs())) {
+    SmallVector<int64_t> offsets(rank, 0);
+    offsets[axis] = offset;
+    offset += typeOf(input).getDimSize(axis);
+    if (!needed[i])
+      continue;
+    grads[i] = SliceOp::create(b, loc, input.getType(), resultGrads[0], offsets,
+                               /*strides=*/nullptr);
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Convolutional networks
+//===----------------------------------------------------------------------===//
+
+LogicalResult Conv2dOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                       ArrayRef<bool> needed,
+                                       SmallVectorImpl<Value> &grads) {
+  initGrads(*this, grads);
+  Location loc = gradLoc(*this);
+  if (needed[0])
+    grads[0] = Conv2dGradInputOp::create(
+        b, loc, getInput().getType(), resultGrads[0], getFilter(),
+        getStridesAttr(), getPaddingAttr(), getDilationAttr(), getGroupsAttr());
+  if (needed[1])
+    grads[1] = Conv2dGradFilterOp::create(
+        b, loc, getFilter().getType(), resultGrads[0], getInput(),
+        getStridesAttr(), getPaddingAttr(), getDilationAttr(), getGroupsAttr());
+  return success();
+}
+
+LogicalResult MaxPool2dOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                          ArrayRef<bool> needed,
+                                          SmallVectorImpl<Value> &grads) {
+  initGrads(*this, grads);
+  grads[0] = MaxPool2dGradOp::create(
+      b, gradLoc(*this), getInput().getType(), resultGrads[0], getInput(),
+      getKernelAttr(), getStridesAttr(), getPaddingAttr());
+  return success();
+}
+
+LogicalResult AvgPool2dOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                          ArrayRef<bool> needed,
+                                          SmallVectorImpl<Value> &grads) {
+  initGrads(*this, grads);
+  grads[0] = AvgPool2dGradOp::create(b, gradLoc(*this), getInput().getType(),
+                                     resultGrads[0], getKernelAttr(),
+                                     getStridesAttr(), getPaddingAttr());
+  return success();
+}
+
+LogicalResult
+UpsampleNearest2dOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                    ArrayRef<bool> needed,
+                                    SmallVectorImpl<Value> &grads) {
+  initGrads(*this, grads);
+  grads[0] = UpsampleNearest2dGradOp::create(
+      b, gradLoc(*this), getInput().getType(), resultGrads[0], getScaleAttr());
+  return success();
+}

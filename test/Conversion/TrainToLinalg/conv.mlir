@@ -1,0 +1,328 @@
+// RUN: mem-opt %s -split-input-file --convert-train-to-linalg | FileCheck %s
+
+// Zero padding, then the named convolution with the forward stride.
+// CHECK-LABEL: func.func @conv2d(
+//  CHECK-SAME:     %[[X:.+]]: tensor<2x3x8x8xf32>, %[[W:.+]]: tensor<4x3x3x3xf32>)
+//       CHECK:   %[[PAD:.+]] = tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 1]
+//       CHECK:     tensor.yield %{{.+}} : f32
+//       CHECK:   %[[INIT:.+]] = linalg.fill {{.+}} -> tensor<2x4x4x4xf32>
+//       CHECK:   %[[Y:.+]] = linalg.conv_2d_nchw_fchw
+//  CHECK-SAME:     dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>
+//  CHECK-SAME:     ins(%[[PAD]], %[[W]] : tensor<2x3x10x10xf32>, tensor<4x3x3x3xf32>)
+//  CHECK-SAME:     outs(%[[INIT]] : tensor<2x4x4x4xf32>)
+//       CHECK:   return %[[Y]]
+func.func @conv2d(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<2x4x4x4xf32> {
+  %y = train.conv2d %x, %w {strides = array<i64: 2, 2>, padding = array<i64: 1, 1>}
+      : tensor<2x3x8x8xf32>, tensor<4x3x3x3xf32> -> tensor<2x4x4x4xf32>
+  return %y : tensor<2x4x4x4xf32>
+}
+
+// -----
+
+// Groups split the channels (views), the grouped named convolution
+// accumulates bf16 products in f32, one truncf at the end.
+// CHECK-LABEL: func.func @conv2d_grouped_bf16(
+//  CHECK-SAME:     %[[X:.+]]: tensor<1x4x8x6xbf16>, %[[W:.+]]: tensor<6x2x3x3xbf16>)
+//       CHECK:   %[[PAD:.+]] = tensor.pad %[[X]] low[0, 0, 0, 1] high[0, 0, 0, 1]
+//       CHECK:   %[[GX:.+]] = tensor.expand_shape %[[PAD]] {{\[}}[0], [1, 2], [3], [4]] {{.+}} into tensor<1x2x2x8x8xbf16>
+//       CHECK:   %[[GW:.+]] = tensor.expand_shape %[[W]] {{\[}}[0, 1], [2], [3], [4]] {{.+}} into tensor<2x3x2x3x3xbf16>
+//       CHECK:   %[[INIT:.+]] = linalg.fill {{.+}} -> tensor<1x2x3x2x6xf32>
+//       CHECK:   %[[GY:.+]] = linalg.conv_2d_ngchw_gfchw
+//  CHECK-SAME:     dilations = dense<[2, 1]> : tensor<2xi64>, strides = dense<[2, 1]> : tensor<2xi64>
+//  CHECK-SAME:     ins(%[[GX]], %[[GW]] : {{.+}}) outs(%[[INIT]] : tensor<1x2x3x2x6xf32>)
+//       CHECK:   %[[Y:.+]] = tensor.collapse_shape %[[GY]] {{\[}}[0], [1, 2], [3], [4]] {{.+}} into tensor<1x6x2x6xf32>
+//       CHECK:   %[[R:.+]] = linalg.generic {{.+}} ins(%[[Y]] : tensor<1x6x2x6xf32>)
+//       CHECK:     arith.truncf %{{.+}} : f32 to bf16
+//       CHECK:   return %[[R]] : tensor<1x6x2x6xbf16>
+func.func @conv2d_grouped_bf16(%x: tensor<1x4x8x6xbf16>, %w: tensor<6x2x3x3xbf16>) -> tensor<1x6x2x6xbf16> {
+  %y = train.conv2d %x, %w {strides = array<i64: 2, 1>, dilation = array<i64: 2, 1>, padding = array<i64: 0, 1>, groups = 2 : i64}
+      : tensor<1x4x8x6xbf16>, tensor<6x2x3x3xbf16> -> tensor<1x6x2x6xbf16>
+  return %y : tensor<1x6x2x6xbf16>
+}
+
+// -----
+
+// dy is scattered with the stride into zeros at offset dil * (k - 1),
+// correlated (stride 1) with the filter flipped in (kh, kw) and transposed
+// in (o, c); the interior of the padded input gradient is the result.
+//   CHECK-DAG: #[[$FLIP:.+]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, -d2 + 2, -d3 + 2)>
+//   CHECK-DAG: #[[$ID:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @conv2d_grad_input(
+//  CHECK-SAME:     %[[DY:.+]]: tensor<2x4x4x4xf32>, %[[W:.+]]: tensor<4x3x3x3xf32>)
+//       CHECK:   %[[Z:.+]] = linalg.fill {{.+}} -> tensor<2x4x12x12xf32>
+//       CHECK:   %[[S:.+]] = tensor.insert_slice %[[DY]] into %[[Z]][0, 0, 2, 2] [2, 4, 4, 4] [1, 1, 2, 2]
+//       CHECK:   %[[F:.+]] = linalg.generic {indexing_maps = [#[[$FLIP]], #[[$ID]]]
+//  CHECK-SAME:     ins(%[[W]] : tensor<4x3x3x3xf32>) outs(%{{.+}} : tensor<3x4x3x3xf32>)
+//       CHECK:   %[[P:.+]] = linalg.conv_2d_nchw_fchw
+//  CHECK-SAME:     dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>
+//  CHECK-SAME:     ins(%[[S]], %[[F]] : tensor<2x4x12x12xf32>, tensor<3x4x3x3xf32>)
+//  CHECK-SAME:     -> tensor<2x3x10x10xf32>
+//       CHECK:   %[[DX:.+]] = tensor.extract_slice %[[P]][0, 0, 1, 1] [2, 3, 8, 8] [1, 1, 1, 1]
+//       CHECK:   return %[[DX]] : tensor<2x3x8x8xf32>
+func.func @conv2d_grad_input(%dy: tensor<2x4x4x4xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<2x3x8x8xf32> {
+  %dx = train.conv2d_grad_input %dy, %w {strides = array<i64: 2, 2>, padding = array<i64: 1, 1>}
+      : tensor<2x4x4x4xf32>, tensor<4x3x3x3xf32> -> tensor<2x3x8x8xf32>
+  return %dx : tensor<2x3x8x8xf32>
+}
+
+// -----
+
+// Per group, flipped[g * Cg + c, o] = w[g * Og + o, c]; the dilation is
+// kept, the scatter uses the forward strides.
+//   CHECK-DAG: #[[$FLIP:.+]] = affine_map<(d0, d1, d2, d3) -> ((d0 floordiv 2) * 3 + d1, d0 mod 2, -d2 + 2, -d3 + 2)>
+// CHECK-LABEL: func.func @conv2d_grad_input_grouped(
+//  CHECK-SAME:     %[[DY:.+]]: tensor<1x6x2x6xf32>, %[[W:.+]]: tensor<6x2x3x3xf32>)
+//       CHECK:   %[[S:.+]] = tensor.insert_slice %[[DY]] into %{{.+}}[0, 0, 4, 2] [1, 6, 2, 6] [1, 1, 2, 1] {{.+}} into tensor<1x6x12x10xf32>
+//       CHECK:   %[[F:.+]] = linalg.generic {indexing_maps = [#[[$FLIP]], {{.+}}]} {{.+}} outs(%{{.+}} : tensor<4x3x3x3xf32>)
+//       CHECK:   %[[GS:.+]] = tensor.expand_shape %[[S]] {{.+}} into tensor<1x2x3x12x10xf32>
+//       CHECK:   %[[GF:.+]] = tensor.expand_shape %[[F]] {{.+}} into tensor<2x2x3x3x3xf32>
+//       CHECK:   %[[GP:.+]] = linalg.conv_2d_ngchw_gfchw
+//  CHECK-SAME:     dilations = dense<[2, 1]> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>
+//  CHECK-SAME:     ins(%[[GS]], %[[GF]] : {{.+}}) {{.+}} -> tensor<1x2x2x8x8xf32>
+//       CHECK:   %[[P:.+]] = tensor.collapse_shape %[[GP]] {{.+}} into tensor<1x4x8x8xf32>
+//       CHECK:   %[[DX:.+]] = tensor.extract_slice %[[P]][0, 0, 0, 1] [1, 4, 8, 6] [1, 1, 1, 1]
+//       CHECK:   return %[[DX]] : tensor<1x4x8x6xf32>
+func.func @conv2d_grad_input_grouped(%dy: tensor<1x6x2x6xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<1x4x8x6xf32> {
+  %dx = train.conv2d_grad_input %dy, %w {strides = array<i64: 2, 1>, dilation = array<i64: 2, 1>, padding = array<i64: 0, 1>, groups = 2 : i64}
+      : tensor<1x6x2x6xf32>, tensor<6x2x3x3xf32> -> tensor<1x4x8x6xf32>
+  return %dx : tensor<1x4x8x6xf32>
+}
+
+// -----
+
+// One generic over (o, c, kh, kw | n, oh, ow): the input map carries the
+// stride and the dilation.
+//   CHECK-DAG: #[[$DY:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d0, d5, d6)>
+//   CHECK-DAG: #[[$X:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d1, d5 * 2 + d2, d6 * 2 + d3)>
+//   CHECK-DAG: #[[$DW:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @conv2d_grad_filter(
+//  CHECK-SAME:     %[[DY:.+]]: tensor<2x4x4x4xf32>, %[[X:.+]]: tensor<2x3x8x8xf32>)
+//       CHECK:   %[[PAD:.+]] = tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 1]
+//       CHECK:   %[[DW:.+]] = linalg.generic {indexing_maps = [#[[$DY]], #[[$X]], #[[$DW]]],
+//  CHECK-SAME:     iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+//  CHECK-SAME:     ins(%[[DY]], %[[PAD]] : tensor<2x4x4x4xf32>, tensor<2x3x10x10xf32>)
+//       CHECK:     %[[M:.+]] = arith.mulf
+//       CHECK:     %[[A:.+]] = arith.addf %{{.+}}, %[[M]] : f32
+//       CHECK:     linalg.yield %[[A]]
+//       CHECK:   return %[[DW]] : tensor<4x3x3x3xf32>
+func.func @conv2d_grad_filter(%dy: tensor<2x4x4x4xf32>, %x: tensor<2x3x8x8xf32>) -> tensor<4x3x3x3xf32> {
+  %dw = train.conv2d_grad_filter %dy, %x {strides = array<i64: 2, 2>, padding = array<i64: 1, 1>}
+      : tensor<2x4x4x4xf32>, tensor<2x3x8x8xf32> -> tensor<4x3x3x3xf32>
+  return %dw : tensor<4x3x3x3xf32>
+}
+
+// -----
+
+// The input channel of output channel o is (o / Og) * Cg + c; bf16
+// products accumulate in f32.
+//   CHECK-DAG: #[[$X:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, (d0 floordiv 3) * 2 + d1, d5 * 2 + d2 * 2, d3 + d6)>
+// CHECK-LABEL: func.func @conv2d_grad_filter_grouped(
+//       CHECK:   %[[DW:.+]] = linalg.generic {indexing_maps = [#{{.+}}, #[[$X]], #{{.+}}]
+//  CHECK-SAME:     outs(%{{.+}} : tensor<6x2x3x3xf32>)
+//       CHECK:     arith.extf %{{.+}} : bf16 to f32
+//       CHECK:     arith.extf %{{.+}} : bf16 to f32
+//       CHECK:   linalg.generic {{.+}} ins(%[[DW]] : tensor<6x2x3x3xf32>)
+//       CHECK:     arith.truncf %{{.+}} : f32 to bf16
+func.func @conv2d_grad_filter_grouped(%dy: tensor<1x6x2x6xbf16>, %x: tensor<1x4x8x6xbf16>) -> tensor<6x2x3x3xbf16> {
+  %dw = train.conv2d_grad_filter %dy, %x {strides = array<i64: 2, 1>, dilation = array<i64: 2, 1>, padding = array<i64: 0, 1>, groups = 2 : i64}
+      : tensor<1x6x2x6xbf16>, tensor<1x4x8x6xbf16> -> tensor<6x2x3x3xbf16>
+  return %dw : tensor<6x2x3x3xbf16>
+}
+
+// -----
+
+// Padding with -inf never wins the maximum.
+// CHECK-LABEL: func.func @max_pool2d(
+//  CHECK-SAME:     %[[X:.+]]: tensor<2x3x8x8xf32>)
+//       CHECK:   %[[NEG:.+]] = arith.constant 0xFF800000 : f32
+//       CHECK:   %[[PAD:.+]] = tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 1]
+//       CHECK:     tensor.yield %[[NEG]] : f32
+//       CHECK:   %[[WIN:.+]] = tensor.empty() : tensor<3x3xf32>
+//       CHECK:   %[[INIT:.+]] = linalg.fill ins(%{{.+}} : f32) {{.+}} -> tensor<2x3x4x4xf32>
+//       CHECK:   %[[Y:.+]] = linalg.pooling_nchw_max
+//  CHECK-SAME:     dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>
+//  CHECK-SAME:     ins(%[[PAD]], %[[WIN]] : tensor<2x3x10x10xf32>, tensor<3x3xf32>) outs(%[[INIT]] :
+//       CHECK:   return %[[Y]]
+func.func @max_pool2d(%x: tensor<2x3x8x8xf32>) -> tensor<2x3x4x4xf32> {
+  %y = train.max_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1>}
+      : tensor<2x3x8x8xf32> -> tensor<2x3x4x4xf32>
+  return %y : tensor<2x3x4x4xf32>
+}
+
+// -----
+
+// The argmax (window-relative index kh * KW + kw, first maximum on ties) is
+// a reduction over (kh, kw); then each window offset adds dy where it is the
+// argmax into the strided slice of the input gradient it addresses.
+//   CHECK-DAG: #[[$IN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 2 + d4, d3 * 2 + d5)>
+//   CHECK-DAG: #[[$WIN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>
+//   CHECK-DAG: #[[$OUT:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @max_pool2d_grad(
+//  CHECK-SAME:     %[[DY:.+]]: tensor<1x2x2x2xf32>, %[[X:.+]]: tensor<1x2x4x4xf32>)
+//       CHECK:   %[[ARG:.+]]:2 = linalg.generic {indexing_maps = [#[[$IN]], #[[$WIN]], #[[$OUT]], #[[$OUT]]],
+//  CHECK-SAME:     iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+//  CHECK-SAME:     ins(%[[X]], %{{.+}} : tensor<1x2x4x4xf32>, tensor<2x2xf32>)
+//  CHECK-SAME:     outs(%{{.+}}, %{{.+}} : tensor<1x2x2x2xf32>, tensor<1x2x2x2xi32>)
+//       CHECK:     arith.cmpf ogt
+//       CHECK:     arith.cmpf oeq
+//       CHECK:   %[[Z:.+]] = linalg.fill {{.+}} -> tensor<1x2x4x4xf32>
+//       CHECK:   %[[S0:.+]] = tensor.extract_slice %[[Z]][0, 0, 0, 0] [1, 2, 2, 2] [1, 1, 2, 2]
+//       CHECK:   %[[A0:.+]] = linalg.generic {{.+}} ins(%[[S0]], %[[DY]], %[[ARG]]#1 :
+//       CHECK:     %[[C0:.+]] = arith.constant 0 : i32
+//       CHECK:     arith.cmpi eq, %{{.+}}, %[[C0]] : i32
+//       CHECK:   %[[G0:.+]] = tensor.insert_slice %[[A0]] into %[[Z]][0, 0, 0, 0] [1, 2, 2, 2] [1, 1, 2, 2]
+//       CHECK:   tensor.extract_slice %[[G0]][0, 0, 0, 1] [1, 2, 2, 2] [1, 1, 2, 2]
+//       CHECK:     arith.constant 1 : i32
+//       CHECK:   tensor.insert_slice {{.+}}[0, 0, 0, 1] [1, 2, 2, 2] [1, 1, 2, 2]
+//       CHECK:   tensor.extract_slice {{.+}}[0, 0, 1, 0] [1, 2, 2, 2] [1, 1, 2, 2]
+//       CHECK:     arith.constant 2 : i32
+//       CHECK:   tensor.extract_slice {{.+}}[0, 0, 1, 1] [1, 2, 2, 2] [1, 1, 2, 2]
+//       CHECK:     arith.constant 3 : i32
+//       CHECK:   %[[DX:.+]] = tensor.insert_slice {{.+}}[0, 0, 1, 1] [1, 2, 2, 2] [1, 1, 2, 2]
+//       CHECK:   return %[[DX]] : tensor<1x2x4x4xf32>
+func.func @max_pool2d_grad(%dy: tensor<1x2x2x2xf32>, %x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
+  %dx = train.max_pool2d_grad %dy, %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}
+      : tensor<1x2x2x2xf32>, tensor<1x2x4x4xf32> -> tensor<1x2x4x4xf32>
+  return %dx : tensor<1x2x4x4xf32>
+}
+
+// -----
+
+// count_include_pad: zero padding, a sum pooling in f32, division by 9.
+// CHECK-LABEL: func.func @avg_pool2d(
+//  CHECK-SAME:     %[[X:.+]]: tensor<2x3x8x8xbf16>)
+//       CHECK:   %[[PAD:.+]] = tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 1]
+//       CHECK:   %[[SUM:.+]] = linalg.pooling_nchw_sum
+//  CHECK-SAME:     strides = dense<2> : tensor<2xi64>
+//  CHECK-SAME:     ins(%[[PAD]], %{{.+}} : tensor<2x3x10x10xbf16>, tensor<3x3xbf16>)
+//  CHECK-SAME:     -> tensor<2x3x4x4xf32>
+//       CHECK:   linalg.generic {{.+}} ins(%[[SUM]] : tensor<2x3x4x4xf32>) outs(%{{.+}} : tensor<2x3x4x4xbf16>)
+//       CHECK:     %[[NINE:.+]] = arith.constant 9.000000e+00 : f32
+//       CHECK:     %[[MEAN:.+]] = arith.divf %{{.+}}, %[[NINE]] : f32
+//       CHECK:     arith.truncf %[[MEAN]] : f32 to bf16
+func.func @avg_pool2d(%x: tensor<2x3x8x8xbf16>) -> tensor<2x3x4x4xbf16> {
+  %y = train.avg_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1>}
+      : tensor<2x3x8x8xbf16> -> tensor<2x3x4x4xbf16>
+  return %y : tensor<2x3x4x4xbf16>
+}
+
+// -----
+
+// dy / 9 scattered with the stride at offset k - 1, summed over stride-1
+// windows, interior extracted.
+// CHECK-LABEL: func.func @avg_pool2d_grad(
+//  CHECK-SAME:     %[[DY:.+]]: tensor<2x3x4x4xf32>)
+//       CHECK:   %[[SHARE:.+]] = linalg.generic {{.+}} ins(%[[DY]] :
+//       CHECK:     arith.divf %{{.+}}, %{{.+}} : f32
+//       CHECK:   %[[Z:.+]] = linalg.fill {{.+}} -> tensor<2x3x12x12xf32>
+//       CHECK:   %[[S:.+]] = tensor.insert_slice %[[SHARE]] into %[[Z]][0, 0, 2, 2] [2, 3, 4, 4] [1, 1, 2, 2]
+//       CHECK:   %[[P:.+]] = linalg.pooling_nchw_sum
+//  CHECK-SAME:     strides = dense<1> : tensor<2xi64>
+//  CHECK-SAME:     ins(%[[S]], %{{.+}} : tensor<2x3x12x12xf32>, tensor<3x3xf32>) {{.+}} -> tensor<2x3x10x10xf32>
+//       CHECK:   %[[DX:.+]] = tensor.extract_slice %[[P]][0, 0, 1, 1] [2, 3, 8, 8] [1, 1, 1, 1]
+//       CHECK:   return %[[DX]] : tensor<2x3x8x8xf32>
+func.func @avg_pool2d_grad(%dy: tensor<2x3x4x4xf32>) -> tensor<2x3x8x8xf32> {
+  %dx = train.avg_pool2d_grad %dy {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1>}
+      : tensor<2x3x4x4xf32> -> tensor<2x3x8x8xf32>
+  return %dx : tensor<2x3x8x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @upsample_nearest2d(
+//  CHECK-SAME:     %[[X:.+]]: tensor<2x3x4x5xf32>)
+//       CHECK:   %[[B:.+]] = linalg.broadcast ins(%[[X]] : tensor<2x3x4x5xf32>) outs(%{{.+}} : tensor<2x3x4x2x5x2xf32>) dimensions = [3, 5]
+//       CHECK:   %[[Y:.+]] = tensor.collapse_shape %[[B]] {{\[}}[0], [1], [2, 3], [4, 5]] {{.+}} into tensor<2x3x8x10xf32>
+//       CHECK:   return %[[Y]]
+func.func @upsample_nearest2d(%x: tensor<2x3x4x5xf32>) -> tensor<2x3x8x10xf32> {
+  %y = train.upsample_nearest2d %x {scale = 2 : i64} : tensor<2x3x4x5xf32> -> tensor<2x3x8x10xf32>
+  return %y : tensor<2x3x8x10xf32>
+}
+
+// -----
+
+// bf16 block sums accumulate in f32.
+// CHECK-LABEL: func.func @upsample_nearest2d_grad(
+//  CHECK-SAME:     %[[DY:.+]]: tensor<2x3x8x10xbf16>)
+//       CHECK:   %[[E:.+]] = tensor.expand_shape %[[DY]] {{\[}}[0], [1], [2, 3], [4, 5]] {{.+}} into tensor<2x3x4x2x5x2xbf16>
+//       CHECK:   %[[S:.+]] = linalg.reduce ins(%[[E]] : tensor<2x3x4x2x5x2xbf16>) outs(%{{.+}} : tensor<2x3x4x5xf32>) dimensions = [3, 5]
+//       CHECK:     arith.extf %{{.+}} : bf16 to f32
+//       CHECK:   linalg.generic {{.+}} ins(%[[S]] : tensor<2x3x4x5xf32>)
+//       CHECK:     arith.truncf %{{.+}} : f32 to bf16
+func.func @upsample_nearest2d_grad(%dy: tensor<2x3x8x10xbf16>) -> tensor<2x3x4x5xbf16> {
+  %dx = train.upsample_nearest2d_grad %dy {scale = 2 : i64} : tensor<2x3x8x10xbf16> -> tensor<2x3x4x5xbf16>
+  return %dx : tensor<2x3x4x5xbf16>
+}
+
+// -----
+
+// Scale 1 is the identity both ways.
+// CHECK-LABEL: func.func @upsample_nearest2d_unit(
+//  CHECK-SAME:     %[[X:.+]]: tensor<2x3x4x5xf32>)
+//  CHECK-NEXT:   return %[[X]]
+func.func @upsample_nearest2d_unit(%x: tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32> {
+  %y = train.upsample_nearest2d %x {scale = 1 : i64} : tensor<2x3x4x5xf32> -> tensor<2x3x4x5xf32>
+  %dx = train.upsample_nearest2d_grad %y {scale = 1 : i64} : tensor<2x3x4x5xf32> -> tensor<2x3x4x5xf32>
+  return %dx : tensor<2x3x4x5xf32>
+}
+
+// -----
+
+// Per-channel reductions over (n, h, w) in f32: the mean, then the biased
+// variance around it; y is elementwise with per-channel operands.
+//   CHECK-DAG: #[[$ID:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+//   CHECK-DAG: #[[$CH:.+]] = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-LABEL: func.func @batch_norm(
+//  CHECK-SAME:     %[[X:.+]]: tensor<2x8x4x4xbf16>, %[[G:.+]]: tensor<8xf32>, %[[B:.+]]: tensor<8xf32>)
+//       CHECK:   %[[SUM:.+]] = linalg.generic {indexing_maps = [#[[$ID]], #[[$CH]]],
+//  CHECK-SAME:     iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
+//  CHECK-SAME:     ins(%[[X]] : tensor<2x8x4x4xbf16>) outs(%{{.+}} : tensor<8xf32>)
+//       CHECK:   %[[MEAN:.+]] = linalg.generic
+//  CHECK-SAME:     ins(%[[SUM]] : tensor<8xf32>)
+//       CHECK:     arith.constant 3.200000e+01 : f32
+//       CHECK:   %[[SQ:.+]] = linalg.generic {indexing_maps = [#[[$ID]], #[[$CH]], #[[$CH]]],
+//  CHECK-SAME:     iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
+//  CHECK-SAME:     ins(%[[X]], %[[MEAN]] :
+//       CHECK:   %[[RSTD:.+]] = linalg.generic {{.+}} ins(%[[SQ]] : tensor<8xf32>)
+//       CHECK:     %[[EPS:.+]] = arith.constant 9.99999974E-6 : f32
+//       CHECK:     %[[V:.+]] = arith.addf %{{.+}}, %[[EPS]] : f32
+//       CHECK:     %[[SD:.+]] = math.sqrt %[[V]] : f32
+//       CHECK:     arith.divf %{{.+}}, %[[SD]] : f32
+//       CHECK:   %[[Y:.+]] = linalg.generic {indexing_maps = [#[[$ID]], #[[$CH]], #[[$CH]], #[[$CH]], #[[$CH]], #[[$ID]]],
+//  CHECK-SAME:     ins(%[[X]], %[[MEAN]], %[[RSTD]], %[[G]], %[[B]] :
+//  CHECK-SAME:     outs(%{{.+}} : tensor<2x8x4x4xbf16>)
+//       CHECK:     arith.truncf %{{.+}} : f32 to bf16
+//       CHECK:   return %[[Y]], %[[MEAN]], %[[RSTD]]
+func.func @batch_norm(%x: tensor<2x8x4x4xbf16>, %g: tensor<8xf32>, %b: tensor<8xf32>)
+    -> (tensor<2x8x4x4xbf16>, tensor<8xf32>, tensor<8xf32>) {
+  %y, %mean, %rstd = train.batch_norm %x, %g, %b {epsilon = 1.000000e-05 : f64}
+      : tensor<2x8x4x4xbf16>, tensor<8xf32>, tensor<8xf32>
+      -> tensor<2x8x4x4xbf16>, tensor<8xf32>, tensor<8xf32>
+  return %y, %mean, %rstd : tensor<2x8x4x4xbf16>, tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+// One reduction gives sum(dy) and sum(dy * (x - mean)); per channel,
+// dgamma, dbeta and the two projection terms; then dx elementwise.
+//   CHECK-DAG: #[[$ID:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+//   CHECK-DAG: #[[$CH:.+]] = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-LABEL: func.func @batch_norm_grad(
+//  CHECK-SAME:     %[[DY:[^:]+]]: tensor<2x8x4x4xf32>, %[[X:[^:]+]]: tensor<2x8x4x4xf32>, %[[G:[^:]+]]: tensor<8xf32>,
+//  CHECK-SAME:     %[[MEAN:[^:]+]]: tensor<8xf32>, %[[RSTD:[^:]+]]: tensor<8xf32>)
+//       CHECK:   %[[SUMS:.+]]:2 = linalg.generic {indexing_maps = [#[[$ID]], #[[$ID]], #[[$CH]], #[[$CH]], #[[$CH]]],
+//  CHECK-SAME:     iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
+//  CHECK-SAME:     ins(%[[DY]], %[[X]], %[[MEAN]] :
+//       CHECK:   %[[PC:.+]]:4 = linalg.generic
+//  CHECK-SAME:     ins(%[[SUMS]]#0, %[[SUMS]]#1, %[[RSTD]] :
+//       CHECK:   %[[DX:.+]] = linalg.generic {indexing_maps = [#[[$ID]], #[[$ID]], #[[$CH]], #[[$CH]], #[[$CH]], #[[$CH]], #[[$CH]], #[[$ID]]],
+//  CHECK-SAME:     ins(%[[DY]], %[[X]], %[[MEAN]], %[[RSTD]], %[[G]], %[[PC]]#2, %[[PC]]#3 :
+//       CHECK:   return %[[DX]], %[[PC]]#0, %[[PC]]#1
+func.func @batch_norm_grad(%dy: tensor<2x8x4x4xf32>, %x: tensor<2x8x4x4xf32>, %g: tensor<8xf32>,
+                           %mean: tensor<8xf32>, %rstd: tensor<8xf32>)
+    -> (tensor<2x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %dx, %dg, %db = train.batch_norm_grad %dy, %x, %g, %mean, %rstd
+      : tensor<2x8x4x4xf32>, tensor<2x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+      -> tensor<2x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>
+  return %dx, %dg, %db : tensor<2x8x4x4xf32>, tensor<8xf32>, tensor<8xf32>
+}

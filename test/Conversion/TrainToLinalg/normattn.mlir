@@ -1,0 +1,236 @@
+// RUN: mem-opt %s --convert-train-to-linalg | FileCheck %s
+
+// Normalizations reduce the last dimension; attention runs its matmuls as
+// linalg.batch_matmul on [B*Hkv, G*S, D] (query heads of a group stacked).
+
+// CHECK-DAG: #[[$ID2:.+]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[$ROW2:.+]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-DAG: #[[$COL2:.+]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-DAG: #[[$ID3:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[$ROW3:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-DAG: #[[$COL3:.+]] = affine_map<(d0, d1, d2) -> (d2)>
+// CHECK-DAG: #[[$TABLE:.+]] = affine_map<(d0, d1, d2) -> (d1, d2)>
+// CHECK-DAG: #[[$MM_LHS:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG: #[[$MM_RHS_T:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
+// CHECK-DAG: #[[$MM_OUT:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-DAG: #[[$MM_LHS_T:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1)>
+// CHECK-DAG: #[[$MM_RHS:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+// CHECK-DAG: #[[$ID4:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// bf16 input: statistics in f32 (two passes), one rounding of y to bf16.
+// CHECK-LABEL: func.func @layer_norm(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<2x3x8xbf16>, %[[G:[a-z0-9]+]]: tensor<8xbf16>, %[[B:[a-z0-9]+]]: tensor<8xbf16>)
+// CHECK: %[[SUM:.+]] = linalg.reduce ins(%[[X]] : tensor<2x3x8xbf16>) outs(%{{.+}} : tensor<2x3xf32>) dimensions = [2]
+// CHECK: arith.extf %{{.+}} : bf16 to f32
+// CHECK: %[[MEAN:.+]] = linalg.generic {{.+}} ins(%[[SUM]] : tensor<2x3xf32>)
+// CHECK: arith.constant 8.000000e+00 : f32
+// CHECK: arith.divf
+// CHECK: %[[SQ:.+]] = linalg.generic {indexing_maps = [#[[$ID3]], #[[$ROW3]], #[[$ROW3]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]], %[[MEAN]] : tensor<2x3x8xbf16>, tensor<2x3xf32>) outs(%{{.+}} : tensor<2x3xf32>)
+// CHECK: %[[C:.+]] = arith.subf
+// CHECK: %[[C2:.+]] = arith.mulf %[[C]], %[[C]] : f32
+// CHECK: arith.addf %{{.+}}, %[[C2]] : f32
+// CHECK: %[[RSTD:.+]] = linalg.generic {{.+}} ins(%[[SQ]] : tensor<2x3xf32>)
+// CHECK: arith.constant 9.99999974E-6 : f32
+// CHECK: %[[SQRT:.+]] = math.sqrt
+// CHECK: arith.divf %{{.+}}, %[[SQRT]] : f32
+// CHECK: %[[Y:.+]] = linalg.generic {indexing_maps = [#[[$ID3]], #[[$ROW3]], #[[$ROW3]], #[[$COL3]], #[[$COL3]], #[[$ID3]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[X]], %[[MEAN]], %[[RSTD]], %[[G]], %[[B]] : {{.+}}) outs(%{{.+}} : tensor<2x3x8xbf16>)
+// CHECK: arith.truncf %{{.+}} : f32 to bf16
+// CHECK: return %[[Y]], %[[MEAN]], %[[RSTD]]
+func.func @layer_norm(%x: tensor<2x3x8xbf16>, %g: tensor<8xbf16>, %b: tensor<8xbf16>)
+    -> (tensor<2x3x8xbf16>, tensor<2x3xf32>, tensor<2x3xf32>) {
+  %y, %m, %r = train.layer_norm %x, %g, %b {epsilon = 1.0e-5 : f64}
+      : tensor<2x3x8xbf16>, tensor<8xbf16>, tensor<8xbf16>
+      -> tensor<2x3x8xbf16>, tensor<2x3xf32>, tensor<2x3xf32>
+  return %y, %m, %r : tensor<2x3x8xbf16>, tensor<2x3xf32>, tensor<2x3xf32>
+}
+
+// Row sums of g and g * xhat, then dx; column sums of dy * xhat and dy.
+// CHECK-LABEL: func.func @layer_norm_grad(
+// CHECK-SAME: %[[DY:[a-z0-9]+]]: tensor<4x8xf32>, %[[X:[a-z0-9]+]]: tensor<4x8xf32>, %[[G:[a-z0-9]+]]: tensor<8xf32>, %[[M:[a-z0-9]+]]: tensor<4xf32>, %[[R:[a-z0-9]+]]: tensor<4xf32>)
+// CHECK: %[[ROWS:.+]]:2 = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ID2]], #[[$ROW2]], #[[$ROW2]], #[[$COL2]], #[[$ROW2]], #[[$ROW2]]], iterator_types = ["parallel", "reduction"]} ins(%[[DY]], %[[X]], %[[M]], %[[R]], %[[G]] : {{.+}}) outs({{.+}} : tensor<4xf32>, tensor<4xf32>)
+// CHECK: %[[DX:.+]] = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ID2]], #[[$ROW2]], #[[$ROW2]], #[[$COL2]], #[[$ROW2]], #[[$ROW2]], #[[$ID2]]], iterator_types = ["parallel", "parallel"]} ins(%[[DY]], %[[X]], %[[M]], %[[R]], %[[G]], %[[ROWS]]#0, %[[ROWS]]#1 : {{.+}}) outs(%{{.+}} : tensor<4x8xf32>)
+// CHECK: %[[COLS:.+]]:2 = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ID2]], #[[$ROW2]], #[[$ROW2]], #[[$COL2]], #[[$COL2]]], iterator_types = ["reduction", "parallel"]} ins(%[[DY]], %[[X]], %[[M]], %[[R]] : {{.+}}) outs({{.+}} : tensor<8xf32>, tensor<8xf32>)
+// CHECK: return %[[DX]], %[[COLS]]#0, %[[COLS]]#1
+func.func @layer_norm_grad(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, %g: tensor<8xf32>,
+                           %m: tensor<4xf32>, %r: tensor<4xf32>)
+    -> (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %dx, %dg, %db = train.layer_norm_grad %dy, %x, %g, %m, %r
+      : tensor<4x8xf32>, tensor<4x8xf32>, tensor<8xf32>, tensor<4xf32>, tensor<4xf32>
+      -> tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>
+  return %dx, %dg, %db : tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>
+}
+
+// f64 input: statistics in f64, rstd returned as f32.
+// CHECK-LABEL: func.func @rms_norm(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<4x8xf64>, %[[G:[a-z0-9]+]]: tensor<8xf64>)
+// CHECK: %[[SQ:.+]] = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ROW2]]], iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<4x8xf64>) outs(%{{.+}} : tensor<4xf64>)
+// CHECK: %[[XX:.+]] = arith.mulf %[[IN:.+]], %[[IN]] : f64
+// CHECK: arith.addf %{{.+}}, %[[XX]] : f64
+// CHECK: %[[RSTD:.+]] = linalg.generic {{.+}} ins(%[[SQ]] : tensor<4xf64>)
+// CHECK: math.sqrt %{{.+}} : f64
+// CHECK: %[[Y:.+]] = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ROW2]], #[[$COL2]], #[[$ID2]]], iterator_types = ["parallel", "parallel"]} ins(%[[X]], %[[RSTD]], %[[G]] : {{.+}}) outs(%{{.+}} : tensor<4x8xf64>)
+// CHECK: %[[R32:.+]] = linalg.generic {{.+}} ins(%[[RSTD]] : tensor<4xf64>) outs(%{{.+}} : tensor<4xf32>)
+// CHECK: arith.truncf %{{.+}} : f64 to f32
+// CHECK: return %[[Y]], %[[R32]]
+func.func @rms_norm(%x: tensor<4x8xf64>, %g: tensor<8xf64>) -> (tensor<4x8xf64>, tensor<4xf32>) {
+  %y, %r = train.rms_norm %x, %g {epsilon = 1.0e-6 : f64}
+      : tensor<4x8xf64>, tensor<8xf64> -> tensor<4x8xf64>, tensor<4xf32>
+  return %y, %r : tensor<4x8xf64>, tensor<4xf32>
+}
+
+// bf16 activations with an f32 gamma: sums in f32, dx rounded to bf16.
+// CHECK-LABEL: func.func @rms_norm_grad(
+// CHECK-SAME: %[[DY:[a-z0-9]+]]: tensor<4x8xbf16>, %[[X:[a-z0-9]+]]: tensor<4x8xbf16>, %[[G:[a-z0-9]+]]: tensor<8xf32>, %[[R:[a-z0-9]+]]: tensor<4xf32>)
+// CHECK: %[[ROWS:.+]] = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ID2]], #[[$ROW2]], #[[$COL2]], #[[$ROW2]]], iterator_types = ["parallel", "reduction"]} ins(%[[DY]], %[[X]], %[[R]], %[[G]] : {{.+}}) outs(%{{.+}} : tensor<4xf32>)
+// CHECK: %[[DX:.+]] = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ID2]], #[[$ROW2]], #[[$COL2]], #[[$ROW2]], #[[$ID2]]], iterator_types = ["parallel", "parallel"]} ins(%[[DY]], %[[X]], %[[R]], %[[G]], %[[ROWS]] : {{.+}}) outs(%{{.+}} : tensor<4x8xbf16>)
+// CHECK: arith.truncf %{{.+}} : f32 to bf16
+// CHECK: %[[DG:.+]] = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ID2]], #[[$ROW2]], #[[$COL2]]], iterator_types = ["reduction", "parallel"]} ins(%[[DY]], %[[X]], %[[R]] : {{.+}}) outs(%{{.+}} : tensor<8xf32>)
+// CHECK: return %[[DX]], %[[DG]]
+func.func @rms_norm_grad(%dy: tensor<4x8xbf16>, %x: tensor<4x8xbf16>, %g: tensor<8xf32>,
+                         %r: tensor<4xf32>) -> (tensor<4x8xbf16>, tensor<8xf32>) {
+  %dx, %dg = train.rms_norm_grad %dy, %x, %g, %r
+      : tensor<4x8xbf16>, tensor<4x8xbf16>, tensor<8xf32>, tensor<4xf32>
+      -> tensor<4x8xbf16>, tensor<8xf32>
+  return %dx, %dg : tensor<4x8xbf16>, tensor<8xf32>
+}
+
+// cos/sin tables [S, D/2] in f32 from the iteration indices, then the two
+// halves of the last dimension rotated together.
+// CHECK-LABEL: func.func @rotary(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<2x16x64xf32>)
+// CHECK: %[[T:.+]]:2 = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ID2]]], iterator_types = ["parallel", "parallel"]} outs(%{{.+}}, %{{.+}} : tensor<16x32xf32>, tensor<16x32xf32>)
+// CHECK: %[[S:.+]] = linalg.index 0 : index
+// CHECK: %[[I:.+]] = linalg.index 1 : index
+// CHECK: %[[EXP:.+]] = arith.divf %{{.+}}, %{{.+}} : f32
+// CHECK: %[[POW:.+]] = math.powf %{{.+}}, %[[EXP]] : f32
+// CHECK: %[[INV:.+]] = arith.divf %{{.+}}, %[[POW]] : f32
+// CHECK: %[[ANGLE:.+]] = arith.mulf %{{.+}}, %[[INV]] : f32
+// CHECK: %[[COS:.+]] = math.cos %[[ANGLE]] : f32
+// CHECK: %[[SIN:.+]] = math.sin %[[ANGLE]] : f32
+// CHECK: linalg.yield %[[COS]], %[[SIN]]
+// CHECK: %[[X1:.+]] = tensor.extract_slice %[[X]][0, 0, 0] [2, 16, 32] [1, 1, 1]
+// CHECK: %[[X2:.+]] = tensor.extract_slice %[[X]][0, 0, 32] [2, 16, 32] [1, 1, 1]
+// CHECK: %[[ROT:.+]]:2 = linalg.generic {indexing_maps = [#[[$ID3]], #[[$ID3]], #[[$TABLE]], #[[$TABLE]], #[[$ID3]], #[[$ID3]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[X1]], %[[X2]], %[[T]]#0, %[[T]]#1 :
+// CHECK: ^bb0(%[[A:.+]]: f32, %[[B:.+]]: f32, %[[C:.+]]: f32, %[[SN:.+]]: f32, %{{.+}}: f32, %{{.+}}: f32):
+// CHECK: %[[AC:.+]] = arith.mulf %[[A]], %[[C]]
+// CHECK: %[[BS:.+]] = arith.mulf %[[B]], %[[SN]]
+// CHECK: %[[BC:.+]] = arith.mulf %[[B]], %[[C]]
+// CHECK: %[[AS:.+]] = arith.mulf %[[A]], %[[SN]]
+// CHECK: %[[O1:.+]] = arith.subf %[[AC]], %[[BS]]
+// CHECK: %[[O2:.+]] = arith.addf %[[BC]], %[[AS]]
+// CHECK: linalg.yield %[[O1]], %[[O2]]
+// CHECK: %[[R1:.+]] = tensor.insert_slice %[[ROT]]#0 into %{{.+}}[0, 0, 0] [2, 16, 32] [1, 1, 1]
+// CHECK: %[[R2:.+]] = tensor.insert_slice %[[ROT]]#1 into %[[R1]][0, 0, 32] [2, 16, 32] [1, 1, 1]
+// CHECK: return %[[R2]]
+func.func @rotary(%x: tensor<2x16x64xf32>) -> tensor<2x16x64xf32> {
+  %r = train.rotary %x {theta = 1.0e4 : f64} : tensor<2x16x64xf32>
+  return %r : tensor<2x16x64xf32>
+}
+
+// The inverse rotation (sin negated), computed in f32 for bf16.
+// CHECK-LABEL: func.func @rotary_grad(
+// CHECK: arith.constant 5.000000e+05 : f32
+// CHECK: linalg.generic {indexing_maps = [#[[$ID3]], #[[$ID3]], #[[$TABLE]], #[[$TABLE]], #[[$ID3]], #[[$ID3]]]
+// CHECK: ^bb0(%[[A:.+]]: bf16, %[[B:.+]]: bf16, %[[C:.+]]: f32, %[[SN:.+]]: f32, %{{.+}}: bf16, %{{.+}}: bf16):
+// CHECK: %[[AF:.+]] = arith.extf %[[A]] : bf16 to f32
+// CHECK: %[[BF:.+]] = arith.extf %[[B]] : bf16 to f32
+// CHECK: %[[AC:.+]] = arith.mulf %[[AF]], %[[C]]
+// CHECK: %[[BS:.+]] = arith.mulf %[[BF]], %[[SN]]
+// CHECK: %[[BC:.+]] = arith.mulf %[[BF]], %[[C]]
+// CHECK: %[[AS:.+]] = arith.mulf %[[AF]], %[[SN]]
+// CHECK: %[[O1:.+]] = arith.addf %[[AC]], %[[BS]]
+// CHECK: %[[O2:.+]] = arith.subf %[[BC]], %[[AS]]
+// CHECK: %[[T1:.+]] = arith.truncf %[[O1]] : f32 to bf16
+// CHECK: %[[T2:.+]] = arith.truncf %[[O2]] : f32 to bf16
+// CHECK: linalg.yield %[[T1]], %[[T2]]
+func.func @rotary_grad(%x: tensor<2x16x64xbf16>) -> tensor<2x16x64xbf16> {
+  %r = train.rotary_grad %x {theta = 5.0e5 : f64} : tensor<2x16x64xbf16>
+  return %r : tensor<2x16x64xbf16>
+}
+
+// GQA (8 query heads on 2 key/value heads), causal with Sq = 16 < Sk = 32:
+// scores = q k^T in f32, masked where key j > query i + 16.
+// CHECK-LABEL: func.func @attention(
+// CHECK-SAME: %[[Q:[a-z0-9]+]]: tensor<2x8x16x64xbf16>, %[[K:[a-z0-9]+]]: tensor<2x2x32x64xbf16>, %[[V:[a-z0-9]+]]: tensor<2x2x32x64xbf16>)
+// CHECK: %[[QE:.+]] = tensor.expand_shape %[[Q]] {{\[\[}}0], [1, 2], [3], [4]] output_shape [2, 2, 4, 16, 64]
+// CHECK: %[[QG:.+]] = tensor.collapse_shape %[[QE]] {{\[\[}}0, 1], [2, 3], [4]] : tensor<2x2x4x16x64xbf16> into tensor<4x64x64xbf16>
+// CHECK: %[[KG:.+]] = tensor.collapse_shape %[[K]] {{\[\[}}0, 1], [2], [3]] : tensor<2x2x32x64xbf16> into tensor<4x32x64xbf16>
+// CHECK: %[[VG:.+]] = tensor.collapse_shape %[[V]] {{\[\[}}0, 1], [2], [3]] : tensor<2x2x32x64xbf16> into tensor<4x32x64xbf16>
+// CHECK: %[[S:.+]] = linalg.batch_matmul indexing_maps = [#[[$MM_LHS]], #[[$MM_RHS_T]], #[[$MM_OUT]]] ins(%[[QG]], %[[KG]] : tensor<4x64x64xbf16>, tensor<4x32x64xbf16>) outs(%{{.+}} : tensor<4x64x32xf32>)
+// CHECK: %[[S4:.+]] = tensor.expand_shape %[[S]] {{\[\[}}0], [1, 2], [3]] output_shape [4, 4, 16, 32]
+// CHECK: %[[NEGINF:.+]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[MAX:.+]] = linalg.generic {indexing_maps = [#[[$ID4]], #[[$MM_OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[S4]] : tensor<4x4x16x32xf32>)
+// CHECK: arith.constant 1.250000e-01 : f32
+// CHECK: %[[I:.+]] = linalg.index 2 : index
+// CHECK: %[[J:.+]] = linalg.index 3 : index
+// CHECK: %[[OFF:.+]] = arith.constant 16 : index
+// CHECK: %[[LIM:.+]] = arith.addi %[[I]], %[[OFF]] : index
+// CHECK: %[[MASKED:.+]] = arith.cmpi sgt, %[[J]], %[[LIM]] : index
+// CHECK: %[[M:.+]] = arith.maximumf
+// CHECK: arith.select %[[MASKED]], %{{.+}}, %[[M]] : f32
+// CHECK: %[[SUM:.+]] = linalg.generic {indexing_maps = [#[[$ID4]], #[[$MM_OUT]], #[[$MM_OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[S4]], %[[MAX]] :
+// CHECK: math.exp
+// CHECK: %[[LSE:.+]] = linalg.generic {{.+}} ins(%[[MAX]], %[[SUM]] :
+// CHECK: math.log
+// CHECK: %[[P:.+]] = linalg.generic {indexing_maps = [#[[$ID4]], #[[$MM_OUT]], #[[$ID4]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[S4]], %[[LSE]] :
+// CHECK: arith.cmpi sgt
+// CHECK: %[[PG:.+]] = tensor.collapse_shape %[[P]] {{\[\[}}0], [1, 2], [3]] : tensor<4x4x16x32xf32> into tensor<4x64x32xf32>
+// CHECK: %[[O:.+]] = linalg.batch_matmul ins(%[[PG]], %[[VG]] : tensor<4x64x32xf32>, tensor<4x32x64xbf16>) outs(%{{.+}} : tensor<4x64x64xf32>)
+// CHECK: %[[O16:.+]] = linalg.generic {{.+}} ins(%[[O]] : tensor<4x64x64xf32>) outs(%{{.+}} : tensor<4x64x64xbf16>)
+// CHECK: %[[OE:.+]] = tensor.expand_shape %[[O16]] {{\[\[}}0, 1], [2, 3], [4]] output_shape [2, 2, 4, 16, 64]
+// CHECK: %[[OUT:.+]] = tensor.collapse_shape %[[OE]] {{\[\[}}0], [1, 2], [3], [4]] : tensor<2x2x4x16x64xbf16> into tensor<2x8x16x64xbf16>
+// CHECK: %[[LE:.+]] = tensor.expand_shape %[[LSE]] {{\[\[}}0, 1], [2], [3]] output_shape [2, 2, 4, 16]
+// CHECK: %[[LSEOUT:.+]] = tensor.collapse_shape %[[LE]] {{\[\[}}0], [1, 2], [3]] : tensor<2x2x4x16xf32> into tensor<2x8x16xf32>
+// CHECK: return %[[OUT]], %[[LSEOUT]]
+func.func @attention(%q: tensor<2x8x16x64xbf16>, %k: tensor<2x2x32x64xbf16>, %v: tensor<2x2x32x64xbf16>)
+    -> (tensor<2x8x16x64xbf16>, tensor<2x8x16xf32>) {
+  %o, %l = train.attention %q, %k, %v {causal, scale = 0.125 : f64}
+      : tensor<2x8x16x64xbf16>, tensor<2x2x32x64xbf16>, tensor<2x2x32x64xbf16>
+      -> tensor<2x8x16x64xbf16>, tensor<2x8x16xf32>
+  return %o, %l : tensor<2x8x16x64xbf16>, tensor<2x8x16xf32>
+}
+
+// Not causal: no mask. dv = P^T do and dk = dS^T q contract over the rows
+// of all query heads of a group (the GQA group sum).
+// CHECK-LABEL: func.func @attention_grad(
+// CHECK-SAME: %[[DO:[a-z0-9]+]]: tensor<1x4x16x32xf32>, %[[Q:[a-z0-9]+]]: tensor<1x4x16x32xf32>, %[[K:[a-z0-9]+]]: tensor<1x2x16x32xf32>, %[[V:[a-z0-9]+]]: tensor<1x2x16x32xf32>, %[[O:[a-z0-9]+]]: tensor<1x4x16x32xf32>, %[[L:[a-z0-9]+]]: tensor<1x4x16xf32>)
+// CHECK: %[[DOE:.+]] = tensor.expand_shape %[[DO]]
+// CHECK: %[[DOG:.+]] = tensor.collapse_shape %[[DOE]] {{\[\[}}0, 1], [2, 3], [4]] : tensor<1x2x2x16x32xf32> into tensor<2x32x32xf32>
+// CHECK: %[[QE:.+]] = tensor.expand_shape %[[Q]]
+// CHECK: %[[QG:.+]] = tensor.collapse_shape %[[QE]]
+// CHECK: %[[OE:.+]] = tensor.expand_shape %[[O]]
+// CHECK: %[[OG:.+]] = tensor.collapse_shape %[[OE]]
+// CHECK: %[[KG:.+]] = tensor.collapse_shape %[[K]]
+// CHECK: %[[VG:.+]] = tensor.collapse_shape %[[V]]
+// CHECK: %[[LE:.+]] = tensor.expand_shape %[[L]] {{\[\[}}0], [1, 2], [3]] output_shape [1, 2, 2, 16]
+// CHECK: %[[LG:.+]] = tensor.collapse_shape %[[LE]] {{\[\[}}0, 1], [2], [3]] : tensor<1x2x2x16xf32> into tensor<2x2x16xf32>
+// CHECK: %[[S:.+]] = linalg.batch_matmul indexing_maps = [#[[$MM_LHS]], #[[$MM_RHS_T]], #[[$MM_OUT]]] ins(%[[QG]], %[[KG]] :
+// CHECK: %[[S4:.+]] = tensor.expand_shape %[[S]]
+// CHECK: %[[P4:.+]] = linalg.generic {indexing_maps = [#[[$ID4]], #[[$MM_OUT]], #[[$ID4]]], {{.+}} ins(%[[S4]], %[[LG]] :
+// CHECK-NOT: linalg.index
+// CHECK: math.exp
+// CHECK: %[[P:.+]] = tensor.collapse_shape %[[P4]]
+// CHECK: %[[DV:.+]] = linalg.batch_matmul indexing_maps = [#[[$MM_LHS_T]], #[[$MM_RHS]], #[[$MM_OUT]]] ins(%[[P]], %[[DOG]] : tensor<2x32x16xf32>, tensor<2x32x32xf32>) outs(%{{.+}} : tensor<2x16x32xf32>)
+// CHECK: %[[DP:.+]] = linalg.batch_matmul indexing_maps = [#[[$MM_LHS]], #[[$MM_RHS_T]], #[[$MM_OUT]]] ins(%[[DOG]], %[[VG]] : tensor<2x32x32xf32>, tensor<2x16x32xf32>) outs(%{{.+}} : tensor<2x32x16xf32>)
+// CHECK: %[[D:.+]] = linalg.generic {indexing_maps = [#[[$ID3]], #[[$ID3]], #[[$ROW3]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[DOG]], %[[OG]] :
+// CHECK: %[[DS:.+]] = linalg.generic {indexing_maps = [#[[$ID3]], #[[$ID3]], #[[$ROW3]], #[[$ID3]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[P]], %[[DP]], %[[D]] :
+// CHECK: arith.subf
+// CHECK: arith.mulf
+// CHECK: arith.constant 2.500000e-01 : f32
+// CHECK: %[[DQ:.+]] = linalg.batch_matmul ins(%[[DS]], %[[KG]] : tensor<2x32x16xf32>, tensor<2x16x32xf32>) outs(%{{.+}} : tensor<2x32x32xf32>)
+// CHECK: %[[DK:.+]] = linalg.batch_matmul indexing_maps = [#[[$MM_LHS_T]], #[[$MM_RHS]], #[[$MM_OUT]]] ins(%[[DS]], %[[QG]] : tensor<2x32x16xf32>, tensor<2x32x32xf32>) outs(%{{.+}} : tensor<2x16x32xf32>)
+// CHECK: %[[DQE:.+]] = tensor.expand_shape %[[DQ]] {{\[\[}}0, 1], [2, 3], [4]]
+// CHECK: %[[DQOUT:.+]] = tensor.collapse_shape %[[DQE]] {{\[\[}}0], [1, 2], [3], [4]] : tensor<1x2x2x16x32xf32> into tensor<1x4x16x32xf32>
+// CHECK: %[[DKOUT:.+]] = tensor.expand_shape %[[DK]] {{\[\[}}0, 1], [2], [3]] output_shape [1, 2, 16, 32]
+// CHECK: %[[DVOUT:.+]] = tensor.expand_shape %[[DV]] {{\[\[}}0, 1], [2], [3]] output_shape [1, 2, 16, 32]
+// CHECK: return %[[DQOUT]], %[[DKOUT]], %[[DVOUT]]
+func.func @attention_grad(%do: tensor<1x4x16x32xf32>, %q: tensor<1x4x16x32xf32>,
+                          %k: tensor<1x2x16x32xf32>, %v: tensor<1x2x16x32xf32>,
+                          %o: tensor<1x4x16x32xf32>, %l: tensor<1x4x16xf32>)
+    -> (tensor<1x4x16x32xf32>, tensor<1x2x16x32xf32>, tensor<1x2x16x32xf32>) {
+  %dq, %dk, %dv = train.attention_grad %do, %q, %k, %v, %o, %l {scale = 0.25 : f64}
+      : tensor<1x4x16x32xf32>, tensor<1x4x16x32xf32>, tensor<1x2x16x32xf32>,
+        tensor<1x2x16x32xf32>, tensor<1x4x16x32xf32>, tensor<1x4x16xf32>
+      -> tensor<1x4x16x32xf32>, tensor<1x2x16x32xf32>, tensor<1x2x16x32xf32>
+  return %dq, %dk, %dv : tensor<1x4x16x32xf32>, tensor<1x2x16x32xf32>, tensor<1x2x16x32xf32>
+}

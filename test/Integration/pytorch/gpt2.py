@@ -1,0 +1,203 @@
+"""A small GPT-2-style model, written twice from one configuration: as a
+forward + loss function in the train dialect (--emit-mlir, for mem-run with
+train-autodiff) and in PyTorch (the reference), from mem-run's documented
+initialization (memrun_init.py).
+
+Each block: pre-LayerNorm, fused QKV projection, causal softmax attention
+(unfused: scores, softmax with scale 1/sqrt(head dim), probs . V), output
+projection, residual; LayerNorm, MLP with tanh-GeLU, residual. Then the final
+LayerNorm, the LM head tied to the token embedding, and cross-entropy.
+Weights are input-major ([in, out]) as in HuggingFace's Conv1D. Dropout is
+off (the comparison needs identical randomness in both frameworks).
+
+Step arguments: #0 token ids, #1 position ids, #2 labels (already shifted),
+#3 the step number added by train-autodiff.
+"""
+
+import argparse
+import math
+
+CONFIG = dict(layers=2, batch=2, seq=16, hidden=32, heads=4, vocab=64,
+              positions=16)
+
+
+def params(cfg):
+    """(name, shape) of every parameter in order of first appearance."""
+    c, v, p = cfg["hidden"], cfg["vocab"], cfg["positions"]
+    out = [("wte.weight", [v, c]), ("wpe.weight", [p, c])]
+    for layer in range(cfg["layers"]):
+        h = "h.%d." % layer
+        out += [(h + "ln_1.weight", [c]), (h + "ln_1.bias", [c]),
+                (h + "attn.c_attn.weight", [c, 3 * c]),
+                (h + "attn.c_attn.bias", [3 * c]),
+                (h + "attn.c_proj.weight", [c, c]),
+                (h + "attn.c_proj.bias", [c]),
+                (h + "ln_2.weight", [c]), (h + "ln_2.bias", [c]),
+                (h + "mlp.c_fc.weight", [c, 4 * c]),
+                (h + "mlp.c_fc.bias", [4 * c]),
+                (h + "mlp.c_proj.weight", [4 * c, c]),
+                (h + "mlp.c_proj.bias", [c])]
+    out += [("ln_f.weight", [c]), ("ln_f.bias", [c])]
+    return out
+
+
+def emit_mlir(cfg):
+    b, t, c, nh = cfg["batch"], cfg["seq"], cfg["hidden"], cfg["heads"]
+    v, d = cfg["vocab"], cfg["hidden"] // cfg["heads"]
+    lines = []
+    emit = lines.append
+
+    def ty(*shape, elem="f32"):
+        return "tensor<%s%s>" % ("".join("%dx" % s for s in shape), elem)
+
+    btc = ty(b, t, c)
+    emit("func.func @gpt2(%%ids: %s, %%pos: %s, %%labels: %s) -> tensor<f32> {"
+         % (ty(b, t, elem="i64"), ty(b, t, elem="i64"), ty(b, t, elem="i64")))
+    names = {}
+    for name, shape in params(cfg):
+        ssa = "%" + name.replace(".", "_")
+        names[name] = ssa
+        emit('  %s = train.param "%s" : %s loc("%s")'
+             % (ssa, name, ty(*shape), name))
+    emit('  %%tok = train.embedding %s, %%ids : %s, %s -> %s loc("wte")'
+         % (names["wte.weight"], ty(v, c), ty(b, t, elem="i64"), btc))
+    emit('  %%posemb = train.embedding %s, %%pos : %s, %s -> %s loc("wpe")'
+         % (names["wpe.weight"], ty(cfg["positions"], c),
+            ty(b, t, elem="i64"), btc))
+    emit('  %%x0 = train.add %%tok, %%posemb : %s loc("embed")' % btc)
+    x = "%x0"
+
+    def layer_norm(prefix, inp, out):
+        stat = ty(b, t)
+        emit('  %s, %s_mean, %s_rstd = train.layer_norm %s, %s, %s : %s, %s, %s'
+             ' -> %s, %s, %s loc("%s")'
+             % (out, out, out, inp, names[prefix + ".weight"],
+                names[prefix + ".bias"], btc, ty(c), ty(c), btc, stat, stat,
+                prefix))
+
+    def linear(prefix, inp, n_in, n_out, out):
+        emit('  %s_mm = train.matmul %s, %s : %s, %s -> %s loc("%s")'
+             % (out, inp, names[prefix + ".weight"], ty(b, t, n_in),
+                ty(n_in, n_out), ty(b, t, n_out), prefix))
+        emit('  %s = train.bias_add %s_mm, %s : %s, %s -> %s loc("%s.bias")'
+             % (out, out, names[prefix + ".bias"], ty(b, t, n_out), ty(n_out),
+                ty(b, t, n_out), prefix))
+
+    for layer in range(cfg["layers"]):
+        h = "h.%d." % layer
+        s = "%%l%d_" % layer
+        layer_norm(h + "ln_1", x, s + "ln1")
+        linear(h + "attn.c_attn", s + "ln1", c, 3 * c, s + "qkv")
+        heads = []
+        for i, part in enumerate("qkv"):
+            emit('  %s%s = train.slice %sqkv {offsets = array<i64: 0, 0, %d>} '
+                 ': %s -> %s loc("%sattn.split")'
+                 % (s, part, s, i * c, ty(b, t, 3 * c), btc, h))
+            emit('  %s%s4 = train.reshape %s%s : %s -> %s'
+                 % (s, part, s, part, btc, ty(b, t, nh, d)))
+            emit('  %s%sh = train.transpose %s%s4 {permutation = '
+                 'array<i64: 0, 2, 1, 3>} : %s -> %s'
+                 % (s, part, s, part, ty(b, t, nh, d), ty(b, nh, t, d)))
+            heads.append(s + part + "h")
+        emit('  %sscores = train.matmul %s, %s {transpose_rhs} : %s, %s -> %s'
+             ' loc("%sattn.scores")'
+             % (s, heads[0], heads[1], ty(b, nh, t, d), ty(b, nh, t, d),
+                ty(b, nh, t, t), h))
+        emit('  %sprobs = train.softmax %sscores {causal, scale = %s : f64} : %s'
+             ' loc("%sattn.softmax")'
+             % (s, s, repr(1.0 / math.sqrt(d)), ty(b, nh, t, t), h))
+        emit('  %sctx = train.matmul %sprobs, %s : %s, %s -> %s'
+             ' loc("%sattn.context")'
+             % (s, s, heads[2], ty(b, nh, t, t), ty(b, nh, t, d),
+                ty(b, nh, t, d), h))
+        emit('  %sctxt = train.transpose %sctx {permutation = '
+             'array<i64: 0, 2, 1, 3>} : %s -> %s'
+             % (s, s, ty(b, nh, t, d), ty(b, t, nh, d)))
+        emit('  %smerged = train.reshape %sctxt : %s -> %s loc("%sattn.merge")'
+             % (s, s, ty(b, t, nh, d), btc, h))
+        linear(h + "attn.c_proj", s + "merged", c, c, s + "attn")
+        emit('  %sx1 = train.add %s, %sattn : %s loc("%sresid1")'
+             % (s, x, s, btc, h))
+        layer_norm(h + "ln_2", s + "x1", s + "ln2")
+        linear(h + "mlp.c_fc", s + "ln2", c, 4 * c, s + "fc")
+        emit('  %sact = train.gelu %sfc {approximate} : %s loc("%smlp.act")'
+             % (s, s, ty(b, t, 4 * c), h))
+        linear(h + "mlp.c_proj", s + "act", 4 * c, c, s + "mlp")
+        emit('  %sx2 = train.add %sx1, %smlp : %s loc("%sresid2")'
+             % (s, s, s, btc, h))
+        x = s + "x2"
+    layer_norm("ln_f", x, "%lnf")
+    emit('  %%logits = train.matmul %%lnf, %s {transpose_rhs} : %s, %s -> %s'
+         ' loc("lm_head")' % (names["wte.weight"], btc, ty(v, c), ty(b, t, v)))
+    emit('  %%loss = train.cross_entropy %%logits, %%labels : %s, %s -> '
+         'tensor<f32> loc("loss")' % (ty(b, t, v), ty(b, t, elem="i64")))
+    emit("  return %loss : tensor<f32>")
+    emit("}")
+    return "\n".join(lines)
+
+
+def run_torch(cfg, steps):
+    import torch
+    from memrun_init import (init_int_arg, init_param, print_params,
+                             print_step)
+
+    torch.set_num_threads(1)
+    b, t, c, nh = cfg["batch"], cfg["seq"], cfg["hidden"], cfg["heads"]
+    v, d = cfg["vocab"], c // nh
+    order = params(cfg)
+    p = {name: init_param(name, shape).requires_grad_()
+         for name, shape in order}
+    ids = init_int_arg(0, [b, t], v)
+    pos = init_int_arg(1, [b, t], cfg["positions"])
+    labels = init_int_arg(2, [b, t], v)
+    optimizer = torch.optim.Adam(p.values(), lr=1e-3, foreach=False)
+    causal = torch.ones(t, t, dtype=torch.bool).triu(1)
+    F = torch.nn.functional
+
+    def forward():
+        x = p["wte.weight"][ids] + p["wpe.weight"][pos]
+        for layer in range(cfg["layers"]):
+            h = "h.%d." % layer
+            ln1 = F.layer_norm(x, (c,), p[h + "ln_1.weight"],
+                               p[h + "ln_1.bias"], 1e-5)
+            qkv = ln1 @ p[h + "attn.c_attn.weight"] + p[h + "attn.c_attn.bias"]
+            q, k, vv = [qkv[..., i * c:(i + 1) * c].reshape(b, t, nh, d)
+                        .transpose(1, 2) for i in range(3)]
+            scores = (q @ k.transpose(-1, -2)) * (1.0 / math.sqrt(d))
+            probs = torch.softmax(scores.masked_fill(causal, float("-inf")), -1)
+            ctx = (probs @ vv).transpose(1, 2).reshape(b, t, c)
+            attn = ctx @ p[h + "attn.c_proj.weight"] + p[h + "attn.c_proj.bias"]
+            x = x + attn
+            ln2 = F.layer_norm(x, (c,), p[h + "ln_2.weight"],
+                               p[h + "ln_2.bias"], 1e-5)
+            fc = ln2 @ p[h + "mlp.c_fc.weight"] + p[h + "mlp.c_fc.bias"]
+            act = F.gelu(fc, approximate="tanh")
+            x = x + act @ p[h + "mlp.c_proj.weight"] + p[h + "mlp.c_proj.bias"]
+        lnf = F.layer_norm(x, (c,), p["ln_f.weight"], p["ln_f.bias"], 1e-5)
+        logits = lnf @ p["wte.weight"].t()
+        return F.cross_entropy(logits.reshape(-1, v), labels.reshape(-1))
+
+    for step in range(1, steps + 1):
+        optimizer.zero_grad()
+        loss = forward()
+        loss.backward()
+        print_step(step, loss)
+        optimizer.step()
+    print_params([(name, p[name]) for name, _ in order])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--emit-mlir", action="store_true")
+    parser.add_argument("--steps", type=int, default=3)
+    parser.add_argument("--layers", type=int, default=CONFIG["layers"])
+    args = parser.parse_args()
+    cfg = dict(CONFIG, layers=args.layers)
+    if args.emit_mlir:
+        print(emit_mlir(cfg))
+    else:
+        run_torch(cfg, args.steps)
+
+
+if __name__ == "__main__":
+    main()

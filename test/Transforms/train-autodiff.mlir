@@ -1,0 +1,114 @@
+// RUN: mem-opt %s -split-input-file --train-autodiff | FileCheck %s
+// RUN: mem-opt %s -split-input-file --train-autodiff='optimizer=sgd lr=0.5 momentum=0.9' | FileCheck %s --check-prefix=SGD
+// RUN: mem-opt %s -split-input-file --train-autodiff='optimizer=adamw weight-decay=0.1' | FileCheck %s --check-prefix=ADAMW
+// RUN: mem-opt %s -split-input-file --train-autodiff='optimizer=none' | FileCheck %s --check-prefix=NONE
+// RUN: mem-opt %s -split-input-file --train-autodiff --train-verify-step -o /dev/null
+// RUN: mem-opt %s -split-input-file --train-autodiff --mlir-print-debuginfo | FileCheck %s --check-prefix=LOC
+
+// An MLP: the backward runs in reverse program order; matmul is reused for
+// both of its gradients; relu saves its output; bias gradients are sums.
+// CHECK-LABEL: func.func @mlp(
+// CHECK-SAME:      %[[X:[^:]+]]: tensor<8x16xf32>, %[[Y:[^:]+]]: tensor<8x4xf32>, %[[T:[^:]+]]: tensor<i64> {train.step})
+// CHECK:         %[[W1:.+]] = train.param "fc1.weight"
+// CHECK:         %[[B1:.+]] = train.param "fc1.bias"
+// CHECK:         %[[W2:.+]] = train.param "fc2.weight"
+// CHECK:         %[[B2:.+]] = train.param "fc2.bias"
+// CHECK:         %[[H:.+]] = train.matmul %[[X]], %[[W1]] :
+// CHECK:         %[[HB:.+]] = train.bias_add %[[H]], %[[B1]]
+// CHECK:         %[[A:.+]] = train.relu %[[HB]]
+// CHECK:         %[[O:.+]] = train.matmul %[[A]], %[[W2]] :
+// CHECK:         %[[OB:.+]] = train.bias_add %[[O]], %[[B2]]
+// CHECK:         %[[L:.+]] = train.mse_loss %[[OB]], %[[Y]]
+// CHECK:         %[[SEED:.+]] = arith.constant dense<1.000000e+00> : tensor<f32>
+// CHECK:         %[[DOB:.+]] = train.mse_loss_grad %[[SEED]], %[[OB]], %[[Y]]
+// CHECK:         %[[DB2:.+]] = train.reduce_sum %[[DOB]] {dims = array<i64: 0>} : tensor<8x4xf32> -> tensor<4xf32>
+// CHECK:         %[[DA:.+]] = train.matmul %[[DOB]], %[[W2]] {transpose_rhs} : tensor<8x4xf32>, tensor<32x4xf32> -> tensor<8x32xf32>
+// CHECK:         %[[DW2:.+]] = train.matmul %[[A]], %[[DOB]] {transpose_lhs} : tensor<8x32xf32>, tensor<8x4xf32> -> tensor<32x4xf32>
+// CHECK:         %[[DHB:.+]] = train.relu_grad %[[DA]], %[[A]] : tensor<8x32xf32>
+// CHECK:         %[[DB1:.+]] = train.reduce_sum %[[DHB]] {dims = array<i64: 0>}
+// CHECK:         %[[DW1:.+]] = train.matmul %[[X]], %[[DHB]] {transpose_lhs} : tensor<8x16xf32>, tensor<8x32xf32> -> tensor<16x32xf32>
+// CHECK-NOT:     train.matmul
+// CHECK:         %[[M1:.+]] = train.opt_state "fc1.weight.exp_avg" : tensor<16x32xf32>
+// CHECK:         %[[V1:.+]] = train.opt_state "fc1.weight.exp_avg_sq" : tensor<16x32xf32>
+// CHECK:         train.adam %[[W1]], %[[DW1]], %[[M1]], %[[V1]] step(%[[T]] : tensor<i64>) {lr = 1.000000e-03 : f64}
+// CHECK:         train.adam %[[B1]], %[[DB1]],
+// CHECK:         train.adam %[[W2]], %[[DW2]],
+// CHECK:         train.adam %[[B2]], %[[DB2]],
+// CHECK:         return %[[L]] : tensor<f32>
+
+// SGD-LABEL: func.func @mlp(%{{.*}}: tensor<8x16xf32>, %{{.*}}: tensor<8x4xf32>) -> tensor<f32>
+// SGD:         %[[BUF:.+]] = train.opt_state "fc1.weight.momentum_buffer" : tensor<16x32xf32>
+// SGD-NEXT:    train.sgd %{{.+}}, %{{.+}} momentum(%[[BUF]] : tensor<16x32xf32>) {lr = 5.000000e-01 : f64, momentum = 9.000000e-01 : f64}
+// SGD-COUNT-3: train.sgd
+
+// ADAMW-LABEL: func.func @mlp(
+// ADAMW-COUNT-4: train.adamw {{.*}} {lr = 1.000000e-03 : f64, weight_decay = 1.000000e-01 : f64}
+
+// NONE-LABEL: func.func @mlp(%{{.*}}: tensor<8x16xf32>, %{{.*}}: tensor<8x4xf32>) -> (tensor<f32>, tensor<16x32xf32>, tensor<32xf32>, tensor<32x4xf32>, tensor<4xf32>)
+// NONE-NOT:   train.adam
+// NONE:       return %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : tensor<f32>, tensor<16x32xf32>, tensor<32xf32>, tensor<32x4xf32>, tensor<4xf32>
+func.func @mlp(%x: tensor<8x16xf32>, %y: tensor<8x4xf32>) -> tensor<f32> {
+  %w1 = train.param "fc1.weight" : tensor<16x32xf32>
+  %b1 = train.param "fc1.bias" : tensor<32xf32>
+  %w2 = train.param "fc2.weight" : tensor<32x4xf32>
+  %b2 = train.param "fc2.bias" : tensor<4xf32>
+  %h = train.matmul %x, %w1 : tensor<8x16xf32>, tensor<16x32xf32> -> tensor<8x32xf32>
+  %hb = train.bias_add %h, %b1 : tensor<8x32xf32>, tensor<32xf32> -> tensor<8x32xf32>
+  %a = train.relu %hb : tensor<8x32xf32>
+  %o = train.matmul %a, %w2 : tensor<8x32xf32>, tensor<32x4xf32> -> tensor<8x4xf32>
+  %ob = train.bias_add %o, %b2 : tensor<8x4xf32>, tensor<4xf32> -> tensor<8x4xf32>
+  %l = train.mse_loss %ob, %y : tensor<8x4xf32>, tensor<8x4xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// A value with two uses (a residual) gets the sum of both gradients; two
+// reads of one parameter name (a tied embedding) get one update with the sum
+// of their gradients; a parameter the loss does not use gets no update.
+// CHECK-LABEL: func.func @residual_and_tied(
+// CHECK:         %[[E:.+]] = train.param "wte" : tensor<16x8xf32>
+// CHECK:         %[[U:.+]] = train.param "unused" : tensor<3xf32>
+// CHECK:         %[[H:.+]] = train.embedding %[[E]], %{{.+}}
+// CHECK:         %[[G:.+]] = train.gelu %[[H]]
+// CHECK:         %[[R:.+]] = train.add %[[H]], %[[G]]
+// CHECK:         %[[E2:.+]] = train.param "wte" : tensor<16x8xf32>
+// CHECK:         %[[LOGITS:.+]] = train.matmul %[[R]], %[[E2]] {transpose_rhs}
+// CHECK:         %[[DLOGITS:.+]] = train.cross_entropy_grad
+// CHECK:         %[[DR:.+]] = train.matmul %[[DLOGITS]], %[[E2]] :
+// CHECK:         %[[DLOGITS2D:.+]] = train.reshape %[[DLOGITS]] : tensor<2x5x16xf32> -> tensor<10x16xf32>
+// CHECK:         %[[DE2:.+]] = train.matmul %[[DLOGITS2D]], %{{.+}} {transpose_lhs} : tensor<10x16xf32>, tensor<10x8xf32> -> tensor<16x8xf32>
+// CHECK:         %[[DG:.+]] = train.gelu_grad %[[DR]], %[[H]]
+// CHECK:         %[[DH:.+]] = train.add %[[DR]], %[[DG]]
+// CHECK:         %[[DE1:.+]] = train.embedding_grad %[[DH]], %{{.+}} : tensor<2x5x8xf32>, tensor<2x5xi64> -> tensor<16x8xf32>
+// CHECK:         %[[DE:.+]] = train.add %[[DE1]], %[[DE2]] : tensor<16x8xf32>
+// CHECK:         train.adam %[[E]], %[[DE]],
+// CHECK-NOT:     train.adam
+// CHECK:         return
+func.func @residual_and_tied(%ids: tensor<2x5xi64>, %labels: tensor<2x5xi64>) -> tensor<f32> {
+  %wte = train.param "wte" : tensor<16x8xf32>
+  %unused = train.param "unused" : tensor<3xf32>
+  %h = train.embedding %wte, %ids : tensor<16x8xf32>, tensor<2x5xi64> -> tensor<2x5x8xf32>
+  %g = train.gelu %h : tensor<2x5x8xf32>
+  %r = train.add %h, %g : tensor<2x5x8xf32>
+  %wte2 = train.param "wte" : tensor<16x8xf32>
+  %logits = train.matmul %r, %wte2 {transpose_rhs} : tensor<2x5x8xf32>, tensor<16x8xf32> -> tensor<2x5x16xf32>
+  %l = train.cross_entropy %logits, %labels : tensor<2x5x16xf32>, tensor<2x5xi64> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// Gradient ops are named after the forward op's name location.
+// LOC-LABEL: func.func @locations(
+// LOC:         train.softmax_grad {{.*}} loc(#[[SM:.+]])
+// LOC:         train.mul {{.*}} loc(#[[SC:.+]])
+// LOC-DAG:     #[[SM]] = loc("attn.softmax.grad")
+// LOC-DAG:     #[[SC]] = loc("scores.grad")
+func.func @locations(%x: tensor<4x4xf32>) -> tensor<f32> {
+  %w = train.param "w" : tensor<4x4xf32>
+  %s = train.mul %x, %w : tensor<4x4xf32> loc("scores")
+  %p = train.softmax %s {causal} : tensor<4x4xf32> loc("attn.softmax")
+  %l = train.reduce_sum %p {dims = array<i64: 0, 1>} : tensor<4x4xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
