@@ -27,7 +27,7 @@
 
 // Argument types mem-run cannot fill.
 // RUN: not mem-run %t/scalar-arg.mlir 2>&1 | FileCheck %s --check-prefix=SCALAR
-// SCALAR: scalar-arg.mlir:1:17: error: mem-run cannot feed or read argument #0 of type 'f32': expected a statically shaped tensor of 8, 16, 32 or 64-bit floats or integers
+// SCALAR: scalar-arg.mlir:1:17: error: mem-run cannot feed or read argument #0 of type 'f32': expected a statically shaped tensor of 8, 16, 32 or 64-bit floats or integers, or of i1
 // SCALAR: mem-run: error: cannot run @step (see above)
 // RUN: not mem-run %t/dynamic-arg.mlir 2>&1 | FileCheck %s --check-prefix=DYNAMIC
 // DYNAMIC: error: mem-run cannot feed or read argument #0 of type 'tensor<?xf32>'
@@ -61,6 +61,11 @@
 // RUN: not mem-run %t/verify.mlir --pipeline='func.func(train-verify-step)' 2>&1 | FileCheck %s --check-prefix=VERIFY
 // VERIFY: verify.mlir:3:8: error: 'train.param' op state "w" is read with type 'tensor<8xf32>', but earlier with type 'tensor<4xf32>'
 // VERIFY: mem-run: error: --pipeline 'func.func(train-verify-step)' failed
+
+// Globals larger than the machine's memory are refused before compiling
+// (the JIT would abort): 4e14 bytes of parameter, 16 of result.
+// RUN: not mem-run %t/huge.mlir 2>&1 | FileCheck %s --check-prefix=HUGE
+// HUGE: mem-run: error: the step's parameters, optimizer states, arguments and results take 400000000000016 bytes, more than this machine's memory ({{[0-9]+}} bytes)
 
 // Option checks.
 // RUN: not mem-run %t/two-steps.mlir --func b --steps 0 --measure-peak 2>&1 | FileCheck %s --check-prefix=PEAK0
@@ -125,6 +130,13 @@ func.func @step() -> tensor<1xi64> {
   %c = arith.index_cast %i : index to i64
   %t = tensor.from_elements %c : tensor<1xi64>
   return %t : tensor<1xi64>
+}
+
+//--- huge.mlir
+func.func @step() -> tensor<4xf32> {
+  %w = train.param "w" : tensor<100000000000000xf32>
+  %e = tensor.empty() : tensor<4xf32>
+  return %e : tensor<4xf32>
 }
 
 //--- reserved.mlir

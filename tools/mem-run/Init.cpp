@@ -59,6 +59,9 @@ unsigned run::getStorageBytes(Type elementType) {
   if (!isa<FloatType, IntegerType>(elementType))
     return 0;
   unsigned width = elementType.getIntOrFloatBitWidth();
+  // LLVM stores an i1 element in a byte.
+  if (width == 1 && isa<IntegerType>(elementType))
+    return 1;
   if (width != 8 && width != 16 && width != 32 && width != 64)
     return 0;
   // x86's 80-bit and other padded float formats are not plain `width` bits.
@@ -116,5 +119,7 @@ int64_t run::loadInteger(Type elementType, const void *src) {
   uint64_t bits = 0;
   unsigned bytes = getStorageBytes(elementType);
   std::memcpy(&bits, src, bytes);
+  if (elementType.isInteger(1))
+    return bits & 1;
   return llvm::APInt(bytes * 8, bits).getSExtValue();
 }

@@ -35,8 +35,8 @@ double initValue(double amplitude, double phase, int64_t index);
 uint64_t initInteger(llvm::StringRef name, int64_t index, uint64_t bound);
 
 /// Bytes one element of `elementType` occupies in a lowered memref, or 0
-/// when mem-run cannot store that type (sub-byte or wider than 64 bits,
-/// or neither float nor integer).
+/// when mem-run cannot store that type (sub-byte other than i1, wider than
+/// 64 bits, or neither float nor integer).
 unsigned getStorageBytes(Type elementType);
 
 /// Writes `value` rounded once (to nearest, ties to even) to the float type
@@ -49,7 +49,8 @@ double loadFloat(Type elementType, const void *src);
 /// Writes the low bytes of `value` as an integer of `elementType` at `dst`.
 void storeInteger(Type elementType, void *dst, uint64_t value);
 
-/// Reads a signless integer of `elementType` at `src`, sign-extended.
+/// Reads a signless integer of `elementType` at `src`, sign-extended (an i1
+/// reads as 0 or 1).
 int64_t loadInteger(Type elementType, const void *src);
 
 } // namespace mlir::memopt::run

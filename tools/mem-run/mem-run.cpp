@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/ExecutionEngine/CRunnerUtils.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/AsmState.h"
@@ -44,6 +45,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MathExtras.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/WithColor.h"
@@ -51,6 +53,7 @@
 #include <cmath>
 #include <cstring>
 #include <optional>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::memopt;
@@ -211,7 +214,7 @@ static FailureOr<RankedTensorType> getStorableType(Type type, Location loc,
   emitError(loc) << "mem-run cannot feed or read " << what << " of type "
                  << type
                  << ": expected a statically shaped tensor of 8, 16, 32 or "
-                    "64-bit floats or integers";
+                    "64-bit floats or integers, or of i1";
   return failure();
 }
 
@@ -466,7 +469,8 @@ static LogicalResult lowerToLLVM(ModuleOp module) {
 // Running
 //===----------------------------------------------------------------------===//
 
-/// The allocation hooks lowered code calls, and the C math functions that
+/// The allocation hooks lowered code calls, the strided copy of MLIR's C
+/// runner utilities (libmlir_c_runner_utils.so), and the C math functions that
 /// math-to-libm and LLVM's intrinsic lowering emit calls to. The JIT would
 /// also find the latter in the process; naming them makes the resolution
 /// independent of what the process happens to export.
@@ -482,6 +486,8 @@ getRuntimeSymbols(llvm::orc::MangleAndInterner interner) {
   add("_mlir_memref_to_llvm_aligned_alloc",
       &_mlir_memref_to_llvm_aligned_alloc);
   add("_mlir_memref_to_llvm_free", &_mlir_memref_to_llvm_free);
+  // Copies between memrefs that are not contiguous lower to this call.
+  add("memrefCopy", &memrefCopy);
   using F1 = float (*)(float);
   using D1 = double (*)(double);
   using F2 = float (*)(float, float);
@@ -538,8 +544,9 @@ static LogicalResult resolve(ExecutionEngine &engine, StringRef symbol,
                              char *&data) {
   llvm::Expected<void *> address = engine.lookup(symbol);
   if (!address)
-    return fail("the compiled step has no global '" + symbol +
-                "': " + llvm::toString(address.takeError()));
+    return fail(
+        "cannot find the global '" + symbol +
+        "' in the compiled step: " + llvm::toString(address.takeError()));
   data = static_cast<char *>(*address);
   return success();
 }
@@ -651,6 +658,37 @@ static void printInputs(const StepPlan &plan) {
     os << "seed: " << seed << "\n";
 }
 
+/// Fails when the globals mem-run fills would not fit in the machine's
+/// memory: the JIT aborts the process when it cannot map them.
+static LogicalResult checkGlobalsFit(const StepPlan &plan) {
+  uint64_t total = 0;
+  auto add = [&](const GlobalTensor &tensor) {
+    uint64_t bytes = run::getStorageBytes(tensor.type.getElementType());
+    for (int64_t dim : tensor.type.getShape())
+      bytes = llvm::SaturatingMultiply(bytes, static_cast<uint64_t>(dim));
+    total = llvm::SaturatingAdd(total, bytes);
+  };
+  for (const StepArgument &arg : plan.arguments)
+    add(arg.tensor);
+  for (const GlobalTensor &tensor : plan.results)
+    add(tensor);
+  for (const GlobalTensor &tensor : plan.params)
+    add(tensor);
+  for (const GlobalTensor &tensor : plan.states)
+    add(tensor);
+  long pages = sysconf(_SC_PHYS_PAGES);
+  long pageSize = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || pageSize <= 0)
+    return success();
+  uint64_t memory = static_cast<uint64_t>(pages) * pageSize;
+  if (total <= memory)
+    return success();
+  return fail("the step's parameters, optimizer states, arguments and "
+              "results take " +
+              Twine(total) + " bytes, more than this machine's memory (" +
+              Twine(memory) + " bytes)");
+}
+
 /// Compiles the lowered module, initializes its state and runs the steps.
 static LogicalResult runSteps(ModuleOp module, StepPlan &plan) {
   llvm::InitializeNativeTarget();
@@ -674,6 +712,12 @@ static LogicalResult runSteps(ModuleOp module, StepPlan &plan) {
   ExecutionEngine &engine = **created;
   engine.registerSymbols(getRuntimeSymbols);
   engine.initialize();
+  // Looking the entry up links the whole program; an unresolved external
+  // (a runtime function nobody provides) shows up here.
+  if (llvm::Expected<void (*)(void **)> entry = engine.lookupPacked(kEntryName);
+      !entry)
+    return fail("cannot link the compiled step: " +
+                llvm::toString(entry.takeError()));
 
   for (StepArgument &arg : plan.arguments)
     if (failed(resolve(engine, arg.tensor.symbol, arg.tensor.data)))
@@ -798,6 +842,8 @@ static LogicalResult runMain() {
     printInputs(*plan);
     return success();
   }
+  if (failed(checkGlobalsFit(*plan)))
+    return failure();
   if (failed(addEntryFunction(*module, *plan)) || failed(verify(*module)))
     return fail("cannot build the entry function of @" + step->getSymName());
   if (failed(lowerToLLVM(*module)))

@@ -7,7 +7,9 @@ Every number of the form `key = value` on the `step`, `result`, `param` and
 must hold the same lines. Two values agree when
 |a - b| <= atol + rtol * max(|a|, |b|); --rtol 0 --atol 0 demands equal
 printed digits. `measured_peak_bytes` is compared only when both files have
-it. Prints the largest relative difference and exits 1 on any mismatch.
+it. --ignore REGEX (repeatable) leaves out the values whose `line key`
+(e.g. `param fc1.bias sum`) matches. Prints the largest relative difference
+and exits 1 on any mismatch.
 """
 
 import argparse
@@ -45,10 +47,17 @@ def main():
     parser.add_argument("expected")
     parser.add_argument("--rtol", type=float, required=True)
     parser.add_argument("--atol", type=float, default=0.0)
+    parser.add_argument("--ignore", action="append", default=[],
+                        help="regex over 'line key' of values to leave out")
     args = parser.parse_args()
 
     actual = parse(args.actual)
     expected = parse(args.expected)
+    ignored = [re.compile(pattern) for pattern in args.ignore]
+    for values in (actual, expected):
+        for key in [k for k in values
+                    if any(p.fullmatch("%s %s" % k) for p in ignored)]:
+            del values[key]
     peak = ("measured_peak_bytes", "value")
     if (peak in actual) != (peak in expected):
         actual.pop(peak, None)
