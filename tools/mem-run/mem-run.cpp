@@ -147,6 +147,7 @@ struct GlobalTensor {
   char *data = nullptr;
 };
 
+/// One argument of the step and how it is filled.
 struct StepArgument {
   GlobalTensor tensor;
   ArgKind kind = ArgKind::Float;
@@ -165,6 +166,7 @@ struct StepPlan {
   /// Set when a train.dropout reads the seed global (or the module declares
   /// it).
   bool hasSeed = false;
+  /// Address of the seed global once resolved.
   char *seedData = nullptr;
 };
 
@@ -204,7 +206,7 @@ static FailureOr<func::FuncOp> findStep(ModuleOp module) {
 }
 
 /// `type` if mem-run can store it in a global: a statically shaped tensor of
-/// 8/16/32/64-bit floats or integers.
+/// 8/16/32/64-bit floats or integers, or of i1.
 static FailureOr<RankedTensorType> getStorableType(Type type, Location loc,
                                                    const Twine &what) {
   auto tensorType = dyn_cast<RankedTensorType>(type);
@@ -539,7 +541,7 @@ getRuntimeSymbols(llvm::orc::MangleAndInterner interner) {
   return symbols;
 }
 
-/// Resolves the address of `tensor`'s global in the compiled program.
+/// Resolves the address of the global `symbol` in the compiled program.
 static LogicalResult resolve(ExecutionEngine &engine, StringRef symbol,
                              char *&data) {
   llvm::Expected<void *> address = engine.lookup(symbol);
@@ -579,6 +581,7 @@ static void fillArguments(const StepPlan &plan) {
   }
 }
 
+/// Bytes of `tensor` in its global.
 static int64_t getByteSize(const GlobalTensor &tensor) {
   return tensor.type.getNumElements() *
          run::getStorageBytes(tensor.type.getElementType());
@@ -623,6 +626,7 @@ static void printStepLine(const StepPlan &plan, unsigned stepNumber) {
   os << "\n";
 }
 
+/// Prints `<kind> <name>: sum = ... sumsq = ...`.
 static void printSummary(StringRef kind, const GlobalTensor &tensor) {
   auto [sum, sumSquares] = summarize(tensor);
   llvm::outs() << kind << " " << tensor.name
@@ -695,8 +699,6 @@ static LogicalResult runSteps(ModuleOp module, StepPlan &plan) {
   llvm::InitializeNativeTargetAsmPrinter();
   std::optional<llvm::CodeGenOptLevel> codeGenLevel =
       llvm::CodeGenOpt::getLevel(optLevel);
-  if (!codeGenLevel)
-    return fail("--opt-level must be 0, 1, 2 or 3");
   auto transformer = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
                                                /*targetMachine=*/nullptr);
   ExecutionEngineOptions options;
@@ -786,9 +788,12 @@ static LogicalResult runSteps(ModuleOp module, StepPlan &plan) {
 // Driver
 //===----------------------------------------------------------------------===//
 
+/// Everything after option parsing; fails after printing why.
 static LogicalResult runMain() {
   if (measurePeak && numSteps == 0)
     return fail("--measure-peak needs at least one step (--steps >= 1)");
+  if (!llvm::CodeGenOpt::getLevel(optLevel))
+    return fail("--opt-level must be 0, 1, 2 or 3");
 
   DialectRegistry registry;
   registerAllDialects(registry);
@@ -855,21 +860,15 @@ static LogicalResult runMain() {
   return runSteps(*module, *plan);
 }
 
-/// Debian's libLLVM.so links Polly, whose command-line options would crowd
-/// `--help`; they never affect mem-run, so hide them.
-static void hidePollyOptions() {
-  for (auto &entry : cl::getRegisteredOptions())
-    if (entry.first.starts_with("polly"))
-      entry.second->setHiddenFlag(cl::ReallyHidden);
-}
-
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
-  hidePollyOptions();
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
   registerAllPasses();
+  // libLLVM.so registers every backend's options; --help shows mem-run's.
+  // MLIR's (--mlir-print-ir-after-all, ...) still work: see --help-hidden.
+  cl::HideUnrelatedOptions(memRunCategory);
   cl::ParseCommandLineOptions(
       argc, argv,
       "mem-run: runs a training step on the CPU for N steps and prints its "
