@@ -199,9 +199,14 @@ void TrainAutodiffPass::emitUpdates(
     SmallVector<Value> results(ret.getOperands());
     for (auto &entry : paramGrads)
       results.push_back(entry.second.second);
+    unsigned first = ret.getNumOperands();
     ret->setOperands(results);
     func.setType(FunctionType::get(ctx, func.getArgumentTypes(),
                                    ValueRange(results).getTypes()));
+    // Name the parameter each gradient belongs to, for tools that read them.
+    for (auto [index, entry] : llvm::enumerate(paramGrads))
+      func.setResultAttr(first + index, "train.grad_of",
+                         StringAttr::get(ctx, entry.first));
     return;
   }
 

@@ -20,6 +20,7 @@
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 #include "memopt/InitAll.h"
 #include "memopt/Runtime/AllocHook.h"
+#include "memopt/Transforms/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -101,6 +102,36 @@ static cl::opt<bool> listInputs(
              "be initialized, and exit without compiling"),
     cl::init(false), cl::cat(memRunCategory));
 
+static cl::opt<bool> checkGradients(
+    "check-gradients",
+    cl::desc("Differentiate the forward + loss function with "
+             "train-autodiff{optimizer=none} and compare every parameter's "
+             "gradient with central finite differences of the loss"),
+    cl::init(false), cl::cat(memRunCategory));
+
+static cl::opt<unsigned> gradcheckSamples(
+    "gradcheck-samples",
+    cl::desc("Elements checked per parameter (evenly spaced; all if fewer)"),
+    cl::init(16), cl::cat(memRunCategory));
+
+static cl::opt<double> gradcheckStep(
+    "gradcheck-step",
+    cl::desc("Finite-difference step (default: 1e-6 for f64 parameters, "
+             "1e-3 otherwise)"),
+    cl::init(0.0), cl::cat(memRunCategory));
+
+static cl::opt<double>
+    gradcheckRtol("gradcheck-rtol",
+                  cl::desc("Relative tolerance (default: 1e-6 for f64, "
+                           "2e-2 otherwise)"),
+                  cl::init(0.0), cl::cat(memRunCategory));
+
+static cl::opt<double>
+    gradcheckAtol("gradcheck-atol",
+                  cl::desc("Absolute tolerance (default: 1e-8 for f64, "
+                           "1e-3 otherwise)"),
+                  cl::init(0.0), cl::cat(memRunCategory));
+
 static cl::opt<unsigned>
     optLevel("opt-level",
              cl::desc("LLVM optimization level of the compiled step (0-3)"),
@@ -168,6 +199,9 @@ struct StepPlan {
   bool hasSeed = false;
   /// Address of the seed global once resolved.
   char *seedData = nullptr;
+  /// For --check-gradients: per result, the parameter whose gradient it is
+  /// (its train.grad_of attribute), or empty.
+  SmallVector<std::string> resultGradOf;
 };
 
 } // namespace
@@ -693,6 +727,117 @@ static LogicalResult checkGlobalsFit(const StepPlan &plan) {
               Twine(memory) + " bytes)");
 }
 
+/// The --check-gradients mode: runs the differentiated step once for the
+/// analytic gradients (results marked train.grad_of), then perturbs sampled
+/// elements of every parameter by +-h and compares (L+ - L-) / 2h with them:
+/// |numeric - analytic| <= atol + rtol * |analytic|.
+static LogicalResult runGradientCheck(ExecutionEngine &engine, StepPlan &plan) {
+  auto run = [&]() -> FailureOr<double> {
+    if (llvm::Error error = engine.invokePacked(kEntryName)) {
+      (void)fail("the step failed to run: " + llvm::toString(std::move(error)));
+      return failure();
+    }
+    const GlobalTensor &loss = plan.results.front();
+    return run::loadFloat(loss.type.getElementType(), loss.data);
+  };
+  for (const StepArgument &arg : plan.arguments)
+    if (arg.kind == ArgKind::StepNumber)
+      run::storeInteger(arg.tensor.type.getElementType(), arg.tensor.data, 1);
+  if (plan.results.empty() || plan.results.front().type.getRank() != 0 ||
+      !isa<FloatType>(plan.results.front().type.getElementType()))
+    return fail("--check-gradients needs a step whose first result is a 0-d "
+                "float loss");
+  if (failed(run()))
+    return failure();
+
+  // Copy the analytic gradients out before the perturbed runs overwrite them.
+  struct Check {
+    GlobalTensor *param;
+    std::vector<double> grad;
+  };
+  SmallVector<Check> checks;
+  for (auto [index, result] : llvm::enumerate(plan.results)) {
+    StringRef name = plan.resultGradOf[index];
+    if (name.empty())
+      continue;
+    auto it = llvm::find_if(plan.params, [&](const GlobalTensor &param) {
+      return param.name == name;
+    });
+    if (it == plan.params.end())
+      return fail("gradient result " + Twine(index) + " names parameter '" +
+                  name + "', which the step does not read");
+    Type elementType = result.type.getElementType();
+    unsigned bytes = run::getStorageBytes(elementType);
+    std::vector<double> grad;
+    for (int64_t i = 0, e = result.type.getNumElements(); i < e; ++i)
+      grad.push_back(run::loadFloat(elementType, result.data + i * bytes));
+    checks.push_back({&*it, std::move(grad)});
+  }
+  if (checks.empty())
+    return fail("the step returns no parameter gradient to check");
+
+  bool allPassed = true;
+  int64_t checkedElements = 0;
+  for (Check &check : checks) {
+    GlobalTensor &param = *check.param;
+    Type elementType = param.type.getElementType();
+    bool isF64 = elementType.isF64();
+    double h = gradcheckStep > 0 ? gradcheckStep : (isF64 ? 1e-6 : 1e-3);
+    double rtol = gradcheckRtol > 0 ? gradcheckRtol : (isF64 ? 1e-6 : 2e-2);
+    double atol = gradcheckAtol > 0 ? gradcheckAtol : (isF64 ? 1e-8 : 1e-3);
+    unsigned bytes = run::getStorageBytes(elementType);
+    int64_t count = param.type.getNumElements();
+    int64_t samples = std::min<int64_t>(count, gradcheckSamples);
+    double maxAbs = 0.0, maxRel = 0.0;
+    int64_t worst = -1;
+    double worstNumeric = 0.0;
+    for (int64_t k = 0; k < samples; ++k) {
+      int64_t i = samples == count ? k : k * count / samples;
+      char *element = param.data + i * bytes;
+      double original = run::loadFloat(elementType, element);
+      run::storeFloat(elementType, element, original + h);
+      double plusH = run::loadFloat(elementType, element) - original;
+      FailureOr<double> plus = run();
+      run::storeFloat(elementType, element, original - h);
+      double minusH = original - run::loadFloat(elementType, element);
+      FailureOr<double> minus = run();
+      run::storeFloat(elementType, element, original);
+      if (failed(plus) || failed(minus))
+        return failure();
+      // The perturbation actually stored (rounded to the element type).
+      double numeric = (*plus - *minus) / (plusH + minusH);
+      double analytic = check.grad[i];
+      double error = std::fabs(numeric - analytic);
+      maxAbs = std::max(maxAbs, error);
+      if (analytic != 0.0)
+        maxRel = std::max(maxRel, error / std::fabs(analytic));
+      if (error > atol + rtol * std::fabs(analytic) &&
+          (worst < 0 || error > std::fabs(worstNumeric - check.grad[worst]))) {
+        worst = i;
+        worstNumeric = numeric;
+      }
+    }
+    checkedElements += samples;
+    llvm::outs() << "gradcheck " << param.name << ": " << samples
+                 << " elements, max abs err " << llvm::format("%.3e", maxAbs)
+                 << ", max rel err " << llvm::format("%.3e", maxRel) << "\n";
+    if (worst >= 0) {
+      allPassed = false;
+      llvm::outs() << "gradcheck " << param.name << "[" << worst
+                   << "]: analytic " << llvm::format("%.9e", check.grad[worst])
+                   << " numeric " << llvm::format("%.9e", worstNumeric)
+                   << " (rtol " << rtol << ", atol " << atol << ")\n";
+    }
+  }
+  llvm::outs() << "gradcheck: " << (allPassed ? "passed" : "FAILED") << ", "
+               << checks.size() << " parameters, " << checkedElements
+               << " elements\n";
+  llvm::outs().flush();
+  if (!allPassed)
+    return fail("gradient check failed");
+  return success();
+}
+
 /// Compiles the lowered module, initializes its state and runs the steps.
 static LogicalResult runSteps(ModuleOp module, StepPlan &plan) {
   llvm::InitializeNativeTarget();
@@ -747,6 +892,8 @@ static LogicalResult runSteps(ModuleOp module, StepPlan &plan) {
     std::memcpy(plan.seedData, &seedValue, sizeof(int64_t));
   }
   fillArguments(plan);
+  if (checkGradients)
+    return runGradientCheck(engine, plan);
 
   for (unsigned step = 1; step <= numSteps; ++step) {
     for (const StepArgument &arg : plan.arguments)
@@ -790,6 +937,8 @@ static LogicalResult runSteps(ModuleOp module, StepPlan &plan) {
 
 /// Everything after option parsing; fails after printing why.
 static LogicalResult runMain() {
+  if (checkGradients && measurePeak)
+    return fail("--check-gradients and --measure-peak cannot be combined");
   if (measurePeak && numSteps == 0)
     return fail("--measure-peak needs at least one step (--steps >= 1)");
   if (!llvm::CodeGenOpt::getLevel(optLevel))
@@ -840,9 +989,23 @@ static LogicalResult runMain() {
   FailureOr<func::FuncOp> step = findStep(*module);
   if (failed(step))
     return failure();
+  if (checkGradients) {
+    PassManager pm(&context);
+    OpPassManager &funcPM = pm.nest<func::FuncOp>();
+    TrainAutodiffPassOptions options;
+    options.optimizer = "none";
+    funcPM.addPass(createTrainAutodiffPass(options));
+    if (failed(pm.run(*module)))
+      return fail("cannot differentiate @" + step->getSymName() +
+                  " for --check-gradients (see above)");
+  }
   FailureOr<StepPlan> plan = planStep(*module, *step);
   if (failed(plan))
     return fail("cannot run @" + step->getSymName() + " (see above)");
+  for (unsigned i = 0, e = step->getNumResults(); i < e; ++i) {
+    auto gradOf = step->getResultAttrOfType<StringAttr>(i, "train.grad_of");
+    plan->resultGradOf.push_back(gradOf ? gradOf.str() : std::string());
+  }
   if (listInputs) {
     printInputs(*plan);
     return success();

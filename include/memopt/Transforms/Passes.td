@@ -49,7 +49,9 @@ def TrainAutodiffPass : Pass<"train-autodiff", "::mlir::func::FuncOp"> {
        new `tensor<i64>` function argument marked `train.step` (reused if the
        function has one), or `train.sgd` (with a `"<param>.momentum_buffer"`
        when momentum > 0). With `optimizer=none` it instead appends the
-       parameter gradients to the returned values, in the same order.
+       parameter gradients to the returned values, in the same order, each
+       result marked `{train.grad_of = "<param>"}` (mem-run's
+       `--check-gradients` compares them with finite differences).
 
     Parameters the loss does not depend on get no update (as PyTorch skips
     parameters without a gradient). Gradient ops carry the location
