@@ -44,7 +44,7 @@
 // ADAMW-LABEL: func.func @mlp(
 // ADAMW-COUNT-4: train.adamw {{.*}} {lr = 1.000000e-03 : f64, weight_decay = 1.000000e-01 : f64}
 
-// NONE-LABEL: func.func @mlp(%{{.*}}: tensor<8x16xf32>, %{{.*}}: tensor<8x4xf32>) -> (tensor<f32>, tensor<16x32xf32>, tensor<32xf32>, tensor<32x4xf32>, tensor<4xf32>)
+// NONE-LABEL: func.func @mlp(%{{.*}}: tensor<8x16xf32>, %{{.*}}: tensor<8x4xf32>) -> (tensor<f32>, tensor<16x32xf32> {train.grad_of = "fc1.weight"}, tensor<32xf32> {train.grad_of = "fc1.bias"}, tensor<32x4xf32> {train.grad_of = "fc2.weight"}, tensor<4xf32> {train.grad_of = "fc2.bias"})
 // NONE-NOT:   train.adam
 // NONE:       return %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} : tensor<f32>, tensor<16x32xf32>, tensor<32xf32>, tensor<32x4xf32>, tensor<4xf32>
 func.func @mlp(%x: tensor<8x16xf32>, %y: tensor<8x4xf32>) -> tensor<f32> {

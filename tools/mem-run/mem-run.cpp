@@ -144,15 +144,6 @@ static cl::opt<unsigned>
 /// Symbol of the generated entry function.
 static constexpr llvm::StringLiteral kEntryName = "__memrun_entry";
 
-/// Naming conventions of convert-train-to-linalg (documented in its pass
-/// description, include/memopt/Conversion/Passes.td).
-static std::string getParamSymbol(StringRef name) {
-  return ("__param__" + name).str();
-}
-static std::string getStateSymbol(StringRef name) {
-  return ("__state__" + name).str();
-}
-static constexpr llvm::StringLiteral kSeedSymbol = "__train_seed";
 
 namespace {
 
@@ -365,7 +356,7 @@ private:
       if (!isa<FloatType>(type->getElementType()))
         return op->emitError() << "mem-run initializes float parameters only";
       plan.params.push_back(
-          {param.getName().str(), getParamSymbol(param.getName()), *type});
+          {param.getName().str(), getParamGlobalName(param.getName()), *type});
       return success();
     }
     if (auto state = dyn_cast<train::OptStateOp>(op)) {
@@ -377,7 +368,7 @@ private:
       if (failed(type))
         return failure();
       plan.states.push_back(
-          {state.getName().str(), getStateSymbol(state.getName()), *type});
+          {state.getName().str(), getStateGlobalName(state.getName()), *type});
       return success();
     }
     if (isa<train::DropoutOp>(op)) {
@@ -423,7 +414,7 @@ static FailureOr<StepPlan> planStep(ModuleOp module, func::FuncOp step) {
   StateCollector collector(module, plan);
   if (failed(collector.collect(step)))
     return failure();
-  plan.hasSeed |= module.lookupSymbol(kSeedSymbol) != nullptr;
+  plan.hasSeed |= module.lookupSymbol(kSeedGlobalName) != nullptr;
   return plan;
 }
 
@@ -878,7 +869,7 @@ static LogicalResult runSteps(ModuleOp module, StepPlan &plan) {
   for (GlobalTensor &state : plan.states)
     if (failed(resolve(engine, state.symbol, state.data)))
       return failure();
-  if (plan.hasSeed && failed(resolve(engine, kSeedSymbol, plan.seedData)))
+  if (plan.hasSeed && failed(resolve(engine, kSeedGlobalName, plan.seedData)))
     return failure();
 
   // Initial state: parameters by formula, optimizer states zero (as
@@ -1019,7 +1010,7 @@ static LogicalResult runMain() {
                 " to LLVM (see the diagnostic above)");
   // The seed global exists when a train.dropout reads it, or when the step
   // declares it itself.
-  plan->hasSeed = module->lookupSymbol(kSeedSymbol) != nullptr;
+  plan->hasSeed = module->lookupSymbol(kSeedGlobalName) != nullptr;
   return runSteps(*module, *plan);
 }
 

@@ -21,6 +21,15 @@ namespace mlir::memopt {
 #define GEN_PASS_REGISTRATION
 #include "memopt/Conversion/Passes.h.inc"
 
+/// Naming conventions of convert-train-to-linalg, shared with runtimes that
+/// feed and read a lowered step (mem-run).
+/// Symbol of the global that holds parameter `name`.
+std::string getParamGlobalName(StringRef name);
+/// Symbol of the global that holds optimizer state `name`.
+std::string getStateGlobalName(StringRef name);
+/// Symbol of the i64 global holding the step's random seed.
+inline constexpr StringLiteral kSeedGlobalName = "__train_seed";
+
 /// Adds the passes that take a module of linalg-on-tensors (the output of
 /// convert-train-to-linalg) to the LLVM dialect for the CPU: bufferization
 /// with ownership-based deallocation, loops, and LLVM conversion with the

@@ -9,6 +9,7 @@
 #ifndef MEMOPT_LIB_CONVERSION_TRAINTOLINALG_LOWERING_H
 #define MEMOPT_LIB_CONVERSION_TRAINTOLINALG_LOWERING_H
 
+#include "memopt/Conversion/Passes.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -19,17 +20,6 @@
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::memopt {
-
-//===----------------------------------------------------------------------===//
-// Naming conventions shared with the runtime (mem-run)
-//===----------------------------------------------------------------------===//
-
-/// Symbol of the global that holds parameter `name`.
-std::string getParamGlobalName(StringRef name);
-/// Symbol of the global that holds optimizer state `name`.
-std::string getStateGlobalName(StringRef name);
-/// Symbol of the i64 global holding the step's random seed.
-inline constexpr StringLiteral kSeedGlobalName = "__train_seed";
 
 //===----------------------------------------------------------------------===//
 // Pattern sets, one per op family (one file each)
