@@ -1,0 +1,14 @@
+// train.silu in f64: the gradient rule is silu_grad on the saved input.
+// Inputs are scaled up (factor 3) so they span the curved region of silu.
+// RUN: mem-run %s --check-gradients --gradcheck-samples=100 | FileCheck %s
+// CHECK: gradcheck x: 30 elements
+// CHECK: gradcheck: passed, 1 parameters, 30 elements
+
+func.func @f(%r: tensor<2x3x5xf64>) -> tensor<f64> {
+  %x = train.param "x" : tensor<2x3x5xf64>
+  %s = train.scale %x {factor = 3.000000e+00 : f64} : tensor<2x3x5xf64>
+  %a = train.silu %s : tensor<2x3x5xf64>
+  %y = train.mul %a, %r : tensor<2x3x5xf64>
+  %l = train.reduce_sum %y {dims = array<i64: 0, 1, 2>} : tensor<2x3x5xf64> -> tensor<f64>
+  return %l : tensor<f64>
+}
