@@ -81,4 +81,24 @@ def TrainAutodiffPass : Pass<"train-autodiff", "::mlir::func::FuncOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def TrainLifetimesPass : Pass<"train-lifetimes", "::mlir::func::FuncOp"> {
+  let summary = "Makes tensor lifetimes explicit with train.free";
+  let description = [{
+    Inserts a `train.free` right after the last use of every buffer the step
+    allocates (TensorLiveness: the last use of the value or of any view of
+    it), so that each lifetime is visible in the IR and later passes (and the
+    memory report) see exactly when memory is released. Parameters and
+    optimizer states (persistent), function arguments (owned by the caller),
+    returned buffers and buffers already freed are left alone. Frees after
+    one op are ordered by buffer definition. Running it twice changes
+    nothing.
+
+    Example:
+    ```
+    mem-opt --train-autodiff --train-lifetimes model.mlir
+    ```
+  }];
+  let dependentDialects = ["::mlir::memopt::train::TrainDialect"];
+}
+
 #endif // MEMOPT_TRANSFORMS_PASSES_TD

@@ -62,5 +62,9 @@ struct TestPrintOpInterfacesPass
 } // namespace
 
 namespace mlir::memopt::test {
-void registerTestPasses() { PassRegistration<TestPrintOpInterfacesPass>(); }
+void registerTestTensorLivenessPass();
+void registerTestPasses() {
+  PassRegistration<TestPrintOpInterfacesPass>();
+  registerTestTensorLivenessPass();
+}
 } // namespace mlir::memopt::test

@@ -1,0 +1,124 @@
+//===- TensorLiveness.h - buffers, live ranges and live bytes ---*- C++ -*-===//
+//
+// The memory model of DESIGN.md §3 over one training step: which values own
+// storage (buffers), when each buffer is live, its memory class, and the live
+// bytes at every program point, whose maximum (LOAD) is the lower bound of
+// any allocator under the step's schedule.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_ANALYSIS_TENSORLIVENESS_H
+#define MEMOPT_ANALYSIS_TENSORLIVENESS_H
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <array>
+
+namespace mlir::memopt {
+
+/// What a buffer holds; derived from the IR, never guessed.
+enum class MemoryClass {
+  /// A `train.param` result.
+  Parameter,
+  /// The gradient an optimizer op consumes.
+  Gradient,
+  /// A `train.opt_state` result.
+  OptimizerState,
+  /// A forward value (one the loss depends on) read by a backward op.
+  Activation,
+  /// Everything else the step allocates.
+  Temporary,
+  /// A function argument (batch data, the step counter).
+  Input,
+};
+inline constexpr unsigned kNumMemoryClasses = 6;
+
+/// "parameter", "gradient", "optimizer_state", "activation", "temporary",
+/// "input".
+StringRef stringifyMemoryClass(MemoryClass cls);
+
+/// A value that owns storage; views and in-place updates share their
+/// source's buffer.
+struct Buffer {
+  /// The value that defines the storage (an op result or block argument).
+  Value value;
+  /// n * ceil(bitwidth / 8) bytes.
+  int64_t bytes = 0;
+  /// Program points of the first and the last moment the buffer is live,
+  /// inclusive: the defining op, and the last use of the value or of any view
+  /// of it (or its `train.free`). Persistent buffers span the whole step.
+  int64_t start = 0;
+  int64_t end = 0;
+  MemoryClass memoryClass = MemoryClass::Temporary;
+  /// Parameters and optimizer states: live for the whole step.
+  bool persistent = false;
+  /// Whether a `train.free` ends the buffer explicitly.
+  bool freed = false;
+  /// Whether the function returns the buffer (or a view of it).
+  bool returned = false;
+  /// A readable name: the state name, the location name, or "argN".
+  std::string name;
+};
+
+/// Liveness of the buffers of a single-block function (a training step):
+/// program point i is the i-th op of the body (the terminator included).
+/// Construction is linear in the number of ops and uses.
+class TensorLiveness {
+public:
+  /// Analyzes `op`, a function-like op with a single-block body.
+  explicit TensorLiveness(Operation *op);
+
+  /// The ops of the body in program order; point i is getSchedule()[i].
+  ArrayRef<Operation *> getSchedule() const { return schedule; }
+  int64_t getNumPoints() const { return schedule.size(); }
+
+  /// Every buffer, in order of definition (arguments first).
+  ArrayRef<Buffer> getBuffers() const { return buffers; }
+
+  /// The buffer whose storage `value` uses (through views), or nullptr for
+  /// values that are not tensors.
+  const Buffer *lookup(Value value) const;
+
+  /// Live bytes at `point`: persistent buffers, every buffer whose range
+  /// covers the point, and the op's workspace.
+  int64_t getLiveBytes(int64_t point) const { return liveBytes[point]; }
+  /// Live bytes at `point` per memory class (workspace counts as temporary).
+  const std::array<int64_t, kNumMemoryClasses> &
+  getLiveBytesByClass(int64_t point) const {
+    return liveByClass[point];
+  }
+  /// Workspace bytes of the op at `point`.
+  int64_t getWorkspaceBytes(int64_t point) const { return workspace[point]; }
+
+  /// LOAD: the maximum of getLiveBytes over all points, and the first point
+  /// where it occurs.
+  int64_t getLoad() const { return load; }
+  int64_t getPeakPoint() const { return peakPoint; }
+
+  /// Bytes of parameters plus optimizer states.
+  int64_t getPersistentBytes() const { return persistentBytes; }
+
+  /// The buffers live at `point`, largest first (ties in definition order).
+  SmallVector<const Buffer *> getLiveBuffers(int64_t point) const;
+
+  /// Prints every buffer and the live bytes at every point, for lit tests.
+  void print(raw_ostream &os) const;
+
+private:
+  SmallVector<Operation *> schedule;
+  SmallVector<Buffer> buffers;
+  llvm::DenseMap<Value, unsigned> bufferOf;
+  SmallVector<int64_t> liveBytes;
+  SmallVector<std::array<int64_t, kNumMemoryClasses>> liveByClass;
+  SmallVector<int64_t> workspace;
+  int64_t load = 0;
+  int64_t peakPoint = 0;
+  int64_t persistentBytes = 0;
+};
+
+} // namespace mlir::memopt
+
+#endif // MEMOPT_ANALYSIS_TENSORLIVENESS_H

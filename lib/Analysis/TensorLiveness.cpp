@@ -1,0 +1,269 @@
+//===- TensorLiveness.cpp - buffers, live ranges and live bytes -----------===//
+
+#include "memopt/Analysis/TensorLiveness.h"
+
+#include "memopt/Dialect/Train/IR/TrainOps.h"
+
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace mlir::memopt;
+
+StringRef mlir::memopt::stringifyMemoryClass(MemoryClass cls) {
+  switch (cls) {
+  case MemoryClass::Parameter:
+    return "parameter";
+  case MemoryClass::Gradient:
+    return "gradient";
+  case MemoryClass::OptimizerState:
+    return "optimizer_state";
+  case MemoryClass::Activation:
+    return "activation";
+  case MemoryClass::Temporary:
+    return "temporary";
+  case MemoryClass::Input:
+    return "input";
+  }
+  llvm_unreachable("unknown memory class");
+}
+
+/// A readable name for result `index` of `op` defined at `point`.
+static std::string nameOf(Operation *op, unsigned index, int64_t point) {
+  std::string base;
+  if (auto param = dyn_cast<train::ParamOp>(op))
+    return param.getName().str();
+  if (auto state = dyn_cast<train::OptStateOp>(op))
+    return state.getName().str();
+  if (auto name = dyn_cast<NameLoc>(op->getLoc()))
+    base = name.getName().str();
+  else
+    base = (op->getName().getStringRef() + "@" + Twine(point)).str();
+  if (op->getNumResults() > 1)
+    base += "#" + std::to_string(index);
+  return base;
+}
+
+TensorLiveness::TensorLiveness(Operation *op) {
+  Region &body = op->getRegion(0);
+  if (body.empty())
+    return;
+  Block &block = body.front();
+  llvm::DenseMap<Operation *, int64_t> pointOf;
+  for (Operation &child : block) {
+    pointOf[&child] = schedule.size();
+    schedule.push_back(&child);
+  }
+  int64_t numPoints = schedule.size();
+  int64_t last = numPoints - 1;
+
+  // Forward ops: those the loss (the first returned value, when it is a 0-d
+  // float tensor) depends on.
+  llvm::DenseSet<Operation *> forward;
+  Operation *terminator = block.getTerminator();
+  if (terminator && terminator->getNumOperands() > 0) {
+    auto lossType =
+        dyn_cast<RankedTensorType>(terminator->getOperand(0).getType());
+    if (lossType && lossType.getRank() == 0 &&
+        isa<FloatType>(lossType.getElementType())) {
+      SmallVector<Value> worklist = {terminator->getOperand(0)};
+      while (!worklist.empty()) {
+        Operation *def = worklist.pop_back_val().getDefiningOp();
+        if (!def || def->getBlock() != &block || !forward.insert(def).second)
+          continue;
+        worklist.append(def->operand_begin(), def->operand_end());
+      }
+    }
+  }
+
+  auto newBuffer = [&](Value value, MemoryClass cls, int64_t start,
+                       std::string name) {
+    Buffer buffer;
+    buffer.value = value;
+    buffer.bytes = train::getTensorBytes(value.getType());
+    buffer.start = buffer.end = start;
+    buffer.memoryClass = cls;
+    buffer.name = std::move(name);
+    bufferOf[value] = buffers.size();
+    buffers.push_back(std::move(buffer));
+  };
+
+  for (BlockArgument arg : block.getArguments())
+    if (isa<RankedTensorType>(arg.getType()))
+      newBuffer(arg, MemoryClass::Input, 0,
+                "arg" + std::to_string(arg.getArgNumber()));
+
+  SmallVector<bool> usedByBackward;
+  SmallVector<bool> consumedByOptimizer;
+  for (auto [point, child] : llvm::enumerate(schedule)) {
+    int64_t i = point;
+    auto aliasing = dyn_cast<train::AliasingOpInterface>(child);
+    // Uses extend the live range of the buffer they read.
+    bool isBackward =
+        !forward.contains(child) &&
+        !isa<train::FreeOp, train::ParamOp, train::OptStateOp>(child) &&
+        child != terminator;
+    bool isOptimizer = false;
+    if (aliasing)
+      for (unsigned k = 0, e = child->getNumOperands(); k < e; ++k)
+        isOptimizer |= aliasing.isUpdatedInPlace(k);
+    // Uses inside the op's regions count at the op's point.
+    SmallVector<OpOperand *> uses;
+    child->walk([&](Operation *nested) {
+      for (OpOperand &operand : nested->getOpOperands())
+        uses.push_back(&operand);
+    });
+    for (OpOperand *use : uses) {
+      OpOperand &operand = *use;
+      auto it = bufferOf.find(operand.get());
+      if (it == bufferOf.end())
+        continue;
+      Buffer &buffer = buffers[it->second];
+      buffer.end = std::max(buffer.end, i);
+      usedByBackward.resize(buffers.size(), false);
+      consumedByOptimizer.resize(buffers.size(), false);
+      if (isBackward)
+        usedByBackward[it->second] = true;
+      if (isOptimizer && operand.getOwner() == child &&
+          !aliasing.isUpdatedInPlace(operand.getOperandNumber()))
+        consumedByOptimizer[it->second] = true;
+      if (isa<train::FreeOp>(child))
+        buffer.freed = true;
+      if (child == terminator)
+        buffer.returned = true;
+    }
+    // Results: views share their source's buffer; the others are new.
+    for (OpResult result : child->getResults()) {
+      if (!isa<RankedTensorType>(result.getType()))
+        continue;
+      if (aliasing) {
+        if (std::optional<unsigned> source =
+                aliasing.getViewSource(result.getResultNumber())) {
+          auto it = bufferOf.find(child->getOperand(*source));
+          if (it != bufferOf.end()) {
+            bufferOf[result] = it->second;
+            continue;
+          }
+        }
+      }
+      MemoryClass cls = MemoryClass::Temporary;
+      if (isa<train::ParamOp>(child))
+        cls = MemoryClass::Parameter;
+      else if (isa<train::OptStateOp>(child))
+        cls = MemoryClass::OptimizerState;
+      newBuffer(result, cls, i, nameOf(child, result.getResultNumber(), i));
+    }
+    if (auto cost = dyn_cast<train::CostOpInterface>(child))
+      workspace.push_back(cost.getWorkspaceBytes());
+    else
+      workspace.push_back(0);
+  }
+  usedByBackward.resize(buffers.size(), false);
+  consumedByOptimizer.resize(buffers.size(), false);
+
+  // Classes and persistent ranges.
+  for (auto [index, buffer] : llvm::enumerate(buffers)) {
+    if (buffer.memoryClass == MemoryClass::Parameter ||
+        buffer.memoryClass == MemoryClass::OptimizerState) {
+      buffer.persistent = true;
+      buffer.start = 0;
+      buffer.end = last;
+      persistentBytes += buffer.bytes;
+      continue;
+    }
+    if (buffer.memoryClass != MemoryClass::Temporary)
+      continue;
+    Operation *def = buffer.value.getDefiningOp();
+    if (consumedByOptimizer[index])
+      buffer.memoryClass = MemoryClass::Gradient;
+    else if (def && forward.contains(def) && usedByBackward[index])
+      buffer.memoryClass = MemoryClass::Activation;
+  }
+
+  // Live bytes at every point: persistent bytes everywhere, each other
+  // buffer over [start, end] (a difference array), plus the op's workspace.
+  SmallVector<std::array<int64_t, kNumMemoryClasses>> delta(
+      numPoints + 1, std::array<int64_t, kNumMemoryClasses>{});
+  std::array<int64_t, kNumMemoryClasses> persistentByClass{};
+  for (const Buffer &buffer : buffers) {
+    unsigned cls = static_cast<unsigned>(buffer.memoryClass);
+    if (buffer.persistent) {
+      persistentByClass[cls] += buffer.bytes;
+      continue;
+    }
+    delta[buffer.start][cls] += buffer.bytes;
+    delta[buffer.end + 1][cls] -= buffer.bytes;
+  }
+  std::array<int64_t, kNumMemoryClasses> running{};
+  unsigned temporary = static_cast<unsigned>(MemoryClass::Temporary);
+  for (int64_t i = 0; i < numPoints; ++i) {
+    std::array<int64_t, kNumMemoryClasses> atPoint{};
+    int64_t total = 0;
+    for (unsigned cls = 0; cls < kNumMemoryClasses; ++cls) {
+      running[cls] += delta[i][cls];
+      atPoint[cls] = running[cls] + persistentByClass[cls];
+      total += atPoint[cls];
+    }
+    atPoint[temporary] += workspace[i];
+    total += workspace[i];
+    liveByClass.push_back(atPoint);
+    liveBytes.push_back(total);
+    if (total > load) {
+      load = total;
+      peakPoint = i;
+    }
+  }
+}
+
+const Buffer *TensorLiveness::lookup(Value value) const {
+  auto it = bufferOf.find(value);
+  return it == bufferOf.end() ? nullptr : &buffers[it->second];
+}
+
+SmallVector<const Buffer *>
+TensorLiveness::getLiveBuffers(int64_t point) const {
+  SmallVector<const Buffer *> live;
+  for (const Buffer &buffer : buffers)
+    if (buffer.start <= point && point <= buffer.end)
+      live.push_back(&buffer);
+  llvm::stable_sort(live, [](const Buffer *a, const Buffer *b) {
+    return a->bytes > b->bytes;
+  });
+  return live;
+}
+
+void TensorLiveness::print(raw_ostream &os) const {
+  os << "buffers: " << buffers.size() << "\n";
+  for (const Buffer &buffer : buffers) {
+    os << "  " << buffer.name << ": " << buffer.bytes << " bytes, "
+       << stringifyMemoryClass(buffer.memoryClass) << ", live [" << buffer.start
+       << ", " << buffer.end << "]";
+    if (buffer.persistent)
+      os << ", persistent";
+    if (buffer.freed)
+      os << ", freed";
+    if (buffer.returned)
+      os << ", returned";
+    os << "\n";
+  }
+  os << "points: " << schedule.size() << "\n";
+  for (auto [i, op] : llvm::enumerate(schedule)) {
+    os << "  " << i << " " << op->getName() << ": " << liveBytes[i];
+    if (workspace[i])
+      os << " (workspace " << workspace[i] << ")";
+    os << "\n";
+  }
+  os << "persistent: " << persistentBytes << "\n";
+  os << "load: " << load << " at point " << peakPoint << " ("
+     << (schedule.empty() ? StringRef("none")
+                          : schedule[peakPoint]->getName().getStringRef())
+     << ")\n";
+  if (schedule.empty())
+    return;
+  os << "by class at peak:";
+  for (unsigned cls = 0; cls < kNumMemoryClasses; ++cls)
+    os << " " << stringifyMemoryClass(static_cast<MemoryClass>(cls)) << "="
+       << liveByClass[peakPoint][cls];
+  os << "\n";
+}

@@ -1,0 +1,57 @@
+//===- TrainLifetimes.cpp - explicit train.free after last uses -----------===//
+
+#include "memopt/Analysis/TensorLiveness.h"
+#include "memopt/Dialect/Train/IR/TrainOps.h"
+#include "memopt/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::memopt {
+#define GEN_PASS_DEF_TRAINLIFETIMESPASS
+#include "memopt/Transforms/Passes.h.inc"
+} // namespace mlir::memopt
+
+using namespace mlir;
+using namespace mlir::memopt;
+
+namespace {
+
+struct TrainLifetimesPass
+    : public memopt::impl::TrainLifetimesPassBase<TrainLifetimesPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    if (!func.getBody().hasOneBlock()) {
+      func.emitOpError("expected a single-block training step (program "
+                       "order is the schedule)");
+      return signalPassFailure();
+    }
+    TensorLiveness liveness(func);
+    ArrayRef<Operation *> schedule = liveness.getSchedule();
+    // Frees behind one op follow buffer definition order: remember the last
+    // free inserted behind each op.
+    llvm::DenseMap<Operation *, Operation *> lastFreeAfter;
+    bool changed = false;
+    OpBuilder builder(&getContext());
+    for (const Buffer &buffer : liveness.getBuffers()) {
+      if (buffer.persistent || buffer.freed || buffer.returned ||
+          isa<BlockArgument>(buffer.value))
+        continue;
+      Operation *lastUse = schedule[buffer.end];
+      // Nothing follows a terminator; a buffer it uses is returned.
+      if (lastUse->hasTrait<OpTrait::IsTerminator>())
+        continue;
+      Operation *&anchor = lastFreeAfter[lastUse];
+      builder.setInsertionPointAfter(anchor ? anchor : lastUse);
+      anchor = train::FreeOp::create(builder, lastUse->getLoc(), buffer.value);
+      changed = true;
+    }
+    if (!changed)
+      markAllAnalysesPreserved();
+  }
+};
+
+} // namespace
