@@ -39,4 +39,21 @@ def ConvertTrainToLinalgPass
   ];
 }
 
+def MemoptFreeAfterLastUsePass
+    : Pass<"memopt-free-after-last-use", "::mlir::func::FuncOp"> {
+  let summary = "Moves each buffer's memref.dealloc right after its last use";
+  let description = [{
+    Ownership-based buffer deallocation frees buffers at the end of their
+    block, so in a single-block training step every buffer would stay live
+    until the step returns. This pass moves every unconditional
+    `memref.dealloc` of a block up to just after the last op of that block
+    that uses the buffer or anything derived from it (any memref result of an
+    op using it counts as an alias, a conservative over-approximation), so
+    the executed program frees each buffer where the memory model (and
+    `train-lifetimes`) ends its lifetime. Part of `memopt-lower-to-cpu`,
+    after deallocation is made explicit.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 #endif // MEMOPT_CONVERSION_PASSES_TD

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
@@ -37,6 +38,8 @@ void mlir::memopt::buildLowerToCPUPipeline(OpPassManager &pm) {
   // Clones the deallocation leaves (e.g. of a returned argument) become
   // memref allocations and copies.
   pm.addPass(createConvertBufferizationToMemRefPass());
+  // Free each buffer right after its last use, as the memory model does.
+  pm.addNestedPass<func::FuncOp>(createMemoptFreeAfterLastUsePass());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
@@ -52,6 +55,9 @@ void mlir::memopt::buildLowerToCPUPipeline(OpPassManager &pm) {
   // (mem-run --measure-peak) can define to count live bytes.
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
   memrefToLLVM.useGenericFunctions = true;
+  // Ask the runtime for exactly the tensor's bytes at its alignment (rather
+  // than size + alignment, aligned by hand), so counted bytes are model bytes.
+  memrefToLLVM.useAlignedAlloc = true;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
