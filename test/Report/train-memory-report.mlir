@@ -3,6 +3,13 @@
 // point 8, train.matmul). Every format is checked for its numbers and, with
 // validate-report.py, for its structure.
 
+// The pass is registered, with its options.
+// RUN: mem-opt --help | FileCheck %s --check-prefix=HELP
+// HELP:      --train-memory-report {{.*}}Writes the memory report of a training step
+// HELP-NEXT:   --format=<string> {{.*}}text, json, html or trace
+// HELP-NEXT:   --function=<string>
+// HELP-NEXT:   --output=<string>
+
 // The pass never changes the IR.
 // RUN: mem-opt %s -o %t.before.mlir
 // RUN: mem-opt %s --train-memory-report='output=%t.txt' -o %t.after.mlir
