@@ -4,6 +4,7 @@
 
 #include "memopt/Conversion/Passes.h"
 #include "memopt/Dialect/Train/IR/TrainDialect.h"
+#include "memopt/Report/Passes.h"
 #include "memopt/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -59,5 +60,6 @@ void mlir::memopt::registerAllPasses() {
   registerTransformsPasses();
   registerMemoptPasses();
   registerMemoptConversionPasses();
+  registerMemoptReportPasses();
   registerLowerToCPUPipeline();
 }

@@ -1,0 +1,117 @@
+//===- MemoryReport.h - the memory report of a training step ----*- C++ -*-===//
+//
+// The report of DESIGN.md §5 over one training step: the TensorLiveness
+// analysis summarized (peak, the op at the peak, bytes per memory class, the
+// largest tensors live at the peak, the timeline) and printed as JSON (schema
+// `memopt.memory-report/1`, documented in docs/report.md) or one of its
+// views: a text table, a self-contained HTML page with an SVG timeline, or a
+// Chrome/Perfetto trace.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_REPORT_MEMORYREPORT_H
+#define MEMOPT_REPORT_MEMORYREPORT_H
+
+#include "memopt/Analysis/TensorLiveness.h"
+
+#include "mlir/IR/Location.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace mlir::memopt {
+
+/// The schema identifier every JSON report carries; bumped on any change
+/// that can break a reader (a key removed, renamed or changing meaning).
+inline constexpr StringLiteral kMemoryReportSchema = "memopt.memory-report/1";
+
+/// The ways a report is printed.
+enum class ReportFormat { Text, JSON, HTML, Trace };
+
+/// Parses "text", "json", "html" or "trace".
+std::optional<ReportFormat> parseReportFormat(StringRef name);
+
+/// "text, json, html, trace": the accepted names, for diagnostics.
+StringRef getReportFormatNames();
+
+/// `bytes` in binary units: "256 B" below 1 KiB, otherwise two decimals of
+/// the largest unit that fits and the exact count, "1.39 KiB (1420 B)".
+std::string formatBytes(int64_t bytes);
+
+/// A location as text: a name location's name, "file:line:col", the callee
+/// of a call site, the first known part of a fused location, else "unknown".
+std::string formatLocation(Location loc);
+
+/// A buffer live at the peak, as the report lists it.
+struct ReportTensor {
+  /// The buffer in the analysis.
+  const Buffer *buffer = nullptr;
+  /// The op that defines the buffer, or "argument" for a function argument.
+  std::string opName;
+  /// formatLocation of the defining op (or of the argument).
+  std::string location;
+};
+
+/// The memory report of one training step.
+class MemoryReport {
+public:
+  /// The number of tensors listed at the peak, largest first.
+  static constexpr unsigned kNumTopTensors = 10;
+
+  /// Analyzes `func`. Fails with a diagnostic at `func` when it is not a
+  /// training step: no body, or a body of more than one block.
+  static FailureOr<MemoryReport> create(FunctionOpInterface func);
+
+  /// The name of the function.
+  StringRef getFunctionName() const { return functionName; }
+  /// The analysis the report summarizes.
+  const TensorLiveness &getLiveness() const { return *liveness; }
+  /// LOAD: the maximum live bytes; the peak of any allocator that places
+  /// buffers without fragmentation.
+  int64_t getLoadBytes() const { return liveness->getLoad(); }
+  /// The peak the report states. Equal to LOAD until the planner records an
+  /// arena in the IR.
+  int64_t getPeakBytes() const { return liveness->getLoad(); }
+  /// Elements and bytes of the distinct parameters (by `train.param` name;
+  /// a tied parameter read twice counts once).
+  int64_t getParameterCount() const { return parameterCount; }
+  int64_t getParameterBytes() const { return parameterBytes; }
+  /// The sum of CostOpInterface::getFlops over the ops of the step.
+  int64_t getTotalFlops() const { return totalFlops; }
+  /// The largest buffers live at the peak (at most kNumTopTensors).
+  ArrayRef<ReportTensor> getTopTensors() const { return topTensors; }
+  /// The number of buffers live at the peak.
+  int64_t getNumLiveAtPeak() const { return numLiveAtPeak; }
+
+  /// Prints the report in `format`.
+  void print(raw_ostream &os, ReportFormat format) const;
+  /// The JSON document (schema kMemoryReportSchema), keys in a fixed order.
+  void printJSON(raw_ostream &os) const;
+  /// A summary table in binary units.
+  void printText(raw_ostream &os) const;
+  /// One self-contained HTML5 page with an inline SVG timeline.
+  void printHTML(raw_ostream &os) const;
+  /// Chrome/Perfetto trace-event JSON.
+  void printTrace(raw_ostream &os) const;
+
+private:
+  MemoryReport() = default;
+
+  std::string functionName;
+  std::unique_ptr<TensorLiveness> liveness;
+  int64_t parameterCount = 0;
+  int64_t parameterBytes = 0;
+  int64_t totalFlops = 0;
+  int64_t numLiveAtPeak = 0;
+  std::string peakOpName;
+  std::string peakLocation;
+  SmallVector<ReportTensor> topTensors;
+};
+
+} // namespace mlir::memopt
+
+#endif // MEMOPT_REPORT_MEMORYREPORT_H

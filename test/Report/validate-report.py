@@ -1,0 +1,294 @@
+"""Checks the structure of train-memory-report outputs for lit.
+
+Usage: validate-report.py json|html|trace FILE
+       validate-report.py liveness JSON_FILE LIVENESS_FILE
+
+Each mode parses the file with the standard library (json, html.parser,
+xml.etree), asserts the invariants the format promises, exits non-zero with a
+message on the first violation, and prints the facts that the lit test then
+checks with FileCheck (the numbers derived by hand).
+"""
+
+import html.parser
+import json
+import re
+import sys
+import xml.etree.ElementTree as ET
+
+CLASSES = [
+    "parameter",
+    "gradient",
+    "optimizer_state",
+    "activation",
+    "temporary",
+    "input",
+]
+KEYS = [
+    "schema",
+    "function",
+    "num_points",
+    "num_buffers",
+    "peak_bytes",
+    "load_bytes",
+    "peak_point",
+    "peak_op",
+    "persistent_bytes",
+    "parameter_count",
+    "parameter_bytes",
+    "total_flops",
+    "by_class",
+    "num_live_at_peak",
+    "top_tensors",
+    "timeline",
+]
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def fail(message):
+    print("error: " + message, file=sys.stderr)
+    sys.exit(1)
+
+
+def expect(condition, message):
+    if not condition:
+        fail(message)
+
+
+def is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def check_by_class(by_class, where):
+    expect(list(by_class) == CLASSES, f"{where}: classes {list(by_class)}")
+    for cls in CLASSES:
+        expect(is_int(by_class[cls]) and by_class[cls] >= 0, f"{where}: {cls}")
+    return sum(by_class.values())
+
+
+def check_json(path):
+    with open(path) as f:
+        report = json.load(f)
+    expect(list(report) == KEYS, f"keys {list(report)}, expected {KEYS}")
+    expect(report["schema"] == "memopt.memory-report/1", "schema")
+    for key in KEYS:
+        if key.endswith("_bytes") or key.startswith("num_") or key in (
+            "peak_point",
+            "parameter_count",
+            "total_flops",
+        ):
+            expect(is_int(report[key]), f"{key} is not an integer")
+    expect(list(report["peak_op"]) == ["name", "location"], "peak_op keys")
+    timeline = report["timeline"]
+    expect(len(timeline) == report["num_points"], "one timeline entry a point")
+    for index, entry in enumerate(timeline):
+        expect(
+            list(entry) == ["point", "op", "live_bytes", "by_class"],
+            f"timeline[{index}] keys {list(entry)}",
+        )
+        expect(entry["point"] == index, f"timeline[{index}] point")
+        total = check_by_class(entry["by_class"], f"timeline[{index}]")
+        expect(total == entry["live_bytes"], f"timeline[{index}] sum {total}")
+    peak = report["peak_point"]
+    load = max(entry["live_bytes"] for entry in timeline)
+    expect(report["load_bytes"] == load, "load_bytes is not the timeline max")
+    expect(report["peak_bytes"] == report["load_bytes"], "peak != load")
+    first = next(i for i, e in enumerate(timeline) if e["live_bytes"] == load)
+    expect(peak == first, f"peak_point {peak}, first maximum at {first}")
+    expect(timeline[peak]["op"] == report["peak_op"]["name"], "peak_op name")
+    expect(report["by_class"] == timeline[peak]["by_class"], "by_class")
+    check_by_class(report["by_class"], "by_class")
+    tops = report["top_tensors"]
+    expect(len(tops) == min(10, report["num_live_at_peak"]), "top count")
+    for index, tensor in enumerate(tops):
+        expect(
+            list(tensor)
+            == ["name", "bytes", "class", "live_range", "persistent", "defining_op"],
+            f"top_tensors[{index}] keys {list(tensor)}",
+        )
+        start, end = tensor["live_range"]
+        expect(start <= peak <= end, f"top_tensors[{index}] not live at peak")
+        expect(tensor["class"] in CLASSES, f"top_tensors[{index}] class")
+        expect(list(tensor["defining_op"]) == ["name", "location"], "defining_op")
+        if index:
+            expect(tops[index - 1]["bytes"] >= tensor["bytes"], "top order")
+    for key in KEYS[:7] + KEYS[8:12]:
+        print(f"{key}: {report[key]}")
+    print(f"peak_op: {report['peak_op']['name']} at {report['peak_op']['location']}")
+    print("by_class: " + " ".join(f"{c}={report['by_class'][c]}" for c in CLASSES))
+    print(f"num_live_at_peak: {report['num_live_at_peak']}")
+    for tensor in tops:
+        print(
+            "top: {name} {bytes} {class} [{0}, {1}] {2} at {3}".format(
+                *tensor["live_range"],
+                tensor["defining_op"]["name"],
+                tensor["defining_op"]["location"],
+                **tensor,
+            )
+        )
+    for entry in timeline:
+        print(f"point {entry['point']} {entry['op']}: {entry['live_bytes']}")
+
+
+class HTMLChecker(html.parser.HTMLParser):
+    """Tracks that non-void elements nest and close properly."""
+
+    VOID = {"meta", "br", "hr", "img", "input", "link", "col", "area", "wbr"}
+
+    def __init__(self):
+        super().__init__()
+        self.stack = []
+        self.title = ""
+        self.tables = []
+        self.in_title = False
+        self.scripts = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "script":
+            self.scripts += 1
+        for name, value in attrs:
+            if name in ("src", "href") and value and "//" in value:
+                fail(f"external reference {value}")
+        if tag == "table":
+            self.tables.append(dict(attrs).get("id"))
+        if tag == "title" and "svg" not in self.stack:
+            self.in_title = True
+        if tag not in self.VOID:
+            self.stack.append(tag)
+
+    def handle_startendtag(self, tag, attrs):
+        pass
+
+    def handle_endtag(self, tag):
+        expect(self.stack and self.stack[-1] == tag, f"</{tag}> closes {self.stack[-1:]}")
+        self.stack.pop()
+        if tag == "title":
+            self.in_title = False
+
+    def handle_data(self, data):
+        if self.in_title:
+            self.title += data
+
+
+def check_html(path):
+    with open(path) as f:
+        text = f.read()
+    expect(text.startswith("<!DOCTYPE html>"), "no HTML5 doctype")
+    checker = HTMLChecker()
+    checker.feed(text)
+    checker.close()
+    expect(not checker.stack, f"unclosed elements {checker.stack}")
+    expect(checker.scripts == 0, "the page has scripts")
+    expect(re.search(r"https?:", text.replace("http://www.w3.org/2000/svg", "")) is None,
+           "the page references the network")
+    print(f"title: {checker.title}")
+    print("tables: " + " ".join(checker.tables))
+    begin, end = text.index("<svg"), text.index("</svg>") + len("</svg>")
+    svg = ET.fromstring(text[begin:end])
+    expect(svg.tag == SVG + "svg", "svg root")
+    paths = [p for p in svg.iter(SVG + "path") if p.get("class") == "area"]
+    expect([p.get("data-class") for p in paths] == CLASSES, "one path a class")
+    for path_element in paths:
+        expect(path_element.get("d", "").startswith("M"), "empty path")
+        expect(path_element.get("d").endswith("Z"), "open path")
+    legend = [r.get("data-class") for r in svg.iter(SVG + "rect")]
+    expect(legend == CLASSES, f"legend {legend}")
+    labels = [t.text for t in svg.iter(SVG + "text") if t.get("class") == "axis-label"]
+    print("paths: " + " ".join(p.get("data-class") for p in paths))
+    print("axis labels: " + " | ".join(labels))
+    markers = [e for e in svg.iter() if e.get("id") == "peak-marker"]
+    expect(len(markers) == 1, "one peak marker")
+    marker = markers[0]
+    expect(marker.get("x1") == marker.get("x2"), "vertical peak marker")
+    # The top of the stack reaches its highest point (the peak) in the
+    # column under the marker: walk the top path's rightward segments.
+    x = y = 0.0
+    segments = []
+    for command, first, second in re.findall(
+        r"([MHVZ])\s*([-0-9.]+)?(?:,([-0-9.]+))?", paths[-1].get("d")
+    ):
+        if command == "M":
+            x, y = float(first), float(second)
+        elif command == "H":
+            if float(first) > x:
+                segments.append((x, float(first), y))
+            x = float(first)
+        elif command == "V":
+            y = float(first)
+    marker_x = float(marker.get("x1"))
+    under = [s for s in segments if s[0] <= marker_x <= s[1]]
+    expect(len(under) == 1, f"marker x {marker_x} not over one column")
+    highest = min(s[2] for s in segments)
+    expect(under[0][2] == highest, "the marker is not at the highest column")
+    print(f"peak marker x: {marker.get('x1')}, column top y: {under[0][2]:.2f}")
+    peak_label = "".join(svg.find(f"{SVG}g[@id='peak']/{SVG}text").itertext())
+    print(f"peak label: {peak_label}")
+
+
+def check_trace(path):
+    with open(path) as f:
+        trace = json.load(f)
+    expect(trace.get("displayTimeUnit") == "ns", "displayTimeUnit")
+    events = trace["traceEvents"]
+    for event in events:
+        expect("ph" in event and "name" in event, f"event {event}")
+    by_class = [e for e in events if e["ph"] == "C" and e["name"] == "live_bytes"]
+    totals = [e for e in events if e["ph"] == "C" and e["name"] == "live_bytes_total"]
+    ops = [e for e in events if e["ph"] == "X"]
+    instants = [e for e in events if e["ph"] == "i"]
+    expect(len(by_class) == len(totals) == len(ops), "one counter of each a point")
+    for point, (counter, total, op) in enumerate(zip(by_class, totals, ops)):
+        expect(counter["ts"] == total["ts"] == op["ts"] == point, f"ts at {point}")
+        expect(op["dur"] == 1, "op duration")
+        expect(list(total["args"]) == ["total"], "total series args")
+        summed = check_by_class(counter["args"], f"counter {point}")
+        expect(summed == total["args"]["total"], f"total at {point}")
+        print(f"point {point} {op['name']}: {total['args']['total']}")
+    expect(len(instants) == 1, "one instant event")
+    peak = instants[0]
+    expect(peak["name"] == "peak", "peak event name")
+    maximum = max(t["args"]["total"] for t in totals)
+    expect(peak["args"]["bytes"] == maximum, "peak bytes != maximum total")
+    expect(totals[peak["ts"]]["args"]["total"] == maximum, "peak ts")
+    print(f"peak: ts={peak['ts']} bytes={peak['args']['bytes']} op={peak['args']['op']}")
+    print("peak classes: " + " ".join(
+        f"{c}={by_class[peak['ts']]['args'][c]}" for c in CLASSES))
+
+
+def check_liveness(json_path, liveness_path):
+    """The JSON agrees with -test-print-tensor-liveness point by point."""
+    with open(json_path) as f:
+        report = json.load(f)
+    with open(liveness_path) as f:
+        text = f.read()
+    points = [(int(m[1]), m[2], int(m[3]))
+              for m in re.finditer(r"^  (\d+) (\S+): (\d+)", text, re.M)]
+    load = re.search(r"^load: (\d+) at point (\d+) \((\S+)\)", text, re.M)
+    persistent = re.search(r"^persistent: (\d+)", text, re.M)
+    expect(load and persistent, "no load line in the liveness output")
+    timeline = [(e["point"], e["op"], e["live_bytes"]) for e in report["timeline"]]
+    expect(timeline == points, "timeline differs from the liveness output")
+    expect(report["load_bytes"] == int(load[1]), "load_bytes")
+    expect(report["peak_bytes"] == int(load[1]), "peak_bytes")
+    expect(report["peak_point"] == int(load[2]), "peak_point")
+    expect(report["peak_op"]["name"] == load[3], "peak_op")
+    expect(report["persistent_bytes"] == int(persistent[1]), "persistent_bytes")
+    print(f"agree: {len(points)} points, peak {report['peak_bytes']} at "
+          f"{report['peak_point']} ({report['peak_op']['name']})")
+
+
+def main():
+    mode = sys.argv[1]
+    if mode == "json":
+        check_json(sys.argv[2])
+    elif mode == "html":
+        check_html(sys.argv[2])
+    elif mode == "trace":
+        check_trace(sys.argv[2])
+    elif mode == "liveness":
+        check_liveness(sys.argv[2], sys.argv[3])
+    else:
+        fail(f"unknown mode {mode}")
+
+
+if __name__ == "__main__":
+    main()
