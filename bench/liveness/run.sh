@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Times the TensorLiveness analysis (parse + verify + analysis + printing)
-# on synthetic steps of 10k, 100k and 1M ops; prints the median of 3 runs of
-# the analysis pass as reported by --mlir-timing. Usage: bench/liveness/run.sh
+# and the JSON memory report on synthetic steps of 10k, 100k and 1M ops;
+# prints medians of 3 runs (the pass times as reported by --mlir-timing).
+# Usage: bench/liveness/run.sh
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 tmp=$(mktemp -d)
@@ -19,4 +20,16 @@ for n in 10000 100000 1000000; do
   done
   printf '%s\n' "${times[@]}" | sort -n | sed -n 2p | \
     awk -v n="$n" '{printf "ops=%d total_s=%.2f analysis_s=%.2f (median of 3)\n", n, $1, $2}'
+  times=()
+  for run in 1 2 3; do
+    start=$(date +%s.%N)
+    "$root/build/bin/mem-opt" "$tmp/step.mlir" \
+      --train-memory-report="format=json output=$tmp/report.json" \
+      --mlir-timing -o /dev/null 2> "$tmp/timing"
+    end=$(date +%s.%N)
+    pass=$(grep -i "TrainMemoryReport" "$tmp/timing" | awk '{print $1}')
+    times+=("$(echo "$end - $start" | bc) $pass")
+  done
+  printf '%s\n' "${times[@]}" | sort -n | sed -n 2p | \
+    awk -v n="$n" '{printf "ops=%d total_s=%.2f report_json_s=%.2f (median of 3)\n", n, $1, $2}'
 done
