@@ -91,7 +91,8 @@ Error mlir::memopt::gen::validate(const CnnConfig &c) {
                          .str());
   if (!(c.dropout >= 0.0 && c.dropout < 1.0))
     return makeError(
-        llvm::formatv("the dropout rate must be in [0, 1), got {0}", c.dropout)
+        llvm::formatv("the dropout rate must be in [0, 1), got {0}",
+                      formatNumber(c.dropout))
             .str());
   // The largest activation: the first feature maps (64 channels).
   std::optional<int64_t> elements = llvm::checkedMul(c.batch, c.height);

@@ -195,13 +195,20 @@ Value ModelBuilder::rotary(Value x, double theta, StringRef name) {
                                  builder.getF64FloatAttr(theta));
 }
 
+RankedTensorType ModelBuilder::lossType() {
+  // f32, or f64 for f64 models (gradient checks need the loss in full
+  // precision).
+  return RankedTensorType::get({}, elementType.isF64() ? elementType
+                                                       : builder.getF32Type());
+}
+
 Value ModelBuilder::crossEntropy(Value logits, Value labels, StringRef name) {
-  return train::CrossEntropyOp::create(builder, loc(name), f32Type({}), logits,
+  return train::CrossEntropyOp::create(builder, loc(name), lossType(), logits,
                                        labels, /*ignore_index=*/nullptr);
 }
 
 Value ModelBuilder::mseLoss(Value x, Value target, StringRef name) {
-  return train::MseLossOp::create(builder, loc(name), f32Type({}), x, target);
+  return train::MseLossOp::create(builder, loc(name), lossType(), x, target);
 }
 
 Value ModelBuilder::reshape(Value x, ArrayRef<int64_t> shape, StringRef name) {

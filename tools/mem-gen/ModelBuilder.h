@@ -104,6 +104,8 @@ public:
 
 private:
   RankedTensorType f32Type(ArrayRef<int64_t> shape);
+  /// The 0-d type of losses.
+  RankedTensorType lossType();
 
   OpBuilder builder;
   func::FuncOp func;

@@ -13,11 +13,20 @@
 #include "ModelBuilder.h"
 
 #include "llvm/Support/Error.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <optional>
 #include <string>
 
 namespace mlir::memopt::gen {
+
+/// `value` in the shortest form (`%g`), for messages.
+inline std::string formatNumber(double value) {
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%g", value);
+  return text;
+}
 
 //===----------------------------------------------------------------------===//
 // Transformers (gpt2, llama; HuggingFace configs)

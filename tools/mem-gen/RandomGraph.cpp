@@ -2,17 +2,21 @@
 //
 // A random forward graph for differential testing: `ops` ops, each drawn
 // from a mix of linear algebra, elementwise, normalization and shape ops,
-// whose operands are mostly recent values and sometimes any earlier value
-// (skip connections), with shapes kept consistent by construction. Values
-// left unused that have the result's type are summed into it, and a loss
-// (MSE against a target, or cross-entropy over the last dimension) ends the
-// graph. The graph is a pure function of the seed: the generator draws from
-// std::mt19937_64 (whose sequence the C++ standard fixes) with its own
-// modular reductions, never from implementation-defined distributions.
+// whose operands are mostly recent or still unused values and sometimes any
+// earlier value (skip connections), with shapes kept consistent by
+// construction. The values left unused become outputs (those of one type
+// summed), each with a loss term (MSE against a target input, or
+// cross-entropy over the last dimension against a labels input); the terms
+// sum to the loss, so every parameter reaches it. The graph is a pure function
+// of the seed: the generator draws from std::mt19937_64 (whose sequence the C++
+// standard fixes) with its own modular reductions, never from
+// implementation-defined distributions.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Models.h"
+
+#include "llvm/ADT/MapVector.h"
 
 #include <random>
 #include <type_traits>
@@ -96,8 +100,18 @@ bool RandomGraph::fits(ArrayRef<int64_t> shape) {
 
 size_t RandomGraph::pickOperand() {
   size_t n = nodes.size();
-  if (n > 1 && chance(30))
-    return below(n);
+  int64_t draw = below(100);
+  if (draw < 35) {
+    // A value nothing uses yet: keeps most of the graph on the loss's path.
+    SmallVector<size_t> unused;
+    for (auto [i, node] : llvm::enumerate(nodes))
+      if (node.uses == 0)
+        unused.push_back(i);
+    if (!unused.empty())
+      return unused[below(unused.size())];
+  }
+  if (draw < 55)
+    return below(n); // Any earlier value: a skip connection.
   return n - 1 - below(std::min<size_t>(n, 3));
 }
 
@@ -369,25 +383,39 @@ void RandomGraph::build(int64_t ops) {
       ++step;
   }
 
-  // The result: the last value that depends on a parameter, plus every
-  // unused value of its type.
-  size_t result = nodes.size() - 1;
-  while (!nodes[result].dependsOnParam)
-    --result;
-  Value out = nodes[result].value;
-  for (auto [i, node] : llvm::enumerate(nodes))
-    if (i != result && node.uses == 0 && !node.isInput &&
-        node.value.getType() == out.getType())
-      out = b.add(out, node.value, "output." + std::to_string(i));
-
-  ArrayRef<int64_t> s = shape(out);
-  if (chance(50)) {
-    Value target = b.addInput("target", s);
-    b.finish(b.mseLoss(out, target, "loss"));
-    return;
+  // The outputs: every value nothing uses that depends on a parameter (so
+  // that every parameter reaches the loss), values of one type summed; then
+  // one loss term per output, summed into the loss.
+  llvm::MapVector<Type, Value> outputs;
+  for (const Node &node : nodes)
+    if (node.uses == 0 && !node.isInput && node.dependsOnParam)
+      outputs.try_emplace(node.value.getType(), Value());
+  for (auto [i, node] : llvm::enumerate(nodes)) {
+    if (node.uses != 0 || node.isInput)
+      continue;
+    auto it = outputs.find(node.value.getType());
+    if (it == outputs.end())
+      continue;
+    it->second = it->second ? b.add(it->second, node.value,
+                                    "output." + std::to_string(i))
+                            : node.value;
   }
-  Value labels = b.addIndexInput("labels", s.drop_back());
-  b.finish(b.crossEntropy(out, labels, "loss"));
+  Value loss;
+  for (auto [index, entry] : llvm::enumerate(outputs)) {
+    Value out = entry.second;
+    ArrayRef<int64_t> s = shape(out);
+    std::string suffix = std::to_string(index);
+    Value term;
+    if (chance(50)) {
+      Value target = b.addInput("target" + suffix, s);
+      term = b.mseLoss(out, target, "loss." + suffix);
+    } else {
+      Value labels = b.addIndexInput("labels" + suffix, s.drop_back());
+      term = b.crossEntropy(out, labels, "loss." + suffix);
+    }
+    loss = loss ? b.add(loss, term, "loss") : term;
+  }
+  b.finish(loss);
 }
 
 void mlir::memopt::gen::buildRandom(ModelBuilder &builder,

@@ -249,7 +249,7 @@ static Expected<TransformerConfig> parseLlama(FieldReader &fields,
   if (attentionDropout != 0.0)
     return makeError(llvm::formatv("attention_dropout = {0} is not supported: "
                                    "train.attention has no dropout",
-                                   attentionDropout)
+                                   formatNumber(attentionDropout))
                          .str());
   if (modelType == "qwen2") {
     config.qkvBias = true;
@@ -307,8 +307,9 @@ static Error checkSize(StringRef what, int64_t value) {
 
 static Error checkRate(StringRef what, double rate) {
   if (!(rate >= 0.0 && rate < 1.0))
-    return makeError(
-        llvm::formatv("{0} must be in [0, 1), got {1}", what, rate).str());
+    return makeError(llvm::formatv("{0} must be in [0, 1), got {1}", what,
+                                   formatNumber(rate))
+                         .str());
   return Error::success();
 }
 
@@ -376,12 +377,12 @@ Error mlir::memopt::gen::validate(const TransformerConfig &c) {
   if (!(c.normEpsilon > 0.0))
     return makeError(
         llvm::formatv("the normalization epsilon must be positive, got {0}",
-                      c.normEpsilon)
+                      formatNumber(c.normEpsilon))
             .str());
   if (!(c.ropeTheta > 0.0))
-    return makeError(
-        llvm::formatv("rope_theta must be positive, got {0}", c.ropeTheta)
-            .str());
+    return makeError(llvm::formatv("rope_theta must be positive, got {0}",
+                                   formatNumber(c.ropeTheta))
+                         .str());
   int64_t b = c.batch, s = c.getSeq();
   if (Error error = checkElements("logits", {b, s, c.vocab}))
     return error;

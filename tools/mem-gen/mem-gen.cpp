@@ -59,8 +59,9 @@ static cl::opt<int64_t> batchSize("batch", cl::desc("Batch size (default 1)"),
 
 static cl::opt<std::string>
     dtype("dtype",
-          cl::desc("Element type of parameters and activations: f32, bf16 "
-                   "or f16 (normalization statistics and the loss stay f32)"),
+          cl::desc("Element type of parameters and activations: f32, bf16, "
+                   "f16, or f64 (for gradient checks); normalization "
+                   "statistics and the loss stay f32"),
           cl::init("f32"), cl::cat(commonCategory));
 
 static cl::opt<bool> emitTrainingStep(
@@ -332,10 +333,10 @@ static FailureOr<TransformerConfig> getBaseConfig(ModelChoice &model) {
 }
 
 /// The transformer configuration: the preset or HF config, then the
-/// overriding options.
+/// overriding options (once the family is known, checked to apply).
 static FailureOr<TransformerConfig> getTransformerConfig(ModelChoice &model) {
   FailureOr<TransformerConfig> config = getBaseConfig(model);
-  if (failed(config))
+  if (failed(config) || failed(checkApplicable(model)))
     return failure();
   TransformerConfig c = *config;
   c.batch = batchSize;
@@ -536,21 +537,27 @@ static LogicalResult runMemGen() {
                          .Case("f32", Float32Type::get(&context))
                          .Case("bf16", BFloat16Type::get(&context))
                          .Case("f16", Float16Type::get(&context))
+                         .Case("f64", Float64Type::get(&context))
                          .Default(Type());
   if (!elementType)
-    return fail("unknown --dtype '" + dtype + "'; expected f32, bf16 or f16");
+    return fail("unknown --dtype '" + dtype +
+                "'; expected f32, bf16, f16 or f64");
 
   // Resolve and validate the whole configuration before any work.
   std::optional<TransformerConfig> transformer;
   std::optional<CnnConfig> cnn;
   std::optional<MlpConfig> mlp;
+  if (dropoutRate.getNumOccurrences() &&
+      !(dropoutRate >= 0.0 && dropoutRate < 1.0))
+    return fail("--dropout must be in [0, 1), got " +
+                formatNumber(dropoutRate));
   if (model->family == Family::GPT2 || model->family == Family::Llama) {
     FailureOr<TransformerConfig> config = getTransformerConfig(*model);
     if (failed(config))
       return failure();
     transformer = *config;
   }
-  if (failed(checkApplicable(*model)))
+  if (!transformer && failed(checkApplicable(*model)))
     return failure();
   if (model->family == Family::Cnn) {
     FailureOr<CnnConfig> config = getCnnConfig(*model);
@@ -624,6 +631,7 @@ static LogicalResult runMemGen() {
   flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
   flags.useLocalScope();
   module->print(output.os(), flags);
+  output.os() << "\n";
   return output.commit();
 }
 
