@@ -571,8 +571,7 @@ static LogicalResult runMemGen() {
       return failure();
     mlp = *config;
   }
-  if (model->family == Family::Random &&
-      failed(sizeOption(numOps, int64_t(1) << 20)))
+  if (model->family == Family::Random && failed(sizeOption(numOps, 100000)))
     return failure();
 
   // Open the output first: an unwritable path fails before any work.
