@@ -23,6 +23,7 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tools = [
+    ToolSubst("mem-gen", unresolved="fatal"),
     ToolSubst("mem-opt", unresolved="fatal"),
     ToolSubst("mem-run", unresolved="fatal"),
 ]
