@@ -1,6 +1,5 @@
 """Sums TensorLiveness buffers of generated models by class, for
-literature.test. Runs mem-gen and mem-opt from PATH (lit puts the build's
-bin first)."""
+literature.test. Runs mem-gen and mem-opt from --bin (the build's bin/)."""
 import argparse
 import re
 import subprocess
@@ -9,9 +8,9 @@ LINE = re.compile(r"^  (\S+): (\d+) bytes, (\w+), live")
 
 
 def buffers(gen_args):
-    step = subprocess.run(["mem-gen"] + gen_args, check=True,
+    step = subprocess.run([args.bin + "/mem-gen"] + gen_args, check=True,
                           capture_output=True, text=True).stdout
-    out = subprocess.run(["mem-opt", "--test-print-tensor-liveness", "-o",
+    out = subprocess.run([args.bin + "/mem-opt", "--test-print-tensor-liveness", "-o",
                           "/dev/null"], input=step, check=True,
                          capture_output=True, text=True).stdout
     for line in out.splitlines():
@@ -59,6 +58,7 @@ def states(args):
 
 parser = argparse.ArgumentParser()
 parser.add_argument("what", choices=["korthikanti", "states"])
+parser.add_argument("--bin", required=True)
 parser.add_argument("--seq", type=int)
 parser.add_argument("--batch", type=int)
 parser.add_argument("--hidden", type=int)
