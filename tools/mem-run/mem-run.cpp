@@ -144,7 +144,6 @@ static cl::opt<unsigned>
 /// Symbol of the generated entry function.
 static constexpr llvm::StringLiteral kEntryName = "__memrun_entry";
 
-
 namespace {
 
 /// How mem-run fills one step argument.
