@@ -213,20 +213,30 @@ LogicalResult DropoutOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
 // Normalization
 //===----------------------------------------------------------------------===//
 
-LogicalResult LayerNormOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
-                                          ArrayRef<bool> needed,
-                                          SmallVectorImpl<Value> &grads) {
-  if (failed(requireOnlyFirstResultGrad(*this, resultGrads)))
+/// layer_norm and batch_norm: (dinput, dgamma, dbeta) from the saved input,
+/// gamma and the mean/rstd statistics.
+template <typename GradOpTy, typename OpTy>
+static LogicalResult buildAffineNormGradients(OpTy op, OpBuilder &b,
+                                              ValueRange resultGrads,
+                                              SmallVectorImpl<Value> &grads) {
+  if (failed(requireOnlyFirstResultGrad(op, resultGrads)))
     return failure();
-  initGrads(*this, grads);
-  auto grad = LayerNormGradOp::create(b, gradLoc(*this), getInput().getType(),
-                                      getGamma().getType(), getBeta().getType(),
-                                      resultGrads[0], getInput(), getGamma(),
-                                      getMean(), getRstd());
+  initGrads(op, grads);
+  auto grad = GradOpTy::create(b, gradLoc(op), op.getInput().getType(),
+                               op.getGamma().getType(), op.getBeta().getType(),
+                               resultGrads[0], op.getInput(), op.getGamma(),
+                               op.getMean(), op.getRstd());
   grads[0] = grad.getGradInput();
   grads[1] = grad.getGradGamma();
   grads[2] = grad.getGradBeta();
   return success();
+}
+
+LogicalResult LayerNormOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                          ArrayRef<bool> needed,
+                                          SmallVectorImpl<Value> &grads) {
+  return buildAffineNormGradients<LayerNormGradOp>(*this, b, resultGrads,
+                                                   grads);
 }
 
 LogicalResult RmsNormOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
@@ -246,17 +256,8 @@ LogicalResult RmsNormOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
 LogicalResult BatchNormOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
                                           ArrayRef<bool> needed,
                                           SmallVectorImpl<Value> &grads) {
-  if (failed(requireOnlyFirstResultGrad(*this, resultGrads)))
-    return failure();
-  initGrads(*this, grads);
-  auto grad = BatchNormGradOp::create(b, gradLoc(*this), getInput().getType(),
-                                      getGamma().getType(), getBeta().getType(),
-                                      resultGrads[0], getInput(), getGamma(),
-                                      getMean(), getRstd());
-  grads[0] = grad.getGradInput();
-  grads[1] = grad.getGradGamma();
-  grads[2] = grad.getGradBeta();
-  return success();
+  return buildAffineNormGradients<BatchNormGradOp>(*this, b, resultGrads,
+                                                   grads);
 }
 
 //===----------------------------------------------------------------------===//

@@ -34,25 +34,6 @@ using namespace mlir::memopt;
 // Helpers
 //===----------------------------------------------------------------------===//
 
-/// The type sums of `elementType` accumulate in: f32 for narrower floats.
-static Type getAccumulatorType(Type elementType) {
-  if (elementType.getIntOrFloatBitWidth() < 32)
-    return Float32Type::get(elementType.getContext());
-  return elementType;
-}
-
-/// Converts every element of `value` to `elementType` (or returns `value`).
-static Value castTensor(OpBuilder &b, Location loc, Value value,
-                        Type elementType) {
-  auto type = cast<RankedTensorType>(value.getType());
-  if (type.getElementType() == elementType)
-    return value;
-  return buildElementwise(b, loc, type.clone(elementType), value,
-                          [&](OpBuilder &nested, Location l, ValueRange args) {
-                            return castScalar(nested, l, args[0], elementType);
-                          });
-}
-
 /// A `linalg.generic` whose body yields `body`'s values.
 static linalg::GenericOp buildGeneric(
     OpBuilder &b, Location loc, TypeRange resultTypes, ValueRange inputs,

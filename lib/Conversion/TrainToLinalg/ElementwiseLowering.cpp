@@ -19,14 +19,6 @@ using namespace mlir::memopt;
 // Scalar helpers
 //===----------------------------------------------------------------------===//
 
-/// The type elementwise math runs in: f32 for floats narrower than 32 bits
-/// (PyTorch's opmath type), the type itself otherwise.
-static Type getComputeType(Type type) {
-  if (type.getIntOrFloatBitWidth() < 32)
-    return Float32Type::get(type.getContext());
-  return type;
-}
-
 /// Rounds an f64 to f32 with round-to-odd: the f32 neighbour of `value`
 /// whose last mantissa bit is 1 unless `value` is exact in f32. A second
 /// round-to-nearest-even to a format of at most 22 significant bits then
@@ -182,7 +174,7 @@ buildComputed(OpBuilder &b, Location loc, RankedTensorType resultType,
   return buildElementwise(
       b, loc, resultType, inputs,
       [&](OpBuilder &nested, Location nestedLoc, ValueRange args) -> Value {
-        ScalarMath m{nested, nestedLoc, getComputeType(elementType)};
+        ScalarMath m{nested, nestedLoc, getAccumulatorType(elementType)};
         SmallVector<Value> converted;
         for (Value arg : args)
           converted.push_back(m.in(arg));
@@ -411,7 +403,7 @@ struct SwigluGradLowering : public OpConversionPattern<train::SwigluGradOp> {
         rewriter, op.getLoc(), op->getResultTypes(),
         ValueRange{adaptor.getGrad(), adaptor.getGate(), adaptor.getUp()},
         [&](OpBuilder &b, Location loc, ValueRange args) {
-          ScalarMath m{b, loc, getComputeType(elementType)};
+          ScalarMath m{b, loc, getAccumulatorType(elementType)};
           Value dy = m.in(args[0]), gate = m.in(args[1]), up = m.in(args[2]);
           Value dyUp = m.mul(dy, up);
           Value dgate = m.mul(dyUp, m.siluDerivative(gate));
@@ -459,7 +451,7 @@ struct ReduceSumLowering : public OpConversionPattern<train::ReduceSumOp> {
       return success();
     }
     Type elementType = type.getElementType();
-    Type accType = getComputeType(elementType);
+    Type accType = getAccumulatorType(elementType);
     Value sum = buildReduceSum(rewriter, loc, adaptor.getInput(), op.getDims(),
                                type.clone(accType));
     if (accType != elementType)

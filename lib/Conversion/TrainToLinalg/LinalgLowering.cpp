@@ -28,14 +28,6 @@ using namespace mlir::memopt;
 // Helpers
 //===----------------------------------------------------------------------===//
 
-/// The type an fp32-statistics op computes in: f32 for narrower floats, the
-/// type itself otherwise (f64 stays f64).
-static Type getComputeType(Type elementType) {
-  if (elementType.getIntOrFloatBitWidth() >= 32)
-    return elementType;
-  return Float32Type::get(elementType.getContext());
-}
-
 /// The wider of two float types (f32 for two different types of one width).
 static Type getWiderFloat(Type a, Type b) {
   if (a == b)
@@ -569,7 +561,7 @@ struct CrossEntropyLowering
     auto resultType = cast<RankedTensorType>(op.getType());
     auto logitsType = cast<RankedTensorType>(adaptor.getLogits().getType());
     Type computeType =
-        getWiderFloat(getComputeType(logitsType.getElementType()),
+        getWiderFloat(getAccumulatorType(logitsType.getElementType()),
                       resultType.getElementType());
     std::optional<int64_t> ignoreIndex = op.getIgnoreIndex();
     Value logits = collapseRows(rewriter, loc, adaptor.getLogits());
@@ -645,8 +637,8 @@ struct CrossEntropyGradLowering
     auto resultType = cast<RankedTensorType>(op.getType());
     Type elementType = resultType.getElementType();
     auto gradType = cast<RankedTensorType>(adaptor.getGrad().getType());
-    Type computeType =
-        getWiderFloat(getComputeType(elementType), gradType.getElementType());
+    Type computeType = getWiderFloat(getAccumulatorType(elementType),
+                                     gradType.getElementType());
     std::optional<int64_t> ignoreIndex = op.getIgnoreIndex();
     Value logits = collapseRows(rewriter, loc, adaptor.getLogits());
     Value labels = flatten(rewriter, loc, adaptor.getLabels());
@@ -717,8 +709,9 @@ struct MseLossLowering : public OpConversionPattern<train::MseLossOp> {
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
     auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
-    Type computeType = getWiderFloat(getComputeType(inputType.getElementType()),
-                                     resultType.getElementType());
+    Type computeType =
+        getWiderFloat(getAccumulatorType(inputType.getElementType()),
+                      resultType.getElementType());
     int64_t rank = inputType.getRank();
     SmallVector<int64_t> allDims = llvm::to_vector(llvm::seq<int64_t>(0, rank));
     AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
@@ -763,8 +756,8 @@ struct MseLossGradLowering : public OpConversionPattern<train::MseLossGradOp> {
     auto resultType = cast<RankedTensorType>(op.getType());
     Type elementType = resultType.getElementType();
     auto gradType = cast<RankedTensorType>(adaptor.getGrad().getType());
-    Type computeType =
-        getWiderFloat(getComputeType(elementType), gradType.getElementType());
+    Type computeType = getWiderFloat(getAccumulatorType(elementType),
+                                     gradType.getElementType());
     Value grad = castScalar(rewriter, loc,
                             extractScalar(rewriter, loc, adaptor.getGrad()),
                             computeType);
@@ -812,7 +805,7 @@ struct SoftmaxLowering : public OpConversionPattern<train::SoftmaxOp> {
     Value input = adaptor.getInput();
     auto type = cast<RankedTensorType>(op.getType());
     Type elementType = type.getElementType();
-    Type computeType = getComputeType(elementType);
+    Type computeType = getAccumulatorType(elementType);
     int64_t rank = type.getRank();
     int64_t axis = static_cast<int64_t>(op.getAxis());
     if (axis < 0)
@@ -908,7 +901,7 @@ struct SoftmaxGradLowering : public OpConversionPattern<train::SoftmaxGradOp> {
     Location loc = op.getLoc();
     auto type = cast<RankedTensorType>(op.getType());
     Type elementType = type.getElementType();
-    Type computeType = getComputeType(elementType);
+    Type computeType = getAccumulatorType(elementType);
     int64_t rank = type.getRank();
     int64_t axis = static_cast<int64_t>(op.getAxis());
     if (axis < 0)

@@ -52,6 +52,13 @@ Value createFilled(OpBuilder &b, Location loc, RankedTensorType type,
 /// A scalar constant of the float (or integer) type `type`.
 Value createScalar(OpBuilder &b, Location loc, Type type, double value);
 
+/// The type 16-bit and 8-bit floats compute and accumulate in: f32; wider
+/// types compute in themselves.
+Type getAccumulatorType(Type elementType);
+
+/// Converts every element of `value` to `elementType` (or returns `value`).
+Value castTensor(OpBuilder &b, Location loc, Value value, Type elementType);
+
 /// Converts a scalar float to `type` (extf / truncf), or returns it.
 Value castScalar(OpBuilder &b, Location loc, Value value, Type type);
 

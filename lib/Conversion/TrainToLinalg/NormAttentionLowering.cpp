@@ -90,19 +90,6 @@ getIterators(int64_t rank, bool reduceLast, bool reduceLeading) {
   return iterators;
 }
 
-/// `value` converted elementwise to `elementType` (or `value` itself).
-static Value castTensor(OpBuilder &b, Location loc, Value value,
-                        Type elementType) {
-  RankedTensorType type = tensorTypeOf(value);
-  if (type.getElementType() == elementType)
-    return value;
-  return buildElementwise(
-      b, loc, type.clone(elementType), value,
-      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-        return castScalar(nested, nestedLoc, args[0], elementType);
-      });
-}
-
 /// 1 / sqrt(sum / n + epsilon) per element of `sum` (as PyTorch's CPU kernels
 /// compute rstd).
 static Value buildRstd(OpBuilder &b, Location loc, Value sum, double n,
