@@ -85,6 +85,9 @@ func.func @gpt2_step(%ids: tensor<2x24xi64>, %pos: tensor<2x24xi64>,
   // Merge heads: [B, H, T, D] -> [B, T, H, D] -> [B, T, C].
   %ctx_t = train.transpose %ctx {permutation = array<i64: 0, 2, 1, 3>} : tensor<2x4x24x16xf32> -> tensor<2x24x4x16xf32> loc("h.0.attn.merge_heads")
   %merged = train.reshape %ctx_t : tensor<2x24x4x16xf32> -> tensor<2x24x64xf32> loc("h.0.attn.merge_heads")
+  // The transposed heads are not contiguous, so the reshape copies: %merged
+  // is a buffer of its own (saved for c_proj's backward) and %ctx dies here.
+  train.free %ctx : tensor<2x4x24x16xf32> loc("h.0.attn.merge_heads")
   %aproj_mm = train.matmul %merged, %aproj_w : tensor<2x24x64xf32>, tensor<64x64xf32> -> tensor<2x24x64xf32> loc("h.0.attn.c_proj")
   %aproj = train.bias_add %aproj_mm, %aproj_b : tensor<2x24x64xf32>, tensor<64xf32> -> tensor<2x24x64xf32> loc("h.0.attn.c_proj")
   train.free %aproj_mm : tensor<2x24x64xf32> loc("h.0.attn.c_proj")
@@ -193,8 +196,7 @@ func.func @gpt2_step(%ids: tensor<2x24xi64>, %pos: tensor<2x24xi64>,
   %daproj_2d = train.reshape %daproj : tensor<2x24x64xf32> -> tensor<48x64xf32> loc("h.0.attn.c_proj.grad")
   %daproj_w = train.matmul %merged_2d, %daproj_2d {transpose_lhs} : tensor<48x64xf32>, tensor<48x64xf32> -> tensor<64x64xf32> loc("h.0.attn.c_proj.grad")
   train.free %daproj : tensor<2x24x64xf32> loc("h.0.attn.c_proj.grad")
-  // %merged is a view of %ctx.
-  train.free %ctx : tensor<2x4x24x16xf32> loc("h.0.attn.c_proj.grad")
+  train.free %merged : tensor<2x24x64xf32> loc("h.0.attn.c_proj.grad")
   // Merge heads backward: [B, T, C] -> [B, T, H, D] -> [B, H, T, D].
   %dctx_t = train.reshape %dmerged : tensor<2x24x64xf32> -> tensor<2x24x4x16xf32> loc("h.0.attn.merge_heads.grad")
   %dctx = train.transpose %dctx_t {permutation = array<i64: 0, 2, 1, 3>} : tensor<2x24x4x16xf32> -> tensor<2x4x24x16xf32> loc("h.0.attn.merge_heads.grad")

@@ -7,6 +7,7 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::memopt;
@@ -45,7 +46,8 @@ static std::string nameOf(Operation *op, unsigned index, int64_t point) {
   return base;
 }
 
-TensorLiveness::TensorLiveness(Operation *op) {
+TensorLiveness::TensorLiveness(Operation *op, int64_t granularity) {
+  assert(granularity > 0 && "granularity must be positive");
   Region &body = op->getRegion(0);
   if (body.empty())
     return;
@@ -81,7 +83,8 @@ TensorLiveness::TensorLiveness(Operation *op) {
                        std::string name) {
     Buffer buffer;
     buffer.value = value;
-    buffer.bytes = train::getTensorBytes(value.getType());
+    buffer.bytes = llvm::alignTo(train::getTensorBytes(value.getType()),
+                                 static_cast<uint64_t>(granularity));
     buffer.start = buffer.end = start;
     buffer.memoryClass = cls;
     buffer.name = std::move(name);
@@ -219,6 +222,22 @@ TensorLiveness::TensorLiveness(Operation *op) {
 const Buffer *TensorLiveness::lookup(Value value) const {
   auto it = bufferOf.find(value);
   return it == bufferOf.end() ? nullptr : &buffers[it->second];
+}
+
+int64_t TensorLiveness::getTransientPeak() const {
+  int64_t peak = 0;
+  for (const std::array<int64_t, kNumMemoryClasses> &byClass : liveByClass) {
+    int64_t transient = 0;
+    for (unsigned cls = 0; cls < kNumMemoryClasses; ++cls) {
+      auto memoryClass = static_cast<MemoryClass>(cls);
+      if (memoryClass != MemoryClass::Parameter &&
+          memoryClass != MemoryClass::OptimizerState &&
+          memoryClass != MemoryClass::Input)
+        transient += byClass[cls];
+    }
+    peak = std::max(peak, transient);
+  }
+  return peak;
 }
 
 SmallVector<const Buffer *>

@@ -16,6 +16,8 @@ struct Tracker {
   uint64_t live = 0;
   uint64_t peak = 0;
   uint64_t count = 0;
+  /// MEMOPT_TRACE_ALLOCS: one stderr line per allocation and free.
+  bool trace = std::getenv("MEMOPT_TRACE_ALLOCS") != nullptr;
 
   void *record(void *ptr, uint64_t size) {
     if (!ptr)
@@ -26,6 +28,10 @@ struct Tracker {
     ++count;
     if (live > peak)
       peak = live;
+    if (trace)
+      std::fprintf(stderr, "memopt: alloc %llu live %llu\n",
+                   static_cast<unsigned long long>(size),
+                   static_cast<unsigned long long>(live));
     return ptr;
   }
 
@@ -37,6 +43,10 @@ struct Tracker {
     if (it == sizes.end())
       return;
     live -= it->second;
+    if (trace)
+      std::fprintf(stderr, "memopt: free %llu live %llu\n",
+                   static_cast<unsigned long long>(it->second),
+                   static_cast<unsigned long long>(live));
     sizes.erase(it);
   }
 };

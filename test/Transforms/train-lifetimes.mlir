@@ -44,6 +44,33 @@ func.func @existing_free(%x: tensor<4xf32>) {
 
 // -----
 
+// A free written later than the last use (here after %c, although %a's
+// last reader is the reshape view %v's user %b) moves up behind that use,
+// after the frees already there; one in place stays.
+// CHECK-LABEL: func.func @late_free(
+// CHECK:         %[[A:.*]] = train.relu %{{.*}} : tensor<2x4xf32>
+// CHECK-NEXT:    %[[V:.*]] = train.reshape %[[A]]
+// CHECK-NEXT:    %[[B:.*]] = train.relu %[[V]]
+// CHECK-NEXT:    train.free %[[A]]
+// CHECK-NEXT:    %[[C:.*]] = train.relu %[[B]]
+// CHECK-NEXT:    train.free %[[B]]
+// CHECK-NEXT:    %[[D:.*]] = train.reduce_sum %[[C]]
+// CHECK-NEXT:    train.free %[[C]]
+// CHECK-NEXT:    return %[[D]]
+// CHECK-NOT:     train.free
+func.func @late_free(%x: tensor<2x4xf32>) -> tensor<f32> {
+  %a = train.relu %x : tensor<2x4xf32>
+  %v = train.reshape %a : tensor<2x4xf32> -> tensor<8xf32>
+  %b = train.relu %v : tensor<8xf32>
+  %c = train.relu %b : tensor<8xf32>
+  train.free %b : tensor<8xf32>
+  train.free %a : tensor<2x4xf32>
+  %d = train.reduce_sum %c {dims = array<i64: 0>} : tensor<8xf32> -> tensor<f32>
+  return %d : tensor<f32>
+}
+
+// -----
+
 // expected-error @+1 {{'func.func' op expected a single-block training step (program order is the schedule)}}
 func.func @two_blocks(%x: tensor<4xf32>) -> tensor<4xf32> {
   cf.br ^bb1

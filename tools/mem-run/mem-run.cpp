@@ -16,6 +16,7 @@
 
 #include "Init.h"
 
+#include "memopt/Analysis/TensorLiveness.h"
 #include "memopt/Conversion/Passes.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 #include "memopt/InitAll.h"
@@ -192,6 +193,8 @@ struct StepPlan {
   /// For --check-gradients: per result, the parameter whose gradient it is
   /// (its train.grad_of attribute), or empty.
   SmallVector<std::string> resultGradOf;
+  /// For --measure-peak: the memory model's prediction of the measured peak.
+  int64_t predictedPeak = 0;
 };
 
 } // namespace
@@ -901,6 +904,7 @@ static LogicalResult runSteps(ModuleOp module, StepPlan &plan) {
     if (!measured)
       continue;
     llvm::outs() << "measured_peak_bytes: " << memopt_peak_bytes() << "\n";
+    llvm::outs() << "predicted_peak_bytes: " << plan.predictedPeak << "\n";
     uint64_t liveAfter = memopt_live_bytes();
     if (liveAfter != liveBefore)
       llvm::WithColor::warning(llvm::errs(), "mem-run")
@@ -996,6 +1000,11 @@ static LogicalResult runMain() {
     auto gradOf = step->getResultAttrOfType<StringAttr>(i, "train.grad_of");
     plan->resultGradOf.push_back(gradOf ? gradOf.str() : std::string());
   }
+  // The model's peak of what the lowered step allocates: parameters, states
+  // and inputs live in globals; every buffer is padded to the alignment.
+  if (measurePeak)
+    plan->predictedPeak =
+        TensorLiveness(*step, kCPUBufferAlignment).getTransientPeak();
   if (listInputs) {
     printInputs(*plan);
     return success();

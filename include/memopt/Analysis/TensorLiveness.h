@@ -45,7 +45,8 @@ StringRef stringifyMemoryClass(MemoryClass cls);
 struct Buffer {
   /// The value that defines the storage (an op result or block argument).
   Value value;
-  /// n * ceil(bitwidth / 8) bytes.
+  /// n * ceil(bitwidth / 8) bytes, rounded up to the analysis' allocation
+  /// granularity (1 by default: exact bytes).
   int64_t bytes = 0;
   /// Program points of the first and the last moment the buffer is live,
   /// inclusive: the defining op, and the last use of the value or of any view
@@ -68,8 +69,11 @@ struct Buffer {
 /// Construction is linear in the number of ops and uses.
 class TensorLiveness {
 public:
-  /// Analyzes `op`, a function-like op with a single-block body.
-  explicit TensorLiveness(Operation *op);
+  /// Analyzes `op`, a function-like op with a single-block body. With a
+  /// `granularity` above 1, every buffer counts its bytes rounded up to a
+  /// multiple of it, as an allocator that pads each allocation to its
+  /// alignment does (the CPU lowering pads to 64 bytes).
+  explicit TensorLiveness(Operation *op, int64_t granularity = 1);
 
   /// The ops of the body in program order; point i is getSchedule()[i].
   ArrayRef<Operation *> getSchedule() const { return schedule; }
@@ -100,6 +104,10 @@ public:
 
   /// Bytes of parameters plus optimizer states.
   int64_t getPersistentBytes() const { return persistentBytes; }
+  /// The maximum over all points of the live bytes outside parameters,
+  /// optimizer states and inputs: what a runtime that keeps those in storage
+  /// of their own (mem-run's globals) allocates at its peak.
+  int64_t getTransientPeak() const;
 
   /// The buffers live at `point`, largest first (ties in definition order).
   SmallVector<const Buffer *> getLiveBuffers(int64_t point) const;

@@ -27,6 +27,9 @@ namespace mlir::memopt {
 std::string getParamGlobalName(StringRef name);
 /// Symbol of the global that holds optimizer state `name`.
 std::string getStateGlobalName(StringRef name);
+/// Alignment of every buffer memopt-lower-to-cpu allocates; the allocation
+/// functions receive sizes padded to a multiple of it.
+inline constexpr int64_t kCPUBufferAlignment = 64;
 /// Symbol of the i64 global holding the step's random seed.
 inline constexpr StringLiteral kSeedGlobalName = "__train_seed";
 

@@ -89,9 +89,12 @@ def TrainLifetimesPass : Pass<"train-lifetimes", "::mlir::func::FuncOp"> {
     it), so that each lifetime is visible in the IR and later passes (and the
     memory report) see exactly when memory is released. Parameters and
     optimizer states (persistent), function arguments (owned by the caller),
-    returned buffers and buffers already freed are left alone. Frees after
-    one op are ordered by buffer definition. Running it twice changes
-    nothing.
+    and returned buffers are left alone. A `train.free` already in the
+    step stays if it directly follows the buffer's last use (behind other
+    frees at most); one written later is moved up behind that use, since
+    the memory between holds nothing anyone reads (and the CPU lowering
+    frees at the last use anyway). Frees after one op are ordered by buffer
+    definition. Running it twice changes nothing.
 
     Example:
     ```

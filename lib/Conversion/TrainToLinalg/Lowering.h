@@ -76,6 +76,14 @@ SmallVector<Value> buildElementwiseMulti(
     llvm::function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
         body);
 
+/// A `linalg.generic` over the identity map that writes its results into
+/// `inits` (destination passing: updated in place when bufferization can).
+/// `body` receives the scalars of `inputs` followed by those of `inits`.
+SmallVector<Value> buildElementwiseInto(
+    OpBuilder &b, Location loc, ValueRange inputs, ValueRange inits,
+    llvm::function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
+        body);
+
 /// Sums `input` over `dims` into a tensor of `resultType` (the input shape
 /// without `dims`), accumulating in `resultType`'s element type.
 Value buildReduceSum(OpBuilder &b, Location loc, Value input,

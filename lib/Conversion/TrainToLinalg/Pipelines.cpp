@@ -30,9 +30,12 @@ void mlir::memopt::buildLowerToCPUPipeline(OpPassManager &pm) {
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
+  bufferize.bufferAlignment = kCPUBufferAlignment;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   // Removes the self-copies bufferization leaves behind (e.g. of rows
-  // updated in place inside loops).
+  // updated in place inside loops, or of an optimizer's state written in
+  // place into its global: CSE first merges the global's two reads).
+  pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass());
   bufferization::buildBufferDeallocationPipeline(pm);
   // Clones the deallocation leaves (e.g. of a returned argument) become

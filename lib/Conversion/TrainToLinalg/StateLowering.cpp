@@ -90,19 +90,17 @@ struct SgdLowering : public OpConversionPattern<train::SgdOp> {
     double lr = op.getLr().convertToDouble();
     double momentum = op.getMomentum().convertToDouble();
     double weightDecay = op.getWeightDecay().convertToDouble();
-    SmallVector<Value> inputs = {adaptor.getParam(), adaptor.getGrad()};
-    SmallVector<Type> resultTypes = {paramType};
+    // The state tensors are the destinations: updated in place.
+    SmallVector<Value> inits = {adaptor.getParam()};
     bool hasBuffer = static_cast<bool>(adaptor.getMomentumBuffer());
-    if (hasBuffer) {
-      inputs.push_back(adaptor.getMomentumBuffer());
-      resultTypes.push_back(adaptor.getMomentumBuffer().getType());
-    }
-    SmallVector<Value> updated = buildElementwiseMulti(
-        rewriter, loc, resultTypes, inputs,
+    if (hasBuffer)
+      inits.push_back(adaptor.getMomentumBuffer());
+    SmallVector<Value> updated = buildElementwiseInto(
+        rewriter, loc, adaptor.getGrad(), inits,
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Value param = args[0];
+          Value param = args[1];
           // d_p = grad + weight_decay * param
-          Value dp = castScalar(b, l, args[1], elementType);
+          Value dp = castScalar(b, l, args[0], elementType);
           if (weightDecay != 0.0)
             dp = arith::AddFOp::create(
                 b, l, dp,
@@ -181,16 +179,15 @@ struct AdamLowering : public OpConversionPattern<OpTy> {
     Value bc2Sqrt = castScalar(
         rewriter, loc, math::SqrtOp::create(rewriter, loc, bc2), elementType);
 
-    SmallVector<Type> resultTypes = {paramType, adaptor.getExpAvg().getType(),
-                                     adaptor.getExpAvgSq().getType()};
-    SmallVector<Value> updated = buildElementwiseMulti(
-        rewriter, loc, resultTypes,
-        ValueRange{adaptor.getParam(), adaptor.getGrad(), adaptor.getExpAvg(),
+    // The state tensors are the destinations: updated in place.
+    SmallVector<Value> updated = buildElementwiseInto(
+        rewriter, loc, adaptor.getGrad(),
+        ValueRange{adaptor.getParam(), adaptor.getExpAvg(),
                    adaptor.getExpAvgSq()},
         [&](OpBuilder &b, Location l, ValueRange args) {
           auto c = [&](double v) { return createScalar(b, l, elementType, v); };
-          Value param = args[0];
-          Value grad = castScalar(b, l, args[1], elementType);
+          Value param = args[1];
+          Value grad = castScalar(b, l, args[0], elementType);
           Value m = castScalar(b, l, args[2], elementType);
           Value v = castScalar(b, l, args[3], elementType);
           if (kDecoupled) {

@@ -59,27 +59,36 @@ Value mlir::memopt::castScalar(OpBuilder &b, Location loc, Value value,
   llvm_unreachable("unsupported scalar cast");
 }
 
-SmallVector<Value> mlir::memopt::buildElementwiseMulti(
-    OpBuilder &b, Location loc, TypeRange resultTypes, ValueRange inputs,
+SmallVector<Value> mlir::memopt::buildElementwiseInto(
+    OpBuilder &b, Location loc, ValueRange inputs, ValueRange inits,
     llvm::function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
         body) {
-  auto first = cast<RankedTensorType>(resultTypes.front());
-  int64_t rank = first.getRank();
-  SmallVector<Value> inits;
-  for (Type type : resultTypes)
-    inits.push_back(createEmpty(b, loc, cast<RankedTensorType>(type)));
+  int64_t rank = cast<RankedTensorType>(inits.front().getType()).getRank();
   SmallVector<AffineMap> maps(inputs.size() + inits.size(),
                               b.getMultiDimIdentityMap(rank));
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
   auto generic = linalg::GenericOp::create(
-      b, loc, resultTypes, inputs, inits, maps, iterators,
+      b, loc, inits.getTypes(), inputs, inits, maps, iterators,
       [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-        SmallVector<Value> results =
-            body(nested, nestedLoc, args.take_front(inputs.size()));
-        linalg::YieldOp::create(nested, nestedLoc, results);
+        linalg::YieldOp::create(nested, nestedLoc,
+                                body(nested, nestedLoc, args));
       });
   return SmallVector<Value>(generic.getResults());
+}
+
+SmallVector<Value> mlir::memopt::buildElementwiseMulti(
+    OpBuilder &b, Location loc, TypeRange resultTypes, ValueRange inputs,
+    llvm::function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
+        body) {
+  SmallVector<Value> inits;
+  for (Type type : resultTypes)
+    inits.push_back(createEmpty(b, loc, cast<RankedTensorType>(type)));
+  return buildElementwiseInto(
+      b, loc, inputs, inits,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        return body(nested, nestedLoc, args.take_front(inputs.size()));
+      });
 }
 
 Value mlir::memopt::buildElementwise(OpBuilder &b, Location loc,
