@@ -257,11 +257,17 @@ private:
 
 /// Places items one at a time in a given order, each at the start of the
 /// smallest gap that fits it between the placed items overlapping it in time
-/// (the lowest such gap on ties), else on top of them.
+/// (the lowest such gap on ties), else on top of them. With `firstFit`, the
+/// lowest gap that fits instead: placing the items of any plan in the order
+/// of their offsets then gives every item an offset no higher than in that
+/// plan (the items placed before it end below its old offset), so an order
+/// represents any plan, the optimal ones included.
 class BestFitPlacer {
 public:
-  BestFitPlacer(llvm::ArrayRef<Item> items, uint32_t numSlots)
-      : items(items), index(numSlots), seen(items.size(), 0) {}
+  BestFitPlacer(llvm::ArrayRef<Item> items, uint32_t numSlots,
+                bool firstFit = false)
+      : items(items), index(numSlots), seen(items.size(), 0),
+        firstFit(firstFit) {}
 
   /// Places `order[from:]` given that `order[:from]` already sit at
   /// `offsets`; returns the arena. Adds the work done to `work`.
@@ -292,6 +298,8 @@ public:
         if (gap >= current.size && gap < bestGap) {
           best = cursor;
           bestGap = gap;
+          if (firstFit)
+            break;
         }
         cursor = std::max(cursor, end);
       }
@@ -310,6 +318,7 @@ private:
   std::vector<uint32_t> seen;
   uint32_t stamp = 0;
   std::vector<std::pair<int64_t, int64_t>> ranges;
+  bool firstFit;
 };
 } // namespace
 
@@ -404,7 +413,7 @@ namespace {
 /// Components with at most this many overlapping pairs of lifetimes run the
 /// best-fit members of the portfolio (whose cost is proportional to the
 /// pairs) and the local search; bigger ones use the sweeps only.
-constexpr int64_t kMaxPairsForBestFit = 40'000'000;
+constexpr int64_t kMaxPairsForBestFit = 10'000'000;
 
 /// A splitmix64 generator: the search's only randomness, seeded with a
 /// constant so that plans are deterministic.
@@ -423,11 +432,25 @@ private:
   uint64_t state = 0x6d656d6f7074ULL;
 };
 
-/// The result of planning one component.
-struct ComponentPlan {
+/// A component left by the decomposition, and its plan so far.
+struct Leaf {
+  /// Where the component's offsets start (above the stacks below it).
+  int64_t base = 0;
+  /// The input indices of its items.
+  std::vector<uint32_t> ids;
+  std::vector<Item> items;
+  uint32_t numSlots = 0;
+  int64_t load = 0;
+  int64_t pairs = 0;
+  /// The best plan so far (offsets relative to base).
+  std::vector<int64_t> offsets;
   int64_t arena = 0;
   std::string strategy;
-  bool provedOptimal = false;
+  bool searched = false;
+
+  int64_t top() const { return base + arena; }
+  /// Whether best-fit placement is affordable (see kMaxPairsForBestFit).
+  bool canSearch() const { return pairs <= kMaxPairsForBestFit; }
 };
 
 class Planner {
@@ -445,12 +468,11 @@ private:
     uint32_t id;
   };
 
-  ComponentPlan planComponent(llvm::ArrayRef<Unit> units,
-                              std::vector<int64_t> &unitOffsets);
-  void improve(llvm::ArrayRef<Item> items, uint32_t numSlots, int64_t load,
-               std::vector<uint32_t> order, int64_t arena,
-               std::vector<int64_t> offsets, ComponentPlan &plan,
-               std::vector<int64_t> &bestOffsets);
+  /// Builds the leaf of `units` and runs the greedy portfolio on it.
+  Leaf planComponent(llvm::ArrayRef<Unit> units, int64_t base);
+  /// Local search on `leaf` until its arena is at most `target` or the
+  /// budget is spent.
+  void improve(Leaf &leaf, int64_t target);
   bool outOfTime() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                          start)
@@ -481,7 +503,7 @@ MemoryPlan Planner::run() {
   std::vector<int64_t> offsets(buffers.size(), 0);
   int64_t arena = 0;
   std::string strategy = "trivial";
-  bool optimal = true;
+  std::vector<Leaf> leaves;
   std::vector<std::pair<std::vector<Unit>, int64_t>> work;
   work.emplace_back(std::move(all), 0);
   while (!work.empty()) {
@@ -521,21 +543,40 @@ MemoryPlan Planner::run() {
         work.emplace_back(std::move(rest), top);
         continue;
       }
-      std::vector<int64_t> local;
-      ComponentPlan result = planComponent(rest, local);
-      for (auto [unit, offset] : llvm::zip_equal(rest, local))
-        offsets[unit.id] = base + offset;
-      // The strategy and optimality reported are those of the components
-      // that set the arena.
-      if (base + result.arena > arena) {
-        arena = base + result.arena;
-        strategy = result.strategy;
-        optimal = result.provedOptimal;
-      } else if (base + result.arena == arena) {
-        if (strategy == "trivial")
-          strategy = result.strategy;
-        optimal = optimal && result.provedOptimal;
-      }
+      leaves.push_back(planComponent(rest, base));
+    }
+  }
+
+  // The improvement phase spends the budget where it lowers the arena: on
+  // the leaf on top, until it is no higher than the next one; when the top
+  // leaf cannot be improved any further, nothing can.
+  while (budget > 0 && !leaves.empty()) {
+    auto highest = llvm::max_element(leaves, [](const Leaf &a, const Leaf &b) {
+      return a.top() < b.top();
+    });
+    Leaf &leaf = *highest;
+    if (leaf.top() <= arena || leaf.searched || !leaf.canSearch() ||
+        leaf.arena == leaf.load)
+      break;
+    int64_t next = arena;
+    for (const Leaf &other : leaves)
+      if (&other != &leaf)
+        next = std::max(next, other.top());
+    if (next >= leaf.top())
+      break;
+    improve(leaf, std::max(leaf.load, next - leaf.base));
+    leaf.searched = true;
+  }
+
+  // The strategy reported is that of the component that sets the arena.
+  for (const Leaf &leaf : leaves) {
+    for (auto [id, offset] : llvm::zip_equal(leaf.ids, leaf.offsets))
+      offsets[id] = leaf.base + offset;
+    if (leaf.top() > arena) {
+      arena = leaf.top();
+      strategy = leaf.strategy;
+    } else if (leaf.top() == arena && strategy == "trivial") {
+      strategy = leaf.strategy;
     }
   }
 
@@ -543,7 +584,7 @@ MemoryPlan Planner::run() {
     plan.offsets[index] = offset * alignment;
   plan.arenaBytes = arena * alignment;
   plan.strategy = strategy;
-  plan.provedOptimal = plan.arenaBytes == plan.loadBytes || optimal;
+  plan.provedOptimal = plan.arenaBytes == plan.loadBytes;
   return plan;
 }
 
@@ -589,40 +630,42 @@ static int64_t countOverlappingPairs(llvm::ArrayRef<Item> items) {
   return total / 2;
 }
 
-ComponentPlan Planner::planComponent(llvm::ArrayRef<Unit> units,
-                                     std::vector<int64_t> &bestOffsets) {
-  std::vector<Item> items(units.size());
+Leaf Planner::planComponent(llvm::ArrayRef<Unit> units, int64_t base) {
+  Leaf leaf;
+  leaf.base = base;
+  std::vector<Item> &items = leaf.items;
+  items.resize(units.size());
   std::vector<int64_t> lowers, uppers;
   std::vector<PlanBuffer> asBuffers;
   for (auto [item, unit] : llvm::zip_equal(items, units)) {
     item.size = unit.size;
+    leaf.ids.push_back(unit.id);
     lowers.push_back(unit.lower);
     uppers.push_back(unit.upper);
     asBuffers.push_back({unit.lower, unit.upper, unit.size});
   }
-  uint32_t numSlots = compressLifetimes(lowers, uppers, items);
-  int64_t load = computeLoad(asBuffers);
+  leaf.numSlots = compressLifetimes(lowers, uppers, items);
+  int64_t load = leaf.load = computeLoad(asBuffers);
+  leaf.pairs = countOverlappingPairs(items);
 
-  ComponentPlan plan;
-  plan.arena = std::numeric_limits<int64_t>::max();
+  leaf.arena = std::numeric_limits<int64_t>::max();
   std::vector<int64_t> offsets(items.size());
   auto consider = [&](int64_t arena, llvm::StringRef strategy) {
-    if (arena >= plan.arena)
+    if (arena >= leaf.arena)
       return;
-    plan.arena = arena;
-    plan.strategy = strategy.str();
-    bestOffsets = offsets;
+    leaf.arena = arena;
+    leaf.strategy = strategy.str();
+    leaf.offsets = offsets;
   };
 
   // The sweeps first: they are O(n log n) whatever the overlap.
   consider(sweepPlace(items, /*longestFirst=*/true, offsets), "sweep-length");
-  if (plan.arena > load)
+  if (leaf.arena > load)
     consider(sweepPlace(items, /*longestFirst=*/false, offsets),
              "sweep-size");
 
-  int64_t pairs = countOverlappingPairs(items);
-  if (plan.arena > load && pairs <= kMaxPairsForBestFit) {
-    BestFitPlacer placer(items, numSlots);
+  if (leaf.arena > load && leaf.canSearch()) {
+    BestFitPlacer placer(items, leaf.numSlots);
     auto length = [&](uint32_t item) {
       return static_cast<int64_t>(items[item].upper - items[item].lower);
     };
@@ -647,59 +690,70 @@ ComponentPlan Planner::planComponent(llvm::ArrayRef<Unit> units,
                       return items[a].size > items[b].size;
                     }),
         "greedy-area");
-    int64_t bestArena = std::numeric_limits<int64_t>::max();
-    std::vector<uint32_t> bestOrder;
-    std::vector<int64_t> bestOrderOffsets;
     for (auto &[order, name] : orders) {
-      if (plan.arena == load)
+      if (leaf.arena == load)
         break;
       int64_t work = 0;
-      int64_t arena = placer.place(order, 0, offsets, work);
-      consider(arena, name);
-      if (arena < bestArena) {
-        bestArena = arena;
-        bestOrder = order;
-        bestOrderOffsets = offsets;
-      }
+      consider(placer.place(order, 0, offsets, work), name);
     }
-    if (plan.arena > load && budget > 0)
-      improve(items, numSlots, load, std::move(bestOrder), bestArena,
-              std::move(bestOrderOffsets), plan, bestOffsets);
   }
-  plan.provedOptimal = plan.provedOptimal || plan.arena == load;
-  return plan;
+  return leaf;
 }
 
-void Planner::improve(llvm::ArrayRef<Item> items, uint32_t numSlots,
-                      int64_t load, std::vector<uint32_t> order, int64_t arena,
-                      std::vector<int64_t> offsets, ComponentPlan &plan,
-                      std::vector<int64_t> &bestOffsets) {
-  // Local search over the best-fit order: move a buffer that reaches the top
-  // of the arena to an earlier position (so it is placed while there is more
-  // room below), or swap two buffers; keep the move unless the arena grows
-  // (equal arenas are accepted, to walk plateaus).
-  BestFitPlacer placer(items, numSlots);
+void Planner::improve(Leaf &leaf, int64_t target) {
+  llvm::ArrayRef<Item> items = leaf.items;
+  std::vector<int64_t> &bestOffsets = leaf.offsets;
+  // Local search over first-fit orders, starting from the best plan so far
+  // in the order of its offsets (which first fit places no higher): move a
+  // buffer that reaches the top of the arena to an earlier position (so it
+  // is placed while there is more room below), or swap two buffers; keep the
+  // move unless the arena grows (equal arenas are accepted, to walk
+  // plateaus).
+  BestFitPlacer placer(items, leaf.numSlots, /*firstFit=*/true);
   Random random;
-  size_t n = order.size();
+  size_t n = items.size();
+  std::vector<uint32_t> order = sortedOrder(n, [&](uint32_t a, uint32_t b) {
+    return std::tie(bestOffsets[a], items[a].lower) <
+           std::tie(bestOffsets[b], items[b].lower);
+  });
+  std::vector<int64_t> offsets(n);
+  int64_t work = 0;
+  int64_t arena = placer.place(order, 0, offsets, work);
+  budget -= work;
+  if (arena < leaf.arena) {
+    leaf.arena = arena;
+    leaf.strategy = "search";
+    bestOffsets = offsets;
+  }
   std::vector<uint32_t> position(n);
   for (auto [pos, item] : llvm::enumerate(order))
     position[item] = pos;
   std::vector<uint32_t> candidateOrder;
   std::vector<int64_t> candidateOffsets;
-  std::vector<uint32_t> onTop;
-  while (budget > 0 && arena > load && n > 1) {
+  std::vector<uint32_t> onTop, candidateTop;
+  // The items reaching the arena's top.
+  auto topCount = [&](llvm::ArrayRef<int64_t> at, int64_t top,
+                      std::vector<uint32_t> &result) {
+    result.clear();
+    for (uint32_t item = 0; item < n; ++item)
+      if (at[item] + items[item].size == top)
+        result.push_back(item);
+    return result.size();
+  };
+  topCount(offsets, arena, onTop);
+  while (budget > 0 && arena > target && n > 1) {
     if (outOfTime())
       break;
     candidateOrder = order;
     size_t from;
-    onTop.clear();
-    for (uint32_t item = 0; item < n; ++item)
-      if (offsets[item] + items[item].size == arena && position[item] > 0)
-        onTop.push_back(item);
+    if (onTop.empty() && topCount(offsets, arena, onTop) == 0)
+      break;
     budget -= static_cast<int64_t>(n);
-    if (!onTop.empty() && random.below(4) != 0) {
+    if (random.below(4) != 0) {
       uint32_t item = onTop[random.below(onTop.size())];
       size_t oldPos = position[item];
+      if (oldPos == 0)
+        continue;
       size_t newPos = random.below(oldPos);
       std::rotate(candidateOrder.begin() + newPos,
                   candidateOrder.begin() + oldPos,
@@ -713,19 +767,24 @@ void Planner::improve(llvm::ArrayRef<Item> items, uint32_t numSlots,
       from = std::min(a, b);
     }
     candidateOffsets = offsets;
-    int64_t work = 0;
+    work = 0;
     int64_t candidateArena =
         placer.place(candidateOrder, from, candidateOffsets, work);
     budget -= work;
+    // Fewer buffers on top, at the same arena, is progress too.
     if (candidateArena > arena)
       continue;
+    size_t count = topCount(candidateOffsets, candidateArena, candidateTop);
+    if (candidateArena == arena && count > onTop.size())
+      continue;
+    onTop.swap(candidateTop);
     order.swap(candidateOrder);
     offsets.swap(candidateOffsets);
     for (auto [pos, item] : llvm::enumerate(order))
       position[item] = pos;
-    if (candidateArena < arena && candidateArena < plan.arena) {
-      plan.arena = candidateArena;
-      plan.strategy = "search";
+    if (candidateArena < leaf.arena) {
+      leaf.arena = candidateArena;
+      leaf.strategy = "search";
       bestOffsets = offsets;
     }
     arena = candidateArena;
