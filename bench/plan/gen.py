@@ -25,7 +25,7 @@ def train(n, rng):
     rows = []
     # About 4 buffers per forward op and 4 per backward op; 2% of the
     # forward ops save an activation, 1% own a parameter.
-    ops = max(4, int(n / 7.05) + 1)
+    ops = max(4, int(n / 7.0) + 10)
     end = 2 * ops + 2
     for i in range(ops):
         t = i + 1
