@@ -25,6 +25,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tools = [
     ToolSubst("mem-gen", unresolved="fatal"),
     ToolSubst("mem-opt", unresolved="fatal"),
+    ToolSubst("mem-plan", unresolved="fatal"),
     ToolSubst("mem-run", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, [config.memopt_tools_dir, config.llvm_tools_dir])

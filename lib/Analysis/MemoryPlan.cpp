@@ -1,0 +1,835 @@
+//===- MemoryPlan.cpp - static offsets for buffers of known lifetime ------===//
+//
+// The planner works in alignment units (sizes rounded up, offsets multiples
+// of the alignment) on the buffers of non-zero size, in three stages:
+//
+// 1. Decomposition. Buffers are split into independent components at the
+//    program points no lifetime crosses; in a component, the buffers live
+//    over its whole span (parameters, optimizer state) overlap every other
+//    buffer, so stacking them at the bottom loses nothing; the rest is
+//    decomposed again.
+// 2. A portfolio of greedy placements per remaining component: best fit in
+//    several orders (size, lifetime length, area, start) and two sweeps over
+//    time; the smallest arena wins; a member that reaches LOAD stops it.
+// 3. Improvement under a deterministic work budget: an exact branch and
+//    bound for small components, else a local search over the order of the
+//    best-fit placement that moves the buffers on top of the arena earlier.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/Analysis/MemoryPlan.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <map>
+#include <numeric>
+#include <set>
+
+using namespace mlir;
+using namespace mlir::memopt;
+
+/// `value` rounded up to `alignment` (a power of two); the caller guarantees
+/// that this does not overflow.
+static int64_t alignUp(int64_t value, int64_t alignment) {
+  return (value + alignment - 1) & ~(alignment - 1);
+}
+
+//===----------------------------------------------------------------------===//
+// Validation, LOAD and the checker
+//===----------------------------------------------------------------------===//
+
+llvm::Error mlir::memopt::validatePlanInput(llvm::ArrayRef<PlanBuffer> buffers,
+                                            int64_t alignment) {
+  if (alignment <= 0 || !llvm::isPowerOf2_64(alignment))
+    return llvm::createStringError(
+        "alignment " + std::to_string(alignment) +
+        " is not a positive power of two");
+  int64_t total = 0;
+  for (auto [index, buffer] : llvm::enumerate(buffers)) {
+    if (buffer.size < 0)
+      return llvm::createStringError(
+          llvm::formatv("buffer {0}: negative size {1}", index, buffer.size));
+    if (buffer.lower >= buffer.upper)
+      return llvm::createStringError(
+          llvm::formatv("buffer {0}: empty lifetime [{1}, {2}) (expected "
+                        "lower < upper)",
+                        index, buffer.lower, buffer.upper));
+    if (buffer.size > std::numeric_limits<int64_t>::max() - (alignment - 1))
+      return llvm::createStringError(llvm::formatv(
+          "buffer {0}: size {1} overflows when aligned", index, buffer.size));
+    if (llvm::AddOverflow(total, alignUp(buffer.size, alignment), total))
+      return llvm::createStringError(
+          llvm::formatv("buffer {0}: the sum of the aligned sizes overflows "
+                        "a 64-bit integer",
+                        index));
+  }
+  return llvm::Error::success();
+}
+
+int64_t mlir::memopt::computeLoad(llvm::ArrayRef<PlanBuffer> buffers,
+                                  int64_t alignment) {
+  // Ends sort before starts at the same point: lifetimes are half-open.
+  std::vector<std::pair<int64_t, int64_t>> events;
+  events.reserve(2 * buffers.size());
+  for (const PlanBuffer &buffer : buffers) {
+    if (buffer.size <= 0)
+      continue;
+    int64_t size = alignUp(buffer.size, alignment);
+    events.emplace_back(buffer.lower, size);
+    events.emplace_back(buffer.upper, -size);
+  }
+  llvm::sort(events);
+  int64_t live = 0, load = 0;
+  for (auto [point, delta] : events) {
+    live += delta;
+    load = std::max(load, live);
+  }
+  return load;
+}
+
+llvm::Error mlir::memopt::verifyMemoryPlan(llvm::ArrayRef<PlanBuffer> buffers,
+                                           llvm::ArrayRef<int64_t> offsets,
+                                           int64_t arenaBytes,
+                                           int64_t alignment) {
+  if (llvm::Error error = validatePlanInput(buffers, alignment))
+    return error;
+  if (offsets.size() != buffers.size())
+    return llvm::createStringError(
+        llvm::formatv("{0} offsets for {1} buffers", offsets.size(),
+                      buffers.size()));
+  auto sizeOf = [&](size_t index) {
+    return alignUp(buffers[index].size, alignment);
+  };
+  for (auto [index, offset] : llvm::enumerate(offsets)) {
+    if (offset < 0 || offset % alignment != 0)
+      return llvm::createStringError(llvm::formatv(
+          "buffer {0}: offset {1} is not a non-negative multiple of {2}",
+          index, offset, alignment));
+    if (offset > arenaBytes - sizeOf(index))
+      return llvm::createStringError(llvm::formatv(
+          "buffer {0}: bytes [{1}, {1} + {2}) exceed the arena of {3} bytes",
+          index, offset, sizeOf(index), arenaBytes));
+  }
+
+  // Sweep over time; `live` holds the byte ranges of the live buffers,
+  // disjoint so far, ordered by offset, so a new range can only collide with
+  // its neighbours.
+  struct Event {
+    int64_t point;
+    bool isStart;
+    uint32_t index;
+  };
+  std::vector<Event> events;
+  events.reserve(2 * buffers.size());
+  for (auto [index, buffer] : llvm::enumerate(buffers)) {
+    if (buffer.size == 0)
+      continue;
+    events.push_back({buffer.lower, true, static_cast<uint32_t>(index)});
+    events.push_back({buffer.upper, false, static_cast<uint32_t>(index)});
+  }
+  llvm::sort(events, [](const Event &a, const Event &b) {
+    return std::tie(a.point, a.isStart, a.index) <
+           std::tie(b.point, b.isStart, b.index);
+  });
+  auto conflict = [&](uint32_t a, uint32_t b) {
+    if (a > b)
+      std::swap(a, b);
+    return llvm::createStringError(llvm::formatv(
+        "buffers {0} (live [{1}, {2}), bytes [{3}, {4})) and {5} (live [{6}, "
+        "{7}), bytes [{8}, {9})) overlap in time and in memory",
+        a, buffers[a].lower, buffers[a].upper, offsets[a],
+        offsets[a] + sizeOf(a), b, buffers[b].lower, buffers[b].upper,
+        offsets[b], offsets[b] + sizeOf(b)));
+  };
+  std::set<std::pair<int64_t, uint32_t>> live;
+  for (const Event &event : events) {
+    int64_t offset = offsets[event.index];
+    if (!event.isStart) {
+      live.erase({offset, event.index});
+      continue;
+    }
+    auto next = live.lower_bound({offset, 0});
+    if (next != live.end() && next->first < offset + sizeOf(event.index))
+      return conflict(event.index, next->second);
+    if (next != live.begin()) {
+      auto prev = std::prev(next);
+      if (prev->first + sizeOf(prev->second) > offset)
+        return conflict(event.index, prev->second);
+    }
+    live.insert({offset, event.index});
+  }
+  return llvm::Error::success();
+}
+
+//===----------------------------------------------------------------------===//
+// Best-fit placement in a given order
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A buffer of a component as the planner sees it: lifetime in compressed
+/// slots [lower, upper) of the component, size in alignment units (> 0).
+struct Item {
+  uint32_t lower;
+  uint32_t upper;
+  int64_t size;
+};
+
+/// The already placed items, indexed by lifetime: a segment tree over slots
+/// whose nodes list the items covering them (each item is listed at the
+/// O(log T) nodes of its canonical decomposition), so the items overlapping a
+/// query lifetime are found in time proportional to their number.
+class OverlapIndex {
+public:
+  explicit OverlapIndex(uint32_t numSlots)
+      : numSlots(std::max<uint32_t>(numSlots, 1)),
+        head(4 * static_cast<size_t>(this->numSlots), -1),
+        count(4 * static_cast<size_t>(this->numSlots), 0) {}
+
+  void clear() {
+    std::fill(head.begin(), head.end(), -1);
+    std::fill(count.begin(), count.end(), 0);
+    next.clear();
+    itemOf.clear();
+  }
+
+  void insert(uint32_t item, uint32_t lower, uint32_t upper) {
+    insert(1, 0, numSlots, lower, upper, item);
+  }
+
+  /// Calls `fn(item)` for every listed item overlapping [lower, upper),
+  /// possibly more than once; returns the number of entries and nodes
+  /// visited (the work).
+  template <typename Fn>
+  int64_t query(uint32_t lower, uint32_t upper, Fn &&fn) const {
+    int64_t work = 0;
+    query(1, 0, numSlots, lower, upper, fn, work);
+    return work;
+  }
+
+private:
+  void insert(size_t node, uint32_t nodeLower, uint32_t nodeUpper,
+              uint32_t lower, uint32_t upper, uint32_t item) {
+    ++count[node];
+    if (lower <= nodeLower && nodeUpper <= upper) {
+      next.push_back(head[node]);
+      itemOf.push_back(item);
+      head[node] = static_cast<int32_t>(itemOf.size() - 1);
+      return;
+    }
+    uint32_t mid = nodeLower + (nodeUpper - nodeLower) / 2;
+    if (lower < mid)
+      insert(2 * node, nodeLower, mid, lower, upper, item);
+    if (upper > mid)
+      insert(2 * node + 1, mid, nodeUpper, lower, upper, item);
+  }
+
+  template <typename Fn>
+  void query(size_t node, uint32_t nodeLower, uint32_t nodeUpper,
+             uint32_t lower, uint32_t upper, Fn &fn, int64_t &work) const {
+    if (count[node] == 0)
+      return;
+    ++work;
+    for (int32_t entry = head[node]; entry >= 0; entry = next[entry]) {
+      ++work;
+      fn(itemOf[entry]);
+    }
+    if (nodeUpper - nodeLower == 1)
+      return;
+    uint32_t mid = nodeLower + (nodeUpper - nodeLower) / 2;
+    if (lower < mid)
+      query(2 * node, nodeLower, mid, lower, upper, fn, work);
+    if (upper > mid)
+      query(2 * node + 1, mid, nodeUpper, lower, upper, fn, work);
+  }
+
+  uint32_t numSlots;
+  std::vector<int32_t> head;
+  std::vector<uint32_t> count;
+  std::vector<int32_t> next;
+  std::vector<uint32_t> itemOf;
+};
+
+/// Places items one at a time in a given order, each at the start of the
+/// smallest gap that fits it between the placed items overlapping it in time
+/// (the lowest such gap on ties), else on top of them. With `firstFit`, the
+/// lowest gap that fits instead: placing the items of any plan in the order
+/// of their offsets then gives every item an offset no higher than in that
+/// plan (the items placed before it end below its old offset), so an order
+/// represents any plan, the optimal ones included.
+class BestFitPlacer {
+public:
+  BestFitPlacer(llvm::ArrayRef<Item> items, uint32_t numSlots,
+                bool firstFit = false)
+      : items(items), index(numSlots), seen(items.size(), 0),
+        firstFit(firstFit) {}
+
+  /// Places `order[from:]` given that `order[:from]` already sit at
+  /// `offsets`; returns the arena. Adds the work done to `work`.
+  int64_t place(llvm::ArrayRef<uint32_t> order, size_t from,
+                std::vector<int64_t> &offsets, int64_t &work) {
+    index.clear();
+    int64_t arena = 0;
+    for (uint32_t item : order.take_front(from)) {
+      index.insert(item, items[item].lower, items[item].upper);
+      arena = std::max(arena, offsets[item] + items[item].size);
+    }
+    work += from;
+    for (uint32_t item : order.drop_front(from)) {
+      const Item &current = items[item];
+      ++stamp;
+      ranges.clear();
+      work += index.query(current.lower, current.upper, [&](uint32_t other) {
+        if (seen[other] == stamp)
+          return;
+        seen[other] = stamp;
+        ranges.emplace_back(offsets[other], offsets[other] + items[other].size);
+      });
+      llvm::sort(ranges);
+      int64_t cursor = 0, best = -1;
+      int64_t bestGap = std::numeric_limits<int64_t>::max();
+      for (auto [begin, end] : ranges) {
+        int64_t gap = begin - cursor;
+        if (gap >= current.size && gap < bestGap) {
+          best = cursor;
+          bestGap = gap;
+          if (firstFit)
+            break;
+        }
+        cursor = std::max(cursor, end);
+      }
+      int64_t offset = best >= 0 ? best : cursor;
+      offsets[item] = offset;
+      arena = std::max(arena, offset + current.size);
+      index.insert(item, current.lower, current.upper);
+      ++work;
+    }
+    return arena;
+  }
+
+private:
+  llvm::ArrayRef<Item> items;
+  OverlapIndex index;
+  std::vector<uint32_t> seen;
+  uint32_t stamp = 0;
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  bool firstFit;
+};
+} // namespace
+
+/// Item indices sorted by `less`, ties by index (stable).
+template <typename Less>
+static std::vector<uint32_t> sortedOrder(size_t size, Less less) {
+  std::vector<uint32_t> order(size);
+  std::iota(order.begin(), order.end(), 0);
+  llvm::stable_sort(order, less);
+  return order;
+}
+
+/// The baseline order: size descending, then longer lifetime, then index.
+static std::vector<uint32_t> orderBySize(llvm::ArrayRef<Item> items) {
+  return sortedOrder(items.size(), [&](uint32_t a, uint32_t b) {
+    if (items[a].size != items[b].size)
+      return items[a].size > items[b].size;
+    return items[a].upper - items[a].lower > items[b].upper - items[b].lower;
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Sweep placement
+//===----------------------------------------------------------------------===//
+
+/// Places the items in order of their start, as an allocator that knows the
+/// future would: at each point the items ending there are freed, then those
+/// starting there are placed best fit among the live ones (the longest first
+/// if `longestFirst`, else the largest). O(n log n); the portfolio's member
+/// for components too big for the general best fit.
+static int64_t sweepPlace(llvm::ArrayRef<Item> items, bool longestFirst,
+                          std::vector<int64_t> &offsets) {
+  std::vector<uint32_t> starts =
+      sortedOrder(items.size(), [&](uint32_t a, uint32_t b) {
+        const Item &x = items[a], &y = items[b];
+        if (x.lower != y.lower)
+          return x.lower < y.lower;
+        if (longestFirst && x.upper != y.upper)
+          return x.upper > y.upper;
+        if (x.size != y.size)
+          return x.size > y.size;
+        return x.upper > y.upper;
+      });
+  std::vector<uint32_t> ends = sortedOrder(
+      items.size(),
+      [&](uint32_t a, uint32_t b) { return items[a].upper < items[b].upper; });
+  std::map<int64_t, int64_t> blocks;          // offset -> end of live items
+  std::set<std::pair<int64_t, int64_t>> gaps; // (size, offset) between them
+  int64_t arena = 0;
+  size_t nextEnd = 0;
+  for (uint32_t item : starts) {
+    const Item &current = items[item];
+    for (; nextEnd < ends.size() && items[ends[nextEnd]].upper <= current.lower;
+         ++nextEnd) {
+      auto block = blocks.find(offsets[ends[nextEnd]]);
+      int64_t begin = block->first, end = block->second;
+      int64_t prevEnd =
+          block == blocks.begin() ? 0 : std::prev(block)->second;
+      auto following = std::next(block);
+      if (begin > prevEnd)
+        gaps.erase({begin - prevEnd, prevEnd});
+      if (following != blocks.end()) {
+        if (following->first > end)
+          gaps.erase({following->first - end, end});
+        gaps.insert({following->first - prevEnd, prevEnd});
+      }
+      blocks.erase(block);
+    }
+    int64_t offset;
+    auto gap = gaps.lower_bound({current.size, 0});
+    if (gap != gaps.end()) {
+      auto [gapSize, gapOffset] = *gap;
+      gaps.erase(gap);
+      if (gapSize > current.size)
+        gaps.insert({gapSize - current.size, gapOffset + current.size});
+      offset = gapOffset;
+    } else {
+      offset = blocks.empty() ? 0 : std::prev(blocks.end())->second;
+    }
+    blocks.emplace(offset, offset + current.size);
+    offsets[item] = offset;
+    arena = std::max(arena, offset + current.size);
+  }
+  return arena;
+}
+
+//===----------------------------------------------------------------------===//
+// The planner
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Components with at most this many overlapping pairs of lifetimes run the
+/// best-fit members of the portfolio (whose cost is proportional to the
+/// pairs) and the local search; bigger ones use the sweeps only.
+constexpr int64_t kMaxPairsForBestFit = 10'000'000;
+
+/// A splitmix64 generator: the search's only randomness, seeded with a
+/// constant so that plans are deterministic.
+class Random {
+public:
+  uint64_t next() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  /// Uniform-ish in [0, bound).
+  uint64_t below(uint64_t bound) { return next() % bound; }
+
+private:
+  uint64_t state = 0x6d656d6f7074ULL;
+};
+
+/// A component left by the decomposition, and its plan so far.
+struct Leaf {
+  /// Where the component's offsets start (above the stacks below it).
+  int64_t base = 0;
+  /// The input indices of its items.
+  std::vector<uint32_t> ids;
+  std::vector<Item> items;
+  uint32_t numSlots = 0;
+  int64_t load = 0;
+  int64_t pairs = 0;
+  /// The best plan so far (offsets relative to base).
+  std::vector<int64_t> offsets;
+  int64_t arena = 0;
+  std::string strategy;
+  bool searched = false;
+
+  int64_t top() const { return base + arena; }
+  /// Whether best-fit placement is affordable (see kMaxPairsForBestFit).
+  bool canSearch() const { return pairs <= kMaxPairsForBestFit; }
+};
+
+class Planner {
+public:
+  Planner(llvm::ArrayRef<PlanBuffer> buffers, const MemoryPlanOptions &options)
+      : buffers(buffers), options(options), budget(options.searchBudget),
+        start(std::chrono::steady_clock::now()) {}
+
+  MemoryPlan run();
+
+private:
+  /// One buffer of non-zero size, in alignment units.
+  struct Unit {
+    int64_t lower, upper, size;
+    uint32_t id;
+  };
+
+  /// Builds the leaf of `units` and runs the greedy portfolio on it.
+  Leaf planComponent(llvm::ArrayRef<Unit> units, int64_t base);
+  /// Local search on `leaf` until its arena is at most `target` or the
+  /// budget is spent.
+  void improve(Leaf &leaf, int64_t target);
+  bool outOfTime() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start)
+               .count() > options.timeLimitSeconds;
+  }
+
+  llvm::ArrayRef<PlanBuffer> buffers;
+  const MemoryPlanOptions &options;
+  int64_t budget;
+  std::chrono::steady_clock::time_point start;
+};
+} // namespace
+
+MemoryPlan Planner::run() {
+  int64_t alignment = options.alignment;
+  MemoryPlan plan;
+  plan.offsets.assign(buffers.size(), 0);
+  plan.loadBytes = computeLoad(buffers, alignment);
+
+  std::vector<Unit> all;
+  for (auto [index, buffer] : llvm::enumerate(buffers))
+    if (buffer.size > 0)
+      all.push_back({buffer.lower, buffer.upper,
+                     alignUp(buffer.size, alignment) / alignment,
+                     static_cast<uint32_t>(index)});
+
+  // Decomposition (see the file comment), with a worklist of (units, base).
+  std::vector<int64_t> offsets(buffers.size(), 0);
+  int64_t arena = 0;
+  std::string strategy = "trivial";
+  std::vector<Leaf> leaves;
+  std::vector<std::pair<std::vector<Unit>, int64_t>> work;
+  work.emplace_back(std::move(all), 0);
+  while (!work.empty()) {
+    auto [units, base] = std::move(work.back());
+    work.pop_back();
+    llvm::sort(units, [](const Unit &a, const Unit &b) {
+      return std::tie(a.lower, a.upper, a.id) <
+             std::tie(b.lower, b.upper, b.id);
+    });
+    for (size_t first = 0; first < units.size();) {
+      size_t last = first + 1;
+      int64_t upper = units[first].upper;
+      for (; last < units.size() && units[last].lower < upper; ++last)
+        upper = std::max(upper, units[last].upper);
+      llvm::MutableArrayRef<Unit> component(&units[first], last - first);
+      first = last;
+
+      // Stack the buffers live over the whole component at the bottom,
+      // largest first.
+      int64_t lower = component.front().lower;
+      std::vector<Unit> spanning, rest;
+      for (const Unit &unit : component)
+        (unit.lower == lower && unit.upper == upper ? spanning : rest)
+            .push_back(unit);
+      llvm::stable_sort(spanning, [](const Unit &a, const Unit &b) {
+        return a.size > b.size;
+      });
+      int64_t top = base;
+      for (const Unit &unit : spanning) {
+        offsets[unit.id] = top;
+        top += unit.size;
+      }
+      arena = std::max(arena, top);
+      if (rest.empty())
+        continue;
+      if (!spanning.empty()) {
+        work.emplace_back(std::move(rest), top);
+        continue;
+      }
+      leaves.push_back(planComponent(rest, base));
+    }
+  }
+
+  // The improvement phase spends the budget where it lowers the arena: on
+  // the leaf on top, until it is no higher than the next one; when the top
+  // leaf cannot be improved any further, nothing can.
+  while (budget > 0 && !leaves.empty()) {
+    auto highest = llvm::max_element(leaves, [](const Leaf &a, const Leaf &b) {
+      return a.top() < b.top();
+    });
+    Leaf &leaf = *highest;
+    if (leaf.top() <= arena || leaf.searched || !leaf.canSearch() ||
+        leaf.arena == leaf.load)
+      break;
+    int64_t next = arena;
+    for (const Leaf &other : leaves)
+      if (&other != &leaf)
+        next = std::max(next, other.top());
+    if (next >= leaf.top())
+      break;
+    improve(leaf, std::max(leaf.load, next - leaf.base));
+    leaf.searched = true;
+  }
+
+  // The strategy reported is that of the component that sets the arena.
+  for (const Leaf &leaf : leaves) {
+    for (auto [id, offset] : llvm::zip_equal(leaf.ids, leaf.offsets))
+      offsets[id] = leaf.base + offset;
+    if (leaf.top() > arena) {
+      arena = leaf.top();
+      strategy = leaf.strategy;
+    } else if (leaf.top() == arena && strategy == "trivial") {
+      strategy = leaf.strategy;
+    }
+  }
+
+  for (auto [index, offset] : llvm::enumerate(offsets))
+    plan.offsets[index] = offset * alignment;
+  plan.arenaBytes = arena * alignment;
+  plan.strategy = strategy;
+  plan.provedOptimal = plan.arenaBytes == plan.loadBytes;
+  return plan;
+}
+
+/// Lifetimes compressed to slots: the distinct points of the component,
+/// consecutive pairs of which are the slots.
+static uint32_t compressLifetimes(llvm::ArrayRef<int64_t> lowers,
+                                  llvm::ArrayRef<int64_t> uppers,
+                                  std::vector<Item> &items) {
+  std::vector<int64_t> points(lowers.begin(), lowers.end());
+  points.insert(points.end(), uppers.begin(), uppers.end());
+  llvm::sort(points);
+  points.erase(std::unique(points.begin(), points.end()), points.end());
+  auto slot = [&](int64_t point) {
+    return static_cast<uint32_t>(llvm::lower_bound(points, point) -
+                                 points.begin());
+  };
+  for (auto [item, lower, upper] : llvm::zip_equal(items, lowers, uppers)) {
+    item.lower = slot(lower);
+    item.upper = slot(upper);
+  }
+  return static_cast<uint32_t>(points.size() - 1);
+}
+
+/// The number of pairs of items whose lifetimes overlap.
+static int64_t countOverlappingPairs(llvm::ArrayRef<Item> items) {
+  std::vector<uint32_t> lowers, uppers;
+  for (const Item &item : items) {
+    lowers.push_back(item.lower);
+    uppers.push_back(item.upper);
+  }
+  llvm::sort(lowers);
+  llvm::sort(uppers);
+  int64_t total = 0;
+  for (const Item &item : items) {
+    // Items starting before this one ends, minus those ending before it
+    // starts, minus itself.
+    int64_t startedBefore = llvm::lower_bound(lowers, item.upper) -
+                            lowers.begin();
+    int64_t endedBefore = llvm::upper_bound(uppers, item.lower) -
+                          uppers.begin();
+    total += startedBefore - endedBefore - 1;
+  }
+  return total / 2;
+}
+
+Leaf Planner::planComponent(llvm::ArrayRef<Unit> units, int64_t base) {
+  Leaf leaf;
+  leaf.base = base;
+  std::vector<Item> &items = leaf.items;
+  items.resize(units.size());
+  std::vector<int64_t> lowers, uppers;
+  std::vector<PlanBuffer> asBuffers;
+  for (auto [item, unit] : llvm::zip_equal(items, units)) {
+    item.size = unit.size;
+    leaf.ids.push_back(unit.id);
+    lowers.push_back(unit.lower);
+    uppers.push_back(unit.upper);
+    asBuffers.push_back({unit.lower, unit.upper, unit.size});
+  }
+  leaf.numSlots = compressLifetimes(lowers, uppers, items);
+  int64_t load = leaf.load = computeLoad(asBuffers);
+  leaf.pairs = countOverlappingPairs(items);
+
+  leaf.arena = std::numeric_limits<int64_t>::max();
+  std::vector<int64_t> offsets(items.size());
+  auto consider = [&](int64_t arena, llvm::StringRef strategy) {
+    if (arena >= leaf.arena)
+      return;
+    leaf.arena = arena;
+    leaf.strategy = strategy.str();
+    leaf.offsets = offsets;
+  };
+
+  // The sweeps first: they are O(n log n) whatever the overlap.
+  consider(sweepPlace(items, /*longestFirst=*/true, offsets), "sweep-length");
+  if (leaf.arena > load)
+    consider(sweepPlace(items, /*longestFirst=*/false, offsets),
+             "sweep-size");
+
+  if (leaf.arena > load && leaf.canSearch()) {
+    BestFitPlacer placer(items, leaf.numSlots);
+    auto length = [&](uint32_t item) {
+      return static_cast<int64_t>(items[item].upper - items[item].lower);
+    };
+    std::vector<std::pair<std::vector<uint32_t>, const char *>> orders;
+    orders.emplace_back(orderBySize(items), "greedy-size");
+    orders.emplace_back(sortedOrder(items.size(),
+                                    [&](uint32_t a, uint32_t b) {
+                                      if (length(a) != length(b))
+                                        return length(a) > length(b);
+                                      return items[a].size > items[b].size;
+                                    }),
+                        "greedy-length");
+    orders.emplace_back(
+        sortedOrder(items.size(),
+                    [&](uint32_t a, uint32_t b) {
+                      // Areas are compared in floating point: size x length
+                      // may overflow.
+                      double x = static_cast<double>(items[a].size) * length(a);
+                      double y = static_cast<double>(items[b].size) * length(b);
+                      if (x != y)
+                        return x > y;
+                      return items[a].size > items[b].size;
+                    }),
+        "greedy-area");
+    for (auto &[order, name] : orders) {
+      if (leaf.arena == load)
+        break;
+      int64_t work = 0;
+      consider(placer.place(order, 0, offsets, work), name);
+    }
+  }
+  return leaf;
+}
+
+void Planner::improve(Leaf &leaf, int64_t target) {
+  llvm::ArrayRef<Item> items = leaf.items;
+  std::vector<int64_t> &bestOffsets = leaf.offsets;
+  // Local search over first-fit orders, starting from the best plan so far
+  // in the order of its offsets (which first fit places no higher): move a
+  // buffer that reaches the top of the arena to an earlier position (so it
+  // is placed while there is more room below), or swap two buffers; keep the
+  // move unless the arena grows (equal arenas are accepted, to walk
+  // plateaus).
+  BestFitPlacer placer(items, leaf.numSlots, /*firstFit=*/true);
+  Random random;
+  size_t n = items.size();
+  std::vector<uint32_t> order = sortedOrder(n, [&](uint32_t a, uint32_t b) {
+    return std::tie(bestOffsets[a], items[a].lower) <
+           std::tie(bestOffsets[b], items[b].lower);
+  });
+  std::vector<int64_t> offsets(n);
+  int64_t work = 0;
+  int64_t arena = placer.place(order, 0, offsets, work);
+  budget -= work;
+  if (arena < leaf.arena) {
+    leaf.arena = arena;
+    leaf.strategy = "search";
+    bestOffsets = offsets;
+  }
+  std::vector<uint32_t> position(n);
+  for (auto [pos, item] : llvm::enumerate(order))
+    position[item] = pos;
+  std::vector<uint32_t> candidateOrder;
+  std::vector<int64_t> candidateOffsets;
+  std::vector<uint32_t> onTop, candidateTop;
+  // The items reaching the arena's top.
+  auto topCount = [&](llvm::ArrayRef<int64_t> at, int64_t top,
+                      std::vector<uint32_t> &result) {
+    result.clear();
+    for (uint32_t item = 0; item < n; ++item)
+      if (at[item] + items[item].size == top)
+        result.push_back(item);
+    return result.size();
+  };
+  topCount(offsets, arena, onTop);
+  while (budget > 0 && arena > target && n > 1) {
+    if (outOfTime())
+      break;
+    candidateOrder = order;
+    size_t from;
+    if (onTop.empty() && topCount(offsets, arena, onTop) == 0)
+      break;
+    budget -= static_cast<int64_t>(n);
+    if (random.below(4) != 0) {
+      uint32_t item = onTop[random.below(onTop.size())];
+      size_t oldPos = position[item];
+      if (oldPos == 0)
+        continue;
+      size_t newPos = random.below(oldPos);
+      std::rotate(candidateOrder.begin() + newPos,
+                  candidateOrder.begin() + oldPos,
+                  candidateOrder.begin() + oldPos + 1);
+      from = newPos;
+    } else {
+      size_t a = random.below(n), b = random.below(n);
+      if (a == b)
+        continue;
+      std::swap(candidateOrder[a], candidateOrder[b]);
+      from = std::min(a, b);
+    }
+    candidateOffsets = offsets;
+    work = 0;
+    int64_t candidateArena =
+        placer.place(candidateOrder, from, candidateOffsets, work);
+    budget -= work;
+    // Fewer buffers on top, at the same arena, is progress too.
+    if (candidateArena > arena)
+      continue;
+    size_t count = topCount(candidateOffsets, candidateArena, candidateTop);
+    if (candidateArena == arena && count > onTop.size())
+      continue;
+    onTop.swap(candidateTop);
+    order.swap(candidateOrder);
+    offsets.swap(candidateOffsets);
+    for (auto [pos, item] : llvm::enumerate(order))
+      position[item] = pos;
+    if (candidateArena < leaf.arena) {
+      leaf.arena = candidateArena;
+      leaf.strategy = "search";
+      bestOffsets = offsets;
+    }
+    arena = candidateArena;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Entry points
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<MemoryPlan>
+mlir::memopt::planMemory(llvm::ArrayRef<PlanBuffer> buffers,
+                         const MemoryPlanOptions &options) {
+  if (llvm::Error error = validatePlanInput(buffers, options.alignment))
+    return std::move(error);
+  return Planner(buffers, options).run();
+}
+
+MemoryPlan mlir::memopt::planGreedyBySize(llvm::ArrayRef<PlanBuffer> buffers,
+                                          int64_t alignment) {
+  MemoryPlan plan;
+  plan.strategy = "greedy-size";
+  plan.offsets.assign(buffers.size(), 0);
+  plan.loadBytes = computeLoad(buffers, alignment);
+  std::vector<Item> items;
+  std::vector<uint32_t> ids;
+  std::vector<int64_t> lowers, uppers;
+  for (auto [index, buffer] : llvm::enumerate(buffers)) {
+    if (buffer.size <= 0)
+      continue;
+    items.push_back({0, 0, alignUp(buffer.size, alignment) / alignment});
+    ids.push_back(index);
+    lowers.push_back(buffer.lower);
+    uppers.push_back(buffer.upper);
+  }
+  if (items.empty())
+    return plan;
+  uint32_t numSlots = compressLifetimes(lowers, uppers, items);
+  std::vector<int64_t> offsets(items.size());
+  int64_t work = 0;
+  int64_t arena = BestFitPlacer(items, numSlots)
+                      .place(orderBySize(items), 0, offsets, work);
+  for (auto [id, offset] : llvm::zip_equal(ids, offsets))
+    plan.offsets[id] = offset * alignment;
+  plan.arenaBytes = arena * alignment;
+  plan.provedOptimal = plan.arenaBytes == plan.loadBytes;
+  return plan;
+}
