@@ -47,9 +47,8 @@ static int64_t alignUp(int64_t value, int64_t alignment) {
 llvm::Error mlir::memopt::validatePlanInput(llvm::ArrayRef<PlanBuffer> buffers,
                                             int64_t alignment) {
   if (alignment <= 0 || !llvm::isPowerOf2_64(alignment))
-    return llvm::createStringError(
-        "alignment " + std::to_string(alignment) +
-        " is not a positive power of two");
+    return llvm::createStringError("alignment " + std::to_string(alignment) +
+                                   " is not a positive power of two");
   int64_t total = 0;
   for (auto [index, buffer] : llvm::enumerate(buffers)) {
     if (buffer.size < 0)
@@ -100,17 +99,16 @@ llvm::Error mlir::memopt::verifyMemoryPlan(llvm::ArrayRef<PlanBuffer> buffers,
   if (llvm::Error error = validatePlanInput(buffers, alignment))
     return error;
   if (offsets.size() != buffers.size())
-    return llvm::createStringError(
-        llvm::formatv("{0} offsets for {1} buffers", offsets.size(),
-                      buffers.size()));
+    return llvm::createStringError(llvm::formatv(
+        "{0} offsets for {1} buffers", offsets.size(), buffers.size()));
   auto sizeOf = [&](size_t index) {
     return alignUp(buffers[index].size, alignment);
   };
   for (auto [index, offset] : llvm::enumerate(offsets)) {
     if (offset < 0 || offset % alignment != 0)
       return llvm::createStringError(llvm::formatv(
-          "buffer {0}: offset {1} is not a non-negative multiple of {2}",
-          index, offset, alignment));
+          "buffer {0}: offset {1} is not a non-negative multiple of {2}", index,
+          offset, alignment));
     if (offset > arenaBytes - sizeOf(index))
       return llvm::createStringError(llvm::formatv(
           "buffer {0}: bytes [{1}, {1} + {2}) exceed the arena of {3} bytes",
@@ -362,9 +360,10 @@ static int64_t sweepPlace(llvm::ArrayRef<Item> items, bool longestFirst,
           return x.size > y.size;
         return x.upper > y.upper;
       });
-  std::vector<uint32_t> ends = sortedOrder(
-      items.size(),
-      [&](uint32_t a, uint32_t b) { return items[a].upper < items[b].upper; });
+  std::vector<uint32_t> ends =
+      sortedOrder(items.size(), [&](uint32_t a, uint32_t b) {
+        return items[a].upper < items[b].upper;
+      });
   std::map<int64_t, int64_t> blocks;          // offset -> end of live items
   std::set<std::pair<int64_t, int64_t>> gaps; // (size, offset) between them
   int64_t arena = 0;
@@ -375,8 +374,7 @@ static int64_t sweepPlace(llvm::ArrayRef<Item> items, bool longestFirst,
          ++nextEnd) {
       auto block = blocks.find(offsets[ends[nextEnd]]);
       int64_t begin = block->first, end = block->second;
-      int64_t prevEnd =
-          block == blocks.begin() ? 0 : std::prev(block)->second;
+      int64_t prevEnd = block == blocks.begin() ? 0 : std::prev(block)->second;
       auto following = std::next(block);
       if (begin > prevEnd)
         gaps.erase({begin - prevEnd, prevEnd});
@@ -551,9 +549,8 @@ MemoryPlan Planner::run() {
   // the leaf on top, until it is no higher than the next one; when the top
   // leaf cannot be improved any further, nothing can.
   while (budget > 0 && !leaves.empty()) {
-    auto highest = llvm::max_element(leaves, [](const Leaf &a, const Leaf &b) {
-      return a.top() < b.top();
-    });
+    auto highest = llvm::max_element(
+        leaves, [](const Leaf &a, const Leaf &b) { return a.top() < b.top(); });
     Leaf &leaf = *highest;
     if (leaf.top() <= arena || leaf.searched || !leaf.canSearch() ||
         leaf.arena == leaf.load)
@@ -621,10 +618,10 @@ static int64_t countOverlappingPairs(llvm::ArrayRef<Item> items) {
   for (const Item &item : items) {
     // Items starting before this one ends, minus those ending before it
     // starts, minus itself.
-    int64_t startedBefore = llvm::lower_bound(lowers, item.upper) -
-                            lowers.begin();
-    int64_t endedBefore = llvm::upper_bound(uppers, item.lower) -
-                          uppers.begin();
+    int64_t startedBefore =
+        llvm::lower_bound(lowers, item.upper) - lowers.begin();
+    int64_t endedBefore =
+        llvm::upper_bound(uppers, item.lower) - uppers.begin();
     total += startedBefore - endedBefore - 1;
   }
   return total / 2;
@@ -661,8 +658,7 @@ Leaf Planner::planComponent(llvm::ArrayRef<Unit> units, int64_t base) {
   // The sweeps first: they are O(n log n) whatever the overlap.
   consider(sweepPlace(items, /*longestFirst=*/true, offsets), "sweep-length");
   if (leaf.arena > load)
-    consider(sweepPlace(items, /*longestFirst=*/false, offsets),
-             "sweep-size");
+    consider(sweepPlace(items, /*longestFirst=*/false, offsets), "sweep-size");
 
   if (leaf.arena > load && leaf.canSearch()) {
     BestFitPlacer placer(items, leaf.numSlots);

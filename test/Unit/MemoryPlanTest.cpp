@@ -30,15 +30,16 @@ bool liveTogether(const PlanBuffer &a, const PlanBuffer &b) {
 /// The brute-force checker: an empty string for a valid plan whose arena is
 /// exactly the highest end, else what is wrong.
 std::string bruteForceCheck(const std::vector<PlanBuffer> &buffers,
-                            const std::vector<int64_t> &offsets,
-                            int64_t arena, int64_t alignment) {
+                            const std::vector<int64_t> &offsets, int64_t arena,
+                            int64_t alignment) {
   if (offsets.size() != buffers.size())
     return "wrong number of offsets";
   int64_t highest = 0;
   for (size_t i = 0; i < buffers.size(); ++i) {
     if (offsets[i] < 0 || offsets[i] % alignment != 0)
       return "bad offset of buffer " + std::to_string(i);
-    highest = std::max(highest, offsets[i] + alignedSize(buffers[i], alignment));
+    highest =
+        std::max(highest, offsets[i] + alignedSize(buffers[i], alignment));
     for (size_t j = i + 1; j < buffers.size(); ++j) {
       if (buffers[i].size == 0 || buffers[j].size == 0 ||
           !liveTogether(buffers[i], buffers[j]))
@@ -260,8 +261,7 @@ TEST(MemoryPlanTest, BeatsGreedyBySizeOnAHandCase) {
   std::vector<PlanBuffer> buffers = {{0, 1, 6}, {0, 2, 4}, {2, 3, 4},
                                      {1, 3, 3}, {1, 3, 2}, {1, 3, 1}};
   MemoryPlan greedy = planGreedyBySize(buffers, 1);
-  EXPECT_EQ(bruteForceCheck(buffers, greedy.offsets, greedy.arenaBytes, 1),
-            "");
+  EXPECT_EQ(bruteForceCheck(buffers, greedy.offsets, greedy.arenaBytes, 1), "");
   EXPECT_EQ(greedy.offsets, (std::vector<int64_t>{0, 6, 0, 10, 4, 13}));
   EXPECT_EQ(greedy.arenaBytes, 14);
   EXPECT_EQ(greedy.loadBytes, 10);
@@ -342,8 +342,10 @@ TEST(MemoryPlanTest, TrainingLikeStepIsWithinOnePercentOfLoad) {
     if (i % 10 == 0)
       buffers.push_back({0, end, 1024 + int64_t(random() % 65536)});
     if (i % 4 == 0)
-      buffers.push_back({i + 1, 2 * steps + 1 - i, 4096 + int64_t(random() % 8192)});
-    buffers.push_back({i + 1, i + 2 + int64_t(random() % 3), int64_t(random() % 20000)});
+      buffers.push_back(
+          {i + 1, 2 * steps + 1 - i, 4096 + int64_t(random() % 8192)});
+    buffers.push_back(
+        {i + 1, i + 2 + int64_t(random() % 3), int64_t(random() % 20000)});
     buffers.push_back({steps + i + 1, steps + i + 2 + int64_t(random() % 3),
                        int64_t(random() % 20000)});
   }
@@ -396,8 +398,8 @@ TEST(MemoryPlanTest, VerifyAgreesWithBruteForceOnRandomPlans) {
     std::vector<int64_t> offsets;
     for (unsigned i = 0; i < n; ++i) {
       int64_t lower = random() % 10;
-      buffers.push_back({lower, lower + 1 + int64_t(random() % 5),
-                         int64_t(random() % 6)});
+      buffers.push_back(
+          {lower, lower + 1 + int64_t(random() % 5), int64_t(random() % 6)});
       offsets.push_back(random() % 16);
     }
     int64_t arena = 0;

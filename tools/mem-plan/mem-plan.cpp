@@ -186,8 +186,7 @@ bool CsvReader::parseInteger(StringRef field, size_t column, StringRef what,
   StringRef digits = field;
   if (!digits.empty() && (digits.front() == '-' || digits.front() == '+'))
     digits = digits.drop_front();
-  bool allDigits =
-      !digits.empty() && llvm::all_of(digits, llvm::isDigit);
+  bool allDigits = !digits.empty() && llvm::all_of(digits, llvm::isDigit);
   if (!allDigits)
     return error(lineNumber, column,
                  what + " '" + field + "' is not an integer");
@@ -236,8 +235,7 @@ bool CsvReader::readRow(StringRef line, std::vector<Row> &rows) {
   if (row.buffer.lower >= row.buffer.upper)
     return error(lineNumber, 1,
                  "buffer '" + row.id + "' has an empty lifetime [" +
-                     Twine(row.buffer.lower) + ", " +
-                     Twine(row.buffer.upper) +
+                     Twine(row.buffer.lower) + ", " + Twine(row.buffer.upper) +
                      ") (lifetimes are half-open: expected lower < upper)");
   auto [it, inserted] = idLines.try_emplace(row.id, lineNumber);
   if (!inserted)

@@ -67,9 +67,8 @@ struct MemoryPlan {
 /// lifetime (lower >= upper), an alignment that is not a positive power of
 /// two, or sizes whose aligned sum overflows int64_t. Deterministic: the same
 /// buffers and options give the same offsets.
-llvm::Expected<MemoryPlan>
-planMemory(llvm::ArrayRef<PlanBuffer> buffers,
-           const MemoryPlanOptions &options = {});
+llvm::Expected<MemoryPlan> planMemory(llvm::ArrayRef<PlanBuffer> buffers,
+                                      const MemoryPlanOptions &options = {});
 
 /// LOAD: the maximum over program points of the sum of the sizes (each rounded
 /// up to `alignment`) of the buffers live there. O(n log n). The caller
