@@ -2,6 +2,8 @@
 
 #include "memopt/Report/MemoryReport.h"
 
+#include "memopt/Analysis/StepMemoryPlan.h"
+
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -73,6 +75,14 @@ static std::string formatFlops(int64_t flops) {
   os << llvm::format("%.2f", value) << " " << prefixes[prefix] << "FLOP ("
      << flops << ")";
   return result;
+}
+
+/// A fragmentation as a percentage with two decimals: "0.35%".
+static std::string formatFragmentation(double fragmentation) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::format("%.2f%%", fragmentation * 100.0);
+  return text;
 }
 
 /// `part / whole` as a percentage with two decimals.
@@ -175,6 +185,24 @@ FailureOr<MemoryReport> MemoryReport::create(FunctionOpInterface func) {
     report.parameterBytes += train::getTensorBytes(param.getType());
   });
 
+  // The arena: the plan in the IR, else one planned here.
+  if (auto arena = func->getAttrOfType<IntegerAttr>(
+          train::TrainDialect::kArenaBytesAttrName)) {
+    report.arenaFromIR = true;
+    report.arenaBytes = arena.getInt();
+    if (auto alignment = func->getAttrOfType<IntegerAttr>(
+            train::TrainDialect::kPlanAlignmentAttrName))
+      report.planAlignment = alignment.getInt();
+  } else {
+    StepPlanOptions options;
+    llvm::Expected<StepMemoryPlan> plan = planStepMemory(liveness, options);
+    if (!plan)
+      return func->emitOpError() << "cannot plan an arena: "
+                                 << llvm::toString(plan.takeError());
+    report.arenaBytes = plan->arenaBytes;
+    report.planAlignment = options.alignment;
+  }
+
   int64_t peak = liveness.getPeakPoint();
   Operation *peakOp = liveness.getSchedule()[peak];
   report.peakOpName = peakOp->getName().getStringRef().str();
@@ -236,6 +264,10 @@ void MemoryReport::printJSON(raw_ostream &os) const {
   json.attribute("num_buffers", static_cast<int64_t>(live.getBuffers().size()));
   json.attribute("peak_bytes", getPeakBytes());
   json.attribute("load_bytes", getLoadBytes());
+  json.attribute("arena_bytes", arenaBytes);
+  json.attribute("fragmentation", getFragmentation());
+  json.attribute("arena_source", arenaFromIR ? "ir" : "report");
+  json.attribute("plan_alignment", planAlignment);
   json.attribute("peak_point", peak);
   json.attributeObject("peak_op", [&] {
     json.attribute("name", peakOpName);
@@ -323,19 +355,29 @@ void MemoryReport::printText(raw_ostream &os) const {
   int64_t peak = live.getPeakPoint();
   os << "memory report of @" << functionName << " (" << kMemoryReportSchema
      << ")\n\n";
-  printTable(
-      os,
-      {{"peak (LOAD)", formatBytes(getPeakBytes())},
-       {"at", "point " + std::to_string(peak) + " of " +
-                  std::to_string(live.getNumPoints()) + ": " + peakOpName +
-                  " at " + peakLocation},
-       {"persistent", formatBytes(live.getPersistentBytes())},
-       {"parameters", std::to_string(parameterCount) + " elements, " +
-                          formatBytes(parameterBytes)},
-       {"total FLOPs", formatFlops(totalFlops)},
-       {"buffers", std::to_string(live.getBuffers().size()) + " (" +
-                       std::to_string(numLiveAtPeak) + " live at the peak)"}},
-      {false, false});
+  SmallVector<SmallVector<std::string>> summary;
+  summary.push_back({arenaFromIR ? "peak (arena)" : "peak (LOAD)",
+                     formatBytes(getPeakBytes())});
+  if (arenaFromIR)
+    summary.push_back({"LOAD", formatBytes(getLoadBytes())});
+  summary.push_back(
+      {"arena", formatBytes(arenaBytes) + ", " +
+                    formatFragmentation(getFragmentation()) + " above LOAD, " +
+                    (arenaFromIR ? "planned in the IR"
+                                 : "planned for this report") +
+                    " (alignment " + std::to_string(planAlignment) + ")"});
+  summary.push_back({"at", "point " + std::to_string(peak) + " of " +
+                               std::to_string(live.getNumPoints()) + ": " +
+                               peakOpName + " at " + peakLocation});
+  summary.push_back({"persistent", formatBytes(live.getPersistentBytes())});
+  summary.push_back({"parameters", std::to_string(parameterCount) +
+                                       " elements, " +
+                                       formatBytes(parameterBytes)});
+  summary.push_back({"total FLOPs", formatFlops(totalFlops)});
+  summary.push_back({"buffers", std::to_string(live.getBuffers().size()) +
+                                    " (" + std::to_string(numLiveAtPeak) +
+                                    " live at the peak)"});
+  printTable(os, summary, {false, false});
 
   os << "\n";
   SmallVector<SmallVector<std::string>> classRows = {
@@ -447,7 +489,15 @@ void MemoryReport::printHTML(raw_ostream &os) const {
     os << "<tr><th>" << key << "</th><td>" << escapeXML(value)
        << "</td></tr>\n";
   };
-  row("Peak (LOAD)", formatBytes(getPeakBytes()));
+  row(arenaFromIR ? "Peak (arena)" : "Peak (LOAD)",
+      formatBytes(getPeakBytes()));
+  if (arenaFromIR)
+    row("LOAD", formatBytes(getLoadBytes()));
+  row("Arena", formatBytes(arenaBytes) + ", " +
+                   formatFragmentation(getFragmentation()) + " above LOAD, " +
+                   (arenaFromIR ? "planned in the IR"
+                                : "planned for this report") +
+                   " (alignment " + std::to_string(planAlignment) + ")");
   row("At", "point " + std::to_string(peak) + " of " +
                 std::to_string(numPoints) + ": " + peakOpName + " at " +
                 peakLocation);

@@ -27,9 +27,14 @@
 // 260 -> 18.31%, 136 -> 9.58%. 1420 B = 1.39 KiB.
 // FLOPs: relu 32 + reduce_sum 32 + relu_grad 32 + matmul 2*(8*8)*4 = 512 +
 // adam 12*64 = 768; total 1376. One 8x8 parameter: 64 elements, 256 B.
+// The arena (planned for the report, 256-byte alignment): at point 8 the six
+// non-persistent live buffers (arg0, arg1, loss, dflat, dx, dw) take one
+// 256-byte slot each: 1536 + 768 persistent = 2304 = the aligned LOAD, so
+// the plan is optimal; 2304 / 1420 - 1 = 62.25% (padding of tiny tensors).
 //      TEXT:memory report of @step (memopt.memory-report/1)
 // TEXT-EMPTY:
 // TEXT-NEXT:  peak (LOAD)  1.39 KiB (1420 B)
+// TEXT-NEXT:  arena        2.25 KiB (2304 B), 62.25% above LOAD, planned for this report (alignment 256)
 // TEXT-NEXT:  at           point 8 of 14: train.matmul at dw
 // TEXT-NEXT:  persistent   768 B
 // TEXT-NEXT:  parameters   64 elements, 256 B
@@ -111,6 +116,10 @@
 // RAW-NEXT:   "function": "step",
 // RAW:        "peak_bytes": 1420,
 // RAW-NEXT:   "load_bytes": 1420,
+// RAW-NEXT:   "arena_bytes": 2304,
+// RAW-NEXT:   "fragmentation": 0.6225352112676{{[0-9]*}},
+// RAW-NEXT:   "arena_source": "report",
+// RAW-NEXT:   "plan_alignment": 256,
 // RAW-NEXT:   "peak_point": 8,
 // RAW-NEXT:   "peak_op": {
 // RAW-NEXT:     "name": "train.matmul",

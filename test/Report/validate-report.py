@@ -30,6 +30,10 @@ KEYS = [
     "num_buffers",
     "peak_bytes",
     "load_bytes",
+    "arena_bytes",
+    "fragmentation",
+    "arena_source",
+    "plan_alignment",
     "peak_point",
     "peak_op",
     "persistent_bytes",
@@ -72,6 +76,7 @@ def check_json(path):
     expect(report["schema"] == "memopt.memory-report/1", "schema")
     for key in KEYS:
         if key.endswith("_bytes") or key.startswith("num_") or key in (
+            "plan_alignment",
             "peak_point",
             "parameter_count",
             "total_flops",
@@ -91,7 +96,19 @@ def check_json(path):
     peak = report["peak_point"]
     load = max(entry["live_bytes"] for entry in timeline)
     expect(report["load_bytes"] == load, "load_bytes is not the timeline max")
-    expect(report["peak_bytes"] == report["load_bytes"], "peak != load")
+    expect(report["arena_source"] in ("ir", "report"), "arena_source")
+    arena = report["arena_bytes"]
+    expect(arena >= report["load_bytes"], "arena below LOAD")
+    alignment = report["plan_alignment"]
+    expect(alignment > 0 and alignment & (alignment - 1) == 0, "alignment")
+    expect(isinstance(report["fragmentation"], (int, float)), "fragmentation")
+    expect(
+        abs(report["fragmentation"] - (arena / report["load_bytes"] - 1)) < 1e-9,
+        "fragmentation is not arena / LOAD - 1",
+    )
+    planned = report["arena_source"] == "ir"
+    expected_peak = arena if planned else report["load_bytes"]
+    expect(report["peak_bytes"] == expected_peak, "peak is not arena or LOAD")
     first = next(i for i, e in enumerate(timeline) if e["live_bytes"] == load)
     expect(peak == first, f"peak_point {peak}, first maximum at {first}")
     expect(timeline[peak]["op"] == report["peak_op"]["name"], "peak_op name")
@@ -111,7 +128,19 @@ def check_json(path):
         expect(list(tensor["defining_op"]) == ["name", "location"], "defining_op")
         if index:
             expect(tops[index - 1]["bytes"] >= tensor["bytes"], "top order")
-    for key in KEYS[:7] + KEYS[8:12]:
+    for key in [
+        "schema",
+        "function",
+        "num_points",
+        "num_buffers",
+        "peak_bytes",
+        "load_bytes",
+        "peak_point",
+        "persistent_bytes",
+        "parameter_count",
+        "parameter_bytes",
+        "total_flops",
+    ]:
         print(f"{key}: {report[key]}")
     print(f"peak_op: {report['peak_op']['name']} at {report['peak_op']['location']}")
     print("by_class: " + " ".join(f"{c}={report['by_class'][c]}" for c in CLASSES))
@@ -127,6 +156,10 @@ def check_json(path):
         )
     for entry in timeline:
         print(f"point {entry['point']} {entry['op']}: {entry['live_bytes']}")
+    print(
+        f"arena_bytes: {arena} ({report['arena_source']}, alignment "
+        f"{alignment}, fragmentation {report['fragmentation']:.6f})"
+    )
 
 
 class HTMLChecker(html.parser.HTMLParser):

@@ -195,6 +195,10 @@ struct StepPlan {
   SmallVector<std::string> resultGradOf;
   /// For --measure-peak: the memory model's prediction of the measured peak.
   int64_t predictedPeak = 0;
+  /// For a step planned by train-plan-memory: the bytes of the arena the
+  /// lowered step allocates (the plan's arena minus the persistent region,
+  /// which lives in globals); -1 without a plan.
+  int64_t arenaBytes = -1;
 };
 
 } // namespace
@@ -905,6 +909,8 @@ static LogicalResult runSteps(ModuleOp module, StepPlan &plan) {
       continue;
     llvm::outs() << "measured_peak_bytes: " << memopt_peak_bytes() << "\n";
     llvm::outs() << "predicted_peak_bytes: " << plan.predictedPeak << "\n";
+    if (plan.arenaBytes >= 0)
+      llvm::outs() << "arena_bytes: " << plan.arenaBytes << "\n";
     uint64_t liveAfter = memopt_live_bytes();
     if (liveAfter != liveBefore)
       llvm::WithColor::warning(llvm::errs(), "mem-run")
@@ -1005,6 +1011,14 @@ static LogicalResult runMain() {
   if (measurePeak)
     plan->predictedPeak =
         TensorLiveness(*step, kCPUBufferAlignment).getTransientPeak();
+  if (auto arena = (*step)->getAttrOfType<IntegerAttr>(
+          train::TrainDialect::kArenaBytesAttrName)) {
+    int64_t persistent = 0;
+    if (auto attr = (*step)->getAttrOfType<IntegerAttr>(
+            train::TrainDialect::kPersistentBytesAttrName))
+      persistent = attr.getInt();
+    plan->arenaBytes = arena.getInt() - persistent;
+  }
   if (listInputs) {
     printInputs(*plan);
     return success();

@@ -14,3 +14,73 @@ void TrainDialect::initialize() {
 #include "memopt/Dialect/Train/IR/TrainOps.cpp.inc"
       >();
 }
+
+//===----------------------------------------------------------------------===//
+// Discardable attributes
+//===----------------------------------------------------------------------===//
+
+/// A non-negative i64 attribute, or an error naming `name`.
+static LogicalResult verifyByteCount(Operation *op, NamedAttribute attribute) {
+  auto value = dyn_cast<IntegerAttr>(attribute.getValue());
+  if (!value || !value.getType().isInteger(64))
+    return op->emitError() << "'" << attribute.getName().strref()
+                           << "' must be an i64 integer";
+  if (value.getInt() < 0)
+    return op->emitError() << "'" << attribute.getName().strref()
+                           << "' must not be negative, got " << value.getInt();
+  return success();
+}
+
+LogicalResult
+TrainDialect::verifyOperationAttribute(Operation *op,
+                                       NamedAttribute attribute) {
+  StringRef name = attribute.getName().strref();
+  if (name == kOffsetAttrName) {
+    auto offsets = dyn_cast<DenseI64ArrayAttr>(attribute.getValue());
+    if (!offsets)
+      return op->emitError() << "'" << name
+                             << "' must be an array<i64> of one offset per "
+                                "result";
+    if (static_cast<int64_t>(offsets.size()) !=
+        static_cast<int64_t>(op->getNumResults()))
+      return op->emitError()
+             << "'" << name << "' has " << offsets.size()
+             << " offsets for " << op->getNumResults() << " results";
+    for (int64_t offset : offsets.asArrayRef())
+      if (offset < -1)
+        return op->emitError() << "'" << name
+                               << "' offsets must be >= 0 (or -1 for a result "
+                                  "without storage), got "
+                               << offset;
+    return success();
+  }
+  if (name == kWorkspaceOffsetAttrName || name == kArenaBytesAttrName ||
+      name == kLoadBytesAttrName || name == kPersistentBytesAttrName)
+    return verifyByteCount(op, attribute);
+  if (name == kPlanAlignmentAttrName) {
+    if (failed(verifyByteCount(op, attribute)))
+      return failure();
+    int64_t alignment = cast<IntegerAttr>(attribute.getValue()).getInt();
+    if (alignment == 0 || !llvm::isPowerOf2_64(alignment))
+      return op->emitError() << "'" << name
+                             << "' must be a power of two, got " << alignment;
+    return success();
+  }
+  return op->emitError() << "unknown train attribute '" << name << "'";
+}
+
+LogicalResult TrainDialect::verifyRegionArgAttribute(Operation *op, unsigned,
+                                                     unsigned argIndex,
+                                                     NamedAttribute attribute) {
+  StringRef name = attribute.getName().strref();
+  if (name == kStepAttrName) {
+    if (!isa<UnitAttr>(attribute.getValue()))
+      return op->emitError() << "'" << name << "' on argument " << argIndex
+                             << " must be a unit attribute";
+    return success();
+  }
+  if (name == kOffsetAttrName)
+    return verifyByteCount(op, attribute);
+  return op->emitError() << "unknown train attribute '" << name
+                         << "' on argument " << argIndex;
+}

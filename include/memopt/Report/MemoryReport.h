@@ -73,9 +73,23 @@ public:
   /// LOAD: the maximum live bytes; the peak of any allocator that places
   /// buffers without fragmentation.
   int64_t getLoadBytes() const { return liveness->getLoad(); }
-  /// The peak the report states. Equal to LOAD until the planner records an
-  /// arena in the IR.
-  int64_t getPeakBytes() const { return liveness->getLoad(); }
+  /// The peak the report states: the planned arena when train-plan-memory
+  /// recorded one in the IR (the step then runs on it), else LOAD.
+  int64_t getPeakBytes() const {
+    return arenaFromIR ? arenaBytes : liveness->getLoad();
+  }
+  /// The static arena: the one recorded in the IR by train-plan-memory, or
+  /// else one planned for the report with the default options.
+  int64_t getArenaBytes() const { return arenaBytes; }
+  int64_t getPlanAlignment() const { return planAlignment; }
+  bool isArenaFromIR() const { return arenaFromIR; }
+  /// arena / LOAD - 1: what the arena costs above the lower bound (alignment
+  /// padding included).
+  double getFragmentation() const {
+    return getLoadBytes() == 0
+               ? 0.0
+               : static_cast<double>(arenaBytes) / getLoadBytes() - 1.0;
+  }
   /// Elements and bytes of the distinct parameters (by `train.param` name;
   /// a tied parameter read twice counts once).
   int64_t getParameterCount() const { return parameterCount; }
@@ -107,6 +121,9 @@ private:
   int64_t parameterBytes = 0;
   int64_t totalFlops = 0;
   int64_t numLiveAtPeak = 0;
+  int64_t arenaBytes = 0;
+  int64_t planAlignment = 0;
+  bool arenaFromIR = false;
   std::string peakOpName;
   std::string peakLocation;
   SmallVector<ReportTensor> topTensors;

@@ -104,4 +104,58 @@ def TrainLifetimesPass : Pass<"train-lifetimes", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::memopt::train::TrainDialect"];
 }
 
+def TrainPlanMemoryPass : Pass<"train-plan-memory", "::mlir::func::FuncOp"> {
+  let summary = "Assigns every buffer of a training step a static arena offset";
+  let description = [{
+    Plans one arena for the whole step from the liveness analysis
+    (DESIGN.md §3): parameters and optimizer states occupy a persistent
+    region at offset 0 in definition order; every other buffer (inputs,
+    activations, gradients, temporaries) and every op's workspace gets an
+    offset above it such that no two buffers live at the same time overlap.
+    The planner (docs/mem-plan.md) tries several greedy orders with best-fit
+    placement and improves the best under a deterministic search budget;
+    `algorithm=best-fit` runs only the greedy-by-size baseline.
+
+    Writes its decisions as attributes (verified by the train dialect):
+    `train.offset = array<i64: ...>` on every op that defines buffers (one
+    entry per result, -1 for a view or a non-tensor), `train.offset` on each
+    tensor argument, `train.workspace_offset` on ops with a workspace, and on
+    the function `train.arena_bytes`, `train.load_bytes` (the lower bound:
+    LOAD of the aligned sizes), `train.persistent_bytes` and
+    `train.plan_alignment`. Planning again replaces an earlier plan.
+    `convert-train-to-linalg` then places every planned tensor at its offset
+    in one arena.
+
+    Example:
+    ```
+    mem-opt --train-lifetimes --train-plan-memory=alignment=64 step.mlir
+    ```
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", /*default=*/"256",
+           "Every offset is a multiple of this many bytes (a power of two); "
+           "sizes are rounded up to it">,
+    Option<"algorithm", "algorithm", "std::string", /*default=*/"\"auto\"",
+           "auto (greedy portfolio, then search) or best-fit (greedy by size "
+           "only)">,
+    Option<"budget", "budget", "int64_t", /*default=*/"2000000",
+           "Work units of the planner's improvement phase (deterministic); 0 "
+           "keeps the best greedy plan">,
+  ];
+  let dependentDialects = ["::mlir::memopt::train::TrainDialect"];
+}
+
+def TrainVerifyPlanPass : Pass<"train-verify-plan", "::mlir::func::FuncOp"> {
+  let summary = "Checks a step's arena plan: no two live buffers overlap";
+  let description = [{
+    Re-derives every buffer's lifetime from the IR (the liveness analysis
+    train-plan-memory uses) and checks the `train.offset` attributes against
+    it: every buffer and workspace has an offset, a multiple of
+    `train.plan_alignment`, within `train.arena_bytes`, and no two buffers
+    live at the same program point overlap in memory. A violation names both
+    buffers. A function without a plan is left alone. Passes that change a
+    planned step must plan it again; this pass catches those that do not.
+  }];
+}
+
 #endif // MEMOPT_TRANSFORMS_PASSES_TD

@@ -13,6 +13,7 @@
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -37,6 +38,28 @@ void populateLinalgLoweringPatterns(RewritePatternSet &patterns);
 void populateNormAttentionLoweringPatterns(RewritePatternSet &patterns);
 /// conv2d, pooling, upsampling, batch_norm and gradients (ConvLowering.cpp).
 void populateConvLoweringPatterns(RewritePatternSet &patterns);
+
+//===----------------------------------------------------------------------===//
+// Arena placement (ArenaPlacement.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Places the tensors of a step planned by train-plan-memory in one arena:
+/// `prepare` runs before the conversion (it tags the planned ops), `apply`
+/// after it (it turns the destinations of planned results and the lowerings'
+/// temporaries into views of the arena). A step without a plan is left
+/// alone.
+class ArenaPlacement {
+public:
+  ArenaPlacement();
+  ~ArenaPlacement();
+  ArenaPlacement(ArenaPlacement &&);
+  static FailureOr<ArenaPlacement> prepare(func::FuncOp func);
+  LogicalResult apply();
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl;
+};
 
 //===----------------------------------------------------------------------===//
 // Helpers

@@ -93,6 +93,15 @@ void ConvertTrainToLinalgPass::runOnOperation() {
       func::FuncDialect, linalg::LinalgDialect, math::MathDialect,
       memref::MemRefDialect, scf::SCFDialect, tensor::TensorDialect>();
 
+  // Planned steps are lowered onto their arena.
+  SmallVector<ArenaPlacement> placements;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    FailureOr<ArenaPlacement> placement = ArenaPlacement::prepare(func);
+    if (failed(placement))
+      return signalPassFailure();
+    placements.push_back(std::move(*placement));
+  }
+
   RewritePatternSet patterns(&getContext());
   populateStateLoweringPatterns(patterns);
   populateElementwiseLoweringPatterns(patterns);
@@ -101,4 +110,7 @@ void ConvertTrainToLinalgPass::runOnOperation() {
   populateConvLoweringPatterns(patterns);
   if (failed(applyPartialConversion(module, target, std::move(patterns))))
     return signalPassFailure();
+  for (ArenaPlacement &placement : placements)
+    if (failed(placement.apply()))
+      return signalPassFailure();
 }

@@ -35,6 +35,34 @@ def Train_Dialect : Dialect {
 
     Gradient ops document which forward tensors they consume; that is what a
     step must keep alive ("saved for backward") between forward and backward.
+
+    Passes record decisions in `train.`-prefixed attributes, verified here:
+
+    * `train.offset`: on an op, `array<i64>` with one arena offset per result
+      (`-1` for a result that owns no storage: a view, a non-tensor); on a
+      function argument, an `i64` offset (`train-plan-memory`);
+    * `train.workspace_offset`: on an op, the `i64` offset of its workspace;
+    * `train.arena_bytes`, `train.load_bytes`, `train.persistent_bytes`,
+      `train.plan_alignment`: on a function, the planned arena size, its
+      lower bound LOAD (aligned sizes), the bytes of the persistent region at
+      offset 0, and the alignment of every offset (a power of two);
+    * `train.step`: a unit attribute on the step-counter argument.
+  }];
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let extraClassDeclaration = [{
+    static constexpr ::llvm::StringLiteral kOffsetAttrName = "train.offset";
+    static constexpr ::llvm::StringLiteral kWorkspaceOffsetAttrName =
+        "train.workspace_offset";
+    static constexpr ::llvm::StringLiteral kArenaBytesAttrName =
+        "train.arena_bytes";
+    static constexpr ::llvm::StringLiteral kLoadBytesAttrName =
+        "train.load_bytes";
+    static constexpr ::llvm::StringLiteral kPersistentBytesAttrName =
+        "train.persistent_bytes";
+    static constexpr ::llvm::StringLiteral kPlanAlignmentAttrName =
+        "train.plan_alignment";
+    static constexpr ::llvm::StringLiteral kStepAttrName = "train.step";
   }];
 }
 

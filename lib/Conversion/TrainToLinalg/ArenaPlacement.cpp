@@ -1,0 +1,239 @@
+//===- ArenaPlacement.cpp - lower a planned step onto one arena -----------===//
+//
+// When train-plan-memory has planned a step (train.arena_bytes on the
+// function), convert-train-to-linalg places every planned tensor in one arena
+// allocation at its planned offset: the tensor.empty that a lowered op writes
+// its result into becomes a `memref.view` of the arena wrapped in
+// `bufferization.to_tensor restrict writable`, so bufferization writes the
+// result in place there. The temporaries a lowering creates besides its
+// results go into the op's planned workspace. Parameters and optimizer states
+// (the persistent region [0, train.persistent_bytes)) stay in their globals;
+// the arena holds the region above, so it is allocated with
+// arena_bytes - persistent_bytes bytes.
+//
+// Before the conversion, each planned op gets a location tagged with its
+// index and each planned result a marker (an identity tensor.cast, legal
+// during the conversion) whose operand the conversion updates to the lowered
+// value; afterwards the markers and tags are removed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+#include "memopt/Dialect/Train/IR/TrainOps.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::memopt;
+using train::TrainDialect;
+
+static constexpr StringLiteral kTagName = "memopt.arena_op";
+static constexpr StringLiteral kMarkerName = "memopt.arena_result";
+
+namespace {
+/// What the plan says about one planned op.
+struct PlannedOp {
+  Location originalLoc;
+  /// Arena offsets of its results (-1: not planned).
+  SmallVector<int64_t> resultOffsets;
+  /// Offset and aligned size of its workspace, if any.
+  int64_t workspaceOffset = -1;
+  int64_t workspaceBytes = 0;
+};
+} // namespace
+
+struct mlir::memopt::ArenaPlacement::Impl {
+  func::FuncOp func;
+  int64_t arenaBytes = 0;
+  int64_t persistentBytes = 0;
+  int64_t alignment = 1;
+  SmallVector<PlannedOp> ops;
+};
+
+ArenaPlacement::ArenaPlacement() = default;
+ArenaPlacement::~ArenaPlacement() = default;
+ArenaPlacement::ArenaPlacement(ArenaPlacement &&) = default;
+
+/// The planned-op index a location carries, if any.
+static std::optional<int64_t> getTag(Location loc) {
+  auto fused = dyn_cast<FusedLoc>(loc);
+  if (!fused)
+    return std::nullopt;
+  auto dict = dyn_cast_or_null<DictionaryAttr>(fused.getMetadata());
+  if (!dict)
+    return std::nullopt;
+  auto index = dict.getAs<IntegerAttr>(kTagName);
+  if (!index)
+    return std::nullopt;
+  return index.getInt();
+}
+
+FailureOr<ArenaPlacement> ArenaPlacement::prepare(func::FuncOp func) {
+  ArenaPlacement placement;
+  auto arenaAttr =
+      func->getAttrOfType<IntegerAttr>(TrainDialect::kArenaBytesAttrName);
+  if (!arenaAttr || func.isExternal())
+    return placement;
+  if (!func.getBody().hasOneBlock())
+    return func.emitOpError("a planned step must have a single block");
+  auto impl = std::make_unique<Impl>();
+  impl->func = func;
+  impl->arenaBytes = arenaAttr.getInt();
+  if (auto attr = func->getAttrOfType<IntegerAttr>(
+          TrainDialect::kPersistentBytesAttrName))
+    impl->persistentBytes = attr.getInt();
+  if (auto attr = func->getAttrOfType<IntegerAttr>(
+          TrainDialect::kPlanAlignmentAttrName))
+    impl->alignment = attr.getInt();
+
+  MLIRContext *context = func.getContext();
+  OpBuilder builder(context);
+  Block &block = func.getBody().front();
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    auto offsets = op.getAttrOfType<DenseI64ArrayAttr>(
+        TrainDialect::kOffsetAttrName);
+    auto workspace = op.getAttrOfType<IntegerAttr>(
+        TrainDialect::kWorkspaceOffsetAttrName);
+    if (!offsets && !workspace)
+      continue;
+    int64_t index = impl->ops.size();
+    PlannedOp planned{op.getLoc(), {}, -1, 0};
+    if (offsets)
+      planned.resultOffsets.assign(offsets.asArrayRef().begin(),
+                                   offsets.asArrayRef().end());
+    if (workspace) {
+      planned.workspaceOffset = workspace.getInt();
+      if (auto cost = dyn_cast<train::CostOpInterface>(op))
+        planned.workspaceBytes =
+            llvm::alignTo(cost.getWorkspaceBytes(), impl->alignment);
+    }
+    impl->ops.push_back(planned);
+    op.setLoc(FusedLoc::get(
+        context, {op.getLoc()},
+        builder.getDictionaryAttr(builder.getNamedAttr(
+            kTagName, builder.getI64IntegerAttr(index)))));
+    // Markers for results placed in the arena (not the persistent region).
+    builder.setInsertionPointAfter(&op);
+    for (auto [resultIndex, result] : llvm::enumerate(op.getResults())) {
+      if (!offsets || offsets[resultIndex] < impl->persistentBytes ||
+          !isa<RankedTensorType>(result.getType()))
+        continue;
+      auto marker = tensor::CastOp::create(builder, op.getLoc(),
+                                           result.getType(), result);
+      marker->setAttr(kMarkerName, builder.getDenseI64ArrayAttr(
+                                       {index, (int64_t)resultIndex}));
+    }
+  }
+  placement.impl = std::move(impl);
+  return placement;
+}
+
+/// The tensor.empty that `value` is computed into, following destination
+/// operands and reshapes, or nullptr.
+static tensor::EmptyOp findDestination(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto empty = dyn_cast<tensor::EmptyOp>(def))
+      return empty;
+    if (auto dps = dyn_cast<DestinationStyleOpInterface>(def)) {
+      OpOperand *tied = dps.getTiedOpOperand(cast<OpResult>(value));
+      if (!tied)
+        return nullptr;
+      value = tied->get();
+      continue;
+    }
+    if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def)) {
+      value = def->getOperand(0);
+      continue;
+    }
+    return nullptr;
+  }
+  return nullptr;
+}
+
+LogicalResult ArenaPlacement::apply() {
+  if (!impl)
+    return success();
+  func::FuncOp func = impl->func;
+  MLIRContext *context = func.getContext();
+  Block &block = func.getBody().front();
+  OpBuilder builder(context);
+  builder.setInsertionPointToStart(&block);
+  int64_t regionBytes =
+      std::max<int64_t>(impl->arenaBytes - impl->persistentBytes, 0);
+  Location loc = func.getLoc();
+  auto arenaType = MemRefType::get({regionBytes}, builder.getI8Type());
+  Value arena = memref::AllocOp::create(
+      builder, loc, arenaType, ValueRange{},
+      builder.getI64IntegerAttr(std::max<int64_t>(impl->alignment, 64)));
+
+  auto place = [&](tensor::EmptyOp empty, int64_t offset) {
+    OpBuilder b(empty);
+    auto type = cast<RankedTensorType>(empty.getType());
+    Value shift =
+        arith::ConstantIndexOp::create(b, empty.getLoc(), offset);
+    auto viewType = MemRefType::get(type.getShape(), type.getElementType());
+    Value view = memref::ViewOp::create(b, empty.getLoc(), viewType, arena,
+                                        shift, ValueRange{});
+    Value tensor = bufferization::ToTensorOp::create(
+        b, empty.getLoc(), type, view, /*restrict=*/true, /*writable=*/true);
+    empty.replaceAllUsesWith(tensor);
+    empty.erase();
+  };
+
+  // Results at their offsets.
+  SmallVector<tensor::CastOp> markers;
+  func.walk([&](tensor::CastOp cast) {
+    if (cast->hasAttr(kMarkerName))
+      markers.push_back(cast);
+  });
+  llvm::DenseSet<Operation *> placed;
+  for (tensor::CastOp marker : markers) {
+    auto key = marker->getAttrOfType<DenseI64ArrayAttr>(kMarkerName);
+    const PlannedOp &planned = impl->ops[key[0]];
+    int64_t offset = planned.resultOffsets[key[1]];
+    tensor::EmptyOp empty = findDestination(marker.getSource());
+    if (empty && getTag(empty.getLoc()) == key[0] &&
+        !placed.contains(empty)) {
+      placed.insert(empty);
+      place(empty, offset - impl->persistentBytes);
+    }
+    marker.getResult().replaceAllUsesWith(marker.getSource());
+    marker.erase();
+  }
+
+  // Other tensors an op's lowering creates: in its workspace, in order.
+  llvm::DenseMap<int64_t, int64_t> workspaceUsed;
+  SmallVector<tensor::EmptyOp> temporaries;
+  func.walk([&](tensor::EmptyOp empty) { temporaries.push_back(empty); });
+  for (tensor::EmptyOp empty : temporaries) {
+    std::optional<int64_t> tag = getTag(empty.getLoc());
+    if (!tag)
+      continue;
+    const PlannedOp &planned = impl->ops[*tag];
+    if (planned.workspaceOffset < 0)
+      continue;
+    int64_t bytes = llvm::alignTo(
+        train::getTensorBytes(empty.getType()), impl->alignment);
+    int64_t &used = workspaceUsed[*tag];
+    if (used + bytes > planned.workspaceBytes)
+      continue;
+    place(empty, planned.workspaceOffset - impl->persistentBytes + used);
+    used += bytes;
+  }
+
+  // Restore the original locations.
+  func.walk([&](Operation *op) {
+    if (std::optional<int64_t> tag = getTag(op->getLoc()))
+      op->setLoc(impl->ops[*tag].originalLoc);
+    for (Region &region : op->getRegions())
+      for (Block &nested : region)
+        for (BlockArgument arg : nested.getArguments())
+          if (std::optional<int64_t> tag = getTag(arg.getLoc()))
+            arg.setLoc(impl->ops[*tag].originalLoc);
+  });
+  return success();
+}

@@ -1,0 +1,225 @@
+//===- TrainPlanMemory.cpp - arena offsets for a training step ------------===//
+//
+// train-plan-memory writes a static arena plan into the IR as train.offset
+// attributes; train-verify-plan checks a plan against the step's liveness.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/Analysis/StepMemoryPlan.h"
+#include "memopt/Dialect/Train/IR/TrainOps.h"
+#include "memopt/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace mlir::memopt {
+#define GEN_PASS_DEF_TRAINPLANMEMORYPASS
+#define GEN_PASS_DEF_TRAINVERIFYPLANPASS
+#include "memopt/Transforms/Passes.h.inc"
+} // namespace mlir::memopt
+
+using namespace mlir;
+using namespace mlir::memopt;
+using train::TrainDialect;
+
+/// Every plan attribute on the function, its arguments and its ops.
+static void removePlan(func::FuncOp func) {
+  for (StringRef name :
+       {TrainDialect::kArenaBytesAttrName, TrainDialect::kLoadBytesAttrName,
+        TrainDialect::kPersistentBytesAttrName,
+        TrainDialect::kPlanAlignmentAttrName})
+    func->removeAttr(name);
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+    func.removeArgAttr(i, TrainDialect::kOffsetAttrName);
+  func.walk([](Operation *op) {
+    op->removeAttr(TrainDialect::kOffsetAttrName);
+    op->removeAttr(TrainDialect::kWorkspaceOffsetAttrName);
+  });
+}
+
+/// The single block of a training step, or an error.
+static Block *getStepBlock(func::FuncOp func) {
+  if (!func.getBody().hasOneBlock()) {
+    func.emitOpError("expected a single-block training step (program order "
+                     "is the schedule)");
+    return nullptr;
+  }
+  return &func.getBody().front();
+}
+
+namespace {
+
+struct TrainPlanMemoryPass
+    : public memopt::impl::TrainPlanMemoryPassBase<TrainPlanMemoryPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    Block *block = getStepBlock(func);
+    if (!block)
+      return signalPassFailure();
+    if (alignment <= 0 || !llvm::isPowerOf2_64(alignment)) {
+      func.emitError() << "train-plan-memory: alignment must be a positive "
+                          "power of two, got "
+                       << static_cast<int64_t>(alignment);
+      return signalPassFailure();
+    }
+    if (budget < 0) {
+      func.emitError() << "train-plan-memory: budget must not be negative, "
+                          "got "
+                       << static_cast<int64_t>(budget);
+      return signalPassFailure();
+    }
+    removePlan(func);
+    TensorLiveness liveness(func);
+    StepPlanOptions options;
+    options.alignment = alignment;
+    options.searchBudget = budget;
+    options.algorithm = algorithm;
+    llvm::Expected<StepMemoryPlan> plan = planStepMemory(liveness, options);
+    if (!plan) {
+      func.emitError() << "train-plan-memory: "
+                       << llvm::toString(plan.takeError());
+      return signalPassFailure();
+    }
+
+    Builder builder(&getContext());
+    llvm::DenseMap<const Buffer *, int64_t> offsetOf;
+    for (auto [slot, offset] : llvm::zip_equal(plan->slots, plan->offsets)) {
+      if (slot.buffer)
+        offsetOf[slot.buffer] = offset;
+      else
+        slot.op->setAttr(TrainDialect::kWorkspaceOffsetAttrName,
+                         builder.getI64IntegerAttr(offset));
+    }
+    auto offsetOfValue = [&](Value value) -> int64_t {
+      const Buffer *buffer = liveness.lookup(value);
+      if (!buffer || buffer->value != value)
+        return -1;
+      auto it = offsetOf.find(buffer);
+      return it == offsetOf.end() ? -1 : it->second;
+    };
+    for (BlockArgument arg : block->getArguments())
+      if (int64_t offset = offsetOfValue(arg); offset >= 0)
+        func.setArgAttr(arg.getArgNumber(), TrainDialect::kOffsetAttrName,
+                        builder.getI64IntegerAttr(offset));
+    for (Operation &op : *block) {
+      SmallVector<int64_t> offsets;
+      bool any = false;
+      for (Value result : op.getResults()) {
+        offsets.push_back(offsetOfValue(result));
+        any |= offsets.back() >= 0;
+      }
+      if (any)
+        op.setAttr(TrainDialect::kOffsetAttrName,
+                   builder.getDenseI64ArrayAttr(offsets));
+    }
+    func->setAttr(TrainDialect::kArenaBytesAttrName,
+                  builder.getI64IntegerAttr(plan->arenaBytes));
+    func->setAttr(TrainDialect::kLoadBytesAttrName,
+                  builder.getI64IntegerAttr(plan->loadBytes));
+    func->setAttr(TrainDialect::kPersistentBytesAttrName,
+                  builder.getI64IntegerAttr(plan->persistentBytes));
+    func->setAttr(TrainDialect::kPlanAlignmentAttrName,
+                  builder.getI64IntegerAttr(alignment));
+  }
+};
+
+struct TrainVerifyPlanPass
+    : public memopt::impl::TrainVerifyPlanPassBase<TrainVerifyPlanPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    auto arenaAttr =
+        func->getAttrOfType<IntegerAttr>(TrainDialect::kArenaBytesAttrName);
+    if (func.isExternal() || !arenaAttr)
+      return;
+    if (!getStepBlock(func))
+      return signalPassFailure();
+    if (failed(verify(func, arenaAttr.getInt())))
+      return signalPassFailure();
+    markAllAnalysesPreserved();
+  }
+
+  static LogicalResult verify(func::FuncOp func, int64_t arenaBytes) {
+    int64_t alignment = 1;
+    if (auto attr = func->getAttrOfType<IntegerAttr>(
+            TrainDialect::kPlanAlignmentAttrName))
+      alignment = attr.getInt();
+    TensorLiveness liveness(func);
+    SmallVector<PlanSlot> slots = collectPlanSlots(liveness);
+    std::vector<PlanBuffer> buffers;
+    std::vector<int64_t> offsets;
+    for (const PlanSlot &slot : slots) {
+      std::optional<int64_t> offset = readOffset(func, slot);
+      if (!offset)
+        return func.emitError()
+               << "train-verify-plan: " << slot.describe()
+               << " has no offset; plan the step again "
+                  "(--train-plan-memory) after changing it";
+      if (*offset < 0 || *offset % alignment != 0)
+        return func.emitError()
+               << "train-verify-plan: " << slot.describe() << " is at offset "
+               << *offset << ", not a multiple of the plan's alignment "
+               << alignment;
+      int64_t end = *offset + static_cast<int64_t>(
+                                  llvm::alignTo(slot.bytes, alignment));
+      if (end > arenaBytes)
+        return func.emitError()
+               << "train-verify-plan: " << slot.describe() << " at offset "
+               << *offset << " ends at byte " << end
+               << ", past the arena of " << arenaBytes << " bytes";
+      buffers.push_back({slot.lower, slot.upper, slot.bytes});
+      offsets.push_back(*offset);
+    }
+    llvm::Error error =
+        verifyMemoryPlan(buffers, offsets, arenaBytes, alignment);
+    if (!error)
+      return success();
+    llvm::consumeError(std::move(error));
+    // Name the first conflicting pair (the slow search runs only on error).
+    for (size_t a = 0; a < slots.size(); ++a)
+      for (size_t b = a + 1; b < slots.size(); ++b) {
+        const PlanBuffer &x = buffers[a], &y = buffers[b];
+        int64_t xEnd = offsets[a] + llvm::alignTo(x.size, alignment);
+        int64_t yEnd = offsets[b] + llvm::alignTo(y.size, alignment);
+        if (x.lower < y.upper && y.lower < x.upper && offsets[a] < yEnd &&
+            offsets[b] < xEnd)
+          return func.emitError()
+                 << "train-verify-plan: " << slots[a].describe()
+                 << " at bytes [" << offsets[a] << ", " << xEnd
+                 << ") overlaps " << slots[b].describe() << " at bytes ["
+                 << offsets[b] << ", " << yEnd
+                 << ") while both are live";
+      }
+    return func.emitError() << "train-verify-plan: the plan is invalid";
+  }
+
+  /// The offset the IR records for `slot`, if any.
+  static std::optional<int64_t> readOffset(func::FuncOp func,
+                                           const PlanSlot &slot) {
+    if (!slot.buffer) {
+      auto attr = slot.op->getAttrOfType<IntegerAttr>(
+          TrainDialect::kWorkspaceOffsetAttrName);
+      return attr ? std::optional<int64_t>(attr.getInt()) : std::nullopt;
+    }
+    Value value = slot.buffer->value;
+    if (auto arg = dyn_cast<BlockArgument>(value)) {
+      auto attr = func.getArgAttrOfType<IntegerAttr>(
+          arg.getArgNumber(), TrainDialect::kOffsetAttrName);
+      return attr ? std::optional<int64_t>(attr.getInt()) : std::nullopt;
+    }
+    auto result = cast<OpResult>(value);
+    auto attr = result.getOwner()->getAttrOfType<DenseI64ArrayAttr>(
+        TrainDialect::kOffsetAttrName);
+    if (!attr || attr.size() <= result.getResultNumber() ||
+        attr[result.getResultNumber()] < 0)
+      return std::nullopt;
+    return attr[result.getResultNumber()];
+  }
+};
+
+} // namespace

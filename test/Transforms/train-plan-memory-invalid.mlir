@@ -1,0 +1,16 @@
+// Bad options and bad steps give a diagnostic at the function.
+// RUN: not mem-opt %s --train-plan-memory=alignment=3 -o /dev/null 2>&1 | FileCheck %s --check-prefix=ALIGN
+// ALIGN: error: train-plan-memory: alignment must be a positive power of two, got 3
+// RUN: not mem-opt %s --train-plan-memory=alignment=0 -o /dev/null 2>&1 | FileCheck %s --check-prefix=ZERO
+// ZERO: error: train-plan-memory: alignment must be a positive power of two, got 0
+// RUN: not mem-opt %s --train-plan-memory=budget=-1 -o /dev/null 2>&1 | FileCheck %s --check-prefix=BUDGET
+// BUDGET: error: train-plan-memory: budget must not be negative, got -1
+// RUN: not mem-opt %s --train-plan-memory=algorithm=magic -o /dev/null 2>&1 | FileCheck %s --check-prefix=ALGO
+// ALGO: error: train-plan-memory: unknown algorithm 'magic' (expected auto or best-fit)
+// RUN: not mem-opt %s --train-plan-memory=alignmnet=64 -o /dev/null 2>&1 | FileCheck %s --check-prefix=OPTION
+// OPTION: no such option alignmnet
+
+func.func @step(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %a = train.relu %x : tensor<4xf32>
+  return %a : tensor<4xf32>
+}

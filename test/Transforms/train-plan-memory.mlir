@@ -1,0 +1,48 @@
+// RUN: mem-opt %s -split-input-file --train-plan-memory --train-verify-plan | FileCheck %s
+// Planning twice gives the same plan (the second run replaces the first).
+// RUN: mem-opt %s -split-input-file --train-plan-memory --train-plan-memory --train-verify-plan | FileCheck %s
+
+// A chain with one parameter, a view and a scalar result. Lifetimes (half-
+// open, in program points): x [0, 2), a [1, 3), b [2, 5) (its view %r is
+// read at 4), c [4, 6), s [5, 7); w is persistent. At 256-byte alignment
+// every buffer takes one 256-byte slot and at most two are live at once
+// besides w: LOAD = 256 + 2 * 256 = 768, and the plan reaches it. The
+// persistent region [0, 256) holds w; the view gets no offset.
+// CHECK-LABEL: func.func @chain(
+// CHECK-SAME:    %{{.*}}: tensor<64xf32> {train.offset = 256 : i64})
+// CHECK-SAME:    attributes {train.arena_bytes = 768 : i64, train.load_bytes = 768 : i64, train.persistent_bytes = 256 : i64, train.plan_alignment = 256 : i64}
+// CHECK:         train.param "w" {train.offset = array<i64: 0>}
+// CHECK:         train.add {{.*}} {train.offset = array<i64: 512>}
+// CHECK:         train.relu {{.*}} {train.offset = array<i64: 256>}
+// CHECK:         train.reshape
+// CHECK-NOT:     train.offset
+// CHECK-SAME:    -> tensor<8x8xf32>
+// CHECK:         train.relu {{.*}} {train.offset = array<i64: 512>}
+// CHECK:         train.reduce_sum {{.*}}train.offset = array<i64: 256>
+func.func @chain(%x: tensor<64xf32>) -> tensor<f32> {
+  %w = train.param "w" : tensor<64xf32>
+  %a = train.add %x, %w : tensor<64xf32>
+  %b = train.relu %a : tensor<64xf32>
+  %r = train.reshape %b : tensor<64xf32> -> tensor<8x8xf32>
+  %c = train.relu %r : tensor<8x8xf32>
+  %s = train.reduce_sum %c {dims = array<i64: 0, 1>} : tensor<8x8xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}
+
+// -----
+
+// Multi-result ops get one offset per result; an op's workspace (attention
+// backward recomputes the scores in it) gets its own slot, live at its op
+// only. Here: q/k/v/o/do args (5 x 256), lse 256, three gradients 3 x 256,
+// the workspace 4 * (1*1*4*8) + 4 * 4 = 144 -> 256: all live at the
+// attention_grad: LOAD = 10 * 256 = 2560.
+// CHECK-LABEL: func.func @workspace(
+// CHECK-SAME:    train.arena_bytes = 2560 : i64, train.load_bytes = 2560 : i64, train.persistent_bytes = 0 : i64
+// CHECK:         train.attention_grad {{.*}}train.offset = array<i64: {{[0-9]+}}, {{[0-9]+}}, {{[0-9]+}}>, train.workspace_offset = {{[0-9]+}} : i64
+func.func @workspace(%q: tensor<1x1x4x8xf32>, %k: tensor<1x1x4x8xf32>,
+                     %v: tensor<1x1x4x8xf32>, %o: tensor<1x1x4x8xf32>,
+                     %lse: tensor<1x1x4xf32>, %do: tensor<1x1x4x8xf32>)
+    -> (tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>) {
+  %dq, %dk, %dv = train.attention_grad %do, %q, %k, %v, %o, %lse {scale = 0.5 : f64} : tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4xf32> -> tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>
+  return %dq, %dk, %dv : tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>
+}
