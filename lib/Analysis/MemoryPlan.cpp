@@ -541,6 +541,16 @@ public:
       neighbors[fill[a]++] = b;
       neighbors[fill[b]++] = a;
     }
+    byRank.resize(n);
+    std::iota(byRank.begin(), byRank.end(), 0);
+    llvm::stable_sort(byRank, [&](uint32_t a, uint32_t b) {
+      if (items[a].size != items[b].size)
+        return items[a].size > items[b].size;
+      return items[a].upper > items[b].upper;
+    });
+    rank.resize(n);
+    for (auto [position, item] : llvm::enumerate(byRank))
+      rank[item] = position;
     // Identical items, in index order.
     std::vector<uint32_t> same(n);
     std::iota(same.begin(), same.end(), 0);
@@ -548,11 +558,16 @@ public:
       return std::tie(items[a].lower, items[a].upper, items[a].size) <
              std::tie(items[b].lower, items[b].upper, items[b].size);
     });
+    lifetimeOf.assign(n, 0);
     for (size_t i = 1; i < n; ++i) {
       const Item &x = items[same[i - 1]], &y = items[same[i]];
       if (x.lower == y.lower && x.upper == y.upper && x.size == y.size)
         twin[same[i]] = same[i - 1];
+      lifetimeOf[same[i]] = lifetimeOf[same[i - 1]] +
+                            (x.lower != y.lower || x.upper != y.upper);
     }
+    stackTop.assign(n, kNone);
+    belowOf.assign(n, kNone);
   }
 
   /// Searches for a plan of arena at most `capacity`. With `minimize`, every
@@ -600,7 +615,8 @@ public:
       uint32_t next = kNone;
       while (it != candidates.end()) {
         --budget;
-        auto [offset, lower, item] = *it;
+        auto [offset, lower, order] = *it;
+        uint32_t item = byRank[order];
         if (offset + rem.max() > capacity)
           break;
         if (lower > rem.firstAtLeast(capacity - offset)) {
@@ -610,7 +626,10 @@ public:
           continue;
         }
         frame.cursor = *it;
-        if (twin[item] != kNone && !placed[twin[item]]) {
+        uint32_t below = stackTop[lifetimeOf[item]];
+        if ((twin[item] != kNone && !placed[twin[item]]) ||
+            (below != kNone && rank[below] > rank[item] &&
+             offsets[below] + items[below].size == offset)) {
           ++it;
           continue;
         }
@@ -640,7 +659,7 @@ public:
       auto known = failed.find(hash);
       std::pair<int64_t, int64_t> last = {offset, current.lower};
       if ((known != failed.end() && known->second <= last) ||
-          !sectionsCanBeFilled(last, capacity, rem, budget)) {
+          !sectionsCanBeFilled(last, capacity, budget)) {
         unplace(next, mark, rem);
         continue;
       }
@@ -666,11 +685,13 @@ private:
   static constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
   /// Bounds the memory of the failed states (about 32 MB).
   static constexpr size_t kMaxFailedStates = 1 << 20;
-  /// (offset, first section, item): the order of placement.
+  /// (offset, first section, rank): the order of placement; items of the
+  /// same offset and first section overlap, so the rank only orders the
+  /// tries: the longest, then the largest, first (the most constrained).
   using Key = std::tuple<int64_t, int64_t, uint32_t>;
 
   Key keyOf(uint32_t item) const {
-    return {floorOf[item], items[item].lower, item};
+    return {floorOf[item], items[item].lower, rank[item]};
   }
 
   static uint64_t mix(uint64_t value) {
@@ -691,8 +712,8 @@ private:
   /// the section's unplaced units must fit between it and the capacity.
   /// O(sections + lifetimes of the unplaced items).
   bool sectionsCanBeFilled(std::pair<int64_t, int64_t> last, int64_t capacity,
-                           const SectionMaxTree &rem, int64_t &budget) {
-    auto [level, lowerLast] = last;
+                           int64_t &budget) {
+    int64_t level = last.first;
     lowest.assign(numSlots, std::numeric_limits<int64_t>::max());
     units.assign(numSlots, 0);
     int64_t work = numSlots;
@@ -709,8 +730,6 @@ private:
         units[slot] += current.size;
       }
     }
-    (void)rem;
-    (void)lowerLast;
     budget -= work;
     for (uint32_t slot = 0; slot < numSlots; ++slot)
       if (units[slot] > 0 &&
@@ -726,6 +745,8 @@ private:
     candidates.erase(keyOf(item));
     placedHash ^= placedTerm(item);
     floorHash -= floorTerm(item);
+    belowOf[item] = stackTop[lifetimeOf[item]];
+    stackTop[lifetimeOf[item]] = item;
     rem.add(current.lower, current.upper, -current.size);
     int64_t top = offsets[item] + current.size;
     for (uint32_t slot = current.lower; slot < current.upper; ++slot) {
@@ -764,6 +785,7 @@ private:
       floorTrail.pop_back();
     }
     placed[item] = 0;
+    stackTop[lifetimeOf[item]] = belowOf[item];
     candidates.insert(keyOf(item));
     placedHash ^= placedTerm(item);
     floorHash += floorTerm(item);
@@ -776,6 +798,13 @@ private:
   /// Per item: the highest top among the placed items it overlaps in time.
   std::vector<int64_t> floorOf;
   std::vector<int64_t> offsets;
+  /// Items of the same lifetime stacked directly on each other can be
+  /// permuted, so a stack is built in rank order. Per item its lifetime's
+  /// number; per lifetime the last placed item; per placed item the one
+  /// placed before it of the same lifetime.
+  std::vector<uint32_t> lifetimeOf, stackTop, belowOf;
+  /// Items by rank (see Key), and the rank of each.
+  std::vector<uint32_t> byRank, rank;
   /// The identical item of the next lower index, or kNone.
   std::vector<uint32_t> twin;
   /// The unplaced items by key.
@@ -1238,8 +1267,6 @@ void Planner::solveExactly(Leaf &leaf, int64_t share) {
   if (outcome != ExactSearch::Outcome::OutOfBudget)
     leaf.proved = true;
   exactBudget -= share - left;
-  if (getenv("MEMOPT_DEBUG"))
-    fprintf(stderr, "exact: n=%zu load=%lld arena=%lld outcome=%d best=%lld used=%lld share=%lld\n", leaf.items.size(), (long long)leaf.load, (long long)leaf.arena, (int)outcome, (long long)search.bestArena, (long long)(share-left), (long long)share);
   if (!search.bestOffsets.empty() && search.bestArena < leaf.arena) {
     leaf.arena = search.bestArena;
     leaf.offsets = search.bestOffsets;
