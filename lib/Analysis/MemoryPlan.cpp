@@ -1,7 +1,7 @@
 //===- MemoryPlan.cpp - static offsets for buffers of known lifetime ------===//
 //
 // The planner works in alignment units (sizes rounded up, offsets multiples
-// of the alignment) on the buffers of non-zero size, in three stages:
+// of the alignment) on the buffers of non-zero size, in four stages:
 //
 // 1. Decomposition. Buffers are split into independent components at the
 //    program points no lifetime crosses; in a component, the buffers live
@@ -11,9 +11,12 @@
 // 2. A portfolio of greedy placements per remaining component: best fit in
 //    several orders (size, lifetime length, area, start) and two sweeps over
 //    time; the smallest arena wins; a member that reaches LOAD stops it.
-// 3. Improvement under a deterministic work budget: an exact branch and
-//    bound for small components, else a local search over the order of the
-//    best-fit placement that moves the buffers on top of the arena earlier.
+// 3. An exact branch and bound (after minimalloc) for the components of at
+//    most a few thousand buffers that may set the arena, smallest first,
+//    under its own deterministic work budget.
+// 4. Improvement under a deterministic work budget: a local search over the
+//    order of the best-fit placement that moves the buffers on top of the
+//    arena earlier, on the component on top unless proved optimal.
 //
 //===----------------------------------------------------------------------===//
 
@@ -472,8 +475,7 @@ private:
       add(2 * node, nodeLower, mid, lower, upper, delta);
     if (upper > mid)
       add(2 * node + 1, mid, nodeUpper, lower, upper, delta);
-    best[node] =
-        pending[node] + std::max(best[2 * node], best[2 * node + 1]);
+    best[node] = pending[node] + std::max(best[2 * node], best[2 * node + 1]);
   }
 
   size_t size;
@@ -563,8 +565,8 @@ public:
       const Item &x = items[same[i - 1]], &y = items[same[i]];
       if (x.lower == y.lower && x.upper == y.upper && x.size == y.size)
         twin[same[i]] = same[i - 1];
-      lifetimeOf[same[i]] = lifetimeOf[same[i - 1]] +
-                            (x.lower != y.lower || x.upper != y.upper);
+      lifetimeOf[same[i]] =
+          lifetimeOf[same[i - 1]] + (x.lower != y.lower || x.upper != y.upper);
     }
     stackTop.assign(n, kNone);
     belowOf.assign(n, kNone);
@@ -703,7 +705,8 @@ private:
   /// The hash terms of a placed item and of an unplaced item's floor.
   static uint64_t placedTerm(uint32_t item) { return mix(item); }
   uint64_t floorTerm(uint32_t item) const {
-    return mix(mix(item ^ 0x5bd1e995ULL) + static_cast<uint64_t>(floorOf[item]));
+    return mix(mix(item ^ 0x5bd1e995ULL) +
+               static_cast<uint64_t>(floorOf[item]));
   }
 
   /// The section inference: an unplaced item can only sit at its floor if
@@ -1001,8 +1004,8 @@ MemoryPlan Planner::run() {
     if (exactBudget <= 0 || outOfTime())
       break;
     solveExactly(leaves[index],
-                 exactBudget / static_cast<int64_t>(exactOrder.size() -
-                                                    position));
+                 exactBudget /
+                     static_cast<int64_t>(exactOrder.size() - position));
   }
 
   // The improvement phase spends the budget where it lowers the arena: on

@@ -9,10 +9,10 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <numeric>
-#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
