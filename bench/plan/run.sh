@@ -2,7 +2,8 @@
 # Plans generated buffer lists with mem-plan and prints, per instance: the
 # number of buffers, LOAD, the greedy-by-size baseline's arena and ratio,
 # memopt's arena, ratio and strategy, and the planning times (median of 3
-# runs below 1M buffers, one run at 1M). Every plan is checked (--verify).
+# runs below 1M buffers, one run at 1M), and memopt's ratio without the exact
+# search (--exact-budget=0, one run). Every plan is checked (--verify).
 # At 1M the baseline is skipped: greedy by size costs O(n x live buffers),
 # minutes on these instances.
 # Usage: bench/plan/run.sh [--quick]   (--quick: skip the 1M instance)
@@ -12,13 +13,13 @@ plan="$root/build/bin/mem-plan"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-instances=("train 10000" "train 100000" "tiles 100" "tiles 1000" "tiles 10000")
+instances=("train 10000" "train 100000" "tiles 100" "tiles 200" "tiles 400" "tiles 1000" "tiles 10000")
 if [[ "${1:-}" != "--quick" ]]; then
   instances+=("train 1000000")
 fi
 
-printf '| instance | n | LOAD | greedy-by-size arena | ratio | time ms | memopt arena | ratio | strategy | time ms |\n'
-printf '|---|---|---|---|---|---|---|---|---|---|\n'
+printf '| instance | n | LOAD | greedy-by-size arena | ratio | time ms | memopt arena | ratio | strategy | time ms | ratio without exact |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|---|\n'
 for instance in "${instances[@]}"; do
   read -r kind n <<< "$instance"
   python3 "$root/bench/plan/gen.py" "$kind" "$n" 1 > "$tmp/in.csv"
@@ -31,14 +32,16 @@ for instance in "${instances[@]}"; do
   for run in $(seq "$runs"); do
     "$plan" "$tmp/in.csv" $baseline --verify > "$tmp/out.$run"
   done
+  "$plan" "$tmp/in.csv" --exact-budget=0 --verify > "$tmp/out.noexact"
   field() { grep "^$1:" "$tmp/out.1" | awk '{print $2}' || echo "-"; }
   median() {
     for run in $(seq "$runs"); do grep "^$1:" "$tmp/out.$run" | awk '{print $2}' || echo "-"; done |
       sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'
   }
-  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
+  noexact=$(grep "^ratio:" "$tmp/out.noexact" | awk '{print $2}')
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' \
     "$kind" "$(field buffers)" "$(field load_bytes)" \
     "$(field baseline_arena_bytes)" "$(field baseline_ratio)" \
     "$(median baseline_time_ms)" "$(field arena_bytes)" "$(field ratio)" \
-    "$(field strategy)" "$(median time_ms)"
+    "$(field strategy)" "$(median time_ms)" "$noexact"
 done

@@ -9,8 +9,10 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -351,6 +353,118 @@ TEST(MemoryPlanTest, TrainingLikeStepIsWithinOnePercentOfLoad) {
   }
   MemoryPlan plan = planAndCheck(buffers);
   EXPECT_LE(plan.arenaBytes, plan.loadBytes * 101 / 100);
+}
+
+//===----------------------------------------------------------------------===//
+// The exact search
+//===----------------------------------------------------------------------===//
+
+/// The optimum by brute force: placing the buffers of any plan in the order
+/// of their offsets, each at the lowest offset where it fits, gives offsets
+/// no higher; so the best such placement over all orders is optimal.
+int64_t bruteForceOptimum(const std::vector<PlanBuffer> &buffers) {
+  std::vector<size_t> order(buffers.size());
+  std::iota(order.begin(), order.end(), 0);
+  int64_t best = std::numeric_limits<int64_t>::max();
+  do {
+    std::vector<int64_t> offsets(buffers.size(), 0);
+    int64_t arena = 0;
+    for (size_t position = 0; position < order.size(); ++position) {
+      const PlanBuffer &current = buffers[order[position]];
+      std::vector<std::pair<int64_t, int64_t>> taken;
+      for (size_t before = 0; before < position; ++before) {
+        const PlanBuffer &other = buffers[order[before]];
+        if (liveTogether(current, other))
+          taken.emplace_back(offsets[order[before]],
+                             offsets[order[before]] + other.size);
+      }
+      std::sort(taken.begin(), taken.end());
+      int64_t offset = 0;
+      for (auto [begin, end] : taken) {
+        if (begin - offset >= current.size)
+          break;
+        offset = std::max(offset, end);
+      }
+      offsets[order[position]] = offset;
+      arena = std::max(arena, offset + current.size);
+    }
+    best = std::min(best, arena);
+  } while (std::next_permutation(order.begin(), order.end()));
+  return best;
+}
+
+TEST(MemoryPlanTest, ExactSearchFindsTheBruteForceOptimum) {
+  // Small random instances: the plan matches the optimum over all orders
+  // and is proved optimal.
+  std::mt19937_64 random(5);
+  unsigned exact = 0;
+  for (unsigned round = 0; round < 150; ++round) {
+    unsigned n = 4 + random() % 4;
+    std::vector<PlanBuffer> buffers;
+    for (unsigned i = 0; i < n; ++i) {
+      int64_t lower = random() % 4;
+      buffers.push_back({lower, lower + 1 + int64_t(random() % 3),
+                         1 + int64_t(random() % 12)});
+    }
+    int64_t optimum = bruteForceOptimum(buffers);
+    MemoryPlanOptions options = unaligned();
+    options.searchBudget = 0;
+    MemoryPlan plan = planAndCheck(buffers, options);
+    EXPECT_EQ(plan.arenaBytes, optimum) << "round " << round;
+    EXPECT_TRUE(plan.provedOptimal) << "round " << round;
+    exact += plan.strategy == "exact";
+  }
+  // The search improves on the portfolio on some (on instances this small
+  // the optimum is LOAD).
+  EXPECT_GT(exact, 0u);
+}
+
+TEST(MemoryPlanTest, ExactSearchSolvesTilingsToLoad) {
+  // Tilings of 50 to 200 tiles: the optimum is LOAD, which the portfolio and
+  // the local search miss on some; the exact search reaches it on all.
+  std::mt19937_64 random(13);
+  unsigned exact = 0;
+  for (unsigned count : {50u, 80u, 100u, 150u, 200u}) {
+    std::vector<PlanBuffer> buffers = tiles(count, 4 * count, 1 << 20, random);
+    MemoryPlan plan = planAndCheck(buffers, unaligned());
+    EXPECT_EQ(plan.arenaBytes, 1 << 20) << count << " tiles";
+    EXPECT_TRUE(plan.provedOptimal);
+    MemoryPlanOptions withoutExact = unaligned();
+    withoutExact.exactBudget = 0;
+    exact += planAndCheck(buffers, withoutExact).arenaBytes > (1 << 20);
+  }
+  EXPECT_GT(exact, 0u);
+}
+
+TEST(MemoryPlanTest, ExactSearchOutOfBudgetKeepsTheBestPlan) {
+  // A budget too small to finish: the plan is valid, no worse than without
+  // the exact search, and not claimed optimal unless it is at LOAD.
+  std::mt19937_64 random(17);
+  for (unsigned round = 0; round < 4; ++round) {
+    std::vector<PlanBuffer> buffers = tiles(300, 1200, 1 << 20, random);
+    MemoryPlanOptions without = unaligned();
+    without.exactBudget = 0;
+    MemoryPlan reference = planAndCheck(buffers, without);
+    MemoryPlanOptions tight = unaligned();
+    tight.exactBudget = 2000;
+    MemoryPlan plan = planAndCheck(buffers, tight);
+    EXPECT_LE(plan.arenaBytes, reference.arenaBytes);
+    EXPECT_EQ(plan.provedOptimal, plan.arenaBytes == plan.loadBytes);
+  }
+}
+
+TEST(MemoryPlanTest, ExactSearchIsDeterministic) {
+  // The same input and budgets give the same plan, whatever the time limit
+  // (a safety cap only).
+  std::mt19937_64 random(19);
+  std::vector<PlanBuffer> buffers = tiles(400, 1600, 1 << 20, random);
+  MemoryPlanOptions options = unaligned();
+  options.exactBudget = 3'000'000;
+  MemoryPlan first = planAndCheck(buffers, options);
+  options.timeLimitSeconds = 1000;
+  MemoryPlan second = planAndCheck(buffers, options);
+  EXPECT_EQ(first.offsets, second.offsets);
+  EXPECT_EQ(first.strategy, second.strategy);
 }
 
 //===----------------------------------------------------------------------===//

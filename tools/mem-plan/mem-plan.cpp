@@ -63,6 +63,12 @@ static cl::opt<int64_t>
                     "the same budget gives the same plan on any machine"),
            cl::init(2'000'000), cl::cat(planCategory));
 
+static cl::opt<int64_t> exactBudget(
+    "exact-budget",
+    cl::desc("Work units of the exact search on the components of at most "
+             "5000 buffers (default 20000000; 0 = none). Deterministic"),
+    cl::init(20'000'000), cl::cat(planCategory));
+
 static cl::opt<double>
     timeLimit("time-limit",
               cl::desc("Safety cap on the planning time in seconds (default "
@@ -353,6 +359,8 @@ static bool runMemPlan() {
                 " is not a positive power of two");
   if (budget < 0)
     return fail("--budget=" + Twine(budget) + " is negative");
+  if (exactBudget < 0)
+    return fail("--exact-budget=" + Twine(exactBudget) + " is negative");
   if (!(timeLimit > 0))
     return fail("--time-limit must be positive");
 
@@ -374,6 +382,7 @@ static bool runMemPlan() {
   MemoryPlanOptions options;
   options.alignment = alignment;
   options.searchBudget = budget;
+  options.exactBudget = exactBudget;
   options.timeLimitSeconds = timeLimit;
   auto start = std::chrono::steady_clock::now();
   llvm::Expected<MemoryPlan> plan = planMemory(buffers, options);

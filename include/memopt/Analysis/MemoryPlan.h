@@ -41,6 +41,11 @@ struct MemoryPlanOptions {
   /// are spent, so results do not depend on the machine. 0 = the greedy
   /// portfolio only.
   int64_t searchBudget = 2'000'000;
+  /// Work units of the exact search (one unit per candidate examined, per
+  /// buffer placed and per neighbour whose floor it raises), shared among
+  /// the components small enough for it, smallest first. Deterministic like
+  /// searchBudget. 0 = no exact search.
+  int64_t exactBudget = 20'000'000;
   /// A safety cap only: normal runs finish by budget, so that results are
   /// deterministic. When it does trigger, the best plan so far is returned.
   double timeLimitSeconds = 10.0;
