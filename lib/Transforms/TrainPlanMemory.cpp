@@ -144,6 +144,16 @@ struct TrainVerifyPlanPass
     markAllAnalysesPreserved();
   }
 
+  /// Where to report a problem with `slot`: its defining op, its workspace's
+  /// op, or the function for an argument.
+  static Operation *anchorOf(func::FuncOp func, const PlanSlot &slot) {
+    if (!slot.buffer)
+      return slot.op;
+    if (Operation *def = slot.buffer->value.getDefiningOp())
+      return def;
+    return func;
+  }
+
   static LogicalResult verify(func::FuncOp func, int64_t arenaBytes) {
     int64_t alignment = 1;
     if (auto attr = func->getAttrOfType<IntegerAttr>(
@@ -156,19 +166,19 @@ struct TrainVerifyPlanPass
     for (const PlanSlot &slot : slots) {
       std::optional<int64_t> offset = readOffset(func, slot);
       if (!offset)
-        return func.emitError()
+        return anchorOf(func, slot)->emitError()
                << "train-verify-plan: " << slot.describe()
                << " has no offset; plan the step again "
                   "(--train-plan-memory) after changing it";
       if (*offset < 0 || *offset % alignment != 0)
-        return func.emitError()
+        return anchorOf(func, slot)->emitError()
                << "train-verify-plan: " << slot.describe() << " is at offset "
                << *offset << ", not a multiple of the plan's alignment "
                << alignment;
       int64_t end = *offset + static_cast<int64_t>(
                                   llvm::alignTo(slot.bytes, alignment));
       if (end > arenaBytes)
-        return func.emitError()
+        return anchorOf(func, slot)->emitError()
                << "train-verify-plan: " << slot.describe() << " at offset "
                << *offset << " ends at byte " << end
                << ", past the arena of " << arenaBytes << " bytes";
@@ -187,13 +197,17 @@ struct TrainVerifyPlanPass
         int64_t xEnd = offsets[a] + llvm::alignTo(x.size, alignment);
         int64_t yEnd = offsets[b] + llvm::alignTo(y.size, alignment);
         if (x.lower < y.upper && y.lower < x.upper && offsets[a] < yEnd &&
-            offsets[b] < xEnd)
-          return func.emitError()
-                 << "train-verify-plan: " << slots[a].describe()
-                 << " at bytes [" << offsets[a] << ", " << xEnd
-                 << ") overlaps " << slots[b].describe() << " at bytes ["
-                 << offsets[b] << ", " << yEnd
-                 << ") while both are live";
+            offsets[b] < xEnd) {
+          InFlightDiagnostic diag =
+              anchorOf(func, slots[b])->emitError()
+              << "train-verify-plan: " << slots[b].describe() << " at bytes ["
+              << offsets[b] << ", " << yEnd << ") overlaps "
+              << slots[a].describe() << " at bytes [" << offsets[a] << ", "
+              << xEnd << ") while both are live";
+          diag.attachNote(anchorOf(func, slots[a])->getLoc())
+              << "the other buffer is defined here";
+          return diag;
+        }
       }
     return func.emitError() << "train-verify-plan: the plan is invalid";
   }

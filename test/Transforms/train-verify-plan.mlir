@@ -20,12 +20,13 @@ func.func @unplanned(%x: tensor<64xf32>) -> tensor<64xf32> {
 
 // %a and %b are live together at the relu (operands and results live
 // together), so they must not share bytes.
-// expected-error @+1 {{train-verify-plan: 'train.add@1' (256 bytes, live [1, 2]) at bytes [512, 768) overlaps 'train.relu@2' (256 bytes, live [2, 3]) at bytes [512, 768) while both are live}}
 func.func @overlap(%x: tensor<64xf32> {train.offset = 256 : i64}) -> tensor<64xf32>
     attributes {train.arena_bytes = 768 : i64, train.persistent_bytes = 256 : i64,
                 train.plan_alignment = 256 : i64} {
   %w = train.param "w" {train.offset = array<i64: 0>} : tensor<64xf32>
+  // expected-note @+1 {{the other buffer is defined here}}
   %a = train.add %x, %w {train.offset = array<i64: 512>} : tensor<64xf32>
+  // expected-error @+1 {{train-verify-plan: 'train.relu@2' (256 bytes, live [2, 3]) at bytes [512, 768) overlaps 'train.add@1' (256 bytes, live [1, 2]) at bytes [512, 768) while both are live}}
   %b = train.relu %a {train.offset = array<i64: 512>} : tensor<64xf32>
   return %b : tensor<64xf32>
 }
@@ -33,11 +34,11 @@ func.func @overlap(%x: tensor<64xf32> {train.offset = 256 : i64}) -> tensor<64xf
 // -----
 
 // A buffer the plan does not know (the step changed after planning).
-// expected-error @+1 {{train-verify-plan: 'train.relu@2' (256 bytes, live [2, 3]) has no offset; plan the step again (--train-plan-memory) after changing it}}
 func.func @missing(%x: tensor<64xf32> {train.offset = 256 : i64}) -> tensor<64xf32>
     attributes {train.arena_bytes = 768 : i64, train.plan_alignment = 256 : i64} {
   %w = train.param "w" {train.offset = array<i64: 0>} : tensor<64xf32>
   %a = train.add %x, %w {train.offset = array<i64: 512>} : tensor<64xf32>
+  // expected-error @+1 {{train-verify-plan: 'train.relu@2' (256 bytes, live [2, 3]) has no offset; plan the step again (--train-plan-memory) after changing it}}
   %b = train.relu %a : tensor<64xf32>
   return %b : tensor<64xf32>
 }
@@ -53,9 +54,9 @@ func.func @misaligned(%x: tensor<64xf32> {train.offset = 100 : i64}) -> tensor<6
 
 // -----
 
-// expected-error @+1 {{train-verify-plan: 'train.relu@0' (256 bytes, live [0, 1]) at offset 512 ends at byte 768, past the arena of 512 bytes}}
 func.func @outside(%x: tensor<64xf32> {train.offset = 0 : i64}) -> tensor<64xf32>
     attributes {train.arena_bytes = 512 : i64, train.plan_alignment = 256 : i64} {
+  // expected-error @+1 {{train-verify-plan: 'train.relu@0' (256 bytes, live [0, 1]) at offset 512 ends at byte 768, past the arena of 512 bytes}}
   %a = train.relu %x {train.offset = array<i64: 512>} : tensor<64xf32>
   return %a : tensor<64xf32>
 }
