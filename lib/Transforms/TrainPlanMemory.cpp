@@ -22,8 +22,7 @@ using namespace mlir;
 using namespace mlir::memopt;
 using train::TrainDialect;
 
-/// Every plan attribute on the function, its arguments and its ops.
-static void removePlan(func::FuncOp func) {
+void mlir::memopt::removeMemoryPlan(func::FuncOp func) {
   for (StringRef name :
        {TrainDialect::kArenaBytesAttrName, TrainDialect::kLoadBytesAttrName,
         TrainDialect::kPersistentBytesAttrName,
@@ -61,18 +60,18 @@ struct TrainPlanMemoryPass
     if (!block)
       return signalPassFailure();
     if (alignment <= 0 || !llvm::isPowerOf2_64(alignment)) {
-      func.emitError() << "train-plan-memory: alignment must be a positive "
+      mlir::emitError(func.getLoc()) << "train-plan-memory: alignment must be a positive "
                           "power of two, got "
                        << static_cast<int64_t>(alignment);
       return signalPassFailure();
     }
     if (budget < 0) {
-      func.emitError() << "train-plan-memory: budget must not be negative, "
+      mlir::emitError(func.getLoc()) << "train-plan-memory: budget must not be negative, "
                           "got "
                        << static_cast<int64_t>(budget);
       return signalPassFailure();
     }
-    removePlan(func);
+    removeMemoryPlan(func);
     TensorLiveness liveness(func);
     StepPlanOptions options;
     options.alignment = alignment;
@@ -80,7 +79,7 @@ struct TrainPlanMemoryPass
     options.algorithm = algorithm;
     llvm::Expected<StepMemoryPlan> plan = planStepMemory(liveness, options);
     if (!plan) {
-      func.emitError() << "train-plan-memory: "
+      mlir::emitError(func.getLoc()) << "train-plan-memory: "
                        << llvm::toString(plan.takeError());
       return signalPassFailure();
     }
@@ -209,7 +208,7 @@ struct TrainVerifyPlanPass
           return diag;
         }
       }
-    return func.emitError() << "train-verify-plan: the plan is invalid";
+    return mlir::emitError(func.getLoc()) << "train-verify-plan: the plan is invalid";
   }
 
   /// The offset the IR records for `slot`, if any.

@@ -7,11 +7,12 @@ import subprocess
 LINE = re.compile(r"^  (\S+): (\d+) bytes, (\w+), live")
 
 
-def buffers(gen_args):
+def buffers(gen_args, passes=()):
     step = subprocess.run([args.bin + "/mem-gen"] + gen_args, check=True,
                           capture_output=True, text=True).stdout
-    out = subprocess.run([args.bin + "/mem-opt", "--test-print-tensor-liveness", "-o",
-                          "/dev/null"], input=step, check=True,
+    out = subprocess.run([args.bin + "/mem-opt"] + list(passes) +
+                         ["--test-print-tensor-liveness", "-o", "/dev/null"],
+                         input=step, check=True,
                          capture_output=True, text=True).stdout
     for line in out.splitlines():
         m = LINE.match(line)
@@ -25,16 +26,22 @@ def korthikanti(args):
     for name, size, cls in buffers(
             ["gpt2", "--layers", "1", "--hidden", str(h), "--heads", str(a),
              "--seq", str(s), "--batch", str(b), "--vocab", "128",
-             "--dtype", "bf16", "--dropout", "0.1", "--train"]):
+             "--dtype", "bf16", "--dropout", "0.1", "--train"],
+            ["--train-remat=algorithm=" + args.remat] if args.remat else []):
         if cls != "activation" or not name.startswith("h.0."):
             continue
         if re.match(r"h\.0\.ln_\d#[12]$", name):
             stats += size
         else:
             acts += size
-    formula = s * b * h * 34 + 5 * a * s * s * b
-    print("s=%d b=%d h=%d a=%d: activations %d B = sbh(34 + 5as/h) = %d B; "
-          "layernorm statistics %d B" % (s, b, h, a, acts, formula, stats))
+    if args.remat == "selective":
+        formula, text = s * b * h * 34, "34sbh"
+    elif args.remat == "layers":
+        formula, text = 2 * s * b * h, "2sbh"
+    else:
+        formula, text = s * b * h * 34 + 5 * a * s * s * b, "sbh(34 + 5as/h)"
+    print("s=%d b=%d h=%d a=%d: activations %d B = %s = %d B; "
+          "layernorm statistics %d B" % (s, b, h, a, acts, text, formula, stats))
 
 
 def states(args):
@@ -63,5 +70,7 @@ parser.add_argument("--seq", type=int)
 parser.add_argument("--batch", type=int)
 parser.add_argument("--hidden", type=int)
 parser.add_argument("--heads", type=int)
+parser.add_argument("--remat", choices=["selective", "layers"],
+                    help="run train-remat with this algorithm first")
 args = parser.parse_args()
 korthikanti(args) if args.what == "korthikanti" else states(args)

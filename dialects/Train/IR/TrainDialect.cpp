@@ -55,7 +55,9 @@ TrainDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (name == kWorkspaceOffsetAttrName || name == kArenaBytesAttrName ||
-      name == kLoadBytesAttrName || name == kPersistentBytesAttrName)
+      name == kLoadBytesAttrName || name == kPersistentBytesAttrName ||
+      name == kRematFlopsAttrName || name == kRematPeakBeforeAttrName ||
+      name == kRematPeakAfterAttrName)
     return verifyByteCount(op, attribute);
   if (name == kPlanAlignmentAttrName) {
     if (failed(verifyByteCount(op, attribute)))

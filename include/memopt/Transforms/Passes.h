@@ -16,6 +16,20 @@ namespace mlir::memopt {
 #define GEN_PASS_REGISTRATION
 #include "memopt/Transforms/Passes.h.inc"
 
+/// What train-lifetimes does to `func` (a single-block step): moves frees
+/// written later than the last use up behind it and inserts the missing ones.
+/// Returns whether anything changed.
+bool makeLifetimesExplicit(func::FuncOp func);
+
+/// Removes a train-plan-memory plan: every plan attribute on `func`, its
+/// arguments and its ops.
+void removeMemoryPlan(func::FuncOp func);
+
+/// Parses a byte count: a non-negative integer with an optional binary unit
+/// (B, KiB, MiB, GiB, TiB) or decimal unit (KB, MB, GB, TB), e.g. "40GiB",
+/// "512MiB", "1000000".
+FailureOr<int64_t> parseByteSize(StringRef text);
+
 } // namespace mlir::memopt
 
 #endif // MEMOPT_TRANSFORMS_PASSES_H

@@ -158,4 +158,58 @@ def TrainVerifyPlanPass : Pass<"train-verify-plan", "::mlir::func::FuncOp"> {
   }];
 }
 
+def TrainRematPass : Pass<"train-remat", "::mlir::func::FuncOp"> {
+  let summary = "Recomputes forward values in the backward pass to meet a peak budget";
+  let description = [{
+    Chooses which activations (forward values a backward op reads) a training
+    step keeps and which it recomputes, and rewrites the step: every
+    activation not kept is recomputed right before its first backward use,
+    by cloning the forward ops that produce it from kept values, parameters
+    and inputs (a recomputed dropout reproduces its mask, so results are
+    bitwise unchanged). Recomputed values are reused by later backward uses.
+    Afterwards every `train.free` is placed anew (as `train-lifetimes` does)
+    and a plan from `train-plan-memory` is dropped.
+
+    Algorithms (docs/remat.md):
+    * `none`: keep every activation;
+    * `layers`: keep the inputs of each layer (per-layer checkpointing; a
+      layer is the ops whose location name shares a prefix ending in a
+      number, e.g. `h.3` or `model.layers.3`); ops outside layers keep
+      their activations;
+    * `sqrt`: Chen et al.: keep every ceil(sqrt(n))-th of the n activations
+      in program order;
+    * `selective`: Megatron's selective recomputation: recompute the
+      attention-score block (softmax outputs and the dropout applied to
+      them), keep the rest;
+    * `greedy`: drop activations in order of bytes per recompute FLOP
+      (largest first), re-measuring the peak after each, and keep the
+      lowest-peak prefix that meets the budget;
+    * `auto` (default): `none` if it meets the budget, else the candidate
+      of least recompute FLOPs among the others that does.
+
+    `budget` is a peak bound in bytes with an optional unit (`40GiB`,
+    `512MiB`, `1000000`); the peak is the liveness analysis' LOAD of the
+    rewritten step. Without a budget, `auto` keeps everything and the other
+    algorithms apply as they are. When no candidate meets the budget the
+    pass fails and says the smallest peak it reached and what dominates it
+    (the persistent parameters and optimizer states). Smaller budgets never
+    give larger peaks. The decision is recorded on the function as
+    `train.remat_flops` (the FLOPs of the recomputed ops) and
+    `train.remat_peak_before` / `train.remat_peak_after`.
+
+    Example:
+    ```
+    mem-opt --train-remat='budget=2GiB algorithm=auto' step.mlir
+    ```
+  }];
+  let options = [
+    Option<"budget", "budget", "std::string", /*default=*/"\"\"",
+           "Peak bound: bytes with an optional unit (B, KiB, MiB, GiB, TiB, "
+           "KB, MB, GB, TB); empty = no bound">,
+    Option<"algorithm", "algorithm", "std::string", /*default=*/"\"auto\"",
+           "auto, none, layers, sqrt, selective or greedy">,
+  ];
+  let dependentDialects = ["::mlir::memopt::train::TrainDialect"];
+}
+
 #endif // MEMOPT_TRANSFORMS_PASSES_TD

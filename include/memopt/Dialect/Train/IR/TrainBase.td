@@ -46,6 +46,9 @@ def Train_Dialect : Dialect {
       `train.plan_alignment`: on a function, the planned arena size, its
       lower bound LOAD (aligned sizes), the bytes of the persistent region at
       offset 0, and the alignment of every offset (a power of two);
+    * `train.remat_flops`, `train.remat_peak_before`,
+      `train.remat_peak_after`: on a function, what `train-remat` decided
+      (recomputed FLOPs, LOAD before and after);
     * `train.step`: a unit attribute on the step-counter argument.
   }];
   let hasOperationAttrVerify = 1;
@@ -63,6 +66,12 @@ def Train_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kPlanAlignmentAttrName =
         "train.plan_alignment";
     static constexpr ::llvm::StringLiteral kStepAttrName = "train.step";
+    static constexpr ::llvm::StringLiteral kRematFlopsAttrName =
+        "train.remat_flops";
+    static constexpr ::llvm::StringLiteral kRematPeakBeforeAttrName =
+        "train.remat_peak_before";
+    static constexpr ::llvm::StringLiteral kRematPeakAfterAttrName =
+        "train.remat_peak_after";
   }];
 }
 

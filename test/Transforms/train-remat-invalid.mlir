@@ -1,0 +1,30 @@
+// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat=algorithm=magic -o /dev/null 2>&1 | FileCheck %s --check-prefix=ALGO
+// ALGO: error: train-remat: unknown algorithm 'magic'; expected one of auto, none, layers, sqrt, selective, greedy
+// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat=budget=12XB -o /dev/null 2>&1 | FileCheck %s --check-prefix=PARSE
+// PARSE: error: train-remat: cannot parse budget '12XB'; expected bytes with an optional unit, e.g. 40GiB, 512MiB or 1000000
+// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat=budget=-5 -o /dev/null 2>&1 | FileCheck %s --check-prefix=NEG
+// NEG: error: train-remat: cannot parse budget '-5'
+// An impossible budget names the smallest peak reached and the persistent
+// state (w and its gradient's update: 256 bytes of parameters).
+// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat=budget=100 -o /dev/null 2>&1 | FileCheck %s --check-prefix=BUDGET
+// BUDGET: error: train-remat: no candidate of algorithm 'auto' meets the budget of 100 bytes: the smallest peak reached is 900 bytes, by '{{[a-z]+}}' (recomputing every activation: 1028 bytes); parameters and optimizer states alone take 256 bytes
+// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget=1KiB algorithm=none' -o /dev/null 2>&1 | FileCheck %s --check-prefix=NONE
+// NONE: error: train-remat: no candidate of algorithm 'none' meets the budget of 1024 bytes: the smallest peak reached is 1028 bytes, by 'none'
+// A function without a loss is not a training step.
+// RUN: not mem-opt %s --train-remat -o /dev/null 2>&1 | FileCheck %s --check-prefix=STEP
+// STEP: error: train-remat: @nolos is not a training step: its first result is not a 0-d float loss
+
+func.func @chain(%x: tensor<4x8xf32>) -> tensor<f32> {
+  %w = train.param "w" : tensor<8x8xf32>
+  %h = train.matmul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32> loc("l.0.fc")
+  %a = train.gelu %h : tensor<4x8xf32> loc("l.0.act")
+  %b = train.gelu %a : tensor<4x8xf32> loc("l.1.act")
+  %c = train.gelu %b : tensor<4x8xf32> loc("l.2.act")
+  %loss = train.reduce_sum %c {dims = array<i64: 0, 1>} : tensor<4x8xf32> -> tensor<f32> loc("loss")
+  return %loss : tensor<f32>
+}
+
+func.func @nolos(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %a = train.relu %x : tensor<4x8xf32>
+  return %a : tensor<4x8xf32>
+}

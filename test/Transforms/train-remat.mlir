@@ -1,0 +1,47 @@
+// A chain x -> matmul (l.0) -> gelu (l.0) -> gelu (l.1) -> gelu (l.2) ->
+// sum, differentiated with SGD. gelu's gradient reads its input, so the
+// activations are h (the matmul), a and b (the first two gelus).
+// RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat=algorithm=none | FileCheck %s --check-prefix=NONE
+// RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat=algorithm=sqrt --train-verify-step | FileCheck %s --check-prefix=SQRT
+// RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat=algorithm=layers --train-verify-step | FileCheck %s --check-prefix=LAYERS
+// RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat=budget=950B --train-verify-step | FileCheck %s --check-prefix=BUDGET
+
+// Keeping everything changes nothing but the recorded decision; LOAD is
+// 1028 bytes (liveness analysis).
+// NONE: func.func @chain({{.*}} attributes {train.remat_flops = 0 : i64, train.remat_peak_after = 1028 : i64, train.remat_peak_before = 1028 : i64}
+// NONE-COUNT-1: train.matmul %arg0, %w :
+
+// sqrt: 3 activations, keep every ceil(sqrt(3)) = 2nd: a. b is recomputed
+// from a right before gelu_grad reads it, h from x and w before its own
+// gelu_grad: a gelu (32 elements x 8 FLOPs = 256) and a matmul (2*4*8*8 =
+// 512): 768 FLOPs; each recomputed value is freed after its use.
+// SQRT:      func.func @chain({{.*}} attributes {train.remat_flops = 768 : i64, train.remat_peak_after = 900 : i64, train.remat_peak_before = 1028 : i64}
+// SQRT:      %[[H:.*]] = train.matmul %arg0, %w
+// SQRT-NEXT: %[[A:.*]] = train.gelu %[[H]]
+// SQRT-NEXT: train.free %[[H]]
+// SQRT-NEXT: %[[B:.*]] = train.gelu %[[A]]
+// SQRT:      %[[B2:.*]] = train.gelu %[[A]]
+// SQRT-NEXT: %[[DB:.*]] = train.gelu_grad %{{.*}}, %[[B2]]
+// SQRT:      %[[DA:.*]] = train.gelu_grad %[[DB]], %[[A]]
+// SQRT-NEXT: train.free %[[A]]
+// SQRT:      %[[H2:.*]] = train.matmul %arg0, %w
+// SQRT-NEXT: train.gelu_grad %[[DA]], %[[H2]]
+
+// layers: layer l.0's output a is read by l.1, b (l.1) by l.2: boundaries,
+// kept; h is internal to l.0 and recomputed (512 FLOPs).
+// LAYERS:      train.remat_flops = 512 : i64
+// LAYERS-COUNT-2: train.matmul %arg0, %w :
+// LAYERS-NOT:  train.matmul %arg0, %w :
+
+// A budget of 950 bytes: keeping everything (1028) does not fit; the
+// cheapest candidate that does recomputes only b (one gelu: 256 FLOPs).
+// BUDGET: train.remat_flops = 256 : i64, train.remat_peak_after = 900 : i64
+func.func @chain(%x: tensor<4x8xf32>) -> tensor<f32> {
+  %w = train.param "w" : tensor<8x8xf32>
+  %h = train.matmul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32> loc("l.0.fc")
+  %a = train.gelu %h : tensor<4x8xf32> loc("l.0.act")
+  %b = train.gelu %a : tensor<4x8xf32> loc("l.1.act")
+  %c = train.gelu %b : tensor<4x8xf32> loc("l.2.act")
+  %loss = train.reduce_sum %c {dims = array<i64: 0, 1>} : tensor<4x8xf32> -> tensor<f32> loc("loss")
+  return %loss : tensor<f32>
+}
