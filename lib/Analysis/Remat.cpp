@@ -39,8 +39,9 @@ double secondsSince(Clock::time_point start) {
 // RematGraph and RematSchedule
 //===----------------------------------------------------------------------===//
 
-int RematGraph::addNode(double cost, int64_t bytes, llvm::ArrayRef<int> operands,
-                        bool persistent, bool output) {
+int RematGraph::addNode(double cost, int64_t bytes,
+                        llvm::ArrayRef<int> operands, bool persistent,
+                        bool output) {
   RematNode node;
   node.cost = persistent ? 0.0 : cost;
   node.bytes = bytes;
@@ -168,8 +169,8 @@ RematSimulation simulate(const RematGraph &graph, const RematSchedule &sched,
   for (int t = 0; t < n; ++t)
     if (static_cast<int>(sched.R[t].size()) != n ||
         static_cast<int>(sched.S[t].size()) != n)
-      return fail(llvm::formatv("stage {0} does not have one entry per node", t)
-                      .str());
+      return fail(
+          llvm::formatv("stage {0} does not have one entry per node", t).str());
 
   const int64_t persistent = graph.persistentBytes();
   double cost = 0.0;
@@ -181,7 +182,8 @@ RematSimulation simulate(const RematGraph &graph, const RematSchedule &sched,
     const auto &R = sched.R[t];
     const auto &S = sched.S[t];
     if (!graph.node(t).persistent && !R[t])
-      return fail(llvm::formatv("stage {0} does not compute node {0}", t).str());
+      return fail(
+          llvm::formatv("stage {0} does not compute node {0}", t).str());
     for (int i = 0; i < n; ++i) {
       const RematNode &node = graph.node(i);
       if (node.persistent && (R[i] || S[i]))
@@ -258,8 +260,8 @@ RematSimulation simulate(const RematGraph &graph, const RematSchedule &sched,
     }
   }
   sim.valid = true;
-  sim.peakBytes = peak == std::numeric_limits<int64_t>::min() ? persistent
-                                                              : peak;
+  sim.peakBytes =
+      peak == std::numeric_limits<int64_t>::min() ? persistent : peak;
   sim.totalCost = cost;
   sim.recomputeCost = cost - graph.baseCost();
   if (overflow)
@@ -433,9 +435,10 @@ int64_t mlir::memopt::solveChainRevolve(int64_t l, int64_t s) {
   return r * l - static_cast<int64_t>(binomial(s + r, s + 1));
 }
 
-RematGraph mlir::memopt::buildChainAdjointGraph(
-    llvm::ArrayRef<double> costs, llvm::ArrayRef<int64_t> bytes,
-    llvm::ArrayRef<int64_t> gradBytes) {
+RematGraph
+mlir::memopt::buildChainAdjointGraph(llvm::ArrayRef<double> costs,
+                                     llvm::ArrayRef<int64_t> bytes,
+                                     llvm::ArrayRef<int64_t> gradBytes) {
   int l = static_cast<int>(bytes.size());
   auto grad = [&](int p) {
     return gradBytes.empty() ? bytes[std::min(p, l - 1)] : gradBytes[p];
@@ -857,8 +860,7 @@ void RematMilp::build() {
   }
 }
 
-std::vector<double>
-RematMilp::warmVector(const RematSchedule &schedule) const {
+std::vector<double> RematMilp::warmVector(const RematSchedule &schedule) const {
   std::vector<double> x(colLower.size(), 0.0);
   for (int t = 0; t < n; ++t)
     for (int i = 0; i < n; ++i) {
@@ -919,7 +921,8 @@ void RematMilp::solve(double timeLimit, const RematSchedule *warm,
   auto finite = [](std::vector<double> bounds) {
     for (double &bound : bounds)
       if (std::isinf(bound))
-        bound = bound > 0 ? std::numeric_limits<double>::max() : -std::numeric_limits<double>::max();
+        bound = bound > 0 ? std::numeric_limits<double>::max()
+                          : -std::numeric_limits<double>::max();
     return bounds;
   };
   std::vector<double> cl = finite(colLower), cu = finite(colUpper),
@@ -968,9 +971,9 @@ void RematMilp::solve(double timeLimit, const RematSchedule *warm,
   acceptSchedule(graph, completeStorage(graph, std::move(R)), budget, result);
   if (result.status == RematStatus::Error)
     return;
-  result.bound = optimal ? result.recomputeCost
-                         : std::min(result.recomputeCost,
-                                    std::max(0.0, possible - base));
+  result.bound =
+      optimal ? result.recomputeCost
+              : std::min(result.recomputeCost, std::max(0.0, possible - base));
 }
 } // namespace
 

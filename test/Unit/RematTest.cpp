@@ -159,8 +159,7 @@ TEST(RematSimulate, ChainRevolveOneCheckpoint) {
   EXPECT_DOUBLE_EQ(sim.recomputeCost, 1.0); // t(3, 1) - (3 - 1)
   // Keeping x1 instead: stage 4 holds x0, x1, x2, g3, g2 = 5.
   RematSchedule keepAll = completeStorage(
-      graph, std::vector<std::vector<uint8_t>>(
-                 7, std::vector<uint8_t>(7, 0)));
+      graph, std::vector<std::vector<uint8_t>>(7, std::vector<uint8_t>(7, 0)));
   for (int t = 1; t < 7; ++t)
     keepAll.R[t][t] = 1;
   keepAll = completeStorage(graph, keepAll.R);
@@ -289,8 +288,7 @@ TEST(RematChain, DynamicProgramMatchesRevolve) {
       RematResult result = solveChainDP(costs, bytes, s + 3);
       ASSERT_EQ(result.status, RematStatus::Optimal)
           << "l " << l << " s " << s << ": " << result.error;
-      EXPECT_DOUBLE_EQ(result.recomputeCost,
-                       solveChainRevolve(l, s) - (l - 1))
+      EXPECT_DOUBLE_EQ(result.recomputeCost, solveChainRevolve(l, s) - (l - 1))
           << "l " << l << " s " << s;
       expectWithin(buildChainAdjointGraph(costs, bytes), result, s + 3);
     }
@@ -307,16 +305,16 @@ TEST(RematChain, DynamicProgramInfeasible) {
 }
 
 TEST(RematChain, OptimalMatchesRevolve) {
+  // l = 7 and 8 with s <= 2 take seconds each (docs/remat.md): kept out.
   for (int l = 1; l <= 8; ++l) {
-    for (int s = 1; s <= std::min(3, std::max(1, l - 1)); ++s) {
+    for (int s = l <= 6 ? 1 : 3; s <= std::min(3, std::max(1, l - 1)); ++s) {
       RematGraph graph = uniformChain(l);
       RematResult result = solveOptimal(graph, s + 3, 30.0);
       ASSERT_EQ(result.status, RematStatus::Optimal)
           << "l " << l << " s " << s << ": " << result.error;
       ASSERT_EQ(graph.verify(), "");
       expectWithin(graph, result, s + 3);
-      EXPECT_DOUBLE_EQ(result.recomputeCost,
-                       solveChainRevolve(l, s) - (l - 1))
+      EXPECT_DOUBLE_EQ(result.recomputeCost, solveChainRevolve(l, s) - (l - 1))
           << "l " << l << " s " << s;
     }
   }
@@ -330,9 +328,9 @@ TEST(RematChain, OptimalMatchesRevolve) {
 static void compareChainSolvers(bool uniformBytes, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_int_distribution<int> size(1, 4), cost(1, 5);
-  int strictlyBetter = 0;
-  for (int trial = 0; trial < 10; ++trial) {
-    int l = 2 + trial % 4;
+  int strictlyBetter = 0; // informative when debugging
+  for (int trial = 0; trial < 6; ++trial) {
+    int l = 2 + trial % 3;
     std::vector<double> costs(l);
     std::vector<int64_t> bytes(l);
     int64_t common = size(rng);
@@ -345,8 +343,8 @@ static void compareChainSolvers(bool uniformBytes, unsigned seed) {
     ASSERT_EQ(graph.verify(), "");
     std::vector<bool> keep(graph.size(), true);
     llvm::SmallVector<bool> flags(keep.begin(), keep.end());
-    int64_t high = simulateSchedule(graph, scheduleFromKeepSet(graph, flags))
-                       .peakBytes;
+    int64_t high =
+        simulateSchedule(graph, scheduleFromKeepSet(graph, flags)).peakBytes;
     for (int64_t budget = peakLowerBound(graph); budget <= high; ++budget) {
       RematResult dp = solveChainDP(costs, bytes, budget, grads);
       RematResult milp = solveOptimal(graph, budget, 30.0);
@@ -366,8 +364,7 @@ static void compareChainSolvers(bool uniformBytes, unsigned seed) {
       }
     }
   }
-  if (!uniformBytes)
-    EXPECT_GT(strictlyBetter, 0) << "expected the MILP to beat the DP once";
+  (void)strictlyBetter;
 }
 
 TEST(RematChain, DynamicProgramExactForUniformStates) {
@@ -376,6 +373,28 @@ TEST(RematChain, DynamicProgramExactForUniformStates) {
 
 TEST(RematChain, DynamicProgramBoundsHeterogeneousStates) {
   compareChainSolvers(false, 11);
+}
+
+TEST(RematChain, DroppingASmallCheckpointBeatsTheDP) {
+  // x0 (P, 1 B), x1 (cost 2, 1 B), x2 (cost 1, 4 B), x3 (cost 1, 1 B),
+  // gradients 3 B, budget 11. Reversing step 2 needs x0 + x2 + g3 + g2 =
+  // 11, so x1 cannot be held there. The MILP keeps x1 from the sweep,
+  // recomputes x2 from it (1), drops it and recomputes x1 from x0 before b1
+  // (2): 3. The DP must hold x1 while x2's reversal runs, so it recomputes
+  // x1 and x2 from x0 (3) and x1 again (2): 5.
+  std::vector<double> costs = {0.0, 2.0, 1.0, 1.0};
+  std::vector<int64_t> bytes = {1, 1, 4, 1};
+  std::vector<int64_t> grads(5, 3);
+  RematGraph graph = buildChainAdjointGraph(costs, bytes, grads);
+  RematResult dp = solveChainDP(costs, bytes, 11, grads);
+  RematResult milp = solveOptimal(graph, 11, 30.0);
+  ASSERT_EQ(dp.status, RematStatus::Optimal) << dp.error;
+  ASSERT_EQ(milp.status, RematStatus::Optimal) << milp.error;
+  ASSERT_EQ(graph.verify(), "");
+  expectWithin(graph, dp, 11);
+  expectWithin(graph, milp, 11);
+  EXPECT_DOUBLE_EQ(dp.recomputeCost, 5.0);
+  EXPECT_DOUBLE_EQ(milp.recomputeCost, 3.0);
 }
 
 //===----------------------------------------------------------------------===//
@@ -388,8 +407,8 @@ TEST(RematSolvers, OptimalEqualsBruteForceOnTinyDags) {
     RematGraph graph = randomDag(rng, 4 + trial % 3);
     std::vector<bool> keep(graph.size(), true);
     llvm::SmallVector<bool> flags(keep.begin(), keep.end());
-    int64_t high = simulateSchedule(graph, scheduleFromKeepSet(graph, flags))
-                       .peakBytes;
+    int64_t high =
+        simulateSchedule(graph, scheduleFromKeepSet(graph, flags)).peakBytes;
     int64_t leastPeak = 0;
     bruteForce(graph, high, &leastPeak);
     for (int64_t budget = leastPeak - 1; budget <= high; ++budget) {
@@ -405,8 +424,7 @@ TEST(RematSolvers, OptimalEqualsBruteForceOnTinyDags) {
         continue;
       }
       ASSERT_EQ(optimal.status, RematStatus::Optimal)
-          << "trial " << trial << " budget " << budget << ": "
-          << optimal.error;
+          << "trial " << trial << " budget " << budget << ": " << optimal.error;
       expectWithin(graph, optimal, budget);
       EXPECT_DOUBLE_EQ(optimal.recomputeCost, expected)
           << "trial " << trial << " budget " << budget;
@@ -426,8 +444,8 @@ TEST(RematSolvers, BudgetSweepIsMonotone) {
     RematGraph graph = randomDag(rng, 10);
     std::vector<bool> keep(graph.size(), true);
     llvm::SmallVector<bool> flags(keep.begin(), keep.end());
-    int64_t high = simulateSchedule(graph, scheduleFromKeepSet(graph, flags))
-                       .peakBytes;
+    int64_t high =
+        simulateSchedule(graph, scheduleFromKeepSet(graph, flags)).peakBytes;
     double previous = std::numeric_limits<double>::infinity();
     bool feasibleBefore = false;
     for (int64_t budget = peakLowerBound(graph) - 1; budget <= high + 2;
@@ -471,8 +489,8 @@ TEST(RematSolvers, GreedyNeverExceedsBudget) {
     RematGraph graph = randomDag(rng, 20 + trial);
     std::vector<bool> keep(graph.size(), true);
     llvm::SmallVector<bool> flags(keep.begin(), keep.end());
-    int64_t high = simulateSchedule(graph, scheduleFromKeepSet(graph, flags))
-                       .peakBytes;
+    int64_t high =
+        simulateSchedule(graph, scheduleFromKeepSet(graph, flags)).peakBytes;
     for (int64_t budget = peakLowerBound(graph); budget <= high; ++budget) {
       RematResult greedy = solveGreedy(graph, budget);
       ASSERT_NE(greedy.status, RematStatus::Error) << greedy.error;
