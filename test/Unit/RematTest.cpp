@@ -329,7 +329,7 @@ static void compareChainSolvers(bool uniformBytes, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_int_distribution<int> size(1, 4), cost(1, 5);
   int strictlyBetter = 0; // informative when debugging
-  for (int trial = 0; trial < 6; ++trial) {
+  for (int trial = 0; trial < 5; ++trial) {
     int l = 2 + trial % 3;
     std::vector<double> costs(l);
     std::vector<int64_t> bytes(l);
@@ -441,7 +441,7 @@ TEST(RematSolvers, OptimalEqualsBruteForceOnTinyDags) {
 TEST(RematSolvers, BudgetSweepIsMonotone) {
   std::mt19937 rng(5);
   for (int trial = 0; trial < 3; ++trial) {
-    RematGraph graph = randomDag(rng, 10);
+    RematGraph graph = randomDag(rng, 9);
     std::vector<bool> keep(graph.size(), true);
     llvm::SmallVector<bool> flags(keep.begin(), keep.end());
     int64_t high =
