@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 
 BUILD_DIR=${BUILD_DIR:-build}
 PACKAGES=(cmake ninja-build g++ python3 libmlir-22-dev mlir-22-tools
-          llvm-22-dev llvm-22-tools libgtest-dev python3-torch)
+          llvm-22-dev llvm-22-tools libgtest-dev python3-torch
+          coinor-libcbc-dev pkg-config)
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do
