@@ -94,7 +94,8 @@ public:
   getLiveBytesByClass(int64_t point) const {
     return liveByClass[point];
   }
-  /// Workspace bytes of the op at `point`.
+  /// Workspace bytes of the op at `point`: its workspace buffers, each
+  /// rounded up to the granularity.
   int64_t getWorkspaceBytes(int64_t point) const { return workspace[point]; }
 
   /// LOAD: the maximum of getLiveBytes over all points, and the first point

@@ -314,8 +314,8 @@ namespace {
 /// linalg.batch_matmul; higher ranks collapse their batch dimensions into
 /// one; a rank-N lhs with a shared rank-2 rhs collapses the lhs rows into
 /// one matmul (or, with transpose_lhs, a generic).
-struct MatmulLowering : public OpConversionPattern<train::MatmulOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct MatmulLowering : public TrainOpLowering<train::MatmulOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::MatmulOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -371,8 +371,8 @@ struct MatmulLowering : public OpConversionPattern<train::MatmulOp> {
 //===----------------------------------------------------------------------===//
 
 /// reshape: tensor.collapse_shape / expand_shape (through 1-D if needed).
-struct ReshapeLowering : public OpConversionPattern<train::ReshapeOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct ReshapeLowering : public TrainOpLowering<train::ReshapeOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::ReshapeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -384,8 +384,8 @@ struct ReshapeLowering : public OpConversionPattern<train::ReshapeOp> {
 };
 
 /// transpose: linalg.transpose (same permutation convention).
-struct TransposeLowering : public OpConversionPattern<train::TransposeOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct TransposeLowering : public TrainOpLowering<train::TransposeOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::TransposeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -400,8 +400,8 @@ struct TransposeLowering : public OpConversionPattern<train::TransposeOp> {
 };
 
 /// slice: tensor.extract_slice with the window's offsets and strides.
-struct SliceLowering : public OpConversionPattern<train::SliceOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct SliceLowering : public TrainOpLowering<train::SliceOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::SliceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -417,8 +417,8 @@ struct SliceLowering : public OpConversionPattern<train::SliceOp> {
 };
 
 /// slice_grad: zeros with the gradient inserted at the window.
-struct SliceGradLowering : public OpConversionPattern<train::SliceGradOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct SliceGradLowering : public TrainOpLowering<train::SliceGradOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::SliceGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -437,8 +437,8 @@ struct SliceGradLowering : public OpConversionPattern<train::SliceGradOp> {
 };
 
 /// concat: tensor.concat.
-struct ConcatLowering : public OpConversionPattern<train::ConcatOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct ConcatLowering : public TrainOpLowering<train::ConcatOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::ConcatOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -462,8 +462,8 @@ struct ConcatLowering : public OpConversionPattern<train::ConcatOp> {
 //===----------------------------------------------------------------------===//
 
 /// embedding: a gather, `result[i..., h] = table[ids[i...], h]`.
-struct EmbeddingLowering : public OpConversionPattern<train::EmbeddingOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct EmbeddingLowering : public TrainOpLowering<train::EmbeddingOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::EmbeddingOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -494,8 +494,8 @@ struct EmbeddingLowering : public OpConversionPattern<train::EmbeddingOp> {
 /// row per loop iteration (in place on the loop-carried table), which costs
 /// O(positions x H) instead of a one-hot matmul's O(positions x V x H).
 struct EmbeddingGradLowering
-    : public OpConversionPattern<train::EmbeddingGradOp> {
-  using OpConversionPattern::OpConversionPattern;
+    : public TrainOpLowering<train::EmbeddingGradOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::EmbeddingGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -552,8 +552,8 @@ struct EmbeddingGradLowering
 /// cross_entropy: mean over the counted positions of
 /// `max + log(sum(exp(x - max))) - x[label]`.
 struct CrossEntropyLowering
-    : public OpConversionPattern<train::CrossEntropyOp> {
-  using OpConversionPattern::OpConversionPattern;
+    : public TrainOpLowering<train::CrossEntropyOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::CrossEntropyOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -628,8 +628,8 @@ struct CrossEntropyLowering
 /// cross_entropy_grad: `grad / count * (softmax(x) - onehot(label))`, zero
 /// on ignored rows.
 struct CrossEntropyGradLowering
-    : public OpConversionPattern<train::CrossEntropyGradOp> {
-  using OpConversionPattern::OpConversionPattern;
+    : public TrainOpLowering<train::CrossEntropyGradOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::CrossEntropyGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -701,8 +701,8 @@ struct CrossEntropyGradLowering
 //===----------------------------------------------------------------------===//
 
 /// mse_loss: `sum((x - t)^2) / n`.
-struct MseLossLowering : public OpConversionPattern<train::MseLossOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct MseLossLowering : public TrainOpLowering<train::MseLossOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::MseLossOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -747,8 +747,8 @@ struct MseLossLowering : public OpConversionPattern<train::MseLossOp> {
 };
 
 /// mse_loss_grad: `(x - t) * (2 / n) * grad`, PyTorch's operation order.
-struct MseLossGradLowering : public OpConversionPattern<train::MseLossGradOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct MseLossGradLowering : public TrainOpLowering<train::MseLossGradOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::MseLossGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -796,8 +796,8 @@ struct AxisReduction {
 /// softmax: `exp(s - max(s)) / sum(exp(s - max(s)))` with `s = scale * x`
 /// along `axis`; with `causal`, element `[..., i, j]` with
 /// `j > i + (K - Q)` is excluded (probability 0).
-struct SoftmaxLowering : public OpConversionPattern<train::SoftmaxOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct SoftmaxLowering : public TrainOpLowering<train::SoftmaxOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::SoftmaxOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -893,8 +893,8 @@ struct SoftmaxLowering : public OpConversionPattern<train::SoftmaxOp> {
 };
 
 /// softmax_grad: `scale * y * (dy - sum(dy * y, axis))`.
-struct SoftmaxGradLowering : public OpConversionPattern<train::SoftmaxGradOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct SoftmaxGradLowering : public TrainOpLowering<train::SoftmaxGradOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::SoftmaxGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
