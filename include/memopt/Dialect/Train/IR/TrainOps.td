@@ -266,7 +266,7 @@ def Train_SwigluOp : Train_Op<"swiglu", [Train_Differentiable, Pure, Train_LowPr
   let hasVerifier = 1;
 }
 
-def Train_SoftmaxOp : Train_Op<"softmax", [Train_Differentiable, Pure, Train_KeepFP32]> {
+def Train_SoftmaxOp : Train_Op<"softmax", [Train_Differentiable, Pure, Train_KeepFP32], ["getWorkspaceBuffers"]> {
   let summary = "Softmax along one axis, optionally scaled and causally masked";
   let description = [{
     `result = softmax(scale * input)` along `axis` (default: the last). With
@@ -293,7 +293,7 @@ def Train_SoftmaxOp : Train_Op<"softmax", [Train_Differentiable, Pure, Train_Kee
 // Normalization, regularization
 //===----------------------------------------------------------------------===//
 
-def Train_LayerNormOp : Train_Op<"layer_norm", [Train_Differentiable, Pure, Train_KeepFP32]> {
+def Train_LayerNormOp : Train_Op<"layer_norm", [Train_Differentiable, Pure, Train_KeepFP32], ["getWorkspaceBuffers"]> {
   let summary = "Layer normalization over the last dimension";
   let description = [{
     `result = (x - mean) * rstd * gamma + beta` over the last dimension `h`,
@@ -320,7 +320,7 @@ def Train_LayerNormOp : Train_Op<"layer_norm", [Train_Differentiable, Pure, Trai
   let hasVerifier = 1;
 }
 
-def Train_RmsNormOp : Train_Op<"rms_norm", [Train_Differentiable, Pure, Train_KeepFP32]> {
+def Train_RmsNormOp : Train_Op<"rms_norm", [Train_Differentiable, Pure, Train_KeepFP32], ["getWorkspaceBuffers"]> {
   let summary = "Root-mean-square normalization over the last dimension";
   let description = [{
     `result = x * rstd * gamma` with `rstd = 1 / sqrt(mean(x^2) + epsilon)`
@@ -342,7 +342,7 @@ def Train_RmsNormOp : Train_Op<"rms_norm", [Train_Differentiable, Pure, Train_Ke
   let hasVerifier = 1;
 }
 
-def Train_BatchNormOp : Train_Op<"batch_norm", [Train_Differentiable, Pure, Train_KeepFP32]> {
+def Train_BatchNormOp : Train_Op<"batch_norm", [Train_Differentiable, Pure, Train_KeepFP32], ["getWorkspaceBuffers"]> {
   let summary = "Batch normalization (training mode) over NCHW channels";
   let description = [{
     Normalizes each channel `c` of an `N x C x H x W` input with the batch
@@ -441,7 +441,7 @@ def Train_EmbeddingOp : Train_Op<"embedding", [Train_Differentiable, Pure, Train
   let hasVerifier = 1;
 }
 
-def Train_AttentionOp : Train_Op<"attention", [Train_Differentiable, Pure, Train_LowPrecisionSafe]> {
+def Train_AttentionOp : Train_Op<"attention", [Train_Differentiable, Pure, Train_LowPrecisionSafe], ["getWorkspaceBuffers"]> {
   let summary = "Fused (flash-style) scaled dot-product attention";
   let description = [{
     `out = softmax(scale * q k^T [causal mask]) v` computed without
@@ -468,7 +468,7 @@ def Train_AttentionOp : Train_Op<"attention", [Train_Differentiable, Pure, Train
   let hasVerifier = 1;
 }
 
-def Train_RotaryOp : Train_Op<"rotary", [Train_Differentiable, Pure, Train_LowPrecisionSafe]> {
+def Train_RotaryOp : Train_Op<"rotary", [Train_Differentiable, Pure, Train_LowPrecisionSafe], ["getWorkspaceBuffers"]> {
   let summary = "Rotary position embedding (RoPE)";
   let description = [{
     Rotates pairs `(x[..., s, i], x[..., s, i + D/2])` of a `... x S x D`
@@ -493,7 +493,7 @@ def Train_RotaryOp : Train_Op<"rotary", [Train_Differentiable, Pure, Train_LowPr
 // Losses and reductions
 //===----------------------------------------------------------------------===//
 
-def Train_CrossEntropyOp : Train_Op<"cross_entropy", [Train_Differentiable, Pure, Train_KeepFP32]> {
+def Train_CrossEntropyOp : Train_Op<"cross_entropy", [Train_Differentiable, Pure, Train_KeepFP32], ["getWorkspaceBuffers"]> {
   let summary = "Mean softmax cross-entropy over integer class labels";
   let description = [{
     `result = mean_i(logsumexp(logits[i, :]) - logits[i, labels[i]])` for
@@ -516,7 +516,7 @@ def Train_CrossEntropyOp : Train_Op<"cross_entropy", [Train_Differentiable, Pure
   let hasVerifier = 1;
 }
 
-def Train_MseLossOp : Train_Op<"mse_loss", [Train_Differentiable, Pure, Train_KeepFP32]> {
+def Train_MseLossOp : Train_Op<"mse_loss", [Train_Differentiable, Pure, Train_KeepFP32], ["getWorkspaceBuffers"]> {
   let summary = "Mean squared error";
   let description = [{
     `result = mean((input - target)^2)` over all elements; a 0-d float
@@ -534,7 +534,7 @@ def Train_MseLossOp : Train_Op<"mse_loss", [Train_Differentiable, Pure, Train_Ke
   let hasVerifier = 1;
 }
 
-def Train_ReduceSumOp : Train_Op<"reduce_sum", [Train_Differentiable, Pure, Train_KeepFP32]> {
+def Train_ReduceSumOp : Train_Op<"reduce_sum", [Train_Differentiable, Pure, Train_KeepFP32], ["getWorkspaceBuffers"]> {
   let summary = "Sums a tensor over a set of dimensions";
   let description = [{
     Sums `input` over the strictly increasing dimensions `dims`; the result
@@ -663,7 +663,7 @@ def Train_ConcatOp : Train_Op<"concat", [Train_Differentiable, Pure, Train_LowPr
 // Convolutional networks (NCHW)
 //===----------------------------------------------------------------------===//
 
-def Train_Conv2dOp : Train_Op<"conv2d", [Train_Differentiable, Pure, Train_LowPrecisionSafe]> {
+def Train_Conv2dOp : Train_Op<"conv2d", [Train_Differentiable, Pure, Train_LowPrecisionSafe], ["getWorkspaceBuffers"]> {
   let summary = "2-D convolution, NCHW input, OIHW filter";
   let description = [{
     Cross-correlation of an `N x C x H x W` input with an
@@ -691,7 +691,8 @@ def Train_Conv2dOp : Train_Op<"conv2d", [Train_Differentiable, Pure, Train_LowPr
 }
 
 class Train_PoolOp<string mnemonic, list<Trait> traits = []>
-    : Train_Op<mnemonic, !listconcat(traits, [Pure, Train_LowPrecisionSafe])> {
+    : Train_Op<mnemonic, !listconcat(traits, [Pure, Train_LowPrecisionSafe]),
+               ["getWorkspaceBuffers"]> {
   let arguments = (ins Train_FloatTensor:$input, DenseI64ArrayAttr:$kernel,
       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding);
@@ -827,7 +828,7 @@ def Train_SwigluGradOp : Train_Op<"swiglu_grad", [Pure,
   let hasVerifier = 1;
 }
 
-def Train_SoftmaxGradOp : Train_Op<"softmax_grad", [Pure, Train_KeepFP32]> {
+def Train_SoftmaxGradOp : Train_Op<"softmax_grad", [Pure, Train_KeepFP32], ["getWorkspaceBuffers"]> {
   let summary = "Gradient of softmax from its saved output";
   let description = [{
     `result = scale * y * (grad - sum(grad * y, axis))` where `y` is the
@@ -849,7 +850,7 @@ def Train_SoftmaxGradOp : Train_Op<"softmax_grad", [Pure, Train_KeepFP32]> {
 }
 
 def Train_LayerNormGradOp : Train_Op<"layer_norm_grad", [Pure,
-                                                         Train_KeepFP32]> {
+                                                         Train_KeepFP32], ["getWorkspaceBuffers"]> {
   let summary = "Gradients of layer_norm";
   let description = [{
     From `grad` (shape of the input), the saved input, `gamma` and the saved
@@ -874,7 +875,7 @@ def Train_LayerNormGradOp : Train_Op<"layer_norm_grad", [Pure,
   let hasVerifier = 1;
 }
 
-def Train_RmsNormGradOp : Train_Op<"rms_norm_grad", [Pure, Train_KeepFP32]> {
+def Train_RmsNormGradOp : Train_Op<"rms_norm_grad", [Pure, Train_KeepFP32], ["getWorkspaceBuffers"]> {
   let summary = "Gradients of rms_norm";
   let description = [{
     From `grad`, the saved input, `gamma` and the saved `rstd`, computes
@@ -897,7 +898,7 @@ def Train_RmsNormGradOp : Train_Op<"rms_norm_grad", [Pure, Train_KeepFP32]> {
 }
 
 def Train_BatchNormGradOp : Train_Op<"batch_norm_grad", [Pure,
-                                                         Train_KeepFP32]> {
+                                                         Train_KeepFP32], ["getWorkspaceBuffers"]> {
   let summary = "Gradients of batch_norm (training mode)";
   let description = [{
     From `grad`, the saved input, `gamma` and the saved per-channel
@@ -963,7 +964,7 @@ def Train_EmbeddingGradOp : Train_Op<"embedding_grad", [Pure,
 }
 
 def Train_CrossEntropyGradOp : Train_Op<"cross_entropy_grad", [Pure,
-                                                              Train_KeepFP32]> {
+                                                              Train_KeepFP32], ["getWorkspaceBuffers"]> {
   let summary = "Gradient of cross_entropy with respect to the logits";
   let description = [{
     `result = grad * (softmax(logits) - onehot(labels)) / P` where `P` is the
@@ -1009,7 +1010,8 @@ def Train_MseLossGradOp : Train_Op<"mse_loss_grad", [Pure, Train_KeepFP32]> {
 }
 
 class Train_ConvGradOp<string mnemonic>
-    : Train_Op<mnemonic, [Pure, Train_LowPrecisionSafe]> {
+    : Train_Op<mnemonic, [Pure, Train_LowPrecisionSafe],
+               ["getWorkspaceBuffers"]> {
   let results = (outs Train_FloatTensor:$result);
   let hasVerifier = 1;
 }
@@ -1059,8 +1061,9 @@ def Train_Conv2dGradFilterOp : Train_ConvGradOp<"conv2d_grad_filter"> {
                        "type($input) `->` type($result)";
 }
 
-def Train_MaxPool2dGradOp : Train_Op<"max_pool2d_grad", [Pure,
-                                                         Train_LowPrecisionSafe]> {
+def Train_MaxPool2dGradOp : Train_Op<"max_pool2d_grad",
+                                     [Pure, Train_LowPrecisionSafe],
+                                     ["getWorkspaceBuffers"]> {
   let summary = "Gradient of max_pool2d from its saved input";
   let description = [{
     Routes each element of `grad` to the argmax of its window in the saved
@@ -1083,8 +1086,9 @@ def Train_MaxPool2dGradOp : Train_Op<"max_pool2d_grad", [Pure,
   let hasVerifier = 1;
 }
 
-def Train_AvgPool2dGradOp : Train_Op<"avg_pool2d_grad", [Pure,
-                                                         Train_LowPrecisionSafe]> {
+def Train_AvgPool2dGradOp : Train_Op<"avg_pool2d_grad",
+                                     [Pure, Train_LowPrecisionSafe],
+                                     ["getWorkspaceBuffers"]> {
   let summary = "Gradient of avg_pool2d";
   let description = [{
     Spreads each element of `grad` uniformly over its window; the result type
@@ -1105,7 +1109,7 @@ def Train_AvgPool2dGradOp : Train_Op<"avg_pool2d_grad", [Pure,
 }
 
 def Train_UpsampleNearest2dGradOp
-    : Train_Op<"upsample_nearest2d_grad", [Pure, Train_LowPrecisionSafe]> {
+    : Train_Op<"upsample_nearest2d_grad", [Pure, Train_LowPrecisionSafe], ["getWorkspaceBuffers"]> {
   let summary = "Gradient of upsample_nearest2d";
   let description = [{
     Sums `grad` over each `scale x scale` block. 1 FLOP per element of
@@ -1125,7 +1129,7 @@ def Train_UpsampleNearest2dGradOp
 
 def Train_AttentionGradOp : Train_Op<"attention_grad", [Pure,
                                                         Train_LowPrecisionSafe],
-                                     ["getWorkspaceBytes"]> {
+                                     ["getWorkspaceBuffers"]> {
   let summary = "Gradients of fused attention (flash-style backward)";
   let description = [{
     From `grad` (shape of the output) and the saved `query`, `key`, `value`,
@@ -1159,7 +1163,7 @@ def Train_AttentionGradOp : Train_Op<"attention_grad", [Pure,
 }
 
 def Train_RotaryGradOp : Train_Op<"rotary_grad", [Pure,
-                                                  Train_LowPrecisionSafe]> {
+                                                  Train_LowPrecisionSafe], ["getWorkspaceBuffers"]> {
   let summary = "Gradient of rotary: the inverse rotation";
   let description = [{
     Rotates `grad` by the negated angles of `train.rotary` with the same
