@@ -151,7 +151,11 @@ TensorLiveness::TensorLiveness(Operation *op, int64_t granularity) {
         }
       }
       MemoryClass cls = MemoryClass::Temporary;
-      if (isa<train::ParamOp>(child))
+      // Constants are data of the program (globals once lowered), read like
+      // the step's inputs, not allocated by the step.
+      if (child->hasTrait<OpTrait::ConstantLike>())
+        cls = MemoryClass::Input;
+      else if (isa<train::ParamOp>(child))
         cls = MemoryClass::Parameter;
       else if (isa<train::OptStateOp>(child))
         cls = MemoryClass::OptimizerState;

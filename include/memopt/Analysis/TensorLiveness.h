@@ -31,7 +31,8 @@ enum class MemoryClass {
   Activation,
   /// Everything else the step allocates.
   Temporary,
-  /// A function argument (batch data, the step counter).
+  /// A function argument (batch data, the step counter) or a constant: data
+  /// the step reads but does not allocate.
   Input,
 };
 inline constexpr unsigned kNumMemoryClasses = 6;

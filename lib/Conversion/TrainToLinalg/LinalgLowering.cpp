@@ -14,6 +14,8 @@
 
 #include "Lowering.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
@@ -112,6 +114,44 @@ static Value reshapeStatic(OpBuilder &b, Location loc, Value value,
   if (rank == 0)
     return tensor::CollapseShapeOp::create(b, loc, type, flat, allDims(0));
   return tensor::ExpandShapeOp::create(b, loc, type, flat, allDims(rank));
+}
+
+/// The static buffer type one-shot bufferization gives `value`: views
+/// (extract_slice, collapse_shape, expand_shape, a transposed buffer read
+/// back with to_tensor) keep their source's strides, everything else is a
+/// new row-major buffer. A transpose reads its input through this type, so
+/// that the view and the reshapes of it have static strides (a reshape the
+/// strides do not allow copies, as the memory model's).
+static MemRefType getBufferTypeOf(Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  auto identity = MemRefType::get(type.getShape(), type.getElementType());
+  Operation *def = value.getDefiningOp();
+  if (auto toTensor = dyn_cast_or_null<bufferization::ToTensorOp>(def))
+    if (auto memrefType = dyn_cast<MemRefType>(toTensor.getBuffer().getType()))
+      return memrefType;
+  if (auto slice = dyn_cast_or_null<tensor::ExtractSliceOp>(def)) {
+    if (slice.getSourceType().getRank() != type.getRank())
+      return identity;
+    return memref::SubViewOp::inferResultType(
+        getBufferTypeOf(slice.getSource()), slice.getStaticOffsets(),
+        slice.getStaticSizes(), slice.getStaticStrides());
+  }
+  if (auto collapse = dyn_cast_or_null<tensor::CollapseShapeOp>(def)) {
+    MemRefType source = getBufferTypeOf(collapse.getSrc());
+    SmallVector<ReassociationIndices> groups =
+        collapse.getReassociationIndices();
+    if (!memref::CollapseShapeOp::isGuaranteedCollapsible(source, groups))
+      return identity;
+    return memref::CollapseShapeOp::computeCollapsedType(source, groups);
+  }
+  if (auto expand = dyn_cast_or_null<tensor::ExpandShapeOp>(def)) {
+    FailureOr<MemRefType> expanded =
+        memref::ExpandShapeOp::computeExpandedType(
+            getBufferTypeOf(expand.getSrc()), type.getShape(),
+            expand.getReassociationIndices());
+    return succeeded(expanded) ? *expanded : identity;
+  }
+  return identity;
 }
 
 /// `P... x V` -> `N x V` with N the product of P... (1 for a 1-D input).
@@ -383,18 +423,27 @@ struct ReshapeLowering : public TrainOpLowering<train::ReshapeOp> {
   }
 };
 
-/// transpose: linalg.transpose (same permutation convention).
+/// transpose: a view, as in the memory model (AliasingOpInterface): the
+/// input's buffer (bufferization.to_buffer, read-only) permuted by
+/// memref.transpose and read back as a tensor (bufferization.to_tensor
+/// restrict). Nothing writes into either: the lowering's destinations are
+/// fresh tensors or the state globals.
 struct TransposeLowering : public TrainOpLowering<train::TransposeOp> {
   using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::TransposeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto type = cast<RankedTensorType>(op.getType());
-    auto transpose = linalg::TransposeOp::create(
-        rewriter, loc, adaptor.getInput(), createEmpty(rewriter, loc, type),
-        op.getPermutation());
-    rewriter.replaceOp(op, transpose->getResult(0));
+    Value input = adaptor.getInput();
+    Value buffer = bufferization::ToBufferOp::create(
+        rewriter, loc, getBufferTypeOf(input), input, /*readOnly=*/true);
+    AffineMap permutation =
+        AffineMap::getPermutationMap(op.getPermutation(), getContext());
+    Value view = memref::TransposeOp::create(
+        rewriter, loc, buffer, AffineMapAttr::get(permutation));
+    rewriter.replaceOp(op, bufferization::ToTensorOp::create(
+                               rewriter, loc, op.getType(), view,
+                               /*restrict=*/true, /*writable=*/false));
     return success();
   }
 };
