@@ -1357,8 +1357,7 @@ static void addPadded(SmallVectorImpl<int64_t> &buffers, Value input,
                       ArrayRef<int64_t> padding) {
   if (padding[0] == 0 && padding[1] == 0)
     return;
-  buffers.push_back(grownBytes(shapeOf(input),
-                               {2 * padding[0], 2 * padding[1]},
+  buffers.push_back(grownBytes(shapeOf(input), {2 * padding[0], 2 * padding[1]},
                                elementTypeOf(input)));
 }
 
@@ -1399,8 +1398,8 @@ SmallVector<int64_t> LayerNormOp::getWorkspaceBuffers() {
 
 SmallVector<int64_t> LayerNormGradOp::getWorkspaceBuffers() {
   Type gamma = elementTypeOf(getGamma());
-  Type c = computeOf({elementTypeOf(getInput()), elementTypeOf(getGrad()),
-                      gamma});
+  Type c =
+      computeOf({elementTypeOf(getInput()), elementTypeOf(getGrad()), gamma});
   int64_t rows = numElements(getInput()) / shapeOf(getInput()).back();
   SmallVector<int64_t> buffers = {bytesOf(rows, c), bytesOf(rows, c)};
   if (c != gamma)
@@ -1417,8 +1416,8 @@ SmallVector<int64_t> RmsNormOp::getWorkspaceBuffers() {
 
 SmallVector<int64_t> RmsNormGradOp::getWorkspaceBuffers() {
   Type gamma = elementTypeOf(getGamma());
-  Type c = computeOf({elementTypeOf(getInput()), elementTypeOf(getGrad()),
-                      gamma});
+  Type c =
+      computeOf({elementTypeOf(getInput()), elementTypeOf(getGrad()), gamma});
   int64_t rows = numElements(getInput()) / shapeOf(getInput()).back();
   SmallVector<int64_t> buffers = {bytesOf(rows, c)};
   if (c != gamma)
@@ -1559,8 +1558,7 @@ SmallVector<int64_t> MaxPool2dGradOp::getWorkspaceBuffers() {
   buffers.push_back(bytesOf(numElements(getGrad()), elementTypeOf(getGrad())));
   buffers.push_back(4 * numElements(getGrad()));
   // The gradient of the padded input, unless it is the result itself.
-  if (padding[0] != 0 || padding[1] != 0 ||
-      acc != elementTypeOf(getResult()))
+  if (padding[0] != 0 || padding[1] != 0 || acc != elementTypeOf(getResult()))
     buffers.push_back(grownBytes(shapeOf(getResult()),
                                  {2 * padding[0], 2 * padding[1]}, acc));
   return buffers;
@@ -1577,10 +1575,9 @@ SmallVector<int64_t> AvgPool2dOp::getWorkspaceBuffers() {
 SmallVector<int64_t> AvgPool2dGradOp::getWorkspaceBuffers() {
   ArrayRef<int64_t> padding = getPadding(), kernel = getKernel();
   Type acc = accumulatorOf(elementTypeOf(getResult()));
-  SmallVector<int64_t> buffers = {
-      grownBytes(shapeOf(getResult()),
-                 {2 * padding[0] + kernel[0] - 1, 2 * padding[1] + kernel[1] - 1},
-                 acc)};
+  SmallVector<int64_t> buffers = {grownBytes(
+      shapeOf(getResult()),
+      {2 * padding[0] + kernel[0] - 1, 2 * padding[1] + kernel[1] - 1}, acc)};
   addAccumulator(buffers, getResult(), acc);
   return buffers;
 }

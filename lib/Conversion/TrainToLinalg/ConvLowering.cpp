@@ -102,8 +102,7 @@ static Value createWindow(OpBuilder &b, Location loc, ArrayRef<int64_t> kernel,
                           Type elementType) {
   auto type = RankedTensorType::get(kernel, elementType);
   return arith::ConstantOp::create(
-      b, loc,
-      DenseElementsAttr::get(type, b.getZeroAttr(elementType)));
+      b, loc, DenseElementsAttr::get(type, b.getZeroAttr(elementType)));
 }
 
 /// Pads the spatial dimensions of an NCHW tensor symmetrically with zeros.
@@ -401,9 +400,8 @@ struct Conv2dGradInputLowering
 
     // Only the interior of the padded input's gradient is needed: correlate
     // the window of `scattered` that it reads (a view) into the result.
-    Value window =
-        extractSpatial(rewriter, loc, scattered, padding,
-                       {x[2] + reach[0], x[3] + reach[1]}, {1, 1});
+    Value window = extractSpatial(rewriter, loc, scattered, padding,
+                                  {x[2] + reach[0], x[3] + reach[1]}, {1, 1});
     Value result = convolve(rewriter, loc, window, flipped, x, groups, {1, 1},
                             dilation, getAccumulatorType(elementType));
     rewriter.replaceOp(op, castTensor(rewriter, loc, result, elementType));
@@ -502,8 +500,7 @@ struct MaxPool2dLowering : public TrainOpLowering<train::MaxPool2dOp> {
 /// order, or the last NaN) whatever order the reduction runs in. Then, for
 /// each window offset (kh, kw), the windows whose maximum sits there add
 /// their `grad` to the strided slice xpad[:, :, kh::s, kw::s].
-struct MaxPool2dGradLowering
-    : public TrainOpLowering<train::MaxPool2dGradOp> {
+struct MaxPool2dGradLowering : public TrainOpLowering<train::MaxPool2dGradOp> {
   using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::MaxPool2dGradOp op, OpAdaptor adaptor,
@@ -646,13 +643,12 @@ struct MaxPool2dGradLowering
     // The interior, copied (and rounded) into a buffer of the result's size.
     Value result = paddedGrad;
     if (padding[0] != 0 || padding[1] != 0 || accType != elementType)
-      result = buildElementwise(
-          rewriter, loc, resultType,
-          extractSpatial(rewriter, loc, paddedGrad, padding, {x[2], x[3]},
-                         {1, 1}),
-          [&](OpBuilder &b, Location l, ValueRange args) {
-            return castScalar(b, l, args[0], elementType);
-          });
+      result = buildElementwise(rewriter, loc, resultType,
+                                extractSpatial(rewriter, loc, paddedGrad,
+                                               padding, {x[2], x[3]}, {1, 1}),
+                                [&](OpBuilder &b, Location l, ValueRange args) {
+                                  return castScalar(b, l, args[0], elementType);
+                                });
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -700,8 +696,7 @@ struct AvgPool2dLowering : public TrainOpLowering<train::AvgPool2dOp> {
 /// avg_pool2d_grad: grad / (KH * KW) placed with the forward stride at
 /// offset k - 1 into zeros of size `H + 2 * pad + k - 1`, summed over
 /// stride-1 windows (linalg.pooling_nchw_sum) of the interior.
-struct AvgPool2dGradLowering
-    : public TrainOpLowering<train::AvgPool2dGradOp> {
+struct AvgPool2dGradLowering : public TrainOpLowering<train::AvgPool2dGradOp> {
   using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::AvgPool2dGradOp op, OpAdaptor adaptor,
@@ -894,8 +889,7 @@ struct BatchNormLowering : public TrainOpLowering<train::BatchNormOp> {
 /// mode: per channel, dbeta = sum(dy), dot = sum(dy * (x - mean)),
 /// dgamma = dot * rstd, and
 /// dx = (dy - (x - mean) * dot * rstd^2 / M - dbeta / M) * rstd * gamma.
-struct BatchNormGradLowering
-    : public TrainOpLowering<train::BatchNormGradOp> {
+struct BatchNormGradLowering : public TrainOpLowering<train::BatchNormGradOp> {
   using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::BatchNormGradOp op, OpAdaptor adaptor,

@@ -145,10 +145,9 @@ static MemRefType getBufferTypeOf(Value value) {
     return memref::CollapseShapeOp::computeCollapsedType(source, groups);
   }
   if (auto expand = dyn_cast_or_null<tensor::ExpandShapeOp>(def)) {
-    FailureOr<MemRefType> expanded =
-        memref::ExpandShapeOp::computeExpandedType(
-            getBufferTypeOf(expand.getSrc()), type.getShape(),
-            expand.getReassociationIndices());
+    FailureOr<MemRefType> expanded = memref::ExpandShapeOp::computeExpandedType(
+        getBufferTypeOf(expand.getSrc()), type.getShape(),
+        expand.getReassociationIndices());
     return succeeded(expanded) ? *expanded : identity;
   }
   return identity;
@@ -439,8 +438,8 @@ struct TransposeLowering : public TrainOpLowering<train::TransposeOp> {
         rewriter, loc, getBufferTypeOf(input), input, /*readOnly=*/true);
     AffineMap permutation =
         AffineMap::getPermutationMap(op.getPermutation(), getContext());
-    Value view = memref::TransposeOp::create(
-        rewriter, loc, buffer, AffineMapAttr::get(permutation));
+    Value view = memref::TransposeOp::create(rewriter, loc, buffer,
+                                             AffineMapAttr::get(permutation));
     rewriter.replaceOp(op, bufferization::ToTensorOp::create(
                                rewriter, loc, op.getType(), view,
                                /*restrict=*/true, /*writable=*/false));
@@ -542,8 +541,7 @@ struct EmbeddingLowering : public TrainOpLowering<train::EmbeddingOp> {
 /// embedding_grad: a scatter-add of the gradient rows into a zero table, one
 /// row per loop iteration (in place on the loop-carried table), which costs
 /// O(positions x H) instead of a one-hot matmul's O(positions x V x H).
-struct EmbeddingGradLowering
-    : public TrainOpLowering<train::EmbeddingGradOp> {
+struct EmbeddingGradLowering : public TrainOpLowering<train::EmbeddingGradOp> {
   using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::EmbeddingGradOp op, OpAdaptor adaptor,
@@ -600,8 +598,7 @@ struct EmbeddingGradLowering
 
 /// cross_entropy: mean over the counted positions of
 /// `max + log(sum(exp(x - max))) - x[label]`.
-struct CrossEntropyLowering
-    : public TrainOpLowering<train::CrossEntropyOp> {
+struct CrossEntropyLowering : public TrainOpLowering<train::CrossEntropyOp> {
   using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::CrossEntropyOp op, OpAdaptor adaptor,

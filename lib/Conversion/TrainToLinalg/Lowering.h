@@ -59,16 +59,15 @@ template <typename OpTy>
 class TrainOpLowering : public OpConversionPattern<OpTy> {
 public:
   using OpConversionPattern<OpTy>::OpConversionPattern;
-  using OneToNOpAdaptor =
-      typename OpConversionPattern<OpTy>::OneToNOpAdaptor;
+  using OneToNOpAdaptor = typename OpConversionPattern<OpTy>::OneToNOpAdaptor;
 
   LogicalResult
   matchAndRewrite(OpTy op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const final {
     Block *block = op->getBlock();
     Operation *before = op->getPrevNode();
-    if (failed(OpConversionPattern<OpTy>::matchAndRewrite(op, adaptor,
-                                                          rewriter)))
+    if (failed(
+            OpConversionPattern<OpTy>::matchAndRewrite(op, adaptor, rewriter)))
       return failure();
     allocateUpFront(rewriter, block, before, op);
     return success();

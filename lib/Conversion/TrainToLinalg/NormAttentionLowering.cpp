@@ -208,8 +208,7 @@ struct LayerNormLowering : public TrainOpLowering<train::LayerNormOp> {
 /// xhat = (x - mean) * rstd and g = dy * gamma,
 ///   dx = rstd * (g - mean(g) - xhat * mean(g * xhat))   (per row)
 ///   dgamma = sum over rows of dy * xhat, dbeta = sum over rows of dy.
-struct LayerNormGradLowering
-    : public TrainOpLowering<train::LayerNormGradOp> {
+struct LayerNormGradLowering : public TrainOpLowering<train::LayerNormGradOp> {
   using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::LayerNormGradOp op, OpAdaptor adaptor,
@@ -253,8 +252,8 @@ struct LayerNormGradLowering
     SmallVector<AffineMap> rowSumMaps(inputMaps);
     rowSumMaps.append({norm.row, norm.row});
     SmallVector<Value> rowSums = buildGeneric(
-        rewriter, loc, inputs, zeroRows, rowSumMaps,
-        norm.overColumns(), [&](OpBuilder &b, Location l, ValueRange args) {
+        rewriter, loc, inputs, zeroRows, rowSumMaps, norm.overColumns(),
+        [&](OpBuilder &b, Location l, ValueRange args) {
           Terms t = terms(b, l, args, /*withG=*/true);
           Value gx = arith::MulFOp::create(b, l, t.g, t.xhat);
           return SmallVector<Value>{arith::AddFOp::create(b, l, args[5], t.g),
@@ -813,8 +812,7 @@ struct AttentionLowering : public TrainOpLowering<train::AttentionOp> {
 /// dq = scale * dS k, dk = scale * dS^T q. In the grouped layout the
 /// contractions of dv and dk run over the rows of all query heads of a group,
 /// which is the group sum of grouped-query attention.
-struct AttentionGradLowering
-    : public TrainOpLowering<train::AttentionGradOp> {
+struct AttentionGradLowering : public TrainOpLowering<train::AttentionGradOp> {
   using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::AttentionGradOp op, OpAdaptor adaptor,
