@@ -151,16 +151,22 @@ TensorLiveness::TensorLiveness(Operation *op, int64_t granularity) {
         }
       }
       MemoryClass cls = MemoryClass::Temporary;
-      if (isa<train::ParamOp>(child))
+      // Constants are data of the program (globals once lowered), read like
+      // the step's inputs, not allocated by the step.
+      if (child->hasTrait<OpTrait::ConstantLike>())
+        cls = MemoryClass::Input;
+      else if (isa<train::ParamOp>(child))
         cls = MemoryClass::Parameter;
       else if (isa<train::OptStateOp>(child))
         cls = MemoryClass::OptimizerState;
       newBuffer(result, cls, i, nameOf(child, result.getResultNumber(), i));
     }
+    // Each scratch buffer is a separate allocation, padded on its own.
+    int64_t scratch = 0;
     if (auto cost = dyn_cast<train::CostOpInterface>(child))
-      workspace.push_back(cost.getWorkspaceBytes());
-    else
-      workspace.push_back(0);
+      for (int64_t bytes : cost.getWorkspaceBuffers())
+        scratch += llvm::alignTo(bytes, static_cast<uint64_t>(granularity));
+    workspace.push_back(scratch);
   }
   usedByBackward.resize(buffers.size(), false);
   consumedByOptimizer.resize(buffers.size(), false);

@@ -12,7 +12,8 @@
 // live until its free at 9 (its view dh is read at 7). dw is consumed by
 // adam: a gradient. Parameters and states are persistent (768 B at every
 // point); x (128 B) is live until its last use at 8, the step counter (8 B)
-// until 12.
+// until 12. The constant seed is an input: data of the program, which the
+// step reads but does not allocate.
 // CHECK-LABEL: func @step
 // CHECK-NEXT:  buffers: 11
 // CHECK-NEXT:    arg0: 128 bytes, input, live [0, 8]
@@ -20,7 +21,7 @@
 // CHECK-NEXT:    w: 256 bytes, parameter, live [0, 13], persistent
 // CHECK-NEXT:    h: 128 bytes, activation, live [1, 7]
 // CHECK-NEXT:    loss: 4 bytes, temporary, live [3, 13], returned
-// CHECK-NEXT:    seed: 4 bytes, temporary, live [4, 5]
+// CHECK-NEXT:    seed: 4 bytes, input, live [4, 5]
 // CHECK-NEXT:    dflat: 128 bytes, temporary, live [5, 9], freed
 // CHECK-NEXT:    dx: 128 bytes, temporary, live [7, 8]
 // CHECK-NEXT:    dw: 256 bytes, gradient, live [8, 12]
@@ -63,8 +64,9 @@ func.func @step(%x: tensor<4x8xf32>, %t: tensor<i64>) -> tensor<f32> {
 
 // -----
 
-// Workspace counts at its op's point (attention_grad's fp32 dq accumulator
-// and row sums: 4*(1*2*4*8) + 4*(1*2*4) = 288 B), as temporary; a use
+// Workspace counts at its op's point (attention_grad's buffers in the CPU
+// lowering: the scores and dP, 4*(1*2*4*4) each, and the row sums
+// 4*(1*2*4): 288 B), as temporary; a use
 // inside a nested region extends the live range to the enclosing op; bf16
 // takes 2 bytes, i1 masks 1 byte.
 // CHECK-LABEL: func @workspace_and_regions

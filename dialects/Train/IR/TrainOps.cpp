@@ -1193,15 +1193,6 @@ int64_t AttentionGradOp::getFlops() {
   // Five matmuls (recomputed scores, dV, dP, dQ, dK) of 2*B*Hq*Sq*Sk*D each.
   return attentionMatmulFlops(getQuery(), getKey(), getCausal()) * 5 / 2;
 }
-int64_t AttentionGradOp::getWorkspaceBytes() {
-  int64_t rows = numElements(getLse());
-  int64_t bytes = 4 * numElements(getQuery()) + 4 * rows;
-  ArrayRef<int64_t> qs = shapeOf(getQuery()), ks = shapeOf(getKey());
-  if (ks[1] < qs[1])
-    bytes += 2 * qs[0] * qs[1] * ks[2] * ks[3] *
-             getElementBytes(elementTypeOf(getKey()));
-  return bytes;
-}
 
 LogicalResult RotaryGradOp::verify() {
   if (failed(checkSameType(*this, "result", getGrad(), getResult())) ||
@@ -1313,3 +1304,288 @@ bool AdamWOp::isUpdatedInPlace(unsigned operandIndex) {
 
 #define GET_OP_CLASSES
 #include "memopt/Dialect/Train/IR/TrainOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Workspace: the scratch buffers of the CPU lowering (convert-train-to-linalg)
+//===----------------------------------------------------------------------===//
+
+/// The type 16-bit and 8-bit floats accumulate in (f32), as the lowering's
+/// getAccumulatorType.
+static Type accumulatorOf(Type type) {
+  if (type.getIntOrFloatBitWidth() < 32)
+    return Float32Type::get(type.getContext());
+  return type;
+}
+
+/// The type normalizations and attention compute in: f32, or the widest of
+/// `types` when wider.
+static Type computeOf(ArrayRef<Type> types) {
+  Type widest = Float32Type::get(types.front().getContext());
+  for (Type type : types)
+    if (type.getIntOrFloatBitWidth() > widest.getIntOrFloatBitWidth())
+      widest = type;
+  return widest;
+}
+
+/// The wider of two floats (f32 when they differ at the same width), as the
+/// lowering of the losses picks their compute type.
+static Type widerOf(Type a, Type b) {
+  if (a == b)
+    return a;
+  unsigned wa = a.getIntOrFloatBitWidth(), wb = b.getIntOrFloatBitWidth();
+  if (wa != wb)
+    return wa > wb ? a : b;
+  return Float32Type::get(a.getContext());
+}
+
+/// Bytes of `elements` elements of `type`.
+static int64_t bytesOf(int64_t elements, Type type) {
+  return elements * getElementBytes(type);
+}
+
+/// Bytes of an NCHW tensor shaped like `shape` with H and W grown by
+/// `extra`.
+static int64_t grownBytes(ArrayRef<int64_t> shape, ArrayRef<int64_t> extra,
+                          Type type) {
+  return bytesOf(shape[0] * shape[1] * (shape[2] + extra[0]) *
+                     (shape[3] + extra[1]),
+                 type);
+}
+
+/// The zero- (or -inf-) padded copy of an NCHW input, when padded at all.
+static void addPadded(SmallVectorImpl<int64_t> &buffers, Value input,
+                      ArrayRef<int64_t> padding) {
+  if (padding[0] == 0 && padding[1] == 0)
+    return;
+  buffers.push_back(grownBytes(shapeOf(input), {2 * padding[0], 2 * padding[1]},
+                               elementTypeOf(input)));
+}
+
+/// The accumulator of a result computed in a wider type and then rounded.
+static void addAccumulator(SmallVectorImpl<int64_t> &buffers, Value result,
+                           Type accType) {
+  if (accType != elementTypeOf(result))
+    buffers.push_back(bytesOf(numElements(result), accType));
+}
+
+SmallVector<int64_t> SoftmaxOp::getWorkspaceBuffers() {
+  auto axis = static_cast<int64_t>(getAxis());
+  ArrayRef<int64_t> shape = shapeOf(getInput());
+  if (axis < 0)
+    axis += shape.size();
+  int64_t rows = numElements(getInput()) / shape[axis];
+  Type acc = accumulatorOf(elementTypeOf(getResult()));
+  return {bytesOf(rows, acc), bytesOf(rows, acc)};
+}
+
+SmallVector<int64_t> SoftmaxGradOp::getWorkspaceBuffers() {
+  auto axis = static_cast<int64_t>(getAxis());
+  ArrayRef<int64_t> shape = shapeOf(getGrad());
+  if (axis < 0)
+    axis += shape.size();
+  return {bytesOf(numElements(getGrad()) / shape[axis],
+                  accumulatorOf(elementTypeOf(getResult())))};
+}
+
+SmallVector<int64_t> LayerNormOp::getWorkspaceBuffers() {
+  Type c = computeOf({elementTypeOf(getInput()), elementTypeOf(getGamma()),
+                      elementTypeOf(getBeta())});
+  if (c == elementTypeOf(getMean()))
+    return {};
+  int64_t rows = numElements(getMean());
+  return {bytesOf(rows, c), bytesOf(rows, c)};
+}
+
+SmallVector<int64_t> LayerNormGradOp::getWorkspaceBuffers() {
+  Type gamma = elementTypeOf(getGamma());
+  Type c =
+      computeOf({elementTypeOf(getInput()), elementTypeOf(getGrad()), gamma});
+  int64_t rows = numElements(getInput()) / shapeOf(getInput()).back();
+  SmallVector<int64_t> buffers = {bytesOf(rows, c), bytesOf(rows, c)};
+  if (c != gamma)
+    buffers.append(2, bytesOf(numElements(getGamma()), c));
+  return buffers;
+}
+
+SmallVector<int64_t> RmsNormOp::getWorkspaceBuffers() {
+  Type c = computeOf({elementTypeOf(getInput()), elementTypeOf(getGamma())});
+  if (c == elementTypeOf(getRstd()))
+    return {};
+  return {bytesOf(numElements(getRstd()), c)};
+}
+
+SmallVector<int64_t> RmsNormGradOp::getWorkspaceBuffers() {
+  Type gamma = elementTypeOf(getGamma());
+  Type c =
+      computeOf({elementTypeOf(getInput()), elementTypeOf(getGrad()), gamma});
+  int64_t rows = numElements(getInput()) / shapeOf(getInput()).back();
+  SmallVector<int64_t> buffers = {bytesOf(rows, c)};
+  if (c != gamma)
+    buffers.push_back(bytesOf(numElements(getGamma()), c));
+  return buffers;
+}
+
+SmallVector<int64_t> BatchNormOp::getWorkspaceBuffers() {
+  Type acc = accumulatorOf(elementTypeOf(getInput()));
+  if (acc == elementTypeOf(getMean()))
+    return {};
+  int64_t channels = shapeOf(getInput())[1];
+  return {bytesOf(channels, acc), bytesOf(channels, acc)};
+}
+
+SmallVector<int64_t> BatchNormGradOp::getWorkspaceBuffers() {
+  Type acc = accumulatorOf(elementTypeOf(getInput()));
+  int64_t channels = shapeOf(getInput())[1];
+  SmallVector<int64_t> buffers;
+  if (elementTypeOf(getMean()) != acc)
+    buffers.push_back(bytesOf(channels, acc));
+  if (elementTypeOf(getRstd()) != acc)
+    buffers.push_back(bytesOf(channels, acc));
+  buffers.append(2, bytesOf(channels, acc));
+  return buffers;
+}
+
+SmallVector<int64_t> AttentionOp::getWorkspaceBuffers() {
+  Type query = elementTypeOf(getQuery());
+  Type c = computeOf({query});
+  ArrayRef<int64_t> qs = shapeOf(getQuery()), ks = shapeOf(getKey());
+  int64_t rows = qs[0] * qs[1] * qs[2];
+  SmallVector<int64_t> buffers = {bytesOf(rows * ks[2], c), bytesOf(rows, c)};
+  if (c != elementTypeOf(getLse()))
+    buffers.push_back(bytesOf(rows, c));
+  addAccumulator(buffers, getResult(), c);
+  return buffers;
+}
+
+SmallVector<int64_t> AttentionGradOp::getWorkspaceBuffers() {
+  Type c = computeOf({elementTypeOf(getQuery())});
+  ArrayRef<int64_t> qs = shapeOf(getQuery()), ks = shapeOf(getKey());
+  int64_t rows = qs[0] * qs[1] * qs[2];
+  SmallVector<int64_t> buffers = {bytesOf(rows * ks[2], c),
+                                  bytesOf(rows * ks[2], c), bytesOf(rows, c)};
+  addAccumulator(buffers, getGradValue(), c);
+  addAccumulator(buffers, getGradQuery(), c);
+  addAccumulator(buffers, getGradKey(), c);
+  return buffers;
+}
+
+static SmallVector<int64_t> getRotaryWorkspace(Value input) {
+  ArrayRef<int64_t> shape = shapeOf(input);
+  int64_t rank = shape.size();
+  Type f32 = Float32Type::get(input.getContext());
+  int64_t table = bytesOf(shape[rank - 2] * shape[rank - 1] / 2, f32);
+  int64_t half = bytesOf(numElements(input) / 2, elementTypeOf(input));
+  return {table, table, half, half};
+}
+SmallVector<int64_t> RotaryOp::getWorkspaceBuffers() {
+  return getRotaryWorkspace(getInput());
+}
+SmallVector<int64_t> RotaryGradOp::getWorkspaceBuffers() {
+  return getRotaryWorkspace(getGrad());
+}
+
+SmallVector<int64_t> CrossEntropyOp::getWorkspaceBuffers() {
+  Type c = widerOf(accumulatorOf(elementTypeOf(getLogits())),
+                   elementTypeOf(getResult()));
+  int64_t rows = numElements(getLogits()) / shapeOf(getLogits()).back();
+  return {bytesOf(rows, c), bytesOf(rows, c), bytesOf(1, c), bytesOf(1, c)};
+}
+
+SmallVector<int64_t> CrossEntropyGradOp::getWorkspaceBuffers() {
+  Type c = widerOf(accumulatorOf(elementTypeOf(getResult())),
+                   elementTypeOf(getGrad()));
+  int64_t rows = numElements(getLogits()) / shapeOf(getLogits()).back();
+  SmallVector<int64_t> buffers = {bytesOf(rows, c), bytesOf(rows, c)};
+  if (getIgnoreIndex())
+    buffers.push_back(bytesOf(1, c));
+  return buffers;
+}
+
+SmallVector<int64_t> MseLossOp::getWorkspaceBuffers() {
+  return {bytesOf(1, widerOf(accumulatorOf(elementTypeOf(getInput())),
+                             elementTypeOf(getResult())))};
+}
+
+SmallVector<int64_t> ReduceSumOp::getWorkspaceBuffers() {
+  SmallVector<int64_t> buffers;
+  if (!getDims().empty())
+    addAccumulator(buffers, getResult(),
+                   accumulatorOf(elementTypeOf(getResult())));
+  return buffers;
+}
+
+SmallVector<int64_t> Conv2dOp::getWorkspaceBuffers() {
+  SmallVector<int64_t> buffers;
+  addPadded(buffers, getInput(), getPadding());
+  addAccumulator(buffers, getResult(),
+                 accumulatorOf(elementTypeOf(getResult())));
+  return buffers;
+}
+
+SmallVector<int64_t> Conv2dGradInputOp::getWorkspaceBuffers() {
+  ArrayRef<int64_t> x = shapeOf(getResult()), f = shapeOf(getFilter());
+  ArrayRef<int64_t> padding = getPadding(), dilation = getDilation();
+  SmallVector<int64_t> extra = {2 * padding[0] + dilation[0] * (f[2] - 1),
+                                2 * padding[1] + dilation[1] * (f[3] - 1)};
+  SmallVector<int64_t> buffers = {
+      grownBytes({x[0], f[0], x[2], x[3]}, extra, elementTypeOf(getGrad())),
+      bytesOf(numElements(getFilter()), elementTypeOf(getFilter()))};
+  addAccumulator(buffers, getResult(),
+                 accumulatorOf(elementTypeOf(getResult())));
+  return buffers;
+}
+
+SmallVector<int64_t> Conv2dGradFilterOp::getWorkspaceBuffers() {
+  SmallVector<int64_t> buffers;
+  addPadded(buffers, getInput(), getPadding());
+  addAccumulator(buffers, getResult(),
+                 accumulatorOf(elementTypeOf(getResult())));
+  return buffers;
+}
+
+SmallVector<int64_t> MaxPool2dOp::getWorkspaceBuffers() {
+  SmallVector<int64_t> buffers;
+  addPadded(buffers, getInput(), getPadding());
+  return buffers;
+}
+
+SmallVector<int64_t> MaxPool2dGradOp::getWorkspaceBuffers() {
+  ArrayRef<int64_t> padding = getPadding();
+  Type acc = accumulatorOf(elementTypeOf(getResult()));
+  SmallVector<int64_t> buffers;
+  addPadded(buffers, getInput(), padding);
+  // Each window's maximum and its index (i32).
+  buffers.push_back(bytesOf(numElements(getGrad()), elementTypeOf(getGrad())));
+  buffers.push_back(4 * numElements(getGrad()));
+  // The gradient of the padded input, unless it is the result itself.
+  if (padding[0] != 0 || padding[1] != 0 || acc != elementTypeOf(getResult()))
+    buffers.push_back(grownBytes(shapeOf(getResult()),
+                                 {2 * padding[0], 2 * padding[1]}, acc));
+  return buffers;
+}
+
+SmallVector<int64_t> AvgPool2dOp::getWorkspaceBuffers() {
+  SmallVector<int64_t> buffers;
+  addPadded(buffers, getInput(), getPadding());
+  addAccumulator(buffers, getResult(),
+                 accumulatorOf(elementTypeOf(getResult())));
+  return buffers;
+}
+
+SmallVector<int64_t> AvgPool2dGradOp::getWorkspaceBuffers() {
+  ArrayRef<int64_t> padding = getPadding(), kernel = getKernel();
+  Type acc = accumulatorOf(elementTypeOf(getResult()));
+  SmallVector<int64_t> buffers = {grownBytes(
+      shapeOf(getResult()),
+      {2 * padding[0] + kernel[0] - 1, 2 * padding[1] + kernel[1] - 1}, acc)};
+  addAccumulator(buffers, getResult(), acc);
+  return buffers;
+}
+
+SmallVector<int64_t> UpsampleNearest2dGradOp::getWorkspaceBuffers() {
+  SmallVector<int64_t> buffers;
+  if (getScale() != 1)
+    addAccumulator(buffers, getResult(),
+                   accumulatorOf(elementTypeOf(getResult())));
+  return buffers;
+}

@@ -31,7 +31,8 @@ enum class MemoryClass {
   Activation,
   /// Everything else the step allocates.
   Temporary,
-  /// A function argument (batch data, the step counter).
+  /// A function argument (batch data, the step counter) or a constant: data
+  /// the step reads but does not allocate.
   Input,
 };
 inline constexpr unsigned kNumMemoryClasses = 6;
@@ -94,7 +95,8 @@ public:
   getLiveBytesByClass(int64_t point) const {
     return liveByClass[point];
   }
-  /// Workspace bytes of the op at `point`.
+  /// Workspace bytes of the op at `point`: its workspace buffers, each
+  /// rounded up to the granularity.
   int64_t getWorkspaceBytes(int64_t point) const { return workspace[point]; }
 
   /// LOAD: the maximum of getLiveBytes over all points, and the first point

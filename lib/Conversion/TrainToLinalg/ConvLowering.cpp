@@ -7,8 +7,9 @@
 //
 // * conv2d_grad_input is the transposed convolution: `grad` is scattered with
 //   the forward stride into a zero tensor (a strided tensor.insert_slice),
-//   then correlated with the flipped, channel-transposed filter. That yields
-//   the gradient of the padded input; the unpadded window is extracted.
+//   then correlated with the flipped, channel-transposed filter. Correlating
+//   the window of the scattered tensor that the unpadded input reads gives
+//   the result directly.
 // * avg_pool2d_grad is the same construction with a window of ones (a sum
 //   pooling) after dividing `grad` by the window size.
 // * conv2d_grad_filter is one linalg.generic whose indexing maps carry the
@@ -72,6 +73,10 @@ static Value createFilledWith(OpBuilder &b, Location loc, RankedTensorType type,
       .getResult(0);
 }
 
+static Value insertSpatial(OpBuilder &b, Location loc, Value source, Value dest,
+                           ArrayRef<int64_t> offsets,
+                           ArrayRef<int64_t> strides);
+
 /// Pads the spatial dimensions (2 and 3) of an NCHW tensor with the scalar
 /// `padValue`: `low` before and `high` after.
 static Value padSpatial(OpBuilder &b, Location loc, Value input,
@@ -82,15 +87,22 @@ static Value padSpatial(OpBuilder &b, Location loc, Value input,
     return input;
   auto type = cast<RankedTensorType>(input.getType());
   SmallVector<int64_t> shape(type.getShape());
-  SmallVector<OpFoldResult> lowValues(4, b.getIndexAttr(0));
-  SmallVector<OpFoldResult> highValues(4, b.getIndexAttr(0));
-  for (int i = 0; i < 2; ++i) {
+  for (int i = 0; i < 2; ++i)
     shape[2 + i] += low[i] + high[i];
-    lowValues[2 + i] = b.getIndexAttr(low[i]);
-    highValues[2 + i] = b.getIndexAttr(high[i]);
-  }
-  return tensor::PadOp::create(b, loc, type.clone(shape), input, lowValues,
-                               highValues, padValue);
+  // A filled tensor.empty rather than tensor.pad, so that the padded copy is
+  // allocated up front with the op's other buffers (allocateUpFront).
+  Value padded = createFilledWith(b, loc, type.clone(shape), padValue);
+  return insertSpatial(b, loc, input, padded, low, {1, 1});
+}
+
+/// The window operand of a pooling op (it only gives the window loops their
+/// extent): a constant, which bufferizes to a global instead of an
+/// allocation.
+static Value createWindow(OpBuilder &b, Location loc, ArrayRef<int64_t> kernel,
+                          Type elementType) {
+  auto type = RankedTensorType::get(kernel, elementType);
+  return arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(type, b.getZeroAttr(elementType)));
 }
 
 /// Pads the spatial dimensions of an NCHW tensor symmetrically with zeros.
@@ -302,8 +314,8 @@ namespace {
 //===----------------------------------------------------------------------===//
 
 /// conv2d: zero padding, then linalg.conv_2d_nchw_fchw (or its grouped form).
-struct Conv2dLowering : public OpConversionPattern<train::Conv2dOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct Conv2dLowering : public TrainOpLowering<train::Conv2dOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::Conv2dOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -327,10 +339,11 @@ struct Conv2dLowering : public OpConversionPattern<train::Conv2dOp> {
 /// `grad` is placed with the forward stride at offset dil * (k - 1) into
 /// zeros of size `H + 2 * pad + dil * (k - 1)`; a stride-1 correlation with
 /// the filter flipped in (kh, kw) and transposed in (o, c) (per group) gives
-/// the gradient of the padded input, whose interior is the result.
+/// the gradient of the padded input; it runs only over the interior (the
+/// result), reading the window of the scattered gradient from `pad`.
 struct Conv2dGradInputLowering
-    : public OpConversionPattern<train::Conv2dGradInputOp> {
-  using OpConversionPattern::OpConversionPattern;
+    : public TrainOpLowering<train::Conv2dGradInputOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::Conv2dGradInputOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -385,11 +398,12 @@ struct Conv2dGradInputLowering
                                  })
                         .getResult(0);
 
-    Value paddedGrad = convolve(
-        rewriter, loc, scattered, flipped, {x[0], x[1], padded[0], padded[1]},
-        groups, {1, 1}, dilation, getAccumulatorType(elementType));
-    Value result = extractSpatial(rewriter, loc, paddedGrad, padding,
-                                  {x[2], x[3]}, {1, 1});
+    // Only the interior of the padded input's gradient is needed: correlate
+    // the window of `scattered` that it reads (a view) into the result.
+    Value window = extractSpatial(rewriter, loc, scattered, padding,
+                                  {x[2] + reach[0], x[3] + reach[1]}, {1, 1});
+    Value result = convolve(rewriter, loc, window, flipped, x, groups, {1, 1},
+                            dilation, getAccumulatorType(elementType));
     rewriter.replaceOp(op, castTensor(rewriter, loc, result, elementType));
     return success();
   }
@@ -399,8 +413,8 @@ struct Conv2dGradInputLowering
 /// dy[n, o, oh, ow] * xpad[n, g(o) * Cg + c, oh*s + kh*dil, ow*s + kw*dil],
 /// one linalg.generic over (o, c, kh, kw | n, oh, ow).
 struct Conv2dGradFilterLowering
-    : public OpConversionPattern<train::Conv2dGradFilterOp> {
-  using OpConversionPattern::OpConversionPattern;
+    : public TrainOpLowering<train::Conv2dGradFilterOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::Conv2dGradFilterOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -456,8 +470,8 @@ struct Conv2dGradFilterLowering
 //===----------------------------------------------------------------------===//
 
 /// max_pool2d: padding with -inf (it never wins), linalg.pooling_nchw_max.
-struct MaxPool2dLowering : public OpConversionPattern<train::MaxPool2dOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct MaxPool2dLowering : public TrainOpLowering<train::MaxPool2dOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::MaxPool2dOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -467,8 +481,7 @@ struct MaxPool2dLowering : public OpConversionPattern<train::MaxPool2dOp> {
     Value lowest = createLowest(rewriter, loc, elementType);
     Value input = padSpatial(rewriter, loc, adaptor.getInput(), op.getPadding(),
                              op.getPadding(), lowest);
-    Value window =
-        tensor::EmptyOp::create(rewriter, loc, op.getKernel(), elementType);
+    Value window = createWindow(rewriter, loc, op.getKernel(), elementType);
     Value init = createFilledWith(rewriter, loc, resultType, lowest);
     Value result =
         linalg::PoolingNchwMaxOp::create(
@@ -487,9 +500,8 @@ struct MaxPool2dLowering : public OpConversionPattern<train::MaxPool2dOp> {
 /// order, or the last NaN) whatever order the reduction runs in. Then, for
 /// each window offset (kh, kw), the windows whose maximum sits there add
 /// their `grad` to the strided slice xpad[:, :, kh::s, kw::s].
-struct MaxPool2dGradLowering
-    : public OpConversionPattern<train::MaxPool2dGradOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct MaxPool2dGradLowering : public TrainOpLowering<train::MaxPool2dGradOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::MaxPool2dGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -519,7 +531,7 @@ struct MaxPool2dGradLowering
     // linalg's pooling ops.
     AffineMap windowMap = AffineMap::get(6, 0, {d[4], d[5]}, ctx);
     AffineMap outMap = AffineMap::get(6, 0, {d[0], d[1], d[2], d[3]}, ctx);
-    Value window = tensor::EmptyOp::create(rewriter, loc, kernel, elementType);
+    Value window = createWindow(rewriter, loc, kernel, elementType);
     auto par = utils::IteratorType::parallel;
     auto red = utils::IteratorType::reduction;
     Type i32 = rewriter.getI32Type();
@@ -608,38 +620,44 @@ struct MaxPool2dGradLowering
         {x[0], x[1], x[2] + 2 * padding[0], x[3] + 2 * padding[1]}, accType);
     Value paddedGrad = createFilled(rewriter, loc, paddedType, 0.0);
     ArrayRef<int64_t> pooled = gradType.getShape().drop_front(2);
-    auto sliceType = gradType.clone(accType);
     for (int64_t kh = 0; kh < kernel[0]; ++kh) {
       for (int64_t kw = 0; kw < kernel[1]; ++kw) {
         Value slice = extractSpatial(rewriter, loc, paddedGrad, {kh, kw},
                                      pooled, strides);
         int64_t offset = kh * kernel[1] + kw;
-        Value sum = buildElementwise(
-            rewriter, loc, sliceType,
-            ValueRange{slice, adaptor.getGrad(), argmax},
+        // Updated in place: the slice is a view of the padded gradient.
+        Value sum = buildElementwiseInPlace(
+            rewriter, loc, ValueRange{adaptor.getGrad(), argmax}, slice,
             [&](OpBuilder &b, Location l, ValueRange args) -> Value {
               Value hit = arith::CmpIOp::create(
-                  b, l, arith::CmpIPredicate::eq, args[2],
+                  b, l, arith::CmpIPredicate::eq, args[1],
                   arith::ConstantIntOp::create(b, l, i32, offset));
               Value added = arith::AddFOp::create(
-                  b, l, args[0], castScalar(b, l, args[1], accType));
-              return arith::SelectOp::create(b, l, hit, added, args[0]);
+                  b, l, args[2], castScalar(b, l, args[0], accType));
+              return arith::SelectOp::create(b, l, hit, added, args[2]);
             });
         paddedGrad =
             insertSpatial(rewriter, loc, sum, paddedGrad, {kh, kw}, strides);
       }
     }
-    Value result = extractSpatial(rewriter, loc, paddedGrad, padding,
-                                  {x[2], x[3]}, {1, 1});
-    rewriter.replaceOp(op, castTensor(rewriter, loc, result, elementType));
+    // The interior, copied (and rounded) into a buffer of the result's size.
+    Value result = paddedGrad;
+    if (padding[0] != 0 || padding[1] != 0 || accType != elementType)
+      result = buildElementwise(rewriter, loc, resultType,
+                                extractSpatial(rewriter, loc, paddedGrad,
+                                               padding, {x[2], x[3]}, {1, 1}),
+                                [&](OpBuilder &b, Location l, ValueRange args) {
+                                  return castScalar(b, l, args[0], elementType);
+                                });
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
 
 /// avg_pool2d (count_include_pad): zero padding, linalg.pooling_nchw_sum,
 /// then division by KH * KW.
-struct AvgPool2dLowering : public OpConversionPattern<train::AvgPool2dOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct AvgPool2dLowering : public TrainOpLowering<train::AvgPool2dOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::AvgPool2dOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -650,7 +668,7 @@ struct AvgPool2dLowering : public OpConversionPattern<train::AvgPool2dOp> {
     ArrayRef<int64_t> kernel = op.getKernel();
     Value input =
         padWithZeros(rewriter, loc, adaptor.getInput(), op.getPadding());
-    Value window = tensor::EmptyOp::create(rewriter, loc, kernel, elementType);
+    Value window = createWindow(rewriter, loc, kernel, elementType);
     auto accTensorType = resultType.clone(accType);
     Value sum =
         linalg::PoolingNchwSumOp::create(
@@ -660,13 +678,16 @@ struct AvgPool2dLowering : public OpConversionPattern<train::AvgPool2dOp> {
             getPairAttr(rewriter, {1, 1}))
             .getResult(0);
     double count = static_cast<double>(kernel[0] * kernel[1]);
-    Value result = buildElementwise(
-        rewriter, loc, resultType, sum,
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          Value mean = arith::DivFOp::create(
-              b, l, args[0], createScalar(b, l, accType, count));
-          return castScalar(b, l, mean, elementType);
-        });
+    auto divide = [&](OpBuilder &b, Location l, ValueRange args) {
+      Value mean = arith::DivFOp::create(b, l, args[0],
+                                         createScalar(b, l, accType, count));
+      return castScalar(b, l, mean, elementType);
+    };
+    // The division overwrites the sums unless it also rounds them.
+    Value result =
+        accType == elementType
+            ? buildElementwiseInPlace(rewriter, loc, ValueRange{}, sum, divide)
+            : buildElementwise(rewriter, loc, resultType, sum, divide);
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -674,10 +695,9 @@ struct AvgPool2dLowering : public OpConversionPattern<train::AvgPool2dOp> {
 
 /// avg_pool2d_grad: grad / (KH * KW) placed with the forward stride at
 /// offset k - 1 into zeros of size `H + 2 * pad + k - 1`, summed over
-/// stride-1 windows (linalg.pooling_nchw_sum), interior extracted.
-struct AvgPool2dGradLowering
-    : public OpConversionPattern<train::AvgPool2dGradOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// stride-1 windows (linalg.pooling_nchw_sum) of the interior.
+struct AvgPool2dGradLowering : public TrainOpLowering<train::AvgPool2dGradOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::AvgPool2dGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -691,31 +711,35 @@ struct AvgPool2dGradLowering
     ArrayRef<int64_t> padding = op.getPadding();
     double count = static_cast<double>(kernel[0] * kernel[1]);
 
-    Value share = buildElementwise(
-        rewriter, loc, gradType.clone(accType), adaptor.getGrad(),
-        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-          return arith::DivFOp::create(b, l, castScalar(b, l, args[0], accType),
-                                       createScalar(b, l, accType, count));
-        });
     SmallVector<int64_t> reach = {kernel[0] - 1, kernel[1] - 1};
     SmallVector<int64_t> padded = {x[2] + 2 * padding[0],
                                    x[3] + 2 * padding[1]};
     auto scatteredType = RankedTensorType::get(
         {x[0], x[1], padded[0] + reach[0], padded[1] + reach[1]}, accType);
-    Value scattered = insertSpatial(
-        rewriter, loc, share, createFilled(rewriter, loc, scatteredType, 0.0),
-        reach, op.getStrides());
-    auto paddedType =
-        RankedTensorType::get({x[0], x[1], padded[0], padded[1]}, accType);
-    Value window = tensor::EmptyOp::create(rewriter, loc, kernel, accType);
-    Value paddedGrad =
+    Value zeros = createFilled(rewriter, loc, scatteredType, 0.0);
+    // grad / count written in place into the strided window of the zeros.
+    Value share = buildElementwiseInPlace(
+        rewriter, loc, adaptor.getGrad(),
+        extractSpatial(rewriter, loc, zeros, reach,
+                       gradType.getShape().drop_front(2), op.getStrides()),
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          return arith::DivFOp::create(b, l, castScalar(b, l, args[0], accType),
+                                       createScalar(b, l, accType, count));
+        });
+    Value scattered =
+        insertSpatial(rewriter, loc, share, zeros, reach, op.getStrides());
+    // Only the interior of the padded input's gradient: the window of
+    // `scattered` it sums over (a view), straight into the result's size.
+    Value input = extractSpatial(rewriter, loc, scattered, padding,
+                                 {x[2] + reach[0], x[3] + reach[1]}, {1, 1});
+    auto accResultType = resultType.clone(accType);
+    Value window = createWindow(rewriter, loc, kernel, accType);
+    Value result =
         linalg::PoolingNchwSumOp::create(
-            rewriter, loc, TypeRange{paddedType}, ValueRange{scattered, window},
-            ValueRange{createFilled(rewriter, loc, paddedType, 0.0)},
+            rewriter, loc, TypeRange{accResultType}, ValueRange{input, window},
+            ValueRange{createFilled(rewriter, loc, accResultType, 0.0)},
             getPairAttr(rewriter, {1, 1}), getPairAttr(rewriter, {1, 1}))
             .getResult(0);
-    Value result = extractSpatial(rewriter, loc, paddedGrad, padding,
-                                  {x[2], x[3]}, {1, 1});
     rewriter.replaceOp(op, castTensor(rewriter, loc, result, elementType));
     return success();
   }
@@ -728,8 +752,8 @@ struct AvgPool2dGradLowering
 /// upsample_nearest2d: linalg.broadcast of N x C x H x W to
 /// N x C x H x s x W x s, collapsed to N x C x Hs x Ws.
 struct UpsampleNearest2dLowering
-    : public OpConversionPattern<train::UpsampleNearest2dOp> {
-  using OpConversionPattern::OpConversionPattern;
+    : public TrainOpLowering<train::UpsampleNearest2dOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::UpsampleNearest2dOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -760,8 +784,8 @@ struct UpsampleNearest2dLowering
 /// upsample_nearest2d_grad: N x C x Hs x Ws viewed as N x C x H x s x W x s
 /// and summed over both `s` dimensions with linalg.reduce.
 struct UpsampleNearest2dGradLowering
-    : public OpConversionPattern<train::UpsampleNearest2dGradOp> {
-  using OpConversionPattern::OpConversionPattern;
+    : public TrainOpLowering<train::UpsampleNearest2dGradOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::UpsampleNearest2dGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -794,8 +818,8 @@ struct UpsampleNearest2dGradLowering
 /// batch_norm (training mode): per channel over (n, h, w),
 /// mean = sum(x) / M, var = sum((x - mean)^2) / M (biased, two passes),
 /// rstd = 1 / sqrt(var + eps), y = (x - mean) * rstd * gamma + beta.
-struct BatchNormLowering : public OpConversionPattern<train::BatchNormOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct BatchNormLowering : public TrainOpLowering<train::BatchNormOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::BatchNormOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -809,15 +833,15 @@ struct BatchNormLowering : public OpConversionPattern<train::BatchNormOp> {
     double count = static_cast<double>(x[0] * x[2] * x[3]);
     double epsilon = op.getEpsilon().convertToDouble();
     auto statType = cast<RankedTensorType>(op.getMean().getType());
-    auto accStatType = statType.clone(accType);
 
     Value sum = buildChannelSums(
         rewriter, loc, input, channels, accType, 1,
         [&](OpBuilder &b, Location l, ValueRange args) {
           return SmallVector<Value>{castScalar(b, l, args[0], accType)};
         })[0];
-    Value mean = buildElementwise(
-        rewriter, loc, accStatType, sum,
+    // mean and rstd overwrite the sums they come from.
+    Value mean = buildElementwiseInPlace(
+        rewriter, loc, ValueRange{}, sum,
         [&](OpBuilder &b, Location l, ValueRange args) -> Value {
           return arith::DivFOp::create(b, l, args[0],
                                        createScalar(b, l, accType, count));
@@ -830,8 +854,8 @@ struct BatchNormLowering : public OpConversionPattern<train::BatchNormOp> {
           return SmallVector<Value>{
               arith::MulFOp::create(b, l, centered, centered)};
         })[0];
-    Value rstd = buildElementwise(
-        rewriter, loc, accStatType, squares,
+    Value rstd = buildElementwiseInPlace(
+        rewriter, loc, ValueRange{}, squares,
         [&](OpBuilder &b, Location l, ValueRange args) -> Value {
           Value var = arith::DivFOp::create(b, l, args[0],
                                             createScalar(b, l, accType, count));
@@ -865,9 +889,8 @@ struct BatchNormLowering : public OpConversionPattern<train::BatchNormOp> {
 /// mode: per channel, dbeta = sum(dy), dot = sum(dy * (x - mean)),
 /// dgamma = dot * rstd, and
 /// dx = (dy - (x - mean) * dot * rstd^2 / M - dbeta / M) * rstd * gamma.
-struct BatchNormGradLowering
-    : public OpConversionPattern<train::BatchNormGradOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct BatchNormGradLowering : public TrainOpLowering<train::BatchNormGradOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::BatchNormGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -895,14 +918,15 @@ struct BatchNormGradLowering
 
     // Per channel: dgamma, dbeta, the projection scale dot * rstd^2 / M and
     // the mean gradient sum(dy) / M.
-    auto accStatType = RankedTensorType::get({x[1]}, accType);
     Type gammaElementType = gammaType.getElementType();
-    SmallVector<Value> perChannel = buildElementwiseMulti(
-        rewriter, loc,
-        TypeRange{gammaType, gammaType, accStatType, accStatType},
-        ValueRange{sumGrad, dot, rstd},
-        [&](OpBuilder &b, Location l, ValueRange args) {
+    // The scale and the mean gradient overwrite the sums (dot, sum(dy)).
+    SmallVector<Value> perChannel = buildElementwiseInto(
+        rewriter, loc, ValueRange{rstd},
+        ValueRange{createEmpty(rewriter, loc, gammaType),
+                   createEmpty(rewriter, loc, gammaType), dot, sumGrad},
+        [&](OpBuilder &b, Location l, ValueRange outs) {
           Value m = createScalar(b, l, accType, count);
+          SmallVector<Value> args = {outs[4], outs[3], outs[0]};
           Value r = args[2];
           Value dgamma = arith::MulFOp::create(b, l, args[1], r);
           Value scale = arith::DivFOp::create(

@@ -213,8 +213,8 @@ struct BinaryLowering : public OpConversionPattern<OpTy> {
 };
 
 /// scale: factor * input, in the compute type (PyTorch's tensor * scalar).
-struct ScaleLowering : public OpConversionPattern<train::ScaleOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct ScaleLowering : public TrainOpLowering<train::ScaleOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::ScaleOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -230,8 +230,8 @@ struct ScaleLowering : public OpConversionPattern<train::ScaleOp> {
 };
 
 /// bias_add: a generic whose bias operand is indexed by loop `dim` only.
-struct BiasAddLowering : public OpConversionPattern<train::BiasAddOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct BiasAddLowering : public TrainOpLowering<train::BiasAddOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::BiasAddOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -265,8 +265,8 @@ struct BiasAddLowering : public OpConversionPattern<train::BiasAddOp> {
 };
 
 /// relu: max(x, 0) elementwise.
-struct ReluLowering : public OpConversionPattern<train::ReluOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct ReluLowering : public TrainOpLowering<train::ReluOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::ReluOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -282,8 +282,8 @@ struct ReluLowering : public OpConversionPattern<train::ReluOp> {
   }
 };
 
-struct GeluLowering : public OpConversionPattern<train::GeluOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct GeluLowering : public TrainOpLowering<train::GeluOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::GeluOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -298,8 +298,8 @@ struct GeluLowering : public OpConversionPattern<train::GeluOp> {
   }
 };
 
-struct SiluLowering : public OpConversionPattern<train::SiluOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct SiluLowering : public TrainOpLowering<train::SiluOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::SiluOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -314,8 +314,8 @@ struct SiluLowering : public OpConversionPattern<train::SiluOp> {
 };
 
 /// swiglu: silu(gate) * up, rounded once.
-struct SwigluLowering : public OpConversionPattern<train::SwigluOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct SwigluLowering : public TrainOpLowering<train::SwigluOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::SwigluOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -333,8 +333,8 @@ struct SwigluLowering : public OpConversionPattern<train::SwigluOp> {
 /// relu_grad from relu's output: `saved > 0 ? grad : 0`. A select rather
 /// than a product, and true for a NaN `saved`, as PyTorch's
 /// threshold_backward (`saved <= 0 ? 0 : grad`).
-struct ReluGradLowering : public OpConversionPattern<train::ReluGradOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct ReluGradLowering : public TrainOpLowering<train::ReluGradOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::ReluGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -353,8 +353,8 @@ struct ReluGradLowering : public OpConversionPattern<train::ReluGradOp> {
   }
 };
 
-struct GeluGradLowering : public OpConversionPattern<train::GeluGradOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct GeluGradLowering : public TrainOpLowering<train::GeluGradOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::GeluGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -371,8 +371,8 @@ struct GeluGradLowering : public OpConversionPattern<train::GeluGradOp> {
 };
 
 /// silu_grad: grad * s * (1 + x * (1 - s)), s = sigmoid(x).
-struct SiluGradLowering : public OpConversionPattern<train::SiluGradOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct SiluGradLowering : public TrainOpLowering<train::SiluGradOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::SiluGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -392,8 +392,8 @@ struct SiluGradLowering : public OpConversionPattern<train::SiluGradOp> {
 
 /// swiglu_grad: dgate = grad * up * silu'(gate), dup = grad * silu(gate), one
 /// generic with two results.
-struct SwigluGradLowering : public OpConversionPattern<train::SwigluGradOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct SwigluGradLowering : public TrainOpLowering<train::SwigluGradOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::SwigluGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -417,8 +417,8 @@ struct SwigluGradLowering : public OpConversionPattern<train::SwigluGradOp> {
 };
 
 /// cast: extf / truncf (round to nearest even, rounding once).
-struct CastLowering : public OpConversionPattern<train::CastOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct CastLowering : public TrainOpLowering<train::CastOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::CastOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -439,8 +439,8 @@ struct CastLowering : public OpConversionPattern<train::CastOp> {
 
 /// reduce_sum: linalg.reduce, accumulating 16-bit and 8-bit inputs in f32
 /// (as PyTorch's sum) and rounding the sums once.
-struct ReduceSumLowering : public OpConversionPattern<train::ReduceSumOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct ReduceSumLowering : public TrainOpLowering<train::ReduceSumOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::ReduceSumOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -467,8 +467,8 @@ struct ReduceSumLowering : public OpConversionPattern<train::ReduceSumOp> {
 
 /// broadcast: linalg.broadcast, whose `dimensions` are the added result
 /// dimensions exactly as train.broadcast's `dims`.
-struct BroadcastLowering : public OpConversionPattern<train::BroadcastOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct BroadcastLowering : public TrainOpLowering<train::BroadcastOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::BroadcastOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -505,8 +505,8 @@ static Value createI64(OpBuilder &b, Location loc, uint64_t value) {
 ///   keep = f64(x >> 40) / 2^24 >= rate
 /// result = keep ? input * scale : 0 with scale = 1 / (1 - rate) rounded to
 /// the element type once; mask = keep.
-struct DropoutLowering : public OpConversionPattern<train::DropoutOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct DropoutLowering : public TrainOpLowering<train::DropoutOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::DropoutOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -583,8 +583,8 @@ struct DropoutLowering : public OpConversionPattern<train::DropoutOp> {
 };
 
 /// dropout_grad: (grad * mask) * scale, scale rounded as in dropout.
-struct DropoutGradLowering : public OpConversionPattern<train::DropoutGradOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct DropoutGradLowering : public TrainOpLowering<train::DropoutGradOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::DropoutGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {

@@ -14,6 +14,8 @@
 
 #include "Lowering.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
@@ -112,6 +114,43 @@ static Value reshapeStatic(OpBuilder &b, Location loc, Value value,
   if (rank == 0)
     return tensor::CollapseShapeOp::create(b, loc, type, flat, allDims(0));
   return tensor::ExpandShapeOp::create(b, loc, type, flat, allDims(rank));
+}
+
+/// The static buffer type one-shot bufferization gives `value`: views
+/// (extract_slice, collapse_shape, expand_shape, a transposed buffer read
+/// back with to_tensor) keep their source's strides, everything else is a
+/// new row-major buffer. A transpose reads its input through this type, so
+/// that the view and the reshapes of it have static strides (a reshape the
+/// strides do not allow copies, as the memory model's).
+static MemRefType getBufferTypeOf(Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  auto identity = MemRefType::get(type.getShape(), type.getElementType());
+  Operation *def = value.getDefiningOp();
+  if (auto toTensor = dyn_cast_or_null<bufferization::ToTensorOp>(def))
+    if (auto memrefType = dyn_cast<MemRefType>(toTensor.getBuffer().getType()))
+      return memrefType;
+  if (auto slice = dyn_cast_or_null<tensor::ExtractSliceOp>(def)) {
+    if (slice.getSourceType().getRank() != type.getRank())
+      return identity;
+    return memref::SubViewOp::inferResultType(
+        getBufferTypeOf(slice.getSource()), slice.getStaticOffsets(),
+        slice.getStaticSizes(), slice.getStaticStrides());
+  }
+  if (auto collapse = dyn_cast_or_null<tensor::CollapseShapeOp>(def)) {
+    MemRefType source = getBufferTypeOf(collapse.getSrc());
+    SmallVector<ReassociationIndices> groups =
+        collapse.getReassociationIndices();
+    if (!memref::CollapseShapeOp::isGuaranteedCollapsible(source, groups))
+      return identity;
+    return memref::CollapseShapeOp::computeCollapsedType(source, groups);
+  }
+  if (auto expand = dyn_cast_or_null<tensor::ExpandShapeOp>(def)) {
+    FailureOr<MemRefType> expanded = memref::ExpandShapeOp::computeExpandedType(
+        getBufferTypeOf(expand.getSrc()), type.getShape(),
+        expand.getReassociationIndices());
+    return succeeded(expanded) ? *expanded : identity;
+  }
+  return identity;
 }
 
 /// `P... x V` -> `N x V` with N the product of P... (1 for a 1-D input).
@@ -314,8 +353,8 @@ namespace {
 /// linalg.batch_matmul; higher ranks collapse their batch dimensions into
 /// one; a rank-N lhs with a shared rank-2 rhs collapses the lhs rows into
 /// one matmul (or, with transpose_lhs, a generic).
-struct MatmulLowering : public OpConversionPattern<train::MatmulOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct MatmulLowering : public TrainOpLowering<train::MatmulOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::MatmulOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -371,8 +410,8 @@ struct MatmulLowering : public OpConversionPattern<train::MatmulOp> {
 //===----------------------------------------------------------------------===//
 
 /// reshape: tensor.collapse_shape / expand_shape (through 1-D if needed).
-struct ReshapeLowering : public OpConversionPattern<train::ReshapeOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct ReshapeLowering : public TrainOpLowering<train::ReshapeOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::ReshapeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -383,25 +422,34 @@ struct ReshapeLowering : public OpConversionPattern<train::ReshapeOp> {
   }
 };
 
-/// transpose: linalg.transpose (same permutation convention).
-struct TransposeLowering : public OpConversionPattern<train::TransposeOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// transpose: a view, as in the memory model (AliasingOpInterface): the
+/// input's buffer (bufferization.to_buffer, read-only) permuted by
+/// memref.transpose and read back as a tensor (bufferization.to_tensor
+/// restrict). Nothing writes into either: the lowering's destinations are
+/// fresh tensors or the state globals.
+struct TransposeLowering : public TrainOpLowering<train::TransposeOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::TransposeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto type = cast<RankedTensorType>(op.getType());
-    auto transpose = linalg::TransposeOp::create(
-        rewriter, loc, adaptor.getInput(), createEmpty(rewriter, loc, type),
-        op.getPermutation());
-    rewriter.replaceOp(op, transpose->getResult(0));
+    Value input = adaptor.getInput();
+    Value buffer = bufferization::ToBufferOp::create(
+        rewriter, loc, getBufferTypeOf(input), input, /*readOnly=*/true);
+    AffineMap permutation =
+        AffineMap::getPermutationMap(op.getPermutation(), getContext());
+    Value view = memref::TransposeOp::create(rewriter, loc, buffer,
+                                             AffineMapAttr::get(permutation));
+    rewriter.replaceOp(op, bufferization::ToTensorOp::create(
+                               rewriter, loc, op.getType(), view,
+                               /*restrict=*/true, /*writable=*/false));
     return success();
   }
 };
 
 /// slice: tensor.extract_slice with the window's offsets and strides.
-struct SliceLowering : public OpConversionPattern<train::SliceOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct SliceLowering : public TrainOpLowering<train::SliceOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::SliceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -417,8 +465,8 @@ struct SliceLowering : public OpConversionPattern<train::SliceOp> {
 };
 
 /// slice_grad: zeros with the gradient inserted at the window.
-struct SliceGradLowering : public OpConversionPattern<train::SliceGradOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct SliceGradLowering : public TrainOpLowering<train::SliceGradOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::SliceGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -437,8 +485,8 @@ struct SliceGradLowering : public OpConversionPattern<train::SliceGradOp> {
 };
 
 /// concat: tensor.concat.
-struct ConcatLowering : public OpConversionPattern<train::ConcatOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct ConcatLowering : public TrainOpLowering<train::ConcatOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::ConcatOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -462,8 +510,8 @@ struct ConcatLowering : public OpConversionPattern<train::ConcatOp> {
 //===----------------------------------------------------------------------===//
 
 /// embedding: a gather, `result[i..., h] = table[ids[i...], h]`.
-struct EmbeddingLowering : public OpConversionPattern<train::EmbeddingOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct EmbeddingLowering : public TrainOpLowering<train::EmbeddingOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::EmbeddingOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -493,9 +541,8 @@ struct EmbeddingLowering : public OpConversionPattern<train::EmbeddingOp> {
 /// embedding_grad: a scatter-add of the gradient rows into a zero table, one
 /// row per loop iteration (in place on the loop-carried table), which costs
 /// O(positions x H) instead of a one-hot matmul's O(positions x V x H).
-struct EmbeddingGradLowering
-    : public OpConversionPattern<train::EmbeddingGradOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct EmbeddingGradLowering : public TrainOpLowering<train::EmbeddingGradOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::EmbeddingGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -551,9 +598,8 @@ struct EmbeddingGradLowering
 
 /// cross_entropy: mean over the counted positions of
 /// `max + log(sum(exp(x - max))) - x[label]`.
-struct CrossEntropyLowering
-    : public OpConversionPattern<train::CrossEntropyOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct CrossEntropyLowering : public TrainOpLowering<train::CrossEntropyOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::CrossEntropyOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -628,8 +674,8 @@ struct CrossEntropyLowering
 /// cross_entropy_grad: `grad / count * (softmax(x) - onehot(label))`, zero
 /// on ignored rows.
 struct CrossEntropyGradLowering
-    : public OpConversionPattern<train::CrossEntropyGradOp> {
-  using OpConversionPattern::OpConversionPattern;
+    : public TrainOpLowering<train::CrossEntropyGradOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::CrossEntropyGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -701,8 +747,8 @@ struct CrossEntropyGradLowering
 //===----------------------------------------------------------------------===//
 
 /// mse_loss: `sum((x - t)^2) / n`.
-struct MseLossLowering : public OpConversionPattern<train::MseLossOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct MseLossLowering : public TrainOpLowering<train::MseLossOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::MseLossOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -747,8 +793,8 @@ struct MseLossLowering : public OpConversionPattern<train::MseLossOp> {
 };
 
 /// mse_loss_grad: `(x - t) * (2 / n) * grad`, PyTorch's operation order.
-struct MseLossGradLowering : public OpConversionPattern<train::MseLossGradOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct MseLossGradLowering : public TrainOpLowering<train::MseLossGradOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::MseLossGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -796,8 +842,8 @@ struct AxisReduction {
 /// softmax: `exp(s - max(s)) / sum(exp(s - max(s)))` with `s = scale * x`
 /// along `axis`; with `causal`, element `[..., i, j]` with
 /// `j > i + (K - Q)` is excluded (probability 0).
-struct SoftmaxLowering : public OpConversionPattern<train::SoftmaxOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct SoftmaxLowering : public TrainOpLowering<train::SoftmaxOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::SoftmaxOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -893,8 +939,8 @@ struct SoftmaxLowering : public OpConversionPattern<train::SoftmaxOp> {
 };
 
 /// softmax_grad: `scale * y * (dy - sum(dy * y, axis))`.
-struct SoftmaxGradLowering : public OpConversionPattern<train::SoftmaxGradOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct SoftmaxGradLowering : public TrainOpLowering<train::SoftmaxGradOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::SoftmaxGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {

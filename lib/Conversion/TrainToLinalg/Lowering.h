@@ -62,6 +62,42 @@ private:
 };
 
 //===----------------------------------------------------------------------===//
+// Allocation order
+//===----------------------------------------------------------------------===//
+
+/// Moves the tensor.empty ops among the top-level ops of `block` after
+/// `before` (from the block's start when null) and before `end` to the front
+/// of that range, so that bufferization allocates every buffer of one op's
+/// lowering (its results and scratch tensors) before the lowering reads an
+/// operand, and frees none of them before the op's first computation.
+void allocateUpFront(RewriterBase &rewriter, Block *block, Operation *before,
+                     Operation *end);
+
+/// Base of the patterns that lower one train op. After the derived pattern's
+/// 1:1 matchAndRewrite, the new ops' tensor.empty allocations are moved to
+/// their front (allocateUpFront): the op's operands, results and workspace
+/// are then all live at once, as the memory model (DESIGN.md §3) counts
+/// them, and the op's peak is exactly the model's.
+template <typename OpTy>
+class TrainOpLowering : public OpConversionPattern<OpTy> {
+public:
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using OneToNOpAdaptor = typename OpConversionPattern<OpTy>::OneToNOpAdaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const final {
+    Block *block = op->getBlock();
+    Operation *before = op->getPrevNode();
+    if (failed(
+            OpConversionPattern<OpTy>::matchAndRewrite(op, adaptor, rewriter)))
+      return failure();
+    allocateUpFront(rewriter, block, before, op);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
 
@@ -106,6 +142,12 @@ SmallVector<Value> buildElementwiseInto(
     OpBuilder &b, Location loc, ValueRange inputs, ValueRange inits,
     llvm::function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
         body);
+
+/// An elementwise linalg.generic that overwrites `init` (in place after
+/// bufferization, `init` being dead afterwards); `body` receives the scalars
+/// of `inputs` followed by the current element of `init`.
+Value buildElementwiseInPlace(OpBuilder &b, Location loc, ValueRange inputs,
+                              Value init, ScalarBody body);
 
 /// Sums `input` over `dims` into a tensor of `resultType` (the input shape
 /// without `dims`), accumulating in `resultType`'s element type.

@@ -91,13 +91,13 @@ getIterators(int64_t rank, bool reduceLast, bool reduceLeading) {
 }
 
 /// 1 / sqrt(sum / n + epsilon) per element of `sum` (as PyTorch's CPU kernels
-/// compute rstd).
+/// compute rstd), overwriting `sum`.
 static Value buildRstd(OpBuilder &b, Location loc, Value sum, double n,
                        double epsilon) {
-  RankedTensorType type = tensorTypeOf(sum);
-  Type c = type.getElementType();
-  return buildElementwise(
-      b, loc, type, sum, [&](OpBuilder &nb, Location l, ValueRange args) {
+  Type c = tensorTypeOf(sum).getElementType();
+  return buildElementwiseInPlace(
+      b, loc, ValueRange{}, sum,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
         Value mean =
             arith::DivFOp::create(nb, l, args[0], createScalar(nb, l, c, n));
         Value var =
@@ -144,8 +144,8 @@ struct LastDimNorm {
 /// layer_norm: mean and biased variance of each row in the compute type (two
 /// passes), rstd = 1 / sqrt(var + eps), y = (x - mean) * rstd * gamma + beta
 /// rounded once to the input type; mean and rstd are returned as f32.
-struct LayerNormLowering : public OpConversionPattern<train::LayerNormOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct LayerNormLowering : public TrainOpLowering<train::LayerNormOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::LayerNormOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -161,8 +161,9 @@ struct LayerNormLowering : public OpConversionPattern<train::LayerNormOp> {
 
     Value sum =
         buildReduceSum(rewriter, loc, x, {norm.rank - 1}, norm.statsType);
-    Value mean = buildElementwise(
-        rewriter, loc, norm.statsType, sum,
+    // mean and rstd overwrite the sums they come from.
+    Value mean = buildElementwiseInPlace(
+        rewriter, loc, ValueRange{}, sum,
         [&](OpBuilder &b, Location l, ValueRange args) -> Value {
           return arith::DivFOp::create(b, l, args[0], createScalar(b, l, c, n));
         });
@@ -207,9 +208,8 @@ struct LayerNormLowering : public OpConversionPattern<train::LayerNormOp> {
 /// xhat = (x - mean) * rstd and g = dy * gamma,
 ///   dx = rstd * (g - mean(g) - xhat * mean(g * xhat))   (per row)
 ///   dgamma = sum over rows of dy * xhat, dbeta = sum over rows of dy.
-struct LayerNormGradLowering
-    : public OpConversionPattern<train::LayerNormGradOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct LayerNormGradLowering : public TrainOpLowering<train::LayerNormGradOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::LayerNormGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -245,12 +245,15 @@ struct LayerNormGradLowering
                                         norm.row, norm.column};
 
     // Row sums of g and g * xhat.
-    Value zeroRows = createFilled(rewriter, loc, norm.statsType, 0.0);
+    // Two accumulators of their own (one tensor for both would be copied).
+    SmallVector<Value> zeroRows = {
+        createFilled(rewriter, loc, norm.statsType, 0.0),
+        createFilled(rewriter, loc, norm.statsType, 0.0)};
     SmallVector<AffineMap> rowSumMaps(inputMaps);
     rowSumMaps.append({norm.row, norm.row});
     SmallVector<Value> rowSums = buildGeneric(
-        rewriter, loc, inputs, {zeroRows, zeroRows}, rowSumMaps,
-        norm.overColumns(), [&](OpBuilder &b, Location l, ValueRange args) {
+        rewriter, loc, inputs, zeroRows, rowSumMaps, norm.overColumns(),
+        [&](OpBuilder &b, Location l, ValueRange args) {
           Terms t = terms(b, l, args, /*withG=*/true);
           Value gx = arith::MulFOp::create(b, l, t.g, t.xhat);
           return SmallVector<Value>{arith::AddFOp::create(b, l, args[5], t.g),
@@ -277,13 +280,15 @@ struct LayerNormGradLowering
         })[0];
 
     // Column sums of dy * xhat and dy.
-    Value zeroColumns = createFilled(rewriter, loc, norm.paramType, 0.0);
+    SmallVector<Value> zeroColumns = {
+        createFilled(rewriter, loc, norm.paramType, 0.0),
+        createFilled(rewriter, loc, norm.paramType, 0.0)};
     SmallVector<AffineMap> columnSumMaps(
         ArrayRef<AffineMap>(inputMaps).drop_back());
     columnSumMaps.append({norm.column, norm.column});
     SmallVector<Value> columnSums = buildGeneric(
-        rewriter, loc, ValueRange(inputs).drop_back(),
-        {zeroColumns, zeroColumns}, columnSumMaps, norm.overRows(),
+        rewriter, loc, ValueRange(inputs).drop_back(), zeroColumns,
+        columnSumMaps, norm.overRows(),
         [&](OpBuilder &b, Location l, ValueRange args) {
           Terms t = terms(b, l, args, /*withG=*/false);
           Value dyx = arith::MulFOp::create(b, l, t.dy, t.xhat);
@@ -299,8 +304,8 @@ struct LayerNormGradLowering
 
 /// rms_norm: rstd = 1 / sqrt(mean(x^2) + eps) per row in the compute type,
 /// y = x * rstd * gamma rounded once to the input type; rstd as f32.
-struct RmsNormLowering : public OpConversionPattern<train::RmsNormOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct RmsNormLowering : public TrainOpLowering<train::RmsNormOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::RmsNormOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -343,8 +348,8 @@ struct RmsNormLowering : public OpConversionPattern<train::RmsNormOp> {
 /// rms_norm_grad: with xhat = x * rstd and g = dy * gamma,
 ///   dx = rstd * (g - xhat * mean(g * xhat))   (per row)
 ///   dgamma = sum over rows of dy * xhat.
-struct RmsNormGradLowering : public OpConversionPattern<train::RmsNormGradOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct RmsNormGradLowering : public TrainOpLowering<train::RmsNormGradOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::RmsNormGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -528,8 +533,8 @@ static Value buildRotary(OpBuilder &b, Location loc, Value input, double theta,
 
 namespace {
 
-struct RotaryLowering : public OpConversionPattern<train::RotaryOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct RotaryLowering : public TrainOpLowering<train::RotaryOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::RotaryOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -541,8 +546,8 @@ struct RotaryLowering : public OpConversionPattern<train::RotaryOp> {
   }
 };
 
-struct RotaryGradLowering : public OpConversionPattern<train::RotaryGradOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct RotaryGradLowering : public TrainOpLowering<train::RotaryGradOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::RotaryGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -666,19 +671,18 @@ struct AttentionLayout {
   }
 
   /// P = exp(scale * scores - lse), 0 where masked: [B*Hkv, G, Sq, Sk] in the
-  /// compute type, from split scores and grouped lse rows.
+  /// compute type, from split scores and grouped lse rows, overwriting the
+  /// scores.
   Value buildProbabilities(OpBuilder &b, Location loc, Value scores4,
                            Value lseRows) const {
     MLIRContext *ctx = b.getContext();
-    auto type = tensorTypeOf(scores4);
     return buildGeneric(
-        b, loc, {scores4, lseRows}, createEmpty(b, loc, type),
-        {AffineMap::getMultiDimIdentityMap(4, ctx), getRowMap(ctx, 4),
-         AffineMap::getMultiDimIdentityMap(4, ctx)},
+        b, loc, {lseRows}, scores4,
+        {getRowMap(ctx, 4), AffineMap::getMultiDimIdentityMap(4, ctx)},
         getIterators(4, false, false),
         [&](OpBuilder &nb, Location l, ValueRange args) {
-          auto [scaled, masked] = scaledScore(nb, l, args[0]);
-          Value lse = castScalar(nb, l, args[1], computeType);
+          auto [scaled, masked] = scaledScore(nb, l, args[1]);
+          Value lse = castScalar(nb, l, args[0], computeType);
           Value p = math::ExpOp::create(
               nb, l, arith::SubFOp::create(nb, l, scaled, lse));
           if (masked)
@@ -736,8 +740,8 @@ namespace {
 /// unmasked keys, lse = m + log(l), P = exp(scale * scores - lse) (0 where
 /// masked), out = P v (batch_matmul). A fully masked row (Sq > Sk) gives
 /// out = 0 and lse = -inf.
-struct AttentionLowering : public OpConversionPattern<train::AttentionOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct AttentionLowering : public TrainOpLowering<train::AttentionOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::AttentionOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -782,8 +786,9 @@ struct AttentionLowering : public OpConversionPattern<train::AttentionOp> {
                                         createScalar(b, l, c, 0.0), e);
           return SmallVector<Value>{arith::AddFOp::create(b, l, args[2], e)};
         })[0];
-    Value lse = buildElementwise(
-        rewriter, loc, rowType, ValueRange{rowMax, rowSum},
+    // lse overwrites the row sums, the probabilities the scores.
+    Value lse = buildElementwiseInPlace(
+        rewriter, loc, ValueRange{rowMax}, rowSum,
         [&](OpBuilder &b, Location l, ValueRange args) -> Value {
           return arith::AddFOp::create(b, l, args[0],
                                        math::LogOp::create(b, l, args[1]));
@@ -807,9 +812,8 @@ struct AttentionLowering : public OpConversionPattern<train::AttentionOp> {
 /// dq = scale * dS k, dk = scale * dS^T q. In the grouped layout the
 /// contractions of dv and dk run over the rows of all query heads of a group,
 /// which is the group sum of grouped-query attention.
-struct AttentionGradLowering
-    : public OpConversionPattern<train::AttentionGradOp> {
-  using OpConversionPattern::OpConversionPattern;
+struct AttentionGradLowering : public TrainOpLowering<train::AttentionGradOp> {
+  using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::AttentionGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -850,13 +854,12 @@ struct AttentionGradLowering
           return SmallVector<Value>{arith::AddFOp::create(b, l, args[2], prod)};
         })[0];
 
-    // scale * dS = scale * P * (dP - D).
+    // scale * dS = scale * P * (dP - D), overwriting dP.
     Value dscores = buildGeneric(
-        rewriter, loc, {probs, dprobs, delta},
-        createEmpty(rewriter, loc, tensorTypeOf(probs)),
-        {identity, identity, row, identity}, getIterators(3, false, false),
+        rewriter, loc, {probs, delta}, dprobs, {identity, row, identity},
+        getIterators(3, false, false),
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Value diff = arith::SubFOp::create(b, l, args[1], args[2]);
+          Value diff = arith::SubFOp::create(b, l, args[2], args[1]);
           Value ds = arith::MulFOp::create(b, l, args[0], diff);
           return SmallVector<Value>{
               arith::MulFOp::create(b, l, ds, createScalar(b, l, c, scale))};

@@ -132,3 +132,29 @@ Value mlir::memopt::castTensor(OpBuilder &b, Location loc, Value value,
                             return castScalar(nested, l, args[0], elementType);
                           });
 }
+
+Value mlir::memopt::buildElementwiseInPlace(OpBuilder &b, Location loc,
+                                            ValueRange inputs, Value init,
+                                            ScalarBody body) {
+  return buildElementwiseInto(
+      b, loc, inputs, init,
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        return SmallVector<Value>{body(nested, nestedLoc, args)};
+      })[0];
+}
+
+void mlir::memopt::allocateUpFront(RewriterBase &rewriter, Block *block,
+                                   Operation *before, Operation *end) {
+  Block::iterator begin =
+      before ? std::next(before->getIterator()) : block->begin();
+  if (begin == end->getIterator())
+    return;
+  Operation *first = &*begin;
+  SmallVector<tensor::EmptyOp> empties;
+  for (Operation &created : llvm::make_range(begin, end->getIterator()))
+    if (auto empty = dyn_cast<tensor::EmptyOp>(created);
+        empty && empty->getNumOperands() == 0 && empty != first)
+      empties.push_back(empty);
+  for (tensor::EmptyOp empty : empties)
+    rewriter.moveOpBefore(empty, first);
+}

@@ -1,10 +1,14 @@
 // RUN: mem-opt %s -split-input-file --convert-train-to-linalg | FileCheck %s
 
-// Zero padding, then the named convolution with the forward stride.
+// Zero padding (a filled buffer the input is inserted into), then the named
+// convolution with the forward stride. Every buffer of the op (the padded
+// input, the result) is allocated before the op computes anything.
 // CHECK-LABEL: func.func @conv2d(
 //  CHECK-SAME:     %[[X:.+]]: tensor<2x3x8x8xf32>, %[[W:.+]]: tensor<4x3x3x3xf32>)
-//       CHECK:   %[[PAD:.+]] = tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 1]
-//       CHECK:     tensor.yield %{{.+}} : f32
+//       CHECK:   %[[E0:.+]] = tensor.empty() : tensor<2x3x10x10xf32>
+//  CHECK-NEXT:   %[[E1:.+]] = tensor.empty() : tensor<2x4x4x4xf32>
+//       CHECK:   %[[Z:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[E0]]
+//  CHECK-NEXT:   %[[PAD:.+]] = tensor.insert_slice %[[X]] into %[[Z]][0, 0, 1, 1] [2, 3, 8, 8] [1, 1, 1, 1]
 //       CHECK:   %[[INIT:.+]] = linalg.fill {{.+}} -> tensor<2x4x4x4xf32>
 //       CHECK:   %[[Y:.+]] = linalg.conv_2d_nchw_fchw
 //  CHECK-SAME:     dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>
@@ -23,7 +27,7 @@ func.func @conv2d(%x: tensor<2x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<2x
 // accumulates bf16 products in f32, one truncf at the end.
 // CHECK-LABEL: func.func @conv2d_grouped_bf16(
 //  CHECK-SAME:     %[[X:.+]]: tensor<1x4x8x6xbf16>, %[[W:.+]]: tensor<6x2x3x3xbf16>)
-//       CHECK:   %[[PAD:.+]] = tensor.pad %[[X]] low[0, 0, 0, 1] high[0, 0, 0, 1]
+//       CHECK:   %[[PAD:.+]] = tensor.insert_slice %[[X]] into %{{.+}}[0, 0, 0, 1] [1, 4, 8, 6] [1, 1, 1, 1]
 //       CHECK:   %[[GX:.+]] = tensor.expand_shape %[[PAD]] {{\[}}[0], [1, 2], [3], [4]] {{.+}} into tensor<1x2x2x8x8xbf16>
 //       CHECK:   %[[GW:.+]] = tensor.expand_shape %[[W]] {{\[}}[0, 1], [2], [3], [4]] {{.+}} into tensor<2x3x2x3x3xbf16>
 //       CHECK:   %[[INIT:.+]] = linalg.fill {{.+}} -> tensor<1x2x3x2x6xf32>
@@ -44,7 +48,8 @@ func.func @conv2d_grouped_bf16(%x: tensor<1x4x8x6xbf16>, %w: tensor<6x2x3x3xbf16
 
 // dy is scattered with the stride into zeros at offset dil * (k - 1),
 // correlated (stride 1) with the filter flipped in (kh, kw) and transposed
-// in (o, c); the interior of the padded input gradient is the result.
+// in (o, c); only the interior of the padded input gradient is computed,
+// from the window of the scattered gradient at offset pad, into the result.
 //   CHECK-DAG: #[[$FLIP:.+]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, -d2 + 2, -d3 + 2)>
 //   CHECK-DAG: #[[$ID:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 // CHECK-LABEL: func.func @conv2d_grad_input(
@@ -53,12 +58,12 @@ func.func @conv2d_grouped_bf16(%x: tensor<1x4x8x6xbf16>, %w: tensor<6x2x3x3xbf16
 //       CHECK:   %[[S:.+]] = tensor.insert_slice %[[DY]] into %[[Z]][0, 0, 2, 2] [2, 4, 4, 4] [1, 1, 2, 2]
 //       CHECK:   %[[F:.+]] = linalg.generic {indexing_maps = [#[[$FLIP]], #[[$ID]]]
 //  CHECK-SAME:     ins(%[[W]] : tensor<4x3x3x3xf32>) outs(%{{.+}} : tensor<3x4x3x3xf32>)
+//       CHECK:   %[[WIN:.+]] = tensor.extract_slice %[[S]][0, 0, 1, 1] [2, 4, 10, 10] [1, 1, 1, 1]
 //       CHECK:   %[[P:.+]] = linalg.conv_2d_nchw_fchw
 //  CHECK-SAME:     dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>
-//  CHECK-SAME:     ins(%[[S]], %[[F]] : tensor<2x4x12x12xf32>, tensor<3x4x3x3xf32>)
-//  CHECK-SAME:     -> tensor<2x3x10x10xf32>
-//       CHECK:   %[[DX:.+]] = tensor.extract_slice %[[P]][0, 0, 1, 1] [2, 3, 8, 8] [1, 1, 1, 1]
-//       CHECK:   return %[[DX]] : tensor<2x3x8x8xf32>
+//  CHECK-SAME:     ins(%[[WIN]], %[[F]] : tensor<2x4x10x10xf32>, tensor<3x4x3x3xf32>)
+//  CHECK-SAME:     -> tensor<2x3x8x8xf32>
+//       CHECK:   return %[[P]] : tensor<2x3x8x8xf32>
 func.func @conv2d_grad_input(%dy: tensor<2x4x4x4xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<2x3x8x8xf32> {
   %dx = train.conv2d_grad_input %dy, %w {strides = array<i64: 2, 2>, padding = array<i64: 1, 1>}
       : tensor<2x4x4x4xf32>, tensor<4x3x3x3xf32> -> tensor<2x3x8x8xf32>
@@ -74,13 +79,13 @@ func.func @conv2d_grad_input(%dy: tensor<2x4x4x4xf32>, %w: tensor<4x3x3x3xf32>) 
 //  CHECK-SAME:     %[[DY:.+]]: tensor<1x6x2x6xf32>, %[[W:.+]]: tensor<6x2x3x3xf32>)
 //       CHECK:   %[[S:.+]] = tensor.insert_slice %[[DY]] into %{{.+}}[0, 0, 4, 2] [1, 6, 2, 6] [1, 1, 2, 1] {{.+}} into tensor<1x6x12x10xf32>
 //       CHECK:   %[[F:.+]] = linalg.generic {indexing_maps = [#[[$FLIP]], {{.+}}]} {{.+}} outs(%{{.+}} : tensor<4x3x3x3xf32>)
-//       CHECK:   %[[GS:.+]] = tensor.expand_shape %[[S]] {{.+}} into tensor<1x2x3x12x10xf32>
+//       CHECK:   %[[WIN:.+]] = tensor.extract_slice %[[S]][0, 0, 0, 1] [1, 6, 12, 8] [1, 1, 1, 1]
+//       CHECK:   %[[GS:.+]] = tensor.expand_shape %[[WIN]] {{.+}} into tensor<1x2x3x12x8xf32>
 //       CHECK:   %[[GF:.+]] = tensor.expand_shape %[[F]] {{.+}} into tensor<2x2x3x3x3xf32>
 //       CHECK:   %[[GP:.+]] = linalg.conv_2d_ngchw_gfchw
 //  CHECK-SAME:     dilations = dense<[2, 1]> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>
-//  CHECK-SAME:     ins(%[[GS]], %[[GF]] : {{.+}}) {{.+}} -> tensor<1x2x2x8x8xf32>
-//       CHECK:   %[[P:.+]] = tensor.collapse_shape %[[GP]] {{.+}} into tensor<1x4x8x8xf32>
-//       CHECK:   %[[DX:.+]] = tensor.extract_slice %[[P]][0, 0, 0, 1] [1, 4, 8, 6] [1, 1, 1, 1]
+//  CHECK-SAME:     ins(%[[GS]], %[[GF]] : {{.+}}) {{.+}} -> tensor<1x2x2x8x6xf32>
+//       CHECK:   %[[DX:.+]] = tensor.collapse_shape %[[GP]] {{.+}} into tensor<1x4x8x6xf32>
 //       CHECK:   return %[[DX]] : tensor<1x4x8x6xf32>
 func.func @conv2d_grad_input_grouped(%dy: tensor<1x6x2x6xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<1x4x8x6xf32> {
   %dx = train.conv2d_grad_input %dy, %w {strides = array<i64: 2, 1>, dilation = array<i64: 2, 1>, padding = array<i64: 0, 1>, groups = 2 : i64}
@@ -97,7 +102,7 @@ func.func @conv2d_grad_input_grouped(%dy: tensor<1x6x2x6xf32>, %w: tensor<6x2x3x
 //   CHECK-DAG: #[[$DW:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
 // CHECK-LABEL: func.func @conv2d_grad_filter(
 //  CHECK-SAME:     %[[DY:.+]]: tensor<2x4x4x4xf32>, %[[X:.+]]: tensor<2x3x8x8xf32>)
-//       CHECK:   %[[PAD:.+]] = tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 1]
+//       CHECK:   %[[PAD:.+]] = tensor.insert_slice %[[X]] into %{{.+}}[0, 0, 1, 1] [2, 3, 8, 8] [1, 1, 1, 1]
 //       CHECK:   %[[DW:.+]] = linalg.generic {indexing_maps = [#[[$DY]], #[[$X]], #[[$DW]]],
 //  CHECK-SAME:     iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
 //  CHECK-SAME:     ins(%[[DY]], %[[PAD]] : tensor<2x4x4x4xf32>, tensor<2x3x10x10xf32>)
@@ -131,13 +136,14 @@ func.func @conv2d_grad_filter_grouped(%dy: tensor<1x6x2x6xbf16>, %x: tensor<1x4x
 
 // -----
 
-// Padding with -inf never wins the maximum.
+// Padding with -inf never wins the maximum. The window operand only gives
+// the window loops their extent: a constant (no allocation).
 // CHECK-LABEL: func.func @max_pool2d(
 //  CHECK-SAME:     %[[X:.+]]: tensor<2x3x8x8xf32>)
 //       CHECK:   %[[NEG:.+]] = arith.constant 0xFF800000 : f32
-//       CHECK:   %[[PAD:.+]] = tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 1]
-//       CHECK:     tensor.yield %[[NEG]] : f32
-//       CHECK:   %[[WIN:.+]] = tensor.empty() : tensor<3x3xf32>
+//       CHECK:   %[[Z:.+]] = linalg.fill ins(%[[NEG]] : f32) {{.+}} -> tensor<2x3x10x10xf32>
+//       CHECK:   %[[PAD:.+]] = tensor.insert_slice %[[X]] into %[[Z]][0, 0, 1, 1] [2, 3, 8, 8] [1, 1, 1, 1]
+//       CHECK:   %[[WIN:.+]] = arith.constant dense<0.000000e+00> : tensor<3x3xf32>
 //       CHECK:   %[[INIT:.+]] = linalg.fill ins(%{{.+}} : f32) {{.+}} -> tensor<2x3x4x4xf32>
 //       CHECK:   %[[Y:.+]] = linalg.pooling_nchw_max
 //  CHECK-SAME:     dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>
@@ -153,7 +159,8 @@ func.func @max_pool2d(%x: tensor<2x3x8x8xf32>) -> tensor<2x3x4x4xf32> {
 
 // The argmax (window-relative index kh * KW + kw, first maximum on ties) is
 // a reduction over (kh, kw); then each window offset adds dy where it is the
-// argmax into the strided slice of the input gradient it addresses.
+// argmax into the strided slice of the input gradient it addresses, in place
+// (the slice is the generic's destination).
 //   CHECK-DAG: #[[$IN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 2 + d4, d3 * 2 + d5)>
 //   CHECK-DAG: #[[$WIN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>
 //   CHECK-DAG: #[[$OUT:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>
@@ -167,7 +174,7 @@ func.func @max_pool2d(%x: tensor<2x3x8x8xf32>) -> tensor<2x3x4x4xf32> {
 //       CHECK:     arith.cmpf oeq
 //       CHECK:   %[[Z:.+]] = linalg.fill {{.+}} -> tensor<1x2x4x4xf32>
 //       CHECK:   %[[S0:.+]] = tensor.extract_slice %[[Z]][0, 0, 0, 0] [1, 2, 2, 2] [1, 1, 2, 2]
-//       CHECK:   %[[A0:.+]] = linalg.generic {{.+}} ins(%[[S0]], %[[DY]], %[[ARG]]#1 :
+//       CHECK:   %[[A0:.+]] = linalg.generic {{.+}} ins(%[[DY]], %[[ARG]]#1 : {{.+}}) outs(%[[S0]] :
 //       CHECK:     %[[C0:.+]] = arith.constant 0 : i32
 //       CHECK:     arith.cmpi eq, %{{.+}}, %[[C0]] : i32
 //       CHECK:   %[[G0:.+]] = tensor.insert_slice %[[A0]] into %[[Z]][0, 0, 0, 0] [1, 2, 2, 2] [1, 1, 2, 2]
@@ -191,7 +198,7 @@ func.func @max_pool2d_grad(%dy: tensor<1x2x2x2xf32>, %x: tensor<1x2x4x4xf32>) ->
 // count_include_pad: zero padding, a sum pooling in f32, division by 9.
 // CHECK-LABEL: func.func @avg_pool2d(
 //  CHECK-SAME:     %[[X:.+]]: tensor<2x3x8x8xbf16>)
-//       CHECK:   %[[PAD:.+]] = tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 1, 1]
+//       CHECK:   %[[PAD:.+]] = tensor.insert_slice %[[X]] into %{{.+}}[0, 0, 1, 1] [2, 3, 8, 8] [1, 1, 1, 1]
 //       CHECK:   %[[SUM:.+]] = linalg.pooling_nchw_sum
 //  CHECK-SAME:     strides = dense<2> : tensor<2xi64>
 //  CHECK-SAME:     ins(%[[PAD]], %{{.+}} : tensor<2x3x10x10xbf16>, tensor<3x3xbf16>)
@@ -208,18 +215,19 @@ func.func @avg_pool2d(%x: tensor<2x3x8x8xbf16>) -> tensor<2x3x4x4xbf16> {
 
 // -----
 
-// dy / 9 scattered with the stride at offset k - 1, summed over stride-1
-// windows, interior extracted.
+// dy / 9 written with the stride at offset k - 1 into zeros (in place, into
+// the strided slice), summed over the stride-1 windows of the interior.
 // CHECK-LABEL: func.func @avg_pool2d_grad(
 //  CHECK-SAME:     %[[DY:.+]]: tensor<2x3x4x4xf32>)
-//       CHECK:   %[[SHARE:.+]] = linalg.generic {{.+}} ins(%[[DY]] :
-//       CHECK:     arith.divf %{{.+}}, %{{.+}} : f32
 //       CHECK:   %[[Z:.+]] = linalg.fill {{.+}} -> tensor<2x3x12x12xf32>
+//       CHECK:   %[[SL:.+]] = tensor.extract_slice %[[Z]][0, 0, 2, 2] [2, 3, 4, 4] [1, 1, 2, 2]
+//       CHECK:   %[[SHARE:.+]] = linalg.generic {{.+}} ins(%[[DY]] : {{.+}}) outs(%[[SL]] :
+//       CHECK:     arith.divf %{{.+}}, %{{.+}} : f32
 //       CHECK:   %[[S:.+]] = tensor.insert_slice %[[SHARE]] into %[[Z]][0, 0, 2, 2] [2, 3, 4, 4] [1, 1, 2, 2]
-//       CHECK:   %[[P:.+]] = linalg.pooling_nchw_sum
+//       CHECK:   %[[WIN:.+]] = tensor.extract_slice %[[S]][0, 0, 1, 1] [2, 3, 10, 10] [1, 1, 1, 1]
+//       CHECK:   %[[DX:.+]] = linalg.pooling_nchw_sum
 //  CHECK-SAME:     strides = dense<1> : tensor<2xi64>
-//  CHECK-SAME:     ins(%[[S]], %{{.+}} : tensor<2x3x12x12xf32>, tensor<3x3xf32>) {{.+}} -> tensor<2x3x10x10xf32>
-//       CHECK:   %[[DX:.+]] = tensor.extract_slice %[[P]][0, 0, 1, 1] [2, 3, 8, 8] [1, 1, 1, 1]
+//  CHECK-SAME:     ins(%[[WIN]], %{{.+}} : tensor<2x3x10x10xf32>, tensor<3x3xf32>) {{.+}} -> tensor<2x3x8x8xf32>
 //       CHECK:   return %[[DX]] : tensor<2x3x8x8xf32>
 func.func @avg_pool2d_grad(%dy: tensor<2x3x4x4xf32>) -> tensor<2x3x8x8xf32> {
   %dx = train.avg_pool2d_grad %dy {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1>}
@@ -269,7 +277,8 @@ func.func @upsample_nearest2d_unit(%x: tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf3
 // -----
 
 // Per-channel reductions over (n, h, w) in f32: the mean, then the biased
-// variance around it; y is elementwise with per-channel operands.
+// variance around it (mean and rstd overwrite their sums); y is elementwise
+// with per-channel operands.
 //   CHECK-DAG: #[[$ID:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 //   CHECK-DAG: #[[$CH:.+]] = affine_map<(d0, d1, d2, d3) -> (d1)>
 // CHECK-LABEL: func.func @batch_norm(
@@ -278,12 +287,12 @@ func.func @upsample_nearest2d_unit(%x: tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf3
 //  CHECK-SAME:     iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
 //  CHECK-SAME:     ins(%[[X]] : tensor<2x8x4x4xbf16>) outs(%{{.+}} : tensor<8xf32>)
 //       CHECK:   %[[MEAN:.+]] = linalg.generic
-//  CHECK-SAME:     ins(%[[SUM]] : tensor<8xf32>)
+//  CHECK-SAME:     outs(%[[SUM]] : tensor<8xf32>)
 //       CHECK:     arith.constant 3.200000e+01 : f32
 //       CHECK:   %[[SQ:.+]] = linalg.generic {indexing_maps = [#[[$ID]], #[[$CH]], #[[$CH]]],
 //  CHECK-SAME:     iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
 //  CHECK-SAME:     ins(%[[X]], %[[MEAN]] :
-//       CHECK:   %[[RSTD:.+]] = linalg.generic {{.+}} ins(%[[SQ]] : tensor<8xf32>)
+//       CHECK:   %[[RSTD:.+]] = linalg.generic {{.+}} outs(%[[SQ]] : tensor<8xf32>)
 //       CHECK:     %[[EPS:.+]] = arith.constant 9.99999974E-6 : f32
 //       CHECK:     %[[V:.+]] = arith.addf %{{.+}}, %[[EPS]] : f32
 //       CHECK:     %[[SD:.+]] = math.sqrt %[[V]] : f32
@@ -304,7 +313,8 @@ func.func @batch_norm(%x: tensor<2x8x4x4xbf16>, %g: tensor<8xf32>, %b: tensor<8x
 // -----
 
 // One reduction gives sum(dy) and sum(dy * (x - mean)); per channel,
-// dgamma, dbeta and the two projection terms; then dx elementwise.
+// dgamma, dbeta and the two projection terms (which overwrite the sums);
+// then dx elementwise.
 //   CHECK-DAG: #[[$ID:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 //   CHECK-DAG: #[[$CH:.+]] = affine_map<(d0, d1, d2, d3) -> (d1)>
 // CHECK-LABEL: func.func @batch_norm_grad(
@@ -314,7 +324,7 @@ func.func @batch_norm(%x: tensor<2x8x4x4xbf16>, %g: tensor<8xf32>, %b: tensor<8x
 //  CHECK-SAME:     iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
 //  CHECK-SAME:     ins(%[[DY]], %[[X]], %[[MEAN]] :
 //       CHECK:   %[[PC:.+]]:4 = linalg.generic
-//  CHECK-SAME:     ins(%[[SUMS]]#0, %[[SUMS]]#1, %[[RSTD]] :
+//  CHECK-SAME:     ins(%[[RSTD]] : {{.+}}) outs(%{{.+}}, %{{.+}}, %[[SUMS]]#1, %[[SUMS]]#0 :
 //       CHECK:   %[[DX:.+]] = linalg.generic {indexing_maps = [#[[$ID]], #[[$ID]], #[[$CH]], #[[$CH]], #[[$CH]], #[[$CH]], #[[$CH]], #[[$ID]]],
 //  CHECK-SAME:     ins(%[[DY]], %[[X]], %[[MEAN]], %[[RSTD]], %[[G]], %[[PC]]#2, %[[PC]]#3 :
 //       CHECK:   return %[[DX]], %[[PC]]#0, %[[PC]]#1

@@ -5,8 +5,8 @@
 
 // CHECK-LABEL: func.func @matmul(
 // CHECK-SAME:      %[[A:.+]]: tensor<4x3xf32>, %[[B:.+]]: tensor<3x5xf32>)
-// CHECK:         %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
 // CHECK:         %[[EMPTY:.+]] = tensor.empty() : tensor<4x5xf32>
+// CHECK:         %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
 // CHECK:         %[[INIT:.+]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[EMPTY]] : tensor<4x5xf32>)
 // CHECK:         %[[R:.+]] = linalg.matmul ins(%[[A]], %[[B]] : tensor<4x3xf32>, tensor<3x5xf32>) outs(%[[INIT]] : tensor<4x5xf32>)
 // CHECK:         return %[[R]]
@@ -113,13 +113,31 @@ func.func @reshape(%x: tensor<2x3x4xf32>) -> (tensor<6x4xf32>, tensor<2x3x2x2xf3
 
 // -----
 
+// transpose is a view, as in the memory model: the input's buffer, permuted.
 // CHECK-LABEL: func.func @transpose(
 // CHECK-SAME:      %[[X:.+]]: tensor<2x3x4xf32>)
-// CHECK:         %[[E:.+]] = tensor.empty() : tensor<4x2x3xf32>
-// CHECK:         linalg.transpose ins(%[[X]] : tensor<2x3x4xf32>) outs(%[[E]] : tensor<4x2x3xf32>) permutation = [2, 0, 1]
+// CHECK:         %[[B:.+]] = bufferization.to_buffer %[[X]] read_only : tensor<2x3x4xf32> to memref<2x3x4xf32>
+// CHECK:         %[[T:.+]] = memref.transpose %[[B]] (d0, d1, d2) -> (d2, d0, d1) : memref<2x3x4xf32> to memref<4x2x3xf32, strided<[1, 12, 4]>>
+// CHECK:         %[[R:.+]] = bufferization.to_tensor %[[T]] restrict : memref<4x2x3xf32, strided<[1, 12, 4]>> to tensor<4x2x3xf32>
+// CHECK:         return %[[R]]
 func.func @transpose(%x: tensor<2x3x4xf32>) -> tensor<4x2x3xf32> {
   %t = train.transpose %x {permutation = array<i64: 2, 0, 1>} : tensor<2x3x4xf32> -> tensor<4x2x3xf32>
   return %t : tensor<4x2x3xf32>
+}
+
+// -----
+
+// A transpose of a view reads its source through the view's static strides,
+// so the reshapes of it are views where the strides allow it (as in the
+// memory model) and copies otherwise.
+// CHECK-LABEL: func.func @transpose_of_view(
+// CHECK:         %[[S:.+]] = tensor.extract_slice
+// CHECK:         %[[B:.+]] = bufferization.to_buffer %[[S]] read_only : tensor<2x3x2xf32> to memref<2x3x2xf32, strided<[12, 4, 2], offset: 1>>
+// CHECK:         memref.transpose %[[B]] (d0, d1, d2) -> (d1, d2, d0) : memref<2x3x2xf32, strided<[12, 4, 2], offset: 1>> to memref<3x2x2xf32, strided<[4, 2, 12], offset: 1>>
+func.func @transpose_of_view(%x: tensor<2x3x4xf32>) -> tensor<3x2x2xf32> {
+  %s = train.slice %x {offsets = array<i64: 0, 0, 1>, strides = array<i64: 1, 1, 2>} : tensor<2x3x4xf32> -> tensor<2x3x2xf32>
+  %t = train.transpose %s {permutation = array<i64: 1, 2, 0>} : tensor<2x3x2xf32> -> tensor<3x2x2xf32>
+  return %t : tensor<3x2x2xf32>
 }
 
 // -----

@@ -22,14 +22,14 @@
 // CHECK-SAME: %[[X:[a-z0-9]+]]: tensor<2x3x8xbf16>, %[[G:[a-z0-9]+]]: tensor<8xbf16>, %[[B:[a-z0-9]+]]: tensor<8xbf16>)
 // CHECK: %[[SUM:.+]] = linalg.reduce ins(%[[X]] : tensor<2x3x8xbf16>) outs(%{{.+}} : tensor<2x3xf32>) dimensions = [2]
 // CHECK: arith.extf %{{.+}} : bf16 to f32
-// CHECK: %[[MEAN:.+]] = linalg.generic {{.+}} ins(%[[SUM]] : tensor<2x3xf32>)
+// CHECK: %[[MEAN:.+]] = linalg.generic {{.+}} outs(%[[SUM]] : tensor<2x3xf32>)
 // CHECK: arith.constant 8.000000e+00 : f32
 // CHECK: arith.divf
 // CHECK: %[[SQ:.+]] = linalg.generic {indexing_maps = [#[[$ID3]], #[[$ROW3]], #[[$ROW3]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]], %[[MEAN]] : tensor<2x3x8xbf16>, tensor<2x3xf32>) outs(%{{.+}} : tensor<2x3xf32>)
 // CHECK: %[[C:.+]] = arith.subf
 // CHECK: %[[C2:.+]] = arith.mulf %[[C]], %[[C]] : f32
 // CHECK: arith.addf %{{.+}}, %[[C2]] : f32
-// CHECK: %[[RSTD:.+]] = linalg.generic {{.+}} ins(%[[SQ]] : tensor<2x3xf32>)
+// CHECK: %[[RSTD:.+]] = linalg.generic {{.+}} outs(%[[SQ]] : tensor<2x3xf32>)
 // CHECK: arith.constant 9.99999974E-6 : f32
 // CHECK: %[[SQRT:.+]] = math.sqrt
 // CHECK: arith.divf %{{.+}}, %[[SQRT]] : f32
@@ -66,7 +66,7 @@ func.func @layer_norm_grad(%dy: tensor<4x8xf32>, %x: tensor<4x8xf32>, %g: tensor
 // CHECK: %[[SQ:.+]] = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ROW2]]], iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<4x8xf64>) outs(%{{.+}} : tensor<4xf64>)
 // CHECK: %[[XX:.+]] = arith.mulf %[[IN:.+]], %[[IN]] : f64
 // CHECK: arith.addf %{{.+}}, %[[XX]] : f64
-// CHECK: %[[RSTD:.+]] = linalg.generic {{.+}} ins(%[[SQ]] : tensor<4xf64>)
+// CHECK: %[[RSTD:.+]] = linalg.generic {{.+}} outs(%[[SQ]] : tensor<4xf64>)
 // CHECK: math.sqrt %{{.+}} : f64
 // CHECK: %[[Y:.+]] = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ROW2]], #[[$COL2]], #[[$ID2]]], iterator_types = ["parallel", "parallel"]} ins(%[[X]], %[[RSTD]], %[[G]] : {{.+}}) outs(%{{.+}} : tensor<4x8xf64>)
 // CHECK: %[[R32:.+]] = linalg.generic {{.+}} ins(%[[RSTD]] : tensor<4xf64>) outs(%{{.+}} : tensor<4xf32>)
@@ -170,9 +170,9 @@ func.func @rotary_grad(%x: tensor<2x16x64xbf16>) -> tensor<2x16x64xbf16> {
 // CHECK: arith.select %[[MASKED]], %{{.+}}, %[[M]] : f32
 // CHECK: %[[SUM:.+]] = linalg.generic {indexing_maps = [#[[$ID4]], #[[$MM_OUT]], #[[$MM_OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[S4]], %[[MAX]] :
 // CHECK: math.exp
-// CHECK: %[[LSE:.+]] = linalg.generic {{.+}} ins(%[[MAX]], %[[SUM]] :
+// CHECK: %[[LSE:.+]] = linalg.generic {{.+}} ins(%[[MAX]] : {{.+}}) outs(%[[SUM]] :
 // CHECK: math.log
-// CHECK: %[[P:.+]] = linalg.generic {indexing_maps = [#[[$ID4]], #[[$MM_OUT]], #[[$ID4]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[S4]], %[[LSE]] :
+// CHECK: %[[P:.+]] = linalg.generic {indexing_maps = [#[[$MM_OUT]], #[[$ID4]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[LSE]] : {{.+}}) outs(%[[S4]] :
 // CHECK: arith.cmpi sgt
 // CHECK: %[[PG:.+]] = tensor.collapse_shape %[[P]] {{\[\[}}0], [1, 2], [3]] : tensor<4x4x16x32xf32> into tensor<4x64x32xf32>
 // CHECK: %[[O:.+]] = linalg.batch_matmul ins(%[[PG]], %[[VG]] : tensor<4x64x32xf32>, tensor<4x32x64xbf16>) outs(%{{.+}} : tensor<4x64x64xf32>)
@@ -206,14 +206,14 @@ func.func @attention(%q: tensor<2x8x16x64xbf16>, %k: tensor<2x2x32x64xbf16>, %v:
 // CHECK: %[[LG:.+]] = tensor.collapse_shape %[[LE]] {{\[\[}}0, 1], [2], [3]] : tensor<1x2x2x16xf32> into tensor<2x2x16xf32>
 // CHECK: %[[S:.+]] = linalg.batch_matmul indexing_maps = [#[[$MM_LHS]], #[[$MM_RHS_T]], #[[$MM_OUT]]] ins(%[[QG]], %[[KG]] :
 // CHECK: %[[S4:.+]] = tensor.expand_shape %[[S]]
-// CHECK: %[[P4:.+]] = linalg.generic {indexing_maps = [#[[$ID4]], #[[$MM_OUT]], #[[$ID4]]], {{.+}} ins(%[[S4]], %[[LG]] :
+// CHECK: %[[P4:.+]] = linalg.generic {indexing_maps = [#[[$MM_OUT]], #[[$ID4]]], {{.+}} ins(%[[LG]] : {{.+}}) outs(%[[S4]] :
 // CHECK-NOT: linalg.index
 // CHECK: math.exp
 // CHECK: %[[P:.+]] = tensor.collapse_shape %[[P4]]
 // CHECK: %[[DV:.+]] = linalg.batch_matmul indexing_maps = [#[[$MM_LHS_T]], #[[$MM_RHS]], #[[$MM_OUT]]] ins(%[[P]], %[[DOG]] : tensor<2x32x16xf32>, tensor<2x32x32xf32>) outs(%{{.+}} : tensor<2x16x32xf32>)
 // CHECK: %[[DP:.+]] = linalg.batch_matmul indexing_maps = [#[[$MM_LHS]], #[[$MM_RHS_T]], #[[$MM_OUT]]] ins(%[[DOG]], %[[VG]] : tensor<2x32x32xf32>, tensor<2x16x32xf32>) outs(%{{.+}} : tensor<2x32x16xf32>)
 // CHECK: %[[D:.+]] = linalg.generic {indexing_maps = [#[[$ID3]], #[[$ID3]], #[[$ROW3]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[DOG]], %[[OG]] :
-// CHECK: %[[DS:.+]] = linalg.generic {indexing_maps = [#[[$ID3]], #[[$ID3]], #[[$ROW3]], #[[$ID3]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[P]], %[[DP]], %[[D]] :
+// CHECK: %[[DS:.+]] = linalg.generic {indexing_maps = [#[[$ID3]], #[[$ROW3]], #[[$ID3]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[P]], %[[D]] : {{.+}}) outs(%[[DP]] :
 // CHECK: arith.subf
 // CHECK: arith.mulf
 // CHECK: arith.constant 2.500000e-01 : f32

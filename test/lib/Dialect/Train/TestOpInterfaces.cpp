@@ -44,6 +44,12 @@ struct TestPrintOpInterfacesPass
          << ": flops=" << cost.getFlops() << " read=" << cost.getBytesRead()
          << " written=" << cost.getBytesWritten()
          << " workspace=" << cost.getWorkspaceBytes();
+      SmallVector<int64_t> buffers = cost.getWorkspaceBuffers();
+      if (!buffers.empty()) {
+        os << " buffers=[";
+        llvm::interleaveComma(buffers, os);
+        os << "]";
+      }
       if (std::optional<PrecisionClass> cls = getPrecisionClass(op))
         os << " precision=" << stringifyPrecisionClass(*cls);
       if (auto aliasing = dyn_cast<AliasingOpInterface>(op)) {

@@ -29,9 +29,25 @@ def Train_CostOpInterface : OpInterface<"CostOpInterface"> {
       "Returns the bytes the op writes: new results and in-place updates.",
       "int64_t", "getBytesWritten", (ins), "",
       [{ return ::mlir::memopt::train::detail::getDefaultBytesWritten($_op); }]>,
+    InterfaceMethod<[{
+        Returns the size in bytes of each scratch buffer (workspace) the op's
+        lowering allocates and frees while the op executes, one entry per
+        allocation: the memory model pads each to the allocation granularity
+        separately and counts them all live together with the op's operands
+        and results. Empty by default (the op computes straight into its
+        results).
+      }],
+      "::llvm::SmallVector<int64_t>", "getWorkspaceBuffers", (ins), "",
+      [{ return {}; }]>,
     InterfaceMethod<
-      "Returns the scratch bytes live only while the op executes.",
-      "int64_t", "getWorkspaceBytes", (ins), "", [{ return 0; }]>,
+      "Returns the scratch bytes live only while the op executes: the sum "
+      "of getWorkspaceBuffers().",
+      "int64_t", "getWorkspaceBytes", (ins), "", [{
+        int64_t bytes = 0;
+        for (int64_t buffer : $_op.getWorkspaceBuffers())
+          bytes += buffer;
+        return bytes;
+      }]>,
   ];
 }
 

@@ -266,7 +266,8 @@ def Train_SwigluOp : Train_Op<"swiglu", [Train_Differentiable, Pure, Train_LowPr
   let hasVerifier = 1;
 }
 
-def Train_SoftmaxOp : Train_Op<"softmax", [Train_Differentiable, Pure, Train_KeepFP32]> {
+def Train_SoftmaxOp : Train_Op<"softmax", [Train_Differentiable, Pure, Train_KeepFP32],
+                               ["getWorkspaceBuffers"]> {
   let summary = "Softmax along one axis, optionally scaled and causally masked";
   let description = [{
     `result = softmax(scale * input)` along `axis` (default: the last). With
@@ -274,6 +275,11 @@ def Train_SoftmaxOp : Train_Op<"softmax", [Train_Differentiable, Pure, Train_Kee
     dimension; element `[..., i, j]` with `j > i + (K - Q)` (Q, K the sizes of
     the last two dimensions) is masked to probability 0, as in decoder
     self-attention. 5 FLOPs per element. Saves its **output** for backward.
+
+    Workspace (the scratch buffers of the CPU lowering,
+    `getWorkspaceBuffers`): the row maximum and the row sum of exponentials,
+    one element per row (the input without `axis`) each, in the accumulator
+    type (f32 for 16-bit inputs).
 
     Example:
     ```mlir
@@ -293,7 +299,8 @@ def Train_SoftmaxOp : Train_Op<"softmax", [Train_Differentiable, Pure, Train_Kee
 // Normalization, regularization
 //===----------------------------------------------------------------------===//
 
-def Train_LayerNormOp : Train_Op<"layer_norm", [Train_Differentiable, Pure, Train_KeepFP32]> {
+def Train_LayerNormOp : Train_Op<"layer_norm", [Train_Differentiable, Pure, Train_KeepFP32],
+                                 ["getWorkspaceBuffers"]> {
   let summary = "Layer normalization over the last dimension";
   let description = [{
     `result = (x - mean) * rstd * gamma + beta` over the last dimension `h`,
@@ -301,6 +308,12 @@ def Train_LayerNormOp : Train_Op<"layer_norm", [Train_Differentiable, Pure, Trai
     `[h]`; the statistics `mean` and `rstd` have the input's shape without
     its last dimension. 8 FLOPs per element. Saves its **input** and the
     statistics `mean`/`rstd` (as PyTorch's native layer norm does).
+
+    Workspace (the scratch buffers of the CPU lowering,
+    `getWorkspaceBuffers`): none when the statistics are computed in f32
+    (they are summed straight into `mean` and `rstd`); with an f64 operand,
+    the f64 mean and rstd (one element per row each) before their rounding
+    to f32.
 
     Example:
     ```mlir
@@ -320,13 +333,19 @@ def Train_LayerNormOp : Train_Op<"layer_norm", [Train_Differentiable, Pure, Trai
   let hasVerifier = 1;
 }
 
-def Train_RmsNormOp : Train_Op<"rms_norm", [Train_Differentiable, Pure, Train_KeepFP32]> {
+def Train_RmsNormOp : Train_Op<"rms_norm", [Train_Differentiable, Pure, Train_KeepFP32],
+                               ["getWorkspaceBuffers"]> {
   let summary = "Root-mean-square normalization over the last dimension";
   let description = [{
     `result = x * rstd * gamma` with `rstd = 1 / sqrt(mean(x^2) + epsilon)`
     over the last dimension (Llama's RMSNorm). `gamma` has shape `[h]`; `rstd`
     has the input's shape without its last dimension. 5 FLOPs per element.
     Saves its **input** and `rstd`.
+
+    Workspace (the scratch buffers of the CPU lowering,
+    `getWorkspaceBuffers`): none in f32 (the sum of squares becomes `rstd`
+    in place); with an f64 operand, the f64 rstd (one element per row)
+    before its rounding.
 
     Example:
     ```mlir
@@ -342,7 +361,8 @@ def Train_RmsNormOp : Train_Op<"rms_norm", [Train_Differentiable, Pure, Train_Ke
   let hasVerifier = 1;
 }
 
-def Train_BatchNormOp : Train_Op<"batch_norm", [Train_Differentiable, Pure, Train_KeepFP32]> {
+def Train_BatchNormOp : Train_Op<"batch_norm", [Train_Differentiable, Pure, Train_KeepFP32],
+                                 ["getWorkspaceBuffers"]> {
   let summary = "Batch normalization (training mode) over NCHW channels";
   let description = [{
     Normalizes each channel `c` of an `N x C x H x W` input with the batch
@@ -350,6 +370,11 @@ def Train_BatchNormOp : Train_Op<"batch_norm", [Train_Differentiable, Pure, Trai
     beta[c]`. `gamma`, `beta`, `mean` and `rstd` have shape `[C]`. 8 FLOPs per
     element. Saves its **input** and the statistics. Running statistics for
     inference are not modelled.
+
+    Workspace (the scratch buffers of the CPU lowering,
+    `getWorkspaceBuffers`): none when the statistics have the accumulator
+    type (the sums become `mean` and `rstd` in place); otherwise the per-
+    channel mean and rstd (`C` elements each) in the accumulator type.
 
     Example:
     ```mlir
@@ -441,7 +466,8 @@ def Train_EmbeddingOp : Train_Op<"embedding", [Train_Differentiable, Pure, Train
   let hasVerifier = 1;
 }
 
-def Train_AttentionOp : Train_Op<"attention", [Train_Differentiable, Pure, Train_LowPrecisionSafe]> {
+def Train_AttentionOp : Train_Op<"attention", [Train_Differentiable, Pure, Train_LowPrecisionSafe],
+                                 ["getWorkspaceBuffers"]> {
   let summary = "Fused (flash-style) scaled dot-product attention";
   let description = [{
     `out = softmax(scale * q k^T [causal mask]) v` computed without
@@ -451,6 +477,14 @@ def Train_AttentionOp : Train_Op<"attention", [Train_Differentiable, Pure, Train
     (`B x Hq x Sq x D`) and the fp32 row log-sum-exp `lse` (`B x Hq x Sq`).
     Saves **q, k, v, out and lse** only (the score matrix is recomputed in
     backward). `4*B*Hq*Sq*Sk*D` FLOPs, halved when causal.
+
+    Workspace (the scratch buffers of the CPU lowering,
+    `getWorkspaceBuffers`): the scores `B*Hq*Sq*Sk` (compute type; the
+    probabilities overwrite them) and the row maxima `B*Hq*Sq`; the row sums
+    become `lse` in place when the compute type is f32 (a `B*Hq*Sq` buffer
+    otherwise), and a `B*Hq*Sq*D` compute-type output precedes its rounding
+    when the query is narrower. Unlike FlashAttention, this reference
+    lowering materializes the score matrix.
 
     Example:
     ```mlir
@@ -468,13 +502,18 @@ def Train_AttentionOp : Train_Op<"attention", [Train_Differentiable, Pure, Train
   let hasVerifier = 1;
 }
 
-def Train_RotaryOp : Train_Op<"rotary", [Train_Differentiable, Pure, Train_LowPrecisionSafe]> {
+def Train_RotaryOp : Train_Op<"rotary", [Train_Differentiable, Pure, Train_LowPrecisionSafe],
+                              ["getWorkspaceBuffers"]> {
   let summary = "Rotary position embedding (RoPE)";
   let description = [{
     Rotates pairs `(x[..., s, i], x[..., s, i + D/2])` of a `... x S x D`
     tensor by the angle `s * theta^(-2i/D)` (the rotate-half convention of
     Llama's HuggingFace implementation). `D` must be even. 6 FLOPs per
     element. Backward is the inverse rotation, so nothing is saved.
+
+    Workspace (the scratch buffers of the CPU lowering,
+    `getWorkspaceBuffers`): the cos and sin tables (`S*D/2` f32 elements
+    each) and the two rotated halves (half of the input each, input type).
 
     Example:
     ```mlir
@@ -493,7 +532,8 @@ def Train_RotaryOp : Train_Op<"rotary", [Train_Differentiable, Pure, Train_LowPr
 // Losses and reductions
 //===----------------------------------------------------------------------===//
 
-def Train_CrossEntropyOp : Train_Op<"cross_entropy", [Train_Differentiable, Pure, Train_KeepFP32]> {
+def Train_CrossEntropyOp : Train_Op<"cross_entropy", [Train_Differentiable, Pure, Train_KeepFP32],
+                                    ["getWorkspaceBuffers"]> {
   let summary = "Mean softmax cross-entropy over integer class labels";
   let description = [{
     `result = mean_i(logsumexp(logits[i, :]) - logits[i, labels[i]])` for
@@ -502,6 +542,11 @@ def Train_CrossEntropyOp : Train_Op<"cross_entropy", [Train_Differentiable, Pure
     HuggingFace uses -100) contribute nothing and the mean is over the other
     positions, as in PyTorch. 5 FLOPs per logit. Saves the **logits** and labels (the gradient
     is `softmax(logits) - onehot(labels)`, recomputed from the logits).
+
+    Workspace (the scratch buffers of the CPU lowering,
+    `getWorkspaceBuffers`): the row maximum and the row sum of exponentials
+    (one element per row each) and the two 0-d sums (loss and count), in the
+    compute type.
 
     Example:
     ```mlir
@@ -516,11 +561,15 @@ def Train_CrossEntropyOp : Train_Op<"cross_entropy", [Train_Differentiable, Pure
   let hasVerifier = 1;
 }
 
-def Train_MseLossOp : Train_Op<"mse_loss", [Train_Differentiable, Pure, Train_KeepFP32]> {
+def Train_MseLossOp : Train_Op<"mse_loss", [Train_Differentiable, Pure, Train_KeepFP32],
+                               ["getWorkspaceBuffers"]> {
   let summary = "Mean squared error";
   let description = [{
     `result = mean((input - target)^2)` over all elements; a 0-d float
     tensor. 3 FLOPs per element. Saves **input and target**.
+
+    Workspace (the scratch buffers of the CPU lowering,
+    `getWorkspaceBuffers`): the 0-d sum of squares in the compute type.
 
     Example:
     ```mlir
@@ -534,12 +583,17 @@ def Train_MseLossOp : Train_Op<"mse_loss", [Train_Differentiable, Pure, Train_Ke
   let hasVerifier = 1;
 }
 
-def Train_ReduceSumOp : Train_Op<"reduce_sum", [Train_Differentiable, Pure, Train_KeepFP32]> {
+def Train_ReduceSumOp : Train_Op<"reduce_sum", [Train_Differentiable, Pure, Train_KeepFP32],
+                                 ["getWorkspaceBuffers"]> {
   let summary = "Sums a tensor over a set of dimensions";
   let description = [{
     Sums `input` over the strictly increasing dimensions `dims`; the result
     drops those dimensions. Used for bias gradients and broadcast gradients.
     1 FLOP per input element.
+
+    Workspace (the scratch buffers of the CPU lowering,
+    `getWorkspaceBuffers`): the sums in f32 before their rounding, for
+    16-bit results.
 
     Example:
     ```mlir
@@ -663,7 +717,8 @@ def Train_ConcatOp : Train_Op<"concat", [Train_Differentiable, Pure, Train_LowPr
 // Convolutional networks (NCHW)
 //===----------------------------------------------------------------------===//
 
-def Train_Conv2dOp : Train_Op<"conv2d", [Train_Differentiable, Pure, Train_LowPrecisionSafe]> {
+def Train_Conv2dOp : Train_Op<"conv2d", [Train_Differentiable, Pure, Train_LowPrecisionSafe],
+                              ["getWorkspaceBuffers"]> {
   let summary = "2-D convolution, NCHW input, OIHW filter";
   let description = [{
     Cross-correlation of an `N x C x H x W` input with an
@@ -672,6 +727,11 @@ def Train_Conv2dOp : Train_Op<"conv2d", [Train_Differentiable, Pure, Train_LowPr
     dimension is `(in + 2*pad - dilation*(k-1) - 1) / stride + 1`.
     `2*N*O*OH*OW*(C/groups)*KH*KW` FLOPs. Saves its **input** (for the filter
     gradient) and its **filter** (for the input gradient).
+
+    Workspace (the scratch buffers of the CPU lowering,
+    `getWorkspaceBuffers`): the zero-padded input `N*C*(H+2ph)*(W+2pw)`
+    (input type) when padded, and the f32 sums `N*O*OH*OW` before their
+    rounding for 16-bit results.
 
     Example:
     ```mlir
@@ -691,7 +751,8 @@ def Train_Conv2dOp : Train_Op<"conv2d", [Train_Differentiable, Pure, Train_LowPr
 }
 
 class Train_PoolOp<string mnemonic, list<Trait> traits = []>
-    : Train_Op<mnemonic, !listconcat(traits, [Pure, Train_LowPrecisionSafe])> {
+    : Train_Op<mnemonic, !listconcat(traits, [Pure, Train_LowPrecisionSafe]),
+               ["getWorkspaceBuffers"]> {
   let arguments = (ins Train_FloatTensor:$input, DenseI64ArrayAttr:$kernel,
       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
       DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding);
@@ -708,6 +769,10 @@ def Train_MaxPool2dOp : Train_PoolOp<"max_pool2d", [Train_Differentiable]> {
     `(in + 2*pad - k) / stride + 1`. `KH*KW` FLOPs per output element. Saves
     its **input** (the backward recomputes the argmax).
 
+    Workspace (the scratch buffers of the CPU lowering,
+    `getWorkspaceBuffers`): the `-inf`-padded input `N*C*(H+2ph)*(W+2pw)`
+    when padded.
+
     Example:
     ```mlir
     %p = train.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}
@@ -723,6 +788,11 @@ def Train_AvgPool2dOp : Train_PoolOp<"avg_pool2d", [Train_Differentiable]> {
     (`count_include_pad`). Output size per spatial dimension:
     `(in + 2*pad - k) / stride + 1`. `KH*KW` FLOPs per output element. Saves
     nothing: the gradient needs only shapes.
+
+    Workspace (the scratch buffers of the CPU lowering,
+    `getWorkspaceBuffers`): the zero-padded input when padded, and the f32
+    window sums (the result shape) before their division and rounding for
+    16-bit results.
 
     Example:
     ```mlir
@@ -827,12 +897,17 @@ def Train_SwigluGradOp : Train_Op<"swiglu_grad", [Pure,
   let hasVerifier = 1;
 }
 
-def Train_SoftmaxGradOp : Train_Op<"softmax_grad", [Pure, Train_KeepFP32]> {
+def Train_SoftmaxGradOp : Train_Op<"softmax_grad", [Pure, Train_KeepFP32],
+                                   ["getWorkspaceBuffers"]> {
   let summary = "Gradient of softmax from its saved output";
   let description = [{
     `result = scale * y * (grad - sum(grad * y, axis))` where `y` is the
     softmax **output**; `axis` and `scale` match the forward op (masked
     positions have `y = 0` and get no gradient). 4 FLOPs per element.
+
+    Workspace (the scratch buffers of the CPU lowering,
+    `getWorkspaceBuffers`): the row sums `sum(dy * y)`, one element per row
+    in the accumulator type.
 
     Example:
     ```mlir
@@ -849,12 +924,18 @@ def Train_SoftmaxGradOp : Train_Op<"softmax_grad", [Pure, Train_KeepFP32]> {
 }
 
 def Train_LayerNormGradOp : Train_Op<"layer_norm_grad", [Pure,
-                                                         Train_KeepFP32]> {
+                                                         Train_KeepFP32], ["getWorkspaceBuffers"]> {
   let summary = "Gradients of layer_norm";
   let description = [{
     From `grad` (shape of the input), the saved input, `gamma` and the saved
     statistics, computes `dinput`, `dgamma` and `dbeta`. 12 FLOPs per input
     element.
+
+    Workspace (the scratch buffers of the CPU lowering,
+    `getWorkspaceBuffers`): the two row sums `sum(g)` and `sum(g * xhat)`
+    (one element per row each, compute type); when gamma is not in the
+    compute type, also the two column sums (`D` elements each) before their
+    rounding.
 
     Example:
     ```mlir
@@ -874,11 +955,17 @@ def Train_LayerNormGradOp : Train_Op<"layer_norm_grad", [Pure,
   let hasVerifier = 1;
 }
 
-def Train_RmsNormGradOp : Train_Op<"rms_norm_grad", [Pure, Train_KeepFP32]> {
+def Train_RmsNormGradOp : Train_Op<"rms_norm_grad", [Pure, Train_KeepFP32],
+                                   ["getWorkspaceBuffers"]> {
   let summary = "Gradients of rms_norm";
   let description = [{
     From `grad`, the saved input, `gamma` and the saved `rstd`, computes
     `dinput` and `dgamma`. 9 FLOPs per input element.
+
+    Workspace (the scratch buffers of the CPU lowering,
+    `getWorkspaceBuffers`): the row sums `sum(g * xhat)` (one element per
+    row, compute type); when gamma is not in the compute type, also the
+    column sums (`D` elements) before their rounding.
 
     Example:
     ```mlir
@@ -897,12 +984,18 @@ def Train_RmsNormGradOp : Train_Op<"rms_norm_grad", [Pure, Train_KeepFP32]> {
 }
 
 def Train_BatchNormGradOp : Train_Op<"batch_norm_grad", [Pure,
-                                                         Train_KeepFP32]> {
+                                                         Train_KeepFP32], ["getWorkspaceBuffers"]> {
   let summary = "Gradients of batch_norm (training mode)";
   let description = [{
     From `grad`, the saved input, `gamma` and the saved per-channel
     statistics, computes `dinput`, `dgamma` and `dbeta`. 12 FLOPs per input
     element.
+
+    Workspace (the scratch buffers of the CPU lowering,
+    `getWorkspaceBuffers`): the per-channel sums `sum(dy)` and `sum(dy * (x
+    - mean))` (`C` elements each, accumulator type; the two projection terms
+    overwrite them), plus `mean` and `rstd` widened to the accumulator type
+    when they are narrower.
 
     Example:
     ```mlir
@@ -963,13 +1056,18 @@ def Train_EmbeddingGradOp : Train_Op<"embedding_grad", [Pure,
 }
 
 def Train_CrossEntropyGradOp : Train_Op<"cross_entropy_grad", [Pure,
-                                                              Train_KeepFP32]> {
+                                                              Train_KeepFP32], ["getWorkspaceBuffers"]> {
   let summary = "Gradient of cross_entropy with respect to the logits";
   let description = [{
     `result = grad * (softmax(logits) - onehot(labels)) / P` where `P` is the
     number of label positions and `grad` the 0-d loss gradient. With
     `ignore_index` (as in `train.cross_entropy`), ignored positions get a
     zero gradient and `P` counts only the others. 6 FLOPs per logit.
+
+    Workspace (the scratch buffers of the CPU lowering,
+    `getWorkspaceBuffers`): the row maximum and the row sum of exponentials
+    (one element per row each, compute type), and a 0-d count with
+    `ignore_index`.
 
     Example:
     ```mlir
@@ -1009,7 +1107,8 @@ def Train_MseLossGradOp : Train_Op<"mse_loss_grad", [Pure, Train_KeepFP32]> {
 }
 
 class Train_ConvGradOp<string mnemonic>
-    : Train_Op<mnemonic, [Pure, Train_LowPrecisionSafe]> {
+    : Train_Op<mnemonic, [Pure, Train_LowPrecisionSafe],
+               ["getWorkspaceBuffers"]> {
   let results = (outs Train_FloatTensor:$result);
   let hasVerifier = 1;
 }
@@ -1021,6 +1120,12 @@ def Train_Conv2dGradInputOp : Train_ConvGradOp<"conv2d_grad_input"> {
     `filter`; the result type gives the input shape `N x C x H x W`, which
     must produce `grad`'s shape under the forward attributes. Same FLOPs as
     the forward convolution.
+
+    Workspace (the scratch buffers of the CPU lowering,
+    `getWorkspaceBuffers`): the gradient scattered with the stride into
+    zeros, `N*O*(H+2ph+dh*(KH-1))*(W+2pw+dw*(KW-1))` (grad type), the
+    flipped filter (the filter size), and the f32 sums (the result shape)
+    before their rounding for 16-bit results.
 
     Example:
     ```mlir
@@ -1044,6 +1149,11 @@ def Train_Conv2dGradFilterOp : Train_ConvGradOp<"conv2d_grad_filter"> {
     filter shape `O x C/groups x KH x KW`. Same FLOPs as the forward
     convolution.
 
+    Workspace (the scratch buffers of the CPU lowering,
+    `getWorkspaceBuffers`): the zero-padded input (as `train.conv2d`) when
+    padded, and the f32 sums (the filter shape) before their rounding for
+    16-bit results.
+
     Example:
     ```mlir
     %dw = train.conv2d_grad_filter %dy, %x {padding = array<i64: 1, 1>}
@@ -1059,13 +1169,20 @@ def Train_Conv2dGradFilterOp : Train_ConvGradOp<"conv2d_grad_filter"> {
                        "type($input) `->` type($result)";
 }
 
-def Train_MaxPool2dGradOp : Train_Op<"max_pool2d_grad", [Pure,
-                                                         Train_LowPrecisionSafe]> {
+def Train_MaxPool2dGradOp : Train_Op<"max_pool2d_grad",
+                                     [Pure, Train_LowPrecisionSafe],
+                                     ["getWorkspaceBuffers"]> {
   let summary = "Gradient of max_pool2d from its saved input";
   let description = [{
     Routes each element of `grad` to the argmax of its window in the saved
     **input** (first maximum on ties). The result has the input's type.
     `KH*KW` FLOPs per element of `grad`.
+
+    Workspace (the scratch buffers of the CPU lowering,
+    `getWorkspaceBuffers`): the `-inf`-padded input when padded, the maximum
+    of each window (grad shape and type) and its index (grad shape, i32),
+    and the gradient of the padded input `N*C*(H+2ph)*(W+2pw)` (accumulator
+    type) unless it is the result itself (no padding, no rounding).
 
     Example:
     ```mlir
@@ -1083,12 +1200,18 @@ def Train_MaxPool2dGradOp : Train_Op<"max_pool2d_grad", [Pure,
   let hasVerifier = 1;
 }
 
-def Train_AvgPool2dGradOp : Train_Op<"avg_pool2d_grad", [Pure,
-                                                         Train_LowPrecisionSafe]> {
+def Train_AvgPool2dGradOp : Train_Op<"avg_pool2d_grad",
+                                     [Pure, Train_LowPrecisionSafe],
+                                     ["getWorkspaceBuffers"]> {
   let summary = "Gradient of avg_pool2d";
   let description = [{
     Spreads each element of `grad` uniformly over its window; the result type
     gives the input shape. `KH*KW` FLOPs per element of `grad`.
+
+    Workspace (the scratch buffers of the CPU lowering,
+    `getWorkspaceBuffers`): `grad / (KH*KW)` scattered with the stride into
+    zeros, `N*C*(H+2ph+KH-1)*(W+2pw+KW-1)` in the accumulator type, and the
+    f32 sums (the result shape) before their rounding for 16-bit results.
 
     Example:
     ```mlir
@@ -1105,11 +1228,15 @@ def Train_AvgPool2dGradOp : Train_Op<"avg_pool2d_grad", [Pure,
 }
 
 def Train_UpsampleNearest2dGradOp
-    : Train_Op<"upsample_nearest2d_grad", [Pure, Train_LowPrecisionSafe]> {
+    : Train_Op<"upsample_nearest2d_grad", [Pure, Train_LowPrecisionSafe], ["getWorkspaceBuffers"]> {
   let summary = "Gradient of upsample_nearest2d";
   let description = [{
     Sums `grad` over each `scale x scale` block. 1 FLOP per element of
     `grad`.
+
+    Workspace (the scratch buffers of the CPU lowering,
+    `getWorkspaceBuffers`): the f32 block sums (the result shape) before
+    their rounding for 16-bit results.
 
     Example:
     ```mlir
@@ -1125,18 +1252,22 @@ def Train_UpsampleNearest2dGradOp
 
 def Train_AttentionGradOp : Train_Op<"attention_grad", [Pure,
                                                         Train_LowPrecisionSafe],
-                                     ["getWorkspaceBytes"]> {
+                                     ["getWorkspaceBuffers"]> {
   let summary = "Gradients of fused attention (flash-style backward)";
   let description = [{
     From `grad` (shape of the output) and the saved `query`, `key`, `value`,
     `output` and `lse`, recomputes the attention probabilities block by block
     and returns `dquery`, `dkey`, `dvalue`. `scale` and `causal` match the
     forward op. `10*B*Hq*Sq*Sk*D` FLOPs (five matmuls), halved when causal.
-    Workspace, as in FlashAttention-2: an fp32 `dquery` accumulator
-    (`B*Hq*Sq*D*4` bytes) and the fp32 row sums `D = rowsum(grad * output)`
-    (`B*Hq*Sq*4`); with grouped-query attention (`Hkv < Hq`) also per-query-
-    head `dkey` and `dvalue` before their reduction over the group
-    (`2*B*Hq*Sk*D` elements of the key type).
+    Workspace (the scratch buffers of the CPU lowering,
+    `getWorkspaceBuffers`): the recomputed scores `B*Hq*Sq*Sk` (compute type;
+    the probabilities overwrite them), `dP = do v^T` of the same size (`dS`
+    overwrites it) and the row sums `D = rowsum(grad * output)` (`B*Hq*Sq`);
+    the compute-type `dvalue`, `dquery` and `dkey` precede their rounding
+    when the operands are narrower. Grouped-query heads need no per-head
+    `dkey`/`dvalue`: the lowering contracts over the rows of all query heads
+    of a group. Unlike FlashAttention-2, this reference lowering materializes
+    the score matrix.
 
     Example:
     ```mlir
@@ -1159,11 +1290,15 @@ def Train_AttentionGradOp : Train_Op<"attention_grad", [Pure,
 }
 
 def Train_RotaryGradOp : Train_Op<"rotary_grad", [Pure,
-                                                  Train_LowPrecisionSafe]> {
+                                                  Train_LowPrecisionSafe], ["getWorkspaceBuffers"]> {
   let summary = "Gradient of rotary: the inverse rotation";
   let description = [{
     Rotates `grad` by the negated angles of `train.rotary` with the same
     `theta`. 6 FLOPs per element.
+
+    Workspace (the scratch buffers of the CPU lowering,
+    `getWorkspaceBuffers`): as `train.rotary`: the cos and sin tables
+    (`S*D/2` f32 each) and the two rotated halves.
 
     Example:
     ```mlir
