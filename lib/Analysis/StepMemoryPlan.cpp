@@ -2,6 +2,8 @@
 
 #include "memopt/Analysis/StepMemoryPlan.h"
 
+#include "memopt/Dialect/Train/IR/TrainOps.h"
+
 #include "mlir/IR/Operation.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -18,8 +20,20 @@ std::string PlanSlot::describe() const {
          " bytes)";
 }
 
+int64_t mlir::memopt::getWorkspaceSlotBytes(Operation *op,
+                                            int64_t alignment) {
+  auto cost = dyn_cast<train::CostOpInterface>(op);
+  if (!cost)
+    return 0;
+  int64_t bytes = 0;
+  for (int64_t buffer : cost.getWorkspaceBuffers())
+    bytes += llvm::alignTo(buffer, alignment);
+  return bytes;
+}
+
 SmallVector<PlanSlot>
-mlir::memopt::collectPlanSlots(const TensorLiveness &liveness) {
+mlir::memopt::collectPlanSlots(const TensorLiveness &liveness,
+                               int64_t alignment) {
   SmallVector<PlanSlot> slots;
   int64_t numPoints = liveness.getNumPoints();
   for (const Buffer &buffer : liveness.getBuffers()) {
@@ -34,11 +48,12 @@ mlir::memopt::collectPlanSlots(const TensorLiveness &liveness) {
     slots.push_back(slot);
   }
   for (int64_t point = 0; point < numPoints; ++point) {
-    int64_t bytes = liveness.getWorkspaceBytes(point);
+    Operation *op = liveness.getSchedule()[point];
+    int64_t bytes = getWorkspaceSlotBytes(op, alignment);
     if (bytes == 0)
       continue;
     PlanSlot slot;
-    slot.op = liveness.getSchedule()[point];
+    slot.op = op;
     slot.point = point;
     slot.bytes = bytes;
     slot.lower = point;
@@ -55,7 +70,7 @@ mlir::memopt::planStepMemory(const TensorLiveness &liveness,
     return llvm::createStringError("unknown algorithm '" + options.algorithm +
                                    "' (expected auto or best-fit)");
   StepMemoryPlan plan;
-  plan.slots = collectPlanSlots(liveness);
+  plan.slots = collectPlanSlots(liveness, options.alignment);
   plan.offsets.assign(plan.slots.size(), 0);
 
   // The persistent region: parameters and optimizer states in definition

@@ -159,7 +159,7 @@ struct TrainVerifyPlanPass
             TrainDialect::kPlanAlignmentAttrName))
       alignment = attr.getInt();
     TensorLiveness liveness(func);
-    SmallVector<PlanSlot> slots = collectPlanSlots(liveness);
+    SmallVector<PlanSlot> slots = collectPlanSlots(liveness, alignment);
     std::vector<PlanBuffer> buffers;
     std::vector<int64_t> offsets;
     for (const PlanSlot &slot : slots) {

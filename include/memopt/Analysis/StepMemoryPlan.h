@@ -39,13 +39,20 @@ struct PlanSlot {
 
 /// The slots of a step in a fixed order: buffers in definition order, then
 /// workspaces in program order. Zero-byte buffers and workspaces are skipped.
-SmallVector<PlanSlot> collectPlanSlots(const TensorLiveness &liveness);
+/// An op's workspace slot holds each of its workspace buffers
+/// (CostOpInterface::getWorkspaceBuffers) at an `alignment`-aligned place.
+SmallVector<PlanSlot> collectPlanSlots(const TensorLiveness &liveness,
+                                       int64_t alignment);
+
+/// The bytes of `op`'s workspace slot: the sum of its workspace buffers, each
+/// rounded up to `alignment`.
+int64_t getWorkspaceSlotBytes(Operation *op, int64_t alignment);
 
 struct StepPlanOptions {
   /// Offset alignment (a power of two).
   int64_t alignment = 256;
   /// Search budget of the planner (MemoryPlanOptions::searchBudget).
-  int64_t searchBudget = MemoryPlanOptions().searchBudget;
+  int64_t searchBudget = 100000000;
   /// "auto": the planner's portfolio and search; "best-fit": greedy by size
   /// with best fit only (the TFLite/XLA baseline).
   std::string algorithm = "auto";

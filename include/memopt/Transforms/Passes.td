@@ -138,7 +138,7 @@ def TrainPlanMemoryPass : Pass<"train-plan-memory", "::mlir::func::FuncOp"> {
     Option<"algorithm", "algorithm", "std::string", /*default=*/"\"auto\"",
            "auto (greedy portfolio, then search) or best-fit (greedy by size "
            "only)">,
-    Option<"budget", "budget", "int64_t", /*default=*/"2000000",
+    Option<"budget", "budget", "int64_t", /*default=*/"100000000",
            "Work units of the planner's improvement phase (deterministic); 0 "
            "keeps the best greedy plan">,
   ];

@@ -20,10 +20,12 @@
 
 #include "Lowering.h"
 
+#include "memopt/Analysis/StepMemoryPlan.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -107,9 +109,7 @@ FailureOr<ArenaPlacement> ArenaPlacement::prepare(func::FuncOp func) {
                                    offsets.asArrayRef().end());
     if (workspace) {
       planned.workspaceOffset = workspace.getInt();
-      if (auto cost = dyn_cast<train::CostOpInterface>(op))
-        planned.workspaceBytes =
-            llvm::alignTo(cost.getWorkspaceBytes(), impl->alignment);
+      planned.workspaceBytes = getWorkspaceSlotBytes(&op, impl->alignment);
     }
     impl->ops.push_back(planned);
     op.setLoc(FusedLoc::get(
@@ -133,7 +133,7 @@ FailureOr<ArenaPlacement> ArenaPlacement::prepare(func::FuncOp func) {
 }
 
 /// The tensor.empty that `value` is computed into, following destination
-/// operands and reshapes, or nullptr.
+/// operands, loop-carried values and reshapes, or nullptr.
 static tensor::EmptyOp findDestination(Value value) {
   while (Operation *def = value.getDefiningOp()) {
     if (auto empty = dyn_cast<tensor::EmptyOp>(def))
@@ -147,6 +147,10 @@ static tensor::EmptyOp findDestination(Value value) {
     }
     if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(def)) {
       value = def->getOperand(0);
+      continue;
+    }
+    if (auto loop = dyn_cast<scf::ForOp>(def)) {
+      value = loop.getInitArgs()[cast<OpResult>(value).getResultNumber()];
       continue;
     }
     return nullptr;

@@ -415,9 +415,21 @@ struct ReshapeLowering : public TrainOpLowering<train::ReshapeOp> {
   LogicalResult
   matchAndRewrite(train::ReshapeOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op,
-                       reshapeStatic(rewriter, op.getLoc(), adaptor.getInput(),
-                                     cast<RankedTensorType>(op.getType())));
+    // Where the memory model says the reshape copies (its input's strides do
+    // not allow a view), copy explicitly into a fresh contiguous tensor, so
+    // that the copy is a buffer of the lowering like any result (and can be
+    // placed in a planned arena), then reshape that view-free.
+    Value input = adaptor.getInput();
+    auto aliasing = cast<train::AliasingOpInterface>(op.getOperation());
+    if (!aliasing.getViewSource(0)) {
+      auto inputType = cast<RankedTensorType>(input.getType());
+      input = linalg::CopyOp::create(
+                  rewriter, op.getLoc(), input,
+                  createEmpty(rewriter, op.getLoc(), inputType))
+                  .getResult(0);
+    }
+    rewriter.replaceOp(op, reshapeStatic(rewriter, op.getLoc(), input,
+                                         cast<RankedTensorType>(op.getType())));
     return success();
   }
 };
