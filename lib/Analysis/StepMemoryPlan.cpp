@@ -20,8 +20,7 @@ std::string PlanSlot::describe() const {
          " bytes)";
 }
 
-int64_t mlir::memopt::getWorkspaceSlotBytes(Operation *op,
-                                            int64_t alignment) {
+int64_t mlir::memopt::getWorkspaceSlotBytes(Operation *op, int64_t alignment) {
   auto cost = dyn_cast<train::CostOpInterface>(op);
   if (!cost)
     return 0;

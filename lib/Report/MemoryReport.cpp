@@ -197,8 +197,8 @@ FailureOr<MemoryReport> MemoryReport::create(FunctionOpInterface func) {
     StepPlanOptions options;
     llvm::Expected<StepMemoryPlan> plan = planStepMemory(liveness, options);
     if (!plan)
-      return func->emitOpError() << "cannot plan an arena: "
-                                 << llvm::toString(plan.takeError());
+      return func->emitOpError()
+             << "cannot plan an arena: " << llvm::toString(plan.takeError());
     report.arenaBytes = plan->arenaBytes;
     report.planAlignment = options.alignment;
   }
@@ -361,11 +361,11 @@ void MemoryReport::printText(raw_ostream &os) const {
   if (arenaFromIR)
     summary.push_back({"LOAD", formatBytes(getLoadBytes())});
   summary.push_back(
-      {"arena", formatBytes(arenaBytes) + ", " +
-                    formatFragmentation(getFragmentation()) + " above LOAD, " +
-                    (arenaFromIR ? "planned in the IR"
-                                 : "planned for this report") +
-                    " (alignment " + std::to_string(planAlignment) + ")"});
+      {"arena",
+       formatBytes(arenaBytes) + ", " +
+           formatFragmentation(getFragmentation()) + " above LOAD, " +
+           (arenaFromIR ? "planned in the IR" : "planned for this report") +
+           " (alignment " + std::to_string(planAlignment) + ")"});
   summary.push_back({"at", "point " + std::to_string(peak) + " of " +
                                std::to_string(live.getNumPoints()) + ": " +
                                peakOpName + " at " + peakLocation});
@@ -493,11 +493,11 @@ void MemoryReport::printHTML(raw_ostream &os) const {
       formatBytes(getPeakBytes()));
   if (arenaFromIR)
     row("LOAD", formatBytes(getLoadBytes()));
-  row("Arena", formatBytes(arenaBytes) + ", " +
-                   formatFragmentation(getFragmentation()) + " above LOAD, " +
-                   (arenaFromIR ? "planned in the IR"
-                                : "planned for this report") +
-                   " (alignment " + std::to_string(planAlignment) + ")");
+  row("Arena",
+      formatBytes(arenaBytes) + ", " + formatFragmentation(getFragmentation()) +
+          " above LOAD, " +
+          (arenaFromIR ? "planned in the IR" : "planned for this report") +
+          " (alignment " + std::to_string(planAlignment) + ")");
   row("At", "point " + std::to_string(peak) + " of " +
                 std::to_string(numPoints) + ": " + peakOpName + " at " +
                 peakLocation);

@@ -60,15 +60,17 @@ struct TrainPlanMemoryPass
     if (!block)
       return signalPassFailure();
     if (alignment <= 0 || !llvm::isPowerOf2_64(alignment)) {
-      mlir::emitError(func.getLoc()) << "train-plan-memory: alignment must be a positive "
-                          "power of two, got "
-                       << static_cast<int64_t>(alignment);
+      mlir::emitError(func.getLoc())
+          << "train-plan-memory: alignment must be a positive "
+             "power of two, got "
+          << static_cast<int64_t>(alignment);
       return signalPassFailure();
     }
     if (budget < 0) {
-      mlir::emitError(func.getLoc()) << "train-plan-memory: budget must not be negative, "
-                          "got "
-                       << static_cast<int64_t>(budget);
+      mlir::emitError(func.getLoc())
+          << "train-plan-memory: budget must not be negative, "
+             "got "
+          << static_cast<int64_t>(budget);
       return signalPassFailure();
     }
     removeMemoryPlan(func);
@@ -79,8 +81,8 @@ struct TrainPlanMemoryPass
     options.algorithm = algorithm;
     llvm::Expected<StepMemoryPlan> plan = planStepMemory(liveness, options);
     if (!plan) {
-      mlir::emitError(func.getLoc()) << "train-plan-memory: "
-                       << llvm::toString(plan.takeError());
+      mlir::emitError(func.getLoc())
+          << "train-plan-memory: " << llvm::toString(plan.takeError());
       return signalPassFailure();
     }
 
@@ -174,13 +176,13 @@ struct TrainVerifyPlanPass
                << "train-verify-plan: " << slot.describe() << " is at offset "
                << *offset << ", not a multiple of the plan's alignment "
                << alignment;
-      int64_t end = *offset + static_cast<int64_t>(
-                                  llvm::alignTo(slot.bytes, alignment));
+      int64_t end =
+          *offset + static_cast<int64_t>(llvm::alignTo(slot.bytes, alignment));
       if (end > arenaBytes)
         return anchorOf(func, slot)->emitError()
                << "train-verify-plan: " << slot.describe() << " at offset "
-               << *offset << " ends at byte " << end
-               << ", past the arena of " << arenaBytes << " bytes";
+               << *offset << " ends at byte " << end << ", past the arena of "
+               << arenaBytes << " bytes";
       buffers.push_back({slot.lower, slot.upper, slot.bytes});
       offsets.push_back(*offset);
     }
@@ -208,7 +210,8 @@ struct TrainVerifyPlanPass
           return diag;
         }
       }
-    return mlir::emitError(func.getLoc()) << "train-verify-plan: the plan is invalid";
+    return mlir::emitError(func.getLoc())
+           << "train-verify-plan: the plan is invalid";
   }
 
   /// The offset the IR records for `slot`, if any.

@@ -163,7 +163,8 @@ static int64_t applyKeepSet(func::FuncOp func,
 /// first purely numeric component ("h.3" of "h.3.attn.c_attn"), or "".
 static std::string getLayerKey(Operation *op) {
   Location loc = op->getLoc();
-  if (auto fused = dyn_cast<FusedLoc>(loc); fused && !fused.getLocations().empty())
+  if (auto fused = dyn_cast<FusedLoc>(loc);
+      fused && !fused.getLocations().empty())
     loc = fused.getLocations().front();
   auto name = dyn_cast<NameLoc>(loc);
   if (!name)
@@ -212,26 +213,29 @@ void TrainRematPass::runOnOperation() {
   static constexpr StringLiteral kAlgorithms[] = {
       "auto", "none", "layers", "sqrt", "selective", "greedy"};
   if (!llvm::is_contained(kAlgorithms, StringRef(algorithm))) {
-    mlir::emitError(func.getLoc()) << "train-remat: unknown algorithm '" << algorithm
-                     << "'; expected one of auto, none, layers, sqrt, "
-                        "selective, greedy";
+    mlir::emitError(func.getLoc())
+        << "train-remat: unknown algorithm '" << algorithm
+        << "'; expected one of auto, none, layers, sqrt, "
+           "selective, greedy";
     return signalPassFailure();
   }
   std::optional<int64_t> limit;
   if (!StringRef(budget).trim().empty()) {
     FailureOr<int64_t> parsed = parseByteSize(budget);
     if (failed(parsed)) {
-      mlir::emitError(func.getLoc()) << "train-remat: cannot parse budget '" << budget
-                       << "'; expected bytes with an optional unit, e.g. "
-                          "40GiB, 512MiB or 1000000";
+      mlir::emitError(func.getLoc())
+          << "train-remat: cannot parse budget '" << budget
+          << "'; expected bytes with an optional unit, e.g. "
+             "40GiB, 512MiB or 1000000";
       return signalPassFailure();
     }
     limit = *parsed;
   }
   if (getForwardOps(func).empty()) {
-    mlir::emitError(func.getLoc()) << "train-remat: @" << func.getSymName()
-                     << " is not a training step: its first result is not "
-                        "a 0-d float loss";
+    mlir::emitError(func.getLoc())
+        << "train-remat: @" << func.getSymName()
+        << " is not a training step: its first result is not "
+           "a 0-d float loss";
     return signalPassFailure();
   }
 
@@ -253,8 +257,8 @@ void TrainRematPass::runOnOperation() {
         continue;
       bool scores = isa<train::SoftmaxOp>(def);
       if (auto dropout = dyn_cast<train::DropoutOp>(def))
-        scores = dropout->getOperand(0).getDefiningOp<train::SoftmaxOp>() !=
-                 nullptr;
+        scores =
+            dropout->getOperand(0).getDefiningOp<train::SoftmaxOp>() != nullptr;
       if (scores)
         keep.reset(index);
     }
@@ -311,8 +315,8 @@ void TrainRematPass::runOnOperation() {
         flops = cost.getFlops();
       return static_cast<double>(activations[i]->bytes) / (1.0 + flops);
     };
-    llvm::stable_sort(order,
-                      [&](unsigned a, unsigned b) { return ratio(a) > ratio(b); });
+    llvm::stable_sort(
+        order, [&](unsigned a, unsigned b) { return ratio(a) > ratio(b); });
     Candidate best = evaluate(func, "greedy", keepAll());
     llvm::SmallBitVector keep = keepAll();
     for (unsigned i = 0; i < n && (!limit || best.peak > *limit); ++i) {
@@ -360,8 +364,8 @@ void TrainRematPass::runOnOperation() {
         << " bytes: the smallest peak reached is " << lowest->peak
         << " bytes, by '" << lowest->algorithm
         << "' (recomputing every activation: " << everything.peak
-        << " bytes); parameters and optimizer states alone take "
-        << persistent << " bytes";
+        << " bytes); parameters and optimizer states alone take " << persistent
+        << " bytes";
     return signalPassFailure();
   }
   (void)chosenAlgorithm;

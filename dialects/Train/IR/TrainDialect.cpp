@@ -31,9 +31,8 @@ static LogicalResult verifyByteCount(Operation *op, NamedAttribute attribute) {
   return success();
 }
 
-LogicalResult
-TrainDialect::verifyOperationAttribute(Operation *op,
-                                       NamedAttribute attribute) {
+LogicalResult TrainDialect::verifyOperationAttribute(Operation *op,
+                                                     NamedAttribute attribute) {
   StringRef name = attribute.getName().strref();
   if (name == kOffsetAttrName) {
     auto offsets = dyn_cast<DenseI64ArrayAttr>(attribute.getValue());
@@ -44,8 +43,8 @@ TrainDialect::verifyOperationAttribute(Operation *op,
     if (static_cast<int64_t>(offsets.size()) !=
         static_cast<int64_t>(op->getNumResults()))
       return op->emitError()
-             << "'" << name << "' has " << offsets.size()
-             << " offsets for " << op->getNumResults() << " results";
+             << "'" << name << "' has " << offsets.size() << " offsets for "
+             << op->getNumResults() << " results";
     for (int64_t offset : offsets.asArrayRef())
       if (offset < -1)
         return op->emitError() << "'" << name
@@ -64,8 +63,8 @@ TrainDialect::verifyOperationAttribute(Operation *op,
       return failure();
     int64_t alignment = cast<IntegerAttr>(attribute.getValue()).getInt();
     if (alignment == 0 || !llvm::isPowerOf2_64(alignment))
-      return op->emitError() << "'" << name
-                             << "' must be a power of two, got " << alignment;
+      return op->emitError()
+             << "'" << name << "' must be a power of two, got " << alignment;
     return success();
   }
   return op->emitError() << "unknown train attribute '" << name << "'";

@@ -96,10 +96,10 @@ FailureOr<ArenaPlacement> ArenaPlacement::prepare(func::FuncOp func) {
   OpBuilder builder(context);
   Block &block = func.getBody().front();
   for (Operation &op : llvm::make_early_inc_range(block)) {
-    auto offsets = op.getAttrOfType<DenseI64ArrayAttr>(
-        TrainDialect::kOffsetAttrName);
-    auto workspace = op.getAttrOfType<IntegerAttr>(
-        TrainDialect::kWorkspaceOffsetAttrName);
+    auto offsets =
+        op.getAttrOfType<DenseI64ArrayAttr>(TrainDialect::kOffsetAttrName);
+    auto workspace =
+        op.getAttrOfType<IntegerAttr>(TrainDialect::kWorkspaceOffsetAttrName);
     if (!offsets && !workspace)
       continue;
     int64_t index = impl->ops.size();
@@ -112,10 +112,9 @@ FailureOr<ArenaPlacement> ArenaPlacement::prepare(func::FuncOp func) {
       planned.workspaceBytes = getWorkspaceSlotBytes(&op, impl->alignment);
     }
     impl->ops.push_back(planned);
-    op.setLoc(FusedLoc::get(
-        context, {op.getLoc()},
-        builder.getDictionaryAttr(builder.getNamedAttr(
-            kTagName, builder.getI64IntegerAttr(index)))));
+    op.setLoc(FusedLoc::get(context, {op.getLoc()},
+                            builder.getDictionaryAttr(builder.getNamedAttr(
+                                kTagName, builder.getI64IntegerAttr(index)))));
     // Markers for results placed in the arena (not the persistent region).
     builder.setInsertionPointAfter(&op);
     for (auto [resultIndex, result] : llvm::enumerate(op.getResults())) {
@@ -177,8 +176,7 @@ LogicalResult ArenaPlacement::apply() {
   auto place = [&](tensor::EmptyOp empty, int64_t offset) {
     OpBuilder b(empty);
     auto type = cast<RankedTensorType>(empty.getType());
-    Value shift =
-        arith::ConstantIndexOp::create(b, empty.getLoc(), offset);
+    Value shift = arith::ConstantIndexOp::create(b, empty.getLoc(), offset);
     auto viewType = MemRefType::get(type.getShape(), type.getElementType());
     Value view = memref::ViewOp::create(b, empty.getLoc(), viewType, arena,
                                         shift, ValueRange{});
@@ -200,8 +198,7 @@ LogicalResult ArenaPlacement::apply() {
     const PlannedOp &planned = impl->ops[key[0]];
     int64_t offset = planned.resultOffsets[key[1]];
     tensor::EmptyOp empty = findDestination(marker.getSource());
-    if (empty && getTag(empty.getLoc()) == key[0] &&
-        !placed.contains(empty)) {
+    if (empty && getTag(empty.getLoc()) == key[0] && !placed.contains(empty)) {
       placed.insert(empty);
       place(empty, offset - impl->persistentBytes);
     }
@@ -220,8 +217,8 @@ LogicalResult ArenaPlacement::apply() {
     const PlannedOp &planned = impl->ops[*tag];
     if (planned.workspaceOffset < 0)
       continue;
-    int64_t bytes = llvm::alignTo(
-        train::getTensorBytes(empty.getType()), impl->alignment);
+    int64_t bytes =
+        llvm::alignTo(train::getTensorBytes(empty.getType()), impl->alignment);
     int64_t &used = workspaceUsed[*tag];
     if (used + bytes > planned.workspaceBytes)
       continue;

@@ -465,10 +465,10 @@ struct ReshapeLowering : public TrainOpLowering<train::ReshapeOp> {
     auto aliasing = cast<train::AliasingOpInterface>(op.getOperation());
     if (!aliasing.getViewSource(0)) {
       auto inputType = cast<RankedTensorType>(input.getType());
-      input = linalg::CopyOp::create(
-                  rewriter, op.getLoc(), input,
-                  createEmpty(rewriter, op.getLoc(), inputType))
-                  .getResult(0);
+      input =
+          linalg::CopyOp::create(rewriter, op.getLoc(), input,
+                                 createEmpty(rewriter, op.getLoc(), inputType))
+              .getResult(0);
     }
     rewriter.replaceOp(op, reshapeStatic(rewriter, op.getLoc(), input,
                                          cast<RankedTensorType>(op.getType())));
