@@ -216,12 +216,18 @@ static Value buildNamedMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
   return op->getResult(0);
 }
 
-/// `B... x K x M` (transposed lhs) times a shared `K x N` (or `N x K`)
-/// matrix: a linalg.generic over any number of batch dimensions, since the
-/// transposed lhs cannot be collapsed into the rows of one matmul.
-static Value buildSharedRhsGeneric(OpBuilder &b, Location loc, Value lhs,
-                                   Value rhs, RankedTensorType resultType,
-                                   bool transposeRhs) {
+/// A matmul as one linalg.generic contraction over every leading (batch)
+/// dimension of the result at once: C[b..., m, n] += A[b..., m, k] *
+/// B[b..., k, n] (with the transposed layouts), accumulating in the result
+/// type, k innermost as in linalg.batch_matmul. Without `rhsBatched` the rhs
+/// is one `K x N` (or `N x K`) matrix shared by every batch (a transposed lhs
+/// times a weight, which cannot be collapsed into the rows of one matmul).
+/// Nothing is collapsed, so a strided operand (transposed attention heads) is
+/// read in place rather than copied.
+static Value buildContractionGeneric(OpBuilder &b, Location loc, Value lhs,
+                                     Value rhs, RankedTensorType resultType,
+                                     bool transposeLhs, bool transposeRhs,
+                                     bool rhsBatched) {
   MLIRContext *ctx = b.getContext();
   int64_t batch = resultType.getRank() - 2, numDims = batch + 3;
   SmallVector<AffineExpr> dims;
@@ -229,52 +235,16 @@ static Value buildSharedRhsGeneric(OpBuilder &b, Location loc, Value lhs,
     dims.push_back(getAffineDimExpr(d, ctx));
   SmallVector<AffineExpr> prefix(dims.begin(), dims.begin() + batch);
   AffineExpr m = dims[batch], n = dims[batch + 1], k = dims[batch + 2];
-  SmallVector<AffineExpr> lhsExprs(prefix), outExprs(prefix);
-  lhsExprs.append({k, m});
-  outExprs.append({m, n});
-  SmallVector<AffineMap> maps = {
-      AffineMap::get(numDims, 0, lhsExprs, ctx),
-      AffineMap::get(numDims, 0,
-                     transposeRhs ? ArrayRef<AffineExpr>{n, k}
-                                  : ArrayRef<AffineExpr>{k, n},
-                     ctx),
-      AffineMap::get(numDims, 0, outExprs, ctx)};
-  Type accType = resultType.getElementType();
-  Value init = createFilled(b, loc, resultType, 0.0);
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{resultType}, ValueRange{lhs, rhs}, ValueRange{init},
-      maps, getIterators(numDims, {numDims - 1}),
-      [&](OpBuilder &nested, Location l, ValueRange args) {
-        Value a = castScalar(nested, l, args[0], accType);
-        Value c = castScalar(nested, l, args[1], accType);
-        Value sum = arith::AddFOp::create(
-            nested, l, args[2], arith::MulFOp::create(nested, l, a, c));
-        linalg::YieldOp::create(nested, l, sum);
-      });
-  return generic.getResult(0);
-}
-
-/// A batched matmul over every leading dimension of `lhs`, `rhs` and the
-/// result at once: C[b..., m, n] += A[b..., m, k] * B[b..., k, n] (with the
-/// transposed layouts), accumulating in the result type.
-static Value buildBatchedGeneric(OpBuilder &b, Location loc, Value lhs,
-                                 Value rhs, RankedTensorType resultType,
-                                 bool transposeLhs, bool transposeRhs) {
-  MLIRContext *ctx = b.getContext();
-  int64_t batch = resultType.getRank() - 2, numDims = batch + 3;
-  SmallVector<AffineExpr> dims;
-  for (int64_t d = 0; d < numDims; ++d)
-    dims.push_back(getAffineDimExpr(d, ctx));
-  SmallVector<AffineExpr> prefix(dims.begin(), dims.begin() + batch);
-  AffineExpr m = dims[batch], n = dims[batch + 1], k = dims[batch + 2];
-  auto map = [&](AffineExpr first, AffineExpr second) {
-    SmallVector<AffineExpr> results(prefix);
+  auto map = [&](AffineExpr first, AffineExpr second, bool batched = true) {
+    SmallVector<AffineExpr> results;
+    if (batched)
+      results.append(prefix);
     results.append({first, second});
     return AffineMap::get(numDims, 0, results, ctx);
   };
-  SmallVector<AffineMap> maps = {transposeLhs ? map(k, m) : map(m, k),
-                                 transposeRhs ? map(n, k) : map(k, n),
-                                 map(m, n)};
+  SmallVector<AffineMap> maps = {
+      transposeLhs ? map(k, m) : map(m, k),
+      transposeRhs ? map(n, k, rhsBatched) : map(k, n, rhsBatched), map(m, n)};
   Type accType = resultType.getElementType();
   Value init = createFilled(b, loc, resultType, 0.0);
   auto generic = linalg::GenericOp::create(
@@ -418,13 +388,16 @@ struct MatmulLowering : public TrainOpLowering<train::MatmulOp> {
                                                   flatType, false, tr);
       result = reshapeStatic(rewriter, loc, result, resultType);
     } else if (rhsRank == 2) {
-      result = buildSharedRhsGeneric(rewriter, loc, lhs, rhs, resultType, tr);
+      result = buildContractionGeneric(rewriter, loc, lhs, rhs, resultType,
+                                       /*transposeLhs=*/true, tr,
+                                       /*rhsBatched=*/false);
     } else if (lhsRank > 3) {
       // Several batch dimensions (e.g. [B, H, T, D] attention heads, often a
       // transposed view): one contraction over all of them, so that no
       // operand is collapsed (which would copy a strided view). The loops
       // and the summation order are those of linalg.batch_matmul.
-      result = buildBatchedGeneric(rewriter, loc, lhs, rhs, resultType, tl, tr);
+      result = buildContractionGeneric(rewriter, loc, lhs, rhs, resultType, tl,
+                                       tr, /*rhsBatched=*/true);
     } else {
       // Same batch dimensions: one batch dimension for linalg.batch_matmul.
       auto collapseBatch = [&](Value v) {
