@@ -62,7 +62,6 @@ TensorLiveness::TensorLiveness(Operation *op, int64_t granularity) {
 
   // Forward ops: those the loss (the first returned value, when it is a 0-d
   // float tensor) depends on.
-  llvm::DenseSet<Operation *> forward;
   Operation *terminator = block.getTerminator();
   if (terminator && terminator->getNumOperands() > 0) {
     auto lossType =

@@ -51,29 +51,10 @@ FailureOr<int64_t> mlir::memopt::parseByteSize(StringRef text) {
   return static_cast<int64_t>(value * scale);
 }
 
-/// The ops the loss (the first result, a 0-d float tensor) depends on,
-/// without the state reads; empty when the function returns no loss.
-static llvm::DenseSet<Operation *> getForwardOps(func::FuncOp func) {
-  llvm::DenseSet<Operation *> forward;
-  Block &block = func.getBody().front();
-  Operation *terminator = block.getTerminator();
-  if (terminator->getNumOperands() == 0)
-    return forward;
-  auto lossType =
-      dyn_cast<RankedTensorType>(terminator->getOperand(0).getType());
-  if (!lossType || lossType.getRank() != 0 ||
-      !isa<FloatType>(lossType.getElementType()))
-    return forward;
-  SmallVector<Value> worklist = {terminator->getOperand(0)};
-  while (!worklist.empty()) {
-    Operation *def = worklist.pop_back_val().getDefiningOp();
-    if (!def || def->getBlock() != &block ||
-        isa<train::ParamOp, train::OptStateOp>(def) ||
-        !forward.insert(def).second)
-      continue;
-    worklist.append(def->operand_begin(), def->operand_end());
-  }
-  return forward;
+/// Whether `op` computes a forward value (the loss depends on it); state
+/// reads are not computations: their values are always available.
+static bool computesForward(const TensorLiveness &liveness, Operation *op) {
+  return liveness.isForward(op) && !isa<train::ParamOp, train::OptStateOp>(op);
 }
 
 /// The activation buffers of `liveness`, in definition order.
@@ -105,7 +86,6 @@ static int64_t applyKeepSet(func::FuncOp func,
   for (Operation &op : llvm::make_early_inc_range(block))
     if (isa<train::FreeOp>(op))
       op.erase();
-  llvm::DenseSet<Operation *> forward = getForwardOps(func);
   TensorLiveness liveness(func);
   SmallVector<const Buffer *> activations = getActivations(liveness);
   llvm::DenseSet<Value> kept;
@@ -117,7 +97,7 @@ static int64_t applyKeepSet(func::FuncOp func,
   // it and its buffer is not kept (forward temporaries died in the forward).
   auto available = [&](Value value) {
     Operation *def = value.getDefiningOp();
-    if (!def || !forward.contains(def))
+    if (!def || !computesForward(liveness, def))
       return true;
     const Buffer *buffer = liveness.lookup(value);
     return !buffer || kept.contains(buffer->value);
@@ -146,7 +126,7 @@ static int64_t applyKeepSet(func::FuncOp func,
   Operation *terminator = block.getTerminator();
   SmallVector<Operation *> backward;
   for (Operation &op : block)
-    if (!forward.contains(&op) && &op != terminator &&
+    if (!computesForward(liveness, &op) && &op != terminator &&
         !isa<train::ParamOp, train::OptStateOp>(op))
       backward.push_back(&op);
   for (Operation *op : backward) {
@@ -231,22 +211,20 @@ void TrainRematPass::runOnOperation() {
     }
     limit = *parsed;
   }
-  if (getForwardOps(func).empty()) {
+  TensorLiveness before(func);
+  if (llvm::none_of(func.getBody().front(), [&](Operation &op) {
+        return computesForward(before, &op);
+      })) {
     mlir::emitError(func.getLoc())
         << "train-remat: @" << func.getSymName()
         << " is not a training step: its first result is not "
            "a 0-d float loss";
     return signalPassFailure();
   }
-
-  // Work on a copy without frees or plan, so that every candidate starts
-  // from the same step.
-  TensorLiveness before(func);
   int64_t peakBefore = before.getLoad();
   int64_t persistent = before.getPersistentBytes();
   SmallVector<const Buffer *> activations = getActivations(before);
   unsigned n = activations.size();
-  llvm::DenseSet<Operation *> forward = getForwardOps(func);
 
   auto keepAll = [&] { return llvm::SmallBitVector(n, true); };
   auto selective = [&] {
@@ -279,7 +257,7 @@ void TrainRematPass::runOnOperation() {
       while (!worklist.empty() && !keep.test(index)) {
         Value value = worklist.pop_back_val();
         for (Operation *user : value.getUsers()) {
-          if (!forward.contains(user))
+          if (!computesForward(before, user))
             continue;
           if (getLayerKey(user) != key) {
             keep.set(index);

@@ -13,6 +13,7 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <array>
@@ -104,6 +105,9 @@ public:
   int64_t getLoad() const { return load; }
   int64_t getPeakPoint() const { return peakPoint; }
 
+  /// Whether the loss (the first returned value, a 0-d float tensor) depends
+  /// on `op`: a forward op, or a state read the forward pass makes.
+  bool isForward(Operation *op) const { return forward.contains(op); }
   /// Bytes of parameters plus optimizer states.
   int64_t getPersistentBytes() const { return persistentBytes; }
   /// The maximum over all points of the live bytes outside parameters,
@@ -119,6 +123,7 @@ public:
 
 private:
   SmallVector<Operation *> schedule;
+  llvm::DenseSet<Operation *> forward;
   SmallVector<Buffer> buffers;
   llvm::DenseMap<Value, unsigned> bufferOf;
   SmallVector<int64_t> liveBytes;
