@@ -72,7 +72,7 @@ std::string RematGraph::verify() {
   userLists.assign(nodes.size(), {});
   for (auto [i, node] : llvm::enumerate(nodes)) {
     int index = static_cast<int>(i);
-    if (node.bytes < 0)
+    if (node.bytes < 0 || node.workspace < 0)
       return llvm::formatv("node {0} has negative bytes", index).str();
     if (!(node.cost >= 0.0) || !std::isfinite(node.cost))
       return llvm::formatv("node {0} has a negative or non-finite cost", index)
@@ -195,6 +195,11 @@ RematSimulation simulate(const RematGraph &graph, const RematSchedule &sched,
         return fail(
             llvm::formatv("stage {0} computes node {1}, a later node", t, i)
                 .str());
+      if (R[i] && i != t && !node.recomputable)
+        return fail(llvm::formatv("stage {0} recomputes node {1}, which is "
+                                  "not recomputable",
+                                  t, i)
+                        .str());
       if (S[i] && t == 0)
         return fail(llvm::formatv("node {0} is stored into stage 0", i).str());
       if (S[i] && t > 0 && !sched.S[t - 1][i] && !sched.R[t - 1][i])
@@ -250,13 +255,14 @@ RematSimulation simulate(const RematGraph &graph, const RematSchedule &sched,
       live += delta[k];
       if (!R[k])
         continue;
-      if (live > peak) {
-        peak = live;
+      int64_t at = live + graph.node(k).workspace;
+      if (at > peak) {
+        peak = at;
         sim.peakStage = t;
         sim.peakNode = k;
       }
-      if (overflowOver && live > *overflowOver)
-        over += static_cast<double>(live - *overflowOver);
+      if (overflowOver && at > *overflowOver)
+        over += static_cast<double>(at - *overflowOver);
     }
   }
   sim.valid = true;
@@ -311,7 +317,7 @@ RematSchedule mlir::memopt::scheduleFromKeepSet(const RematGraph &graph,
       row[t] = 1;
     if (t == n - 1)
       for (int i = 0; i < n; ++i)
-        if (graph.node(i).output && !keep[i])
+        if (graph.node(i).output && !keep[i] && graph.node(i).recomputable)
           row[i] = 1;
     // Close over unkept operands, from the latest computation down, so that
     // each added node's own operands are visited after it.
@@ -319,7 +325,8 @@ RematSchedule mlir::memopt::scheduleFromKeepSet(const RematGraph &graph,
       if (!row[k])
         continue;
       for (int op : graph.node(k).operands)
-        if (!graph.node(op).persistent && !keep[op])
+        if (!graph.node(op).persistent && !keep[op] &&
+            graph.node(op).recomputable)
           row[op] = 1;
     }
   }
@@ -334,7 +341,7 @@ int64_t mlir::memopt::peakLowerBound(const RematGraph &graph) {
     const RematNode &node = graph.node(t);
     if (node.persistent)
       continue;
-    int64_t live = persistent + node.bytes;
+    int64_t live = persistent + node.bytes + node.workspace;
     for (int op : node.operands)
       if (!graph.node(op).persistent)
         live += graph.node(op).bytes;
@@ -635,7 +642,8 @@ RematResult mlir::memopt::solveGreedy(RematGraph graph, int64_t budget) {
     int bestNode = -1;
     double bestRatio = kInf, bestDrop = 0.0;
     for (int i = 0; i < n; ++i) {
-      if (graph.node(i).persistent || !keepVector[i])
+      if (graph.node(i).persistent || !keepVector[i] ||
+          !graph.node(i).recomputable)
         continue;
       keepVector[i] = false;
       double candidateOverflow = 0.0;
@@ -744,7 +752,8 @@ void RematMilp::build() {
       if (!isValue(i))
         continue;
       double lower = i == t ? 1.0 : 0.0;
-      rCol[t][i] = addColumn(lower, 1.0, graph.node(i).cost, true);
+      double upper = i == t || graph.node(i).recomputable ? 1.0 : 0.0;
+      rCol[t][i] = addColumn(lower, upper, graph.node(i).cost, true);
     }
   }
   for (int t = 1; t < n; ++t)
@@ -838,6 +847,12 @@ void RematMilp::build() {
       int u = addColumn(-kInf, static_cast<double>(budget), 0.0, false);
       uCols[t].emplace_back(k, u);
       double bytes = static_cast<double>(graph.node(k).bytes);
+      // The node's workspace is live at its own point only.
+      if (int64_t workspace = graph.node(k).workspace) {
+        int row = addRow(-kInf, static_cast<double>(budget));
+        add(row, u, 1.0);
+        add(row, rCol[t][k], static_cast<double>(workspace));
+      }
       if (previous < 0) {
         int row = addRow(persistent, persistent);
         add(row, u, 1.0);

@@ -8,16 +8,21 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "memopt/Analysis/Remat.h"
 #include "memopt/Analysis/TensorLiveness.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 #include "memopt/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/Support/FormatVariadic.h"
 
+#include <chrono>
 #include <cmath>
+#include <functional>
 
 namespace mlir::memopt {
 #define GEN_PASS_DEF_TRAINREMATPASS
@@ -67,12 +72,16 @@ static SmallVector<const Buffer *> getActivations(const TensorLiveness &live) {
 }
 
 namespace {
-/// The outcome of applying a keep-set.
+/// A rewrite of the step (a keep-set or a stage plan) and its outcome.
 struct Candidate {
   std::string algorithm;
-  llvm::SmallBitVector keep;
+  /// Rewrites a step (the original or a copy) and returns the recomputed
+  /// FLOPs.
+  std::function<int64_t(func::FuncOp)> apply;
   int64_t peak = 0;
   int64_t flops = 0;
+  /// What the solver said (status, gap, time), for the remark.
+  std::string detail;
 };
 } // namespace
 
@@ -157,6 +166,283 @@ static std::string getLayerKey(Operation *op) {
   return "";
 }
 
+//===----------------------------------------------------------------------===//
+// Stage plans over groups of ops (optimal, chain)
+//===----------------------------------------------------------------------===//
+
+/// The ops a stage plan indexes: the body without `train.free`s and the
+/// terminator, in program order. Identical for a step and its copies.
+static SmallVector<Operation *> getPlanOps(func::FuncOp func) {
+  SmallVector<Operation *> ops;
+  Block &block = func.getBody().front();
+  for (Operation &op : block.without_terminator())
+    if (!isa<train::FreeOp>(op))
+      ops.push_back(&op);
+  return ops;
+}
+
+namespace {
+/// A step coarsened for the schedule solvers: contiguous groups of ops in
+/// program order. Forward groups are segments of the forward pass (layers
+/// where locations name them); backward groups are the runs of backward ops
+/// reading the activations of one forward group (and the optimizer after
+/// them). State reads belong to no group: their values are always available.
+/// Node 0 of `graph` holds the persistent bytes (parameters, optimizer
+/// states, inputs); node g + 1 is group g: cost its FLOPs, bytes the buffers
+/// it defines that outlive it, workspace the most its other buffers and its
+/// ops' scratch take at one point.
+struct StepGroups {
+  /// Indices into getPlanOps, per group.
+  SmallVector<SmallVector<unsigned>> members;
+  SmallVector<bool> forward;
+  SmallVector<std::string> names;
+  unsigned numForward = 0;
+  RematGraph graph;
+
+  static int node(unsigned group) { return static_cast<int>(group) + 1; }
+};
+} // namespace
+
+/// Splits `count` items into `parts` contiguous runs of nearly equal size;
+/// returns the first index of each run.
+static SmallVector<unsigned> splitEvenly(unsigned count, unsigned parts) {
+  SmallVector<unsigned> starts;
+  parts = std::max(1u, std::min(parts, count));
+  for (unsigned p = 0; p < parts; ++p)
+    starts.push_back(static_cast<unsigned>(
+        (static_cast<uint64_t>(count) * p + parts - 1) / parts));
+  return starts;
+}
+
+/// Builds the groups of `func` (which must have no `train.free`s) with at
+/// most `segments` forward groups.
+static FailureOr<StepGroups> buildStepGroups(func::FuncOp func,
+                                             unsigned segments) {
+  TensorLiveness liveness(func);
+  SmallVector<Operation *> ops = getPlanOps(func);
+  llvm::DenseMap<Operation *, unsigned> indexOf;
+  for (auto [index, op] : llvm::enumerate(ops))
+    indexOf[op] = index;
+  llvm::DenseMap<Operation *, int64_t> pointOf;
+  for (auto [point, op] : llvm::enumerate(liveness.getSchedule()))
+    pointOf[op] = point;
+
+  // Forward units: runs of forward ops of one layer; then segments.
+  SmallVector<unsigned> forwardOps;
+  for (auto [index, op] : llvm::enumerate(ops))
+    if (computesForward(liveness, op))
+      forwardOps.push_back(index);
+  if (forwardOps.empty())
+    return failure();
+  SmallVector<unsigned> unitStart; // positions in forwardOps
+  std::string previousKey;
+  for (auto [position, index] : llvm::enumerate(forwardOps)) {
+    std::string key = getLayerKey(ops[index]);
+    if (position == 0 || key != previousKey)
+      unitStart.push_back(position);
+    previousKey = key;
+  }
+  SmallVector<unsigned> segmentStart; // positions in forwardOps
+  if (unitStart.size() >= segments) {
+    // Merge whole layers, about the same number of ops each.
+    SmallVector<unsigned> targets = splitEvenly(forwardOps.size(), segments);
+    for (unsigned target : targets) {
+      auto it = llvm::lower_bound(unitStart, target);
+      unsigned start = it == unitStart.end() ? unitStart.back() : *it;
+      if (segmentStart.empty() || start > segmentStart.back())
+        segmentStart.push_back(start);
+    }
+    segmentStart.front() = 0;
+  } else {
+    segmentStart = splitEvenly(forwardOps.size(), segments);
+  }
+  unsigned lastForward = forwardOps.back();
+
+  StepGroups groups;
+  SmallVector<int> groupOf(ops.size(), -1);
+  auto startGroup = [&](bool forward, std::string name) {
+    groups.members.emplace_back();
+    groups.forward.push_back(forward);
+    groups.names.push_back(std::move(name));
+  };
+  // Forward groups, with the non-forward ops among them (e.g. a metric).
+  unsigned segment = 0;
+  for (unsigned index = 0; index <= lastForward; ++index) {
+    Operation *op = ops[index];
+    if (isa<train::ParamOp, train::OptStateOp>(op))
+      continue;
+    if (computesForward(liveness, op)) {
+      unsigned position = llvm::lower_bound(forwardOps, index) -
+                          forwardOps.begin();
+      while (segment < segmentStart.size() &&
+             segmentStart[segment] <= position) {
+        std::string key = getLayerKey(op);
+        startGroup(true, key.empty() ? "forward." + std::to_string(segment)
+                                     : key);
+        ++segment;
+      }
+    }
+    if (groups.members.empty())
+      startGroup(true, "forward.0");
+    groups.members.back().push_back(index);
+    groupOf[index] = groups.members.size() - 1;
+  }
+  groups.numForward = groups.members.size();
+
+  // Backward groups: a new one each time the backward pass first reads an
+  // earlier forward group.
+  int level = groups.numForward;
+  for (unsigned index = lastForward + 1; index < ops.size(); ++index) {
+    Operation *op = ops[index];
+    if (isa<train::ParamOp, train::OptStateOp>(op))
+      continue;
+    int reads = -1;
+    for (Value operand : op->getOperands())
+      if (const Buffer *buffer = liveness.lookup(operand))
+        if (Operation *def = buffer->value.getDefiningOp())
+          if (auto it = indexOf.find(def); it != indexOf.end())
+            if (groupOf[it->second] >= 0 &&
+                groupOf[it->second] < static_cast<int>(groups.numForward))
+              reads = std::max(reads, groupOf[it->second]);
+    bool fresh = groups.members.size() == groups.numForward;
+    if (reads >= 0 && reads < level) {
+      level = reads;
+      fresh = true;
+    }
+    if (fresh)
+      startGroup(false, "backward." + groups.names[std::max(level, 0) %
+                                                   groups.numForward]);
+    groups.members.back().push_back(index);
+    groupOf[index] = groups.members.size() - 1;
+  }
+
+  // The graph.
+  unsigned numGroups = groups.members.size();
+  SmallVector<int64_t> lastPoint(numGroups, 0), firstPoint(numGroups, 0);
+  for (unsigned g = 0; g < numGroups; ++g) {
+    firstPoint[g] = pointOf.lookup(ops[groups.members[g].front()]);
+    lastPoint[g] = pointOf.lookup(ops[groups.members[g].back()]);
+  }
+  auto groupOfValue = [&](Value value) -> int {
+    Operation *def = value.getDefiningOp();
+    if (!def)
+      return -1;
+    auto it = indexOf.find(def);
+    return it == indexOf.end() ? -1 : groupOf[it->second];
+  };
+  int64_t persistent = 0;
+  SmallVector<int64_t> bytes(numGroups, 0), workspace(numGroups, 0);
+  SmallVector<bool> output(numGroups, false);
+  SmallVector<SmallVector<int64_t>> internal(numGroups);
+  for (unsigned g = 0; g < numGroups; ++g)
+    internal[g].assign(lastPoint[g] - firstPoint[g] + 1, 0);
+  for (const Buffer &buffer : liveness.getBuffers()) {
+    int g = groupOfValue(buffer.value);
+    if (buffer.persistent || buffer.memoryClass == MemoryClass::Input ||
+        g < 0) {
+      persistent += buffer.bytes;
+      continue;
+    }
+    if (buffer.returned)
+      output[g] = true;
+    if (buffer.returned || buffer.end > lastPoint[g]) {
+      bytes[g] += buffer.bytes;
+      continue;
+    }
+    for (int64_t p = buffer.start; p <= buffer.end; ++p)
+      internal[g][p - firstPoint[g]] += buffer.bytes;
+  }
+  groups.graph.addPersistent(persistent);
+  for (unsigned g = 0; g < numGroups; ++g) {
+    double cost = 0.0;
+    bool pure = true;
+    llvm::SmallSetVector<int, 8> operands;
+    for (unsigned index : groups.members[g]) {
+      Operation *op = ops[index];
+      if (auto costOp = dyn_cast<train::CostOpInterface>(op))
+        cost += static_cast<double>(costOp.getFlops());
+      pure &= isMemoryEffectFree(op);
+      for (Value operand : op->getOperands()) {
+        const Buffer *buffer = liveness.lookup(operand);
+        int from = buffer ? groupOfValue(buffer->value) : -1;
+        if (from >= 0 && from != static_cast<int>(g))
+          operands.insert(StepGroups::node(from));
+      }
+    }
+    for (int64_t p = firstPoint[g]; p <= lastPoint[g]; ++p)
+      workspace[g] = std::max(workspace[g], internal[g][p - firstPoint[g]] +
+                                                liveness.getWorkspaceBytes(p));
+    int node = groups.graph.addNode(cost, bytes[g], operands.getArrayRef(),
+                                    /*persistent=*/false, output[g]);
+    groups.graph.node(node).recomputable = groups.forward[g] && pure;
+    groups.graph.node(node).workspace = workspace[g];
+  }
+  if (!groups.graph.verify().empty())
+    return failure();
+  return groups;
+}
+
+/// Rewrites `func` by a stage plan over `groups`: before the ops of group g,
+/// the forward groups plan[g] (increasing) are computed again from the
+/// latest copies of their operands, and every op reads the latest copy of
+/// its operands. Recomputed ops nothing reads are dropped; frees are placed
+/// anew. Returns the FLOPs of the recomputed ops.
+static int64_t applyStagePlan(func::FuncOp func, const StepGroups &groups,
+                              ArrayRef<SmallVector<unsigned>> plan) {
+  Block &block = func.getBody().front();
+  removeMemoryPlan(func);
+  for (Operation &op : llvm::make_early_inc_range(block))
+    if (isa<train::FreeOp>(op))
+      op.erase();
+  SmallVector<Operation *> ops = getPlanOps(func);
+  IRMapping latest;
+  SmallVector<Operation *> clones;
+  auto remap = [&](Operation *op) {
+    for (OpOperand &use : op->getOpOperands())
+      if (Value copy = latest.lookupOrNull(use.get()))
+        use.set(copy);
+  };
+  for (auto [g, members] : llvm::enumerate(groups.members)) {
+    OpBuilder builder(ops[members.front()]);
+    for (unsigned k : plan[g]) {
+      for (unsigned index : groups.members[k]) {
+        Operation *clone = builder.clone(*ops[index], latest);
+        clones.push_back(clone);
+      }
+    }
+    for (unsigned index : members) {
+      remap(ops[index]);
+      // The op's own results are the latest copies from here on.
+      for (Value result : ops[index]->getResults())
+        latest.erase(result);
+    }
+  }
+  remap(block.getTerminator());
+  int64_t flops = 0;
+  for (Operation *clone : llvm::reverse(clones)) {
+    if (clone->use_empty() && isMemoryEffectFree(clone)) {
+      clone->erase();
+      continue;
+    }
+    if (auto cost = dyn_cast<train::CostOpInterface>(clone))
+      flops += cost.getFlops();
+  }
+  makeLifetimesExplicit(func);
+  return flops;
+}
+
+/// The stage plan of a schedule over `groups.graph`.
+static SmallVector<SmallVector<unsigned>>
+getStagePlan(const StepGroups &groups, const RematSchedule &schedule) {
+  unsigned numGroups = groups.members.size();
+  SmallVector<SmallVector<unsigned>> plan(numGroups);
+  for (unsigned g = 0; g < numGroups; ++g)
+    for (unsigned k = 0; k < g; ++k)
+      if (schedule.R[StepGroups::node(g)][StepGroups::node(k)])
+        plan[g].push_back(k);
+  return plan;
+}
+
 namespace {
 
 struct TrainRematPass
@@ -165,18 +451,52 @@ struct TrainRematPass
 
   void runOnOperation() override;
 
-  /// Applies `keep` to a copy of the step and measures it.
+  /// Applies `apply` to a copy of the step and measures it.
   static Candidate evaluate(func::FuncOp func, StringRef algorithm,
-                            llvm::SmallBitVector keep) {
+                            std::function<int64_t(func::FuncOp)> apply) {
     func::FuncOp copy = func.clone();
     Candidate candidate;
     candidate.algorithm = algorithm.str();
-    candidate.flops = applyKeepSet(copy, keep);
+    candidate.flops = apply(copy);
     candidate.peak = TensorLiveness(copy).getLoad();
-    candidate.keep = std::move(keep);
+    candidate.apply = std::move(apply);
     copy.erase();
     return candidate;
   }
+  /// Applies the keep-set `keep` to a copy of the step and measures it.
+  static Candidate evaluate(func::FuncOp func, StringRef algorithm,
+                            llvm::SmallBitVector keep) {
+    return evaluate(func, algorithm, [keep](func::FuncOp target) {
+      return applyKeepSet(target, keep);
+    });
+  }
+
+  /// The groups of the step, built once.
+  FailureOr<StepGroups> &getGroups(func::FuncOp func) {
+    if (!groups) {
+      func::FuncOp copy = func.clone();
+      for (Operation &op :
+           llvm::make_early_inc_range(copy.getBody().front()))
+        if (isa<train::FreeOp>(op))
+          op.erase();
+      groups = buildStepGroups(copy, segments);
+      copy.erase();
+    }
+    return *groups;
+  }
+
+  /// `optimal`: Checkmate's MILP over the groups. The model's peak of a
+  /// group plan bounds the exact one only approximately (a group's outputs
+  /// count from its start, its temporaries as one workspace), so the plan is
+  /// measured exactly and, while it exceeds the budget, solved again with
+  /// the model's budget lowered by the excess.
+  std::optional<Candidate> solveOptimalCandidate(func::FuncOp func,
+                                                 int64_t limit,
+                                                 double seconds);
+
+  std::optional<FailureOr<StepGroups>> groups;
+  /// Why `optimal` returned no candidate.
+  std::string optimalFailure = "the solver ran out of time";
 };
 
 } // namespace
@@ -191,12 +511,22 @@ void TrainRematPass::runOnOperation() {
     return signalPassFailure();
   }
   static constexpr StringLiteral kAlgorithms[] = {
-      "auto", "none", "layers", "sqrt", "selective", "greedy"};
+      "auto", "none", "layers", "sqrt", "selective", "greedy", "optimal"};
   if (!llvm::is_contained(kAlgorithms, StringRef(algorithm))) {
     mlir::emitError(func.getLoc())
         << "train-remat: unknown algorithm '" << algorithm
         << "'; expected one of auto, none, layers, sqrt, "
-           "selective, greedy";
+           "selective, greedy, optimal";
+    return signalPassFailure();
+  }
+  if (segments < 1) {
+    mlir::emitError(func.getLoc())
+        << "train-remat: segments must be at least 1";
+    return signalPassFailure();
+  }
+  if (!(timeLimit > 0.0)) {
+    mlir::emitError(func.getLoc())
+        << "train-remat: time-limit must be a positive number of seconds";
     return signalPassFailure();
   }
   std::optional<int64_t> limit;
@@ -318,6 +648,21 @@ void TrainRematPass::runOnOperation() {
     candidates.push_back(evaluate(func, "selective", selective()));
   if (algorithm == "greedy" || (algorithm == "auto" && limit))
     candidates.push_back(greedy());
+  if (algorithm == "optimal" && !limit)
+    candidates.push_back(evaluate(func, "optimal", keepAll()));
+  if (limit && (algorithm == "optimal" ||
+                (algorithm == "auto" && candidates.front().peak > *limit))) {
+    // auto only spends solver time when keeping everything does not fit.
+    if (failed(getGroups(func))) {
+      mlir::emitError(func.getLoc())
+          << "train-remat: cannot group @" << func.getSymName()
+          << " for the schedule solver";
+      return signalPassFailure();
+    }
+    if (std::optional<Candidate> optimal =
+            solveOptimalCandidate(func, *limit, timeLimit))
+      candidates.push_back(std::move(*optimal));
+  }
 
   // The cheapest candidate within the budget (ties: the lower peak).
   const Candidate *chosen = nullptr;
@@ -329,6 +674,16 @@ void TrainRematPass::runOnOperation() {
       chosen = &candidate;
   }
   if (!chosen) {
+    if (candidates.empty()) {
+      mlir::emitError(func.getLoc())
+          << "train-remat: algorithm '" << algorithm
+          << "' found no schedule within the budget of " << *limit
+          << " bytes: " << optimalFailure
+          << " (more segments refine the model; greedy decides per "
+             "activation); parameters and optimizer states alone take "
+          << persistent << " bytes";
+      return signalPassFailure();
+    }
     const Candidate *lowest = &candidates.front();
     for (const Candidate &candidate : candidates)
       if (candidate.peak < lowest->peak)
@@ -347,8 +702,11 @@ void TrainRematPass::runOnOperation() {
     return signalPassFailure();
   }
   (void)chosenAlgorithm;
+  if (!chosen->detail.empty())
+    mlir::emitRemark(func.getLoc())
+        << "train-remat: " << chosen->algorithm << ": " << chosen->detail;
 
-  int64_t flops = applyKeepSet(func, chosen->keep);
+  int64_t flops = chosen->apply(func);
   Builder builder(&getContext());
   func->setAttr(TrainDialect::kRematFlopsAttrName,
                 builder.getI64IntegerAttr(flops));
@@ -356,4 +714,61 @@ void TrainRematPass::runOnOperation() {
                 builder.getI64IntegerAttr(peakBefore));
   func->setAttr(TrainDialect::kRematPeakAfterAttrName,
                 builder.getI64IntegerAttr(TensorLiveness(func).getLoad()));
+}
+
+std::optional<Candidate>
+TrainRematPass::solveOptimalCandidate(func::FuncOp func, int64_t limit,
+                                      double seconds) {
+  const StepGroups &steps = *getGroups(func);
+  auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start)
+        .count();
+  };
+  // Start from the budget shifted by how far the model overestimates the
+  // step that keeps everything, then lower it while the exact peak is over.
+  SmallVector<bool> keepAll(steps.graph.size(), true);
+  int64_t modelPeak =
+      simulateSchedule(steps.graph, scheduleFromKeepSet(steps.graph, keepAll))
+          .peakBytes;
+  int64_t exactPeak = TensorLiveness(func).getLoad();
+  int64_t modelBudget = limit + std::max<int64_t>(0, modelPeak - exactPeak);
+  for (int attempt = 0; attempt < 6 && elapsed() < seconds; ++attempt) {
+    RematOptimalOptions options;
+    options.timeLimitSeconds = std::max(0.1, seconds - elapsed());
+    RematResult result = solveOptimal(steps.graph, modelBudget, options);
+    if (!result.hasSchedule()) {
+      optimalFailure =
+          (llvm::Twine("the solver's model of ") +
+           llvm::Twine(steps.members.size()) + " groups (" +
+           llvm::Twine(steps.numForward) + " forward) says " +
+           stringifyRematStatus(result.status) + " at " +
+           llvm::Twine(modelBudget) + " model bytes" +
+           (result.error.empty() ? "" : ": " + result.error))
+              .str();
+      break;
+    }
+    SmallVector<SmallVector<unsigned>> plan =
+        getStagePlan(steps, result.schedule);
+    Candidate candidate = evaluate(
+        func, "optimal", [&steps, plan](func::FuncOp target) {
+          return applyStagePlan(target, steps, plan);
+        });
+    candidate.detail =
+        (llvm::Twine(stringifyRematStatus(result.status)) + " over " +
+         llvm::Twine(steps.members.size()) + " groups (" +
+         llvm::Twine(steps.numForward) + " forward), model recompute " +
+         llvm::formatv("{0:e3}", result.recomputeCost) + " FLOPs, gap " +
+         llvm::formatv("{0:f4}", result.gap()) + ", " +
+         llvm::formatv("{0:f2}", elapsed()) + " s")
+            .str();
+    if (candidate.peak <= limit)
+      return candidate;
+    optimalFailure = (llvm::Twine("its best plan peaks at ") +
+                      llvm::Twine(candidate.peak) + " bytes")
+                         .str();
+    modelBudget -= candidate.peak - limit;
+  }
+  return std::nullopt;
 }

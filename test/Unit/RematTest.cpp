@@ -501,3 +501,76 @@ TEST(RematSolvers, GreedyNeverExceedsBudget) {
     }
   }
 }
+
+TEST(RematSimulate, WorkspaceCountsAtItsNodeOnly) {
+  RematGraph graph = diamond();
+  graph.node(2).workspace = 5; // b's scratch
+  ASSERT_EQ(graph.verify(), "");
+  llvm::SmallVector<bool> keep(4, true);
+  RematSimulation sim =
+      simulateSchedule(graph, scheduleFromKeepSet(graph, keep));
+  ASSERT_TRUE(sim.valid) << sim.error;
+  // Stage 2: 10 + 4 + 3 + 5 = 22 at b; stage 3 is still 19.
+  EXPECT_EQ(sim.peakBytes, 22);
+  EXPECT_EQ(sim.peakStage, 2);
+  EXPECT_EQ(peakLowerBound(graph), 22);
+}
+
+TEST(RematSimulate, RejectsRecomputingFixedNodes) {
+  RematGraph graph = diamond();
+  graph.node(1).recomputable = false;
+  ASSERT_EQ(graph.verify(), "");
+  llvm::SmallVector<bool> dropA = {true, false, true, true};
+  // scheduleFromKeepSet keeps a node that cannot be recomputed.
+  RematSchedule kept = scheduleFromKeepSet(graph, dropA);
+  EXPECT_FALSE(kept.R[2][1] || kept.R[3][1]);
+  EXPECT_TRUE(simulateSchedule(graph, kept).valid);
+  std::vector<std::vector<uint8_t>> R(4, std::vector<uint8_t>(4, 0));
+  R[1][1] = R[2][2] = R[3][3] = 1;
+  R[3][1] = 1;
+  RematSimulation sim = simulateSchedule(graph, completeStorage(graph, R));
+  EXPECT_FALSE(sim.valid);
+  EXPECT_NE(sim.error.find("not recomputable"), std::string::npos)
+      << sim.error;
+}
+
+TEST(RematSolvers, OptimalEqualsBruteForceWithWorkspaceAndFixedNodes) {
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> workspace(0, 4), coin(0, 2);
+  for (int trial = 0; trial < 8; ++trial) {
+    RematGraph graph = randomDag(rng, 5 + trial % 2);
+    for (int i = 1; i < graph.size(); ++i) {
+      graph.node(i).workspace = workspace(rng);
+      graph.node(i).recomputable = coin(rng) != 0;
+    }
+    ASSERT_EQ(graph.verify(), "");
+    std::vector<bool> keep(graph.size(), true);
+    llvm::SmallVector<bool> flags(keep.begin(), keep.end());
+    int64_t high =
+        simulateSchedule(graph, scheduleFromKeepSet(graph, flags)).peakBytes;
+    int64_t leastPeak = 0;
+    bruteForce(graph, high, &leastPeak);
+    for (int64_t budget = leastPeak - 1; budget <= high; ++budget) {
+      double expected = bruteForce(graph, budget);
+      RematResult optimal = solveOptimal(graph, budget, 30.0);
+      RematResult greedy = solveGreedy(graph, budget);
+      ASSERT_NE(optimal.status, RematStatus::Error) << optimal.error;
+      ASSERT_NE(greedy.status, RematStatus::Error) << greedy.error;
+      if (expected < 0) {
+        EXPECT_FALSE(optimal.hasSchedule())
+            << "trial " << trial << " budget " << budget;
+        EXPECT_FALSE(greedy.hasSchedule());
+        continue;
+      }
+      ASSERT_EQ(optimal.status, RematStatus::Optimal)
+          << "trial " << trial << " budget " << budget << ": " << optimal.error;
+      expectWithin(graph, optimal, budget);
+      EXPECT_DOUBLE_EQ(optimal.recomputeCost, expected)
+          << "trial " << trial << " budget " << budget;
+      if (greedy.hasSchedule()) {
+        expectWithin(graph, greedy, budget);
+        EXPECT_GE(greedy.recomputeCost, optimal.recomputeCost);
+      }
+    }
+  }
+}

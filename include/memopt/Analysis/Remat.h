@@ -27,7 +27,8 @@
 //    itself when no computation uses it. So at a computation, its operands and
 //    its result are live together (the liveness of TensorLiveness), and a
 //    value dies right after its last use.
-//  * live(t, k) = persistent bytes + bytes of the values live at point k;
+//  * live(t, k) = persistent bytes + bytes of the values live at point k
+//    + the workspace of node k;
 //    peak = max over all points of all stages. A value stored and recomputed
 //    in the same stage counts once.
 //  * cost = sum over all computations R[t][i] of cost[i]; recompute cost =
@@ -63,6 +64,13 @@ struct RematNode {
   /// Must be available at the end of the schedule (stored into the virtual
   /// stage n): step results such as the loss or updated parameters.
   bool output = false;
+  /// Whether the node may be computed outside its own stage. Nodes with side
+  /// effects (an optimizer's in-place update) are computed exactly once.
+  bool recomputable = true;
+  /// Bytes live only while the node computes, beyond its output and its
+  /// operands: scratch, or the temporaries inside a node that stands for a
+  /// group of ops.
+  int64_t workspace = 0;
 };
 
 /// A step as a graph in topological (program) order.
@@ -128,7 +136,8 @@ struct RematSimulation {
 };
 
 /// The independent checker. Validity (Checkmate's constraints): R[t][t] = 1
-/// for non-persistent t; R[t][i] = 0 for i > t; nothing stored into stage 0;
+/// for non-persistent t; R[t][i] = 0 for i > t and, for nodes that are not
+/// recomputable, for i != t; nothing stored into stage 0;
 /// persistent nodes neither computed nor stored; every operand of a
 /// computation of stage t is persistent, computed earlier in stage t or
 /// stored into stage t; S[t+1][i] <= S[t][i] + R[t][i]; every output computed
@@ -149,12 +158,13 @@ RematSchedule completeStorage(const RematGraph &graph,
 /// kept until its last use; any other non-persistent node is recomputed in
 /// each stage that needs it, right before its use (recursively through
 /// other unkept nodes); unkept outputs are recomputed in the last stage.
-/// keep has one entry per node; entries of persistent nodes are ignored.
+/// keep has one entry per node; entries of persistent nodes are ignored, and
+/// nodes that are not recomputable are always kept.
 RematSchedule scheduleFromKeepSet(const RematGraph &graph,
                                   llvm::ArrayRef<bool> keep);
 
 /// A lower bound of the peak of every schedule: persistent bytes plus, at the
-/// worst node, its bytes and its operands' bytes.
+/// worst node, its bytes, its workspace and its operands' bytes.
 int64_t peakLowerBound(const RematGraph &graph);
 
 //===----------------------------------------------------------------------===//

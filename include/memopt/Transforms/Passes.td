@@ -207,7 +207,13 @@ def TrainRematPass : Pass<"train-remat", "::mlir::func::FuncOp"> {
            "Peak bound: bytes with an optional unit (B, KiB, MiB, GiB, TiB, "
            "KB, MB, GB, TB); empty = no bound">,
     Option<"algorithm", "algorithm", "std::string", /*default=*/"\"auto\"",
-           "auto, none, layers, sqrt, selective or greedy">,
+           "auto, none, layers, sqrt, selective, greedy or optimal">,
+    Option<"segments", "segments", "unsigned", /*default=*/"8",
+           "optimal: the most forward groups (segments of whole layers) the "
+           "solver decides over">,
+    Option<"timeLimit", "time-limit", "double", /*default=*/"30.0",
+           "optimal: seconds the solver may spend (a schedule found by then "
+           "is used with its optimality gap)">,
   ];
   let dependentDialects = ["::mlir::memopt::train::TrainDialect"];
 }
