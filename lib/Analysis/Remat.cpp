@@ -72,7 +72,7 @@ std::string RematGraph::verify() {
   userLists.assign(nodes.size(), {});
   for (auto [i, node] : llvm::enumerate(nodes)) {
     int index = static_cast<int>(i);
-    if (node.bytes < 0 || node.workspace < 0)
+    if (node.bytes < 0)
       return llvm::formatv("node {0} has negative bytes", index).str();
     if (!(node.cost >= 0.0) || !std::isfinite(node.cost))
       return llvm::formatv("node {0} has a negative or non-finite cost", index)
@@ -103,6 +103,10 @@ void RematGraph::print(llvm::raw_ostream &os) const {
       os << " persistent";
     if (node.output)
       os << " output";
+    if (node.workspace)
+      os << " workspace " << node.workspace;
+    if (!node.recomputable && !node.persistent)
+      os << " fixed";
     os << " operands [";
     llvm::interleaveComma(node.operands, os);
     os << "]\n";
@@ -175,6 +179,7 @@ RematSimulation simulate(const RematGraph &graph, const RematSchedule &sched,
   const int64_t persistent = graph.persistentBytes();
   double cost = 0.0;
   int64_t peak = std::numeric_limits<int64_t>::min();
+  sim.stagePeak.assign(n, std::numeric_limits<int64_t>::min());
   double over = 0.0;
   std::vector<int> lastUse(n);
   std::vector<int64_t> delta(n + 1);
@@ -256,6 +261,7 @@ RematSimulation simulate(const RematGraph &graph, const RematSchedule &sched,
       if (!R[k])
         continue;
       int64_t at = live + graph.node(k).workspace;
+      sim.stagePeak[t] = std::max(sim.stagePeak[t], at);
       if (at > peak) {
         peak = at;
         sim.peakStage = t;

@@ -195,7 +195,6 @@ struct StepGroups {
   /// Indices into getPlanOps, per group.
   SmallVector<SmallVector<unsigned>> members;
   SmallVector<bool> forward;
-  SmallVector<std::string> names;
   unsigned numForward = 0;
   RematGraph graph;
 
@@ -260,10 +259,9 @@ static FailureOr<StepGroups> buildStepGroups(func::FuncOp func,
 
   StepGroups groups;
   SmallVector<int> groupOf(ops.size(), -1);
-  auto startGroup = [&](bool forward, std::string name) {
+  auto startGroup = [&](bool forward) {
     groups.members.emplace_back();
     groups.forward.push_back(forward);
-    groups.names.push_back(std::move(name));
   };
   // Forward groups, with the non-forward ops among them (e.g. a metric).
   unsigned segment = 0;
@@ -276,14 +274,12 @@ static FailureOr<StepGroups> buildStepGroups(func::FuncOp func,
                           forwardOps.begin();
       while (segment < segmentStart.size() &&
              segmentStart[segment] <= position) {
-        std::string key = getLayerKey(op);
-        startGroup(true, key.empty() ? "forward." + std::to_string(segment)
-                                     : key);
+        startGroup(true);
         ++segment;
       }
     }
     if (groups.members.empty())
-      startGroup(true, "forward.0");
+      startGroup(true);
     groups.members.back().push_back(index);
     groupOf[index] = groups.members.size() - 1;
   }
@@ -304,14 +300,15 @@ static FailureOr<StepGroups> buildStepGroups(func::FuncOp func,
             if (groupOf[it->second] >= 0 &&
                 groupOf[it->second] < static_cast<int>(groups.numForward))
               reads = std::max(reads, groupOf[it->second]);
+    // The first backward group starts at the first backward op; a later one
+    // when an op reads an earlier forward group than any before it.
     bool fresh = groups.members.size() == groups.numForward;
     if (reads >= 0 && reads < level) {
+      fresh |= level < static_cast<int>(groups.numForward);
       level = reads;
-      fresh = true;
     }
     if (fresh)
-      startGroup(false, "backward." + groups.names[std::max(level, 0) %
-                                                   groups.numForward]);
+      startGroup(false);
     groups.members.back().push_back(index);
     groupOf[index] = groups.members.size() - 1;
   }
@@ -332,20 +329,21 @@ static FailureOr<StepGroups> buildStepGroups(func::FuncOp func,
   };
   int64_t persistent = 0;
   SmallVector<int64_t> bytes(numGroups, 0), workspace(numGroups, 0);
-  SmallVector<bool> output(numGroups, false);
   SmallVector<SmallVector<int64_t>> internal(numGroups);
   for (unsigned g = 0; g < numGroups; ++g)
     internal[g].assign(lastPoint[g] - firstPoint[g] + 1, 0);
   for (const Buffer &buffer : liveness.getBuffers()) {
     int g = groupOfValue(buffer.value);
+    // Returned buffers (the loss; gradients without an optimizer) live to
+    // the end however the step is scheduled: they count as persistent, and
+    // no node is an output (every value keeps its original, so the returned
+    // ones are always available).
     if (buffer.persistent || buffer.memoryClass == MemoryClass::Input ||
-        g < 0) {
+        buffer.returned || g < 0) {
       persistent += buffer.bytes;
       continue;
     }
-    if (buffer.returned)
-      output[g] = true;
-    if (buffer.returned || buffer.end > lastPoint[g]) {
+    if (buffer.end > lastPoint[g]) {
       bytes[g] += buffer.bytes;
       continue;
     }
@@ -372,13 +370,28 @@ static FailureOr<StepGroups> buildStepGroups(func::FuncOp func,
     for (int64_t p = firstPoint[g]; p <= lastPoint[g]; ++p)
       workspace[g] = std::max(workspace[g], internal[g][p - firstPoint[g]] +
                                                 liveness.getWorkspaceBytes(p));
-    int node = groups.graph.addNode(cost, bytes[g], operands.getArrayRef(),
-                                    /*persistent=*/false, output[g]);
+    int node = groups.graph.addNode(cost, bytes[g], operands.getArrayRef());
     groups.graph.node(node).recomputable = groups.forward[g] && pure;
     groups.graph.node(node).workspace = workspace[g];
   }
   if (!groups.graph.verify().empty())
     return failure();
+  // Calibrate: a node's outputs count from its start and its operands in
+  // full, where in the step they come and go op by op. Correct each node's
+  // workspace so that, for the step as it is (everything kept), the model's
+  // peak at every group is the exact peak over the group's ops.
+  SmallVector<bool> keepAll(groups.graph.size(), true);
+  RematSimulation asIs = simulateSchedule(
+      groups.graph, scheduleFromKeepSet(groups.graph, keepAll));
+  if (!asIs.valid)
+    return failure();
+  for (unsigned g = 0; g < numGroups; ++g) {
+    int64_t exact = 0;
+    for (int64_t p = firstPoint[g]; p <= lastPoint[g]; ++p)
+      exact = std::max(exact, liveness.getLiveBytes(p));
+    groups.graph.node(StepGroups::node(g)).workspace +=
+        exact - asIs.stagePeak[StepGroups::node(g)];
+  }
   return groups;
 }
 

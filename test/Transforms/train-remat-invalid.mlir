@@ -1,5 +1,14 @@
 // RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat=algorithm=magic -o /dev/null 2>&1 | FileCheck %s --check-prefix=ALGO
-// ALGO: error: train-remat: unknown algorithm 'magic'; expected one of auto, none, layers, sqrt, selective, greedy
+// ALGO: error: train-remat: unknown algorithm 'magic'; expected one of auto, none, layers, sqrt, selective, greedy, optimal
+// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat='algorithm=optimal segments=0' -o /dev/null 2>&1 | FileCheck %s --check-prefix=SEGMENTS
+// SEGMENTS: error: train-remat: segments must be at least 1
+// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat='algorithm=optimal time-limit=0' -o /dev/null 2>&1 | FileCheck %s --check-prefix=TIME
+// TIME: error: train-remat: time-limit must be a positive number of seconds
+// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat='algorithm=optimal time-limit=soon' -o /dev/null 2>&1 | FileCheck %s --check-prefix=TIMEPARSE
+// TIMEPARSE: for the --time-limit option: 'soon' value invalid for floating point argument
+// optimal says what its model concluded when no schedule fits.
+// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget=500B algorithm=optimal' -o /dev/null 2>&1 | FileCheck %s --check-prefix=OPTIMAL
+// OPTIMAL: error: train-remat: algorithm 'optimal' found no schedule within the budget of 500 bytes: the solver's model of {{[0-9]+}} groups ({{[0-9]+}} forward) says infeasible at 500 model bytes: budget 500 is below the peak lower bound {{[0-9]+}}{{.*}}; parameters and optimizer states alone take 256 bytes
 // RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat=budget=12XB -o /dev/null 2>&1 | FileCheck %s --check-prefix=PARSE
 // PARSE: error: train-remat: cannot parse budget '12XB'; expected bytes with an optional unit, e.g. 40GiB, 512MiB or 1000000
 // RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat=budget=-5 -o /dev/null 2>&1 | FileCheck %s --check-prefix=NEG

@@ -5,6 +5,9 @@
 // RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat=algorithm=sqrt --train-verify-step | FileCheck %s --check-prefix=SQRT
 // RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat=algorithm=layers --train-verify-step | FileCheck %s --check-prefix=LAYERS
 // RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat=budget=950B --train-verify-step | FileCheck %s --check-prefix=BUDGET
+// RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget=950B algorithm=optimal segments=5' --train-verify-step 2>&1 | FileCheck %s --check-prefix=OPT
+// RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget=800B algorithm=optimal segments=5' --train-verify-step 2>&1 | FileCheck %s --check-prefix=OPT800
+// RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget=950B algorithm=optimal segments=3' --train-verify-step 2>&1 | FileCheck %s --check-prefix=OPT3
 
 // Keeping everything changes nothing but the recorded decision; LOAD is
 // 1028 bytes (liveness analysis).
@@ -36,6 +39,20 @@
 // A budget of 950 bytes: keeping everything (1028) does not fit; the
 // cheapest candidate that does recomputes only b (one gelu: 256 FLOPs).
 // BUDGET: train.remat_flops = 256 : i64, train.remat_peak_after = 900 : i64
+
+// optimal: the MILP over groups of ops (5 forward segments: one op each
+// here) finds the same plan at 950 bytes, proven optimal in its model, and
+// says so in a remark.
+// OPT: remark: train-remat: optimal: optimal over 8 groups (5 forward), model recompute 2.560e+02 FLOPs, gap 0.0000
+// OPT: train.remat_flops = 256 : i64, train.remat_peak_after = 900 : i64
+// At 800 bytes no keep-set fits (the least any reaches is 900 bytes, see
+// train-remat-invalid.mlir): optimal recomputes h twice and a once (two
+// matmuls of 512 FLOPs and a gelu of 256) and reaches 772 bytes.
+// OPT800: train.remat_flops = 1280 : i64, train.remat_peak_after = 772 : i64
+// OPT800-COUNT-3: train.matmul %arg0, %w :
+// With 3 coarser segments a recomputation redoes a whole segment: 768 FLOPs.
+// OPT3: remark: train-remat: optimal: optimal over 5 groups (3 forward)
+// OPT3: train.remat_flops = 768 : i64, train.remat_peak_after = 900 : i64
 func.func @chain(%x: tensor<4x8xf32>) -> tensor<f32> {
   %w = train.param "w" : tensor<8x8xf32>
   %h = train.matmul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32> loc("l.0.fc")

@@ -69,7 +69,8 @@ struct RematNode {
   bool recomputable = true;
   /// Bytes live only while the node computes, beyond its output and its
   /// operands: scratch, or the temporaries inside a node that stands for a
-  /// group of ops.
+  /// group of ops. May be negative: a correction where the node's output and
+  /// operands overstate what is live (a group whose outputs die early).
   int64_t workspace = 0;
 };
 
@@ -130,6 +131,9 @@ struct RematSimulation {
   double totalCost = 0.0;
   /// totalCost minus the graph's baseCost.
   double recomputeCost = 0.0;
+  /// Per stage, the most live bytes at one of its points (the minimum int64
+  /// for stages without computations).
+  std::vector<int64_t> stagePeak;
   /// Stage and node of the (first) point where the peak occurs.
   int peakStage = -1;
   int peakNode = -1;
