@@ -77,6 +77,14 @@ static std::string formatFlops(int64_t flops) {
   return result;
 }
 
+/// A ratio as a percentage with two decimals: "0.35%".
+static std::string formatPercent(double ratio) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::format("%.2f%%", ratio * 100.0);
+  return text;
+}
+
 /// A fragmentation as a percentage with two decimals: "0.35%".
 static std::string formatFragmentation(double fragmentation) {
   std::string text;
@@ -185,6 +193,34 @@ FailureOr<MemoryReport> MemoryReport::create(FunctionOpInterface func) {
     report.parameterBytes += train::getTensorBytes(param.getType());
   });
 
+  // Rematerialization: the decision on the function, the inserted ops.
+  if (auto flops = func->getAttrOfType<IntegerAttr>(
+          train::TrainDialect::kRematFlopsAttrName)) {
+    RematSummary summary;
+    summary.flops = flops.getInt();
+    if (auto before = func->getAttrOfType<IntegerAttr>(
+            train::TrainDialect::kRematPeakBeforeAttrName))
+      summary.peakBefore = before.getInt();
+    if (auto after = func->getAttrOfType<IntegerAttr>(
+            train::TrainDialect::kRematPeakAfterAttrName))
+      summary.peakAfter = after.getInt();
+    func->walk([&](Operation *op) {
+      if (!op->hasAttr(train::TrainDialect::kRecomputedAttrName))
+        return;
+      ++summary.numOps;
+      StringRef name = op->getName().getStringRef();
+      auto it = llvm::find_if(summary.opsByName,
+                              [&](const auto &entry) {
+                                return entry.first == name;
+                              });
+      if (it == summary.opsByName.end())
+        summary.opsByName.push_back({name.str(), 1});
+      else
+        ++it->second;
+    });
+    report.remat = std::move(summary);
+  }
+
   // The arena: the plan in the IR, else one planned here.
   if (auto arena = func->getAttrOfType<IntegerAttr>(
           train::TrainDialect::kArenaBytesAttrName)) {
@@ -277,6 +313,21 @@ void MemoryReport::printJSON(raw_ostream &os) const {
   json.attribute("parameter_count", parameterCount);
   json.attribute("parameter_bytes", parameterBytes);
   json.attribute("total_flops", totalFlops);
+  if (remat) {
+    json.attributeObject("remat", [&] {
+      json.attribute("recompute_flops", remat->flops);
+      json.attribute("overhead", getRematOverhead());
+      json.attribute("peak_before", remat->peakBefore);
+      json.attribute("peak_after", remat->peakAfter);
+      json.attribute("recomputed_ops", remat->numOps);
+      json.attributeObject("by_op", [&] {
+        for (const auto &[name, count] : remat->opsByName)
+          json.attribute(name, count);
+      });
+    });
+  } else {
+    json.attribute("remat", nullptr);
+  }
   json.attributeBegin("by_class");
   writeByClass(json, live.getLiveBytesByClass(peak));
   json.attributeEnd();
@@ -377,6 +428,21 @@ void MemoryReport::printText(raw_ostream &os) const {
   summary.push_back({"buffers", std::to_string(live.getBuffers().size()) +
                                     " (" + std::to_string(numLiveAtPeak) +
                                     " live at the peak)"});
+  if (remat) {
+    summary.push_back({"remat",
+                       formatBytes(remat->peakBefore) + " -> " +
+                           formatBytes(remat->peakAfter) + " (train-remat)"});
+    std::string ops = std::to_string(remat->numOps) + " ops";
+    for (auto [index, entry] : llvm::enumerate(remat->opsByName))
+      ops += (index == 0 ? ": " : ", ") + entry.first + " x" +
+             std::to_string(entry.second);
+    summary.push_back({"recomputed", ops});
+    summary.push_back(
+        {"recompute", formatFlops(remat->flops) + ", " +
+                          formatPercent(getRematOverhead()) +
+                          " more step FLOPs (the extra time of a "
+                          "compute-bound step)"});
+  }
   printTable(os, summary, {false, false});
 
   os << "\n";
@@ -505,6 +571,18 @@ void MemoryReport::printHTML(raw_ostream &os) const {
   row("Parameters", std::to_string(parameterCount) + " elements, " +
                         formatBytes(parameterBytes));
   row("Total FLOPs", formatFlops(totalFlops));
+  if (remat) {
+    row("Remat", formatBytes(remat->peakBefore) + " -> " +
+                     formatBytes(remat->peakAfter) + " (train-remat)");
+    std::string ops = std::to_string(remat->numOps) + " ops";
+    for (auto [index, entry] : llvm::enumerate(remat->opsByName))
+      ops += (index == 0 ? ": " : ", ") + entry.first + " x" +
+             std::to_string(entry.second);
+    row("Recomputed", ops);
+    row("Recompute", formatFlops(remat->flops) + ", " +
+                         formatPercent(getRematOverhead()) +
+                         " more step FLOPs");
+  }
   row("Buffers", std::to_string(live.getBuffers().size()) + " (" +
                      std::to_string(numLiveAtPeak) + " live at the peak)");
   os << "</table>\n";

@@ -124,6 +124,7 @@ static int64_t applyKeepSet(func::FuncOp func,
     for (Value operand : def->getOperands())
       mapping.map(operand, materialize(operand, builder));
     Operation *clone = builder.clone(*def, mapping);
+    clone->setAttr(TrainDialect::kRecomputedAttrName, builder.getUnitAttr());
     if (auto cost = dyn_cast<train::CostOpInterface>(def))
       flops += cost.getFlops();
     for (auto [result, copy] :
@@ -420,6 +421,8 @@ static int64_t applyStagePlan(func::FuncOp func, const StepGroups &groups,
     for (unsigned k : plan[g]) {
       for (unsigned index : groups.members[k]) {
         Operation *clone = builder.clone(*ops[index], latest);
+        clone->setAttr(TrainDialect::kRecomputedAttrName,
+                       builder.getUnitAttr());
         clones.push_back(clone);
       }
     }

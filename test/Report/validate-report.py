@@ -40,6 +40,7 @@ KEYS = [
     "parameter_count",
     "parameter_bytes",
     "total_flops",
+    "remat",
     "by_class",
     "num_live_at_peak",
     "top_tensors",
@@ -83,6 +84,22 @@ def check_json(path):
         ):
             expect(is_int(report[key]), f"{key} is not an integer")
     expect(list(report["peak_op"]) == ["name", "location"], "peak_op keys")
+    remat = report["remat"]
+    if remat is not None:
+        expect(
+            list(remat)
+            == [
+                "recompute_flops",
+                "overhead",
+                "peak_before",
+                "peak_after",
+                "recomputed_ops",
+                "by_op",
+            ],
+            f"remat keys {list(remat)}",
+        )
+        expect(sum(remat["by_op"].values()) == remat["recomputed_ops"], "by_op sum")
+        expect(remat["peak_after"] == report["load_bytes"], "remat peak_after")
     timeline = report["timeline"]
     expect(len(timeline) == report["num_points"], "one timeline entry a point")
     for index, entry in enumerate(timeline):

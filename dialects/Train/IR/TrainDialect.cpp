@@ -58,6 +58,11 @@ LogicalResult TrainDialect::verifyOperationAttribute(Operation *op,
       name == kRematFlopsAttrName || name == kRematPeakBeforeAttrName ||
       name == kRematPeakAfterAttrName)
     return verifyByteCount(op, attribute);
+  if (name == kRecomputedAttrName) {
+    if (!isa<UnitAttr>(attribute.getValue()))
+      return op->emitError() << "'" << name << "' must be a unit attribute";
+    return success();
+  }
   if (name == kPlanAlignmentAttrName) {
     if (failed(verifyByteCount(op, attribute)))
       return failure();

@@ -57,6 +57,17 @@ struct ReportTensor {
 };
 
 /// The memory report of one training step.
+/// What `train-remat` recorded on a step: its attributes and the ops it
+/// inserted (marked `train.recomputed`).
+struct RematSummary {
+  int64_t flops = 0;
+  int64_t peakBefore = 0;
+  int64_t peakAfter = 0;
+  /// Recomputed ops by op name, in first-appearance order.
+  SmallVector<std::pair<std::string, int64_t>> opsByName;
+  int64_t numOps = 0;
+};
+
 class MemoryReport {
 public:
   /// The number of tensors listed at the peak, largest first.
@@ -98,6 +109,15 @@ public:
   int64_t getTotalFlops() const { return totalFlops; }
   /// The largest buffers live at the peak (at most kNumTopTensors).
   ArrayRef<ReportTensor> getTopTensors() const { return topTensors; }
+  /// What train-remat decided, when it ran on the step.
+  const std::optional<RematSummary> &getRemat() const { return remat; }
+  /// Recomputed FLOPs over the FLOPs of the step without them: the extra
+  /// step time of a compute-bound step.
+  double getRematOverhead() const {
+    if (!remat || totalFlops <= remat->flops)
+      return 0.0;
+    return static_cast<double>(remat->flops) / (totalFlops - remat->flops);
+  }
   /// The number of buffers live at the peak.
   int64_t getNumLiveAtPeak() const { return numLiveAtPeak; }
 
@@ -127,6 +147,7 @@ private:
   std::string peakOpName;
   std::string peakLocation;
   SmallVector<ReportTensor> topTensors;
+  std::optional<RematSummary> remat;
 };
 
 } // namespace mlir::memopt

@@ -73,3 +73,11 @@ func.func @step(%t: tensor<i64> {train.step = 1 : i64}) {
 func.func @arg_unknown(%x: tensor<4xf32> {train.foo}) {
   return
 }
+
+// -----
+
+func.func @recomputed(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'train.recomputed' must be a unit attribute}}
+  %y = train.relu %x {train.recomputed = 1 : i64} : tensor<4xf32>
+  return %y : tensor<4xf32>
+}

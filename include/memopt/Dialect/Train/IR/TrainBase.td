@@ -49,6 +49,8 @@ def Train_Dialect : Dialect {
     * `train.remat_flops`, `train.remat_peak_before`,
       `train.remat_peak_after`: on a function, what `train-remat` decided
       (recomputed FLOPs, LOAD before and after);
+    * `train.recomputed`: a unit attribute on an op `train-remat` inserted
+      to compute a forward value again (the memory report lists them);
     * `train.step`: a unit attribute on the step-counter argument.
   }];
   let hasOperationAttrVerify = 1;
@@ -72,6 +74,8 @@ def Train_Dialect : Dialect {
         "train.remat_peak_before";
     static constexpr ::llvm::StringLiteral kRematPeakAfterAttrName =
         "train.remat_peak_after";
+    static constexpr ::llvm::StringLiteral kRecomputedAttrName =
+        "train.recomputed";
   }];
 }
 
