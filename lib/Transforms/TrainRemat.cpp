@@ -625,31 +625,105 @@ void TrainRematPass::runOnOperation() {
       keep.set(index);
     return keep;
   };
-  // Greedy: drop activations by bytes per recompute FLOP, largest first;
-  // the answer is the lowest-peak prefix reached when the running minimum
-  // first meets the budget (so a smaller budget never gives a larger peak).
+  // Greedy, peak-directed: measure the step, and among the kept activations
+  // live at its peak drop the one of least recompute FLOPs per byte; repeat
+  // on the rewritten step. The sequence does not depend on the budget, and
+  // the answer is the first prefix whose peak meets it (without a budget,
+  // the lowest-peak prefix), so a smaller budget never gives a larger peak.
   auto greedy = [&]() -> Candidate {
-    SmallVector<unsigned> order(n);
-    for (unsigned i = 0; i < n; ++i)
-      order[i] = i;
-    auto ratio = [&](unsigned i) {
-      Operation *def = activations[i]->value.getDefiningOp();
-      int64_t flops = 0;
-      if (auto cost = dyn_cast_or_null<train::CostOpInterface>(def))
-        flops = cost.getFlops();
-      return static_cast<double>(activations[i]->bytes) / (1.0 + flops);
+    // An activation of the step is found in a rewritten copy by its op's
+    // position among the original ops (clones are marked, frees skipped).
+    llvm::DenseMap<std::pair<unsigned, unsigned>, unsigned> activationAt;
+    auto position = [](func::FuncOp target) {
+      llvm::DenseMap<Operation *, unsigned> positions;
+      unsigned index = 0;
+      for (Operation &op : target.getBody().front())
+        if (!isa<train::FreeOp>(op) &&
+            !op.hasAttr(TrainDialect::kRecomputedAttrName))
+          positions[&op] = index++;
+      return positions;
     };
-    llvm::stable_sort(
-        order, [&](unsigned a, unsigned b) { return ratio(a) > ratio(b); });
-    Candidate best = evaluate(func, "greedy", keepAll());
-    llvm::SmallBitVector keep = keepAll();
-    for (unsigned i = 0; i < n && (!limit || best.peak > *limit); ++i) {
-      keep.reset(order[i]);
-      Candidate next = evaluate(func, "greedy", keep);
-      if (next.peak < best.peak)
-        best = std::move(next);
+    llvm::DenseMap<Operation *, unsigned> original = position(func);
+    llvm::DenseMap<Value, unsigned> activationOf;
+    for (auto [index, buffer] : llvm::enumerate(activations)) {
+      activationOf[buffer->value] = index;
+      auto result = dyn_cast<OpResult>(buffer->value);
+      if (!result)
+        continue;
+      activationAt[{original.lookup(result.getOwner()),
+                    result.getResultNumber()}] = index;
     }
-    return best;
+    // What dropping activation i costs given `keep`: the FLOPs of its
+    // producer and of every producer of an operand that is not available
+    // either (a forward temporary, or an activation not kept), once each.
+    auto recomputeFlops = [&](unsigned i, const llvm::SmallBitVector &keep) {
+      int64_t flops = 0;
+      llvm::DenseSet<Operation *> seen;
+      SmallVector<Operation *> worklist;
+      if (Operation *def = activations[i]->value.getDefiningOp())
+        worklist.push_back(def);
+      while (!worklist.empty()) {
+        Operation *op = worklist.pop_back_val();
+        if (!seen.insert(op).second)
+          continue;
+        if (auto cost = dyn_cast<train::CostOpInterface>(op))
+          flops += cost.getFlops();
+        for (Value operand : op->getOperands()) {
+          Operation *def = operand.getDefiningOp();
+          if (!def || !computesForward(before, def))
+            continue;
+          const Buffer *buffer = before.lookup(operand);
+          auto it = buffer ? activationOf.find(buffer->value)
+                           : activationOf.end();
+          if (it != activationOf.end() && keep.test(it->second))
+            continue;
+          worklist.push_back(def);
+        }
+      }
+      return static_cast<double>(flops);
+    };
+    llvm::SmallBitVector keep = keepAll();
+    std::optional<Candidate> best;
+    for (unsigned iteration = 0; iteration <= n; ++iteration) {
+      func::FuncOp copy = func.clone();
+      Candidate next;
+      next.algorithm = "greedy";
+      next.flops = applyKeepSet(copy, keep);
+      TensorLiveness live(copy);
+      next.peak = live.getLoad();
+      next.apply = [keep](func::FuncOp target) {
+        return applyKeepSet(target, keep);
+      };
+      if (!best || next.peak < best->peak)
+        best = next;
+      if (limit && best->peak <= *limit) {
+        copy.erase();
+        break;
+      }
+      llvm::DenseMap<Operation *, unsigned> positions = position(copy);
+      std::optional<unsigned> choice;
+      double bestRatio = 0.0;
+      for (const Buffer *buffer : live.getLiveBuffers(live.getPeakPoint())) {
+        auto result = dyn_cast<OpResult>(buffer->value);
+        if (!result || !positions.count(result.getOwner()))
+          continue;
+        auto it = activationAt.find(
+            {positions.lookup(result.getOwner()), result.getResultNumber()});
+        if (it == activationAt.end() || !keep.test(it->second))
+          continue;
+        double ratio = recomputeFlops(it->second, keep) /
+                       std::max<int64_t>(1, activations[it->second]->bytes);
+        if (!choice || ratio < bestRatio) {
+          choice = it->second;
+          bestRatio = ratio;
+        }
+      }
+      copy.erase();
+      if (!choice)
+        break;
+      keep.reset(*choice);
+    }
+    return *best;
   };
 
   SmallVector<Candidate> candidates;

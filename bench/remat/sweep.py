@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""Budget sweeps of train-remat on published models, every algorithm side by
+side, and the largest batch each algorithm fits under a fixed budget.
+
+For each model (a mem-gen training step with SGD, so activations matter):
+the step's peak P (LOAD) and the peak when recomputing every activation are
+measured; budgets run from 90% of P down in steps. Each algorithm runs as
+`mem-opt --train-remat='budget=B algorithm=A'`; the script records whether it
+met the budget, the recomputed FLOPs as a share of the step's FLOPs (the
+report's `remat.overhead`), the peak after, and the wall time of mem-opt.
+
+Usage: sweep.py --bin build/bin [--models vgg16,...] [--quick] [--out FILE]
+Writes a markdown table (stdout, and --out when given).
+"""
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+MODELS = {
+    # name: mem-gen arguments (batch and image chosen so that one step
+    # stays quick to analyse here; activations still dominate).
+    "vgg16": ["vgg16", "--image", "64", "--batch", "4", "--classes", "10"],
+    "vgg19": ["vgg19", "--image", "64", "--batch", "4", "--classes", "10"],
+    "mobilenet_v2": ["mobilenet_v2", "--image", "64", "--batch", "4", "--classes", "10"],
+    "resnet50": ["resnet50", "--image", "64", "--batch", "4", "--classes", "10"],
+    "unet": ["unet", "--image", "64x64", "--batch", "2"],
+    "gpt2": ["gpt2", "--layers", "4", "--hidden", "128", "--heads", "4", "--seq", "128",
+             "--batch", "4", "--vocab", "512", "--positions", "128"],
+}
+ALGORITHMS = ["layers", "sqrt", "selective", "greedy", "optimal"]
+
+
+def run(cmd, stdin=None):
+    return subprocess.run(cmd, input=stdin, capture_output=True, text=True)
+
+
+def generate(bindir, args, path):
+    gen = run([os.path.join(bindir, "mem-gen")] + args + ["--train", "--optimizer=sgd"])
+    if gen.returncode:
+        sys.exit(f"mem-gen failed: {gen.stderr}")
+    opt = run([os.path.join(bindir, "mem-opt"), "--train-lifetimes", "-o", path], gen.stdout)
+    if opt.returncode:
+        sys.exit(f"mem-opt failed: {opt.stderr}")
+
+
+def report(bindir, path, passes):
+    """Runs passes then the JSON report; (report dict or None, stderr, seconds)."""
+    start = time.perf_counter()
+    out = run([os.path.join(bindir, "mem-opt"), path] + passes +
+              ["--train-memory-report=format=json", "-o", "/dev/null"])
+    seconds = time.perf_counter() - start
+    if out.returncode:
+        return None, out.stderr, seconds
+    return json.loads(out.stdout), out.stderr, seconds
+
+
+def sweep(bindir, name, args, steps, time_limit):
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, name + ".mlir")
+        generate(bindir, args, path)
+        base, _, _ = report(bindir, path, [])
+        peak = base["load_bytes"]
+        persistent = base["persistent_bytes"]
+        for step in range(steps):
+            fraction = 0.9 - 0.1 * step
+            budget = int(persistent + fraction * (peak - persistent))
+            row = {"model": name, "budget": budget, "fraction": fraction, "peak": peak}
+            for algorithm in ALGORITHMS:
+                if algorithm == "selective" and name != "gpt2":
+                    continue
+                options = f"budget={budget} algorithm={algorithm}"
+                if algorithm == "optimal":
+                    options += f" time-limit={time_limit}"
+                result, err, seconds = report(
+                    bindir, path, [f"--train-remat={options}"])
+                entry = {"seconds": seconds}
+                if result is None:
+                    entry["met"] = False
+                else:
+                    remat = result["remat"]
+                    entry.update(met=True, overhead=remat["overhead"],
+                                 peak=remat["peak_after"])
+                    if algorithm == "optimal":
+                        entry["optimal"] = "remark: train-remat: optimal: optimal" in err
+                row[algorithm] = entry
+            rows.append(row)
+    return rows
+
+
+def fmt(entry):
+    if entry is None:
+        return "n/a"
+    if not entry["met"]:
+        return f"-- ({entry['seconds']:.1f} s)"
+    tag = "" if entry.get("optimal", True) else "*"
+    return f"{100 * entry['overhead']:.1f}%{tag} ({entry['seconds']:.1f} s)"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bin", required=True)
+    parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument("--steps", type=int, default=5,
+                        help="budgets per model: 90%%, 80%%, ... of the activation part of the peak")
+    parser.add_argument("--time-limit", type=float, default=30.0)
+    parser.add_argument("--out")
+    parser.add_argument("--json")
+    options = parser.parse_args()
+
+    lines = ["| model | budget (% of peak above persistent) | " +
+             " | ".join(ALGORITHMS) + " |",
+             "|---|---|" + "---|" * len(ALGORITHMS)]
+    all_rows = []
+    for name in options.models.split(","):
+        rows = sweep(options.bin, name, MODELS[name], options.steps, options.time_limit)
+        all_rows += rows
+        for row in rows:
+            cells = [fmt(row.get(a)) for a in ALGORITHMS]
+            lines.append(f"| {name} | {row['budget']} ({100 * row['fraction']:.0f}%) | " +
+                         " | ".join(cells) + " |")
+        print("\n".join(lines[-len(rows):]), file=sys.stderr, flush=True)
+    # greedy vs optimal where optimal proved optimality in its model and both met.
+    ratios = []
+    for row in all_rows:
+        g, o = row.get("greedy"), row.get("optimal")
+        if g and o and g["met"] and o["met"] and o.get("optimal") and o["overhead"] > 0:
+            ratios.append(g["overhead"] / o["overhead"])
+    summary = ""
+    if ratios:
+        geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        summary = (f"\ngreedy / optimal recompute overhead, geometric mean over "
+                   f"{len(ratios)} budgets where both met the budget and optimal "
+                   f"was proven optimal in its model: {geo:.3f}\n")
+    text = "\n".join(lines) + "\n" + summary
+    print(text)
+    if options.out:
+        with open(options.out, "w") as f:
+            f.write(text)
+    if options.json:
+        with open(options.json, "w") as f:
+            json.dump(all_rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
