@@ -682,48 +682,77 @@ void TrainRematPass::runOnOperation() {
       }
       return static_cast<double>(flops);
     };
-    llvm::SmallBitVector keep = keepAll();
-    std::optional<Candidate> best;
-    for (unsigned iteration = 0; iteration <= n; ++iteration) {
-      func::FuncOp copy = func.clone();
-      Candidate next;
-      next.algorithm = "greedy";
-      next.flops = applyKeepSet(copy, keep);
-      TensorLiveness live(copy);
-      next.peak = live.getLoad();
-      next.apply = [keep](func::FuncOp target) {
+    // The state: a keep-set, its rewritten copy's liveness and its peak.
+    struct State {
+      llvm::SmallBitVector keep;
+      func::FuncOp copy;
+      std::unique_ptr<TensorLiveness> live;
+      int64_t flops = 0;
+    };
+    auto measure = [&](llvm::SmallBitVector keep) {
+      State state;
+      state.copy = func.clone();
+      state.flops = applyKeepSet(state.copy, keep);
+      state.live = std::make_unique<TensorLiveness>(state.copy);
+      state.keep = std::move(keep);
+      return state;
+    };
+    auto toCandidate = [](const State &state) {
+      Candidate candidate;
+      candidate.algorithm = "greedy";
+      candidate.flops = state.flops;
+      candidate.peak = state.live->getLoad();
+      candidate.apply = [keep = state.keep](func::FuncOp target) {
         return applyKeepSet(target, keep);
       };
-      if (!best || next.peak < best->peak)
-        best = next;
-      if (limit && best->peak <= *limit) {
-        copy.erase();
-        break;
-      }
-      llvm::DenseMap<Operation *, unsigned> positions = position(copy);
-      std::optional<unsigned> choice;
-      double bestRatio = 0.0;
+      return candidate;
+    };
+    // Each step tries the kept activations live at the peak, least recompute
+    // FLOPs per byte first (at most kTries), and accepts the first drop that
+    // does not raise the peak; it stops when none does.
+    constexpr unsigned kTries = 8;
+    State current = measure(keepAll());
+    Candidate best = toCandidate(current);
+    while (!limit || best.peak > *limit) {
+      llvm::DenseMap<Operation *, unsigned> positions = position(current.copy);
+      SmallVector<std::pair<double, unsigned>> options;
+      const TensorLiveness &live = *current.live;
       for (const Buffer *buffer : live.getLiveBuffers(live.getPeakPoint())) {
         auto result = dyn_cast<OpResult>(buffer->value);
         if (!result || !positions.count(result.getOwner()))
           continue;
         auto it = activationAt.find(
             {positions.lookup(result.getOwner()), result.getResultNumber()});
-        if (it == activationAt.end() || !keep.test(it->second))
+        if (it == activationAt.end() || !current.keep.test(it->second))
           continue;
-        double ratio = recomputeFlops(it->second, keep) /
+        double ratio = recomputeFlops(it->second, current.keep) /
                        std::max<int64_t>(1, activations[it->second]->bytes);
-        if (!choice || ratio < bestRatio) {
-          choice = it->second;
-          bestRatio = ratio;
-        }
+        options.push_back({ratio, it->second});
       }
-      copy.erase();
-      if (!choice)
+      llvm::stable_sort(options, [](const auto &a, const auto &b) {
+        return a.first < b.first;
+      });
+      bool moved = false;
+      for (auto [ratio, index] : llvm::ArrayRef(options).take_front(kTries)) {
+        llvm::SmallBitVector keep = current.keep;
+        keep.reset(index);
+        State next = measure(std::move(keep));
+        if (next.live->getLoad() > live.getLoad()) {
+          next.copy.erase();
+          continue;
+        }
+        current.copy.erase();
+        current = std::move(next);
+        moved = true;
         break;
-      keep.reset(*choice);
+      }
+      if (!moved)
+        break;
+      if (current.live->getLoad() < best.peak)
+        best = toCandidate(current);
     }
-    return *best;
+    current.copy.erase();
+    return best;
   };
 
   SmallVector<Candidate> candidates;
