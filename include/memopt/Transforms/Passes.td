@@ -161,14 +161,15 @@ def TrainVerifyPlanPass : Pass<"train-verify-plan", "::mlir::func::FuncOp"> {
 def TrainRematPass : Pass<"train-remat", "::mlir::func::FuncOp"> {
   let summary = "Recomputes forward values in the backward pass to meet a peak budget";
   let description = [{
-    Chooses which activations (forward values a backward op reads) a training
-    step keeps and which it recomputes, and rewrites the step: every
-    activation not kept is recomputed right before its first backward use,
-    by cloning the forward ops that produce it from kept values, parameters
-    and inputs (a recomputed dropout reproduces its mask, so results are
-    bitwise unchanged). Recomputed values are reused by later backward uses.
+    Chooses which forward values a training step keeps for the backward pass
+    and which it recomputes, and rewrites the step: recomputed values are
+    produced again by clones of their forward ops (marked
+    `train.recomputed`) placed before their backward uses (a recomputed
+    dropout reproduces its mask, so results are bitwise unchanged).
     Afterwards every `train.free` is placed anew (as `train-lifetimes` does)
-    and a plan from `train-plan-memory` is dropped.
+    and a plan from `train-plan-memory` is dropped. Every candidate rewrite
+    is applied to a copy of the step and measured by the liveness analysis,
+    so the recorded peak is exact.
 
     Algorithms (docs/remat.md):
     * `none`: keep every activation;
@@ -181,21 +182,29 @@ def TrainRematPass : Pass<"train-remat", "::mlir::func::FuncOp"> {
     * `selective`: Megatron's selective recomputation: recompute the
       attention-score block (softmax outputs and the dropout applied to
       them), keep the rest;
-    * `greedy`: drop activations in order of bytes per recompute FLOP
-      (largest first), re-measuring the peak after each, and keep the
-      lowest-peak prefix that meets the budget;
+    * `greedy`: among the kept activations live at the peak, drop the one of
+      least recompute FLOPs per byte (with the producers it needs), keeping
+      the first of a few tries that does not raise the peak; repeat until the
+      budget is met or no drop helps;
+    * `optimal`: Checkmate's MILP, solved with CBC within `time-limit`
+      seconds, over groups of ops (at most `segments` forward groups of whole
+      layers, and the backward groups reading them): which groups to compute
+      again before which. Optimal for that group model (a remark gives the
+      status and gap); the chosen plan is measured exactly and re-solved
+      with a lower model budget while it exceeds the budget;
     * `auto` (default): `none` if it meets the budget, else the candidate
       of least recompute FLOPs among the others that does.
 
     `budget` is a peak bound in bytes with an optional unit (`40GiB`,
     `512MiB`, `1000000`); the peak is the liveness analysis' LOAD of the
-    rewritten step. Without a budget, `auto` keeps everything and the other
-    algorithms apply as they are. When no candidate meets the budget the
-    pass fails and says the smallest peak it reached and what dominates it
-    (the persistent parameters and optimizer states). Smaller budgets never
-    give larger peaks. The decision is recorded on the function as
-    `train.remat_flops` (the FLOPs of the recomputed ops) and
-    `train.remat_peak_before` / `train.remat_peak_after`.
+    rewritten step. Without a budget, `auto` and `optimal` keep everything
+    and the other algorithms apply as they are. When no candidate meets the
+    budget the pass fails and says the smallest peak it reached and what
+    dominates it (the persistent parameters and optimizer states). For the
+    keep-set algorithms, smaller budgets never give larger peaks. The
+    decision is recorded on the function as `train.remat_flops` (the FLOPs
+    of the recomputed ops) and `train.remat_peak_before` /
+    `train.remat_peak_after`.
 
     Example:
     ```
