@@ -364,7 +364,10 @@ int64_t mlir::memopt::peakLowerBound(const RematGraph &graph) {
       for (int op : graph.node(n - 1).operands)
         live[op] = 1;
     }
-    int64_t end = persistent;
+    // The last node's point: its workspace counts there.
+    int64_t end = persistent + (graph.node(n - 1).persistent
+                                    ? 0
+                                    : graph.node(n - 1).workspace);
     for (int i = 0; i < n; ++i)
       if (live[i] && !graph.node(i).persistent)
         end += graph.node(i).bytes;
@@ -843,6 +846,16 @@ void RematMilp::build() {
   // Memory: U[t][k] = U[t][prev] - freed after prev + bytes[k] R[t][k],
   // U[t][first] = persistent + stored + bytes[first] R[t][first]; U <= budget.
   const double persistent = static_cast<double>(graph.persistentBytes());
+  // The node's workspace counts at its own point only, and only points of
+  // computations are bounded: U[t][k] + workspace[k] R[t][k] <= budget when
+  // R[t][k] = 1. With a negative workspace (a correction) U alone may exceed
+  // the budget by up to `slack` = -(least workspace); then every point gets
+  // U + (workspace + slack) R <= budget + slack, which is the bound above
+  // when R = 1 and U <= budget + slack (no bound) when R = 0.
+  int64_t slack = 0;
+  for (const RematNode &node : graph.getNodes())
+    slack = std::max(slack, -node.workspace);
+  const double top = static_cast<double>(budget) + static_cast<double>(slack);
   for (int t = 0; t < n; ++t) {
     if (!isStage(t))
       continue;
@@ -850,14 +863,13 @@ void RematMilp::build() {
     for (int k = 0; k <= t; ++k) {
       if (rCol[t][k] < 0)
         continue;
-      int u = addColumn(-kInf, static_cast<double>(budget), 0.0, false);
+      int u = addColumn(-kInf, top, 0.0, false);
       uCols[t].emplace_back(k, u);
       double bytes = static_cast<double>(graph.node(k).bytes);
-      // The node's workspace is live at its own point only.
-      if (int64_t workspace = graph.node(k).workspace) {
-        int row = addRow(-kInf, static_cast<double>(budget));
+      if (int64_t extra = graph.node(k).workspace + slack) {
+        int row = addRow(-kInf, top);
         add(row, u, 1.0);
-        add(row, rCol[t][k], static_cast<double>(workspace));
+        add(row, rCol[t][k], static_cast<double>(extra));
       }
       if (previous < 0) {
         int row = addRow(persistent, persistent);

@@ -287,7 +287,13 @@ static FailureOr<StepGroups> buildStepGroups(func::FuncOp func,
   groups.numForward = groups.members.size();
 
   // Backward groups: a new one each time the backward pass first reads an
-  // earlier forward group.
+  // earlier forward group, or when the current one has grown to its share
+  // of the backward ops (1 / segments), so that a backward pass reading an
+  // early group early is not one group.
+  unsigned numBackward = 0;
+  for (unsigned index = lastForward + 1; index < ops.size(); ++index)
+    numBackward += !isa<train::ParamOp, train::OptStateOp>(ops[index]);
+  unsigned share = std::max(1u, (numBackward + segments - 1) / segments);
   int level = groups.numForward;
   for (unsigned index = lastForward + 1; index < ops.size(); ++index) {
     Operation *op = ops[index];
@@ -301,9 +307,8 @@ static FailureOr<StepGroups> buildStepGroups(func::FuncOp func,
             if (groupOf[it->second] >= 0 &&
                 groupOf[it->second] < static_cast<int>(groups.numForward))
               reads = std::max(reads, groupOf[it->second]);
-    // The first backward group starts at the first backward op; a later one
-    // when an op reads an earlier forward group than any before it.
-    bool fresh = groups.members.size() == groups.numForward;
+    bool fresh = groups.members.size() == groups.numForward ||
+                 groups.members.back().size() >= share;
     if (reads >= 0 && reads < level) {
       fresh |= level < static_cast<int>(groups.numForward);
       level = reads;

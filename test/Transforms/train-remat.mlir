@@ -43,7 +43,7 @@
 // optimal: the MILP over groups of ops (5 forward segments: one op each
 // here) finds the same plan at 950 bytes, proven optimal in its model, and
 // says so in a remark.
-// OPT: remark: train-remat: optimal: optimal over 8 groups (5 forward), model recompute 2.560e+02 FLOPs, gap 0.0000
+// OPT: remark: train-remat: optimal: optimal over 10 groups (5 forward), model recompute 2.560e+02 FLOPs, gap 0.0000
 // OPT: train.remat_flops = 256 : i64, train.remat_peak_after = 900 : i64
 // At 800 bytes no keep-set fits (the least any reaches is 900 bytes, see
 // train-remat-invalid.mlir): optimal recomputes h twice and a once (two
@@ -51,7 +51,7 @@
 // OPT800: train.remat_flops = 1280 : i64, train.remat_peak_after = 772 : i64
 // OPT800-COUNT-3: train.matmul %arg0, %w{{( {train.recomputed})?}} :
 // With 3 coarser segments a recomputation redoes a whole segment: 768 FLOPs.
-// OPT3: remark: train-remat: optimal: optimal over 5 groups (3 forward)
+// OPT3: remark: train-remat: optimal: optimal over 6 groups (3 forward)
 // OPT3: train.remat_flops = 768 : i64, train.remat_peak_after = 900 : i64
 func.func @chain(%x: tensor<4x8xf32>) -> tensor<f32> {
   %w = train.param "w" : tensor<8x8xf32>

@@ -536,7 +536,7 @@ TEST(RematSimulate, RejectsRecomputingFixedNodes) {
 
 TEST(RematSolvers, OptimalEqualsBruteForceWithWorkspaceAndFixedNodes) {
   std::mt19937 rng(11);
-  std::uniform_int_distribution<int> workspace(0, 4), coin(0, 2);
+  std::uniform_int_distribution<int> workspace(-3, 4), coin(0, 2);
   for (int trial = 0; trial < 8; ++trial) {
     RematGraph graph = randomDag(rng, 5 + trial % 2);
     for (int i = 1; i < graph.size(); ++i) {
