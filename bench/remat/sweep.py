@@ -101,6 +101,50 @@ def sweep(bindir, name, args, steps, time_limit):
     return rows
 
 
+def exact_comparison(bindir, seeds, ops, steps, time_limit):
+    """greedy vs optimal at op granularity (segments above the op count) on
+    small random training steps (mem-gen random), where the MILP proves
+    optimality for its model."""
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for seed in seeds:
+            path = os.path.join(tmp, f"random{seed}.mlir")
+            generate(bindir, ["random", "--seed", str(seed), "--ops", str(ops)], path)
+            base, _, _ = report(bindir, path, [])
+            peak = base["load_bytes"]
+            greedy, _, _ = report(bindir, path, ["--train-remat=algorithm=greedy"])
+            floor = greedy["load_bytes"] if greedy else peak
+            for step in range(steps):
+                fraction = 0.9 - step * 0.9 / max(1, steps - 1)
+                budget = int(floor + fraction * (peak - floor))
+                row = {"model": f"random seed {seed}", "budget": budget,
+                       "fraction": fraction, "peak": peak, "floor": floor}
+                for algorithm, extra in (("greedy", ""),
+                                         ("optimal", f" segments=1000 time-limit={time_limit}")):
+                    result, err, seconds = report(
+                        bindir, path, [f"--train-remat=budget={budget} algorithm={algorithm}{extra}"])
+                    entry = {"seconds": seconds, "met": result is not None}
+                    if result is not None:
+                        entry.update(overhead=result["remat"]["overhead"],
+                                     peak=result["remat"]["peak_after"])
+                        if algorithm == "optimal":
+                            entry["optimal"] = "remark: train-remat: optimal: optimal" in err
+                    row[algorithm] = entry
+                rows.append(row)
+    return rows
+
+
+def geomean_ratio(rows):
+    ratios = []
+    for row in rows:
+        g, o = row.get("greedy"), row.get("optimal")
+        if g and o and g["met"] and o["met"] and o.get("optimal") and o["overhead"] > 0:
+            ratios.append(g["overhead"] / o["overhead"])
+    if not ratios:
+        return None, 0
+    return math.exp(sum(math.log(r) for r in ratios) / len(ratios)), len(ratios)
+
+
 def fmt(entry):
     if entry is None:
         return "n/a"
@@ -118,6 +162,9 @@ def main():
                         help="budgets per model, evenly from 90%% of the way from the floor "
                         "(the least peak any algorithm reaches) to the peak, down to the floor")
     parser.add_argument("--time-limit", type=float, default=30.0)
+    parser.add_argument("--exact-seeds", default="1,2,3,4",
+                        help="mem-gen random seeds for the op-granularity comparison ('' to skip)")
+    parser.add_argument("--exact-ops", type=int, default=10)
     parser.add_argument("--out")
     parser.add_argument("--json")
     options = parser.parse_args()
@@ -136,17 +183,29 @@ def main():
         print(f"{name}: peak {rows[0]['peak']}, floor {rows[0]['floor']}", file=sys.stderr)
         print("\n".join(lines[-len(rows):]), file=sys.stderr, flush=True)
     # greedy vs optimal where optimal proved optimality in its model and both met.
-    ratios = []
-    for row in all_rows:
-        g, o = row.get("greedy"), row.get("optimal")
-        if g and o and g["met"] and o["met"] and o.get("optimal") and o["overhead"] > 0:
-            ratios.append(g["overhead"] / o["overhead"])
     summary = ""
-    if ratios:
-        geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
-        summary = (f"\ngreedy / optimal recompute overhead, geometric mean over "
-                   f"{len(ratios)} budgets where both met the budget and optimal "
-                   f"was proven optimal in its model: {geo:.3f}\n")
+    geo, count = geomean_ratio(all_rows)
+    if geo is not None:
+        summary = (f"\ngreedy / optimal (group model, segments=8) recompute overhead, "
+                   f"geometric mean over {count} budgets where both met the budget and "
+                   f"optimal was proven optimal in its model: {geo:.3f}\n")
+    if options.exact_seeds:
+        seeds = [int(x) for x in options.exact_seeds.split(",")]
+        exact = exact_comparison(options.bin, seeds, options.exact_ops, options.steps,
+                                 options.time_limit)
+        all_rows += exact
+        summary += ("\nAt op granularity (mem-gen random --ops "
+                    f"{options.exact_ops}, optimal with segments=1000):\n\n"
+                    "| step | budget (position between floor and peak) | greedy | optimal |\n"
+                    "|---|---|---|---|\n")
+        for row in exact:
+            summary += (f"| {row['model']} | {row['budget']} ({100 * row['fraction']:.0f}%) | "
+                        f"{fmt(row['greedy'])} | {fmt(row['optimal'])} |\n")
+        geo, count = geomean_ratio(exact)
+        if geo is not None:
+            summary += (f"\ngreedy / optimal recompute overhead at op granularity, geometric "
+                        f"mean over {count} budgets where both met the budget and optimal "
+                        f"was proven optimal: {geo:.3f}\n")
     text = "\n".join(lines) + "\n" + summary
     print(text)
     if options.out:
