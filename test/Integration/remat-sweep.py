@@ -11,12 +11,15 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--bin", required=True)
 parser.add_argument("step")
 parser.add_argument("--points", type=int, default=8)
+# The guarantee is the keep-set algorithms' (auto picks the cheapest
+# candidate within the budget, whose peak need not be monotone).
+parser.add_argument("--algorithm", default="greedy")
 args = parser.parse_args()
 
 
 def remat(budget):
     run = subprocess.run([args.bin + "/mem-opt", args.step,
-                          "--train-remat=budget=%d" % budget],
+                          "--train-remat=budget=%d algorithm=%s" % (budget, args.algorithm)],
                          capture_output=True, text=True)
     if run.returncode:
         return None
