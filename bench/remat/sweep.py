@@ -44,7 +44,9 @@ def generate(bindir, args, path):
     gen = run([os.path.join(bindir, "mem-gen")] + args + ["--train", "--optimizer=sgd"])
     if gen.returncode:
         sys.exit(f"mem-gen failed: {gen.stderr}")
-    opt = run([os.path.join(bindir, "mem-opt"), "--train-lifetimes", "-o", path], gen.stdout)
+    # Keep locations: layers (and the optimal segments) read layer names.
+    opt = run([os.path.join(bindir, "mem-opt"), "--train-lifetimes", "-mlir-print-debuginfo",
+               "-o", path], gen.stdout)
     if opt.returncode:
         sys.exit(f"mem-opt failed: {opt.stderr}")
 
