@@ -105,7 +105,10 @@ const char *errorName(const Driver &d, CUresult result) {
   if (d.cuGetErrorName && d.cuGetErrorName(result, &name) == CUDA_SUCCESS &&
       name)
     return name;
-  return "unknown CUDA error";
+  // A stub driver (the toolkit's stubs/libcuda.so) names no error.
+  static char code[32];
+  std::snprintf(code, sizeof(code), "CUDA error %d", static_cast<int>(result));
+  return code;
 }
 
 void check(const Driver &d, CUresult result, const char *what) {
