@@ -3,7 +3,7 @@
 #
 #   mem-run STEP --emit-aot=DIR   lowered step (LLVM dialect) + C driver
 #   mlir-translate --mlir-to-llvmir, llc      step object (kernels embedded)
-#   cc main.c step.o -lmemopt_runtime | -lmemopt_cuda_runtime
+#   cc main.c step.o  | -lmemopt_cuda_runtime
 #
 # Usage: scripts/aot-build.sh [--target cpu|gpu] [--gpu-options 'chip=sm_90 ...']
 #          [--steps N] [--build DIR] [--work DIR] STEP.mlir OUTPUT [mem-run options...]
@@ -67,5 +67,5 @@ defines=""
 [ "$target" = gpu ] && defines=-DMEMOPT_AOT_GPU
 # -ffp-contract=off: the initialization formula rounds after every operation.
 "$cc" -O2 -ffp-contract=off $defines "$work/main.c" "$work/step.o" -o "$output" \
-  -L"$build/lib" -l$runtime -L"$llvm_lib" -lmlir_c_runner_utils -lm \
+  -L"$build/lib" -l$runtime -L"$llvm_lib" -lmlir_c_runner_utils -lmlir_float16_utils -lm \
   -Wl,-rpath,"$build/lib" -Wl,-rpath,"$llvm_lib"

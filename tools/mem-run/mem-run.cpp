@@ -1096,6 +1096,12 @@ static void summarize(const struct Tensor *t, double *sum, double *sumsq) {
 }
 
 #ifdef MEMOPT_AOT_GPU
+#include <time.h>
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
 void memopt_cuda_global_to_host(void *host);
 void memopt_cuda_global_to_device(const void *host);
 void memopt_cuda_mem_info(uint64_t *freeBytes, uint64_t *totalBytes);
@@ -1130,6 +1136,7 @@ int main(int argc, char **argv) {
 #ifdef MEMOPT_AOT_GPU
   uint64_t freeBefore = 0, total = 0;
   memopt_cuda_mem_info(&freeBefore, &total);
+  double stepSeconds[64] = {0};
 #endif
   for (unsigned step = 1; step <= steps; ++step) {
     for (size_t i = 0; i < numArgs; ++i)
@@ -1137,7 +1144,13 @@ int main(int argc, char **argv) {
         storeInteger(args[i].elem, args[i].data, step);
         TO_DEVICE(args[i].data);
       }
+#ifdef MEMOPT_AOT_GPU
+    double start = now();
     __memrun_entry();
+    if (step <= 64) stepSeconds[step - 1] = now() - start;
+#else
+    __memrun_entry();
+#endif
     printf("step %u:", step);
     int lossPrinted = 0;
     for (size_t i = 0; i < numResults; ++i) {
@@ -1173,6 +1186,9 @@ int main(int argc, char **argv) {
   printf("cuda_mem_used_before_steps_bytes: %llu\n", (unsigned long long)(total - freeBefore));
   printf("cuda_mem_used_after_steps_bytes: %llu\n", (unsigned long long)(total - freeAfter));
   printf("cuda_step_delta_bytes: %llu\n", (unsigned long long)(freeBefore - freeAfter));
+  printf("step_seconds:");
+  for (unsigned i = 0; i < steps && i < 64; ++i) printf(" %.6f", stepSeconds[i]);
+  printf("\n");
   printf("predicted_transient_peak_bytes: %lld\n", (long long)PREDICTED_TRANSIENT_PEAK);
   printf("predicted_persistent_bytes: %lld\n", (long long)PREDICTED_PERSISTENT);
   printf("planned_arena_bytes: %lld\n", (long long)PLANNED_ARENA);

@@ -180,6 +180,32 @@ def MemoptGPUMapLoopsPass
   ];
 }
 
+def MemoptGPUMergeKernelModulesPass
+    : Pass<"memopt-gpu-merge-kernel-modules", "::mlir::ModuleOp"> {
+  let summary = "Puts every outlined kernel into one gpu.module";
+  let description = [{
+    `gpu-kernel-outlining` makes one `gpu.module` per kernel, and
+    `gpu-module-to-binary` runs the NVPTX backend, links libdevice and runs
+    ptxas once per module: for a training step with hundreds of kernels,
+    hundreds of ptxas processes. This pass moves every kernel into a single
+    `gpu.module @memopt_kernels` (each kernel renamed after its former
+    module, which is unique) and updates the `gpu.launch_func` ops, so a step
+    compiles with one ptxas run and loads one cubin. Modules holding anything
+    but kernels are left as they are.
+
+    ```mlir
+    gpu.module @step_kernel { gpu.func @step_kernel(...) kernel { ... } }
+    gpu.module @step_kernel_0 { gpu.func @step_kernel(...) kernel { ... } }
+    // becomes
+    gpu.module @memopt_kernels {
+      gpu.func @step_kernel(...) kernel { ... }
+      gpu.func @step_kernel_0(...) kernel { ... }
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def MemoptGPUDeviceGlobalsPass
     : Pass<"memopt-gpu-device-globals", "::mlir::ModuleOp"> {
   let summary = "Makes the host globals a lowered step uses device-accessible";

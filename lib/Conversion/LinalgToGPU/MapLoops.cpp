@@ -48,7 +48,7 @@ struct GPUMapLoopsPass
     if (blockSize < 32 || blockSize > 1024 || blockSize % 32 != 0) {
       getOperation().emitError()
           << "block-size must be a multiple of 32 between 32 and 1024, got "
-          << blockSize;
+          << static_cast<int64_t>(blockSize);
       return signalPassFailure();
     }
     SmallVector<scf::ParallelOp> parallels;

@@ -44,6 +44,7 @@ void mlir::memopt::buildLowerToGPUPipeline(OpPassManager &pm,
   mapLoops.blockSize = options.blockSize;
   pm.addNestedPass<func::FuncOp>(createMemoptGPUMapLoopsPass(mapLoops));
   pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createMemoptGPUMergeKernelModulesPass());
   GpuNVVMAttachTargetOptions attach;
   attach.chip = options.chip;
   attach.features = options.features;
