@@ -39,21 +39,21 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ExecutionEngine/Orc/Core.h"
 #include "llvm/Support/CodeGen.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 
 #include <cmath>
@@ -152,11 +152,11 @@ static cl::opt<std::string> target(
              "only)"),
     cl::init("cpu"), cl::cat(memRunCategory));
 
-static cl::opt<std::string> gpuOptions(
-    "gpu-options",
-    cl::desc("Options of memopt-lower-to-gpu for --target=gpu, e.g. "
-             "'chip=sm_80 features=+ptx80'"),
-    cl::init(""), cl::cat(memRunCategory));
+static cl::opt<std::string>
+    gpuOptions("gpu-options",
+               cl::desc("Options of memopt-lower-to-gpu for --target=gpu, e.g. "
+                        "'chip=sm_80 features=+ptx80'"),
+               cl::init(""), cl::cat(memRunCategory));
 
 static cl::opt<unsigned>
     optLevel("opt-level",
@@ -1250,8 +1250,8 @@ static LogicalResult writeAOTDriver(const StepPlan &plan, StringRef path,
     r << "  {\"" << tensor.name << "\", " << symbol << ", " << kind << ", "
       << element << ", " << tensor.type.getNumElements() << ", "
       << tensor.type.getRank() << ", " << hex(amplitude) << ", "
-      << hex(run::initPhase(tensor.name)) << ", "
-      << run::fnv1a32(tensor.name) << "u, " << bound << "u},\n";
+      << hex(run::initPhase(tensor.name)) << ", " << run::fnv1a32(tensor.name)
+      << "u, " << bound << "u},\n";
     return text;
   };
   std::string argRows, resultRows, paramRows, stateRows;

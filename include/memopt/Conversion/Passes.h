@@ -84,8 +84,7 @@ struct LowerToGPUOptions : public PassPipelineOptions<LowerToGPUOptions> {
       llvm::cl::desc("Call cuBLAS for matmuls (false: matmuls become kernels)"),
       llvm::cl::init(true)};
   PassOptions::Option<std::string> toolkit{
-      *this, "toolkit",
-      llvm::cl::desc("CUDA toolkit root (ptxas, libdevice)"),
+      *this, "toolkit", llvm::cl::desc("CUDA toolkit root (ptxas, libdevice)"),
       llvm::cl::init(MEMOPT_CUDA_TOOLKIT_PATH)};
 };
 

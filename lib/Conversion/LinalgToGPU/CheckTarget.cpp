@@ -23,10 +23,10 @@ struct KnownChip {
 // CUDA 13 dropped sm_50 to sm_72; the PTX minimums are those of the PTX ISA
 // release notes.
 constexpr KnownChip kKnownChips[] = {
-    {"sm_75", 63},   {"sm_80", 70},   {"sm_86", 71},   {"sm_87", 74},
-    {"sm_89", 78},   {"sm_90", 78},   {"sm_90a", 80},  {"sm_100", 86},
-    {"sm_100a", 86}, {"sm_103", 88},  {"sm_103a", 88}, {"sm_120", 87},
-    {"sm_120a", 87}, {"sm_121", 88},  {"sm_121a", 88},
+    {"sm_75", 63},   {"sm_80", 70},  {"sm_86", 71},   {"sm_87", 74},
+    {"sm_89", 78},   {"sm_90", 78},  {"sm_90a", 80},  {"sm_100", 86},
+    {"sm_100a", 86}, {"sm_103", 88}, {"sm_103a", 88}, {"sm_120", 87},
+    {"sm_120a", 87}, {"sm_121", 88}, {"sm_121a", 88},
 };
 
 struct GPUCheckTargetPass
@@ -47,8 +47,8 @@ struct GPUCheckTargetPass
       std::string names;
       for (auto [i, c] : llvm::enumerate(kKnownChips))
         names += (i ? ", " : "") + c.name.str();
-      return module.emitError() << "unknown chip '" << chip
-                                << "'; expected one of " << names;
+      return module.emitError()
+             << "unknown chip '" << chip << "'; expected one of " << names;
     }
     if (!features.empty()) {
       StringRef version = features;

@@ -159,9 +159,10 @@ struct LinalgToCublasPass
   LogicalResult rewrite(linalg::LinalgOp op) {
     // The body: out + cast(a) * cast(b), in floats.
     Block *body = op.getBlock();
-    if (!linalg::detail::isContractionBody(*body, [](Operation *mul, Operation *add) {
-          return isa<arith::MulFOp>(mul) && isa<arith::AddFOp>(add);
-        }))
+    if (!linalg::detail::isContractionBody(
+            *body, [](Operation *mul, Operation *add) {
+              return isa<arith::MulFOp>(mul) && isa<arith::AddFOp>(add);
+            }))
       return failure();
     // Loops: every dimension parallel but one reduction.
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
@@ -198,9 +199,12 @@ struct LinalgToCublasPass
     auto elementType = [](Value v) {
       return cast<MemRefType>(v.getType()).getElementType();
     };
-    std::optional<ElementCode> lhsCode = getElementCode(elementType(lhs.memref));
-    std::optional<ElementCode> rhsCode = getElementCode(elementType(rhs.memref));
-    std::optional<ElementCode> outCode = getElementCode(elementType(out.memref));
+    std::optional<ElementCode> lhsCode =
+        getElementCode(elementType(lhs.memref));
+    std::optional<ElementCode> rhsCode =
+        getElementCode(elementType(rhs.memref));
+    std::optional<ElementCode> outCode =
+        getElementCode(elementType(out.memref));
     if (!lhsCode || !rhsCode || !outCode || *lhsCode != *rhsCode)
       return failure();
     bool wideningToF32 =
@@ -230,10 +234,10 @@ struct LinalgToCublasPass
     }
     if (!c)
       return failure();
-    std::optional<MatrixLayout> xLayout = describe(
-        rows, sizeK, x->strideOf(rowDim), x->strideOf(k));
-    std::optional<MatrixLayout> yLayout = describe(
-        sizeK, cols, y->strideOf(k), y->strideOf(colDim));
+    std::optional<MatrixLayout> xLayout =
+        describe(rows, sizeK, x->strideOf(rowDim), x->strideOf(k));
+    std::optional<MatrixLayout> yLayout =
+        describe(sizeK, cols, y->strideOf(k), y->strideOf(colDim));
     if (!xLayout || !yLayout)
       return failure();
 

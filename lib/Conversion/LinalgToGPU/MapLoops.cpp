@@ -137,8 +137,7 @@ struct GPUMapLoopsPass
       return arith::ConstantIndexOp::create(b, loc, v);
     };
     Value linear = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(b, loc, launch.getBlockIds().x, c(block)),
+        b, loc, arith::MulIOp::create(b, loc, launch.getBlockIds().x, c(block)),
         launch.getThreadIds().x);
     Value inBounds = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                            linear, c(total));
@@ -148,9 +147,9 @@ struct GPUMapLoopsPass
     SmallVector<Value> ivs(trips.size());
     Value rest = linear;
     for (int64_t d = trips.size() - 1; d >= 0; --d) {
-      Value index = d == 0 ? rest
-                           : Value(arith::RemUIOp::create(b, loc, rest,
-                                                          c(trips[d])));
+      Value index =
+          d == 0 ? rest
+                 : Value(arith::RemUIOp::create(b, loc, rest, c(trips[d])));
       if (d > 0)
         rest = arith::DivUIOp::create(b, loc, rest, c(trips[d]));
       Value iv = index;

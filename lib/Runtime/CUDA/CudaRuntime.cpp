@@ -24,8 +24,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include <cuda.h>
 #include <cublas_api.h>
+#include <cuda.h>
 #include <library_types.h>
 
 #include <cstdarg>
@@ -132,8 +132,8 @@ Driver *loadDriver() {
           "GPU and its driver",
           path, dlerror());
 #define MEMOPT_RESOLVE(name)                                                   \
-  d->name = reinterpret_cast<decltype(d->name)>(                               \
-      dlsym(library, MEMOPT_XSTR(name)));                                      \
+  d->name =                                                                    \
+      reinterpret_cast<decltype(d->name)>(dlsym(library, MEMOPT_XSTR(name)));  \
   if (!d->name)                                                                \
     fatal("the CUDA driver %s lacks %s (driver too old for CUDA %d)", path,    \
           MEMOPT_XSTR(name), CUDA_VERSION);
@@ -160,8 +160,7 @@ Driver *loadDriver() {
   check(*d, d->cuDevicePrimaryCtxRetain(&d->context, d->device),
         "cuDevicePrimaryCtxRetain");
   check(*d, d->cuCtxSetCurrent(d->context), "cuCtxSetCurrent");
-  check(*d, d->cuStreamCreate(&d->stream, CU_STREAM_DEFAULT),
-        "cuStreamCreate");
+  check(*d, d->cuStreamCreate(&d->stream, CU_STREAM_DEFAULT), "cuStreamCreate");
   return d;
 }
 
@@ -204,8 +203,8 @@ void *allocateManaged(uint64_t bytes) {
   CUdeviceptr pointer = 0;
   // cuMemAllocManaged rejects 0 bytes; a 0-byte buffer still needs an
   // address.
-  check(d, d.cuMemAllocManaged(&pointer, bytes ? bytes : 1,
-                               CU_MEM_ATTACH_GLOBAL),
+  check(d,
+        d.cuMemAllocManaged(&pointer, bytes ? bytes : 1, CU_MEM_ATTACH_GLOBAL),
         "cuMemAllocManaged");
   return reinterpret_cast<void *>(pointer);
 }
@@ -375,8 +374,8 @@ void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
                       void **params, void **extra, size_t /*paramsCount*/) {
   Driver &d = driver();
   check(d,
-        d.cuLaunchKernel(static_cast<CUfunction>(function), gridX, gridY,
-                         gridZ, blockX, blockY, blockZ, sharedMemoryBytes,
+        d.cuLaunchKernel(static_cast<CUfunction>(function), gridX, gridY, gridZ,
+                         blockX, blockY, blockZ, sharedMemoryBytes,
                          static_cast<CUstream>(stream), params, extra),
         "cuLaunchKernel");
 }
@@ -559,10 +558,9 @@ void memopt_cublas_gemm(int32_t typeX, int32_t typeY, int32_t typeC,
     cublasStatus_t status = c.gemm(
         c.handle, transX ? CUBLAS_OP_T : CUBLAS_OP_N,
         transY ? CUBLAS_OP_T : CUBLAS_OP_N, rows, cols, depth, alpha,
-        x + b * xOuter * xBytes, xType, ldx, xInner,
-        y + b * yOuter * yBytes, yType, ldy, yInner, alpha,
-        out + b * cOuter * cBytes, cType, ldc, cInner, inner, computeType,
-        CUBLAS_GEMM_DEFAULT);
+        x + b * xOuter * xBytes, xType, ldx, xInner, y + b * yOuter * yBytes,
+        yType, ldy, yInner, alpha, out + b * cOuter * cBytes, cType, ldc,
+        cInner, inner, computeType, CUBLAS_GEMM_DEFAULT);
     if (status != CUBLAS_STATUS_SUCCESS)
       fatal("cublasGemmStridedBatchedEx (%lld x %lld x %lld, batch %lld) "
             "failed: %s",
