@@ -68,11 +68,12 @@ def MemoptGPUCheckTargetPass
     `memopt-lower-to-gpu` passes on to `nvvm-attach-target` and
     `gpu-module-to-binary`, so that a typo is reported before any lowering
     (and not as a ptxas failure at the end). The chip must be one that both
-    LLVM's NVPTX backend and the CUDA 13 ptxas accept (`sm_75` to `sm_121`,
-    with an optional `a` or `f` suffix); the features are empty or
-    `+ptxNN` with a PTX ISA version of at least 7.0, and at least 7.8 for
-    `sm_90` and newer; the format is one of `bin`, `isa`, `fatbin`. The pass
-    changes nothing.
+    LLVM's NVPTX backend and the CUDA 13 ptxas accept (sm_75, sm_80, sm_86,
+    sm_87, sm_89, sm_90, sm_90a, sm_100, sm_100a, sm_103, sm_103a, sm_120,
+    sm_120a, sm_121, sm_121a; CUDA 13 dropped the older ones); the features
+    are empty or `+ptxNN` with at least the PTX ISA version that introduced
+    the chip (7.0 for sm_80, 7.8 for sm_90, ...); the format is one of
+    `bin`, `isa`, `fatbin`. The pass changes nothing.
 
     ```mlir
     // mem-opt --memopt-gpu-check-target=chip=sm_99 reports:
