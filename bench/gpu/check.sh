@@ -47,7 +47,7 @@ if [ "$tiny" = 1 ]; then
   loss_model="gpt2 --layers 1 --hidden 64 --heads 2 --seq 16 --vocab 128 --batch 2"
   memory_model="gpt2 --layers 2 --hidden 64 --heads 2 --seq 32 --vocab 256 --batch 2"
 else
-  loss_model="gpt2 --layers 2 --seq 128 --vocab 4096 --batch 2"
+  loss_model="gpt2 --layers 2 --seq 64 --vocab 4096 --batch 1"
   memory_model="gpt2 --batch 1"
 fi
 case "$chip" in
@@ -100,9 +100,9 @@ t1=$(seconds)
   --steps "$steps" --work "$out/memory_gpu" "$out/memory_step.mlir" "$out/memory_gpu.bin" \
   --pipeline="$plan"
 log "lower_link_seconds: $(elapsed "$t1")"
-log "kernels_loss_step: $(grep -c 'gpu.launch_func' "$out/loss_gpu/step.mlir")"
+log "launches_loss_step: $(grep -c 'gpu.launch_func' "$out/loss_gpu/step.mlir")"
 log "cublas_calls_loss_step: $(grep -c 'llvm.call @memopt_cublas_gemm' "$out/loss_gpu/step.mlir")"
-log "kernels_memory_step: $(grep -c 'gpu.launch_func' "$out/memory_gpu/step.mlir")"
+log "launches_memory_step: $(grep -c 'gpu.launch_func' "$out/memory_gpu/step.mlir")"
 log "cublas_calls_memory_step: $(grep -c 'llvm.call @memopt_cublas_gemm' "$out/memory_gpu/step.mlir")"
 
 # 4. CPU reference losses.
