@@ -46,3 +46,19 @@ config.substitutions.append(("%runner_libs", "-shared-libs=" + ",".join(runner_l
 config.substitutions.append(("%python", sys.executable))
 if importlib.util.find_spec("torch") is not None:
     config.available_features.add("torch")
+
+# GPU lowering (memopt-lower-to-gpu): needs the CUDA toolkit's ptxas and
+# libdevice, never a GPU. `cuda-driver` marks a machine where libcuda.so.1
+# loads (the tests of the runtime's no-driver message do not apply there).
+config.substitutions.append(("%aot_build", os.path.join(config.memopt_src_root, "scripts", "aot-build.sh")))
+if config.have_cuda_toolkit and os.path.exists(os.path.join(config.cuda_toolkit, "bin", "ptxas")):
+    config.available_features.add("cuda-toolkit")
+    llvm_config.with_environment("PATH", os.path.join(config.cuda_toolkit, "bin"), append_path=True)
+    config.substitutions.append(("%cuda_toolkit", config.cuda_toolkit))
+    llvm_config.add_tool_substitutions([ToolSubst("memopt-cuda-info", unresolved="fatal")], [config.memopt_tools_dir])
+try:
+    import ctypes
+    ctypes.CDLL("libcuda.so.1")
+    config.available_features.add("cuda-driver")
+except OSError:
+    pass

@@ -13,6 +13,11 @@ namespace memopt {
 /// scf, gpu, nvvm, llvm, shard, mpi, bufferization).
 void registerAllDialects(DialectRegistry &registry);
 
+/// Registers what memopt-lower-to-gpu needs to serialize kernels: the NVVM
+/// target attribute's implementation and the NVVM and GPU translations to
+/// LLVM IR (the builtin and LLVM translations are registered separately).
+void registerGPUTargets(DialectRegistry &registry);
+
 /// Registers every memopt pass and pipeline, plus the upstream generic
 /// transforms (canonicalize, cse, ...) used around them.
 void registerAllPasses();

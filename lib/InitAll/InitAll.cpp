@@ -7,6 +7,14 @@
 #include "memopt/Report/Passes.h"
 #include "memopt/Transforms/Passes.h"
 
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/BufferDeallocationOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
@@ -32,6 +40,9 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 
 void mlir::memopt::registerAllDialects(DialectRegistry &registry) {
@@ -55,6 +66,24 @@ void mlir::memopt::registerAllDialects(DialectRegistry &registry) {
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
 }
 
+void mlir::memopt::registerGPUTargets(DialectRegistry &registry) {
+  // gpu-module-to-binary serializes through the NVVM target and translates
+  // kernels to LLVM IR; mlir-translate embeds the binaries and launches.
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  registerNVVMDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
+  // convert-gpu-to-nvvm lowers the kernels' arith, cf, func, index, math,
+  // memref and ub ops through these dialects' ConvertToLLVM interfaces.
+  arith::registerConvertArithToLLVMInterface(registry);
+  cf::registerConvertControlFlowToLLVMInterface(registry);
+  registerConvertFuncToLLVMInterface(registry);
+  index::registerConvertIndexToLLVMInterface(registry);
+  registerConvertMathToLLVMInterface(registry);
+  registerConvertMemRefToLLVMInterface(registry);
+  registerConvertNVVMToLLVMInterface(registry);
+  ub::registerConvertUBToLLVMInterface(registry);
+}
+
 void mlir::memopt::registerAllPasses() {
   // Generic upstream transforms (canonicalize, cse, inline, ...).
   registerTransformsPasses();
@@ -62,4 +91,5 @@ void mlir::memopt::registerAllPasses() {
   registerMemoptConversionPasses();
   registerMemoptReportPasses();
   registerLowerToCPUPipeline();
+  registerLowerToGPUPipeline();
 }

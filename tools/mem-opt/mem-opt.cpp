@@ -8,6 +8,8 @@
 #include "memopt/InitAll.h"
 
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "llvm/Support/CommandLine.h"
 
@@ -27,6 +29,9 @@ int main(int argc, char **argv) {
   hidePollyOptions();
   mlir::DialectRegistry registry;
   mlir::memopt::registerAllDialects(registry);
+  mlir::memopt::registerGPUTargets(registry);
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
   mlir::memopt::registerAllPasses();
   mlir::memopt::test::registerTestPasses();
   return mlir::asMainReturnCode(mlir::MlirOptMain(

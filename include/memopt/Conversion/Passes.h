@@ -5,6 +5,9 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -12,6 +15,11 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassOptions.h"
+
+#ifndef MEMOPT_CUDA_TOOLKIT_PATH
+#define MEMOPT_CUDA_TOOLKIT_PATH "/usr/local/cuda"
+#endif
 
 namespace mlir::memopt {
 
@@ -42,6 +50,55 @@ void buildLowerToCPUPipeline(OpPassManager &pm);
 
 /// Registers `memopt-lower-to-cpu`.
 void registerLowerToCPUPipeline();
+
+/// Adds what memopt-lower-to-cpu and memopt-lower-to-gpu share: one-shot
+/// bufferization (function boundaries with identity layouts, buffers aligned
+/// to kCPUBufferAlignment), ownership-based deallocation made explicit, and
+/// every dealloc moved right after the buffer's last use.
+void buildBufferizationPipeline(OpPassManager &pm);
+
+/// Options of `memopt-lower-to-gpu`.
+struct LowerToGPUOptions : public PassPipelineOptions<LowerToGPUOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("Target chip (SM version), e.g. sm_90"),
+      llvm::cl::init("sm_90")};
+  PassOptions::Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("PTX features, e.g. +ptx80 (sm_90 needs +ptx78 or newer)"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("Kernel binary format: bin (cubin, assembled by ptxas), "
+                     "isa (PTX, JIT-compiled by the driver) or fatbin"),
+      llvm::cl::init("bin")};
+  PassOptions::Option<int> optLevel{
+      *this, "opt-level",
+      llvm::cl::desc("Optimization level of the NVPTX backend (0-3)"),
+      llvm::cl::init(2)};
+  PassOptions::Option<int64_t> blockSize{
+      *this, "block-size",
+      llvm::cl::desc("Threads per block of the mapped loops"),
+      llvm::cl::init(256)};
+  PassOptions::Option<bool> cublas{
+      *this, "cublas",
+      llvm::cl::desc("Call cuBLAS for matmuls (false: matmuls become kernels)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<std::string> toolkit{
+      *this, "toolkit", llvm::cl::desc("CUDA toolkit root (ptxas, libdevice)"),
+      llvm::cl::init(MEMOPT_CUDA_TOOLKIT_PATH)};
+};
+
+/// Adds the passes that take a module of linalg-on-tensors (the output of
+/// convert-train-to-linalg) to host LLVM code with `gpu.binary` kernels for
+/// an NVIDIA GPU: the bufferization of memopt-lower-to-cpu, matmuls as
+/// cuBLAS calls, loops as kernels, NVVM, ptxas, and the generic allocation
+/// functions, which the CUDA runtime (lib/Runtime/CUDA) serves from managed
+/// memory.
+void buildLowerToGPUPipeline(OpPassManager &pm,
+                             const LowerToGPUOptions &options);
+
+/// Registers `memopt-lower-to-gpu`.
+void registerLowerToGPUPipeline();
 
 } // namespace mlir::memopt
 

@@ -56,4 +56,179 @@ def MemoptFreeAfterLastUsePass
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+//===----------------------------------------------------------------------===//
+// GPU lowering (memopt-lower-to-gpu)
+//===----------------------------------------------------------------------===//
+
+def MemoptGPUCheckTargetPass
+    : Pass<"memopt-gpu-check-target", "::mlir::ModuleOp"> {
+  let summary = "Validates the NVIDIA target options of memopt-lower-to-gpu";
+  let description = [{
+    Checks the chip, PTX features and binary format that
+    `memopt-lower-to-gpu` passes on to `nvvm-attach-target` and
+    `gpu-module-to-binary`, so that a typo is reported before any lowering
+    (and not as a ptxas failure at the end). The chip must be one that both
+    LLVM's NVPTX backend and the CUDA 13 ptxas accept (sm_75, sm_80, sm_86,
+    sm_87, sm_89, sm_90, sm_90a, sm_100, sm_100a, sm_103, sm_103a, sm_120,
+    sm_120a, sm_121, sm_121a; CUDA 13 dropped the older ones); the features
+    are empty or `+ptxNN` with at least the PTX ISA version that introduced
+    the chip (7.0 for sm_80, 7.8 for sm_90, ...); the format is one of
+    `bin`, `isa`, `fatbin`. The pass changes nothing.
+
+    ```mlir
+    // mem-opt --memopt-gpu-check-target=chip=sm_99 reports:
+    // error: unknown chip 'sm_99'; expected one of sm_75, sm_80, ...
+    ```
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", "\"sm_90\"", "Target chip (SM version)">,
+    Option<"features", "features", "std::string", "\"+ptx80\"",
+           "PTX features (`+ptxNN`)">,
+    Option<"format", "format", "std::string", "\"bin\"",
+           "Binary format: bin (cubin), isa (PTX) or fatbin">,
+  ];
+}
+
+def MemoptLinalgToCublasPass
+    : Pass<"memopt-linalg-to-cublas", "::mlir::ModuleOp"> {
+  let summary = "Rewrites matmul-like linalg ops on memrefs into cuBLAS calls";
+  let description = [{
+    Replaces every linalg contraction on buffers that cuBLAS can compute --
+    `linalg.matmul`, `linalg.batch_matmul` (also with transposing
+    `indexing_maps`) and the `linalg.generic` contractions
+    `convert-train-to-linalg` builds for matmuls with several batch
+    dimensions or a shared right-hand side -- by one call of the runtime
+    function `memopt_cublas_gemm` (lib/Runtime/CUDA), which runs
+    `cublasGemmStridedBatchedEx` with alpha = 1 and beta = 1 (linalg
+    contractions accumulate into their output).
+
+    A contraction qualifies when its body is a multiply-add (operands
+    possibly extended to the output type), it has one reduction dimension,
+    at most two batch dimensions, every operand's two matrix dimensions have
+    static strides of which one is 1 (row- or column-major, transposed views
+    included) and the element types are a combination cuBLAS supports:
+    f32 x f32 -> f32, f64 x f64 -> f64, bf16 x bf16 -> bf16 or f32,
+    f16 x f16 -> f16 or f32. Accumulation is in f32 (f64 for f64), which is
+    at least as precise as the IR's. Other contractions are left alone and
+    become loops.
+
+    ```mlir
+    linalg.matmul ins(%a, %b : memref<8x16xf32>, memref<16x32xf32>)
+                  outs(%c : memref<8x32xf32>)
+    // becomes (row-major C = A B is column-major C^T = B^T A^T):
+    func.call @memopt_cublas_gemm(%c0_i32, %c0_i32, %c0_i32, %c0_i32, ...)
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
+def MemoptGPUPrepareLinalgPass
+    : Pass<"memopt-gpu-prepare-linalg", "::mlir::func::FuncOp"> {
+  let summary = "Shapes linalg ops on buffers for the GPU loop mapping";
+  let description = [{
+    Runs before `convert-linalg-to-parallel-loops` in `memopt-lower-to-gpu`:
+
+    * `memref.copy` (bufferization's copies of views, of optimizer states
+      written back into their globals) becomes `linalg.copy`, so that copies
+      become kernels instead of host loops;
+    * a linalg op with a reduction dimension before a parallel one (a sum
+      over the batch dimension of a bias gradient) is generalized and its
+      loops interchanged so that every parallel dimension comes first: its
+      parallel loops then enclose the reduction loop and map onto threads,
+      one output element per thread. Each output element still accumulates
+      in the original order, so results are unchanged.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
+def MemoptGPUMapLoopsPass
+    : Pass<"memopt-gpu-map-loops", "::mlir::func::FuncOp"> {
+  let summary = "Maps outermost parallel loops onto GPU blocks and threads";
+  let description = [{
+    Turns every outermost `scf.parallel` of a function (the output of
+    `convert-linalg-to-parallel-loops`) with static bounds into a
+    `gpu.launch`: its iteration space is linearized (last dimension
+    fastest, so that neighbouring threads touch neighbouring elements) and
+    tiled into blocks of `block-size` threads, one thread per parallel
+    iteration; a guard skips the threads past the end. Reduction dimensions
+    stay sequential loops inside each thread (one thread per output element
+    of a reduction, e.g. per row of a softmax or a row sum).
+
+    An outermost sequential loop nest that touches memory (a reduction into
+    a 0-d result) becomes a single-thread launch, so that its data stays on
+    the device. Other host code (scalar loads and stores) stays on the host,
+    which shares the (managed) memory with the kernels.
+
+    ```mlir
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c32) step (%c1, %c1) { ... }
+    // becomes
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, ...)
+               threads(%tx, %ty, %tz) in (%sx = %c256, ...) { ... }
+    ```
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", "256",
+           "Threads per block (a multiple of 32, at most 1024)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
+def MemoptGPUMergeKernelModulesPass
+    : Pass<"memopt-gpu-merge-kernel-modules", "::mlir::ModuleOp"> {
+  let summary = "Puts every outlined kernel into one gpu.module";
+  let description = [{
+    `gpu-kernel-outlining` makes one `gpu.module` per kernel, and
+    `gpu-module-to-binary` runs the NVPTX backend, links libdevice and runs
+    ptxas once per module: for a training step with hundreds of kernels,
+    hundreds of ptxas processes. This pass moves every kernel into a single
+    `gpu.module @memopt_kernels` (each kernel renamed after its former
+    module, which is unique) and updates the `gpu.launch_func` ops, so a step
+    compiles with one ptxas run and loads one cubin. Modules holding anything
+    but kernels are left as they are.
+
+    ```mlir
+    gpu.module @step_kernel { gpu.func @step_kernel(...) kernel { ... } }
+    gpu.module @step_kernel_0 { gpu.func @step_kernel(...) kernel { ... } }
+    // becomes
+    gpu.module @memopt_kernels {
+      gpu.func @step_kernel(...) kernel { ... }
+      gpu.func @step_kernel_0(...) kernel { ... }
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def MemoptGPUDeviceGlobalsPass
+    : Pass<"memopt-gpu-device-globals", "::mlir::ModuleOp"> {
+  let summary = "Makes the host globals a lowered step uses device-accessible";
+  let description = [{
+    Runs on the host LLVM dialect after `gpu-to-llvm`. Parameters,
+    optimizer states, inputs and constants live in module globals
+    (`memref.global`, now `llvm.mlir.global`) in host memory, which GPU
+    kernels and cuBLAS cannot read. Every `llvm.mlir.addressof` of such a
+    global in a host function is replaced by a call of the runtime function
+    `memopt_cuda_global(host_address, bytes)`, which returns a CUDA managed
+    copy of the global, made (and initialized from the host copy) on first
+    use and reused afterwards. A driver that reads a global back (losses,
+    updated parameters) calls `memopt_cuda_global_to_host(host_address)`.
+
+    ```mlir
+    %0 = llvm.mlir.addressof @__param__fc1.weight : !llvm.ptr
+    // becomes
+    %0 = llvm.mlir.addressof @__param__fc1.weight : !llvm.ptr
+    %1 = llvm.call @memopt_cuda_global(%0, %bytes) : (!llvm.ptr, i64) -> !llvm.ptr
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // MEMOPT_CONVERSION_PASSES_TD

@@ -25,7 +25,7 @@
 
 using namespace mlir;
 
-void mlir::memopt::buildLowerToCPUPipeline(OpPassManager &pm) {
+void mlir::memopt::buildBufferizationPipeline(OpPassManager &pm) {
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
@@ -43,6 +43,10 @@ void mlir::memopt::buildLowerToCPUPipeline(OpPassManager &pm) {
   pm.addPass(createConvertBufferizationToMemRefPass());
   // Free each buffer right after its last use, as the memory model does.
   pm.addNestedPass<func::FuncOp>(createMemoptFreeAfterLastUsePass());
+}
+
+void mlir::memopt::buildLowerToCPUPipeline(OpPassManager &pm) {
+  buildBufferizationPipeline(pm);
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

@@ -1,0 +1,302 @@
+//===- LinalgToCublas.cpp - contractions as cuBLAS calls ------------------===//
+//
+// cuBLAS is column-major: a matrix Q of R x K elements is read at
+// `ptr + i + j * ld` (op N) or, transposed, at `ptr + i * ld + j` (op T).
+// A row-major C = A B is therefore computed as the column-major
+// C^T = B^T A^T. The pass describes every operand by the strides of its two
+// matrix dimensions and picks whichever of the two formulations the output's
+// layout allows; the runtime only forwards to cublasGemmStridedBatchedEx.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/Conversion/Passes.h"
+
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir::memopt {
+#define GEN_PASS_DEF_MEMOPTLINALGTOCUBLASPASS
+#include "memopt/Conversion/Passes.h.inc"
+} // namespace mlir::memopt
+
+using namespace mlir;
+
+/// Name of the runtime entry point (lib/Runtime/CUDA).
+static constexpr StringLiteral kGemmName = "memopt_cublas_gemm";
+
+namespace {
+
+/// Element type codes shared with the runtime (CudaRuntime.cpp).
+enum class ElementCode : int32_t { F32 = 0, F64 = 1, F16 = 2, BF16 = 3 };
+
+/// How cuBLAS reads one matrix operand.
+struct MatrixLayout {
+  /// Whether cuBLAS must transpose it (op T).
+  bool transpose = false;
+  /// Leading dimension, in elements.
+  int64_t ld = 1;
+};
+
+/// One operand of the contraction as the runtime receives it.
+struct Operand {
+  Value memref;
+  /// Element strides of the operand's dimensions.
+  SmallVector<int64_t> strides;
+  /// Position of each loop dimension among the operand's dimensions, or -1.
+  SmallVector<int64_t> position;
+
+  int64_t strideOf(unsigned loopDim) const {
+    return position[loopDim] < 0 ? 0 : strides[position[loopDim]];
+  }
+};
+
+} // namespace
+
+static std::optional<ElementCode> getElementCode(Type type) {
+  if (type.isF32())
+    return ElementCode::F32;
+  if (type.isF64())
+    return ElementCode::F64;
+  if (type.isF16())
+    return ElementCode::F16;
+  if (type.isBF16())
+    return ElementCode::BF16;
+  return std::nullopt;
+}
+
+/// The layout of a `rows x cols` matrix whose element (i, j) is at
+/// `i * rowStride + j * colStride`, if cuBLAS can read it (one of the strides
+/// is 1, or irrelevant because its dimension has size 1).
+static std::optional<MatrixLayout> describe(int64_t rows, int64_t cols,
+                                            int64_t rowStride,
+                                            int64_t colStride,
+                                            bool allowTranspose = true) {
+  if (rows == 1 || rowStride == 1) {
+    int64_t ld = cols == 1 ? rows : colStride;
+    if (ld >= rows && ld >= 1)
+      return MatrixLayout{false, ld};
+  }
+  if (allowTranspose && (cols == 1 || colStride == 1)) {
+    int64_t ld = rows == 1 ? cols : rowStride;
+    if (ld >= cols && ld >= 1)
+      return MatrixLayout{true, ld};
+  }
+  return std::nullopt;
+}
+
+/// Fills `operand` from the linalg operand `opOperand`, or fails when its
+/// map is not a list of loop dimensions or its strides are not static.
+static LogicalResult getOperand(linalg::LinalgOp op, OpOperand &opOperand,
+                                Operand &operand) {
+  auto type = dyn_cast<MemRefType>(opOperand.get().getType());
+  if (!type)
+    return failure();
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(operand.strides, offset)) ||
+      llvm::any_of(operand.strides, ShapedType::isDynamic))
+    return failure();
+  operand.memref = opOperand.get();
+  operand.position.assign(op.getNumLoops(), -1);
+  AffineMap map = op.getMatchingIndexingMap(&opOperand);
+  for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    if (!dim || operand.position[dim.getPosition()] >= 0)
+      return failure();
+    operand.position[dim.getPosition()] = i;
+  }
+  return success();
+}
+
+/// Whether the results of `map` are `prefix` (or nothing) followed by the
+/// dimensions `a` and `b` in either order.
+static bool hasMatrixDims(AffineMap map, ArrayRef<unsigned> batch, unsigned a,
+                          unsigned b) {
+  unsigned n = map.getNumResults();
+  if (n != 2 && n != batch.size() + 2)
+    return false;
+  for (unsigned i = 0; i + 2 < n; ++i)
+    if (!map.getResult(i).isFunctionOfDim(batch[i]) ||
+        !isa<AffineDimExpr>(map.getResult(i)))
+      return false;
+  auto last = [&](unsigned i) {
+    auto dim = dyn_cast<AffineDimExpr>(map.getResult(n - 2 + i));
+    return dim ? static_cast<int64_t>(dim.getPosition()) : int64_t(-1);
+  };
+  return (last(0) == a && last(1) == b) || (last(0) == b && last(1) == a);
+}
+
+namespace {
+
+struct LinalgToCublasPass
+    : public memopt::impl::MemoptLinalgToCublasPassBase<LinalgToCublasPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<linalg::LinalgOp> candidates;
+    getOperation().walk([&](linalg::LinalgOp op) {
+      if (op.hasPureBufferSemantics() && op.getNumDpsInputs() == 2 &&
+          op.getNumDpsInits() == 1)
+        candidates.push_back(op);
+    });
+    for (linalg::LinalgOp op : candidates)
+      (void)rewrite(op);
+  }
+
+  /// The declaration of the runtime function, created on first use.
+  func::FuncOp getGemmFunction(OpBuilder &b, unsigned numArgs) {
+    ModuleOp module = getOperation();
+    if (auto func = module.lookupSymbol<func::FuncOp>(kGemmName))
+      return func;
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    SmallVector<Type> types(6, b.getI32Type());
+    types.append(numArgs - 6, b.getI64Type());
+    auto func = func::FuncOp::create(b, module.getLoc(), kGemmName,
+                                     b.getFunctionType(types, {}));
+    func.setPrivate();
+    return func;
+  }
+
+  LogicalResult rewrite(linalg::LinalgOp op) {
+    // The body: out + cast(a) * cast(b), in floats.
+    Block *body = op.getBlock();
+    if (!linalg::detail::isContractionBody(
+            *body, [](Operation *mul, Operation *add) {
+              return isa<arith::MulFOp>(mul) && isa<arith::AddFOp>(add);
+            }))
+      return failure();
+    // Loops: every dimension parallel but one reduction.
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    if (llvm::count(iterators, utils::IteratorType::reduction) != 1)
+      return failure();
+    unsigned numLoops = op.getNumLoops();
+    unsigned k = llvm::find(iterators, utils::IteratorType::reduction) -
+                 iterators.begin();
+    OpOperand &lhsOperand = *op.getDpsInputOperand(0);
+    OpOperand &rhsOperand = *op.getDpsInputOperand(1);
+    OpOperand &outOperand = *op.getDpsInitOperand(0);
+    AffineMap outMap = op.getMatchingIndexingMap(&outOperand);
+    if (outMap.getNumResults() != numLoops - 1 || numLoops < 3 ||
+        !outMap.isProjectedPermutation())
+      return failure();
+    SmallVector<unsigned> batch;
+    for (unsigned i = 0; i + 2 < outMap.getNumResults(); ++i)
+      batch.push_back(outMap.getDimPosition(i));
+    if (batch.size() > 2)
+      return failure();
+    unsigned m = outMap.getDimPosition(numLoops - 3);
+    unsigned n = outMap.getDimPosition(numLoops - 2);
+    if (!hasMatrixDims(op.getMatchingIndexingMap(&lhsOperand), batch, m, k) ||
+        !hasMatrixDims(op.getMatchingIndexingMap(&rhsOperand), batch, k, n))
+      return failure();
+
+    Operand lhs, rhs, out;
+    if (failed(getOperand(op, lhsOperand, lhs)) ||
+        failed(getOperand(op, rhsOperand, rhs)) ||
+        failed(getOperand(op, outOperand, out)))
+      return failure();
+
+    // Element types cuBLAS supports (cublasGemmEx's table).
+    auto elementType = [](Value v) {
+      return cast<MemRefType>(v.getType()).getElementType();
+    };
+    std::optional<ElementCode> lhsCode =
+        getElementCode(elementType(lhs.memref));
+    std::optional<ElementCode> rhsCode =
+        getElementCode(elementType(rhs.memref));
+    std::optional<ElementCode> outCode =
+        getElementCode(elementType(out.memref));
+    if (!lhsCode || !rhsCode || !outCode || *lhsCode != *rhsCode)
+      return failure();
+    bool wideningToF32 =
+        (*lhsCode == ElementCode::F16 || *lhsCode == ElementCode::BF16) &&
+        *outCode == ElementCode::F32;
+    if (*outCode != *lhsCode && !wideningToF32)
+      return failure();
+    bool f64 = *outCode == ElementCode::F64;
+
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    if (llvm::any_of(ranges, [](int64_t r) { return r <= 0; }))
+      return failure();
+    int64_t sizeM = ranges[m], sizeN = ranges[n], sizeK = ranges[k];
+
+    // Formulation 1: column-major C^T (n x m) = B^T (n x k) A^T (k x m).
+    // Formulation 2: column-major C (m x n) = A (m x k) B (k x n).
+    const Operand *x = &rhs, *y = &lhs;
+    int64_t rows = sizeN, cols = sizeM;
+    unsigned rowDim = n, colDim = m;
+    std::optional<MatrixLayout> c =
+        describe(sizeN, sizeM, out.strideOf(n), out.strideOf(m),
+                 /*allowTranspose=*/false);
+    if (!c) {
+      x = &lhs, y = &rhs, rows = sizeM, cols = sizeN, rowDim = m, colDim = n;
+      c = describe(sizeM, sizeN, out.strideOf(m), out.strideOf(n),
+                   /*allowTranspose=*/false);
+    }
+    if (!c)
+      return failure();
+    std::optional<MatrixLayout> xLayout =
+        describe(rows, sizeK, x->strideOf(rowDim), x->strideOf(k));
+    std::optional<MatrixLayout> yLayout =
+        describe(sizeK, cols, y->strideOf(k), y->strideOf(colDim));
+    if (!xLayout || !yLayout)
+      return failure();
+
+    // Batches: the outer one loops in the runtime, the inner one is
+    // cuBLAS's strided batch.
+    SmallVector<int64_t> batchCounts = {1, 1};
+    SmallVector<std::array<int64_t, 3>> batchStrides = {{0, 0, 0}, {0, 0, 0}};
+    for (auto [i, dim] : llvm::enumerate(llvm::reverse(batch))) {
+      batchCounts[1 - i] = ranges[dim];
+      batchStrides[1 - i] = {x->strideOf(dim), y->strideOf(dim),
+                             out.strideOf(dim)};
+    }
+
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    auto i32 = [&](int64_t v) -> Value {
+      return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
+    };
+    auto i64 = [&](int64_t v) -> Value {
+      return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
+    };
+    // Address of the buffer and element offset of the view, as i64.
+    auto address = [&](Value memref, SmallVectorImpl<Value> &args) {
+      Value pointer =
+          memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
+      auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+      args.push_back(
+          arith::IndexCastOp::create(b, loc, b.getI64Type(), pointer));
+      args.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(),
+                                                metadata.getOffset()));
+    };
+    auto codeOf = [&](const Operand &operand) {
+      return static_cast<int64_t>(*getElementCode(elementType(operand.memref)));
+    };
+    SmallVector<Value> args = {i32(codeOf(*x)),
+                               i32(codeOf(*y)),
+                               i32(codeOf(out)),
+                               i32(f64 ? 1 : 0),
+                               i32(xLayout->transpose),
+                               i32(yLayout->transpose),
+                               i64(rows),
+                               i64(cols),
+                               i64(sizeK)};
+    address(x->memref, args);
+    args.push_back(i64(xLayout->ld));
+    address(y->memref, args);
+    args.push_back(i64(yLayout->ld));
+    address(out.memref, args);
+    args.push_back(i64(c->ld));
+    for (unsigned i = 0; i < 2; ++i) {
+      args.push_back(i64(batchCounts[i]));
+      for (int64_t stride : batchStrides[i])
+        args.push_back(i64(stride));
+    }
+    func::FuncOp gemm = getGemmFunction(b, args.size());
+    func::CallOp::create(b, loc, gemm, args);
+    op->erase();
+    return success();
+  }
+};
+
+} // namespace

@@ -1,0 +1,101 @@
+//===- Pipeline.cpp - memopt-lower-to-gpu ---------------------------------===//
+
+#include "memopt/Conversion/Passes.h"
+
+#include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/GPUCommon/GPUCommonPass.h"
+#include "mlir/Conversion/GPUToNVVM/GPUToNVVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MathToLibm/MathToLibm.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void mlir::memopt::buildLowerToGPUPipeline(OpPassManager &pm,
+                                           const LowerToGPUOptions &options) {
+  MemoptGPUCheckTargetPassOptions target;
+  target.chip = options.chip;
+  target.features = options.features;
+  target.format = options.format;
+  pm.addPass(createMemoptGPUCheckTargetPass(target));
+
+  // Buffers, as on the CPU (the allocation functions serve managed memory).
+  buildBufferizationPipeline(pm);
+  if (options.cublas)
+    pm.addPass(createMemoptLinalgToCublasPass());
+  pm.addNestedPass<func::FuncOp>(createMemoptGPUPrepareLinalgPass());
+
+  // Loops onto blocks and threads, then kernels.
+  pm.addPass(createConvertLinalgToParallelLoopsPass());
+  MemoptGPUMapLoopsPassOptions mapLoops;
+  mapLoops.blockSize = options.blockSize;
+  pm.addNestedPass<func::FuncOp>(createMemoptGPUMapLoopsPass(mapLoops));
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createMemoptGPUMergeKernelModulesPass());
+  GpuNVVMAttachTargetOptions attach;
+  attach.chip = options.chip;
+  attach.features = options.features;
+  attach.optLevel = options.optLevel;
+  pm.addPass(createGpuNVVMAttachTarget(attach));
+
+  // Host and device: strided metadata, affine, structured control flow.
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  // bf16 and fp8 conversions in software, on both sides.
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  expand.includeF8E8M0 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
+
+  // Device: NVVM (math through libdevice).
+  OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
+  device.addPass(createConvertGpuOpsToNVVMOps());
+  device.addPass(createCanonicalizerPass());
+  device.addPass(createCSEPass());
+  device.addPass(createReconcileUnrealizedCastsPass());
+
+  // Host: as memopt-lower-to-cpu, then the launches.
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = true;
+  memrefToLLVM.useAlignedAlloc = true;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createGpuToLLVMConversionPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createMemoptGPUDeviceGlobalsPass());
+
+  // Kernels to cubin (ptxas) or PTX.
+  GpuModuleToBinaryPassOptions binary;
+  binary.toolkitPath = options.toolkit;
+  binary.compilationTarget = options.format;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+}
+
+void mlir::memopt::registerLowerToGPUPipeline() {
+  PassPipelineRegistration<LowerToGPUOptions>(
+      "memopt-lower-to-gpu",
+      "Lowers linalg on tensors (from convert-train-to-linalg) to host LLVM "
+      "code and NVIDIA GPU kernels (gpu.binary): bufferization as "
+      "memopt-lower-to-cpu, matmuls as cuBLAS calls, loops as kernels, "
+      "NVVM, cubins assembled by ptxas",
+      buildLowerToGPUPipeline);
+}
