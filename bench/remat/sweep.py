@@ -97,7 +97,7 @@ def sweep(bindir, name, args, steps, time_limit):
                     entry.update(met=True, overhead=remat["overhead"],
                                  peak=remat["peak_after"])
                     if algorithm == "optimal":
-                        entry["optimal"] = "remark: train-remat: optimal: optimal" in err
+                        entry["optimal"] = "train-remat: optimal: optimal over" in err
                 row[algorithm] = entry
             rows.append(row)
     return rows
@@ -130,7 +130,7 @@ def exact_comparison(bindir, seeds, ops, steps, time_limit):
                         entry.update(overhead=result["remat"]["overhead"],
                                      peak=result["remat"]["peak_after"])
                         if algorithm == "optimal":
-                            entry["optimal"] = "remark: train-remat: optimal: optimal" in err
+                            entry["optimal"] = "train-remat: optimal: optimal over" in err
                     row[algorithm] = entry
                 rows.append(row)
     return rows
