@@ -712,9 +712,11 @@ void TrainRematPass::runOnOperation() {
       };
       return candidate;
     };
-    // Each step tries the kept activations live at the peak, least recompute
-    // FLOPs per byte first (at most kTries), and accepts the first drop that
-    // does not raise the peak; it stops when none does.
+    // Each step measures dropping each of the kept activations live at the
+    // peak with the least estimated recompute FLOPs per byte (at most
+    // kTries) and takes the one of least added FLOPs per byte of peak it
+    // removes (else the cheapest that keeps the peak); it stops when every
+    // try raises the peak.
     constexpr unsigned kTries = 8;
     State current = measure(keepAll());
     Candidate best = toCandidate(current);
@@ -737,19 +739,37 @@ void TrainRematPass::runOnOperation() {
       llvm::stable_sort(options, [](const auto &a, const auto &b) {
         return a.first < b.first;
       });
-      bool moved = false;
+      // Measure every try; take the least added FLOPs per byte the peak
+      // drops, else (no try lowers it) the cheapest that keeps it.
+      std::optional<State> chosen;
+      double chosenScore = 0.0;
+      int64_t peakNow = live.getLoad();
       for (auto [ratio, index] : llvm::ArrayRef(options).take_front(kTries)) {
         llvm::SmallBitVector keep = current.keep;
         keep.reset(index);
         State next = measure(std::move(keep));
-        if (next.live->getLoad() > live.getLoad()) {
+        int64_t peakNext = next.live->getLoad();
+        if (peakNext > peakNow) {
           next.copy.erase();
           continue;
         }
+        double added = static_cast<double>(next.flops - current.flops);
+        // Lowering the peak ranks before keeping it (scores below 1e30).
+        double score = peakNext < peakNow ? added / (peakNow - peakNext)
+                                          : 1e30 + added;
+        if (!chosen || score < chosenScore) {
+          if (chosen)
+            chosen->copy.erase();
+          chosen = std::move(next);
+          chosenScore = score;
+        } else {
+          next.copy.erase();
+        }
+      }
+      bool moved = chosen.has_value();
+      if (moved) {
         current.copy.erase();
-        current = std::move(next);
-        moved = true;
-        break;
+        current = std::move(*chosen);
       }
       if (!moved)
         break;
