@@ -365,9 +365,9 @@ int64_t mlir::memopt::peakLowerBound(const RematGraph &graph) {
         live[op] = 1;
     }
     // The last node's point: its workspace counts there.
-    int64_t end = persistent + (graph.node(n - 1).persistent
-                                    ? 0
-                                    : graph.node(n - 1).workspace);
+    int64_t end =
+        persistent +
+        (graph.node(n - 1).persistent ? 0 : graph.node(n - 1).workspace);
     for (int i = 0; i < n; ++i)
       if (live[i] && !graph.node(i).persistent)
         end += graph.node(i).bytes;

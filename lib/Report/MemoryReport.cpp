@@ -209,10 +209,9 @@ FailureOr<MemoryReport> MemoryReport::create(FunctionOpInterface func) {
         return;
       ++summary.numOps;
       StringRef name = op->getName().getStringRef();
-      auto it = llvm::find_if(summary.opsByName,
-                              [&](const auto &entry) {
-                                return entry.first == name;
-                              });
+      auto it = llvm::find_if(summary.opsByName, [&](const auto &entry) {
+        return entry.first == name;
+      });
       if (it == summary.opsByName.end())
         summary.opsByName.push_back({name.str(), 1});
       else
@@ -429,19 +428,18 @@ void MemoryReport::printText(raw_ostream &os) const {
                                     " (" + std::to_string(numLiveAtPeak) +
                                     " live at the peak)"});
   if (remat) {
-    summary.push_back({"remat",
-                       formatBytes(remat->peakBefore) + " -> " +
-                           formatBytes(remat->peakAfter) + " (train-remat)"});
+    summary.push_back({"remat", formatBytes(remat->peakBefore) + " -> " +
+                                    formatBytes(remat->peakAfter) +
+                                    " (train-remat)"});
     std::string ops = std::to_string(remat->numOps) + " ops";
     for (auto [index, entry] : llvm::enumerate(remat->opsByName))
       ops += (index == 0 ? ": " : ", ") + entry.first + " x" +
              std::to_string(entry.second);
     summary.push_back({"recomputed", ops});
-    summary.push_back(
-        {"recompute", formatFlops(remat->flops) + ", " +
-                          formatPercent(getRematOverhead()) +
-                          " more step FLOPs (the extra time of a "
-                          "compute-bound step)"});
+    summary.push_back({"recompute", formatFlops(remat->flops) + ", " +
+                                        formatPercent(getRematOverhead()) +
+                                        " more step FLOPs (the extra time of a "
+                                        "compute-bound step)"});
   }
   printTable(os, summary, {false, false});
 

@@ -271,8 +271,8 @@ static FailureOr<StepGroups> buildStepGroups(func::FuncOp func,
     if (isa<train::ParamOp, train::OptStateOp>(op))
       continue;
     if (computesForward(liveness, op)) {
-      unsigned position = llvm::lower_bound(forwardOps, index) -
-                          forwardOps.begin();
+      unsigned position =
+          llvm::lower_bound(forwardOps, index) - forwardOps.begin();
       while (segment < segmentStart.size() &&
              segmentStart[segment] <= position) {
         startGroup(true);
@@ -496,8 +496,7 @@ struct TrainRematPass
   FailureOr<StepGroups> &getGroups(func::FuncOp func) {
     if (!groups) {
       func::FuncOp copy = func.clone();
-      for (Operation &op :
-           llvm::make_early_inc_range(copy.getBody().front()))
+      for (Operation &op : llvm::make_early_inc_range(copy.getBody().front()))
         if (isa<train::FreeOp>(op))
           op.erase();
       groups = buildStepGroups(copy, segments);
@@ -512,8 +511,7 @@ struct TrainRematPass
   /// measured exactly and, while it exceeds the budget, solved again with
   /// the model's budget lowered by the excess.
   std::optional<Candidate> solveOptimalCandidate(func::FuncOp func,
-                                                 int64_t limit,
-                                                 double seconds);
+                                                 int64_t limit, double seconds);
 
   std::optional<FailureOr<StepGroups>> groups;
   /// Why `optimal` returned no candidate.
@@ -678,8 +676,8 @@ void TrainRematPass::runOnOperation() {
           if (!def || !computesForward(before, def))
             continue;
           const Buffer *buffer = before.lookup(operand);
-          auto it = buffer ? activationOf.find(buffer->value)
-                           : activationOf.end();
+          auto it =
+              buffer ? activationOf.find(buffer->value) : activationOf.end();
           if (it != activationOf.end() && keep.test(it->second))
             continue;
           worklist.push_back(def);
@@ -755,8 +753,8 @@ void TrainRematPass::runOnOperation() {
         }
         double added = static_cast<double>(next.flops - current.flops);
         // Lowering the peak ranks before keeping it (scores below 1e30).
-        double score = peakNext < peakNow ? added / (peakNow - peakNext)
-                                          : 1e30 + added;
+        double score =
+            peakNext < peakNow ? added / (peakNow - peakNext) : 1e30 + added;
         if (!chosen || score < chosenScore) {
           if (chosen)
             chosen->copy.erase();
@@ -883,20 +881,19 @@ TrainRematPass::solveOptimalCandidate(func::FuncOp func, int64_t limit,
     options.timeLimitSeconds = std::max(0.1, seconds - elapsed());
     RematResult result = solveOptimal(steps.graph, modelBudget, options);
     if (!result.hasSchedule()) {
-      optimalFailure =
-          (llvm::Twine("the solver's model of ") +
-           llvm::Twine(steps.members.size()) + " groups (" +
-           llvm::Twine(steps.numForward) + " forward) says " +
-           stringifyRematStatus(result.status) + " at " +
-           llvm::Twine(modelBudget) + " model bytes" +
-           (result.error.empty() ? "" : ": " + result.error))
-              .str();
+      optimalFailure = (llvm::Twine("the solver's model of ") +
+                        llvm::Twine(steps.members.size()) + " groups (" +
+                        llvm::Twine(steps.numForward) + " forward) says " +
+                        stringifyRematStatus(result.status) + " at " +
+                        llvm::Twine(modelBudget) + " model bytes" +
+                        (result.error.empty() ? "" : ": " + result.error))
+                           .str();
       break;
     }
     SmallVector<SmallVector<unsigned>> plan =
         getStagePlan(steps, result.schedule);
-    Candidate candidate = evaluate(
-        func, "optimal", [&steps, plan](func::FuncOp target) {
+    Candidate candidate =
+        evaluate(func, "optimal", [&steps, plan](func::FuncOp target) {
           return applyStagePlan(target, steps, plan);
         });
     candidate.detail =

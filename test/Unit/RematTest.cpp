@@ -530,8 +530,7 @@ TEST(RematSimulate, RejectsRecomputingFixedNodes) {
   R[3][1] = 1;
   RematSimulation sim = simulateSchedule(graph, completeStorage(graph, R));
   EXPECT_FALSE(sim.valid);
-  EXPECT_NE(sim.error.find("not recomputable"), std::string::npos)
-      << sim.error;
+  EXPECT_NE(sim.error.find("not recomputable"), std::string::npos) << sim.error;
 }
 
 TEST(RematSolvers, OptimalEqualsBruteForceWithWorkspaceAndFixedNodes) {
