@@ -77,6 +77,15 @@ static std::string formatFlops(int64_t flops) {
   return result;
 }
 
+/// "3 ops: train.gelu x2, train.matmul x1".
+static std::string formatRecomputedOps(const RematSummary &remat) {
+  std::string ops = std::to_string(remat.numOps) + " ops";
+  for (auto [index, entry] : llvm::enumerate(remat.opsByName))
+    ops += (index == 0 ? ": " : ", ") + entry.first + " x" +
+           std::to_string(entry.second);
+  return ops;
+}
+
 /// A ratio as a percentage with two decimals: "0.35%".
 static std::string formatPercent(double ratio) {
   std::string text;
@@ -431,11 +440,7 @@ void MemoryReport::printText(raw_ostream &os) const {
     summary.push_back({"remat", formatBytes(remat->peakBefore) + " -> " +
                                     formatBytes(remat->peakAfter) +
                                     " (train-remat)"});
-    std::string ops = std::to_string(remat->numOps) + " ops";
-    for (auto [index, entry] : llvm::enumerate(remat->opsByName))
-      ops += (index == 0 ? ": " : ", ") + entry.first + " x" +
-             std::to_string(entry.second);
-    summary.push_back({"recomputed", ops});
+    summary.push_back({"recomputed", formatRecomputedOps(*remat)});
     summary.push_back({"recompute", formatFlops(remat->flops) + ", " +
                                         formatPercent(getRematOverhead()) +
                                         " more step FLOPs (the extra time of a "
@@ -572,11 +577,7 @@ void MemoryReport::printHTML(raw_ostream &os) const {
   if (remat) {
     row("Remat", formatBytes(remat->peakBefore) + " -> " +
                      formatBytes(remat->peakAfter) + " (train-remat)");
-    std::string ops = std::to_string(remat->numOps) + " ops";
-    for (auto [index, entry] : llvm::enumerate(remat->opsByName))
-      ops += (index == 0 ? ": " : ", ") + entry.first + " x" +
-             std::to_string(entry.second);
-    row("Recomputed", ops);
+    row("Recomputed", formatRecomputedOps(*remat));
     row("Recompute", formatFlops(remat->flops) + ", " +
                          formatPercent(getRematOverhead()) +
                          " more step FLOPs");

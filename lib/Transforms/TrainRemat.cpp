@@ -85,6 +85,13 @@ struct Candidate {
 };
 } // namespace
 
+/// Erases the `train.free`s of `func`: rewrites place them anew.
+static void eraseFrees(func::FuncOp func) {
+  for (Operation &op : llvm::make_early_inc_range(func.getBody().front()))
+    if (isa<train::FreeOp>(op))
+      op.erase();
+}
+
 /// Rewrites `func` so that the activations whose bit in `keep` is clear are
 /// recomputed before their first backward use; places the frees anew.
 /// Returns the FLOPs of the recomputed ops.
@@ -92,9 +99,7 @@ static int64_t applyKeepSet(func::FuncOp func,
                             const llvm::SmallBitVector &keep) {
   Block &block = func.getBody().front();
   removeMemoryPlan(func);
-  for (Operation &op : llvm::make_early_inc_range(block))
-    if (isa<train::FreeOp>(op))
-      op.erase();
+  eraseFrees(func);
   TensorLiveness liveness(func);
   SmallVector<const Buffer *> activations = getActivations(liveness);
   llvm::DenseSet<Value> kept;
@@ -410,9 +415,7 @@ static int64_t applyStagePlan(func::FuncOp func, const StepGroups &groups,
                               ArrayRef<SmallVector<unsigned>> plan) {
   Block &block = func.getBody().front();
   removeMemoryPlan(func);
-  for (Operation &op : llvm::make_early_inc_range(block))
-    if (isa<train::FreeOp>(op))
-      op.erase();
+  eraseFrees(func);
   SmallVector<Operation *> ops = getPlanOps(func);
   IRMapping latest;
   SmallVector<Operation *> clones;
@@ -496,9 +499,7 @@ struct TrainRematPass
   FailureOr<StepGroups> &getGroups(func::FuncOp func) {
     if (!groups) {
       func::FuncOp copy = func.clone();
-      for (Operation &op : llvm::make_early_inc_range(copy.getBody().front()))
-        if (isa<train::FreeOp>(op))
-          op.erase();
+      eraseFrees(copy);
       groups = buildStepGroups(copy, segments);
       copy.erase();
     }
@@ -868,14 +869,9 @@ TrainRematPass::solveOptimalCandidate(func::FuncOp func, int64_t limit,
                                          start)
         .count();
   };
-  // Start from the budget shifted by how far the model overestimates the
-  // step that keeps everything, then lower it while the exact peak is over.
-  SmallVector<bool> keepAll(steps.graph.size(), true);
-  int64_t modelPeak =
-      simulateSchedule(steps.graph, scheduleFromKeepSet(steps.graph, keepAll))
-          .peakBytes;
-  int64_t exactPeak = TensorLiveness(func).getLoad();
-  int64_t modelBudget = limit + std::max<int64_t>(0, modelPeak - exactPeak);
+  // The calibrated model reproduces the step's peak, so start from the
+  // budget itself; lower it while the exact peak of the plan is over.
+  int64_t modelBudget = limit;
   for (int attempt = 0; attempt < 6 && elapsed() < seconds; ++attempt) {
     RematOptimalOptions options;
     options.timeLimitSeconds = std::max(0.1, seconds - elapsed());

@@ -57,6 +57,15 @@ void registerLowerToCPUPipeline();
 /// every dealloc moved right after the buffer's last use.
 void buildBufferizationPipeline(OpPassManager &pm);
 
+/// Memref strided metadata, affine and scf to cf, then bf16/fp8 arithmetic in
+/// software: the steps between loops and LLVM both pipelines share.
+void buildLoopsToControlFlowPipeline(OpPassManager &pm);
+
+/// Host code to the LLVM dialect (math through libm, allocations through
+/// the generic, aligned allocation functions a runtime can count), without
+/// the final reconcile-unrealized-casts.
+void buildHostToLLVMPipeline(OpPassManager &pm);
+
 /// Options of `memopt-lower-to-gpu`.
 struct LowerToGPUOptions : public PassPipelineOptions<LowerToGPUOptions> {
   PassOptions::Option<std::string> chip{

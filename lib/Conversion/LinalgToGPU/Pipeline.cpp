@@ -52,14 +52,8 @@ void mlir::memopt::buildLowerToGPUPipeline(OpPassManager &pm,
   pm.addPass(createGpuNVVMAttachTarget(attach));
 
   // Host and device: strided metadata, affine, structured control flow.
-  pm.addPass(memref::createExpandStridedMetadataPass());
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createSCFToControlFlowPass());
   // bf16 and fp8 conversions in software, on both sides.
-  arith::ArithExpandOpsPassOptions expand;
-  expand.includeBf16 = true;
-  expand.includeF8E8M0 = true;
-  pm.addPass(arith::createArithExpandOpsPass(expand));
+  buildLoopsToControlFlowPipeline(pm);
 
   // Device: NVVM (math through libdevice).
   OpPassManager &device = pm.nest<gpu::GPUModuleOp>();
@@ -69,16 +63,7 @@ void mlir::memopt::buildLowerToGPUPipeline(OpPassManager &pm,
   device.addPass(createReconcileUnrealizedCastsPass());
 
   // Host: as memopt-lower-to-cpu, then the launches.
-  pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(createConvertMathToLLVMPass());
-  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
-  memrefToLLVM.useGenericFunctions = true;
-  memrefToLLVM.useAlignedAlloc = true;
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
-  pm.addPass(createArithToLLVMConversionPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
-  pm.addPass(createConvertFuncToLLVMPass());
-  pm.addPass(createConvertIndexToLLVMPass());
+  buildHostToLLVMPipeline(pm);
   pm.addPass(createGpuToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createMemoptGPUDeviceGlobalsPass());

@@ -45,9 +45,7 @@ void mlir::memopt::buildBufferizationPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createMemoptFreeAfterLastUsePass());
 }
 
-void mlir::memopt::buildLowerToCPUPipeline(OpPassManager &pm) {
-  buildBufferizationPipeline(pm);
-  pm.addPass(createConvertLinalgToLoopsPass());
+void mlir::memopt::buildLoopsToControlFlowPipeline(OpPassManager &pm) {
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
@@ -56,6 +54,9 @@ void mlir::memopt::buildLowerToCPUPipeline(OpPassManager &pm) {
   expand.includeBf16 = true;
   expand.includeF8E8M0 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));
+}
+
+void mlir::memopt::buildHostToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertMathToLLVMPass());
   // Allocations go through _mlir_memref_to_llvm_alloc/free, which a runtime
@@ -70,6 +71,13 @@ void mlir::memopt::buildLowerToCPUPipeline(OpPassManager &pm) {
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createConvertIndexToLLVMPass());
+}
+
+void mlir::memopt::buildLowerToCPUPipeline(OpPassManager &pm) {
+  buildBufferizationPipeline(pm);
+  pm.addPass(createConvertLinalgToLoopsPass());
+  buildLoopsToControlFlowPipeline(pm);
+  buildHostToLLVMPipeline(pm);
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
