@@ -21,6 +21,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <tuple>
 
 using namespace mlir::memopt;
@@ -1049,5 +1050,202 @@ RematResult mlir::memopt::solveOptimal(RematGraph graph, int64_t budget,
   double left = options.timeLimitSeconds - secondsSince(start);
   milp.solve(left, warm ? &*warm : nullptr, result);
   result.seconds = secondsSince(start);
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Heterogeneous chains (rotor)
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The rotor recursion of solveChainRotor over sizes in units. Subproblem
+/// (s, t, m, spine): reverse layers s..t with m units beyond what outer
+/// parts hold (x_{s-1} among it); `spine` when its forward computations are
+/// the original forward pass (t is the last layer and nothing was reversed
+/// yet).
+class ChainRotor {
+public:
+  ChainRotor(llvm::ArrayRef<RematChainLayer> layers, int64_t unit,
+             int64_t units)
+      : layers(layers), n(static_cast<int>(layers.size())), units(units) {
+    auto toUnits = [&](int64_t bytes) {
+      return (std::max<int64_t>(bytes, 0) + unit - 1) / unit;
+    };
+    for (const RematChainLayer &layer : layers) {
+      output.push_back(toUnits(layer.output));
+      held.push_back(toUnits(layer.output + layer.tape));
+      atBackward.push_back(
+          toUnits(layer.tape + (layer.backwardReadsOutput ? layer.output : 0) +
+                  layer.backwardPeak));
+      forward.push_back(toUnits(layer.forwardPeak));
+      entry.push_back(toUnits(layer.backwardEntry));
+    }
+    // advance[s][k]: the most units an advance from x_{s-1} through layer
+    // k-1 takes beside the backward values (the input of each layer but
+    // the first is transient).
+    advance.assign(n, std::vector<int64_t>(n + 1, 0));
+    prefixCost.assign(n + 1, 0.0);
+    for (int j = 0; j < n; ++j)
+      prefixCost[j + 1] = prefixCost[j] + layers[j].cost;
+    for (int s = 0; s < n; ++s) {
+      int64_t most = 0;
+      for (int k = s + 1; k <= n; ++k) {
+        int j = k - 1;
+        most = std::max(most, forward[j] + (j > s ? output[j - 1] : 0));
+        advance[s][k] = most;
+      }
+    }
+    memo.assign(static_cast<size_t>(n) * n * (units + 1), kUnknown);
+    choice.assign(memo.size(), 0);
+    spineMemo.assign(static_cast<size_t>(n) * (units + 1), kUnknown);
+    spineChoice.assign(spineMemo.size(), 0);
+  }
+
+  double solve(int s, int t, int64_t m, bool spine) {
+    if (m < 0)
+      return kInf;
+    size_t index = spine ? static_cast<size_t>(s) * (units + 1) + m
+                         : (static_cast<size_t>(s) * n + t) * (units + 1) + m;
+    double &cached = spine ? spineMemo[index] : memo[index];
+    if (cached != kUnknown)
+      return cached;
+    int best = 0;
+    double bestCost = kInf;
+    int64_t beside = spine ? 0 : entry[t];
+    const RematChainLayer &layer = layers[s];
+    double own = spine ? 0.0 : layer.cost;
+    if (s == t) {
+      // Recompute the layer with its tape when B_s reads it (in the spine
+      // it is the original computation); then B_s.
+      bool computes = layer.backwardReadsLayer || spine;
+      if ((!computes || m >= beside + forward[s]) && m >= atBackward[s])
+        bestCost = layer.backwardReadsLayer ? own : 0.0;
+    } else {
+      // Layer s with its tape, s+1..t, then B_s.
+      if (layer.backwardReadsLayer && m >= beside + forward[s] &&
+          m >= atBackward[s]) {
+        double cost = own + solve(s + 1, t, m - held[s], spine);
+        if (cost < bestCost) {
+          bestCost = cost;
+          best = -1;
+        }
+      }
+      // Advance to x_{k-1}, reverse k..t, then s..k-1 from x_{s-1}.
+      for (int k = s + 1; k <= t; ++k) {
+        if (m < beside + advance[s][k])
+          continue;
+        double cost = (spine ? 0.0 : prefixCost[k] - prefixCost[s]);
+        if (cost >= bestCost)
+          continue;
+        cost += solve(k, t, m - output[k - 1], spine);
+        if (cost >= bestCost)
+          continue;
+        cost += solve(s, k - 1, m, false);
+        if (cost < bestCost) {
+          bestCost = cost;
+          best = k;
+        }
+      }
+    }
+    // `cached` may have moved: the vectors do not resize, so it did not.
+    cached = bestCost;
+    (spine ? spineChoice[index] : choice[index]) = best;
+    return bestCost;
+  }
+
+  /// Appends the actions of an optimal (s, t, m, spine) to `actions`.
+  void emit(int s, int t, int64_t m, bool spine,
+            std::vector<RematChainAction> &actions) {
+    solve(s, t, m, spine);
+    size_t index = spine ? static_cast<size_t>(s) * (units + 1) + m
+                         : (static_cast<size_t>(s) * n + t) * (units + 1) + m;
+    int best = spine ? spineChoice[index] : choice[index];
+    const RematChainLayer &layer = layers[s];
+    if (s == t) {
+      if (layer.backwardReadsLayer || spine)
+        actions.push_back({true, s, spine});
+      actions.push_back({false, s, false});
+      return;
+    }
+    if (best < 0) {
+      actions.push_back({true, s, spine});
+      emit(s + 1, t, m - held[s], spine, actions);
+      actions.push_back({false, s, false});
+      return;
+    }
+    for (int j = s; j < best; ++j)
+      actions.push_back({true, j, spine});
+    emit(best, t, m - output[best - 1], spine, actions);
+    emit(s, best - 1, m, false, actions);
+  }
+
+private:
+  static constexpr double kUnknown = -1.0;
+  llvm::ArrayRef<RematChainLayer> layers;
+  int n;
+  int64_t units;
+  std::vector<int64_t> output, held, atBackward, forward, entry;
+  std::vector<std::vector<int64_t>> advance;
+  std::vector<double> prefixCost;
+  std::vector<double> memo, spineMemo;
+  std::vector<int> choice, spineChoice;
+};
+} // namespace
+
+RematChainResult
+mlir::memopt::solveChainRotor(llvm::ArrayRef<RematChainLayer> layers,
+                              int64_t memory, int64_t maxUnits) {
+  RematChainResult result;
+  if (layers.empty()) {
+    result.error = "empty chain";
+    return result;
+  }
+  for (const RematChainLayer &layer : layers)
+    if (layer.cost < 0 || layer.output < 0 || layer.tape < 0 ||
+        layer.forwardPeak < 0 || layer.backwardEntry < 0 ||
+        layer.backwardPeak < 0) {
+      result.error = "negative cost or size";
+      return result;
+    }
+  if (memory < 0) {
+    result.status = RematStatus::Infeasible;
+    return result;
+  }
+  // The unit: the gcd of every size when that keeps the table small, else
+  // memory / limit with sizes rounded up.
+  int64_t l = static_cast<int64_t>(layers.size());
+  int64_t limit = std::min<int64_t>(
+      maxUnits, std::max<int64_t>(64, (int64_t(1) << 28) / (l * l * l)));
+  int64_t unit = 0;
+  auto addSize = [&](int64_t bytes) {
+    if (bytes > 0)
+      unit = std::gcd(unit, bytes);
+  };
+  for (const RematChainLayer &layer : layers) {
+    addSize(layer.output);
+    addSize(layer.tape);
+    addSize(layer.forwardPeak);
+    addSize(layer.backwardEntry);
+    addSize(layer.backwardPeak);
+    addSize(layer.output + layer.tape);
+    addSize(layer.tape + (layer.backwardReadsOutput ? layer.output : 0) +
+            layer.backwardPeak);
+  }
+  if (unit == 0)
+    unit = 1;
+  if (memory / unit > limit)
+    unit = (memory + limit - 1) / limit;
+  int64_t units = memory / unit;
+  result.unit = unit;
+  ChainRotor rotor(layers, unit, units);
+  int last = static_cast<int>(layers.size()) - 1;
+  double cost = rotor.solve(0, last, units, /*spine=*/true);
+  if (cost == kInf) {
+    result.status = RematStatus::Infeasible;
+    return result;
+  }
+  result.status = RematStatus::Optimal;
+  result.recomputeCost = cost;
+  rotor.emit(0, last, units, /*spine=*/true, result.actions);
   return result;
 }

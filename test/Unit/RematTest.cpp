@@ -559,3 +559,107 @@ TEST(RematSolvers, OptimalEqualsBruteForceWithWorkspaceAndFixedNodes) {
     compareWithBruteForce(graph, trial, /*strict=*/false);
   }
 }
+
+/// Revolve's uniform chain as rotor layers: unit steps whose backward reads
+/// only the step's input, one gradient entering each B_j and one leaving.
+static std::vector<RematChainLayer> uniformRotorChain(int l) {
+  RematChainLayer layer;
+  layer.cost = 1.0;
+  layer.output = 1;
+  layer.forwardPeak = 1;
+  layer.backwardEntry = 1;
+  layer.backwardPeak = 2;
+  return std::vector<RematChainLayer>(l, layer);
+}
+
+/// Checks the shape of a rotor schedule: the original forward pass first
+/// (each layer once, in order), then B_{L-1}, ..., B_0, each once; between
+/// two B's only recomputations, each of a layer below the next B's (or of
+/// that layer), in increasing order; costs add up to recomputeCost.
+static void expectRotorShape(llvm::ArrayRef<RematChainLayer> layers,
+                             const RematChainResult &result) {
+  int l = static_cast<int>(layers.size());
+  int next = 0, backward = l;
+  double cost = 0.0;
+  int previous = -1;
+  for (const RematChainAction &action : result.actions) {
+    if (action.original) {
+      ASSERT_TRUE(action.forward);
+      ASSERT_EQ(backward, l) << "original computation after a B";
+      EXPECT_EQ(action.layer, next++);
+      continue;
+    }
+    if (action.forward) {
+      ASSERT_LT(backward, l + 1);
+      EXPECT_LT(action.layer, backward);
+      EXPECT_GT(action.layer, previous);
+      previous = action.layer;
+      cost += layers[action.layer].cost;
+      continue;
+    }
+    if (backward == l)
+      EXPECT_EQ(next, l) << "B before the forward pass ended";
+    EXPECT_EQ(action.layer, backward - 1);
+    backward = action.layer;
+    previous = -1;
+  }
+  EXPECT_EQ(backward, 0);
+  EXPECT_DOUBLE_EQ(cost, result.recomputeCost);
+}
+
+TEST(RematChain, RotorMatchesRevolve) {
+  // Revolve's s checkpoints (x_0 among them, persistent here) and its
+  // working state are s + 2 units of this model: s - 1 checkpoints, the
+  // state a step reads and the one it writes, one incoming gradient.
+  for (int l = 1; l <= 40; ++l) {
+    for (int s = 1; s <= 8; ++s) {
+      std::vector<RematChainLayer> layers = uniformRotorChain(l);
+      RematChainResult result = solveChainRotor(layers, s + 2);
+      ASSERT_EQ(result.status, RematStatus::Optimal)
+          << "l " << l << " s " << s << ": " << result.error;
+      EXPECT_EQ(result.unit, 1);
+      EXPECT_DOUBLE_EQ(result.recomputeCost, solveChainRevolve(l, s) - (l - 1))
+          << "l " << l << " s " << s;
+      expectRotorShape(layers, result);
+    }
+    if (l >= 2)
+      EXPECT_EQ(solveChainRotor(uniformRotorChain(l), 2).status,
+                RematStatus::Infeasible);
+  }
+}
+
+TEST(RematChain, RotorTapes) {
+  // Layers whose backward reads a tape: with room for every tape nothing is
+  // recomputed; with less, the cost never falls as memory shrinks, and
+  // the byte sizes scale (a unit of 1000 bytes).
+  std::vector<RematChainLayer> layers(6);
+  for (auto [j, layer] : llvm::enumerate(layers)) {
+    layer.cost = 1.0 + j;
+    layer.output = 1000;
+    layer.tape = 3000;
+    layer.backwardReadsLayer = true;
+    layer.backwardReadsOutput = j % 2;
+    layer.forwardPeak = 5000;
+    layer.backwardEntry = 1000;
+    layer.backwardPeak = 2000 + 1000 * (j % 3);
+  }
+  double previous = 0.0;
+  bool feasible = true;
+  for (int64_t memory = 40000; memory >= 0; memory -= 1000) {
+    RematChainResult result = solveChainRotor(layers, memory);
+    if (result.status == RematStatus::Infeasible) {
+      feasible = false;
+      continue;
+    }
+    ASSERT_TRUE(feasible) << "feasible again at " << memory;
+    ASSERT_EQ(result.status, RematStatus::Optimal);
+    EXPECT_EQ(result.unit, 1000);
+    if (memory == 40000)
+      EXPECT_EQ(result.recomputeCost, 0.0);
+    EXPECT_GE(result.recomputeCost, previous) << memory;
+    previous = result.recomputeCost;
+    expectRotorShape(layers, result);
+  }
+  EXPECT_FALSE(feasible);
+  EXPECT_GT(previous, 0.0);
+}

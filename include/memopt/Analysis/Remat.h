@@ -271,6 +271,73 @@ RematResult solveChainDP(llvm::ArrayRef<double> costs,
                          llvm::ArrayRef<int64_t> bytes, int64_t budget,
                          llvm::ArrayRef<int64_t> gradBytes = {});
 
+/// One layer of a chain for solveChainRotor. Layer j reads the output of
+/// layer j-1 (layer 0 reads only persistent values); its backward part B_j
+/// reads values of layer j and the output of layer j-1. Sizes are bytes.
+struct RematChainLayer {
+  /// Forward cost of the layer (e.g. FLOPs).
+  double cost = 0.0;
+  /// The layer's output: what layer j+1 reads (x_j).
+  int64_t output = 0;
+  /// The layer's other values that B_j reads (the tape).
+  int64_t tape = 0;
+  /// Whether B_j reads a value of the layer (its tape or its output). When
+  /// it does not, reversing the layer needs only its input.
+  bool backwardReadsLayer = false;
+  /// Whether B_j reads the layer's output.
+  bool backwardReadsOutput = false;
+  /// Most bytes the layer's own values (outputs and temporaries) and
+  /// scratch take at one point while the layer runs.
+  int64_t forwardPeak = 0;
+  /// Bytes of the backward's own values (gradients) live when B_j starts:
+  /// what recomputations between B_{j+1} and B_j run beside.
+  int64_t backwardEntry = 0;
+  /// Most bytes of the backward's own values at one point of B_j.
+  int64_t backwardPeak = 0;
+};
+
+/// One action of a chain schedule, in execution order.
+struct RematChainAction {
+  /// A forward computation of `layer`, or B_layer.
+  bool forward = true;
+  int layer = 0;
+  /// A forward computation of the original forward pass (not a
+  /// recomputation).
+  bool original = false;
+};
+
+/// solveChainRotor's answer.
+struct RematChainResult {
+  /// Optimal (minimal in the model) or Infeasible.
+  RematStatus status = RematStatus::Error;
+  std::string error;
+  /// Sum of the costs of the recomputations.
+  double recomputeCost = 0.0;
+  std::vector<RematChainAction> actions;
+  /// The memory unit the sizes were rounded up to (1 when exact).
+  int64_t unit = 1;
+};
+
+/// The optimal checkpointing dynamic program for heterogeneous chains
+/// (revolve, Griewank & Walther 2000; rotor, Beaumont et al. 2019): the
+/// least recompute cost to run the forward pass, then B_{L-1}, ..., B_0,
+/// within `memory` bytes (beyond persistent values). From a held input
+/// x_{s-1}, a part s..t is reversed either by recomputing layer s with its
+/// tape, reversing s+1..t and then B_s, or by advancing to a checkpoint
+/// x_{k-1} (k in s+1..t, keeping only that output), reversing k..t and then
+/// s..k-1 from x_{s-1} again. The first advances are the original forward
+/// pass and cost nothing. Memory model: a layer runs beside what is held
+/// (checkpoints and tapes), the backward values live at that time
+/// (backwardEntry of the next B, or none during the forward pass) and, when
+/// advancing past it, its input; B_j runs beside what is held, its tape (and
+/// output when read) and its backwardPeak. Exact for this model when every
+/// size is a multiple of a unit with at most U units in `memory`, U =
+/// min(maxUnits, max(64, 2^28 / L^3)); otherwise sizes are rounded up to
+/// units of memory / U (a feasible answer stays feasible in the model).
+/// O(L^3 * U) time.
+RematChainResult solveChainRotor(llvm::ArrayRef<RematChainLayer> layers,
+                                 int64_t memory, int64_t maxUnits = 4096);
+
 /// Options of solveOptimal.
 struct RematOptimalOptions {
   /// Wall-clock limit of the MILP solve, seconds.
