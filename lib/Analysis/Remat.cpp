@@ -1068,16 +1068,20 @@ public:
   ChainRotor(llvm::ArrayRef<RematChainLayer> layers, int64_t unit,
              int64_t units)
       : layers(layers), n(static_cast<int>(layers.size())), units(units) {
+    // Nearest units: exact when `unit` divides every size.
     auto toUnits = [&](int64_t bytes) {
-      return (std::max<int64_t>(bytes, 0) + unit - 1) / unit;
+      return (std::max<int64_t>(bytes, 0) + unit / 2) / unit;
     };
     for (const RematChainLayer &layer : layers) {
       output.push_back(toUnits(layer.output));
       held.push_back(toUnits(layer.output + layer.tape));
-      atBackward.push_back(
-          toUnits(layer.tape + (layer.backwardReadsOutput ? layer.output : 0) +
-                  layer.backwardPeak));
+      atBackward.push_back(toUnits(layer.backwardPeak));
       forward.push_back(toUnits(layer.forwardPeak));
+      // B_j's room beside what the callers hold: its input is among that,
+      // and free again when B_j does not read it.
+      size_t j = output.size() - 1;
+      if (!layer.backwardReadsInput && j > 0)
+        atBackward.back() -= output[j - 1];
       entry.push_back(toUnits(layer.backwardEntry));
     }
     // advance[s][k]: the most units an advance from x_{s-1} through layer
@@ -1212,7 +1216,7 @@ mlir::memopt::solveChainRotor(llvm::ArrayRef<RematChainLayer> layers,
     return result;
   }
   // The unit: the gcd of every size when that keeps the table small, else
-  // memory / limit with sizes rounded up.
+  // memory / limit with sizes rounded to the nearest unit.
   int64_t l = static_cast<int64_t>(layers.size());
   int64_t limit = std::min<int64_t>(
       maxUnits, std::max<int64_t>(64, (int64_t(1) << 28) / (l * l * l)));
@@ -1228,14 +1232,12 @@ mlir::memopt::solveChainRotor(llvm::ArrayRef<RematChainLayer> layers,
     addSize(layer.backwardEntry);
     addSize(layer.backwardPeak);
     addSize(layer.output + layer.tape);
-    addSize(layer.tape + (layer.backwardReadsOutput ? layer.output : 0) +
-            layer.backwardPeak);
   }
   if (unit == 0)
     unit = 1;
   if (memory / unit > limit)
     unit = (memory + limit - 1) / limit;
-  int64_t units = memory / unit;
+  int64_t units = (memory + unit / 2) / unit;
   result.unit = unit;
   ChainRotor rotor(layers, unit, units);
   int last = static_cast<int>(layers.size()) - 1;
@@ -1248,4 +1250,17 @@ mlir::memopt::solveChainRotor(llvm::ArrayRef<RematChainLayer> layers,
   result.recomputeCost = cost;
   rotor.emit(0, last, units, /*spine=*/true, result.actions);
   return result;
+}
+
+int64_t
+mlir::memopt::chainKeepAllMemory(llvm::ArrayRef<RematChainLayer> layers) {
+  int64_t held = 0, most = 0;
+  for (auto [j, layer] : llvm::enumerate(layers)) {
+    most = std::max(most, held + layer.forwardPeak);
+    int64_t input = j > 0 && !layer.backwardReadsInput ? layers[j - 1].output
+                                                        : 0;
+    most = std::max(most, held + layer.backwardPeak - input);
+    held += layer.output + (layer.backwardReadsLayer ? layer.tape : 0);
+  }
+  return most;
 }

@@ -23,6 +23,7 @@
 #include <chrono>
 #include <cmath>
 #include <functional>
+#include <memory>
 
 namespace mlir::memopt {
 #define GEN_PASS_DEF_TRAINREMATPASS
@@ -467,6 +468,313 @@ getStagePlan(const StepGroups &groups, const RematSchedule &schedule) {
   return plan;
 }
 
+//===----------------------------------------------------------------------===//
+// Chains of layers (chain)
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A step seen as a chain of layers for solveChainRotor: forward groups
+/// (layers, as `layers` finds them; one per forward op in a step without
+/// layer names), then the backward groups B_{L-1}, ..., B_0. B_j is the run
+/// of backward ops that read values of layer j or the output of layer j-1
+/// (what layer j reads), and nothing else of the forward pass.
+struct ChainGroups {
+  /// Forward groups 0..L-1, then the nonempty B_j; `graph` is unused.
+  StepGroups groups;
+  /// Per layer, the group of B_j, or -1 when B_j is empty.
+  SmallVector<int> backwardGroup;
+  SmallVector<RematChainLayer> layers;
+  /// Bytes outside the model: parameters, optimizer states, inputs, and
+  /// the forward pass' constants and returned buffers (the loss).
+  int64_t persistent = 0;
+};
+} // namespace
+
+/// Builds the chain of `func` (which must have no `train.free`s); fails with
+/// the reason in `why` when the step is not a chain.
+static FailureOr<ChainGroups> buildChainGroups(func::FuncOp func,
+                                               std::string &why) {
+  TensorLiveness liveness(func);
+  SmallVector<Operation *> ops = getPlanOps(func);
+  llvm::DenseMap<Operation *, unsigned> indexOf;
+  for (auto [index, op] : llvm::enumerate(ops))
+    indexOf[op] = index;
+  llvm::DenseMap<Operation *, int64_t> pointOf;
+  for (auto [point, op] : llvm::enumerate(liveness.getSchedule()))
+    pointOf[op] = point;
+  auto isStateRead = [](Operation *op) {
+    return isa<train::ParamOp, train::OptStateOp>(op);
+  };
+  int lastForward = -1;
+  bool named = false;
+  for (auto [index, op] : llvm::enumerate(ops))
+    if (computesForward(liveness, op)) {
+      lastForward = index;
+      named |= !getLayerKey(op).empty();
+    }
+  if (lastForward < 0) {
+    why = "the step has no forward ops";
+    return failure();
+  }
+
+  // Layers: runs of forward ops with one layer key (one op each without
+  // names), with the other ops among them.
+  ChainGroups chain;
+  StepGroups &groups = chain.groups;
+  SmallVector<int> groupOf(ops.size(), -1);
+  std::string previousKey;
+  bool first = true;
+  for (int index = 0; index <= lastForward; ++index) {
+    Operation *op = ops[index];
+    if (isStateRead(op))
+      continue;
+    if (computesForward(liveness, op)) {
+      std::string key = getLayerKey(op);
+      if (first || !named || key != previousKey) {
+        groups.members.emplace_back();
+        groups.forward.push_back(true);
+      }
+      previousKey = key;
+      first = false;
+    } else if (groups.members.empty()) {
+      groups.members.emplace_back();
+      groups.forward.push_back(true);
+    }
+    groups.members.back().push_back(index);
+    groupOf[index] = groups.members.size() - 1;
+  }
+  int numLayers = groups.members.size();
+  groups.numForward = numLayers;
+  auto layerName = [&](int j) {
+    Operation *op = ops[groups.members[j].front()];
+    std::string key = getLayerKey(op);
+    return "'" + (key.empty() ? op->getName().getStringRef().str() : key) +
+           "' (layer " + std::to_string(j) + ")";
+  };
+
+  // The buffers of each layer, and which are outputs (read by the next).
+  auto layerOf = [&](const Buffer *buffer) -> int {
+    if (!buffer || buffer->persistent ||
+        buffer->memoryClass == MemoryClass::Input || buffer->returned)
+      return -1;
+    Operation *def = buffer->value.getDefiningOp();
+    auto it = def ? indexOf.find(def) : indexOf.end();
+    if (it == indexOf.end() || static_cast<int>(it->second) > lastForward)
+      return -1;
+    return groupOf[it->second];
+  };
+  llvm::DenseSet<const Buffer *> outputs;
+  for (int index = 0; index <= lastForward; ++index) {
+    int j = groupOf[index];
+    if (j < 0)
+      continue;
+    for (Value operand : ops[index]->getOperands()) {
+      const Buffer *buffer = liveness.lookup(operand);
+      int i = layerOf(buffer);
+      if (i < 0 || i == j)
+        continue;
+      if (i != j - 1) {
+        why = "layer " + layerName(j) + " reads a value of layer " +
+              layerName(i) + ", not only of the one before it";
+        return failure();
+      }
+      outputs.insert(buffer);
+    }
+  }
+
+  // B_{L-1}, ..., B_0: a backward op belongs to the lowest layer whose
+  // values it reads (an output of layer i counts as layer i+1's input), and
+  // to no higher layer than the ops before it. Ops that read no forward
+  // value join the next op that does (the trailing ones B_0), so the inputs
+  // of the layers reversed meanwhile are not held across them.
+  chain.layers.resize(numLayers);
+  chain.backwardGroup.assign(numLayers, -1);
+  int segment = numLayers - 1;
+  // Per layer, its buffers B_j reads.
+  SmallVector<llvm::SmallPtrSet<const Buffer *, 8>> readByBackward(numLayers);
+  SmallVector<bool> readsInput(numLayers, false);
+  SmallVector<unsigned> pending;
+  auto place = [&](unsigned index, int j) {
+    if (chain.backwardGroup[j] < 0) {
+      chain.backwardGroup[j] = groups.members.size();
+      groups.members.emplace_back();
+      groups.forward.push_back(false);
+    }
+    groups.members.back().push_back(index);
+  };
+  for (int index = lastForward + 1; index < static_cast<int>(ops.size());
+       ++index) {
+    Operation *op = ops[index];
+    if (isStateRead(op))
+      continue;
+    bool reads = false;
+    for (Value operand : op->getOperands()) {
+      const Buffer *buffer = liveness.lookup(operand);
+      int i = layerOf(buffer);
+      if (i < 0)
+        continue;
+      reads = true;
+      segment = std::min(segment, outputs.contains(buffer) ? i + 1 : i);
+    }
+    if (!reads) {
+      pending.push_back(index);
+      continue;
+    }
+    for (Value operand : op->getOperands()) {
+      const Buffer *buffer = liveness.lookup(operand);
+      int i = layerOf(buffer);
+      if (i < 0)
+        continue;
+      bool isOutput = outputs.contains(buffer);
+      if (i == segment) {
+        chain.layers[i].backwardReadsLayer = true;
+        readByBackward[i].insert(buffer);
+        continue;
+      }
+      if (i == segment - 1 && isOutput) {
+        readsInput[segment] = true;
+        continue;
+      }
+      why = "the backward pass of layer " + layerName(segment) +
+            " reads a value of layer " + layerName(i) + " ('" +
+            op->getName().getStringRef().str() + "')";
+      return failure();
+    }
+    for (unsigned waiting : pending)
+      place(waiting, segment);
+    pending.clear();
+    place(index, segment);
+  }
+  for (unsigned waiting : pending)
+    place(waiting, 0);
+
+  for (int j = 0; j < numLayers; ++j)
+    chain.layers[j].backwardReadsInput = readsInput[j];
+
+  // Sizes. Layer values: output, tape, and the most live at one point of
+  // the layer; backward values: live across the start of each B_j, and the
+  // most live at one point of it.
+  int64_t numPoints = liveness.getNumPoints();
+  SmallVector<int64_t> backwardLive(numPoints + 1, 0),
+      crossing(numPoints + 2, 0);
+  for (const Buffer &buffer : liveness.getBuffers()) {
+    int i = layerOf(&buffer);
+    // Buffers the backward pass defines (returned ones such as updated
+    // parameters, constants such as the loss' seed) are backward values;
+    // the loss, inputs and the forward pass' constants count as persistent.
+    Operation *def = buffer.value.getDefiningOp();
+    auto at = def ? indexOf.find(def) : indexOf.end();
+    bool ofBackward =
+        at != indexOf.end() && static_cast<int>(at->second) > lastForward;
+    if (buffer.persistent ||
+        ((buffer.memoryClass == MemoryClass::Input || buffer.returned) &&
+         !ofBackward)) {
+      chain.persistent += buffer.bytes;
+      continue;
+    }
+    if (i >= 0) {
+      if (outputs.contains(&buffer))
+        chain.layers[i].output += buffer.bytes;
+      else if (readByBackward[i].contains(&buffer))
+        chain.layers[i].tape += buffer.bytes;
+      continue;
+    }
+    backwardLive[buffer.start] += buffer.bytes;
+    backwardLive[buffer.end + 1] -= buffer.bytes;
+    crossing[buffer.start + 1] += buffer.bytes;
+    crossing[buffer.end + 1] -= buffer.bytes;
+  }
+  // Per layer, its own values at its own points.
+  for (int j = 0; j < numLayers; ++j) {
+    int64_t from = pointOf.lookup(ops[groups.members[j].front()]);
+    int64_t to = pointOf.lookup(ops[groups.members[j].back()]);
+    SmallVector<int64_t> own(to - from + 2, 0);
+    for (const Buffer &buffer : liveness.getBuffers()) {
+      if (layerOf(&buffer) != j)
+        continue;
+      int64_t start = std::max(buffer.start, from);
+      int64_t end = std::min(buffer.end, to);
+      if (start > end)
+        continue;
+      own[start - from] += buffer.bytes;
+      own[end - from + 1] -= buffer.bytes;
+    }
+    int64_t live = 0, most = 0;
+    for (int64_t p = from; p <= to; ++p) {
+      live += own[p - from];
+      most = std::max(most, live + liveness.getWorkspaceBytes(p));
+    }
+    chain.layers[j].forwardPeak = most;
+    for (unsigned index : groups.members[j])
+      if (auto cost = dyn_cast<train::CostOpInterface>(ops[index]))
+        chain.layers[j].cost += static_cast<double>(cost.getFlops());
+  }
+  SmallVector<int64_t> liveAt(numPoints, 0), crossingAt(numPoints + 1, 0);
+  int64_t live = 0, across = 0;
+  for (int64_t p = 0; p < numPoints; ++p) {
+    live += backwardLive[p];
+    across += crossing[p];
+    liveAt[p] = live + liveness.getWorkspaceBytes(p);
+    crossingAt[p] = across;
+  }
+  crossingAt[numPoints] = across + crossing[numPoints];
+  // From B_0 up: an empty B_j sees what the next nonempty B below it does.
+  int64_t nextStart = numPoints;
+  for (int j = 0; j < numLayers; ++j) {
+    RematChainLayer &layer = chain.layers[j];
+    if (chain.backwardGroup[j] < 0) {
+      layer.backwardEntry = layer.backwardPeak =
+          crossingAt[std::min(nextStart, numPoints)];
+      continue;
+    }
+    const SmallVector<unsigned> &members =
+        groups.members[chain.backwardGroup[j]];
+    int64_t from = pointOf.lookup(ops[members.front()]);
+    int64_t to = pointOf.lookup(ops[members.back()]);
+    layer.backwardEntry = crossingAt[from];
+    // The layer's values B_j reads die as it consumes them.
+    SmallVector<int64_t> read(to - from + 2, 0);
+    for (const Buffer *buffer : readByBackward[j]) {
+      int64_t start = std::max(buffer->start, from);
+      int64_t end = std::min(buffer->end, to);
+      if (start > end)
+        continue;
+      read[start - from] += buffer->bytes;
+      read[end - from + 1] -= buffer->bytes;
+    }
+    int64_t reading = 0;
+    for (int64_t p = from; p <= to; ++p) {
+      reading += read[p - from];
+      layer.backwardPeak = std::max(layer.backwardPeak, liveAt[p] + reading);
+    }
+    nextStart = from;
+  }
+  return chain;
+}
+
+/// The stage plan of a chain schedule: the recomputations before each B_j
+/// (in execution order; those before an empty B_j go before the next B).
+static SmallVector<SmallVector<unsigned>>
+getChainPlan(const ChainGroups &chain,
+             ArrayRef<RematChainAction> actions) {
+  SmallVector<SmallVector<unsigned>> plan(chain.groups.members.size());
+  SmallVector<unsigned> pending;
+  for (const RematChainAction &action : actions) {
+    if (action.original)
+      continue;
+    if (action.forward) {
+      pending.push_back(action.layer);
+      continue;
+    }
+    int group = chain.backwardGroup[action.layer];
+    if (group < 0)
+      continue;
+    plan[group] = std::move(pending);
+    pending.clear();
+  }
+  return plan;
+}
+
 namespace {
 
 struct TrainRematPass
@@ -514,6 +822,15 @@ struct TrainRematPass
   std::optional<Candidate> solveOptimalCandidate(func::FuncOp func,
                                                  int64_t limit, double seconds);
 
+  /// `chain`: the rotor DP over the step's layers. Its model approximates
+  /// the exact liveness (a layer's values at one point are its peak, a B's
+  /// backward values likewise), so the plan is measured exactly and, while
+  /// it exceeds the budget, solved again with the model's memory lowered by
+  /// the excess. `why` says why there is no candidate.
+  static std::optional<Candidate> solveChainCandidate(func::FuncOp func,
+                                                      int64_t limit,
+                                                      std::string &why);
+
   std::optional<FailureOr<StepGroups>> groups;
   /// Why `optimal` returned no candidate.
   std::string optimalFailure = "the solver ran out of time";
@@ -531,12 +848,13 @@ void TrainRematPass::runOnOperation() {
     return signalPassFailure();
   }
   static constexpr StringLiteral kAlgorithms[] = {
-      "auto", "none", "layers", "sqrt", "selective", "greedy", "optimal"};
+      "auto",   "none",    "layers", "sqrt",
+      "selective", "greedy", "optimal", "chain"};
   if (!llvm::is_contained(kAlgorithms, StringRef(algorithm))) {
     mlir::emitError(func.getLoc())
         << "train-remat: unknown algorithm '" << algorithm
         << "'; expected one of auto, none, layers, sqrt, "
-           "selective, greedy, optimal";
+           "selective, greedy, optimal, chain";
     return signalPassFailure();
   }
   if (segments < 1) {
@@ -780,7 +1098,6 @@ void TrainRematPass::runOnOperation() {
   };
 
   SmallVector<Candidate> candidates;
-  StringRef chosenAlgorithm = algorithm;
   if (algorithm == "none" || algorithm == "auto")
     candidates.push_back(evaluate(func, "none", keepAll()));
   if (algorithm == "layers" || (algorithm == "auto" && limit))
@@ -791,8 +1108,24 @@ void TrainRematPass::runOnOperation() {
     candidates.push_back(evaluate(func, "selective", selective()));
   if (algorithm == "greedy" || (algorithm == "auto" && limit))
     candidates.push_back(greedy());
-  if (algorithm == "optimal" && !limit)
-    candidates.push_back(evaluate(func, "optimal", keepAll()));
+  if ((algorithm == "optimal" || algorithm == "chain") && !limit)
+    candidates.push_back(evaluate(func, algorithm, keepAll()));
+  std::string chainFailure;
+  if (limit && (algorithm == "chain" ||
+                (algorithm == "auto" && candidates.front().peak > *limit))) {
+    if (std::optional<Candidate> chain =
+            solveChainCandidate(func, *limit, chainFailure))
+      candidates.push_back(std::move(*chain));
+    else if (algorithm == "chain") {
+      mlir::emitError(func.getLoc())
+          << "train-remat: algorithm 'chain' found no schedule within the "
+             "budget of "
+          << *limit << " bytes: " << chainFailure
+          << "; parameters and optimizer states alone take " << persistent
+          << " bytes";
+      return signalPassFailure();
+    }
+  }
   if (limit && (algorithm == "optimal" ||
                 (algorithm == "auto" && candidates.front().peak > *limit))) {
     // auto only spends solver time when keeping everything does not fit.
@@ -844,7 +1177,6 @@ void TrainRematPass::runOnOperation() {
         << " bytes";
     return signalPassFailure();
   }
-  (void)chosenAlgorithm;
   if (!chosen->detail.empty())
     mlir::emitRemark(func.getLoc())
         << "train-remat: " << chosen->algorithm << ": " << chosen->detail;
@@ -906,6 +1238,68 @@ TrainRematPass::solveOptimalCandidate(func::FuncOp func, int64_t limit,
                       llvm::Twine(candidate.peak) + " bytes")
                          .str();
     modelBudget -= candidate.peak - limit;
+  }
+  return std::nullopt;
+}
+
+std::optional<Candidate>
+TrainRematPass::solveChainCandidate(func::FuncOp func, int64_t limit,
+                                    std::string &why) {
+  func::FuncOp copy = func.clone();
+  eraseFrees(copy);
+  FailureOr<ChainGroups> built = buildChainGroups(copy, why);
+  copy.erase();
+  if (failed(built)) {
+    why = "the step is not a chain of layers: " + why;
+    return std::nullopt;
+  }
+  auto chain = std::make_shared<ChainGroups>(std::move(*built));
+  auto start = std::chrono::steady_clock::now();
+  // The model holds some values longer than the step does (inputs that
+  // die early count as persistent; a layer's input is held through its
+  // whole backward part): where it needs more than the step for keeping
+  // everything, start with that much more memory.
+  int64_t keepAll = TensorLiveness(func).getLoad() - chain->persistent;
+  int64_t memory = limit - chain->persistent +
+                   std::max<int64_t>(
+                       0, chainKeepAllMemory(chain->layers) - keepAll);
+  if (getenv("MEMOPT_DEBUG_CHAIN"))
+    for (auto [j, l] : llvm::enumerate(chain->layers))
+      llvm::errs() << j << ": cost " << l.cost << " out " << l.output << " tape " << l.tape << " reads " << l.backwardReadsLayer << l.backwardReadsInput << " fwd " << l.forwardPeak << " entry " << l.backwardEntry << " bwd " << l.backwardPeak << " group " << chain->backwardGroup[j] << " P " << chain->persistent << "\n";
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    RematChainResult result = solveChainRotor(chain->layers, memory);
+    if (result.status != RematStatus::Optimal) {
+      why = (llvm::Twine("the chain model of ") +
+             llvm::Twine(chain->layers.size()) + " layers has no schedule in " +
+             llvm::Twine(std::max<int64_t>(memory, 0)) +
+             " bytes beside the " + llvm::Twine(chain->persistent) +
+             " bytes of parameters, states, inputs and results" +
+             (result.error.empty() ? "" : ": " + result.error))
+                .str();
+      return std::nullopt;
+    }
+    SmallVector<SmallVector<unsigned>> plan =
+        getChainPlan(*chain, result.actions);
+    Candidate candidate =
+        evaluate(func, "chain", [chain, plan](func::FuncOp target) {
+          return applyStagePlan(target, chain->groups, plan);
+        });
+    double seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+    candidate.detail =
+        (llvm::Twine("optimal over a chain of ") +
+         llvm::Twine(chain->layers.size()) + " layers, model recompute " +
+         llvm::formatv("{0:e3}", result.recomputeCost) + " FLOPs, unit " +
+         llvm::Twine(result.unit) + " B, " + llvm::formatv("{0:f2}", seconds) +
+         " s")
+            .str();
+    if (candidate.peak <= limit)
+      return candidate;
+    why = (llvm::Twine("its best plan peaks at ") +
+           llvm::Twine(candidate.peak) + " bytes")
+              .str();
+    memory -= candidate.peak - limit;
   }
   return std::nullopt;
 }

@@ -284,15 +284,17 @@ struct RematChainLayer {
   /// Whether B_j reads a value of the layer (its tape or its output). When
   /// it does not, reversing the layer needs only its input.
   bool backwardReadsLayer = false;
-  /// Whether B_j reads the layer's output.
-  bool backwardReadsOutput = false;
+  /// Whether B_j reads the layer's input (the output of layer j-1); when it
+  /// does not, the input is dead once the layer is recomputed.
+  bool backwardReadsInput = true;
   /// Most bytes the layer's own values (outputs and temporaries) and
   /// scratch take at one point while the layer runs.
   int64_t forwardPeak = 0;
   /// Bytes of the backward's own values (gradients) live when B_j starts:
   /// what recomputations between B_{j+1} and B_j run beside.
   int64_t backwardEntry = 0;
-  /// Most bytes of the backward's own values at one point of B_j.
+  /// Most bytes at one point of B_j of the backward's own values and of the
+  /// layer's values B_j reads (which die as B_j consumes them).
   int64_t backwardPeak = 0;
 };
 
@@ -329,14 +331,21 @@ struct RematChainResult {
 /// pass and cost nothing. Memory model: a layer runs beside what is held
 /// (checkpoints and tapes), the backward values live at that time
 /// (backwardEntry of the next B, or none during the forward pass) and, when
-/// advancing past it, its input; B_j runs beside what is held, its tape (and
-/// output when read) and its backwardPeak. Exact for this model when every
+/// advancing past it, its input; B_j takes its backwardPeak beside what is
+/// held (its input only when it reads it). Exact for this model when every
 /// size is a multiple of a unit with at most U units in `memory`, U =
-/// min(maxUnits, max(64, 2^28 / L^3)); otherwise sizes are rounded up to
-/// units of memory / U (a feasible answer stays feasible in the model).
-/// O(L^3 * U) time.
+/// min(maxUnits, max(64, 2^28 / L^3)); otherwise sizes and memory are
+/// rounded to the nearest of U units of memory / U, so the answer may
+/// exceed the model's memory by a few units (callers measure). O(L^3 * U)
+/// time.
 RematChainResult solveChainRotor(llvm::ArrayRef<RematChainLayer> layers,
                                  int64_t memory, int64_t maxUnits = 4096);
+
+/// The least memory (bytes, beyond persistent values) at which
+/// solveChainRotor's model runs the chain without recomputing: every layer
+/// kept from the forward pass with its tape (its output alone when its
+/// backward reads no value of it).
+int64_t chainKeepAllMemory(llvm::ArrayRef<RematChainLayer> layers);
 
 /// Options of solveOptimal.
 struct RematOptimalOptions {
