@@ -41,8 +41,13 @@ namespace mlir::memopt {
 
 using namespace mlir;
 
-/// CUDA's limit on the x dimension of a grid.
-static constexpr int64_t kMaxGridX = (int64_t(1) << 31) - 1;
+/// Most output elements for a block reduction. One thread per output
+/// element already fills the device with this many threads (an H100 or
+/// H200 holds 132 x 2048 = 270k resident threads, an A100 221k) and reads
+/// neighbouring output elements' data together (a convolution's output
+/// pixels); a block per output element would add a block combine to every
+/// one of them. Far below CUDA's grid limit (2^31 - 1 blocks).
+static constexpr int64_t kMaxOutputs = int64_t(1) << 17;
 
 /// Reduction iterations a thread should fold at least, so that the block
 /// combine (shuffles, two barriers) is amortized.
@@ -163,7 +168,7 @@ static FailureOr<BlockReduction> matchBlockReduction(linalg::LinalgOp op,
     if (llvm::MulOverflow(total, range, total))
       return failure();
   }
-  if (reduction.extent < minExtent || reduction.numOutputs > kMaxGridX)
+  if (reduction.extent < minExtent || reduction.numOutputs > kMaxOutputs)
     return failure();
 
   // Each output element is written by exactly one block: the output maps
