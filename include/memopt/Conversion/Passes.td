@@ -177,7 +177,8 @@ def MemoptGPUBlockReductionsPass
     reductions fold and combine in f32 and round once when storing. The body
     may read other buffers (`memref.load`) and use `linalg.index`. Every
     other reduction (a short one, an unrecognized body, other element types,
-    more output elements than a grid holds) is left to
+    more than 2^17 output elements, where one thread per output element
+    already fills the device) is left to
     `convert-linalg-to-parallel-loops` and `memopt-gpu-map-loops`: one
     thread per output element, the reduction sequential in the thread.
 
@@ -224,12 +225,13 @@ def MemoptGPUMapLoopsPass
     fastest, so that neighbouring threads touch neighbouring elements) and
     tiled into blocks of `block-size` threads, one thread per parallel
     iteration; a guard skips the threads past the end. Reduction dimensions
-    stay sequential loops inside each thread (one thread per output element
-    of a reduction, e.g. per row of a softmax or a row sum).
+    stay sequential loops inside each thread: one thread per output element
+    of the reductions `memopt-gpu-block-reductions` left (shorter than its
+    `min-extent`, or not recognized), e.g. a short row sum.
 
-    An outermost sequential loop nest that touches memory (a reduction into
-    a 0-d result) becomes a single-thread launch, so that its data stays on
-    the device. Other host code (scalar loads and stores) stays on the host,
+    An outermost sequential loop nest that touches memory (a short or
+    unrecognized reduction into a 0-d result) becomes a single-thread
+    launch, so that its data stays on the device. Other host code (scalar loads and stores) stays on the host,
     which shares the (managed) memory with the kernels.
 
     ```mlir
