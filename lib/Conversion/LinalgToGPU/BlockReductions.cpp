@@ -162,9 +162,8 @@ static FailureOr<BlockReduction> matchBlockReduction(linalg::LinalgOp op,
        llvm::zip_equal(reduction.ranges, op.getIteratorTypesArray())) {
     if (ShapedType::isDynamic(range) || range <= 0)
       return failure();
-    int64_t &total = linalg::isParallelIterator(iterator)
-                         ? reduction.numOutputs
-                         : reduction.extent;
+    int64_t &total = linalg::isParallelIterator(iterator) ? reduction.numOutputs
+                                                          : reduction.extent;
     if (llvm::MulOverflow(total, range, total))
       return failure();
   }
@@ -207,6 +206,9 @@ static FailureOr<BlockReduction> matchBlockReduction(linalg::LinalgOp op,
       return failure();
     Value element = combiner->getOperand(0) == arg ? combiner->getOperand(1)
                                                    : combiner->getOperand(0);
+    // Another output's element folded in (not a reduction of the inputs).
+    if (llvm::is_contained(outputArgs, element))
+      return failure();
     reduction.outputs.push_back({combiner, element, *kind,
                                  convertNeutral(*neutral, combineType),
                                  combineType});
@@ -267,8 +269,7 @@ static void rewriteBlockReduction(RewriterBase &rewriter,
   linalg::LinalgOp op = reduction.op;
   Location loc = op.getLoc();
   int64_t block = std::clamp<int64_t>(
-      llvm::alignTo(llvm::divideCeil(reduction.extent, kElementsPerThread),
-                    32),
+      llvm::alignTo(llvm::divideCeil(reduction.extent, kElementsPerThread), 32),
       32, maxBlock);
   auto c = [&](int64_t v) -> Value {
     return arith::ConstantIndexOp::create(rewriter, loc, v);
@@ -336,9 +337,9 @@ static void rewriteBlockReduction(RewriterBase &rewriter,
     SmallVector<Value> partials;
     for (auto [output, acc] :
          llvm::zip_equal(reduction.outputs, loop.getRegionIterArgs())) {
-      Value element = convertFloat(
-          rewriter, loc, mapping.lookupOrDefault(output.element),
-          output.combineType);
+      Value element =
+          convertFloat(rewriter, loc, mapping.lookupOrDefault(output.element),
+                       output.combineType);
       partials.push_back(createCombine(rewriter, loc, output.combiner, acc,
                                        element, output.combineType));
     }
@@ -354,20 +355,20 @@ static void rewriteBlockReduction(RewriterBase &rewriter,
         rewriter, loc, partial,
         gpu::AllReduceOperationAttr::get(rewriter.getContext(), output.kind),
         /*uniform=*/true));
-  Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                                      tid, c(0));
+  Value first =
+      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, tid, c(0));
   auto store = scf::IfOp::create(rewriter, loc, first, /*withElse=*/false);
   rewriter.setInsertionPointToStart(store.thenBlock());
-  for (auto [output, total, init] : llvm::zip_equal(
-           reduction.outputs, totals, op.getDpsInitsMutable())) {
-    SmallVector<Value> indices = applyMap(
-        rewriter, loc, op.getMatchingIndexingMap(&init), outputIvs);
+  for (auto [output, total, init] :
+       llvm::zip_equal(reduction.outputs, totals, op.getDpsInitsMutable())) {
+    SmallVector<Value> indices =
+        applyMap(rewriter, loc, op.getMatchingIndexingMap(&init), outputIvs);
     Value initial = memref::LoadOp::create(rewriter, loc, init.get(), indices);
     Type elementType = initial.getType();
-    Value result = createCombine(
-        rewriter, loc, output.combiner,
-        convertFloat(rewriter, loc, initial, output.combineType), total,
-        output.combineType);
+    Value result =
+        createCombine(rewriter, loc, output.combiner,
+                      convertFloat(rewriter, loc, initial, output.combineType),
+                      total, output.combineType);
     memref::StoreOp::create(rewriter, loc,
                             convertFloat(rewriter, loc, result, elementType),
                             init.get(), indices);
@@ -390,9 +391,8 @@ struct GPUBlockReductionsPass
       return signalPassFailure();
     }
     if (minExtent < 1) {
-      getOperation().emitError()
-          << "min-extent must be at least 1, got "
-          << static_cast<int64_t>(minExtent);
+      getOperation().emitError() << "min-extent must be at least 1, got "
+                                 << static_cast<int64_t>(minExtent);
       return signalPassFailure();
     }
     SmallVector<BlockReduction> reductions;

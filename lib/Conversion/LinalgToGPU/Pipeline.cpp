@@ -43,7 +43,8 @@ void mlir::memopt::buildLowerToGPUPipeline(OpPassManager &pm,
   MemoptGPUBlockReductionsPassOptions reductions;
   reductions.blockSize = options.blockSize;
   reductions.minExtent = options.reductionMinExtent;
-  pm.addNestedPass<func::FuncOp>(createMemoptGPUBlockReductionsPass(reductions));
+  pm.addNestedPass<func::FuncOp>(
+      createMemoptGPUBlockReductionsPass(reductions));
   pm.addPass(createConvertLinalgToParallelLoopsPass());
   MemoptGPUMapLoopsPassOptions mapLoops;
   mapLoops.blockSize = options.blockSize;
