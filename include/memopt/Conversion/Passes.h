@@ -88,6 +88,11 @@ struct LowerToGPUOptions : public PassPipelineOptions<LowerToGPUOptions> {
       *this, "block-size",
       llvm::cl::desc("Threads per block of the mapped loops"),
       llvm::cl::init(256)};
+  PassOptions::Option<int64_t> reductionMinExtent{
+      *this, "reduction-min-extent",
+      llvm::cl::desc("Fewest reduction iterations per output element for a "
+                     "block reduction (shorter ones: one thread per output)"),
+      llvm::cl::init(256)};
   PassOptions::Option<bool> cublas{
       *this, "cublas",
       llvm::cl::desc("Call cuBLAS for matmuls (false: matmuls become kernels)"),

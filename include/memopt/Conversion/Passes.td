@@ -145,6 +145,76 @@ def MemoptGPUPrepareLinalgPass
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def MemoptGPUBlockReductionsPass
+    : Pass<"memopt-gpu-block-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Maps long linalg reductions onto one block per output element";
+  let description = [{
+    Runs after `memopt-gpu-prepare-linalg` and before
+    `convert-linalg-to-parallel-loops` in `memopt-lower-to-gpu`. A linalg op
+    on buffers whose reduction dimensions span at least `min-extent`
+    iterations (the rows of a softmax or a layer norm, the batch summed by a
+    bias gradient, the loss's mean into a 0-d buffer) becomes a `gpu.launch`
+    with one block per output element (one block for a 0-d output):
+
+    * every thread folds a strided part of the linearized reduction space
+      (thread `t` takes iterations `t`, `t + B`, ... of a block of `B`),
+      starting from the combiner's neutral element
+      (`arith::getNeutralElement`: 0 for a sum, -inf for `arith.maximumf`),
+      so threads past the end contribute the neutral element;
+    * the block combines the partial results with a uniform
+      `gpu.all_reduce` (warp shuffles and workgroup memory, lowered by
+      `convert-gpu-to-nvvm`), outside any condition, so every thread of the
+      block reaches it;
+    * thread 0 combines the result with the output's initial value (linalg
+      reductions accumulate into their output) and stores it.
+
+    The block has `B` = `ceil(extent / 8)` threads rounded up to a multiple
+    of 32, at least 32 and at most `block-size`, so a thread folds at least
+    about 8 elements. Each output of the op must be a recognized reduction
+    (`matchReduction`: a single combiner, one of `arith.addf/addi`,
+    `mulf/muli`, `maximumf/minimumf/maxnumf/minnumf`, `maxsi/minsi/maxui/
+    minui`, `andi/ori/xori`) of f32, f64, i32 or i64; f16 and bf16
+    reductions fold and combine in f32 and round once when storing. The body
+    may read other buffers (`memref.load`) and use `linalg.index`. Every
+    other reduction (a short one, an unrecognized body, other element types,
+    more than 2^17 output elements, where one thread per output element
+    already fills the device) is left to
+    `convert-linalg-to-parallel-loops` and `memopt-gpu-map-loops`: one
+    thread per output element, the reduction sequential in the thread.
+
+    Floating-point sums are reassociated (as in any parallel reduction), so
+    results differ from the sequential order within rounding; min/max,
+    integer and bitwise reductions are exact.
+
+    ```mlir
+    linalg.generic {iterator_types = ["parallel", "reduction"], ...}
+        ins(%x : memref<8x4096xf32>) outs(%sum : memref<8xf32>) { ... }
+    // becomes, with block-size=256
+    gpu.launch blocks(%bx, ...) in (%gx = %c8, ...)
+               threads(%tx, ...) in (%sx = %c256, ...) {
+      %part = scf.for %r = %tx to %c4096 step %c256
+          iter_args(%acc = %zero) -> (f32) { ... }
+      %all = gpu.all_reduce add %part uniform {} : (f32) -> f32
+      scf.if %is_thread_0 { ... memref.store ... }
+      gpu.terminator
+    }
+    ```
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", "256",
+           "Most threads per block (a multiple of 32, at most 1024)">,
+    Option<"minExtent", "min-extent", "int64_t", "256",
+           "Fewest reduction iterations per output element for a block "
+           "reduction (at least 1)">,
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 def MemoptGPUMapLoopsPass
     : Pass<"memopt-gpu-map-loops", "::mlir::func::FuncOp"> {
   let summary = "Maps outermost parallel loops onto GPU blocks and threads";
@@ -155,12 +225,13 @@ def MemoptGPUMapLoopsPass
     fastest, so that neighbouring threads touch neighbouring elements) and
     tiled into blocks of `block-size` threads, one thread per parallel
     iteration; a guard skips the threads past the end. Reduction dimensions
-    stay sequential loops inside each thread (one thread per output element
-    of a reduction, e.g. per row of a softmax or a row sum).
+    stay sequential loops inside each thread: one thread per output element
+    of the reductions `memopt-gpu-block-reductions` left (shorter than its
+    `min-extent`, or not recognized), e.g. a short row sum.
 
-    An outermost sequential loop nest that touches memory (a reduction into
-    a 0-d result) becomes a single-thread launch, so that its data stays on
-    the device. Other host code (scalar loads and stores) stays on the host,
+    An outermost sequential loop nest that touches memory (a short or
+    unrecognized reduction into a 0-d result) becomes a single-thread
+    launch, so that its data stays on the device. Other host code (scalar loads and stores) stays on the host,
     which shares the (managed) memory with the kernels.
 
     ```mlir

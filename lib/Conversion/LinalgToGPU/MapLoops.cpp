@@ -5,7 +5,9 @@
 // threads. This is deliberately simple: it is correct for every loop nest
 // convert-linalg-to-parallel-loops produces (each parallel iteration writes
 // its own output elements; reduction dimensions are sequential scf.for loops
-// inside the iteration) and every launch fits CUDA's limits.
+// inside the iteration) and every launch fits CUDA's limits. Long
+// reductions do not get here: memopt-gpu-block-reductions maps them onto a
+// block per output element first.
 //
 //===----------------------------------------------------------------------===//
 
@@ -166,9 +168,9 @@ struct GPUMapLoopsPass
     loop.erase();
   }
 
-  /// A sequential loop nest (a reduction into a 0-d buffer) as a launch of
-  /// one thread: slow for a large reduction, but its data stays on the
-  /// device.
+  /// A sequential loop nest (a short or unrecognized reduction into a 0-d
+  /// buffer) as a launch of one thread: slow for a large reduction, but its
+  /// data stays on the device.
   void mapSequential(scf::ForOp loop) {
     OpBuilder b(loop);
     gpu::LaunchOp launch = createLaunch(b, loop.getLoc(), 1, 1);

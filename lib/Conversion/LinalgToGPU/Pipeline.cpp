@@ -38,7 +38,13 @@ void mlir::memopt::buildLowerToGPUPipeline(OpPassManager &pm,
     pm.addPass(createMemoptLinalgToCublasPass());
   pm.addNestedPass<func::FuncOp>(createMemoptGPUPrepareLinalgPass());
 
-  // Loops onto blocks and threads, then kernels.
+  // Long reductions onto a block per output element, the other loops onto
+  // a thread per parallel iteration, then kernels.
+  MemoptGPUBlockReductionsPassOptions reductions;
+  reductions.blockSize = options.blockSize;
+  reductions.minExtent = options.reductionMinExtent;
+  pm.addNestedPass<func::FuncOp>(
+      createMemoptGPUBlockReductionsPass(reductions));
   pm.addPass(createConvertLinalgToParallelLoopsPass());
   MemoptGPUMapLoopsPassOptions mapLoops;
   mapLoops.blockSize = options.blockSize;

@@ -34,7 +34,8 @@ func.func @elementwise(%in: memref<8x100xf32>, %out: memref<8x100xf32>) {
 
 // -----
 
-// A row reduction: one thread per row, the reduction loop inside it. A
+// A row reduction (a short one, or one memopt-gpu-block-reductions did not
+// recognize): one thread per row, the reduction loop inside it. A
 // 16-iteration loop gets a block of 32 (the next multiple of a warp).
 // CHECK-LABEL: func.func @row_sum
 // CHECK-DAG: %[[C32:.+]] = arith.constant 32 : index
@@ -61,8 +62,9 @@ func.func @row_sum(%in: memref<16x64xf32>, %out: memref<16xf32>) {
 
 // -----
 
-// A full reduction into a 0-d buffer has no parallel loop: it runs as one
-// thread on the device, next to its data. Host scalar code stays.
+// A full reduction into a 0-d buffer (a short or unrecognized one; long
+// ones are block reductions) has no parallel loop: it runs as one thread on
+// the device, next to its data. Host scalar code stays.
 // CHECK-LABEL: func.func @total
 // CHECK: memref.load %{{.+}}[] : memref<f32>
 // CHECK: gpu.launch blocks({{.*}}) in (%{{[a-z0-9]+}} = %c1{{[_0-9]*}}, {{.*}}) threads({{.*}}) in (%{{[a-z0-9]+}} = %c1{{[_0-9]*}},
