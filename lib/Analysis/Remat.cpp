@@ -1235,9 +1235,10 @@ mlir::memopt::solveChainRotor(llvm::ArrayRef<RematChainLayer> layers,
   }
   if (unit == 0)
     unit = 1;
-  if (memory / unit > limit)
+  bool exact = memory / unit <= limit;
+  if (!exact)
     unit = (memory + limit - 1) / limit;
-  int64_t units = (memory + unit / 2) / unit;
+  int64_t units = exact ? memory / unit : (memory + unit / 2) / unit;
   result.unit = unit;
   ChainRotor rotor(layers, unit, units);
   int last = static_cast<int>(layers.size()) - 1;

@@ -1263,9 +1263,6 @@ TrainRematPass::solveChainCandidate(func::FuncOp func, int64_t limit,
   int64_t memory = limit - chain->persistent +
                    std::max<int64_t>(
                        0, chainKeepAllMemory(chain->layers) - keepAll);
-  if (getenv("MEMOPT_DEBUG_CHAIN"))
-    for (auto [j, l] : llvm::enumerate(chain->layers))
-      llvm::errs() << j << ": cost " << l.cost << " out " << l.output << " tape " << l.tape << " reads " << l.backwardReadsLayer << l.backwardReadsInput << " fwd " << l.forwardPeak << " entry " << l.backwardEntry << " bwd " << l.backwardPeak << " group " << chain->backwardGroup[j] << " P " << chain->persistent << "\n";
   for (int attempt = 0; attempt < 8; ++attempt) {
     RematChainResult result = solveChainRotor(chain->layers, memory);
     if (result.status != RematStatus::Optimal) {
@@ -1299,7 +1296,7 @@ TrainRematPass::solveChainCandidate(func::FuncOp func, int64_t limit,
     why = (llvm::Twine("its best plan peaks at ") +
            llvm::Twine(candidate.peak) + " bytes")
               .str();
-    memory -= candidate.peak - limit;
+    memory -= std::max(candidate.peak - limit, result.unit);
   }
   return std::nullopt;
 }

@@ -1,5 +1,5 @@
 // RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat=algorithm=magic -o /dev/null 2>&1 | FileCheck %s --check-prefix=ALGO
-// ALGO: error: train-remat: unknown algorithm 'magic'; expected one of auto, none, layers, sqrt, selective, greedy, optimal
+// ALGO: error: train-remat: unknown algorithm 'magic'; expected one of auto, none, layers, sqrt, selective, greedy, optimal, chain
 // RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat='algorithm=optimal segments=0' -o /dev/null 2>&1 | FileCheck %s --check-prefix=SEGMENTS
 // SEGMENTS: error: train-remat: segments must be at least 1
 // RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat='algorithm=optimal time-limit=0' -o /dev/null 2>&1 | FileCheck %s --check-prefix=TIME
