@@ -33,7 +33,7 @@ MODELS = {
     "unet": ["unet", "--batch", "4"],
     "gpt2": ["gpt2", "--batch", "4"],
 }
-ALGORITHMS = ["layers", "sqrt", "selective", "greedy", "optimal"]
+ALGORITHMS = ["layers", "sqrt", "selective", "greedy", "optimal", "chain"]
 
 
 def run(cmd, stdin=None):
@@ -62,7 +62,7 @@ def report(bindir, path, passes):
     return json.loads(out.stdout), out.stderr, seconds
 
 
-def sweep(bindir, name, args, steps, time_limit):
+def sweep(bindir, name, args, steps, time_limit, algorithms):
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, name + ".mlir")
@@ -81,7 +81,7 @@ def sweep(bindir, name, args, steps, time_limit):
             budget = int(floor + fraction * (peak - floor))
             row = {"model": name, "budget": budget, "fraction": fraction,
                    "peak": peak, "floor": floor}
-            for algorithm in ALGORITHMS:
+            for algorithm in algorithms:
                 if algorithm == "selective" and name != "gpt2":
                     continue
                 options = f"budget={budget} algorithm={algorithm}"
@@ -164,22 +164,30 @@ def main():
                         help="budgets per model, evenly from 90%% of the way from the floor "
                         "(the least peak any algorithm reaches) to the peak, down to the floor")
     parser.add_argument("--time-limit", type=float, default=30.0)
+    parser.add_argument("--algorithms", default=",".join(ALGORITHMS),
+                        help="the algorithms to run, comma-separated")
     parser.add_argument("--exact-seeds", default="1,2,3,4",
                         help="mem-gen random seeds for the op-granularity comparison ('' to skip)")
     parser.add_argument("--exact-ops", type=int, default=10)
     parser.add_argument("--out")
     parser.add_argument("--json")
     options = parser.parse_args()
+    algorithms = options.algorithms.split(",")
+    for algorithm in algorithms:
+        if algorithm not in ALGORITHMS:
+            parser.error(f"unknown algorithm '{algorithm}'; expected some of "
+                         + ",".join(ALGORITHMS))
 
     lines = ["| model | budget (position between floor and peak) | " +
-             " | ".join(ALGORITHMS) + " |",
-             "|---|---|" + "---|" * len(ALGORITHMS)]
+             " | ".join(algorithms) + " |",
+             "|---|---|" + "---|" * len(algorithms)]
     all_rows = []
     for name in options.models.split(","):
-        rows = sweep(options.bin, name, MODELS[name], options.steps, options.time_limit)
+        rows = sweep(options.bin, name, MODELS[name], options.steps, options.time_limit,
+                     algorithms)
         all_rows += rows
         for row in rows:
-            cells = [fmt(row.get(a)) for a in ALGORITHMS]
+            cells = [fmt(row.get(a)) for a in algorithms]
             lines.append(f"| {name} | {row['budget']} ({100 * row['fraction']:.0f}%) | " +
                          " | ".join(cells) + " |")
         print(f"{name}: peak {rows[0]['peak']}, floor {rows[0]['floor']}", file=sys.stderr)

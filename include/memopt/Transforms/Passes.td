@@ -192,8 +192,17 @@ def TrainRematPass : Pass<"train-remat", "::mlir::func::FuncOp"> {
       again before which. Optimal for that group model (a remark gives the
       status and gap); the chosen plan is measured exactly and re-solved
       with a lower model budget while it exceeds the budget;
+    * `chain`: the optimal checkpointing dynamic program for chains
+      (revolve / rotor) over the step's layers: which layer inputs to keep
+      as checkpoints and which layers to recompute, with their saved
+      values, before their backward part. Optimal for its layer model (a
+      remark says so); the plan is measured exactly and re-solved with less
+      memory while it exceeds the budget. Fails, naming the layers, when the
+      step is not a chain (a layer reads a value of a layer other than the
+      one before it, as U-Net's skips do);
     * `auto` (default): `none` if it meets the budget, else the candidate
-      of least recompute FLOPs among the others that does.
+      of least recompute FLOPs among the others that does (`chain` when the
+      step is a chain).
 
     `budget` is a peak bound in bytes with an optional unit (`40GiB`,
     `512MiB`, `1000000`); the peak is the liveness analysis' LOAD of the
@@ -216,7 +225,7 @@ def TrainRematPass : Pass<"train-remat", "::mlir::func::FuncOp"> {
            "Peak bound: bytes with an optional unit (B, KiB, MiB, GiB, TiB, "
            "KB, MB, GB, TB); empty = no bound">,
     Option<"algorithm", "algorithm", "std::string", /*default=*/"\"auto\"",
-           "auto, none, layers, sqrt, selective, greedy or optimal">,
+           "auto, none, layers, sqrt, selective, greedy, optimal or chain">,
     Option<"segments", "segments", "unsigned", /*default=*/"8",
            "optimal: the most forward groups (segments of whole layers) the "
            "solver decides over">,
