@@ -182,7 +182,7 @@ def main():
              " | ".join(algorithms) + " |",
              "|---|---|" + "---|" * len(algorithms)]
     all_rows = []
-    for name in options.models.split(","):
+    for name in filter(None, options.models.split(",")):
         rows = sweep(options.bin, name, MODELS[name], options.steps, options.time_limit,
                      algorithms)
         all_rows += rows

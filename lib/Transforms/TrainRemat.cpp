@@ -490,6 +490,9 @@ struct ChainGroups {
 };
 } // namespace
 
+/// The most layers `chain` decides over; deeper steps merge runs of layers.
+static constexpr unsigned kMaxChainLayers = 64;
+
 /// Builds the chain of `func` (which must have no `train.free`s); fails with
 /// the reason in `why` when the step is not a chain.
 static FailureOr<ChainGroups> buildChainGroups(func::FuncOp func,
@@ -543,6 +546,49 @@ static FailureOr<ChainGroups> buildChainGroups(func::FuncOp func,
     groups.members.back().push_back(index);
     groupOf[index] = groups.members.size() - 1;
   }
+  // A layer that defines no storage (views, such as a flatten between a
+  // network's features and its classifier) joins the layer before it, whose
+  // buffers its values are.
+  auto definesStorage = [&](ArrayRef<unsigned> members) {
+    return llvm::any_of(members, [&](unsigned index) {
+      return llvm::any_of(ops[index]->getResults(), [&](Value result) {
+        const Buffer *buffer = liveness.lookup(result);
+        return buffer && buffer->value == result;
+      });
+    });
+  };
+  for (unsigned g = 1; g < groups.members.size();) {
+    if (definesStorage(groups.members[g])) {
+      ++g;
+      continue;
+    }
+    llvm::append_range(groups.members[g - 1], groups.members[g]);
+    groups.members.erase(groups.members.begin() + g);
+    groups.forward.erase(groups.forward.begin() + g);
+  }
+  // Deep steps: runs of consecutive layers, about equal in ops, so that the
+  // DP (O(L^3) per memory unit) keeps a fine memory unit. A run of a chain's
+  // layers is again a chain.
+  if (groups.members.size() > kMaxChainLayers) {
+    unsigned total = 0;
+    for (const SmallVector<unsigned> &members : groups.members)
+      total += members.size();
+    SmallVector<SmallVector<unsigned>> runs;
+    unsigned seen = 0;
+    for (const SmallVector<unsigned> &members : groups.members) {
+      unsigned run = static_cast<unsigned>(static_cast<uint64_t>(seen) *
+                                           kMaxChainLayers / total);
+      if (runs.size() <= run)
+        runs.emplace_back();
+      llvm::append_range(runs.back(), members);
+      seen += members.size();
+    }
+    groups.members = std::move(runs);
+    groups.forward.assign(groups.members.size(), true);
+  }
+  for (auto [g, members] : llvm::enumerate(groups.members))
+    for (unsigned index : members)
+      groupOf[index] = g;
   int numLayers = groups.members.size();
   groups.numForward = numLayers;
   auto layerName = [&](int j) {
@@ -1035,6 +1081,8 @@ void TrainRematPass::runOnOperation() {
     // removes (else the cheapest that keeps the peak); it stops when every
     // try raises the peak.
     constexpr unsigned kTries = 8;
+    unsigned batch = 1;
+    double lastScore = 0.0;
     State current = measure(keepAll());
     Candidate best = toCandidate(current);
     while (!limit || best.peak > *limit) {
@@ -1061,6 +1109,54 @@ void TrainRematPass::runOnOperation() {
       std::optional<State> chosen;
       double chosenScore = 0.0;
       int64_t peakNow = live.getLoad();
+      // A batch: after steps that lowered the peak, drop the next `batch`
+      // options at once, kept when it lowers the peak at no more added
+      // FLOPs per byte than twice the last step's, then doubled, else
+      // halved (so large steps need O(log) measurements per run of similar
+      // activations, not one each).
+      // Where a batch crosses the budget, the least prefix of it that meets
+      // the budget is found by bisection.
+      if (batch > 1 && options.size() > 1) {
+        auto dropFirst = [&](unsigned k) {
+          llvm::SmallBitVector keep = current.keep;
+          for (auto [ratio, index] : llvm::ArrayRef(options).take_front(k))
+            keep.reset(index);
+          return measure(std::move(keep));
+        };
+        unsigned k = std::min<unsigned>(batch, options.size());
+        State next = dropFirst(k);
+        int64_t peakNext = next.live->getLoad();
+        double added = static_cast<double>(next.flops - current.flops);
+        if (peakNext < peakNow &&
+            added / (peakNow - peakNext) <= 2.0 * lastScore + 1e-9) {
+          if (limit && peakNext <= *limit && peakNow > *limit) {
+            unsigned low = 0, high = k;
+            while (high - low > 1) {
+              unsigned middle = (low + high) / 2;
+              State trial = dropFirst(middle);
+              if (trial.live->getLoad() <= *limit) {
+                high = middle;
+                next.copy.erase();
+                next = std::move(trial);
+              } else {
+                low = middle;
+                trial.copy.erase();
+              }
+            }
+          }
+          current.copy.erase();
+          current = std::move(next);
+          batch *= 2;
+          if (current.live->getLoad() < best.peak)
+            best = toCandidate(current);
+          continue;
+        }
+        // Back off: a smaller batch, down to single steps.
+        next.copy.erase();
+        batch /= 2;
+        if (batch > 1)
+          continue;
+      }
       for (auto [ratio, index] : llvm::ArrayRef(options).take_front(kTries)) {
         llvm::SmallBitVector keep = current.keep;
         keep.reset(index);
@@ -1084,12 +1180,17 @@ void TrainRematPass::runOnOperation() {
         }
       }
       bool moved = chosen.has_value();
-      if (moved) {
-        current.copy.erase();
-        current = std::move(*chosen);
-      }
       if (!moved)
         break;
+      bool lowered = chosen->live->getLoad() < peakNow;
+      current.copy.erase();
+      current = std::move(*chosen);
+      if (lowered) {
+        lastScore = chosenScore;
+        batch = 2;
+      } else {
+        batch = 1;
+      }
       if (current.live->getLoad() < best.peak)
         best = toCandidate(current);
     }
