@@ -1059,10 +1059,11 @@ RematResult mlir::memopt::solveOptimal(RematGraph graph, int64_t budget,
 
 namespace {
 /// The rotor recursion of solveChainRotor over sizes in units. Subproblem
-/// (s, t, m, spine): reverse layers s..t with m units beyond what outer
-/// parts hold (x_{s-1} among it); `spine` when its forward computations are
-/// the original forward pass (t is the last layer and nothing was reversed
-/// yet).
+/// (s, t, m, spine, free): reverse layers s..t with m units beyond what
+/// outer parts hold (x_{s-1} among it); `spine` when its forward
+/// computations are the original forward pass (t is the last layer and
+/// nothing was reversed yet); `free` when no outer part reads x_{s-1} after
+/// this one, so it dies with its last use here.
 class ChainRotor {
 public:
   ChainRotor(llvm::ArrayRef<RematChainLayer> layers, int64_t unit,
@@ -1077,11 +1078,6 @@ public:
       held.push_back(toUnits(layer.output + layer.tape));
       atBackward.push_back(toUnits(layer.backwardPeak));
       forward.push_back(toUnits(layer.forwardPeak));
-      // B_j's room beside what the callers hold: its input is among that,
-      // and free again when B_j does not read it.
-      size_t j = output.size() - 1;
-      if (!layer.backwardReadsInput && j > 0)
-        atBackward.back() -= output[j - 1];
       entry.push_back(toUnits(layer.backwardEntry));
     }
     // advance[s][k]: the most units an advance from x_{s-1} through layer
@@ -1099,36 +1095,42 @@ public:
         advance[s][k] = most;
       }
     }
-    memo.assign(static_cast<size_t>(n) * n * (units + 1), kUnknown);
+    memo.assign(static_cast<size_t>(4) * n * n * (units + 1), kUnknown);
     choice.assign(memo.size(), 0);
-    spineMemo.assign(static_cast<size_t>(n) * (units + 1), kUnknown);
-    spineChoice.assign(spineMemo.size(), 0);
   }
 
-  double solve(int s, int t, int64_t m, bool spine) {
+  /// Units of x_{s-1} that are dead after layer s ran, when nobody after
+  /// reads it: B_s does not and no outer part does.
+  int64_t credit(int s, bool free) const {
+    return free && s > 0 && !layers[s].backwardReadsInput ? output[s - 1] : 0;
+  }
+
+  double solve(int s, int t, int64_t m, bool spine, bool free) {
     if (m < 0)
       return kInf;
-    size_t index = spine ? static_cast<size_t>(s) * (units + 1) + m
-                         : (static_cast<size_t>(s) * n + t) * (units + 1) + m;
-    double &cached = spine ? spineMemo[index] : memo[index];
-    if (cached != kUnknown)
-      return cached;
+    size_t index = this->index(s, t, m, spine, free);
+    if (memo[index] != kUnknown)
+      return memo[index];
     int best = 0;
     double bestCost = kInf;
     int64_t beside = spine ? 0 : entry[t];
     const RematChainLayer &layer = layers[s];
     double own = spine ? 0.0 : layer.cost;
+    int64_t backwardRoom = m + credit(s, free);
     if (s == t) {
       // Recompute the layer with its tape when B_s reads it (in the spine
       // it is the original computation); then B_s.
       bool computes = layer.backwardReadsLayer || spine;
-      if ((!computes || m >= beside + forward[s]) && m >= atBackward[s])
+      if ((!computes || m >= beside + forward[s]) &&
+          backwardRoom >= atBackward[s])
         bestCost = layer.backwardReadsLayer ? own : 0.0;
     } else {
-      // Layer s with its tape, s+1..t, then B_s.
-      if (layer.backwardReadsLayer && m >= beside + forward[s] &&
-          m >= atBackward[s]) {
-        double cost = own + solve(s + 1, t, m - held[s], spine);
+      // Layer s with its tape, s+1..t (without x_{s-1} when nothing reads
+      // it any more), then B_s.
+      if (m >= beside + forward[s] && backwardRoom >= atBackward[s]) {
+        double cost =
+            own + solve(s + 1, t, m - held[s] + credit(s, free), spine,
+                        !layer.backwardReadsOutput);
         if (cost < bestCost) {
           bestCost = cost;
           best = -1;
@@ -1141,29 +1143,26 @@ public:
         double cost = (spine ? 0.0 : prefixCost[k] - prefixCost[s]);
         if (cost >= bestCost)
           continue;
-        cost += solve(k, t, m - output[k - 1], spine);
+        cost += solve(k, t, m - output[k - 1], spine, /*free=*/true);
         if (cost >= bestCost)
           continue;
-        cost += solve(s, k - 1, m, false);
+        cost += solve(s, k - 1, m, /*spine=*/false, free);
         if (cost < bestCost) {
           bestCost = cost;
           best = k;
         }
       }
     }
-    // `cached` may have moved: the vectors do not resize, so it did not.
-    cached = bestCost;
-    (spine ? spineChoice[index] : choice[index]) = best;
+    memo[index] = bestCost;
+    choice[index] = best;
     return bestCost;
   }
 
-  /// Appends the actions of an optimal (s, t, m, spine) to `actions`.
-  void emit(int s, int t, int64_t m, bool spine,
+  /// Appends the actions of an optimal (s, t, m, spine, free) to `actions`.
+  void emit(int s, int t, int64_t m, bool spine, bool free,
             std::vector<RematChainAction> &actions) {
-    solve(s, t, m, spine);
-    size_t index = spine ? static_cast<size_t>(s) * (units + 1) + m
-                         : (static_cast<size_t>(s) * n + t) * (units + 1) + m;
-    int best = spine ? spineChoice[index] : choice[index];
+    solve(s, t, m, spine, free);
+    int best = choice[index(s, t, m, spine, free)];
     const RematChainLayer &layer = layers[s];
     if (s == t) {
       if (layer.backwardReadsLayer || spine)
@@ -1173,17 +1172,23 @@ public:
     }
     if (best < 0) {
       actions.push_back({true, s, spine});
-      emit(s + 1, t, m - held[s], spine, actions);
+      emit(s + 1, t, m - held[s] + credit(s, free), spine,
+           !layer.backwardReadsOutput, actions);
       actions.push_back({false, s, false});
       return;
     }
     for (int j = s; j < best; ++j)
       actions.push_back({true, j, spine});
-    emit(best, t, m - output[best - 1], spine, actions);
-    emit(s, best - 1, m, false, actions);
+    emit(best, t, m - output[best - 1], spine, /*free=*/true, actions);
+    emit(s, best - 1, m, /*spine=*/false, free, actions);
   }
 
 private:
+  size_t index(int s, int t, int64_t m, bool spine, bool free) const {
+    size_t flags = (spine ? 2 : 0) + (free ? 1 : 0);
+    return ((flags * n + s) * n + t) * (units + 1) + m;
+  }
+
   static constexpr double kUnknown = -1.0;
   llvm::ArrayRef<RematChainLayer> layers;
   int n;
@@ -1191,8 +1196,8 @@ private:
   std::vector<int64_t> output, held, atBackward, forward, entry;
   std::vector<std::vector<int64_t>> advance;
   std::vector<double> prefixCost;
-  std::vector<double> memo, spineMemo;
-  std::vector<int> choice, spineChoice;
+  std::vector<double> memo;
+  std::vector<int> choice;
 };
 } // namespace
 
@@ -1242,26 +1247,31 @@ mlir::memopt::solveChainRotor(llvm::ArrayRef<RematChainLayer> layers,
   result.unit = unit;
   ChainRotor rotor(layers, unit, units);
   int last = static_cast<int>(layers.size()) - 1;
-  double cost = rotor.solve(0, last, units, /*spine=*/true);
+  double cost = rotor.solve(0, last, units, /*spine=*/true, /*free=*/true);
   if (cost == kInf) {
     result.status = RematStatus::Infeasible;
     return result;
   }
   result.status = RematStatus::Optimal;
   result.recomputeCost = cost;
-  rotor.emit(0, last, units, /*spine=*/true, result.actions);
+  rotor.emit(0, last, units, /*spine=*/true, /*free=*/true, result.actions);
   return result;
 }
 
 int64_t
 mlir::memopt::chainKeepAllMemory(llvm::ArrayRef<RematChainLayer> layers) {
+  // solveChainRotor's spine with every layer kept: what the outer layers
+  // hold, less the inputs nothing reads any more.
   int64_t held = 0, most = 0;
+  bool free = true;
   for (auto [j, layer] : llvm::enumerate(layers)) {
+    int64_t credit = free && j > 0 && !layer.backwardReadsInput
+                         ? layers[j - 1].output
+                         : 0;
     most = std::max(most, held + layer.forwardPeak);
-    int64_t input = j > 0 && !layer.backwardReadsInput ? layers[j - 1].output
-                                                        : 0;
-    most = std::max(most, held + layer.backwardPeak - input);
-    held += layer.output + (layer.backwardReadsLayer ? layer.tape : 0);
+    most = std::max(most, held + layer.backwardPeak - credit);
+    held += layer.output + layer.tape - credit;
+    free = !layer.backwardReadsOutput;
   }
   return most;
 }

@@ -674,6 +674,7 @@ static FailureOr<ChainGroups> buildChainGroups(func::FuncOp func,
       bool isOutput = outputs.contains(buffer);
       if (i == segment) {
         chain.layers[i].backwardReadsLayer = true;
+        chain.layers[i].backwardReadsOutput |= isOutput;
         readByBackward[i].insert(buffer);
         continue;
       }
@@ -1392,7 +1393,7 @@ TrainRematPass::solveChainCandidate(func::FuncOp func, int64_t limit,
          llvm::Twine(result.unit) + " B, " + llvm::formatv("{0:f2}", seconds) +
          " s")
             .str();
-    if (candidate.peak <= limit)
+      if (candidate.peak <= limit)
       return candidate;
     why = (llvm::Twine("its best plan peaks at ") +
            llvm::Twine(candidate.peak) + " bytes")

@@ -284,8 +284,11 @@ struct RematChainLayer {
   /// Whether B_j reads a value of the layer (its tape or its output). When
   /// it does not, reversing the layer needs only its input.
   bool backwardReadsLayer = false;
+  /// Whether B_j reads the layer's output (then it is held until B_j).
+  bool backwardReadsOutput = false;
   /// Whether B_j reads the layer's input (the output of layer j-1); when it
-  /// does not, the input is dead once the layer is recomputed.
+  /// does not, and nothing later reads it, the input is dead once the layer
+  /// ran.
   bool backwardReadsInput = true;
   /// Most bytes the layer's own values (outputs and temporaries) and
   /// scratch take at one point while the layer runs.
@@ -332,7 +335,8 @@ struct RematChainResult {
 /// (checkpoints and tapes), the backward values live at that time
 /// (backwardEntry of the next B, or none during the forward pass) and, when
 /// advancing past it, its input; B_j takes its backwardPeak beside what is
-/// held (its input only when it reads it). Exact for this model when every
+/// held. A layer input is held until its last reader: it is released once
+/// the layer ran when neither B_j nor an outer part reads it. Exact for this model when every
 /// size is a multiple of a unit with at most U units in `memory`, U =
 /// min(maxUnits, max(64, 2^28 / L^3)); otherwise sizes and memory are
 /// rounded to the nearest of U units of memory / U, so the answer may
