@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 
-ALGORITHMS = ["none", "sqrt", "layers", "greedy", "optimal", "auto"]
+ALGORITHMS = ["none", "sqrt", "layers", "greedy", "optimal", "chain", "auto"]
 
 
 def fits(bindir, model, batch, budget, algorithm, time_limit, image):

@@ -1128,9 +1128,8 @@ public:
       // Layer s with its tape, s+1..t (without x_{s-1} when nothing reads
       // it any more), then B_s.
       if (m >= beside + forward[s] && backwardRoom >= atBackward[s]) {
-        double cost =
-            own + solve(s + 1, t, m - held[s] + credit(s, free), spine,
-                        !layer.backwardReadsOutput);
+        double cost = own + solve(s + 1, t, m - held[s] + credit(s, free),
+                                  spine, !layer.backwardReadsOutput);
         if (cost < bestCost) {
           bestCost = cost;
           best = -1;
@@ -1265,9 +1264,8 @@ mlir::memopt::chainKeepAllMemory(llvm::ArrayRef<RematChainLayer> layers) {
   int64_t held = 0, most = 0;
   bool free = true;
   for (auto [j, layer] : llvm::enumerate(layers)) {
-    int64_t credit = free && j > 0 && !layer.backwardReadsInput
-                         ? layers[j - 1].output
-                         : 0;
+    int64_t credit =
+        free && j > 0 && !layer.backwardReadsInput ? layers[j - 1].output : 0;
     most = std::max(most, held + layer.forwardPeak);
     most = std::max(most, held + layer.backwardPeak - credit);
     held += layer.output + layer.tape - credit;

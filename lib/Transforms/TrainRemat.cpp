@@ -802,8 +802,7 @@ static FailureOr<ChainGroups> buildChainGroups(func::FuncOp func,
 /// The stage plan of a chain schedule: the recomputations before each B_j
 /// (in execution order; those before an empty B_j go before the next B).
 static SmallVector<SmallVector<unsigned>>
-getChainPlan(const ChainGroups &chain,
-             ArrayRef<RematChainAction> actions) {
+getChainPlan(const ChainGroups &chain, ArrayRef<RematChainAction> actions) {
   SmallVector<SmallVector<unsigned>> plan(chain.groups.members.size());
   SmallVector<unsigned> pending;
   for (const RematChainAction &action : actions) {
@@ -874,9 +873,8 @@ struct TrainRematPass
   /// backward values likewise), so the plan is measured exactly and, while
   /// it exceeds the budget, solved again with the model's memory lowered by
   /// the excess. `why` says why there is no candidate.
-  static std::optional<Candidate> solveChainCandidate(func::FuncOp func,
-                                                      int64_t limit,
-                                                      std::string &why);
+  static std::optional<Candidate>
+  solveChainCandidate(func::FuncOp func, int64_t limit, std::string &why);
 
   std::optional<FailureOr<StepGroups>> groups;
   /// Why `optimal` returned no candidate.
@@ -895,7 +893,7 @@ void TrainRematPass::runOnOperation() {
     return signalPassFailure();
   }
   static constexpr StringLiteral kAlgorithms[] = {
-      "auto",   "none",    "layers", "sqrt",
+      "auto",      "none",   "layers",  "sqrt",
       "selective", "greedy", "optimal", "chain"};
   if (!llvm::is_contained(kAlgorithms, StringRef(algorithm))) {
     mlir::emitError(func.getLoc())
@@ -1344,9 +1342,9 @@ TrainRematPass::solveOptimalCandidate(func::FuncOp func, int64_t limit,
   return std::nullopt;
 }
 
-std::optional<Candidate>
-TrainRematPass::solveChainCandidate(func::FuncOp func, int64_t limit,
-                                    std::string &why) {
+std::optional<Candidate> TrainRematPass::solveChainCandidate(func::FuncOp func,
+                                                             int64_t limit,
+                                                             std::string &why) {
   func::FuncOp copy = func.clone();
   eraseFrees(copy);
   FailureOr<ChainGroups> built = buildChainGroups(copy, why);
@@ -1362,16 +1360,16 @@ TrainRematPass::solveChainCandidate(func::FuncOp func, int64_t limit,
   // whole backward part): where it needs more than the step for keeping
   // everything, start with that much more memory.
   int64_t keepAll = TensorLiveness(func).getLoad() - chain->persistent;
-  int64_t memory = limit - chain->persistent +
-                   std::max<int64_t>(
-                       0, chainKeepAllMemory(chain->layers) - keepAll);
+  int64_t memory =
+      limit - chain->persistent +
+      std::max<int64_t>(0, chainKeepAllMemory(chain->layers) - keepAll);
   for (int attempt = 0; attempt < 8; ++attempt) {
     RematChainResult result = solveChainRotor(chain->layers, memory);
     if (result.status != RematStatus::Optimal) {
       why = (llvm::Twine("the chain model of ") +
              llvm::Twine(chain->layers.size()) + " layers has no schedule in " +
-             llvm::Twine(std::max<int64_t>(memory, 0)) +
-             " bytes beside the " + llvm::Twine(chain->persistent) +
+             llvm::Twine(std::max<int64_t>(memory, 0)) + " bytes beside the " +
+             llvm::Twine(chain->persistent) +
              " bytes of parameters, states, inputs and results" +
              (result.error.empty() ? "" : ": " + result.error))
                 .str();
@@ -1383,9 +1381,9 @@ TrainRematPass::solveChainCandidate(func::FuncOp func, int64_t limit,
         evaluate(func, "chain", [chain, plan](func::FuncOp target) {
           return applyStagePlan(target, chain->groups, plan);
         });
-    double seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     candidate.detail =
         (llvm::Twine("optimal over a chain of ") +
          llvm::Twine(chain->layers.size()) + " layers, model recompute " +
@@ -1393,7 +1391,7 @@ TrainRematPass::solveChainCandidate(func::FuncOp func, int64_t limit,
          llvm::Twine(result.unit) + " B, " + llvm::formatv("{0:f2}", seconds) +
          " s")
             .str();
-      if (candidate.peak <= limit)
+    if (candidate.peak <= limit)
       return candidate;
     why = (llvm::Twine("its best plan peaks at ") +
            llvm::Twine(candidate.peak) + " bytes")

@@ -631,15 +631,19 @@ TEST(RematChain, RotorMatchesRevolve) {
 }
 
 TEST(RematChain, RotorTapes) {
-  // Layers whose backward reads a tape: with room for every tape nothing is
-  // recomputed; with less, the cost never falls as memory shrinks, and
-  // the byte sizes scale (a unit of 1000 bytes).
+  // Layers whose backward reads a tape: nothing is recomputed exactly from
+  // the memory chainKeepAllMemory names on; below it the cost never falls
+  // as memory shrinks; the byte sizes scale (a unit of 1000 bytes).
   std::vector<RematChainLayer> layers(6);
   for (auto [j, layer] : llvm::enumerate(layers)) {
     layer.cost = 1.0 + j;
     layer.output = 1000;
     layer.tape = 3000;
     layer.backwardReadsLayer = true;
+    // Some B_j read the layer's output, some not its input (then the input
+    // is released once nothing else reads it).
+    layer.backwardReadsOutput = j % 2;
+    layer.backwardReadsInput = j % 3 != 0;
     layer.forwardPeak = 5000;
     layer.backwardEntry = 1000;
     layer.backwardPeak = 5000 + 1000 * (j % 3);
@@ -655,8 +659,7 @@ TEST(RematChain, RotorTapes) {
     ASSERT_TRUE(feasible) << "feasible again at " << memory;
     ASSERT_EQ(result.status, RematStatus::Optimal);
     EXPECT_EQ(result.unit, 1000);
-    EXPECT_EQ(result.recomputeCost == 0.0,
-              memory >= chainKeepAllMemory(layers))
+    EXPECT_EQ(result.recomputeCost == 0.0, memory >= chainKeepAllMemory(layers))
         << memory;
     EXPECT_GE(result.recomputeCost, previous) << memory;
     previous = result.recomputeCost;

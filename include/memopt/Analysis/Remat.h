@@ -336,10 +336,10 @@ struct RematChainResult {
 /// (backwardEntry of the next B, or none during the forward pass) and, when
 /// advancing past it, its input; B_j takes its backwardPeak beside what is
 /// held. A layer input is held until its last reader: it is released once
-/// the layer ran when neither B_j nor an outer part reads it. Exact for this model when every
-/// size is a multiple of a unit with at most U units in `memory`, U =
-/// min(maxUnits, max(64, 2^28 / L^3)); otherwise sizes and memory are
-/// rounded to the nearest of U units of memory / U, so the answer may
+/// the layer ran when neither B_j nor an outer part reads it. Exact for this
+/// model when every size is a multiple of a unit with at most U units in
+/// `memory`, U = min(maxUnits, max(64, 2^28 / L^3)); otherwise sizes and memory
+/// are rounded to the nearest of U units of memory / U, so the answer may
 /// exceed the model's memory by a few units (callers measure). O(L^3 * U)
 /// time.
 RematChainResult solveChainRotor(llvm::ArrayRef<RematChainLayer> layers,

@@ -182,10 +182,11 @@ def TrainRematPass : Pass<"train-remat", "::mlir::func::FuncOp"> {
     * `selective`: Megatron's selective recomputation: recompute the
       attention-score block (softmax outputs and the dropout applied to
       them), keep the rest;
-    * `greedy`: among the kept activations live at the peak, drop the one of
-      least recompute FLOPs per byte (with the producers it needs), keeping
-      the first of a few tries that does not raise the peak; repeat until the
-      budget is met or no drop helps;
+    * `greedy`: among the kept activations live at the peak, drop the one
+      of least added recompute FLOPs per byte of peak removed (measured over
+      a few tries ranked by estimated FLOPs per byte, with the producers
+      they need), then batches of the next ranked ones while they pay off
+      about as well; repeat until the budget is met or no drop helps;
     * `optimal`: Checkmate's MILP, solved with CBC within `time-limit`
       seconds, over groups of ops (at most `segments` forward groups of whole
       layers, and the backward groups reading them): which groups to compute
