@@ -9,7 +9,7 @@ Checkmate's), train-lifetimes places the frees, and `mem-opt
 `none` keeps every activation (checkpoint-all). Peaks are the liveness
 analysis' LOAD of the step, parameters and gradients included.
 
-Usage: max_batch.py --bin build/bin [--model vgg19] [--budget 16GB]
+Usage: max_batch.py --bin build/bin [--model vgg19] [--budget 16GiB]
 """
 
 import argparse
@@ -52,7 +52,7 @@ def main():
     parser.add_argument("--bin", required=True)
     parser.add_argument("--model", default="vgg19")
     parser.add_argument("--image", type=int, default=224)
-    parser.add_argument("--budget", default="16GB")
+    parser.add_argument("--budget", default="16GiB")
     parser.add_argument("--max-batch", type=int, default=1024)
     parser.add_argument("--time-limit", type=float, default=30.0)
     parser.add_argument("--algorithms", default=",".join(ALGORITHMS))
