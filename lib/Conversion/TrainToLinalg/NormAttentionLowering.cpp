@@ -768,11 +768,14 @@ struct AttentionLowering : public TrainOpLowering<train::AttentionOp> {
         rewriter, loc, scores, createFilled(rewriter, loc, rowType, negInf),
         {identity, row}, overKeys,
         [&](OpBuilder &b, Location l, ValueRange args) {
+          // A masked element counts as -inf, so the output is read once
+          // (the max stays a reduction a combiner matcher recognizes).
           auto [scaled, masked] = layout.scaledScore(b, l, args[0]);
-          Value max = arith::MaximumFOp::create(b, l, args[1], scaled);
           if (masked)
-            max = arith::SelectOp::create(b, l, masked, args[1], max);
-          return SmallVector<Value>{max};
+            scaled = arith::SelectOp::create(
+                b, l, masked, createScalar(b, l, c, negInf), scaled);
+          return SmallVector<Value>{
+              arith::MaximumFOp::create(b, l, args[1], scaled)};
         })[0];
     Value rowSum = buildGeneric(
         rewriter, loc, {scores, rowMax},
