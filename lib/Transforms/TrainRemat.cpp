@@ -189,6 +189,23 @@ static SmallVector<Operation *> getPlanOps(func::FuncOp func) {
 }
 
 namespace {
+/// The plan ops of a step with their indices and their program points in
+/// `liveness` (the step's analysis), for building groups.
+struct PlanIndex {
+  PlanIndex(func::FuncOp func, const TensorLiveness &liveness)
+      : ops(getPlanOps(func)) {
+    for (auto [index, op] : llvm::enumerate(ops))
+      indexOf[op] = index;
+    for (auto [point, op] : llvm::enumerate(liveness.getSchedule()))
+      pointOf[op] = point;
+  }
+  SmallVector<Operation *> ops;
+  llvm::DenseMap<Operation *, unsigned> indexOf;
+  llvm::DenseMap<Operation *, int64_t> pointOf;
+};
+} // namespace
+
+namespace {
 /// A step coarsened for the schedule solvers: contiguous groups of ops in
 /// program order. Forward groups are segments of the forward pass (layers
 /// where locations name them); backward groups are the runs of backward ops
@@ -225,13 +242,10 @@ static SmallVector<unsigned> splitEvenly(unsigned count, unsigned parts) {
 static FailureOr<StepGroups> buildStepGroups(func::FuncOp func,
                                              unsigned segments) {
   TensorLiveness liveness(func);
-  SmallVector<Operation *> ops = getPlanOps(func);
-  llvm::DenseMap<Operation *, unsigned> indexOf;
-  for (auto [index, op] : llvm::enumerate(ops))
-    indexOf[op] = index;
-  llvm::DenseMap<Operation *, int64_t> pointOf;
-  for (auto [point, op] : llvm::enumerate(liveness.getSchedule()))
-    pointOf[op] = point;
+  PlanIndex plan(func, liveness);
+  ArrayRef<Operation *> ops = plan.ops;
+  const llvm::DenseMap<Operation *, unsigned> &indexOf = plan.indexOf;
+  const llvm::DenseMap<Operation *, int64_t> &pointOf = plan.pointOf;
 
   // Forward units: runs of forward ops of one layer; then segments.
   SmallVector<unsigned> forwardOps;
@@ -490,6 +504,24 @@ struct ChainGroups {
 };
 } // namespace
 
+/// Bytes of `buffers` live at each point of [from, to] (entry p - from).
+static SmallVector<int64_t> getLiveOver(ArrayRef<const Buffer *> buffers,
+                                        int64_t from, int64_t to) {
+  SmallVector<int64_t> live(to - from + 2, 0);
+  for (const Buffer *buffer : buffers) {
+    int64_t start = std::max(buffer->start, from);
+    int64_t end = std::min(buffer->end, to);
+    if (start > end)
+      continue;
+    live[start - from] += buffer->bytes;
+    live[end - from + 1] -= buffer->bytes;
+  }
+  for (int64_t p = from + 1; p <= to; ++p)
+    live[p - from] += live[p - from - 1];
+  live.pop_back();
+  return live;
+}
+
 /// The most layers `chain` decides over; deeper steps merge runs of layers.
 static constexpr unsigned kMaxChainLayers = 64;
 
@@ -498,13 +530,10 @@ static constexpr unsigned kMaxChainLayers = 64;
 static FailureOr<ChainGroups> buildChainGroups(func::FuncOp func,
                                                std::string &why) {
   TensorLiveness liveness(func);
-  SmallVector<Operation *> ops = getPlanOps(func);
-  llvm::DenseMap<Operation *, unsigned> indexOf;
-  for (auto [index, op] : llvm::enumerate(ops))
-    indexOf[op] = index;
-  llvm::DenseMap<Operation *, int64_t> pointOf;
-  for (auto [point, op] : llvm::enumerate(liveness.getSchedule()))
-    pointOf[op] = point;
+  PlanIndex plan(func, liveness);
+  ArrayRef<Operation *> ops = plan.ops;
+  const llvm::DenseMap<Operation *, unsigned> &indexOf = plan.indexOf;
+  const llvm::DenseMap<Operation *, int64_t> &pointOf = plan.pointOf;
   auto isStateRead = [](Operation *op) {
     return isa<train::ParamOp, train::OptStateOp>(op);
   };
@@ -704,6 +733,7 @@ static FailureOr<ChainGroups> buildChainGroups(func::FuncOp func,
   int64_t numPoints = liveness.getNumPoints();
   SmallVector<int64_t> backwardLive(numPoints + 1, 0),
       crossing(numPoints + 2, 0);
+  SmallVector<SmallVector<const Buffer *>> buffersOf(numLayers);
   for (const Buffer &buffer : liveness.getBuffers()) {
     int i = layerOf(&buffer);
     // Buffers the backward pass defines (returned ones such as updated
@@ -720,6 +750,7 @@ static FailureOr<ChainGroups> buildChainGroups(func::FuncOp func,
       continue;
     }
     if (i >= 0) {
+      buffersOf[i].push_back(&buffer);
       if (outputs.contains(&buffer))
         chain.layers[i].output += buffer.bytes;
       else if (readByBackward[i].contains(&buffer))
@@ -735,22 +766,10 @@ static FailureOr<ChainGroups> buildChainGroups(func::FuncOp func,
   for (int j = 0; j < numLayers; ++j) {
     int64_t from = pointOf.lookup(ops[groups.members[j].front()]);
     int64_t to = pointOf.lookup(ops[groups.members[j].back()]);
-    SmallVector<int64_t> own(to - from + 2, 0);
-    for (const Buffer &buffer : liveness.getBuffers()) {
-      if (layerOf(&buffer) != j)
-        continue;
-      int64_t start = std::max(buffer.start, from);
-      int64_t end = std::min(buffer.end, to);
-      if (start > end)
-        continue;
-      own[start - from] += buffer.bytes;
-      own[end - from + 1] -= buffer.bytes;
-    }
-    int64_t live = 0, most = 0;
-    for (int64_t p = from; p <= to; ++p) {
-      live += own[p - from];
-      most = std::max(most, live + liveness.getWorkspaceBytes(p));
-    }
+    SmallVector<int64_t> own = getLiveOver(buffersOf[j], from, to);
+    int64_t most = 0;
+    for (int64_t p = from; p <= to; ++p)
+      most = std::max(most, own[p - from] + liveness.getWorkspaceBytes(p));
     chain.layers[j].forwardPeak = most;
     for (unsigned index : groups.members[j])
       if (auto cost = dyn_cast<train::CostOpInterface>(ops[index]))
@@ -780,20 +799,12 @@ static FailureOr<ChainGroups> buildChainGroups(func::FuncOp func,
     int64_t to = pointOf.lookup(ops[members.back()]);
     layer.backwardEntry = crossingAt[from];
     // The layer's values B_j reads die as it consumes them.
-    SmallVector<int64_t> read(to - from + 2, 0);
-    for (const Buffer *buffer : readByBackward[j]) {
-      int64_t start = std::max(buffer->start, from);
-      int64_t end = std::min(buffer->end, to);
-      if (start > end)
-        continue;
-      read[start - from] += buffer->bytes;
-      read[end - from + 1] -= buffer->bytes;
-    }
-    int64_t reading = 0;
-    for (int64_t p = from; p <= to; ++p) {
-      reading += read[p - from];
-      layer.backwardPeak = std::max(layer.backwardPeak, liveAt[p] + reading);
-    }
+    SmallVector<const Buffer *> read(readByBackward[j].begin(),
+                                     readByBackward[j].end());
+    SmallVector<int64_t> reading = getLiveOver(read, from, to);
+    for (int64_t p = from; p <= to; ++p)
+      layer.backwardPeak =
+          std::max(layer.backwardPeak, liveAt[p] + reading[p - from]);
     nextStart = from;
   }
   return chain;
@@ -872,9 +883,12 @@ struct TrainRematPass
   /// the exact liveness (a layer's values at one point are its peak, a B's
   /// backward values likewise), so the plan is measured exactly and, while
   /// it exceeds the budget, solved again with the model's memory lowered by
-  /// the excess. `why` says why there is no candidate.
-  static std::optional<Candidate>
-  solveChainCandidate(func::FuncOp func, int64_t limit, std::string &why);
+  /// the excess. `peak` is the step's peak as it is; `why` says why there
+  /// is no candidate.
+  static std::optional<Candidate> solveChainCandidate(func::FuncOp func,
+                                                      int64_t limit,
+                                                      int64_t peak,
+                                                      std::string &why);
 
   std::optional<FailureOr<StepGroups>> groups;
   /// Why `optimal` returned no candidate.
@@ -1214,7 +1228,7 @@ void TrainRematPass::runOnOperation() {
   if (limit && (algorithm == "chain" ||
                 (algorithm == "auto" && candidates.front().peak > *limit))) {
     if (std::optional<Candidate> chain =
-            solveChainCandidate(func, *limit, chainFailure))
+            solveChainCandidate(func, *limit, peakBefore, chainFailure))
       candidates.push_back(std::move(*chain));
     else if (algorithm == "chain") {
       mlir::emitError(func.getLoc())
@@ -1344,6 +1358,7 @@ TrainRematPass::solveOptimalCandidate(func::FuncOp func, int64_t limit,
 
 std::optional<Candidate> TrainRematPass::solveChainCandidate(func::FuncOp func,
                                                              int64_t limit,
+                                                             int64_t peak,
                                                              std::string &why) {
   func::FuncOp copy = func.clone();
   eraseFrees(copy);
@@ -1359,7 +1374,7 @@ std::optional<Candidate> TrainRematPass::solveChainCandidate(func::FuncOp func,
   // die early count as persistent; a layer's input is held through its
   // whole backward part): where it needs more than the step for keeping
   // everything, start with that much more memory.
-  int64_t keepAll = TensorLiveness(func).getLoad() - chain->persistent;
+  int64_t keepAll = peak - chain->persistent;
   int64_t memory =
       limit - chain->persistent +
       std::max<int64_t>(0, chainKeepAllMemory(chain->layers) - keepAll);

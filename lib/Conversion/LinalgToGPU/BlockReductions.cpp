@@ -25,6 +25,8 @@
 
 #include "memopt/Conversion/Passes.h"
 
+#include "BlockSize.h"
+
 #include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
@@ -384,12 +386,8 @@ struct GPUBlockReductionsPass
   using Base::Base;
 
   void runOnOperation() override {
-    if (blockSize < 32 || blockSize > 1024 || blockSize % 32 != 0) {
-      getOperation().emitError()
-          << "block-size must be a multiple of 32 between 32 and 1024, got "
-          << static_cast<int64_t>(blockSize);
+    if (failed(memopt::checkBlockSize(getOperation(), blockSize)))
       return signalPassFailure();
-    }
     if (minExtent < 1) {
       getOperation().emitError() << "min-extent must be at least 1, got "
                                  << static_cast<int64_t>(minExtent);

@@ -13,6 +13,8 @@
 
 #include "memopt/Conversion/Passes.h"
 
+#include "BlockSize.h"
+
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/Support/MathExtras.h"
@@ -47,12 +49,8 @@ struct GPUMapLoopsPass
   using Base::Base;
 
   void runOnOperation() override {
-    if (blockSize < 32 || blockSize > 1024 || blockSize % 32 != 0) {
-      getOperation().emitError()
-          << "block-size must be a multiple of 32 between 32 and 1024, got "
-          << static_cast<int64_t>(blockSize);
+    if (failed(memopt::checkBlockSize(getOperation(), blockSize)))
       return signalPassFailure();
-    }
     SmallVector<scf::ParallelOp> parallels;
     SmallVector<scf::ForOp> sequentials;
     getOperation().walk([&](Operation *op) {
