@@ -89,6 +89,61 @@ def MemoptGPUCheckTargetPass
   ];
 }
 
+def MemoptShardToNcclPass
+    : Pass<"memopt-shard-to-nccl", "::mlir::ModuleOp"> {
+  let summary = "Rewrites shard collectives on tensors into NCCL calls";
+  let description = [{
+    Runs before bufferization in `memopt-lower-to-gpu`. Each
+    `shard.all_reduce`, `shard.all_gather` and `shard.reduce_scatter` on
+    ranked tensors of static shape becomes a call of the CUDA runtime's
+    NCCL entry points (lib/Runtime/CUDA/CudaCollectives.cpp) on buffers:
+    the input as a read-only buffer (`bufferization.to_buffer`), the result
+    in a new allocation (`memref.alloc`, returned through
+    `bufferization.to_tensor restrict writable`), both passed as unranked
+    memrefs so that the deallocation passes see the call as a use. The
+    group is `memopt_nccl_group(grid shape, grid axes)`: the processes that
+    share their coordinates on the grid's other axes, ordered by their
+    coordinates on `grid_axes` (upstream's order); the runtime splits the
+    world communicator once per group.
+
+    NCCL gathers and scatters contiguous chunks in group order. A gather
+    along axis k > 0 gathers into `[group, input...]`, then transposes the
+    group dimension next to axis k and merges the two
+    (`linalg.transpose`, `tensor.collapse_shape`); a scatter along axis
+    k > 0 first splits axis k into `[group, chunk]` and moves the group
+    dimension outermost. An all_reduce or reduce_scatter whose result
+    element type differs from its input's converts the input first (floats
+    only), as the op's semantics say. `shard.process_linear_index` and
+    `shard.process_multi_index` become the runtime's rank (delinearized by
+    the grid's shape); grids with no users left are erased.
+
+    Supported: element types f32, f64, f16, bf16, i8, i32, i64; reductions
+    sum, product, max, min and average (floats); static grids of at most 4
+    axes. Anything else, and every other `shard` op, is an error.
+
+    ```mlir
+    %1 = shard.all_reduce %0 on @grid grid_axes = [0]
+        : tensor<4x8xf32> -> tensor<4x8xf32>
+    // becomes
+    %g = call @memopt_nccl_group(%c2, %c0, %c0, %c0, %c0, %cm1, %cm1, %cm1)
+    %in = bufferization.to_buffer %0 read_only : ... to memref<4x8xf32>
+    %out = memref.alloc() : memref<4x8xf32>
+    call @memopt_nccl_all_reduce_f32(%g, %in_u, %out_u, %c32, %c0_i32)
+        : (i64, memref<*xf32>, memref<*xf32>, i64, i32) -> ()
+    %1 = bufferization.to_tensor %out restrict writable : ...
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def MemoptLinalgToCublasPass
     : Pass<"memopt-linalg-to-cublas", "::mlir::ModuleOp"> {
   let summary = "Rewrites matmul-like linalg ops on memrefs into cuBLAS calls";

@@ -32,6 +32,9 @@ void mlir::memopt::buildLowerToGPUPipeline(OpPassManager &pm,
   target.format = options.format;
   pm.addPass(createMemoptGPUCheckTargetPass(target));
 
+  // Collectives of a sharded step: NCCL calls on buffers.
+  pm.addPass(createMemoptShardToNcclPass());
+
   // Buffers, as on the CPU (the allocation functions serve managed memory).
   buildBufferizationPipeline(pm);
   if (options.cublas)

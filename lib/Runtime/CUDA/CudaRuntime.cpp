@@ -24,6 +24,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "RuntimeInternal.h"
+
+#include "memopt/Runtime/Collectives.h"
+
 #include <cublas_api.h>
 #include <cuda.h>
 #include <library_types.h>
@@ -45,12 +49,7 @@
 #define MEMOPT_STR(x) #x
 #define MEMOPT_XSTR(x) MEMOPT_STR(x)
 
-namespace {
-
-[[noreturn]] void fatal(const char *format, ...)
-    __attribute__((format(printf, 1, 2)));
-
-void fatal(const char *format, ...) {
+void memopt::cuda::fatal(const char *format, ...) {
   std::fflush(stdout);
   std::fputs("memopt-cuda-runtime: ", stderr);
   va_list args;
@@ -60,6 +59,10 @@ void fatal(const char *format, ...) {
   std::fputc('\n', stderr);
   std::exit(1);
 }
+
+namespace {
+
+using memopt::cuda::fatal;
 
 /// The driver API functions used, resolved from libcuda.so.1.
 struct Driver {
@@ -148,9 +151,19 @@ Driver *loadDriver() {
   check(*d, d->cuDeviceGetCount(&count), "cuDeviceGetCount");
   if (count == 0)
     fatal("no CUDA device");
+  // One device per process: MEMOPT_CUDA_DEVICE, or in a run of several
+  // processes the local rank (modulo the devices), else the first.
   int ordinal = 0;
-  if (const char *env = std::getenv("MEMOPT_CUDA_DEVICE"))
+  if (const char *env = std::getenv("MEMOPT_CUDA_DEVICE")) {
     ordinal = std::atoi(env);
+  } else {
+    memopt::runtime::ProcessPlace place;
+    std::string error;
+    if (!memopt::runtime::readProcessPlace(std::getenv, place, error))
+      fatal("%s", error.c_str());
+    if (place.worldSize > 1)
+      ordinal = static_cast<int>(place.localRank % count);
+  }
   if (ordinal < 0 || ordinal >= count)
     fatal("MEMOPT_CUDA_DEVICE=%d but there are %d CUDA devices", ordinal,
           count);
@@ -252,10 +265,7 @@ void release(void *pointer) {
   m.reserved -= bytes;
 }
 
-void synchronize() {
-  Driver &d = driver();
-  check(d, d.cuStreamSynchronize(d.stream), "cuStreamSynchronize");
-}
+void synchronize() { memopt::cuda::synchronize(); }
 
 /// With MEMOPT_PRINT_PEAK set, print the measured peak at exit.
 struct PrintAtExit {
@@ -336,6 +346,13 @@ cudaDataType dataType(int32_t code, uint64_t &bytes) {
 }
 
 } // namespace
+
+CUstream memopt::cuda::stream() { return driver().stream; }
+
+void memopt::cuda::synchronize() {
+  Driver &d = driver();
+  check(d, d.cuStreamSynchronize(d.stream), "cuStreamSynchronize");
+}
 
 //===----------------------------------------------------------------------===//
 // MLIR's GPU runtime entry points (CudaRuntimeWrappers ABI, MLIR 22)

@@ -1,0 +1,383 @@
+//===- ShardToNccl.cpp - shard collectives as NCCL calls ------------------===//
+//
+// Rewrites the `shard` dialect's all_reduce, all_gather and reduce_scatter on
+// tensors into calls of the CUDA runtime's NCCL entry points
+// (lib/Runtime/CUDA/CudaCollectives.cpp), before bufferization:
+//
+//   %send = bufferization.to_buffer %input read_only   (contiguous)
+//   %recv = memref.alloc()
+//   func.call @memopt_nccl_<op>_<type>(%group, %send, %recv, %count, ...)
+//   %result = bufferization.to_tensor %recv restrict writable
+//
+// The buffers are passed as unranked memrefs, so they stay operands of the
+// call (the deallocation passes see it as their last use) and the runtime
+// reads each address from its descriptor. NCCL gathers and scatters
+// contiguous chunks in group order; a gather or scatter along another axis
+// is a transpose of the chunked tensor, done here in linalg.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/Conversion/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Shard/IR/ShardDialect.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir::memopt {
+#define GEN_PASS_DEF_MEMOPTSHARDTONCCLPASS
+#include "memopt/Conversion/Passes.h.inc"
+} // namespace mlir::memopt
+
+using namespace mlir;
+
+/// Grids of at most this many axes (the runtime's group call takes four).
+static constexpr int64_t kMaxGridRank = 4;
+
+/// The runtime's suffix for an element type NCCL reduces, or nullopt.
+static std::optional<StringRef> getTypeSuffix(Type type) {
+  if (type.isF32())
+    return StringRef("f32");
+  if (type.isF64())
+    return StringRef("f64");
+  if (type.isF16())
+    return StringRef("f16");
+  if (type.isBF16())
+    return StringRef("bf16");
+  if (type.isInteger(8))
+    return StringRef("i8");
+  if (type.isInteger(32))
+    return StringRef("i32");
+  if (type.isInteger(64))
+    return StringRef("i64");
+  return std::nullopt;
+}
+
+/// The runtime's reduction code (CudaCollectives.cpp), or nullopt.
+static std::optional<int32_t> getReductionCode(shard::ReductionKind kind) {
+  switch (kind) {
+  case shard::ReductionKind::Sum:
+    return 0;
+  case shard::ReductionKind::Product:
+    return 1;
+  case shard::ReductionKind::Max:
+    return 2;
+  case shard::ReductionKind::Min:
+    return 3;
+  case shard::ReductionKind::Average:
+    return 4;
+  default:
+    return std::nullopt;
+  }
+}
+
+namespace {
+
+struct MemoptShardToNcclPass
+    : public memopt::impl::MemoptShardToNcclPassBase<MemoptShardToNcclPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTableCollection symbols;
+    SmallVector<Operation *> collectives;
+    WalkResult walk = module.walk([&](Operation *op) {
+      if (!isa_and_nonnull<shard::ShardDialect>(op->getDialect()) ||
+          isa<shard::GridOp>(op))
+        return WalkResult::advance();
+      if (isa<shard::AllReduceOp, shard::AllGatherOp, shard::ReduceScatterOp,
+              shard::ProcessLinearIndexOp, shard::ProcessMultiIndexOp>(op)) {
+        collectives.push_back(op);
+        return WalkResult::advance();
+      }
+      op->emitError() << "'" << op->getName()
+                      << "' has no NCCL lowering: memopt-shard-to-nccl "
+                         "lowers shard.all_reduce, shard.all_gather, "
+                         "shard.reduce_scatter and the process indices";
+      return WalkResult::interrupt();
+    });
+    if (walk.wasInterrupted())
+      return signalPassFailure();
+
+    for (Operation *op : collectives)
+      if (failed(lower(op, symbols)))
+        return signalPassFailure();
+
+    // The grids have no users left.
+    for (auto grid : llvm::make_early_inc_range(module.getOps<shard::GridOp>()))
+      if (SymbolTable::symbolKnownUseEmpty(grid, module))
+        grid.erase();
+  }
+
+  LogicalResult lower(Operation *op, SymbolTableCollection &symbols) {
+    auto gridAttr = op->getAttrOfType<FlatSymbolRefAttr>("grid");
+    shard::GridOp grid =
+        gridAttr ? shard::getGridOrNull(op, gridAttr, symbols) : nullptr;
+    if (!grid)
+      return op->emitError("no shard.grid named ") << gridAttr;
+    ArrayRef<int64_t> shape = grid.getShape();
+    if (ShapedType::isDynamicShape(shape))
+      return op->emitError("grid @")
+             << grid.getSymName()
+             << " has a dynamic shape; NCCL groups need a static grid";
+    if (static_cast<int64_t>(shape.size()) > kMaxGridRank)
+      return op->emitError("grid @")
+             << grid.getSymName() << " has " << shape.size()
+             << " axes; at most " << kMaxGridRank << " are supported";
+
+    OpBuilder b(op);
+    if (auto index = dyn_cast<shard::ProcessLinearIndexOp>(op)) {
+      index.getResult().replaceAllUsesWith(getRank(b, op->getLoc()));
+      op->erase();
+      return success();
+    }
+    if (auto index = dyn_cast<shard::ProcessMultiIndexOp>(op)) {
+      auto delinearized = affine::AffineDelinearizeIndexOp::create(
+          b, op->getLoc(), getRank(b, op->getLoc()), shape);
+      ArrayRef<int16_t> axes = index.getAxes();
+      for (auto [i, result] : llvm::enumerate(index.getResults()))
+        result.replaceAllUsesWith(
+            delinearized.getResult(axes.empty() ? i : axes[i]));
+      op->erase();
+      return success();
+    }
+
+    Value input = op->getOperand(0);
+    Value result = op->getResult(0);
+    auto inputType = dyn_cast<RankedTensorType>(input.getType());
+    auto resultType = dyn_cast<RankedTensorType>(result.getType());
+    if (!inputType || !resultType)
+      return op->emitError("is on buffers; memopt-shard-to-nccl lowers "
+                           "collectives on tensors, before bufferization");
+    if (!inputType.hasStaticShape() || !resultType.hasStaticShape())
+      return op->emitError("has a dynamic shape; NCCL calls need static "
+                           "element counts");
+    Type element = resultType.getElementType();
+    std::optional<StringRef> suffix = getTypeSuffix(element);
+    if (!suffix)
+      return op->emitError("element type ")
+             << element
+             << " has no NCCL type (f32, f64, f16, bf16, i8, i32, i64)";
+    Type inputElement = inputType.getElementType();
+    if (inputElement != element && !(isa<FloatType>(inputElement) &&
+                                     isa<FloatType>(element)))
+      return op->emitError("converts ")
+             << inputElement << " to " << element
+             << "; only float-to-float conversions are lowered";
+
+    ArrayRef<int16_t> axes;
+    int64_t groupSize = 1;
+    if (auto reduce = dyn_cast<shard::AllReduceOp>(op))
+      axes = reduce.getGridAxes();
+    else if (auto gather = dyn_cast<shard::AllGatherOp>(op))
+      axes = gather.getGridAxes();
+    else
+      axes = cast<shard::ReduceScatterOp>(op).getGridAxes();
+    for (int16_t axis : axes)
+      groupSize *= shape[axis];
+
+    std::optional<int32_t> reduction;
+    if (auto reduce = dyn_cast<shard::AllReduceOp>(op))
+      reduction = getReductionCode(reduce.getReduction());
+    else if (auto scatter = dyn_cast<shard::ReduceScatterOp>(op))
+      reduction = getReductionCode(scatter.getReduction());
+    if (!isa<shard::AllGatherOp>(op) && !reduction)
+      return op->emitError("reduction kind has no NCCL operation (sum, "
+                           "product, max, min and average do)");
+    if (reduction == 4 && !isa<FloatType>(element))
+      return op->emitError("average of integers is not lowered (NCCL "
+                           "would truncate)");
+
+    Location loc = op->getLoc();
+    Value send = convertElements(b, loc, input, element);
+    Value group = getGroup(b, loc, shape, axes);
+    int64_t resultCount = resultType.getNumElements();
+
+    if (isa<shard::AllReduceOp>(op)) {
+      Value recv = callCollective(b, loc, "all_reduce", *suffix, group, send,
+                                  resultType, resultCount, reduction);
+      result.replaceAllUsesWith(recv);
+      op->erase();
+      return success();
+    }
+
+    int64_t rank = inputType.getRank();
+    if (auto gather = dyn_cast<shard::AllGatherOp>(op)) {
+      int64_t axis = gather.getGatherAxis().getSExtValue();
+      // NCCL concatenates the sends: [group, input...].
+      SmallVector<int64_t> chunked{groupSize};
+      llvm::append_range(chunked, inputType.getShape());
+      auto chunkedType = RankedTensorType::get(chunked, element);
+      Value gathered =
+          callCollective(b, loc, "all_gather", *suffix, group, send,
+                         chunkedType, inputType.getNumElements(), std::nullopt);
+      // Move the group dimension next to the gather axis, then merge them.
+      if (axis != 0) {
+        SmallVector<int64_t> permutation;
+        for (int64_t i = 1; i <= axis; ++i)
+          permutation.push_back(i);
+        permutation.push_back(0);
+        for (int64_t i = axis + 1; i <= rank; ++i)
+          permutation.push_back(i);
+        gathered = transpose(b, loc, gathered, permutation);
+      }
+      SmallVector<ReassociationIndices> merge;
+      for (int64_t i = 0; i < rank; ++i) {
+        if (i < axis)
+          merge.push_back({i});
+        else if (i == axis)
+          merge.push_back({i, i + 1});
+        else
+          merge.push_back({i + 1});
+      }
+      Value merged =
+          tensor::CollapseShapeOp::create(b, loc, resultType, gathered, merge);
+      result.replaceAllUsesWith(merged);
+      op->erase();
+      return success();
+    }
+
+    auto scatter = cast<shard::ReduceScatterOp>(op);
+    int64_t axis = scatter.getScatterAxis().getSExtValue();
+    // NCCL scatters contiguous chunks: bring the chunks of the scatter axis
+    // outermost, [group, ..., chunk, ...].
+    if (axis != 0) {
+      SmallVector<int64_t> split;
+      SmallVector<ReassociationIndices> expand;
+      for (int64_t i = 0; i < rank; ++i) {
+        int64_t at = static_cast<int64_t>(split.size());
+        if (i == axis) {
+          split.push_back(groupSize);
+          split.push_back(inputType.getDimSize(i) / groupSize);
+          expand.push_back({at, at + 1});
+        } else {
+          split.push_back(inputType.getDimSize(i));
+          expand.push_back({at});
+        }
+      }
+      Value expanded = tensor::ExpandShapeOp::create(
+          b, loc, RankedTensorType::get(split, element), send, expand);
+      SmallVector<int64_t> permutation{axis};
+      for (int64_t i = 0; i <= rank; ++i)
+        if (i != axis)
+          permutation.push_back(i);
+      send = transpose(b, loc, expanded, permutation);
+    }
+    Value recv = callCollective(b, loc, "reduce_scatter", *suffix, group, send,
+                                resultType, resultCount, reduction);
+    result.replaceAllUsesWith(recv);
+    op->erase();
+    return success();
+  }
+
+  /// Declares `name` (private) in the module on first use.
+  func::FuncOp getFunction(OpBuilder &b, StringRef name, FunctionType type) {
+    ModuleOp module = getOperation();
+    if (auto func = module.lookupSymbol<func::FuncOp>(name))
+      return func;
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    auto func = func::FuncOp::create(b, module.getLoc(), name, type);
+    func.setPrivate();
+    return func;
+  }
+
+  /// This process's rank, as an index.
+  Value getRank(OpBuilder &b, Location loc) {
+    func::FuncOp rank = getFunction(
+        b, "memopt_nccl_rank", b.getFunctionType({}, {b.getI64Type()}));
+    Value value = func::CallOp::create(b, loc, rank, ValueRange())
+                      .getResult(0);
+    return arith::IndexCastOp::create(b, loc, b.getIndexType(), value);
+  }
+
+  /// The runtime's group for `axes` of a grid of `shape`.
+  Value getGroup(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                 ArrayRef<int16_t> axes) {
+    SmallVector<Type> types(2 * kMaxGridRank, b.getI64Type());
+    func::FuncOp function = getFunction(
+        b, "memopt_nccl_group", b.getFunctionType(types, {b.getI64Type()}));
+    SmallVector<Value> args;
+    for (int64_t i = 0; i < kMaxGridRank; ++i)
+      args.push_back(arith::ConstantIntOp::create(
+          b, loc, b.getI64Type(),
+          i < static_cast<int64_t>(shape.size()) ? shape[i] : 0));
+    for (int64_t i = 0; i < kMaxGridRank; ++i)
+      args.push_back(arith::ConstantIntOp::create(
+          b, loc, b.getI64Type(),
+          i < static_cast<int64_t>(axes.size()) ? axes[i] : -1));
+    return func::CallOp::create(b, loc, function, args).getResult(0);
+  }
+
+  /// `send` converted element-wise to `element`.
+  static Value convertElements(OpBuilder &b, Location loc, Value send,
+                               Type element) {
+    auto type = cast<RankedTensorType>(send.getType());
+    if (type.getElementType() == element)
+      return send;
+    Value init = tensor::EmptyOp::create(b, loc, type.getShape(), element);
+    SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(type.getRank()));
+    SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                               utils::IteratorType::parallel);
+    return linalg::GenericOp::create(
+               b, loc, init.getType(), send, init, maps, iterators,
+               [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+                 linalg::YieldOp::create(
+                     nested, nestedLoc,
+                     convertScalarToDtype(nested, nestedLoc, args[0], element,
+                                          /*isUnsignedCast=*/false));
+               })
+        .getResult(0);
+  }
+
+  /// `value` with its dimensions permuted (result dim i = input dim p[i]).
+  static Value transpose(OpBuilder &b, Location loc, Value value,
+                         ArrayRef<int64_t> permutation) {
+    auto type = cast<RankedTensorType>(value.getType());
+    SmallVector<int64_t> shape;
+    for (int64_t dim : permutation)
+      shape.push_back(type.getDimSize(dim));
+    Value init =
+        tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+    return linalg::TransposeOp::create(b, loc, value, init, permutation)
+        .getResult()[0];
+  }
+
+  /// Calls memopt_nccl_<kind>_<suffix>(group, send, recv, count[, op]) on
+  /// `send`'s buffer and a new buffer of `recvType`, returned as a tensor.
+  Value callCollective(OpBuilder &b, Location loc, StringRef kind,
+                       StringRef suffix, Value group, Value send,
+                       RankedTensorType recvType, int64_t count,
+                       std::optional<int32_t> reduction) {
+    auto sendType = cast<RankedTensorType>(send.getType());
+    Type element = recvType.getElementType();
+    auto unranked = UnrankedMemRefType::get(element, /*memorySpace=*/0);
+    Value sendBuffer = bufferization::ToBufferOp::create(
+        b, loc, MemRefType::get(sendType.getShape(), element), send,
+        /*read_only=*/true);
+    auto recvBufferType = MemRefType::get(recvType.getShape(), element);
+    Value recvBuffer = memref::AllocOp::create(b, loc, recvBufferType);
+
+    SmallVector<Type> types{b.getI64Type(), unranked, unranked,
+                            b.getI64Type()};
+    SmallVector<Value> args{
+        group, memref::CastOp::create(b, loc, unranked, sendBuffer),
+        memref::CastOp::create(b, loc, unranked, recvBuffer),
+        arith::ConstantIntOp::create(b, loc, b.getI64Type(), count)};
+    if (reduction) {
+      types.push_back(b.getI32Type());
+      args.push_back(
+          arith::ConstantIntOp::create(b, loc, b.getI32Type(), *reduction));
+    }
+    std::string name = ("memopt_nccl_" + kind + "_" + suffix).str();
+    func::FuncOp function =
+        getFunction(b, name, b.getFunctionType(types, {}));
+    func::CallOp::create(b, loc, function, args);
+    return bufferization::ToTensorOp::create(b, loc, recvType, recvBuffer,
+                                             /*restrict=*/b.getUnitAttr(),
+                                             /*writable=*/b.getUnitAttr());
+  }
+};
+
+} // namespace

@@ -1,0 +1,398 @@
+//===- CudaCollectives.cpp - NCCL collectives of the CUDA runtime ---------===//
+//
+// The entry points memopt-shard-to-nccl's calls reach: all-reduce,
+// all-gather and reduce-scatter over a group of a `shard.grid`, run by NCCL
+// on the runtime's one stream (after the kernels before them, before the
+// ones after them) and synchronized like every other call.
+//
+// One process per GPU. The world communicator is formed at the first
+// collective from the launcher's environment (memopt/Runtime/Collectives.h):
+// a single process needs nothing; several need a rendezvous, either NCCL's
+// own (NCCL_COMM_ID=host:port, rank 0's address) or a file
+// (MEMOPT_NCCL_ID_FILE=path, which rank 0 writes and the others wait for).
+// A grid group is an ncclCommSplit of the world, made the first time a
+// collective over it runs (every process reaches it in the same order: the
+// step is SPMD) and kept.
+//
+// NCCL (libnccl.so.2) is opened with dlopen at first use, like the driver
+// and cuBLAS: the library links without it, and a machine without it gets a
+// clear message and exit status 1.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RuntimeInternal.h"
+
+#include "memopt/Runtime/Collectives.h"
+
+#include <nccl.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <dlfcn.h>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unistd.h>
+#include <vector>
+
+#ifndef MEMOPT_CUDA_LIB_DIR
+#define MEMOPT_CUDA_LIB_DIR "/usr/local/cuda/lib64"
+#endif
+
+using memopt::cuda::fatal;
+
+namespace {
+
+struct Nccl {
+#define MEMOPT_NCCL_FUNCTIONS(X)                                               \
+  X(ncclGetVersion)                                                            \
+  X(ncclGetUniqueId)                                                           \
+  X(ncclCommInitRank)                                                          \
+  X(ncclCommSplit)                                                             \
+  X(ncclGetErrorString)                                                        \
+  X(ncclGetLastError)                                                          \
+  X(ncclAllReduce)                                                             \
+  X(ncclAllGather)                                                             \
+  X(ncclReduceScatter)
+#define MEMOPT_DECLARE(name) decltype(&::name) name = nullptr;
+  MEMOPT_NCCL_FUNCTIONS(MEMOPT_DECLARE)
+#undef MEMOPT_DECLARE
+
+  memopt::runtime::ProcessPlace place;
+  ncclComm_t world = nullptr;
+  /// Grid groups by (shape, -1, axes), and by the id handed out.
+  std::map<std::vector<int64_t>, int64_t> groupIds;
+  std::vector<ncclComm_t> groups;
+  std::mutex mutex;
+};
+
+void check(Nccl &n, ncclComm_t comm, ncclResult_t result, const char *what) {
+  if (result == ncclSuccess)
+    return;
+  const char *last = n.ncclGetLastError ? n.ncclGetLastError(comm) : nullptr;
+  fatal("%s failed: %s%s%s", what, n.ncclGetErrorString(result),
+        last && *last ? ": " : "", last ? last : "");
+}
+
+/// The id every process passes to ncclCommInitRank.
+ncclUniqueId rendezvous(Nccl &n) {
+  ncclUniqueId id;
+  const memopt::runtime::ProcessPlace &place = n.place;
+  // One process, or NCCL's own rendezvous: ncclGetUniqueId on every rank
+  // (with NCCL_COMM_ID set, it returns the same id everywhere).
+  if (place.worldSize == 1 || std::getenv("NCCL_COMM_ID")) {
+    check(n, nullptr, n.ncclGetUniqueId(&id), "ncclGetUniqueId");
+    return id;
+  }
+  std::string path = std::getenv("MEMOPT_NCCL_ID_FILE");
+  if (place.rank == 0) {
+    check(n, nullptr, n.ncclGetUniqueId(&id), "ncclGetUniqueId");
+    // Written whole under a temporary name, then renamed: a reader never
+    // sees part of it.
+    std::string temporary = path + ".tmp." + std::to_string(getpid());
+    FILE *file = std::fopen(temporary.c_str(), "wb");
+    if (!file || std::fwrite(&id, sizeof(id), 1, file) != 1 ||
+        std::fclose(file) != 0 ||
+        std::rename(temporary.c_str(), path.c_str()) != 0)
+      fatal("cannot write the NCCL id to MEMOPT_NCCL_ID_FILE=%s",
+            path.c_str());
+    return id;
+  }
+  int64_t timeout = 300;
+  if (const char *env = std::getenv("MEMOPT_NCCL_TIMEOUT"))
+    timeout = std::atoll(env);
+  auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::seconds(timeout);
+  while (true) {
+    if (FILE *file = std::fopen(path.c_str(), "rb")) {
+      bool read = std::fread(&id, sizeof(id), 1, file) == 1;
+      std::fclose(file);
+      if (read)
+        return id;
+    }
+    if (std::chrono::steady_clock::now() > deadline)
+      fatal("rank %lld waited %lld s for rank 0 to write "
+            "MEMOPT_NCCL_ID_FILE=%s (MEMOPT_NCCL_TIMEOUT)",
+            static_cast<long long>(place.rank),
+            static_cast<long long>(timeout), path.c_str());
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+Nccl *loadNccl() {
+  auto *n = new Nccl();
+  // Where this process is, and how the processes meet: checked before any
+  // library is loaded, so a bad launch is reported on any machine.
+  std::string error;
+  if (!memopt::runtime::readProcessPlace(std::getenv, n->place, error))
+    fatal("%s", error.c_str());
+  if (n->place.worldSize > 1 && !std::getenv("NCCL_COMM_ID") &&
+      !std::getenv("MEMOPT_NCCL_ID_FILE"))
+    fatal("a run of %lld processes (%s) needs a rendezvous for NCCL: set "
+          "NCCL_COMM_ID=host:port (rank 0's host, a free port) or "
+          "MEMOPT_NCCL_ID_FILE=path (a fresh file every process can read)",
+          static_cast<long long>(n->place.worldSize), n->place.source.c_str());
+
+  void *library = nullptr;
+  std::string tried;
+  if (const char *env = std::getenv("MEMOPT_NCCL_LIBRARY")) {
+    library = dlopen(env, RTLD_NOW | RTLD_GLOBAL);
+    tried = env;
+  } else {
+    library = dlopen("libnccl.so.2", RTLD_NOW | RTLD_GLOBAL);
+    if (!library)
+      library =
+          dlopen(MEMOPT_CUDA_LIB_DIR "/libnccl.so.2", RTLD_NOW | RTLD_GLOBAL);
+    tried = "libnccl.so.2, also in " MEMOPT_CUDA_LIB_DIR;
+  }
+  if (!library)
+    fatal("cannot load NCCL (%s): %s", tried.c_str(), dlerror());
+#define MEMOPT_RESOLVE(name)                                                   \
+  n->name = reinterpret_cast<decltype(n->name)>(dlsym(library, #name));        \
+  if (!n->name)                                                                \
+    fatal("NCCL (%s) lacks %s (NCCL 2.18 or newer needed)", tried.c_str(),     \
+          #name);
+  MEMOPT_NCCL_FUNCTIONS(MEMOPT_RESOLVE)
+#undef MEMOPT_RESOLVE
+
+  // The device (chosen by local rank) and its context, then the world.
+  (void)memopt::cuda::stream();
+  ncclUniqueId id = rendezvous(*n);
+  check(*n, nullptr,
+        n->ncclCommInitRank(&n->world, static_cast<int>(n->place.worldSize),
+                            id, static_cast<int>(n->place.rank)),
+        "ncclCommInitRank");
+  return n;
+}
+
+Nccl &nccl() {
+  static Nccl *instance = loadNccl(); // Outlives static destructors.
+  return *instance;
+}
+
+ncclDataType_t dataType(int32_t code) {
+  switch (code) {
+  case 0:
+    return ncclFloat32;
+  case 1:
+    return ncclFloat64;
+  case 2:
+    return ncclFloat16;
+  case 3:
+    return ncclBfloat16;
+  case 4:
+    return ncclInt8;
+  case 5:
+    return ncclInt32;
+  case 6:
+    return ncclInt64;
+  default:
+    fatal("memopt_nccl: unknown element type code %d", code);
+  }
+}
+
+ncclRedOp_t reduction(int32_t code) {
+  switch (code) {
+  case 0:
+    return ncclSum;
+  case 1:
+    return ncclProd;
+  case 2:
+    return ncclMax;
+  case 3:
+    return ncclMin;
+  case 4:
+    return ncclAvg;
+  default:
+    fatal("memopt_nccl: unknown reduction code %d", code);
+  }
+}
+
+ncclComm_t group(Nccl &n, int64_t id) {
+  std::lock_guard<std::mutex> lock(n.mutex);
+  if (id < 0 || id >= static_cast<int64_t>(n.groups.size()))
+    fatal("memopt_nccl: unknown group %lld", static_cast<long long>(id));
+  return n.groups[id];
+}
+
+int64_t elementBytes(int32_t code) {
+  static const int64_t bytes[] = {4, 8, 2, 2, 1, 4, 8};
+  if (code < 0 || code > 6)
+    fatal("memopt_nccl: unknown element type code %d", code);
+  return bytes[code];
+}
+
+/// The address of the data of an unranked memref (rank, descriptor) that
+/// the lowering passes: { allocated, aligned, offset, sizes[rank],
+/// strides[rank] }. It must be contiguous, and hold `count` elements unless
+/// count is -1 (the gathered or scattered side, whose size NCCL derives).
+void *buffer(int64_t rank, void *descriptor, int64_t count, int32_t code,
+             const char *what) {
+  struct Header {
+    char *allocated;
+    char *aligned;
+    int64_t offset;
+  };
+  auto *header = static_cast<Header *>(descriptor);
+  auto *sizes = reinterpret_cast<int64_t *>(header + 1);
+  int64_t *strides = sizes + rank;
+  int64_t elements = 1;
+  for (int64_t i = rank - 1; i >= 0; --i) {
+    if (sizes[i] != 1 && strides[i] != elements)
+      fatal("memopt_nccl: the %s buffer is not contiguous (dimension %lld "
+            "has stride %lld, expected %lld)",
+            what, static_cast<long long>(i),
+            static_cast<long long>(strides[i]),
+            static_cast<long long>(elements));
+    elements *= sizes[i];
+  }
+  if (count >= 0 && elements != count)
+    fatal("memopt_nccl: the %s buffer holds %lld elements, the call says "
+          "%lld",
+          what, static_cast<long long>(elements),
+          static_cast<long long>(count));
+  return header->aligned + header->offset * elementBytes(code);
+}
+
+void allReduce(int64_t groupId, void *send, void *recv, int64_t count,
+               int32_t type, int32_t op) {
+  Nccl &n = nccl();
+  ncclComm_t comm = group(n, groupId);
+  check(n, comm,
+        n.ncclAllReduce(send, recv, count, dataType(type), reduction(op), comm,
+                        memopt::cuda::stream()),
+        "ncclAllReduce");
+  memopt::cuda::synchronize();
+}
+
+void allGather(int64_t groupId, void *send, void *recv, int64_t sendCount,
+               int32_t type) {
+  Nccl &n = nccl();
+  ncclComm_t comm = group(n, groupId);
+  check(n, comm,
+        n.ncclAllGather(send, recv, sendCount, dataType(type), comm,
+                        memopt::cuda::stream()),
+        "ncclAllGather");
+  memopt::cuda::synchronize();
+}
+
+void reduceScatter(int64_t groupId, void *send, void *recv, int64_t recvCount,
+                   int32_t type, int32_t op) {
+  Nccl &n = nccl();
+  ncclComm_t comm = group(n, groupId);
+  check(n, comm,
+        n.ncclReduceScatter(send, recv, recvCount, dataType(type),
+                            reduction(op), comm, memopt::cuda::stream()),
+        "ncclReduceScatter");
+  memopt::cuda::synchronize();
+}
+
+} // namespace
+
+extern "C" {
+
+/// The group of this process for a collective over `axes` (a0..a3, -1 for
+/// none) of a grid of `shape` (g0..g3, 0 past the grid's rank): an id for
+/// the collectives below. The grid must hold exactly the run's processes.
+int64_t memopt_nccl_group(int64_t g0, int64_t g1, int64_t g2, int64_t g3,
+                          int64_t a0, int64_t a1, int64_t a2, int64_t a3) {
+  Nccl &n = nccl();
+  std::vector<int64_t> shape, axes;
+  for (int64_t extent : {g0, g1, g2, g3})
+    if (extent > 0)
+      shape.push_back(extent);
+  for (int64_t axis : {a0, a1, a2, a3})
+    if (axis >= 0)
+      axes.push_back(axis);
+  std::vector<int64_t> cacheKey = shape;
+  cacheKey.push_back(-1);
+  cacheKey.insert(cacheKey.end(), axes.begin(), axes.end());
+  {
+    std::lock_guard<std::mutex> lock(n.mutex);
+    auto it = n.groupIds.find(cacheKey);
+    if (it != n.groupIds.end())
+      return it->second;
+  }
+  int64_t processes = 1;
+  for (int64_t extent : shape)
+    processes *= extent;
+  if (processes != n.place.worldSize)
+    fatal("the step's grid has %lld processes but this run has %lld (%s)",
+          static_cast<long long>(processes),
+          static_cast<long long>(n.place.worldSize), n.place.source.c_str());
+  memopt::runtime::GridGroup grid;
+  std::string error;
+  if (!memopt::runtime::getGridGroup(shape, axes, n.place.rank, grid, error))
+    fatal("memopt_nccl_group: %s", error.c_str());
+  ncclComm_t comm = nullptr;
+  check(n, n.world,
+        n.ncclCommSplit(n.world, static_cast<int>(grid.color),
+                        static_cast<int>(grid.key), &comm, nullptr),
+        "ncclCommSplit");
+  std::lock_guard<std::mutex> lock(n.mutex);
+  n.groups.push_back(comm);
+  int64_t id = static_cast<int64_t>(n.groups.size()) - 1;
+  n.groupIds.emplace(cacheKey, id);
+  return id;
+}
+
+/// The collectives, one entry point per element type (the lowering passes
+/// buffers as unranked memrefs, whose element type is in the function's
+/// type): memopt_nccl_{all_reduce,all_gather,reduce_scatter}_{f32,...}.
+///
+///   all_reduce(group, send, recv, count, op): recv[i] = op over the group
+///     of send[i], i < count.
+///   all_gather(group, send, recv, sendCount): recv = the group's sends,
+///     concatenated in group order.
+///   reduce_scatter(group, send, recv, recvCount, op): recv = the reduction
+///     over the group of chunk k of every send (chunks of recvCount
+///     elements), k being this process's place in the group.
+#define MEMOPT_NCCL_TYPED(suffix, code)                                        \
+  void memopt_nccl_all_reduce_##suffix(int64_t groupId, int64_t sendRank,      \
+                                       void *send, int64_t recvRank,           \
+                                       void *recv, int64_t count, int32_t op) { \
+    allReduce(groupId, buffer(sendRank, send, count, code, "send"),           \
+              buffer(recvRank, recv, count, code, "recv"), count, code, op);   \
+  }                                                                            \
+  void memopt_nccl_all_gather_##suffix(int64_t groupId, int64_t sendRank,      \
+                                       void *send, int64_t recvRank,           \
+                                       void *recv, int64_t sendCount) {        \
+    allGather(groupId, buffer(sendRank, send, sendCount, code, "send"),       \
+              buffer(recvRank, recv, -1, code, "recv"), sendCount, code);      \
+  }                                                                            \
+  void memopt_nccl_reduce_scatter_##suffix(                                    \
+      int64_t groupId, int64_t sendRank, void *send, int64_t recvRank,         \
+      void *recv, int64_t recvCount, int32_t op) {                             \
+    reduceScatter(groupId, buffer(sendRank, send, -1, code, "send"),          \
+                  buffer(recvRank, recv, recvCount, code, "recv"), recvCount,  \
+                  code, op);                                                   \
+  }
+MEMOPT_NCCL_TYPED(f32, 0)
+MEMOPT_NCCL_TYPED(f64, 1)
+MEMOPT_NCCL_TYPED(f16, 2)
+MEMOPT_NCCL_TYPED(bf16, 3)
+MEMOPT_NCCL_TYPED(i8, 4)
+MEMOPT_NCCL_TYPED(i32, 5)
+MEMOPT_NCCL_TYPED(i64, 6)
+#undef MEMOPT_NCCL_TYPED
+
+/// This process's rank and the run's size (as NCCL was given them).
+int64_t memopt_nccl_rank(void) { return nccl().place.rank; }
+int64_t memopt_nccl_world_size(void) { return nccl().place.worldSize; }
+
+/// Prints `key: value` lines: NCCL's version and this process's place.
+void memopt_nccl_report(void) {
+  Nccl &n = nccl();
+  int version = 0;
+  check(n, nullptr, n.ncclGetVersion(&version), "ncclGetVersion");
+  std::printf("nccl_version: %d\n", version);
+  std::printf("nccl_rank: %lld\n", static_cast<long long>(n.place.rank));
+  std::printf("nccl_world_size: %lld\n",
+              static_cast<long long>(n.place.worldSize));
+  std::fflush(stdout);
+}
+
+} // extern "C"
