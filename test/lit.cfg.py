@@ -40,6 +40,8 @@ runner_libs = [
     os.path.join(config.memopt_obj_root, "lib", "libmemopt_runtime.so"),
 ]
 config.substitutions.append(("%runner_libs", "-shared-libs=" + ",".join(runner_libs)))
+# The NCCL entry points simulated on the CPU (test/lib/Runtime/NcclLoopback.cpp).
+config.substitutions.append(("%nccl_loopback", os.path.join(config.memopt_obj_root, "lib", "libmemopt_nccl_loopback.so")))
 
 # The PyTorch comparisons (test/Integration/pytorch) run under the Python that
 # runs lit; they need torch (Debian's python3-torch, see scripts/bootstrap.sh).

@@ -10,7 +10,10 @@
 #      train-plan-memory, its report's prediction (persistent bytes, arena),
 #      then the GPU binary's measurements: cuMemGetInfo before and after the
 #      steps, the runtime's largest allocation (the arena) and peak, and the
-#      step times.
+#      step times;
+#   4. NCCL: the loss model made data-parallel over a grid of one process
+#      (scripts/data-parallel.py: each gradient averaged by shard.all_reduce,
+#      lowered to NCCL calls) must give the same losses as without it.
 #
 # --cpu-only stops before running anything on the GPU (generate, report,
 # lower, ptxas, link, CPU reference run): what CI runs, with --tiny
@@ -99,11 +102,15 @@ t1=$(seconds)
 "$here/scripts/aot-build.sh" --build "$build" --target gpu --gpu-options "$gpu_options" \
   --steps "$steps" --work "$out/memory_gpu" "$out/memory_step.mlir" "$out/memory_gpu.bin" \
   --pipeline="$plan"
+python3 "$here/scripts/data-parallel.py" "$out/loss_step.mlir" -o "$out/loss_dp_step.mlir"
+"$here/scripts/aot-build.sh" --build "$build" --target gpu --gpu-options "$gpu_options" \
+  --steps "$steps" --work "$out/loss_dp_gpu" "$out/loss_dp_step.mlir" "$out/loss_dp_gpu.bin"
 log "lower_link_seconds: $(elapsed "$t1")"
 log "launches_loss_step: $(grep -c 'gpu.launch_func' "$out/loss_gpu/step.mlir")"
 log "cublas_calls_loss_step: $(grep -c 'llvm.call @memopt_cublas_gemm' "$out/loss_gpu/step.mlir")"
 log "launches_memory_step: $(grep -c 'gpu.launch_func' "$out/memory_gpu/step.mlir")"
 log "cublas_calls_memory_step: $(grep -c 'llvm.call @memopt_cublas_gemm' "$out/memory_gpu/step.mlir")"
+log "nccl_calls_loss_dp_step: $(grep -c 'llvm.call @memopt_nccl_all_reduce' "$out/loss_dp_gpu/step.mlir")"
 
 # 4. CPU reference losses.
 t2=$(seconds)
@@ -131,5 +138,16 @@ t3=$(seconds)
 "$out/memory_gpu.bin" > "$out/memory_gpu.out"
 log "gpt2_small_run_seconds: $(elapsed "$t3")"
 grep -E '^(step |cuda_|predicted_|planned_|step_seconds)' "$out/memory_gpu.out" | tee -a "$summary"
+
+# 6. NCCL (one process): the data-parallel loss step against the CPU.
+"$build/bin/memopt-cuda-info" --nccl | grep '^nccl_' | tee -a "$summary"
+"$out/loss_dp_gpu.bin" > "$out/loss_dp_gpu.out"
+grep '^step ' "$out/loss_dp_gpu.out" | sed 's/^/gpu_dp /' | tee -a "$summary"
+dp_status=0
+paste -d' ' "$out/loss_cpu.out" "$out/loss_dp_gpu.out" | grep '^step ' | awk -v rtol="$rtol" '
+  { cpu = $5; gpu = $10; d = cpu - gpu; if (d < 0) d = -d; r = d / (cpu < 0 ? -cpu : cpu);
+    printf "dp_loss_rel_diff %s %.3e\n", $2, r; if (r > rtol) bad = 1 }
+  END { exit bad }' | tee -a "$summary" || dp_status=1
+[ "$dp_status" = 0 ] && log "dp_losses: match (rtol $rtol)" || { log "dp_losses: MISMATCH (rtol $rtol)"; status=1; }
 log "total_seconds: $(elapsed "$t0")"
 exit $status
