@@ -42,8 +42,8 @@ TEST(ProcessPlace, Launchers) {
   EXPECT_EQ(place.localRank, 1);
   EXPECT_EQ(place.source, "PMI_RANK/PMI_SIZE");
   // torchrun without a local rank: the rank is local.
-  ASSERT_TRUE(readProcessPlace(Env{{{"RANK", "2"}, {"WORLD_SIZE", "4"}}},
-                               place, error));
+  ASSERT_TRUE(readProcessPlace(Env{{{"RANK", "2"}, {"WORLD_SIZE", "4"}}}, place,
+                               error));
   EXPECT_EQ(place.localRank, 2);
   // memopt's own variables win over a launcher's.
   ASSERT_TRUE(readProcessPlace(Env{{{"MEMOPT_RANK", "1"},
@@ -64,11 +64,11 @@ TEST(ProcessPlace, Errors) {
   EXPECT_FALSE(readProcessPlace(
       Env{{{"SLURM_PROCID", "4"}, {"SLURM_NTASKS", "4"}}}, place, error));
   EXPECT_EQ(error, "SLURM_PROCID=4 is not a rank of SLURM_NTASKS=4");
-  EXPECT_FALSE(readProcessPlace(
-      Env{{{"RANK", "-1"}, {"WORLD_SIZE", "4"}}}, place, error));
+  EXPECT_FALSE(readProcessPlace(Env{{{"RANK", "-1"}, {"WORLD_SIZE", "4"}}},
+                                place, error));
   EXPECT_EQ(error, "RANK='-1' is not a non-negative integer");
-  EXPECT_FALSE(readProcessPlace(
-      Env{{{"RANK", "0"}, {"WORLD_SIZE", "0"}}}, place, error));
+  EXPECT_FALSE(readProcessPlace(Env{{{"RANK", "0"}, {"WORLD_SIZE", "0"}}},
+                                place, error));
   EXPECT_FALSE(readProcessPlace(
       Env{{{"RANK", "0"}, {"WORLD_SIZE", "2"}, {"LOCAL_RANK", "x"}}}, place,
       error));
@@ -105,8 +105,8 @@ TEST(GridGroup, TwoByFour) {
 /// groups of the right size, with keys 0..size-1 each.
 TEST(GridGroup, Partition) {
   std::vector<int64_t> shape{2, 3, 2};
-  for (std::vector<int64_t> axes :
-       std::vector<std::vector<int64_t>>{{0}, {1}, {2}, {0, 2}, {2, 0}, {1, 0, 2}}) {
+  for (std::vector<int64_t> axes : std::vector<std::vector<int64_t>>{
+           {0}, {1}, {2}, {0, 2}, {2, 0}, {1, 0, 2}}) {
     std::map<int64_t, std::set<int64_t>> keys;
     for (int64_t rank = 0; rank < 12; ++rank) {
       GridGroup group;
@@ -119,7 +119,8 @@ TEST(GridGroup, Partition) {
       EXPECT_EQ(group.size, size);
     }
     for (auto &[color, members] : keys) {
-      EXPECT_EQ(static_cast<int64_t>(members.size()), keys.begin()->second.size());
+      EXPECT_EQ(static_cast<int64_t>(members.size()),
+                keys.begin()->second.size());
       EXPECT_EQ(*members.rbegin(), static_cast<int64_t>(members.size()) - 1);
     }
   }

@@ -1,4 +1,5 @@
-//===- Collectives.h - ranks and grid groups of the NCCL runtime -*- C++ -*-===//
+//===- Collectives.h - ranks and grid groups of the NCCL runtime -*- C++
+//-*-===//
 //
 // The parts of lib/Runtime/CUDA's collectives that need no GPU, kept here so
 // that unit tests can check them on any machine:
@@ -61,8 +62,8 @@ readProcessPlace(const std::function<const char *(const char *)> &getEnv,
     char *end = nullptr;
     long long parsed = std::strtoll(text, &end, 10);
     if (!*text || *end || parsed < 0) {
-      error = std::string(name) + "='" + text +
-              "' is not a non-negative integer";
+      error =
+          std::string(name) + "='" + text + "' is not a non-negative integer";
       return false;
     }
     value = parsed;
@@ -127,8 +128,8 @@ inline bool getGridGroup(const std::vector<int64_t> &shape,
   for (int64_t axis : axes) {
     if (axis < 0 || axis >= static_cast<int64_t>(shape.size()) ||
         inGroup[axis]) {
-      error = "grid axis " + std::to_string(axis) +
-              " is out of range or repeated";
+      error =
+          "grid axis " + std::to_string(axis) + " is out of range or repeated";
       return false;
     }
     inGroup[axis] = true;

@@ -160,8 +160,8 @@ struct MemoptShardToNcclPass
              << element
              << " has no NCCL type (f32, f64, f16, bf16, i8, i32, i64)";
     Type inputElement = inputType.getElementType();
-    if (inputElement != element && !(isa<FloatType>(inputElement) &&
-                                     isa<FloatType>(element)))
+    if (inputElement != element &&
+        !(isa<FloatType>(inputElement) && isa<FloatType>(element)))
       return op->emitError("converts ")
              << inputElement << " to " << element
              << "; only float-to-float conversions are lowered";
@@ -285,10 +285,9 @@ struct MemoptShardToNcclPass
 
   /// This process's rank, as an index.
   Value getRank(OpBuilder &b, Location loc) {
-    func::FuncOp rank = getFunction(
-        b, "memopt_nccl_rank", b.getFunctionType({}, {b.getI64Type()}));
-    Value value = func::CallOp::create(b, loc, rank, ValueRange())
-                      .getResult(0);
+    func::FuncOp rank = getFunction(b, "memopt_nccl_rank",
+                                    b.getFunctionType({}, {b.getI64Type()}));
+    Value value = func::CallOp::create(b, loc, rank, ValueRange()).getResult(0);
     return arith::IndexCastOp::create(b, loc, b.getIndexType(), value);
   }
 
@@ -338,8 +337,7 @@ struct MemoptShardToNcclPass
     SmallVector<int64_t> shape;
     for (int64_t dim : permutation)
       shape.push_back(type.getDimSize(dim));
-    Value init =
-        tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+    Value init = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
     return linalg::TransposeOp::create(b, loc, value, init, permutation)
         .getResult()[0];
   }
@@ -359,8 +357,7 @@ struct MemoptShardToNcclPass
     auto recvBufferType = MemRefType::get(recvType.getShape(), element);
     Value recvBuffer = memref::AllocOp::create(b, loc, recvBufferType);
 
-    SmallVector<Type> types{b.getI64Type(), unranked, unranked,
-                            b.getI64Type()};
+    SmallVector<Type> types{b.getI64Type(), unranked, unranked, b.getI64Type()};
     SmallVector<Value> args{
         group, memref::CastOp::create(b, loc, unranked, sendBuffer),
         memref::CastOp::create(b, loc, unranked, recvBuffer),
@@ -371,8 +368,7 @@ struct MemoptShardToNcclPass
           arith::ConstantIntOp::create(b, loc, b.getI32Type(), *reduction));
     }
     std::string name = ("memopt_nccl_" + kind + "_" + suffix).str();
-    func::FuncOp function =
-        getFunction(b, name, b.getFunctionType(types, {}));
+    func::FuncOp function = getFunction(b, name, b.getFunctionType(types, {}));
     func::CallOp::create(b, loc, function, args);
     return bufferization::ToTensorOp::create(b, loc, recvType, recvBuffer,
                                              /*restrict=*/b.getUnitAttr(),

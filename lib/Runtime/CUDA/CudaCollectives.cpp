@@ -97,8 +97,7 @@ ncclUniqueId rendezvous(Nccl &n) {
     if (!file || std::fwrite(&id, sizeof(id), 1, file) != 1 ||
         std::fclose(file) != 0 ||
         std::rename(temporary.c_str(), path.c_str()) != 0)
-      fatal("cannot write the NCCL id to MEMOPT_NCCL_ID_FILE=%s",
-            path.c_str());
+      fatal("cannot write the NCCL id to MEMOPT_NCCL_ID_FILE=%s", path.c_str());
     return id;
   }
   int64_t timeout = 300;
@@ -116,8 +115,8 @@ ncclUniqueId rendezvous(Nccl &n) {
     if (std::chrono::steady_clock::now() > deadline)
       fatal("rank %lld waited %lld s for rank 0 to write "
             "MEMOPT_NCCL_ID_FILE=%s (MEMOPT_NCCL_TIMEOUT)",
-            static_cast<long long>(place.rank),
-            static_cast<long long>(timeout), path.c_str());
+            static_cast<long long>(place.rank), static_cast<long long>(timeout),
+            path.c_str());
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
 }
@@ -162,8 +161,8 @@ Nccl *loadNccl() {
   (void)memopt::cuda::stream();
   ncclUniqueId id = rendezvous(*n);
   check(*n, nullptr,
-        n->ncclCommInitRank(&n->world, static_cast<int>(n->place.worldSize),
-                            id, static_cast<int>(n->place.rank)),
+        n->ncclCommInitRank(&n->world, static_cast<int>(n->place.worldSize), id,
+                            static_cast<int>(n->place.rank)),
         "ncclCommInitRank");
   return n;
 }
@@ -244,8 +243,7 @@ void *buffer(int64_t rank, void *descriptor, int64_t count, int32_t code,
     if (sizes[i] != 1 && strides[i] != elements)
       fatal("memopt_nccl: the %s buffer is not contiguous (dimension %lld "
             "has stride %lld, expected %lld)",
-            what, static_cast<long long>(i),
-            static_cast<long long>(strides[i]),
+            what, static_cast<long long>(i), static_cast<long long>(strides[i]),
             static_cast<long long>(elements));
     elements *= sizes[i];
   }
@@ -351,22 +349,22 @@ int64_t memopt_nccl_group(int64_t g0, int64_t g1, int64_t g2, int64_t g3,
 ///     over the group of chunk k of every send (chunks of recvCount
 ///     elements), k being this process's place in the group.
 #define MEMOPT_NCCL_TYPED(suffix, code)                                        \
-  void memopt_nccl_all_reduce_##suffix(int64_t groupId, int64_t sendRank,      \
-                                       void *send, int64_t recvRank,           \
-                                       void *recv, int64_t count, int32_t op) { \
-    allReduce(groupId, buffer(sendRank, send, count, code, "send"),           \
+  void memopt_nccl_all_reduce_##suffix(                                        \
+      int64_t groupId, int64_t sendRank, void *send, int64_t recvRank,         \
+      void *recv, int64_t count, int32_t op) {                                 \
+    allReduce(groupId, buffer(sendRank, send, count, code, "send"),            \
               buffer(recvRank, recv, count, code, "recv"), count, code, op);   \
   }                                                                            \
   void memopt_nccl_all_gather_##suffix(int64_t groupId, int64_t sendRank,      \
                                        void *send, int64_t recvRank,           \
                                        void *recv, int64_t sendCount) {        \
-    allGather(groupId, buffer(sendRank, send, sendCount, code, "send"),       \
+    allGather(groupId, buffer(sendRank, send, sendCount, code, "send"),        \
               buffer(recvRank, recv, -1, code, "recv"), sendCount, code);      \
   }                                                                            \
   void memopt_nccl_reduce_scatter_##suffix(                                    \
       int64_t groupId, int64_t sendRank, void *send, int64_t recvRank,         \
       void *recv, int64_t recvCount, int32_t op) {                             \
-    reduceScatter(groupId, buffer(sendRank, send, -1, code, "send"),          \
+    reduceScatter(groupId, buffer(sendRank, send, -1, code, "send"),           \
                   buffer(recvRank, recv, recvCount, code, "recv"), recvCount,  \
                   code, op);                                                   \
   }

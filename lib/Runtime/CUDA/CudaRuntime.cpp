@@ -15,6 +15,8 @@
 //     memopt-linalg-to-cublas rewrites;
 //   * `memopt_cuda_*` queries (cuMemGetInfo, live/peak bytes, a report).
 //
+// The NCCL collectives are in CudaCollectives.cpp.
+//
 // The driver (libcuda.so.1) and cuBLAS are opened with dlopen on first use:
 // the library builds and links with the toolkit's headers only, and a
 // machine without a driver or a device gets a clear message and exit status
