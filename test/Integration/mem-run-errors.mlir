@@ -42,14 +42,18 @@
 // up surfaces at the op, then mem-run says what it was doing. (A train op
 // without a lowering fails the same way, in convert-train-to-linalg:
 // "failed to legalize operation 'train.<op>' that was explicitly marked
-// illegal".) A collective needs the sharding lowering first:
+// illegal".) An elementwise op on whole tensors is not bufferized:
 // RUN: not mem-run %t/unlowered.mlir 2>&1 | FileCheck %s --check-prefix=UNLOWERED
-// UNLOWERED: unlowered.mlir:3:8: error: op was not bufferized
+// UNLOWERED: unlowered.mlir:2:8: error: op was not bufferized
 // UNLOWERED: mem-run: error: cannot lower @step to LLVM (see the diagnostic above)
 // A GPU op has no CPU translation:
 // RUN: not mem-run %t/gpu-op.mlir 2>&1 | FileCheck %s --check-prefix=GPU
 // GPU: gpu-op.mlir:2:8: error: cannot be converted to LLVM IR: missing `LLVMTranslationDialectInterface` registration for dialect for op: gpu.thread_id
 // GPU: mem-run: error: cannot compile the lowered step: could not convert to LLVM IR
+
+// Collectives lower to NCCL calls on the GPU target only.
+// RUN: not mem-run %t/collective.mlir 2>&1 | FileCheck %s --check-prefix=COLLECTIVE
+// COLLECTIVE: collective.mlir:3:8: error: 'shard.all_reduce' runs on the GPU target only (NCCL; scripts/aot-build.sh --target gpu): the CPU path has no collectives yet
 
 // Symbols mem-run adds must be free.
 // RUN: not mem-run %t/reserved.mlir 2>&1 | FileCheck %s --check-prefix=RESERVED
@@ -118,9 +122,8 @@ func.func @step(%ids: tensor<4xi64>) {
 }
 
 //--- unlowered.mlir
-shard.grid @grid(shape = 2)
 func.func @step(%x: tensor<4xf32>) -> tensor<4xf32> {
-  %y = shard.all_reduce %x on @grid grid_axes = [0] : tensor<4xf32> -> tensor<4xf32>
+  %y = math.absf %x : tensor<4xf32>
   return %y : tensor<4xf32>
 }
 
@@ -151,5 +154,12 @@ func.func @step() -> tensor<4xf32> {
   %w = train.param "w" : tensor<4xf32>
   %v = train.param "w" : tensor<8xf32>
   %y = train.relu %w : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+//--- collective.mlir
+shard.grid @dp(shape = 2)
+func.func @step(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = shard.all_reduce %x on @dp grid_axes = [0] : tensor<4xf32> -> tensor<4xf32>
   return %y : tensor<4xf32>
 }

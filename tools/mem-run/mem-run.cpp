@@ -26,6 +26,8 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Shard/IR/ShardDialect.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -1396,6 +1398,22 @@ static LogicalResult runMain() {
   FailureOr<func::FuncOp> step = findStep(*module);
   if (failed(step))
     return failure();
+  // Collectives lower to NCCL calls (memopt-shard-to-nccl) on the GPU only.
+  if (target == "cpu") {
+    Operation *collective = nullptr;
+    module->walk([&](Operation *op) {
+      if (isa_and_nonnull<shard::ShardDialect>(op->getDialect()) &&
+          !isa<shard::GridOp>(op) && !collective)
+        collective = op;
+    });
+    if (collective) {
+      collective->emitError()
+          << "'" << collective->getName()
+          << "' runs on the GPU target only (NCCL; scripts/aot-build.sh "
+             "--target gpu): the CPU path has no collectives yet";
+      return failure();
+    }
+  }
   if (checkGradients) {
     PassManager pm(&context);
     OpPassManager &funcPM = pm.nest<func::FuncOp>();
