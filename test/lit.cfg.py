@@ -40,6 +40,10 @@ runner_libs = [
     os.path.join(config.memopt_obj_root, "lib", "libmemopt_runtime.so"),
 ]
 config.substitutions.append(("%runner_libs", "-shared-libs=" + ",".join(runner_libs)))
+# memopt-lower-to-gpu with its kernels run as CPU loops (every reduction a
+# block reduction of at most 32 threads, cuBLAS calls computed by
+# libmemopt_runtime): GPU lowering results checked by execution on the CPU.
+config.substitutions.append(("%gpu_emulator", "--memopt-lower-to-gpu='emulate=true reduction-min-extent=1 block-size=32'"))
 # The NCCL entry points simulated on the CPU (test/lib/Runtime/NcclLoopback.cpp).
 config.substitutions.append(("%nccl_loopback", os.path.join(config.memopt_obj_root, "lib", "libmemopt_nccl_loopback.so")))
 

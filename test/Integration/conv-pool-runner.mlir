@@ -8,6 +8,11 @@
 // RUN: mem-opt %s --convert-train-to-linalg --memopt-lower-to-cpu \
 // RUN:   | %mlir_runner -e main -entry-point-result=void %runner_libs \
 // RUN:   | FileCheck %s
+// The same through memopt-lower-to-gpu's kernels, run as CPU loops (every
+// reduction a block reduction, matmuls through the CPU cuBLAS stand-in):
+// RUN: mem-opt %s --convert-train-to-linalg %gpu_emulator \
+// RUN:   | %mlir_runner -e main -entry-point-result=void %runner_libs \
+// RUN:   | FileCheck %s
 
 func.func @max_f32(%x: tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32> {
   %r = train.max_pool2d %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1>}

@@ -6,6 +6,11 @@
 // RUN: mem-opt %s --convert-train-to-linalg --memopt-lower-to-cpu \
 // RUN:   | %mlir_runner -e main -entry-point-result=void %runner_libs \
 // RUN:   | FileCheck %s
+// The same through memopt-lower-to-gpu's kernels, run as CPU loops (every
+// reduction a block reduction, matmuls through the CPU cuBLAS stand-in):
+// RUN: mem-opt %s --convert-train-to-linalg %gpu_emulator \
+// RUN:   | %mlir_runner -e main -entry-point-result=void %runner_libs \
+// RUN:   | FileCheck %s
 
 func.func @conv_f64(%x: tensor<1x4x6x5xf64>, %w: tensor<4x2x3x2xf64>) -> tensor<1x4x3x5xf64> {
   %r = train.conv2d %x, %w {strides = array<i64: 2, 1>, padding = array<i64: 1, 1>, dilation = array<i64: 1, 2>, groups = 2 : i64}

@@ -5,6 +5,11 @@
 // RUN: mem-opt %s --convert-train-to-linalg --memopt-lower-to-cpu \
 // RUN:   | %mlir_runner -e main -entry-point-result=void %runner_libs \
 // RUN:   | FileCheck %s
+// The same through memopt-lower-to-gpu's kernels, run as CPU loops (every
+// reduction a block reduction, matmuls through the CPU cuBLAS stand-in):
+// RUN: mem-opt %s --convert-train-to-linalg %gpu_emulator \
+// RUN:   | %mlir_runner -e main -entry-point-result=void %runner_libs \
+// RUN:   | FileCheck %s
 
 func.func @up_f64(%x: tensor<2x1x2x2xf64>) -> tensor<2x1x6x6xf64> {
   %r = train.upsample_nearest2d %x {scale = 3 : i64} : tensor<2x1x2x2xf64> -> tensor<2x1x6x6xf64>

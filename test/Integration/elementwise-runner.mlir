@@ -4,6 +4,11 @@
 // RUN: mem-opt %s --convert-train-to-linalg --memopt-lower-to-cpu \
 // RUN:   | %mlir_runner -e main -entry-point-result=void %runner_libs \
 // RUN:   | FileCheck %s
+// The same through memopt-lower-to-gpu's kernels, run as CPU loops (every
+// reduction a block reduction, matmuls through the CPU cuBLAS stand-in):
+// RUN: mem-opt %s --convert-train-to-linalg %gpu_emulator \
+// RUN:   | %mlir_runner -e main -entry-point-result=void %runner_libs \
+// RUN:   | FileCheck %s
 
 func.func @binary(%a: tensor<4xf32>, %b: tensor<4xf32>)
     -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {

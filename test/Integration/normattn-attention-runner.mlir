@@ -12,6 +12,11 @@
 // RUN: mem-opt %s --convert-train-to-linalg --memopt-lower-to-cpu \
 // RUN:   | %mlir_runner -e main -entry-point-result=void %runner_libs \
 // RUN:   | FileCheck %s
+// The same through memopt-lower-to-gpu's kernels, run as CPU loops (every
+// reduction a block reduction, matmuls through the CPU cuBLAS stand-in):
+// RUN: mem-opt %s --convert-train-to-linalg %gpu_emulator \
+// RUN:   | %mlir_runner -e main -entry-point-result=void %runner_libs \
+// RUN:   | FileCheck %s
 
 func.func @attention_f32_gqa_causal(%q: tensor<1x4x3x4xf32>, %k: tensor<1x2x5x4xf32>, %v: tensor<1x2x5x4xf32>) -> (tensor<1x4x3x4xf32>, tensor<1x4x3xf32>) {
   %o, %lse = train.attention %q, %k, %v {causal, scale = 5.000000e-01 : f64}

@@ -21,6 +21,7 @@
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 #include "memopt/InitAll.h"
 #include "memopt/Runtime/AllocHook.h"
+#include "memopt/Runtime/CublasReference.h"
 #include "memopt/Transforms/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -149,15 +150,18 @@ static cl::opt<std::string> emitAOT(
 
 static cl::opt<std::string> target(
     "target",
-    cl::desc("Lowering of --emit-aot: cpu (memopt-lower-to-cpu, the default) "
-             "or gpu (memopt-lower-to-gpu; mem-run itself runs on the CPU "
-             "only)"),
+    cl::desc("Lowering: cpu (memopt-lower-to-cpu, the default); gpu "
+             "(memopt-lower-to-gpu, with --emit-aot only: mem-run runs on the "
+             "CPU); gpu-emulator (memopt-lower-to-gpu{emulate=true}: the GPU "
+             "kernels and cuBLAS calls run as CPU code, to check the GPU "
+             "lowering's results without a GPU; not with --emit-aot)"),
     cl::init("cpu"), cl::cat(memRunCategory));
 
 static cl::opt<std::string>
     gpuOptions("gpu-options",
-               cl::desc("Options of memopt-lower-to-gpu for --target=gpu, e.g. "
-                        "'chip=sm_80 features=+ptx80'"),
+               cl::desc("Options of memopt-lower-to-gpu for --target=gpu or "
+                        "gpu-emulator, e.g. 'chip=sm_80 features=+ptx80' or "
+                        "'reduction-min-extent=1'"),
                cl::init(""), cl::cat(memRunCategory));
 
 static cl::opt<unsigned>
@@ -521,12 +525,16 @@ static LogicalResult lowerToLLVM(ModuleOp module) {
   if (failed(applyPassManagerCLOptions(pm)))
     return failure();
   pm.addPass(createConvertTrainToLinalgPass());
-  if (target == "gpu") {
+  if (target == "gpu" || target == "gpu-emulator") {
     LowerToGPUOptions options;
     std::string errors;
     llvm::raw_string_ostream errorStream(errors);
     if (failed(options.parseFromString(gpuOptions, errorStream)))
       return fail("invalid --gpu-options '" + gpuOptions + "': " + errors);
+    if (target == "gpu-emulator")
+      options.emulate = true;
+    else if (options.emulate)
+      return fail("--gpu-options emulate=true: use --target=gpu-emulator");
     buildLowerToGPUPipeline(pm, options);
   } else {
     buildLowerToCPUPipeline(pm);
@@ -557,6 +565,8 @@ getRuntimeSymbols(llvm::orc::MangleAndInterner interner) {
   add("_mlir_memref_to_llvm_free", &_mlir_memref_to_llvm_free);
   // Copies between memrefs that are not contiguous lower to this call.
   add("memrefCopy", &memrefCopy);
+  // cuBLAS calls of --target=gpu-emulator, computed on the CPU.
+  add("memopt_cublas_gemm", &memopt_cublas_gemm);
   using F1 = float (*)(float);
   using D1 = double (*)(double);
   using F2 = float (*)(float, float);
@@ -1341,11 +1351,16 @@ static LogicalResult runMain() {
     return fail("--measure-peak needs at least one step (--steps >= 1)");
   if (!llvm::CodeGenOpt::getLevel(optLevel))
     return fail("--opt-level must be 0, 1, 2 or 3");
-  if (target != "cpu" && target != "gpu")
-    return fail("--target must be cpu or gpu, got '" + target + "'");
+  if (target != "cpu" && target != "gpu" && target != "gpu-emulator")
+    return fail("--target must be cpu, gpu or gpu-emulator, got '" + target +
+                "'");
+  if (target == "gpu-emulator" && !emitAOT.empty())
+    return fail("--target=gpu-emulator runs in mem-run only; --emit-aot "
+                "builds for cpu or gpu");
   if (target == "gpu" && emitAOT.empty())
     return fail("--target=gpu needs --emit-aot: mem-run runs steps on the "
-                "CPU only; build a GPU binary with scripts/aot-build.sh");
+                "CPU only; build a GPU binary with scripts/aot-build.sh, or "
+                "run the GPU kernels on the CPU with --target=gpu-emulator");
   if (!emitAOT.empty() && checkGradients)
     return fail("--emit-aot and --check-gradients cannot be combined");
 
@@ -1399,7 +1414,7 @@ static LogicalResult runMain() {
   if (failed(step))
     return failure();
   // Collectives lower to NCCL calls (memopt-shard-to-nccl) on the GPU only.
-  if (target == "cpu") {
+  if (target != "gpu") {
     Operation *collective = nullptr;
     module->walk([&](Operation *op) {
       if (isa_and_nonnull<shard::ShardDialect>(op->getDialect()) &&
@@ -1410,7 +1425,8 @@ static LogicalResult runMain() {
       collective->emitError()
           << "'" << collective->getName()
           << "' runs on the GPU target only (NCCL; scripts/aot-build.sh "
-             "--target gpu): the CPU path has no collectives yet";
+             "--target gpu): the CPU path and the emulator have no "
+             "collectives yet";
       return failure();
     }
   }

@@ -100,6 +100,13 @@ struct LowerToGPUOptions : public PassPipelineOptions<LowerToGPUOptions> {
   PassOptions::Option<std::string> toolkit{
       *this, "toolkit", llvm::cl::desc("CUDA toolkit root (ptxas, libdevice)"),
       llvm::cl::init(MEMOPT_CUDA_TOOLKIT_PATH)};
+  PassOptions::Option<bool> emulate{
+      *this, "emulate",
+      llvm::cl::desc("Run the kernels as CPU loops instead of compiling them "
+                     "(memopt-gpu-emulate-launches; cuBLAS calls then need a "
+                     "CPU memopt_cublas_gemm, as libmemopt_runtime has): "
+                     "checks the GPU lowering's results without a GPU"),
+      llvm::cl::init(false)};
 };
 
 /// Adds the passes that take a module of linalg-on-tensors (the output of

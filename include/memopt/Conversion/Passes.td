@@ -307,6 +307,48 @@ def MemoptGPUMapLoopsPass
   ];
 }
 
+def MemoptGPUEmulateLaunchesPass
+    : Pass<"memopt-gpu-emulate-launches", "::mlir::func::FuncOp"> {
+  let summary = "Runs gpu.launch bodies as CPU loops, to check kernels without a GPU";
+  let description = [{
+    Replaces every `gpu.launch` by sequential loops over its blocks and
+    threads (x fastest), executing the body once per thread on the CPU, so
+    that the kernels `memopt-lower-to-gpu` forms (loop mapping, block
+    reductions) can be executed and compared with the CPU lowering on a
+    machine without a GPU. `memopt-lower-to-gpu{emulate=true}` uses it in
+    place of outlining, NVVM and ptxas; `mem-run --target=gpu` without
+    `--emit-aot` runs that.
+
+    A top-level `gpu.all_reduce` (op form) is a synchronization point: for
+    each block, the body up to it runs for every thread, storing the
+    operand in an array (a `memref.alloca`, hoisted to the function's entry
+    when the block size is static); the array is folded in thread order;
+    then the body
+    runs again for every thread with the all-reduce's result replaced by
+    the fold. This re-execution is only correct when nothing before the
+    last all-reduce writes memory, which the pass checks. Not emulated (an
+    error): `gpu.barrier`, shuffles, subgroup reductions, all-reduces with
+    a region or nested in control flow, workgroup or private attributions,
+    asynchronous launches.
+
+    Races between threads (two threads writing one element) are not
+    detected: threads run one after another.
+
+    ```mlir
+    gpu.launch blocks(%bx, %by, %bz) in (%gx = %c8, ...)
+               threads(%tx, %ty, %tz) in (%sx = %c256, ...) { ... }
+    // becomes
+    scf.for %bz = %c0 to %c1 step %c1 { scf.for %by ... { scf.for %bx ...
+      { scf.for %tz ... { scf.for %ty ... { scf.for %tx ... { body } } } } } }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+  ];
+}
+
 def MemoptGPUMergeKernelModulesPass
     : Pass<"memopt-gpu-merge-kernel-modules", "::mlir::ModuleOp"> {
   let summary = "Puts every outlined kernel into one gpu.module";

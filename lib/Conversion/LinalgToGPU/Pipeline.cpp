@@ -52,6 +52,16 @@ void mlir::memopt::buildLowerToGPUPipeline(OpPassManager &pm,
   MemoptGPUMapLoopsPassOptions mapLoops;
   mapLoops.blockSize = options.blockSize;
   pm.addNestedPass<func::FuncOp>(createMemoptGPUMapLoopsPass(mapLoops));
+
+  // Emulation: the kernels as CPU loops, then the CPU's lowering.
+  if (options.emulate) {
+    pm.addNestedPass<func::FuncOp>(createMemoptGPUEmulateLaunchesPass());
+    buildLoopsToControlFlowPipeline(pm);
+    buildHostToLLVMPipeline(pm);
+    pm.addPass(createReconcileUnrealizedCastsPass());
+    return;
+  }
+
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createMemoptGPUMergeKernelModulesPass());
   GpuNVVMAttachTargetOptions attach;
