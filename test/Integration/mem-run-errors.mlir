@@ -53,7 +53,7 @@
 
 // Collectives lower to NCCL calls on the GPU target only.
 // RUN: not mem-run %t/collective.mlir 2>&1 | FileCheck %s --check-prefix=COLLECTIVE
-// COLLECTIVE: collective.mlir:3:8: error: 'shard.all_reduce' runs on the GPU target only (NCCL; scripts/aot-build.sh --target gpu): the CPU path and the emulator have no collectives yet
+// COLLECTIVE: collective.mlir:3:8: error: 'shard.all_reduce' runs on the GPU target only (NCCL; scripts/aot-build.sh --target gpu, or --target=gpu-emulator for one process): the CPU path has no collectives yet
 
 // Symbols mem-run adds must be free.
 // RUN: not mem-run %t/reserved.mlir 2>&1 | FileCheck %s --check-prefix=RESERVED

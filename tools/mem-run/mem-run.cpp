@@ -546,6 +546,63 @@ static LogicalResult lowerToLLVM(ModuleOp module) {
 // Running
 //===----------------------------------------------------------------------===//
 
+/// The NCCL entry points of memopt-shard-to-nccl for --target=gpu-emulator:
+/// one process, so every collective copies its input (a sum, average,
+/// product, max or min over one process, a gather or scatter among one).
+/// A grid of more processes is an error at its first collective.
+namespace emulated_nccl {
+
+[[noreturn]] static void fail(const std::string &message) {
+  std::fflush(stdout);
+  llvm::errs() << "mem-run: error: " << message << "\n";
+  std::exit(1);
+}
+
+static int64_t group(int64_t g0, int64_t g1, int64_t g2, int64_t g3,
+                     int64_t /*a0*/, int64_t /*a1*/, int64_t /*a2*/,
+                     int64_t /*a3*/) {
+  int64_t processes = 1;
+  for (int64_t extent : {g0, g1, g2, g3})
+    if (extent > 0)
+      processes *= extent;
+  if (processes != 1)
+    fail("--target=gpu-emulator runs one process, but the step's grid has " +
+         std::to_string(processes));
+  return 0;
+}
+
+static int64_t rank() { return 0; }
+
+/// Copies `count` elements of `bytes` bytes between two unranked memrefs
+/// (rank, descriptor), as the lowering passes them.
+static void copy(void *sendDescriptor, void *recvDescriptor, int64_t count,
+                 int64_t bytes) {
+  struct Header {
+    char *allocated;
+    char *aligned;
+    int64_t offset;
+  };
+  auto *send = static_cast<Header *>(sendDescriptor);
+  auto *recv = static_cast<Header *>(recvDescriptor);
+  std::memmove(recv->aligned + recv->offset * bytes,
+               send->aligned + send->offset * bytes, count * bytes);
+}
+
+template <int64_t Bytes>
+static void reduce(int64_t /*group*/, int64_t /*sendRank*/, void *send,
+                   int64_t /*recvRank*/, void *recv, int64_t count,
+                   int32_t /*op*/) {
+  copy(send, recv, count, Bytes);
+}
+
+template <int64_t Bytes>
+static void gather(int64_t /*group*/, int64_t /*sendRank*/, void *send,
+                   int64_t /*recvRank*/, void *recv, int64_t count) {
+  copy(send, recv, count, Bytes);
+}
+
+} // namespace emulated_nccl
+
 /// The allocation hooks lowered code calls, the strided copy of MLIR's C
 /// runner utilities (libmlir_c_runner_utils.so), and the C math functions that
 /// math-to-libm and LLVM's intrinsic lowering emit calls to. The JIT would
@@ -565,8 +622,31 @@ getRuntimeSymbols(llvm::orc::MangleAndInterner interner) {
   add("_mlir_memref_to_llvm_free", &_mlir_memref_to_llvm_free);
   // Copies between memrefs that are not contiguous lower to this call.
   add("memrefCopy", &memrefCopy);
-  // cuBLAS calls of --target=gpu-emulator, computed on the CPU.
+  // cuBLAS calls and collectives of --target=gpu-emulator, on the CPU.
   add("memopt_cublas_gemm", &memopt_cublas_gemm);
+  add("memopt_nccl_group", &emulated_nccl::group);
+  add("memopt_nccl_rank", &emulated_nccl::rank);
+  for (auto [suffix, bytes] :
+       std::initializer_list<std::pair<const char *, int>>{{"f32", 4},
+                                                           {"f64", 8},
+                                                           {"f16", 2},
+                                                           {"bf16", 2},
+                                                           {"i8", 1},
+                                                           {"i32", 4},
+                                                           {"i64", 8}}) {
+    auto pick = [&](auto one, auto two, auto four, auto eight) {
+      return bytes == 1 ? one : bytes == 2 ? two : bytes == 4 ? four : eight;
+    };
+    add(std::string("memopt_nccl_all_reduce_") + suffix,
+        pick(&emulated_nccl::reduce<1>, &emulated_nccl::reduce<2>,
+             &emulated_nccl::reduce<4>, &emulated_nccl::reduce<8>));
+    add(std::string("memopt_nccl_reduce_scatter_") + suffix,
+        pick(&emulated_nccl::reduce<1>, &emulated_nccl::reduce<2>,
+             &emulated_nccl::reduce<4>, &emulated_nccl::reduce<8>));
+    add(std::string("memopt_nccl_all_gather_") + suffix,
+        pick(&emulated_nccl::gather<1>, &emulated_nccl::gather<2>,
+             &emulated_nccl::gather<4>, &emulated_nccl::gather<8>));
+  }
   using F1 = float (*)(float);
   using D1 = double (*)(double);
   using F2 = float (*)(float, float);
@@ -1414,7 +1494,7 @@ static LogicalResult runMain() {
   if (failed(step))
     return failure();
   // Collectives lower to NCCL calls (memopt-shard-to-nccl) on the GPU only.
-  if (target != "gpu") {
+  if (target == "cpu") {
     Operation *collective = nullptr;
     module->walk([&](Operation *op) {
       if (isa_and_nonnull<shard::ShardDialect>(op->getDialect()) &&
@@ -1425,8 +1505,8 @@ static LogicalResult runMain() {
       collective->emitError()
           << "'" << collective->getName()
           << "' runs on the GPU target only (NCCL; scripts/aot-build.sh "
-             "--target gpu): the CPU path and the emulator have no "
-             "collectives yet";
+             "--target gpu, or --target=gpu-emulator for one process): the "
+             "CPU path has no collectives yet";
       return failure();
     }
   }
