@@ -104,6 +104,9 @@ checkLaunch(gpu::LaunchOp launch) {
         "cannot emulate a gpu.launch with workgroup or private attributions");
   if (launch.getClusterSizeX())
     return launch.emitError("cannot emulate a gpu.launch with clusters");
+  if (!launch.getBody().hasOneBlock())
+    return launch.emitError(
+        "cannot emulate a gpu.launch whose body has several blocks");
   Block &body = launch.getBody().front();
   SmallVector<gpu::AllReduceOp> syncs;
   WalkResult walk = body.walk([&](Operation *op) -> WalkResult {

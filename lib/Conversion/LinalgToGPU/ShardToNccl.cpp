@@ -78,6 +78,9 @@ struct MemoptShardToNcclPass
     : public memopt::impl::MemoptShardToNcclPassBase<MemoptShardToNcclPass> {
   using Base::Base;
 
+  /// Set when a runtime function is already declared with another type.
+  bool badDeclaration = false;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SymbolTableCollection symbols;
@@ -103,6 +106,8 @@ struct MemoptShardToNcclPass
     for (Operation *op : collectives)
       if (failed(lower(op, symbols)))
         return signalPassFailure();
+    if (badDeclaration)
+      return signalPassFailure();
 
     // The grids have no users left.
     for (auto grid : llvm::make_early_inc_range(module.getOps<shard::GridOp>()))
@@ -271,11 +276,19 @@ struct MemoptShardToNcclPass
     return success();
   }
 
-  /// Declares `name` (private) in the module on first use.
+  /// Declares `name` (private) in the module on first use. A declaration
+  /// of another type already there is reported (and fails the pass).
   func::FuncOp getFunction(OpBuilder &b, StringRef name, FunctionType type) {
     ModuleOp module = getOperation();
-    if (auto func = module.lookupSymbol<func::FuncOp>(name))
+    if (auto func = module.lookupSymbol<func::FuncOp>(name)) {
+      if (func.getFunctionType() != type && !badDeclaration) {
+        func.emitError("@")
+            << name << " has type " << func.getFunctionType()
+            << ", but memopt-shard-to-nccl calls the runtime's " << type;
+        badDeclaration = true;
+      }
       return func;
+    }
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(module.getBody());
     auto func = func::FuncOp::create(b, module.getLoc(), name, type);

@@ -87,7 +87,10 @@ ncclUniqueId rendezvous(Nccl &n) {
     check(n, nullptr, n.ncclGetUniqueId(&id), "ncclGetUniqueId");
     return id;
   }
-  std::string path = std::getenv("MEMOPT_NCCL_ID_FILE");
+  const char *file = std::getenv("MEMOPT_NCCL_ID_FILE");
+  if (!file) // loadNccl checked that one of the two is set.
+    fatal("neither NCCL_COMM_ID nor MEMOPT_NCCL_ID_FILE is set");
+  std::string path = file;
   if (place.rank == 0) {
     check(n, nullptr, n.ncclGetUniqueId(&id), "ncclGetUniqueId");
     // Written whole under a temporary name, then renamed: a reader never

@@ -78,3 +78,13 @@ func.func @int_average(%a: tensor<4xi32>) -> tensor<2xi32> {
   %0 = shard.reduce_scatter %a on @grid grid_axes = [0] reduction = average scatter_axis = 0 : tensor<4xi32> -> tensor<2xi32>
   return %0 : tensor<2xi32>
 }
+
+// -----
+
+// expected-error@+1 {{@memopt_nccl_group has type '() -> ()', but memopt-shard-to-nccl calls the runtime's '(i64, i64, i64, i64, i64, i64, i64, i64) -> i64'}}
+func.func private @memopt_nccl_group()
+shard.grid @grid(shape = 2)
+func.func @declared(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = shard.all_reduce %a on @grid grid_axes = [0] : tensor<4xf32> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
