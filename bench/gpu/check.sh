@@ -16,7 +16,9 @@
 #      lowered to NCCL calls) must give the same losses as without it.
 #
 # --cpu-only stops before running anything on the GPU (generate, report,
-# lower, ptxas, link, CPU reference run): what CI runs, with --tiny
+# lower, ptxas, link, CPU reference run, and the loss model through the GPU
+# lowering with its kernels run on the CPU, mem-run --target=gpu-emulator,
+# whose losses must match the CPU's): what CI runs, with --tiny
 # configurations (test/Integration/gpu-check.test). Results go to --out DIR
 # (default bench/gpu/results); results.txt holds the summary.
 #
@@ -41,7 +43,7 @@ while [ $# -gt 0 ]; do
     --chip) chip=$2; shift 2 ;;
     --steps) steps=$2; shift 2 ;;
     --rtol) rtol=$2; shift 2 ;;
-    -h|--help) sed -n 2,22p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,26p "$0"; exit 0 ;;
     *) echo "check.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -119,8 +121,21 @@ log "cpu_reference_seconds: $(elapsed "$t2")"
 grep '^step ' "$out/loss_cpu.out" | sed 's/^/cpu /' | tee -a "$summary"
 
 if [ "$cpu_only" = 1 ]; then
+  # The loss model's GPU lowering with its kernels and cuBLAS calls run on
+  # the CPU (mem-run --target=gpu-emulator) must give the CPU's losses too.
+  t4=$(seconds)
+  "$build/bin/mem-run" "$out/loss_step.mlir" --steps "$steps" --target=gpu-emulator \
+    --gpu-options "$gpu_options" > "$out/loss_emulator.out"
+  log "emulator_seconds: $(elapsed "$t4")"
+  grep '^step ' "$out/loss_emulator.out" | sed 's/^/emulator /' | tee -a "$summary"
+  status=0
+  paste -d' ' "$out/loss_cpu.out" "$out/loss_emulator.out" | grep '^step ' | awk -v rtol="$rtol" '
+    { cpu = $5; emu = $10; d = cpu - emu; if (d < 0) d = -d; r = d / (cpu < 0 ? -cpu : cpu);
+      printf "emulator_loss_rel_diff %s %.3e\n", $2, r; if (r > rtol) bad = 1 }
+    END { exit bad }' | tee -a "$summary" || status=1
+  [ "$status" = 0 ] && log "emulator_losses: match (rtol $rtol)" || log "emulator_losses: MISMATCH (rtol $rtol)"
   log "gpu: not run (--cpu-only)"
-  exit 0
+  exit $status
 fi
 
 # 5. On the GPU.
