@@ -68,6 +68,23 @@ summary=$out/results.txt
 log() { echo "$*" | tee -a "$summary"; }
 seconds() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(seconds)" 'BEGIN { printf "%.1f", b - a }'; }
+# compare_losses REFERENCE OUTPUT NAME: logs NAME_loss_rel_diff per step and
+# NAME_losses: match or MISMATCH (rtol); fails on a mismatch or on no steps.
+# (awk's status is the pipeline's: the last command's, sh has no pipefail.)
+compare_losses() {
+  matched=1
+  paste -d' ' "$1" "$2" | grep '^step ' | awk -v rtol="$rtol" -v name="$3" '
+    { ref = $5; got = $10; d = ref - got; if (d < 0) d = -d; r = d / (ref < 0 ? -ref : ref);
+      printf "%s_loss_rel_diff %s %.3e\n", name, $2, r; n++; if (!(r <= rtol)) bad = 1 }
+    END { exit (bad || n == 0) }' > "$out/$3_losses.txt" || matched=0
+  tee -a "$summary" < "$out/$3_losses.txt"
+  if [ "$matched" = 1 ]; then
+    log "${3}_losses: match (rtol $rtol)"
+  else
+    log "${3}_losses: MISMATCH (rtol $rtol)"
+    return 1
+  fi
+}
 t0=$(seconds)
 
 # 1. Build.
@@ -129,11 +146,7 @@ if [ "$cpu_only" = 1 ]; then
   log "emulator_seconds: $(elapsed "$t4")"
   grep '^step ' "$out/loss_emulator.out" | sed 's/^/emulator /' | tee -a "$summary"
   status=0
-  paste -d' ' "$out/loss_cpu.out" "$out/loss_emulator.out" | grep '^step ' | awk -v rtol="$rtol" '
-    { cpu = $5; emu = $10; d = cpu - emu; if (d < 0) d = -d; r = d / (cpu < 0 ? -cpu : cpu);
-      printf "emulator_loss_rel_diff %s %.3e\n", $2, r; if (r > rtol) bad = 1 }
-    END { exit bad }' | tee -a "$summary" || status=1
-  [ "$status" = 0 ] && log "emulator_losses: match (rtol $rtol)" || log "emulator_losses: MISMATCH (rtol $rtol)"
+  compare_losses "$out/loss_cpu.out" "$out/loss_emulator.out" emulator || status=1
   log "gpu: not run (--cpu-only)"
   exit $status
 fi
@@ -143,11 +156,7 @@ fi
 "$out/loss_gpu.bin" > "$out/loss_gpu.out"
 grep '^step ' "$out/loss_gpu.out" | sed 's/^/gpu /' | tee -a "$summary"
 status=0
-paste -d' ' "$out/loss_cpu.out" "$out/loss_gpu.out" | grep '^step ' | awk -v rtol="$rtol" '
-  { cpu = $5; gpu = $10; d = cpu - gpu; if (d < 0) d = -d; r = d / (cpu < 0 ? -cpu : cpu);
-    printf "loss_rel_diff %s %.3e\n", $2, r; if (r > rtol) bad = 1 }
-  END { exit bad }' | tee -a "$summary" || status=1
-[ "$status" = 0 ] && log "losses: match (rtol $rtol)" || log "losses: MISMATCH (rtol $rtol)"
+compare_losses "$out/loss_cpu.out" "$out/loss_gpu.out" gpu || status=1
 
 t3=$(seconds)
 "$out/memory_gpu.bin" > "$out/memory_gpu.out"
@@ -158,11 +167,6 @@ grep -E '^(step |cuda_|predicted_|planned_|step_seconds)' "$out/memory_gpu.out" 
 "$build/bin/memopt-cuda-info" --nccl | grep '^nccl_' | tee -a "$summary"
 "$out/loss_dp_gpu.bin" > "$out/loss_dp_gpu.out"
 grep '^step ' "$out/loss_dp_gpu.out" | sed 's/^/gpu_dp /' | tee -a "$summary"
-dp_status=0
-paste -d' ' "$out/loss_cpu.out" "$out/loss_dp_gpu.out" | grep '^step ' | awk -v rtol="$rtol" '
-  { cpu = $5; gpu = $10; d = cpu - gpu; if (d < 0) d = -d; r = d / (cpu < 0 ? -cpu : cpu);
-    printf "dp_loss_rel_diff %s %.3e\n", $2, r; if (r > rtol) bad = 1 }
-  END { exit bad }' | tee -a "$summary" || dp_status=1
-[ "$dp_status" = 0 ] && log "dp_losses: match (rtol $rtol)" || { log "dp_losses: MISMATCH (rtol $rtol)"; status=1; }
+compare_losses "$out/loss_cpu.out" "$out/loss_dp_gpu.out" gpu_dp || status=1
 log "total_seconds: $(elapsed "$t0")"
 exit $status

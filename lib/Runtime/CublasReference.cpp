@@ -1,6 +1,6 @@
 //===- CublasReference.cpp - memopt_cublas_gemm on the CPU ----------------===//
 
-#include "memopt/Runtime/CublasReference.h"
+#include "memopt/Runtime/Cublas.h"
 
 #include <cstdio>
 #include <cstdlib>

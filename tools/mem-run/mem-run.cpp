@@ -21,7 +21,8 @@
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 #include "memopt/InitAll.h"
 #include "memopt/Runtime/AllocHook.h"
-#include "memopt/Runtime/CublasReference.h"
+#include "memopt/Runtime/Collectives.h"
+#include "memopt/Runtime/Cublas.h"
 #include "memopt/Transforms/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -575,30 +576,26 @@ static int64_t rank() { return 0; }
 
 /// Copies `count` elements of `bytes` bytes between two unranked memrefs
 /// (rank, descriptor), as the lowering passes them.
-static void copy(void *sendDescriptor, void *recvDescriptor, int64_t count,
-                 int64_t bytes) {
-  struct Header {
-    char *allocated;
-    char *aligned;
-    int64_t offset;
-  };
-  auto *send = static_cast<Header *>(sendDescriptor);
-  auto *recv = static_cast<Header *>(recvDescriptor);
-  std::memmove(recv->aligned + recv->offset * bytes,
-               send->aligned + send->offset * bytes, count * bytes);
+static void copy(int64_t sendRank, void *send, int64_t recvRank, void *recv,
+                 int64_t count, int64_t bytes) {
+  ::memopt::runtime::UnrankedBuffer from =
+      ::memopt::runtime::readUnrankedBuffer(sendRank, send, bytes);
+  ::memopt::runtime::UnrankedBuffer to =
+      ::memopt::runtime::readUnrankedBuffer(recvRank, recv, bytes);
+  std::memmove(to.data, from.data, count * bytes);
 }
 
 template <int64_t Bytes>
-static void reduce(int64_t /*group*/, int64_t /*sendRank*/, void *send,
-                   int64_t /*recvRank*/, void *recv, int64_t count,
+static void reduce(int64_t /*group*/, int64_t sendRank, void *send,
+                   int64_t recvRank, void *recv, int64_t count,
                    int32_t /*op*/) {
-  copy(send, recv, count, Bytes);
+  copy(sendRank, send, recvRank, recv, count, Bytes);
 }
 
 template <int64_t Bytes>
-static void gather(int64_t /*group*/, int64_t /*sendRank*/, void *send,
-                   int64_t /*recvRank*/, void *recv, int64_t count) {
-  copy(send, recv, count, Bytes);
+static void gather(int64_t /*group*/, int64_t sendRank, void *send,
+                   int64_t recvRank, void *recv, int64_t count) {
+  copy(sendRank, send, recvRank, recv, count, Bytes);
 }
 
 } // namespace emulated_nccl

@@ -14,7 +14,8 @@
 //     a1, ..., ak in that order (a1 slowest), which is the order in which
 //     all_gather concatenates and reduce_scatter distributes. The group is
 //     an ncclCommSplit of the world with color = the process's linear index
-//     on the other axes and key = its index within the group.
+//     on the other axes and key = its index within the group;
+//   * the buffers the lowered code passes (unranked memref descriptors).
 //
 // Header-only, standard C++ only.
 //
@@ -153,6 +154,59 @@ inline bool getGridGroup(const std::vector<int64_t> &shape,
     group.size *= shape[axis];
   }
   return true;
+}
+
+/// The grid and axes of a `memopt_nccl_group(g0, g1, g2, g3, a0, a1, a2,
+/// a3)` call: the extents g0..g3 (0 past the grid's rank) and the axes
+/// a0..a3 (-1 past their number).
+struct GridAxes {
+  std::vector<int64_t> shape, axes;
+};
+
+inline GridAxes decodeGridAxes(int64_t g0, int64_t g1, int64_t g2, int64_t g3,
+                               int64_t a0, int64_t a1, int64_t a2, int64_t a3) {
+  GridAxes decoded;
+  for (int64_t extent : {g0, g1, g2, g3})
+    if (extent > 0)
+      decoded.shape.push_back(extent);
+  for (int64_t axis : {a0, a1, a2, a3})
+    if (axis >= 0)
+      decoded.axes.push_back(axis);
+  return decoded;
+}
+
+/// The data of an unranked memref as lowered code passes it to a C function
+/// (the rank, then a pointer to the ranked descriptor { allocated, aligned,
+/// offset, sizes[rank], strides[rank] }), as memopt-shard-to-nccl passes
+/// the collectives' buffers.
+struct UnrankedBuffer {
+  /// The first element: aligned + offset.
+  char *data = nullptr;
+  /// The number of elements.
+  int64_t elements = 1;
+  /// Whether the strides are the row-major strides of the sizes (size-1
+  /// dimensions excepted): the elements are `data[0, elements)`.
+  bool contiguous = true;
+};
+
+inline UnrankedBuffer readUnrankedBuffer(int64_t rank, void *descriptor,
+                                         int64_t elementBytes) {
+  struct Header {
+    char *allocated;
+    char *aligned;
+    int64_t offset;
+  };
+  auto *header = static_cast<Header *>(descriptor);
+  auto *sizes = reinterpret_cast<int64_t *>(header + 1);
+  const int64_t *strides = sizes + rank;
+  UnrankedBuffer buffer;
+  buffer.data = header->aligned + header->offset * elementBytes;
+  for (int64_t i = rank - 1; i >= 0; --i) {
+    if (sizes[i] != 1 && strides[i] != buffer.elements)
+      buffer.contiguous = false;
+    buffer.elements *= sizes[i];
+  }
+  return buffer;
 }
 
 } // namespace memopt::runtime

@@ -228,34 +228,21 @@ int64_t elementBytes(int32_t code) {
 }
 
 /// The address of the data of an unranked memref (rank, descriptor) that
-/// the lowering passes: { allocated, aligned, offset, sizes[rank],
-/// strides[rank] }. It must be contiguous, and hold `count` elements unless
-/// count is -1 (the gathered or scattered side, whose size NCCL derives).
+/// the lowering passes. It must be contiguous, and hold `count` elements
+/// unless count is -1 (the gathered or scattered side, whose size NCCL
+/// derives).
 void *buffer(int64_t rank, void *descriptor, int64_t count, int32_t code,
              const char *what) {
-  struct Header {
-    char *allocated;
-    char *aligned;
-    int64_t offset;
-  };
-  auto *header = static_cast<Header *>(descriptor);
-  auto *sizes = reinterpret_cast<int64_t *>(header + 1);
-  int64_t *strides = sizes + rank;
-  int64_t elements = 1;
-  for (int64_t i = rank - 1; i >= 0; --i) {
-    if (sizes[i] != 1 && strides[i] != elements)
-      fatal("memopt_nccl: the %s buffer is not contiguous (dimension %lld "
-            "has stride %lld, expected %lld)",
-            what, static_cast<long long>(i), static_cast<long long>(strides[i]),
-            static_cast<long long>(elements));
-    elements *= sizes[i];
-  }
-  if (count >= 0 && elements != count)
+  memopt::runtime::UnrankedBuffer buffer =
+      memopt::runtime::readUnrankedBuffer(rank, descriptor, elementBytes(code));
+  if (!buffer.contiguous)
+    fatal("memopt_nccl: the %s buffer is not contiguous", what);
+  if (count >= 0 && buffer.elements != count)
     fatal("memopt_nccl: the %s buffer holds %lld elements, the call says "
           "%lld",
-          what, static_cast<long long>(elements),
+          what, static_cast<long long>(buffer.elements),
           static_cast<long long>(count));
-  return header->aligned + header->offset * elementBytes(code);
+  return buffer.data;
 }
 
 void allReduce(int64_t groupId, void *send, void *recv, int64_t count,
@@ -301,13 +288,8 @@ extern "C" {
 int64_t memopt_nccl_group(int64_t g0, int64_t g1, int64_t g2, int64_t g3,
                           int64_t a0, int64_t a1, int64_t a2, int64_t a3) {
   Nccl &n = nccl();
-  std::vector<int64_t> shape, axes;
-  for (int64_t extent : {g0, g1, g2, g3})
-    if (extent > 0)
-      shape.push_back(extent);
-  for (int64_t axis : {a0, a1, a2, a3})
-    if (axis >= 0)
-      axes.push_back(axis);
+  auto [shape, axes] =
+      memopt::runtime::decodeGridAxes(g0, g1, g2, g3, a0, a1, a2, a3);
   std::vector<int64_t> cacheKey = shape;
   cacheKey.push_back(-1);
   cacheKey.insert(cacheKey.end(), axes.begin(), axes.end());

@@ -29,6 +29,7 @@
 #include "RuntimeInternal.h"
 
 #include "memopt/Runtime/Collectives.h"
+#include "memopt/Runtime/Cublas.h"
 
 #include <cublas_api.h>
 #include <cuda.h>

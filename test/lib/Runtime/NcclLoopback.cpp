@@ -48,17 +48,12 @@ int64_t rank() {
 
 template <typename T>
 T *data(int64_t rank, void *descriptor, int64_t &elements) {
-  struct Header {
-    T *allocated;
-    T *aligned;
-    int64_t offset;
-  };
-  auto *header = static_cast<Header *>(descriptor);
-  auto *sizes = reinterpret_cast<int64_t *>(header + 1);
-  elements = 1;
-  for (int64_t i = 0; i < rank; ++i)
-    elements *= sizes[i];
-  return header->aligned + header->offset;
+  memopt::runtime::UnrankedBuffer buffer =
+      memopt::runtime::readUnrankedBuffer(rank, descriptor, sizeof(T));
+  if (!buffer.contiguous)
+    fail("a buffer is not contiguous");
+  elements = buffer.elements;
+  return reinterpret_cast<T *>(buffer.data);
 }
 
 template <typename T>
@@ -120,13 +115,8 @@ extern "C" {
 
 int64_t memopt_nccl_group(int64_t g0, int64_t g1, int64_t g2, int64_t g3,
                           int64_t a0, int64_t a1, int64_t a2, int64_t a3) {
-  std::vector<int64_t> shape, axes;
-  for (int64_t extent : {g0, g1, g2, g3})
-    if (extent > 0)
-      shape.push_back(extent);
-  for (int64_t axis : {a0, a1, a2, a3})
-    if (axis >= 0)
-      axes.push_back(axis);
+  auto [shape, axes] =
+      memopt::runtime::decodeGridAxes(g0, g1, g2, g3, a0, a1, a2, a3);
   memopt::runtime::GridGroup group;
   std::string error;
   if (!memopt::runtime::getGridGroup(shape, axes, rank(), group, error))

@@ -1,17 +1,18 @@
-//===- CublasReference.h - memopt_cublas_gemm on the CPU --------*- C++ -*-===//
+//===- Cublas.h - memopt_cublas_gemm, the cuBLAS entry point ----*- C++ -*-===//
 //
-// A CPU implementation of the CUDA runtime's `memopt_cublas_gemm` with the
-// same arguments and column-major semantics as cublasGemmStridedBatchedEx
-// (alpha = beta = 1), so that code lowered by
-// `memopt-lower-to-gpu{emulate=true}` runs on a CPU and the operand
-// descriptions memopt-linalg-to-cublas derives (transposes, leading
-// dimensions, batch strides) are checked by execution. Sums over the depth
-// in order, in f32 (f64 for f64), then adds C, as cuBLAS does with beta = 1.
+// The function memopt-linalg-to-cublas's calls reach, with the arguments and
+// column-major semantics of cublasGemmStridedBatchedEx (alpha = beta = 1).
+// Two implementations: lib/Runtime/CUDA (cuBLAS, on the GPU) and
+// lib/Runtime/CublasReference.cpp (in libmemopt_runtime, on the CPU, for
+// `memopt-lower-to-gpu{emulate=true}`: it sums over the depth in order, in
+// f32 (f64 for f64), rounds once and adds C, as cuBLAS does with beta = 1),
+// so that the operand descriptions the pass derives (transposes, leading
+// dimensions, batch strides) are checked by execution.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MEMOPT_RUNTIME_CUBLASREFERENCE_H
-#define MEMOPT_RUNTIME_CUBLASREFERENCE_H
+#ifndef MEMOPT_RUNTIME_CUBLAS_H
+#define MEMOPT_RUNTIME_CUBLAS_H
 
 #include <cstdint>
 
@@ -30,4 +31,4 @@ void memopt_cublas_gemm(int32_t typeX, int32_t typeY, int32_t typeC,
                         int64_t yInner, int64_t cInner);
 }
 
-#endif // MEMOPT_RUNTIME_CUBLASREFERENCE_H
+#endif // MEMOPT_RUNTIME_CUBLAS_H
