@@ -559,13 +559,12 @@ namespace emulated_nccl {
   std::exit(1);
 }
 
-static int64_t group(int64_t g0, int64_t g1, int64_t g2, int64_t g3,
-                     int64_t /*a0*/, int64_t /*a1*/, int64_t /*a2*/,
-                     int64_t /*a3*/) {
+static int64_t group(int64_t g0, int64_t g1, int64_t g2, int64_t g3, int64_t a0,
+                     int64_t a1, int64_t a2, int64_t a3) {
   int64_t processes = 1;
-  for (int64_t extent : {g0, g1, g2, g3})
-    if (extent > 0)
-      processes *= extent;
+  for (int64_t extent :
+       ::memopt::runtime::decodeGridAxes(g0, g1, g2, g3, a0, a1, a2, a3).shape)
+    processes *= extent;
   if (processes != 1)
     fail("--target=gpu-emulator runs one process, but the step's grid has " +
          std::to_string(processes));
@@ -623,26 +622,23 @@ getRuntimeSymbols(llvm::orc::MangleAndInterner interner) {
   add("memopt_cublas_gemm", &memopt_cublas_gemm);
   add("memopt_nccl_group", &emulated_nccl::group);
   add("memopt_nccl_rank", &emulated_nccl::rank);
-  for (auto [suffix, bytes] :
-       std::initializer_list<std::pair<const char *, int>>{{"f32", 4},
-                                                           {"f64", 8},
-                                                           {"f16", 2},
-                                                           {"bf16", 2},
-                                                           {"i8", 1},
-                                                           {"i32", 4},
-                                                           {"i64", 8}}) {
-    auto pick = [&](auto one, auto two, auto four, auto eight) {
-      return bytes == 1 ? one : bytes == 2 ? two : bytes == 4 ? four : eight;
-    };
-    add(std::string("memopt_nccl_all_reduce_") + suffix,
-        pick(&emulated_nccl::reduce<1>, &emulated_nccl::reduce<2>,
-             &emulated_nccl::reduce<4>, &emulated_nccl::reduce<8>));
-    add(std::string("memopt_nccl_reduce_scatter_") + suffix,
-        pick(&emulated_nccl::reduce<1>, &emulated_nccl::reduce<2>,
-             &emulated_nccl::reduce<4>, &emulated_nccl::reduce<8>));
-    add(std::string("memopt_nccl_all_gather_") + suffix,
-        pick(&emulated_nccl::gather<1>, &emulated_nccl::gather<2>,
-             &emulated_nccl::gather<4>, &emulated_nccl::gather<8>));
+  struct Collectives {
+    const char *suffix;
+    decltype(&emulated_nccl::reduce<4>) reduce;
+    decltype(&emulated_nccl::gather<4>) gather;
+  };
+  for (const Collectives &entry : std::initializer_list<Collectives>{
+           {"f32", &emulated_nccl::reduce<4>, &emulated_nccl::gather<4>},
+           {"f64", &emulated_nccl::reduce<8>, &emulated_nccl::gather<8>},
+           {"f16", &emulated_nccl::reduce<2>, &emulated_nccl::gather<2>},
+           {"bf16", &emulated_nccl::reduce<2>, &emulated_nccl::gather<2>},
+           {"i8", &emulated_nccl::reduce<1>, &emulated_nccl::gather<1>},
+           {"i32", &emulated_nccl::reduce<4>, &emulated_nccl::gather<4>},
+           {"i64", &emulated_nccl::reduce<8>, &emulated_nccl::gather<8>}}) {
+    add(std::string("memopt_nccl_all_reduce_") + entry.suffix, entry.reduce);
+    add(std::string("memopt_nccl_reduce_scatter_") + entry.suffix,
+        entry.reduce);
+    add(std::string("memopt_nccl_all_gather_") + entry.suffix, entry.gather);
   }
   using F1 = float (*)(float);
   using D1 = double (*)(double);
@@ -1494,9 +1490,11 @@ static LogicalResult runMain() {
   if (target == "cpu") {
     Operation *collective = nullptr;
     module->walk([&](Operation *op) {
-      if (isa_and_nonnull<shard::ShardDialect>(op->getDialect()) &&
-          !isa<shard::GridOp>(op) && !collective)
-        collective = op;
+      if (!isa_and_nonnull<shard::ShardDialect>(op->getDialect()) ||
+          isa<shard::GridOp>(op))
+        return WalkResult::advance();
+      collective = op;
+      return WalkResult::interrupt();
     });
     if (collective) {
       collective->emitError()

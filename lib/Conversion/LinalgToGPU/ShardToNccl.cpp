@@ -54,6 +54,9 @@ static std::optional<StringRef> getTypeSuffix(Type type) {
   return std::nullopt;
 }
 
+/// The runtime's code of an average (ncclAvg).
+static constexpr int32_t kAverageCode = 4;
+
 /// The runtime's reduction code (CudaCollectives.cpp), or nullopt.
 static std::optional<int32_t> getReductionCode(shard::ReductionKind kind) {
   switch (kind) {
@@ -66,10 +69,35 @@ static std::optional<int32_t> getReductionCode(shard::ReductionKind kind) {
   case shard::ReductionKind::Min:
     return 3;
   case shard::ReductionKind::Average:
-    return 4;
+    return kAverageCode;
   default:
     return std::nullopt;
   }
+}
+
+/// The reassociation of `rank` dimensions into `rank + 1` that splits
+/// dimension `axis` into two: [[0], ..., [axis, axis + 1], ..., [rank]].
+static SmallVector<ReassociationIndices> getPairReassociation(int64_t rank,
+                                                              int64_t axis) {
+  SmallVector<ReassociationIndices> reassociation;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (i == axis)
+      reassociation.push_back({i, i + 1});
+    else
+      reassociation.push_back({i < axis ? i : i + 1});
+  }
+  return reassociation;
+}
+
+/// The permutation of `rank` dimensions (result dim i = input dim p[i])
+/// that moves dimension `from` to position `to`, the others in order.
+static SmallVector<int64_t> moveDim(int64_t rank, int64_t from, int64_t to) {
+  SmallVector<int64_t> permutation;
+  for (int64_t i = 0; i < rank; ++i)
+    if (i != from)
+      permutation.push_back(i);
+  permutation.insert(permutation.begin() + to, from);
+  return permutation;
 }
 
 namespace {
@@ -171,14 +199,11 @@ struct MemoptShardToNcclPass
              << inputElement << " to " << element
              << "; only float-to-float conversions are lowered";
 
+    // Every shard collective has `grid_axes` (default: none).
     ArrayRef<int16_t> axes;
+    if (auto attr = op->getAttrOfType<DenseI16ArrayAttr>("grid_axes"))
+      axes = attr.asArrayRef();
     int64_t groupSize = 1;
-    if (auto reduce = dyn_cast<shard::AllReduceOp>(op))
-      axes = reduce.getGridAxes();
-    else if (auto gather = dyn_cast<shard::AllGatherOp>(op))
-      axes = gather.getGridAxes();
-    else
-      axes = cast<shard::ReduceScatterOp>(op).getGridAxes();
     for (int16_t axis : axes)
       groupSize *= shape[axis];
 
@@ -190,7 +215,7 @@ struct MemoptShardToNcclPass
     if (!isa<shard::AllGatherOp>(op) && !reduction)
       return op->emitError("reduction kind has no NCCL operation (sum, "
                            "product, max, min and average do)");
-    if (reduction == 4 && !isa<FloatType>(element))
+    if (reduction == kAverageCode && !isa<FloatType>(element))
       return op->emitError("average of integers is not lowered (NCCL "
                            "would truncate)");
 
@@ -199,79 +224,43 @@ struct MemoptShardToNcclPass
     Value group = getGroup(b, loc, shape, axes);
     int64_t resultCount = resultType.getNumElements();
 
-    if (isa<shard::AllReduceOp>(op)) {
-      Value recv = callCollective(b, loc, "all_reduce", *suffix, group, send,
-                                  resultType, resultCount, reduction);
-      result.replaceAllUsesWith(recv);
-      op->erase();
-      return success();
-    }
-
+    Value replacement;
     int64_t rank = inputType.getRank();
-    if (auto gather = dyn_cast<shard::AllGatherOp>(op)) {
+    if (isa<shard::AllReduceOp>(op)) {
+      replacement = callCollective(b, loc, "all_reduce", *suffix, group, send,
+                                   resultType, resultCount, reduction);
+    } else if (auto gather = dyn_cast<shard::AllGatherOp>(op)) {
       int64_t axis = gather.getGatherAxis().getSExtValue();
-      // NCCL concatenates the sends: [group, input...].
+      // NCCL concatenates the sends: [group, input...]. The group dimension
+      // moves next to the gather axis, then the two merge.
       SmallVector<int64_t> chunked{groupSize};
       llvm::append_range(chunked, inputType.getShape());
-      auto chunkedType = RankedTensorType::get(chunked, element);
       Value gathered =
           callCollective(b, loc, "all_gather", *suffix, group, send,
-                         chunkedType, inputType.getNumElements(), std::nullopt);
-      // Move the group dimension next to the gather axis, then merge them.
+                         RankedTensorType::get(chunked, element),
+                         inputType.getNumElements(), std::nullopt);
+      if (axis != 0)
+        gathered = transpose(b, loc, gathered, moveDim(rank + 1, 0, axis));
+      replacement = tensor::CollapseShapeOp::create(
+          b, loc, resultType, gathered, getPairReassociation(rank, axis));
+    } else {
+      int64_t axis =
+          cast<shard::ReduceScatterOp>(op).getScatterAxis().getSExtValue();
+      // NCCL scatters contiguous chunks: the scatter axis splits into
+      // [group, chunk] and the group dimension moves outermost.
       if (axis != 0) {
-        SmallVector<int64_t> permutation;
-        for (int64_t i = 1; i <= axis; ++i)
-          permutation.push_back(i);
-        permutation.push_back(0);
-        for (int64_t i = axis + 1; i <= rank; ++i)
-          permutation.push_back(i);
-        gathered = transpose(b, loc, gathered, permutation);
+        SmallVector<int64_t> split(inputType.getShape());
+        split[axis] /= groupSize;
+        split.insert(split.begin() + axis, groupSize);
+        Value expanded = tensor::ExpandShapeOp::create(
+            b, loc, RankedTensorType::get(split, element), send,
+            getPairReassociation(rank, axis));
+        send = transpose(b, loc, expanded, moveDim(rank + 1, axis, 0));
       }
-      SmallVector<ReassociationIndices> merge;
-      for (int64_t i = 0; i < rank; ++i) {
-        if (i < axis)
-          merge.push_back({i});
-        else if (i == axis)
-          merge.push_back({i, i + 1});
-        else
-          merge.push_back({i + 1});
-      }
-      Value merged =
-          tensor::CollapseShapeOp::create(b, loc, resultType, gathered, merge);
-      result.replaceAllUsesWith(merged);
-      op->erase();
-      return success();
+      replacement = callCollective(b, loc, "reduce_scatter", *suffix, group,
+                                   send, resultType, resultCount, reduction);
     }
-
-    auto scatter = cast<shard::ReduceScatterOp>(op);
-    int64_t axis = scatter.getScatterAxis().getSExtValue();
-    // NCCL scatters contiguous chunks: bring the chunks of the scatter axis
-    // outermost, [group, ..., chunk, ...].
-    if (axis != 0) {
-      SmallVector<int64_t> split;
-      SmallVector<ReassociationIndices> expand;
-      for (int64_t i = 0; i < rank; ++i) {
-        int64_t at = static_cast<int64_t>(split.size());
-        if (i == axis) {
-          split.push_back(groupSize);
-          split.push_back(inputType.getDimSize(i) / groupSize);
-          expand.push_back({at, at + 1});
-        } else {
-          split.push_back(inputType.getDimSize(i));
-          expand.push_back({at});
-        }
-      }
-      Value expanded = tensor::ExpandShapeOp::create(
-          b, loc, RankedTensorType::get(split, element), send, expand);
-      SmallVector<int64_t> permutation{axis};
-      for (int64_t i = 0; i <= rank; ++i)
-        if (i != axis)
-          permutation.push_back(i);
-      send = transpose(b, loc, expanded, permutation);
-    }
-    Value recv = callCollective(b, loc, "reduce_scatter", *suffix, group, send,
-                                resultType, resultCount, reduction);
-    result.replaceAllUsesWith(recv);
+    result.replaceAllUsesWith(replacement);
     op->erase();
     return success();
   }

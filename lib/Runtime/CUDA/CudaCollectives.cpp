@@ -175,25 +175,20 @@ Nccl &nccl() {
   return *instance;
 }
 
-ncclDataType_t dataType(int32_t code) {
-  switch (code) {
-  case 0:
-    return ncclFloat32;
-  case 1:
-    return ncclFloat64;
-  case 2:
-    return ncclFloat16;
-  case 3:
-    return ncclBfloat16;
-  case 4:
-    return ncclInt8;
-  case 5:
-    return ncclInt32;
-  case 6:
-    return ncclInt64;
-  default:
+/// An element type code of the entry points (the order of their suffixes
+/// below: f32, f64, f16, bf16, i8, i32, i64): NCCL's type and the size.
+struct ElementType {
+  ncclDataType_t nccl;
+  int64_t bytes;
+};
+
+ElementType elementType(int32_t code) {
+  static const ElementType types[] = {
+      {ncclFloat32, 4}, {ncclFloat64, 8}, {ncclFloat16, 2}, {ncclBfloat16, 2},
+      {ncclInt8, 1},    {ncclInt32, 4},   {ncclInt64, 8}};
+  if (code < 0 || code >= static_cast<int32_t>(std::size(types)))
     fatal("memopt_nccl: unknown element type code %d", code);
-  }
+  return types[code];
 }
 
 ncclRedOp_t reduction(int32_t code) {
@@ -220,21 +215,14 @@ ncclComm_t group(Nccl &n, int64_t id) {
   return n.groups[id];
 }
 
-int64_t elementBytes(int32_t code) {
-  static const int64_t bytes[] = {4, 8, 2, 2, 1, 4, 8};
-  if (code < 0 || code > 6)
-    fatal("memopt_nccl: unknown element type code %d", code);
-  return bytes[code];
-}
-
 /// The address of the data of an unranked memref (rank, descriptor) that
 /// the lowering passes. It must be contiguous, and hold `count` elements
 /// unless count is -1 (the gathered or scattered side, whose size NCCL
 /// derives).
 void *buffer(int64_t rank, void *descriptor, int64_t count, int32_t code,
              const char *what) {
-  memopt::runtime::UnrankedBuffer buffer =
-      memopt::runtime::readUnrankedBuffer(rank, descriptor, elementBytes(code));
+  memopt::runtime::UnrankedBuffer buffer = memopt::runtime::readUnrankedBuffer(
+      rank, descriptor, elementType(code).bytes);
   if (!buffer.contiguous)
     fatal("memopt_nccl: the %s buffer is not contiguous", what);
   if (count >= 0 && buffer.elements != count)
@@ -250,8 +238,8 @@ void allReduce(int64_t groupId, void *send, void *recv, int64_t count,
   Nccl &n = nccl();
   ncclComm_t comm = group(n, groupId);
   check(n, comm,
-        n.ncclAllReduce(send, recv, count, dataType(type), reduction(op), comm,
-                        memopt::cuda::stream()),
+        n.ncclAllReduce(send, recv, count, elementType(type).nccl,
+                        reduction(op), comm, memopt::cuda::stream()),
         "ncclAllReduce");
   memopt::cuda::synchronize();
 }
@@ -261,7 +249,7 @@ void allGather(int64_t groupId, void *send, void *recv, int64_t sendCount,
   Nccl &n = nccl();
   ncclComm_t comm = group(n, groupId);
   check(n, comm,
-        n.ncclAllGather(send, recv, sendCount, dataType(type), comm,
+        n.ncclAllGather(send, recv, sendCount, elementType(type).nccl, comm,
                         memopt::cuda::stream()),
         "ncclAllGather");
   memopt::cuda::synchronize();
@@ -272,7 +260,7 @@ void reduceScatter(int64_t groupId, void *send, void *recv, int64_t recvCount,
   Nccl &n = nccl();
   ncclComm_t comm = group(n, groupId);
   check(n, comm,
-        n.ncclReduceScatter(send, recv, recvCount, dataType(type),
+        n.ncclReduceScatter(send, recv, recvCount, elementType(type).nccl,
                             reduction(op), comm, memopt::cuda::stream()),
         "ncclReduceScatter");
   memopt::cuda::synchronize();
