@@ -12,19 +12,80 @@
 // standard fixes) with its own modular reductions, never from
 // implementation-defined distributions.
 //
+// Generation is O(n log^2 n) in the number of ops: the candidate lists the
+// ops draw from (the unused values, the values of a type, the values a
+// concat or a matmul can pair with) are never built; they are ordered
+// indices over per-shape lists, so the draws are those of the lists in node
+// order and a seed gives the same graph as the quadratic enumeration did.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Models.h"
 
 #include "llvm/ADT/MapVector.h"
 
+#include <functional>
+#include <map>
 #include <random>
-#include <type_traits>
 
 using namespace mlir;
 using namespace mlir::memopt::gen;
 
 namespace {
+
+/// A Fenwick tree over node indices holding 0 or 1 per index: the unused
+/// values, with the k-th in index order.
+class IndexSet {
+public:
+  explicit IndexSet(size_t capacity) : tree(capacity + 1, 0) {}
+
+  void add(size_t index, int64_t delta) {
+    count += delta;
+    for (size_t i = index + 1; i < tree.size(); i += i & -i)
+      tree[i] += delta;
+  }
+  int64_t size() const { return count; }
+  /// The index of the k-th (0-based) member.
+  size_t kth(int64_t k) const {
+    size_t position = 0;
+    size_t step = 1;
+    while (step * 2 < tree.size())
+      step *= 2;
+    for (; step; step /= 2)
+      if (position + step < tree.size() && tree[position + step] <= k) {
+        position += step;
+        k -= tree[position];
+      }
+    return position;
+  }
+
+private:
+  std::vector<int64_t> tree;
+  int64_t count = 0;
+};
+
+/// The k-th (0-based) member of an ordered list of entries in [0, end),
+/// given `countUpTo(e)`, the number of members <= e: the smallest e with
+/// countUpTo(e) > k (there is one).
+static uint64_t kthMember(int64_t k, uint64_t end,
+                          llvm::function_ref<int64_t(uint64_t)> countUpTo) {
+  uint64_t lo = 0, hi = end - 1;
+  while (lo < hi) {
+    uint64_t mid = lo + (hi - lo) / 2;
+    if (countUpTo(mid) > k)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
+/// The members <= `bound` of an ascending list.
+static int64_t countUpTo(const std::vector<uint32_t> *list, uint64_t bound) {
+  if (!list)
+    return 0;
+  return std::upper_bound(list->begin(), list->end(), bound) - list->begin();
+}
 
 /// Bounds that keep every tensor small enough to run.
 constexpr int64_t kMaxDim = 48;
@@ -71,8 +132,19 @@ private:
 
   /// A recent node most of the time, any earlier one otherwise.
   size_t pickOperand();
-  /// One of `candidates` (not empty), preferring any but `self`.
-  template <typename T> T pickOther(ArrayRef<T> candidates, size_t self);
+  /// One of the `size` candidates (not none), preferring any but the
+  /// `selfCount` of them that are `self`: the pick of the old explicit
+  /// lists, `others[below(others.size())]` with 80% chance, else any.
+  /// `kth(k, skipSelf)` is the k-th candidate, of all or of the others.
+  uint64_t pickOther(int64_t size, int64_t selfCount,
+                     llvm::function_ref<uint64_t(int64_t, bool)> kth);
+  /// Appends `node` and indexes it.
+  void addNode(const Node &node);
+  /// The indices of the nodes of element type `element` and `shape`
+  /// (`wildcard` = -1) or of `shape` but with any size in dimension
+  /// `wildcard`. Null if none.
+  const std::vector<uint32_t> *lookup(Type element, ArrayRef<int64_t> shape,
+                                      int64_t wildcard) const;
   /// Tries to emit one op of `kind` on node `x`; false if the shapes at hand
   /// do not allow it (nothing is emitted then).
   bool tryEmit(Kind kind, size_t x, int64_t step);
@@ -84,6 +156,11 @@ private:
   ModelBuilder &b;
   std::mt19937_64 rng;
   SmallVector<Node> nodes;
+  /// The unused nodes (uses == 0).
+  IndexSet unused{0};
+  /// Node indices, ascending, by (element type, wildcard, shape) with
+  /// the wildcard dimension's size replaced by -1 (see lookup).
+  std::map<std::vector<int64_t>, std::vector<uint32_t>> byShape;
 };
 
 } // namespace
@@ -103,33 +180,53 @@ size_t RandomGraph::pickOperand() {
   int64_t draw = below(100);
   if (draw < 35) {
     // A value nothing uses yet: keeps most of the graph on the loss's path.
-    SmallVector<size_t> unused;
-    for (auto [i, node] : llvm::enumerate(nodes))
-      if (node.uses == 0)
-        unused.push_back(i);
-    if (!unused.empty())
-      return unused[below(unused.size())];
+    if (unused.size() > 0)
+      return unused.kth(below(unused.size()));
   }
   if (draw < 55)
     return below(n); // Any earlier value: a skip connection.
   return n - 1 - below(std::min<size_t>(n, 3));
 }
 
-template <typename T>
-T RandomGraph::pickOther(ArrayRef<T> candidates, size_t self) {
-  auto index = [](const T &c) -> size_t {
-    if constexpr (std::is_same_v<T, size_t>)
-      return c;
-    else
-      return c.first;
-  };
-  SmallVector<T> others;
-  for (const T &candidate : candidates)
-    if (index(candidate) != self)
-      others.push_back(candidate);
-  if (!others.empty() && chance(80))
-    return others[below(others.size())];
-  return candidates[below(candidates.size())];
+uint64_t
+RandomGraph::pickOther(int64_t size, int64_t selfCount,
+                       llvm::function_ref<uint64_t(int64_t, bool)> kth) {
+  int64_t others = size - selfCount;
+  if (others > 0 && chance(80))
+    return kth(below(others), /*skipSelf=*/true);
+  return kth(below(size), /*skipSelf=*/false);
+}
+
+static std::vector<int64_t> shapeKey(Type element, ArrayRef<int64_t> shape,
+                                     int64_t wildcard) {
+  std::vector<int64_t> key = {
+      static_cast<int64_t>(
+          reinterpret_cast<intptr_t>(element.getAsOpaquePointer())),
+      wildcard};
+  key.insert(key.end(), shape.begin(), shape.end());
+  if (wildcard >= 0)
+    key[2 + wildcard] = -1;
+  return key;
+}
+
+const std::vector<uint32_t> *RandomGraph::lookup(Type element,
+                                                 ArrayRef<int64_t> shape,
+                                                 int64_t wildcard) const {
+  auto it = byShape.find(shapeKey(element, shape, wildcard));
+  return it == byShape.end() ? nullptr : &it->second;
+}
+
+void RandomGraph::addNode(const Node &node) {
+  uint32_t index = nodes.size();
+  nodes.push_back(node);
+  if (node.uses == 0)
+    unused.add(index, 1);
+  auto type = cast<RankedTensorType>(node.value.getType());
+  Type element = type.getElementType();
+  ArrayRef<int64_t> s = type.getShape();
+  byShape[shapeKey(element, s, -1)].push_back(index);
+  for (int64_t d = 0, rank = s.size(); d < rank; ++d)
+    byShape[shapeKey(element, s, d)].push_back(index);
 }
 
 void RandomGraph::push(Value value, ArrayRef<size_t> operands, bool usesParam) {
@@ -137,10 +234,11 @@ void RandomGraph::push(Value value, ArrayRef<size_t> operands, bool usesParam) {
   node.value = value;
   node.dependsOnParam = usesParam;
   for (size_t operand : operands) {
-    ++nodes[operand].uses;
+    if (nodes[operand].uses++ == 0)
+      unused.add(operand, -1);
     node.dependsOnParam |= nodes[operand].dependsOnParam;
   }
-  nodes.push_back(node);
+  addNode(node);
 }
 
 bool RandomGraph::tryEmit(Kind kind, size_t xi, int64_t step) {
@@ -189,12 +287,14 @@ bool RandomGraph::tryEmit(Kind kind, size_t xi, int64_t step) {
   }
   case Kind::Binary: {
     // The other operand: any value of the same type, often an earlier one
-    // (a residual connection).
-    SmallVector<size_t> candidates;
-    for (auto [i, node] : llvm::enumerate(nodes))
-      if (node.value.getType() == x.getType())
-        candidates.push_back(i);
-    size_t yi = pickOther<size_t>(candidates, xi);
+    // (a residual connection). x is one of them.
+    const std::vector<uint32_t> &candidates =
+        *lookup(cast<RankedTensorType>(x.getType()).getElementType(), s, -1);
+    size_t self = llvm::lower_bound(candidates, xi) - candidates.begin();
+    size_t yi = pickOther(candidates.size(), 1, [&](int64_t k, bool skipSelf) {
+      return candidates[skipSelf && k >= static_cast<int64_t>(self) ? k + 1
+                                                                    : k];
+    });
     Value y = nodes[yi].value;
     std::string loc = name(step, "residual");
     switch (below(3)) {
@@ -265,22 +365,43 @@ bool RandomGraph::tryEmit(Kind kind, size_t xi, int64_t step) {
     return true;
   }
   case Kind::Concat: {
-    // Another value that matches in every dimension but the axis.
-    SmallVector<std::pair<size_t, int64_t>> candidates;
-    for (auto [i, node] : llvm::enumerate(nodes)) {
-      auto type = cast<RankedTensorType>(node.value.getType());
-      if (type.getElementType() != b.getElementType() || type.getRank() != rank)
-        continue;
-      SmallVector<int64_t> differing;
-      for (int64_t d = 0; d < rank; ++d)
-        if (type.getShape()[d] != s[d])
-          differing.push_back(d);
-      if (differing.size() > 1)
-        continue;
-      int64_t axis = differing.empty() ? below(rank) : differing.front();
-      candidates.push_back({i, axis});
+    // Another value that matches in every dimension but the axis: the
+    // members of the lists with one dimension free, in node order; the
+    // values of x's shape are in all of them, and each drew its axis, in
+    // node order, before the pick.
+    Type element = b.getElementType();
+    const std::vector<uint32_t> *same = lookup(element, s, -1);
+    SmallVector<const std::vector<uint32_t> *> free;
+    for (int64_t d = 0; d < rank; ++d)
+      free.push_back(lookup(element, s, d));
+    auto countUpToNode = [&](uint64_t node) {
+      int64_t total = -(rank - 1) * countUpTo(same, node);
+      for (const std::vector<uint32_t> *list : free)
+        total += countUpTo(list, node);
+      return total;
+    };
+    int64_t size = countUpToNode(nodes.size());
+    int64_t numSame = countUpTo(same, nodes.size());
+    // x is a candidate when its element type is the model's.
+    int64_t selfCount =
+        same && std::binary_search(same->begin(), same->end(), xi) ? 1 : 0;
+    std::mt19937_64 axisDraws = rng;
+    rng.discard(numSame);
+    size_t yi = pickOther(size, selfCount, [&](int64_t k, bool skipSelf) {
+      return kthMember(k, nodes.size(), [&](uint64_t node) {
+        return countUpToNode(node) -
+               (skipSelf && selfCount && node >= xi ? 1 : 0);
+      });
+    });
+    ArrayRef<int64_t> t = shape(nodes[yi].value);
+    int64_t axis = 0;
+    if (t == s) {
+      axisDraws.discard(countUpTo(same, yi) - 1);
+      axis = static_cast<int64_t>(axisDraws() % rank);
+    } else {
+      while (t[axis] == s[axis])
+        ++axis;
     }
-    auto [yi, axis] = pickOther<std::pair<size_t, int64_t>>(candidates, xi);
     SmallVector<int64_t> result(s);
     result[axis] += shape(nodes[yi].value)[axis];
     if (!fits(result))
@@ -308,23 +429,50 @@ bool RandomGraph::tryEmit(Kind kind, size_t xi, int64_t step) {
   case Kind::Matmul: {
     // x [..., M, K] times another value: x^T-shaped (scores, x · yᵀ with
     // y of x's shape) or [..., K, N] / [K, N] (a product of activations).
-    SmallVector<std::pair<size_t, bool>> candidates;
-    for (auto [i, node] : llvm::enumerate(nodes)) {
-      auto type = cast<RankedTensorType>(node.value.getType());
-      if (type.getElementType() != b.getElementType())
-        continue;
-      ArrayRef<int64_t> t = type.getShape();
-      if (t == s)
-        candidates.push_back({i, true});
-      bool sameBatch = static_cast<int64_t>(t.size()) == rank &&
-                       t.drop_back(2) == s.drop_back(2);
-      if ((t.size() == 2 || sameBatch) && t[t.size() - 2] == s.back())
-        candidates.push_back({i, false});
+    // The candidates in node order, x^T-shaped first: entry 2i for (i,
+    // x^T-shaped), 2i + 1 for (i, [..., K, N]).
+    Type element = b.getElementType();
+    const std::vector<uint32_t> *transposed = lookup(element, s, -1);
+    // [K, N] (any N), and [..., K, N] with x's batch dimensions.
+    const std::vector<uint32_t> *matrices =
+        lookup(element, {s.back(), 0}, /*wildcard=*/1);
+    const std::vector<uint32_t> *batched = nullptr;
+    if (rank > 2) {
+      SmallVector<int64_t> rhs(s.drop_back(2));
+      rhs.append({s.back(), 0});
+      batched = lookup(element, rhs, rank - 1);
     }
-    if (candidates.empty())
+    auto countUpToEntry = [&](uint64_t entry) {
+      // Entries 2i are at most `entry` for i <= entry / 2; entries 2i + 1
+      // for i <= (entry - 1) / 2.
+      int64_t total = countUpTo(transposed, entry / 2);
+      if (entry >= 1)
+        total += countUpTo(matrices, (entry - 1) / 2) +
+                 countUpTo(batched, (entry - 1) / 2);
+      return total;
+    };
+    uint64_t end = 2 * nodes.size();
+    int64_t size = countUpToEntry(end);
+    if (size == 0)
       return false;
-    auto [yi, transposeRhs] =
-        pickOther<std::pair<size_t, bool>>(candidates, xi);
+    auto isMember = [&](const std::vector<uint32_t> *list, size_t node) {
+      return list && std::binary_search(list->begin(), list->end(), node);
+    };
+    bool selfTransposed = isMember(transposed, xi);
+    bool selfPlain = isMember(matrices, xi) || isMember(batched, xi);
+    int64_t selfCount = selfTransposed + selfPlain;
+    uint64_t entry = pickOther(size, selfCount, [&](int64_t k, bool skipSelf) {
+      return kthMember(k, end, [&](uint64_t e) {
+        int64_t count = countUpToEntry(e);
+        if (skipSelf) {
+          count -= selfTransposed && e >= 2 * xi ? 1 : 0;
+          count -= selfPlain && e >= 2 * xi + 1 ? 1 : 0;
+        }
+        return count;
+      });
+    });
+    size_t yi = entry / 2;
+    bool transposeRhs = entry % 2 == 0;
     Value y = nodes[yi].value;
     ArrayRef<int64_t> t = shape(y);
     SmallVector<int64_t> result(s.drop_back());
@@ -341,6 +489,7 @@ bool RandomGraph::tryEmit(Kind kind, size_t xi, int64_t step) {
 void RandomGraph::build(int64_t ops) {
   // One or two inputs of rank 2 or 3.
   int64_t inputs = range(1, 2);
+  unused = IndexSet(inputs + ops);
   for (int64_t i = 0; i < inputs; ++i) {
     SmallVector<int64_t> s;
     for (int64_t d = 0, rank = range(2, 3); d < rank; ++d)
@@ -348,7 +497,7 @@ void RandomGraph::build(int64_t ops) {
     Node node;
     node.value = b.addInput("x" + std::to_string(i), s);
     node.isInput = true;
-    nodes.push_back(node);
+    addNode(node);
   }
   // Relative frequencies of the op kinds.
   static const std::pair<Kind, int64_t> weights[] = {
