@@ -199,10 +199,9 @@ RandomGraph::pickOther(int64_t size, int64_t selfCount,
 
 static std::vector<int64_t> shapeKey(Type element, ArrayRef<int64_t> shape,
                                      int64_t wildcard) {
-  std::vector<int64_t> key = {
-      static_cast<int64_t>(
-          reinterpret_cast<intptr_t>(element.getAsOpaquePointer())),
-      wildcard};
+  std::vector<int64_t> key = {static_cast<int64_t>(reinterpret_cast<intptr_t>(
+                                  element.getAsOpaquePointer())),
+                              wildcard};
   key.insert(key.end(), shape.begin(), shape.end());
   if (wildcard >= 0)
     key[2 + wildcard] = -1;
