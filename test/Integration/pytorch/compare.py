@@ -8,11 +8,16 @@ must hold the same lines. Two values agree when
 |a - b| <= atol + rtol * max(|a|, |b|); --rtol 0 --atol 0 demands equal
 printed digits. `measured_peak_bytes` is compared only when both files have
 it. --ignore REGEX (repeatable) leaves out the values whose `line key`
-(e.g. `param fc1.bias sum`) matches. Prints the largest relative difference
-and exits 1 on any mismatch.
+(e.g. `param fc1.bias sum`) matches. --sum-norm-tol K compares each `sum`
+that has a `sumsq` on its line by |a - b| <= K * sqrt(max(sumsq_a, sumsq_b))
+instead (the sum of a tensor can cancel to far below its elements, as the
+gradients of most weights at initialization do, while its rounding error
+scales with the elements' norm). Prints the largest relative difference and
+exits 1 on any mismatch.
 """
 
 import argparse
+import math
 import re
 import sys
 
@@ -49,6 +54,8 @@ def main():
     parser.add_argument("--atol", type=float, default=0.0)
     parser.add_argument("--ignore", action="append", default=[],
                         help="regex over 'line key' of values to leave out")
+    parser.add_argument("--sum-norm-tol", type=float, default=None,
+                        help="compare sums against K * sqrt(sumsq)")
     args = parser.parse_args()
 
     actual = parse(args.actual)
@@ -74,10 +81,22 @@ def main():
         failures.append("no values in %s" % args.expected)
 
     worst = (0.0, None)
+    worst_norm = (0.0, None)
     for key in expected:
         if key not in actual:
             continue
         a, b = actual[key], expected[key]
+        squares = (key[0], "sumsq")
+        if (args.sum_norm_tol is not None and key[1] == "sum"
+                and squares in actual and squares in expected):
+            norm = math.sqrt(max(actual[squares], expected[squares], 0.0))
+            relative = abs(a - b) / norm if norm else abs(a - b)
+            if relative > worst_norm[0]:
+                worst_norm = (relative, key)
+            if not abs(a - b) <= args.sum_norm_tol * norm:
+                failures.append("%s %s: %.9e vs %.9e (difference %.3e of the"
+                                " norm)" % (key[0], key[1], a, b, relative))
+            continue
         scale = max(abs(a), abs(b))
         difference = abs(a - b)
         relative = difference / scale if scale else 0.0
@@ -92,8 +111,13 @@ def main():
               % (worst[0], *worst[1]))
     else:
         print("largest relative difference: 0")
+    if worst_norm[1]:
+        print("largest sum difference relative to the norm: %.3e (%s %s)"
+              % (worst_norm[0], *worst_norm[1]))
     print("compared %d values, rtol %g, atol %g"
-          % (len(expected), args.rtol, args.atol))
+          % (len(expected), args.rtol, args.atol)
+          + (", sums %g of the norm" % args.sum_norm_tol
+             if args.sum_norm_tol is not None else ""))
     if failures:
         for failure in failures:
             print("MISMATCH " + failure)
