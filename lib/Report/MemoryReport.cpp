@@ -5,6 +5,7 @@
 #include "memopt/Analysis/StepMemoryPlan.h"
 
 #include "memopt/Dialect/Train/IR/TrainOps.h"
+#include "memopt/Dialect/Train/IR/TrainStep.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -182,6 +183,8 @@ FailureOr<MemoryReport> MemoryReport::create(FunctionOpInterface func) {
            << "is not a training step: its body has "
            << llvm::range_size(body.getBlocks())
            << " blocks, expected one (program order is the schedule)";
+  if (failed(train::verifyNotLowered(func, "train-memory-report")))
+    return failure();
 
   MemoryReport report;
   report.functionName = SymbolTable::getSymbolName(func).str();

@@ -2,6 +2,7 @@
 
 #include "memopt/Report/MemoryReport.h"
 #include "memopt/Report/Passes.h"
+#include "memopt/Support/AtomicFile.h"
 
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/STLExtras.h"
@@ -16,43 +17,6 @@ namespace mlir::memopt {
 
 using namespace mlir;
 using namespace mlir::memopt;
-
-/// Writes `path` atomically: `write` fills a temporary file in the same
-/// directory, which is then renamed over `path`. On any error the temporary
-/// file is removed and `path` is left as it was.
-static LogicalResult
-writeFileAtomically(Operation *anchor, StringRef path,
-                    function_ref<void(raw_ostream &)> write) {
-  // Diagnostics at a location, not at the op: an op diagnostic would print
-  // the whole module (mem-opt's default), which says nothing about a path.
-  auto fail = [&](const Twine &reason) {
-    return emitError(anchor->getLoc())
-           << "cannot write the memory report to '" << path << "': " << reason;
-  };
-  SmallString<256> model(llvm::sys::path::parent_path(path));
-  llvm::sys::path::append(model, "." + llvm::sys::path::filename(path) +
-                                     ".tmp-%%%%%%%%");
-  llvm::Expected<llvm::sys::fs::TempFile> temp =
-      llvm::sys::fs::TempFile::create(model);
-  if (!temp)
-    return fail(llvm::toString(temp.takeError()));
-  std::error_code error;
-  {
-    llvm::raw_fd_ostream os(temp->FD, /*shouldClose=*/false);
-    write(os);
-    os.flush();
-    error = os.error();
-    // The stream would abort on destruction with a pending error.
-    os.clear_error();
-  }
-  if (error) {
-    llvm::consumeError(temp->discard());
-    return fail(error.message());
-  }
-  if (llvm::Error keepError = temp->keep(path))
-    return fail(llvm::toString(std::move(keepError)));
-  return success();
-}
 
 namespace {
 
@@ -113,10 +77,15 @@ struct TrainMemoryReportPass
       llvm::outs().flush();
       return;
     }
-    if (failed(writeFileAtomically(module, output, [&](raw_ostream &os) {
-          report->print(os, *reportFormat);
-        })))
+    // Written whole or not at all (memopt/Support/AtomicFile.h). The error
+    // is at the module's location, not on the op: an op diagnostic would
+    // print the whole module, which says nothing about a path.
+    if (llvm::Error error = writeFileAtomically(
+            output, [&](raw_ostream &os) { report->print(os, *reportFormat); })) {
+      emitError(module.getLoc())
+          << "memory report: " << llvm::toString(std::move(error));
       return signalPassFailure();
+    }
   }
 };
 

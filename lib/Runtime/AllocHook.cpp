@@ -20,8 +20,11 @@ struct Tracker {
   bool trace = std::getenv("MEMOPT_TRACE_ALLOCS") != nullptr;
 
   void *record(void *ptr, uint64_t size) {
-    if (!ptr)
-      return ptr;
+    if (!ptr) {
+      if (size == 0)
+        return ptr;
+      fail(size);
+    }
     std::lock_guard<std::mutex> lock(mutex);
     sizes[ptr] = size;
     live += size;
@@ -33,6 +36,23 @@ struct Tracker {
                    static_cast<unsigned long long>(size),
                    static_cast<unsigned long long>(live));
     return ptr;
+  }
+
+  /// Lowered code does not check for a null buffer (it would write through
+  /// it), so a failed allocation ends the process with an error instead.
+  [[noreturn]] void fail(uint64_t size) {
+    unsigned long long liveNow;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      liveNow = live;
+    }
+    std::fflush(stdout);
+    std::fprintf(stderr,
+                 "memopt runtime: error: cannot allocate %llu bytes (out of "
+                 "memory, %llu bytes allocated by the step so far)\n",
+                 static_cast<unsigned long long>(size), liveNow);
+    std::fflush(stderr);
+    std::_Exit(EXIT_FAILURE);
   }
 
   void release(void *ptr) {
@@ -78,6 +98,8 @@ extern "C" void *_mlir_memref_to_llvm_aligned_alloc(uint64_t alignment,
                                                     uint64_t size) {
   // aligned_alloc needs a size that is a multiple of the alignment; the
   // counted size stays the requested one.
+  if (alignment == 0 || size > UINT64_MAX - alignment)
+    tracker().fail(size);
   uint64_t rounded = (size + alignment - 1) / alignment * alignment;
   return tracker().record(std::aligned_alloc(alignment, rounded), size);
 }

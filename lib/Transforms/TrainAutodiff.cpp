@@ -1,6 +1,7 @@
 //===- TrainAutodiff.cpp - reverse-mode differentiation of a step ---------===//
 
 #include "memopt/Dialect/Train/IR/TrainOps.h"
+#include "memopt/Dialect/Train/IR/TrainStep.h"
 #include "memopt/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -63,6 +64,8 @@ void TrainAutodiffPass::runOnOperation() {
     func.emitOpError("expected a single-block function to differentiate");
     return signalPassFailure();
   }
+  if (failed(train::verifyNotLowered(func, "train-autodiff")))
+    return signalPassFailure();
   Block &body = func.getBody().front();
   auto ret = dyn_cast<func::ReturnOp>(body.getTerminator());
   auto lossType = ret && ret.getNumOperands() > 0

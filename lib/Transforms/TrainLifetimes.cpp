@@ -2,6 +2,7 @@
 
 #include "memopt/Analysis/TensorLiveness.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
+#include "memopt/Dialect/Train/IR/TrainStep.h"
 #include "memopt/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -29,6 +30,8 @@ struct TrainLifetimesPass
                        "order is the schedule)");
       return signalPassFailure();
     }
+    if (failed(train::verifyNotLowered(func, "train-lifetimes")))
+      return signalPassFailure();
     if (!makeLifetimesExplicit(func))
       markAllAnalysesPreserved();
   }
@@ -55,6 +58,9 @@ bool mlir::memopt::makeLifetimesExplicit(func::FuncOp func) {
         freeOf[buffer] = free;
       continue;
     }
+    // A view nothing reads is erased when lowered: not a use.
+    if (liveness.isDeadView(op))
+      continue;
     op->walk([&](Operation *nested) {
       for (Value operand : nested->getOperands())
         if (const Buffer *buffer = liveness.lookup(operand))
@@ -94,6 +100,16 @@ bool mlir::memopt::makeLifetimesExplicit(func::FuncOp func) {
     Operation *&anchor = lastFreeAfter[lastUse];
     builder.setInsertionPointAfter(anchor ? anchor : lastUse);
     anchor = train::FreeOp::create(builder, lastUse->getLoc(), buffer.value);
+    changed = true;
+  }
+
+  // Views nothing reads are dead code: the lowering erases them and the
+  // model ignores them, so a free may precede them; erase them here so that
+  // the step stays valid (no use after a free). Users go first.
+  for (Operation *op : llvm::reverse(schedule)) {
+    if (!liveness.isDeadView(op))
+      continue;
+    op->erase();
     changed = true;
   }
   return changed;

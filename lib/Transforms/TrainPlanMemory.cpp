@@ -7,6 +7,7 @@
 
 #include "memopt/Analysis/StepMemoryPlan.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
+#include "memopt/Dialect/Train/IR/TrainStep.h"
 #include "memopt/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -59,10 +60,14 @@ struct TrainPlanMemoryPass
     Block *block = getStepBlock(func);
     if (!block)
       return signalPassFailure();
-    if (alignment <= 0 || !llvm::isPowerOf2_64(alignment)) {
+    if (failed(train::verifyNotLowered(func, "train-plan-memory")))
+      return signalPassFailure();
+    if (alignment <= 0 || !llvm::isPowerOf2_64(alignment) ||
+        alignment > TrainDialect::kMaxPlanAlignment) {
       mlir::emitError(func.getLoc())
-          << "train-plan-memory: alignment must be a positive "
-             "power of two, got "
+          << "train-plan-memory: alignment must be a power of two between 1 "
+             "and "
+          << TrainDialect::kMaxPlanAlignment << " (2 MiB), got "
           << static_cast<int64_t>(alignment);
       return signalPassFailure();
     }
@@ -134,12 +139,20 @@ struct TrainVerifyPlanPass
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    if (!getStepBlock(func) ||
+        failed(train::verifyNotLowered(func, "train-verify-plan")))
+      return signalPassFailure();
     auto arenaAttr =
         func->getAttrOfType<IntegerAttr>(TrainDialect::kArenaBytesAttrName);
-    if (func.isExternal() || !arenaAttr)
-      return;
-    if (!getStepBlock(func))
+    if (!arenaAttr) {
+      // Passing would claim a plan was checked when there is none.
+      func.emitOpError() << "has no arena plan to verify ('"
+                         << TrainDialect::kArenaBytesAttrName
+                         << "' is missing); run --train-plan-memory first";
       return signalPassFailure();
+    }
     if (failed(verify(func, arenaAttr.getInt())))
       return signalPassFailure();
     markAllAnalysesPreserved();
@@ -176,9 +189,11 @@ struct TrainVerifyPlanPass
                << "train-verify-plan: " << slot.describe() << " is at offset "
                << *offset << ", not a multiple of the plan's alignment "
                << alignment;
-      int64_t end =
-          *offset + static_cast<int64_t>(llvm::alignTo(slot.bytes, alignment));
-      if (end > arenaBytes)
+      // Unsigned: a hand-edited offset near 2^63 plus the size must not wrap
+      // around (both are below 2^63, so their sum fits).
+      uint64_t end = static_cast<uint64_t>(*offset) +
+                     llvm::alignTo(static_cast<uint64_t>(slot.bytes), alignment);
+      if (end > static_cast<uint64_t>(arenaBytes))
         return anchorOf(func, slot)->emitError()
                << "train-verify-plan: " << slot.describe() << " at offset "
                << *offset << " ends at byte " << end << ", past the arena of "

@@ -11,6 +11,7 @@
 #include "memopt/Analysis/Remat.h"
 #include "memopt/Analysis/TensorLiveness.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
+#include "memopt/Dialect/Train/IR/TrainStep.h"
 #include "memopt/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -840,6 +841,17 @@ struct TrainRematPass
 
   void runOnOperation() override;
 
+  /// Spaces separate pass options, so `budget=1 KiB` would reach the option
+  /// parser as `budget=1` and an option `KiB` ("no such option KiB"); this
+  /// says what happened instead.
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override;
+
+  /// Checks the options; emits an error naming the option and the valid
+  /// range.
+  LogicalResult checkOptions(Location loc);
+
   /// Applies `apply` to a copy of the step and measures it.
   static Candidate evaluate(func::FuncOp func, StringRef algorithm,
                             std::function<int64_t(func::FuncOp)> apply) {
@@ -865,7 +877,7 @@ struct TrainRematPass
     if (!groups) {
       func::FuncOp copy = func.clone();
       eraseFrees(copy);
-      groups = buildStepGroups(copy, segments);
+      groups = buildStepGroups(copy, static_cast<unsigned>(segments));
       copy.erase();
     }
     return *groups;
@@ -876,8 +888,11 @@ struct TrainRematPass
   /// count from its start, its temporaries as one workspace), so the plan is
   /// measured exactly and, while it exceeds the budget, solved again with
   /// the model's budget lowered by the excess.
-  std::optional<Candidate> solveOptimalCandidate(func::FuncOp func,
-                                                 int64_t limit, double seconds);
+  /// The time limit counts from `start` (before the groups are built) and
+  /// covers every solve and measurement: no solve starts once it is over.
+  std::optional<Candidate>
+  solveOptimalCandidate(func::FuncOp func, int64_t limit,
+                        std::chrono::steady_clock::time_point start);
 
   /// `chain`: the rotor DP over the step's layers. Its model approximates
   /// the exact liveness (a layer's values at one point are its peak, a B's
@@ -897,6 +912,52 @@ struct TrainRematPass
 
 } // namespace
 
+LogicalResult TrainRematPass::initializeOptions(
+    StringRef options,
+    function_ref<LogicalResult(const Twine &)> errorHandler) {
+  SmallVector<StringRef> words;
+  options.split(words, ' ', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+  static constexpr StringLiteral kUnits[] = {"B",  "KiB", "MiB", "GiB", "TiB",
+                                             "KB", "MB",  "GB",  "TB"};
+  for (auto [word, next] : llvm::zip(words, llvm::drop_begin(words))) {
+    StringRef number = word;
+    if (!number.consume_front("budget=") || number.empty() ||
+        !llvm::all_of(number, llvm::isDigit) ||
+        !llvm::is_contained(kUnits, next))
+      continue;
+    return errorHandler("train-remat: budget '" + number +
+                        "' is followed by a separate option '" + next +
+                        "' (spaces separate pass options); did you mean "
+                        "budget=" +
+                        number + next + " (or budget=\"" + number + " " +
+                        next + "\")?");
+  }
+  return Base::initializeOptions(options, errorHandler);
+}
+
+LogicalResult TrainRematPass::checkOptions(Location loc) {
+  constexpr int64_t kMaxSegments = std::numeric_limits<unsigned>::max();
+  if (segments < 1 || segments > kMaxSegments)
+    return mlir::emitError(loc)
+           << "train-remat: segments must be in [1, " << kMaxSegments
+           << "], got " << static_cast<int64_t>(segments);
+  if (!(timeLimit >= 0.0))
+    return mlir::emitError(loc)
+           << "train-remat: time-limit must be a positive number of seconds "
+              "(or 0 for no wall-clock limit, with a node-limit), got "
+           << llvm::formatv("{0}", static_cast<double>(timeLimit));
+  if (nodeLimit < 0)
+    return mlir::emitError(loc)
+           << "train-remat: node-limit must be a non-negative number of "
+              "branch-and-bound nodes (0 = no limit), got "
+           << static_cast<int64_t>(nodeLimit);
+  if (timeLimit == 0.0 && nodeLimit == 0)
+    return mlir::emitError(loc)
+           << "train-remat: time-limit=0 (no wall-clock limit) needs a "
+              "node-limit, else the solver may run forever";
+  return success();
+}
+
 void TrainRematPass::runOnOperation() {
   func::FuncOp func = getOperation();
   if (func.isExternal())
@@ -906,6 +967,8 @@ void TrainRematPass::runOnOperation() {
                      "is the schedule)");
     return signalPassFailure();
   }
+  if (failed(train::verifyNotLowered(func, "train-remat")))
+    return signalPassFailure();
   static constexpr StringLiteral kAlgorithms[] = {
       "auto",      "none",   "layers",  "sqrt",
       "selective", "greedy", "optimal", "chain"};
@@ -916,16 +979,8 @@ void TrainRematPass::runOnOperation() {
            "selective, greedy, optimal, chain";
     return signalPassFailure();
   }
-  if (segments < 1) {
-    mlir::emitError(func.getLoc())
-        << "train-remat: segments must be at least 1";
+  if (failed(checkOptions(func.getLoc())))
     return signalPassFailure();
-  }
-  if (!(timeLimit > 0.0)) {
-    mlir::emitError(func.getLoc())
-        << "train-remat: time-limit must be a positive number of seconds";
-    return signalPassFailure();
-  }
   std::optional<int64_t> limit;
   if (!StringRef(budget).trim().empty()) {
     FailureOr<int64_t> parsed = parseByteSize(budget);
@@ -1243,6 +1298,7 @@ void TrainRematPass::runOnOperation() {
   if (limit && (algorithm == "optimal" ||
                 (algorithm == "auto" && candidates.front().peak > *limit))) {
     // auto only spends solver time when keeping everything does not fit.
+    auto optimalStart = std::chrono::steady_clock::now();
     if (failed(getGroups(func))) {
       mlir::emitError(func.getLoc())
           << "train-remat: cannot group @" << func.getSymName()
@@ -1250,7 +1306,7 @@ void TrainRematPass::runOnOperation() {
       return signalPassFailure();
     }
     if (std::optional<Candidate> optimal =
-            solveOptimalCandidate(func, *limit, timeLimit))
+            solveOptimalCandidate(func, *limit, optimalStart))
       candidates.push_back(std::move(*optimal));
   }
 
@@ -1305,22 +1361,36 @@ void TrainRematPass::runOnOperation() {
                 builder.getI64IntegerAttr(TensorLiveness(func).getLoad()));
 }
 
-std::optional<Candidate>
-TrainRematPass::solveOptimalCandidate(func::FuncOp func, int64_t limit,
-                                      double seconds) {
+std::optional<Candidate> TrainRematPass::solveOptimalCandidate(
+    func::FuncOp func, int64_t limit,
+    std::chrono::steady_clock::time_point start) {
   const StepGroups &steps = *getGroups(func);
-  auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                          start)
         .count();
   };
+  double seconds = timeLimit;
   // The calibrated model reproduces the step's peak, so start from the
   // budget itself; lower it while the exact peak of the plan is over.
   int64_t modelBudget = limit;
-  for (int attempt = 0; attempt < 6 && elapsed() < seconds; ++attempt) {
+  for (int attempt = 0; attempt < 6; ++attempt) {
     RematOptimalOptions options;
-    options.timeLimitSeconds = std::max(0.1, seconds - elapsed());
+    if (seconds > 0.0) {
+      double left = seconds - elapsed();
+      if (left <= 0.0) {
+        optimalFailure =
+            (llvm::Twine("the time limit of ") + llvm::formatv("{0}", seconds) +
+             " s ran out after " + llvm::Twine(attempt) + " solves" +
+             (attempt ? " (" + optimalFailure + ")" : std::string()))
+                .str();
+        break;
+      }
+      options.timeLimitSeconds = left;
+    } else {
+      options.timeLimitSeconds = 0.0;
+    }
+    options.nodeLimit = nodeLimit;
     RematResult result = solveOptimal(steps.graph, modelBudget, options);
     if (!result.hasSchedule()) {
       optimalFailure = (llvm::Twine("the solver's model of ") +

@@ -1,6 +1,7 @@
 //===- TrainVerifyStep.cpp - whole-step well-formedness checks ------------===//
 
 #include "memopt/Dialect/Train/IR/TrainOps.h"
+#include "memopt/Dialect/Train/IR/TrainStep.h"
 #include "memopt/Transforms/Passes.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -59,6 +60,8 @@ void TrainVerifyStepPass::runOnOperation() {
                        << func.getBody().getBlocks().size() << " blocks";
     return signalPassFailure();
   }
+  if (failed(train::verifyNotLowered(func, "train-verify-step")))
+    return signalPassFailure();
 
   Block &body = func.getBody().front();
   // The names of all parameters, to find the parameter a state belongs to.
@@ -68,6 +71,10 @@ void TrainVerifyStepPass::runOnOperation() {
 
   // First reader of each state name, and first optimizer update of each.
   llvm::StringMap<Operation *> readers;
+  // The first dropout of each id: two different dropouts with one id would
+  // draw the same mask. Recomputed clones (train-remat) share their
+  // original's id on purpose, to reproduce its mask.
+  llvm::DenseMap<int64_t, Operation *> dropouts;
   llvm::StringMap<Operation *> updaters;
   bool failed = false;
   for (Operation &op : body) {
@@ -89,6 +96,21 @@ void TrainVerifyStepPass::runOnOperation() {
                          << first->getResult(0).getType();
         failed = true;
       }
+      continue;
+    }
+    if (auto dropout = dyn_cast<train::DropoutOp>(op)) {
+      if (op.hasAttr(train::TrainDialect::kRecomputedAttrName))
+        continue;
+      auto [it, inserted] = dropouts.try_emplace(dropout.getId(), &op);
+      if (inserted)
+        continue;
+      InFlightDiagnostic diag = op.emitOpError()
+                                << "has id " << dropout.getId()
+                                << ", which another dropout of the step "
+                                   "already has: the two would draw the same "
+                                   "mask";
+      diag.attachNote(it->second->getLoc()) << "the other dropout is here";
+      failed = true;
       continue;
     }
     auto aliasing = dyn_cast<train::AliasingOpInterface>(op);
@@ -131,5 +153,22 @@ void TrainVerifyStepPass::runOnOperation() {
   }
   if (failed)
     return signalPassFailure();
+
+  // Checked last, once every op is sound. A step's first result is its
+  // loss: the memory report, remat (which keeps what the loss depends on)
+  // and mem-run all read it so.
+  ArrayRef<Type> results = func.getResultTypes();
+  auto loss = results.empty() ? RankedTensorType()
+                              : dyn_cast<RankedTensorType>(results.front());
+  if (!loss || loss.getRank() != 0 || !isa<FloatType>(loss.getElementType())) {
+    InFlightDiagnostic diag = func.emitOpError()
+                              << "is not a training step: its first result "
+                                 "must be the loss, a 0-d float tensor, but ";
+    if (results.empty())
+      diag << "it returns nothing";
+    else
+      diag << "it is " << results.front();
+    return signalPassFailure();
+  }
   markAllAnalysesPreserved();
 }

@@ -13,13 +13,13 @@
 // RUN: rm -rf %t.missing
 // RUN: not mem-opt %s --train-memory-report='format=json output=%t.missing/sub/report.json' -o /dev/null 2>&1 | FileCheck %s --check-prefix=MISSING
 // RUN: not ls %t.missing
-// MISSING: error: cannot write the memory report to '{{.*}}.missing/sub/report.json': No such file or directory
+// MISSING: error: memory report: cannot write '{{.*}}.missing/sub/report.json': No such file or directory
 
 // The output is a directory: the temporary file written next to it is gone.
 // RUN: rm -rf %t.dir && mkdir -p %t.dir/out
 // RUN: not mem-opt %s --train-memory-report='format=html output=%t.dir/out' -o /dev/null 2>&1 | FileCheck %s --check-prefix=DIR
 // RUN: ls -A %t.dir | FileCheck %s --check-prefix=LEFT --match-full-lines
-// DIR: error: cannot write the memory report to '{{.*}}.dir/out': Is a directory
+// DIR: error: memory report: cannot write '{{.*}}.dir/out': Is a directory
 // LEFT: out
 // LEFT-NOT: {{.}}
 

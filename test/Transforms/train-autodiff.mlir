@@ -1,9 +1,9 @@
-// RUN: mem-opt %s -split-input-file --train-autodiff | FileCheck %s
-// RUN: mem-opt %s -split-input-file --train-autodiff='optimizer=sgd lr=0.5 momentum=0.9' | FileCheck %s --check-prefix=SGD
-// RUN: mem-opt %s -split-input-file --train-autodiff='optimizer=adamw weight-decay=0.1' | FileCheck %s --check-prefix=ADAMW
-// RUN: mem-opt %s -split-input-file --train-autodiff='optimizer=none' | FileCheck %s --check-prefix=NONE
-// RUN: mem-opt %s -split-input-file --train-autodiff --train-verify-step -o /dev/null
-// RUN: mem-opt %s -split-input-file --train-autodiff --mlir-print-debuginfo | FileCheck %s --check-prefix=LOC
+// RUN: mem-opt --mlir-print-debuginfo=false %s -split-input-file --train-autodiff | FileCheck %s
+// RUN: mem-opt --mlir-print-debuginfo=false %s -split-input-file --train-autodiff='optimizer=sgd lr=0.5 momentum=0.9' | FileCheck %s --check-prefix=SGD
+// RUN: mem-opt --mlir-print-debuginfo=false %s -split-input-file --train-autodiff='optimizer=adamw weight-decay=0.1' | FileCheck %s --check-prefix=ADAMW
+// RUN: mem-opt --mlir-print-debuginfo=false %s -split-input-file --train-autodiff='optimizer=none' | FileCheck %s --check-prefix=NONE
+// RUN: mem-opt --mlir-print-debuginfo=false %s -split-input-file --train-autodiff --train-verify-step -o /dev/null
+// RUN: mem-opt --mlir-print-debuginfo=false %s -split-input-file --train-autodiff --mlir-print-debuginfo | FileCheck %s --check-prefix=LOC
 
 // An MLP: the backward runs in reverse program order; matmul is reused for
 // both of its gradients; relu saves its output; bias gradients are sums.

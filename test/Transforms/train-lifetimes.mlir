@@ -1,5 +1,5 @@
-// RUN: mem-opt %s -split-input-file --train-lifetimes -verify-diagnostics | FileCheck %s
-// RUN: mem-opt %s -split-input-file --train-lifetimes --train-lifetimes -verify-diagnostics | FileCheck %s
+// RUN: mem-opt --mlir-print-debuginfo=false %s -split-input-file --train-lifetimes -verify-diagnostics | FileCheck %s
+// RUN: mem-opt --mlir-print-debuginfo=false %s -split-input-file --train-lifetimes --train-lifetimes -verify-diagnostics | FileCheck %s
 
 // A buffer is freed right after its last use, counting uses through views;
 // frees behind one op follow definition order; an unused result is freed

@@ -1,10 +1,13 @@
 // Bad options and bad steps give a diagnostic at the function.
 // RUN: not mem-opt %s --train-plan-memory=alignment=3 -o /dev/null 2>&1 | FileCheck %s --check-prefix=ALIGN
-// ALIGN: error: train-plan-memory: alignment must be a positive power of two, got 3
+// ALIGN: error: train-plan-memory: alignment must be a power of two between 1 and 2097152 (2 MiB), got 3{{$}}
 // RUN: not mem-opt %s --train-plan-memory=alignment=0 -o /dev/null 2>&1 | FileCheck %s --check-prefix=ZERO
-// ZERO: error: train-plan-memory: alignment must be a positive power of two, got 0
+// ZERO: error: train-plan-memory: alignment must be a power of two between 1 and 2097152 (2 MiB), got 0{{$}}
+// A huge alignment would make an arena of terabytes out of padding.
+// RUN: not mem-opt %s --train-plan-memory=alignment=1099511627776 -o /dev/null 2>&1 | FileCheck %s --check-prefix=HUGE
+// HUGE: error: train-plan-memory: alignment must be a power of two between 1 and 2097152 (2 MiB), got 1099511627776{{$}}
 // RUN: not mem-opt %s --train-plan-memory=budget=-1 -o /dev/null 2>&1 | FileCheck %s --check-prefix=BUDGET
-// BUDGET: error: train-plan-memory: budget must not be negative, got -1
+// BUDGET: error: train-plan-memory: budget must not be negative, got -1{{$}}
 // RUN: not mem-opt %s --train-plan-memory=algorithm=magic -o /dev/null 2>&1 | FileCheck %s --check-prefix=ALGO
 // ALGO: error: train-plan-memory: unknown algorithm 'magic' (expected auto or best-fit)
 // RUN: not mem-opt %s --train-plan-memory=alignmnet=64 -o /dev/null 2>&1 | FileCheck %s --check-prefix=OPTION

@@ -1,6 +1,6 @@
-// RUN: mem-opt %s -split-input-file --train-plan-memory --train-verify-plan | FileCheck %s
+// RUN: mem-opt --mlir-print-debuginfo=false %s -split-input-file --train-plan-memory --train-verify-plan | FileCheck %s
 // Planning twice gives the same plan (the second run replaces the first).
-// RUN: mem-opt %s -split-input-file --train-plan-memory --train-plan-memory --train-verify-plan | FileCheck %s
+// RUN: mem-opt --mlir-print-debuginfo=false %s -split-input-file --train-plan-memory --train-plan-memory --train-verify-plan | FileCheck %s
 
 // A chain with one parameter, a view and a scalar result. Lifetimes (half-
 // open, in program points): x [0, 2), a [1, 3), b [2, 5) (its view %r is

@@ -207,3 +207,53 @@ func.func @state_of_longer_param_name(%g: tensor<4xf32>, %t: tensor<i64>) {
   train.adam %fc, %g, %m, %v step(%t : tensor<i64>) {lr = 1.0e-3 : f64} : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
   return
 }
+
+// -----
+
+// A step's first result is its loss, a 0-d float tensor (checked once every
+// op passes the other rules).
+// expected-error @+1 {{'func.func' op is not a training step: its first result must be the loss, a 0-d float tensor, but it returns nothing}}
+func.func @no_loss(%g: tensor<4xf32>) {
+  %w = train.param "fc.bias" : tensor<4xf32>
+  train.sgd %w, %g {lr = 0.1 : f64} : tensor<4xf32>, tensor<4xf32>
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op is not a training step: its first result must be the loss, a 0-d float tensor, but it is 'tensor<4xf32>'}}
+func.func @vector_first(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<f32>) {
+  %l = train.reduce_sum %x {dims = array<i64: 0>} : tensor<4xf32> -> tensor<f32>
+  return %x, %l : tensor<4xf32>, tensor<f32>
+}
+
+// -----
+
+// expected-error @+1 {{'func.func' op is not a training step: its first result must be the loss, a 0-d float tensor, but it is 'tensor<i64>'}}
+func.func @integer_first(%t: tensor<i64>) -> tensor<i64> {
+  return %t : tensor<i64>
+}
+
+// -----
+
+// Two dropouts with one id would draw the same mask.
+func.func @dropout_same_id(%x: tensor<8xf32>) -> tensor<f32> {
+  // expected-note @+1 {{the other dropout is here}}
+  %a, %ma = train.dropout %x {rate = 0.5 : f64, id = 3 : i64} : tensor<8xf32> -> tensor<8xf32>, tensor<8xi1>
+  // expected-error @+1 {{'train.dropout' op has id 3, which another dropout of the step already has: the two would draw the same mask}}
+  %b, %mb = train.dropout %a {rate = 0.5 : f64, id = 3 : i64} : tensor<8xf32> -> tensor<8xf32>, tensor<8xi1>
+  %l = train.reduce_sum %b {dims = array<i64: 0>} : tensor<8xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// A recomputed clone (train-remat) shares its original's id on purpose: it
+// reproduces the mask. No error.
+func.func @dropout_recomputed(%x: tensor<8xf32>) -> tensor<f32> {
+  %a, %ma = train.dropout %x {rate = 0.5 : f64, id = 3 : i64} : tensor<8xf32> -> tensor<8xf32>, tensor<8xi1>
+  %b, %mb = train.dropout %x {rate = 0.5 : f64, id = 3 : i64, train.recomputed} : tensor<8xf32> -> tensor<8xf32>, tensor<8xi1>
+  %s = train.add %a, %b : tensor<8xf32>
+  %l = train.reduce_sum %s {dims = array<i64: 0>} : tensor<8xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}

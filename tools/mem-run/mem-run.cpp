@@ -23,10 +23,13 @@
 #include "memopt/Runtime/AllocHook.h"
 #include "memopt/Runtime/Collectives.h"
 #include "memopt/Runtime/Cublas.h"
+#include "memopt/Support/AtomicFile.h"
 #include "memopt/Transforms/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
@@ -227,6 +230,15 @@ struct StepPlan {
   SmallVector<std::string> resultGradOf;
   /// For --measure-peak: the memory model's prediction of the measured peak.
   int64_t predictedPeak = 0;
+  /// The model's persistent bytes (parameters and optimizer states) and
+  /// input bytes (arguments and constants), which mem-run and the lowering
+  /// keep in globals rather than allocating them.
+  int64_t predictedPersistent = 0;
+  int64_t predictedInputs = 0;
+  /// The same, measured: the sizes of the globals of the lowered program
+  /// (by the LLVM data layout), split by what they hold; -1 until measured.
+  int64_t measuredPersistent = -1;
+  int64_t measuredInputs = -1;
   /// For a step planned by train-plan-memory: the bytes of the arena the
   /// lowered step allocates (the plan's arena minus the persistent region,
   /// which lives in globals); -1 without a plan.
@@ -329,22 +341,23 @@ static FailureOr<StepArgument> planArgument(BlockArgument arg) {
   plan.tensor.name = ("arg" + Twine(index)).str();
   plan.tensor.symbol = ("__memrun_arg" + Twine(index)).str();
   plan.tensor.type = *type;
-  if (isa<FloatType>(type->getElementType()))
-    return plan;
-
   std::optional<uint64_t> bound;
   bool isStep = false;
   inferIntegerRange(arg, bound, isStep);
   if (isStep) {
+    // train.adam/adamw accept a float step count too; it is the step
+    // number all the same, never formula data.
     if (type->getRank() != 0) {
       emitError(loc) << "argument #" << index
                      << " is an optimizer step count but has shape " << *type
-                     << "; expected a 0-d integer tensor";
+                     << "; expected a 0-d tensor";
       return failure();
     }
     plan.kind = ArgKind::StepNumber;
     return plan;
   }
+  if (isa<FloatType>(type->getElementType()))
+    return plan;
   if (!bound) {
     emitError(loc) << "cannot infer the range of integer argument #" << index
                    << " (" << *type
@@ -518,6 +531,36 @@ static LogicalResult addEntryFunction(ModuleOp module, const StepPlan &plan) {
   }
   func::ReturnOp::create(body, loc);
   return success();
+}
+
+/// Measures the globals of the lowered program: parameters and optimizer
+/// states (persistent) and everything else the step reads from a global
+/// (inputs: mem-run's argument globals and the constants the lowering
+/// placed in globals). mem-run's result globals (copies it reads back) and
+/// the 8-byte dropout seed are not the step's memory and are left out.
+static void measureGlobals(ModuleOp module, StepPlan &plan) {
+  llvm::StringSet<> persistent, excluded;
+  for (const GlobalTensor &param : plan.params)
+    persistent.insert(param.symbol);
+  for (const GlobalTensor &state : plan.states)
+    persistent.insert(state.symbol);
+  for (const GlobalTensor &result : plan.results)
+    excluded.insert(result.symbol);
+  excluded.insert(kSeedGlobalName);
+  DataLayout layout(module);
+  plan.measuredPersistent = 0;
+  plan.measuredInputs = 0;
+  module.walk([&](LLVM::GlobalOp global) {
+    StringRef name = global.getSymName();
+    if (excluded.contains(name))
+      return;
+    // String constants of runtime messages are not tensors.
+    if (global.getConstant() && isa<StringAttr>(global.getValueOrNull()))
+      return;
+    int64_t bytes = layout.getTypeSize(global.getType());
+    (persistent.contains(name) ? plan.measuredPersistent
+                               : plan.measuredInputs) += bytes;
+  });
 }
 
 /// convert-train-to-linalg, then memopt-lower-to-cpu.
@@ -713,6 +756,16 @@ static void fillFloat(const GlobalTensor &tensor, double amplitude) {
                     run::initValue(amplitude, phase, i));
 }
 
+/// Stores the 1-based step number into an optimizer's step-count argument
+/// (an integer or a float tensor).
+static void storeStepNumber(const StepArgument &arg, unsigned step) {
+  Type elementType = arg.tensor.type.getElementType();
+  if (isa<FloatType>(elementType))
+    run::storeFloat(elementType, arg.tensor.data, step);
+  else
+    run::storeInteger(elementType, arg.tensor.data, step);
+}
+
 /// Fills the step arguments that stay the same from step to step.
 static void fillArguments(const StepPlan &plan) {
   for (const StepArgument &arg : plan.arguments) {
@@ -812,9 +865,12 @@ static void printInputs(const StepPlan &plan) {
     os << "seed: " << seed << "\n";
 }
 
-/// Fails when the globals mem-run fills would not fit in the machine's
-/// memory: the JIT aborts the process when it cannot map them.
-static LogicalResult checkGlobalsFit(const StepPlan &plan) {
+/// Fails when the step would not fit in the machine's memory: the globals
+/// mem-run fills (the JIT aborts the process when it cannot map them) plus
+/// what the step allocates at its peak (its arena when planned), so that an
+/// oversized step is an error before it starts rather than a crash or the
+/// OOM killer in the middle.
+static LogicalResult checkStepFits(const StepPlan &plan) {
   uint64_t total = 0;
   auto add = [&](const GlobalTensor &tensor) {
     uint64_t bytes = run::getStorageBytes(tensor.type.getElementType());
@@ -835,12 +891,19 @@ static LogicalResult checkGlobalsFit(const StepPlan &plan) {
   if (pages <= 0 || pageSize <= 0)
     return success();
   uint64_t memory = static_cast<uint64_t>(pages) * pageSize;
-  if (total <= memory)
+  uint64_t allocated = static_cast<uint64_t>(
+      plan.arenaBytes >= 0 ? plan.arenaBytes : plan.predictedPeak);
+  if (llvm::SaturatingAdd(total, allocated) <= memory)
     return success();
-  return fail("the step's parameters, optimizer states, arguments and "
+  return fail("the step needs " + Twine(llvm::SaturatingAdd(total, allocated)) +
+              " bytes, more than this machine's memory (" + Twine(memory) +
+              " bytes): its parameters, optimizer states, arguments and "
               "results take " +
-              Twine(total) + " bytes, more than this machine's memory (" +
-              Twine(memory) + " bytes)");
+              Twine(total) + " bytes and it allocates " + Twine(allocated) +
+              " bytes at its peak" +
+              (plan.arenaBytes >= 0 ? " (its planned arena)" : "") +
+              "; try a smaller batch, train-remat with a budget, or a "
+              "machine with more memory");
 }
 
 /// The --check-gradients mode: runs the differentiated step once for the
@@ -858,7 +921,7 @@ static LogicalResult runGradientCheck(ExecutionEngine &engine, StepPlan &plan) {
   };
   for (const StepArgument &arg : plan.arguments)
     if (arg.kind == ArgKind::StepNumber)
-      run::storeInteger(arg.tensor.type.getElementType(), arg.tensor.data, 1);
+      storeStepNumber(arg, 1);
   if (plan.results.empty() || plan.results.front().type.getRank() != 0 ||
       !isa<FloatType>(plan.results.front().type.getElementType()))
     return fail("--check-gradients needs a step whose first result is a 0-d "
@@ -1014,8 +1077,7 @@ static LogicalResult runSteps(ModuleOp module, StepPlan &plan) {
   for (unsigned step = 1; step <= numSteps; ++step) {
     for (const StepArgument &arg : plan.arguments)
       if (arg.kind == ArgKind::StepNumber)
-        run::storeInteger(arg.tensor.type.getElementType(), arg.tensor.data,
-                          step);
+        storeStepNumber(arg, step);
     bool measured = measurePeak && step == numSteps;
     uint64_t liveBefore = memopt_live_bytes();
     if (measured)
@@ -1024,12 +1086,23 @@ static LogicalResult runSteps(ModuleOp module, StepPlan &plan) {
       return fail("step " + Twine(step) +
                   " failed to run: " + llvm::toString(std::move(error)));
     printStepLine(plan, step);
+    // A failed allocation in a later step ends the process with _Exit:
+    // what was printed so far must be out.
+    llvm::outs().flush();
     if (!measured)
       continue;
     llvm::outs() << "measured_peak_bytes: " << memopt_peak_bytes() << "\n";
     llvm::outs() << "predicted_peak_bytes: " << plan.predictedPeak << "\n";
     if (plan.arenaBytes >= 0)
       llvm::outs() << "arena_bytes: " << plan.arenaBytes << "\n";
+    // The state and inputs live in globals, not in allocations: their
+    // measured bytes are the globals' sizes in the compiled program.
+    llvm::outs() << "measured_persistent_bytes: " << plan.measuredPersistent
+                 << "\n";
+    llvm::outs() << "predicted_persistent_bytes: " << plan.predictedPersistent
+                 << "\n";
+    llvm::outs() << "measured_input_bytes: " << plan.measuredInputs << "\n";
+    llvm::outs() << "predicted_input_bytes: " << plan.predictedInputs << "\n";
     uint64_t liveAfter = memopt_live_bytes();
     if (liveAfter != liveBefore)
       llvm::WithColor::warning(llvm::errs(), "mem-run")
@@ -1226,7 +1299,8 @@ int main(int argc, char **argv) {
   for (unsigned step = 1; step <= steps; ++step) {
     for (size_t i = 0; i < numArgs; ++i)
       if (args[i].kind == STEP_NUMBER) {
-        storeInteger(args[i].elem, args[i].data, step);
+        if (isFloat(args[i].elem)) storeFloat(args[i].elem, args[i].data, step);
+        else storeInteger(args[i].elem, args[i].data, step);
         TO_DEVICE(args[i].data);
       }
 #ifdef MEMOPT_AOT_GPU
@@ -1309,12 +1383,10 @@ static int getDriverElement(Type type) {
 /// Writes DIR/main.c for `plan`.
 static LogicalResult writeAOTDriver(const StepPlan &plan, StringRef path,
                                     unsigned steps) {
-  std::string errorMessage;
-  std::unique_ptr<llvm::ToolOutputFile> file =
-      openOutputFile(path, &errorMessage);
-  if (!file)
-    return fail(errorMessage);
-  llvm::raw_ostream &os = file->os();
+  AtomicOutputFile file;
+  if (llvm::Error error = file.open(path))
+    return fail(llvm::toString(std::move(error)));
+  llvm::raw_ostream &os = file.os();
   os << kAOTDriverPrologue;
   unsigned symbolCount = 0;
   auto hex = [](double value) {
@@ -1391,7 +1463,8 @@ static LogicalResult writeAOTDriver(const StepPlan &plan, StringRef path,
      << "#define PREDICTED_PERSISTENT " << persistent << "\n"
      << "#define PLANNED_ARENA " << plan.arenaBytes << "\n";
   os << kAOTDriverMain;
-  file->keep();
+  if (llvm::Error error = file.commit())
+    return fail(llvm::toString(std::move(error)));
   return success();
 }
 
@@ -1402,19 +1475,31 @@ static LogicalResult emitAOTFiles(ModuleOp module, const StepPlan &plan) {
   SmallString<256> stepPath(emitAOT), mainPath(emitAOT);
   llvm::sys::path::append(stepPath, "step.mlir");
   llvm::sys::path::append(mainPath, "main.c");
-  std::string errorMessage;
-  std::unique_ptr<llvm::ToolOutputFile> file =
-      openOutputFile(stepPath, &errorMessage);
-  if (!file)
-    return fail(errorMessage);
-  module.print(file->os());
-  file->keep();
+  if (llvm::Error error = writeFileAtomically(
+          stepPath, [&](raw_ostream &os) { module.print(os); }))
+    return fail(llvm::toString(std::move(error)));
   return writeAOTDriver(plan, mainPath, numSteps);
 }
 
 //===----------------------------------------------------------------------===//
 // Driver
 //===----------------------------------------------------------------------===//
+
+/// Whether `step` carries an arena plan (or part of one).
+static bool isPlanned(func::FuncOp step) {
+  if (step->hasAttr(train::TrainDialect::kArenaBytesAttrName))
+    return true;
+  for (unsigned i = 0, e = step.getNumArguments(); i < e; ++i)
+    if (step.getArgAttr(i, train::TrainDialect::kOffsetAttrName))
+      return true;
+  WalkResult walk = step.walk([](Operation *op) {
+    return op->hasAttr(train::TrainDialect::kOffsetAttrName) ||
+                   op->hasAttr(train::TrainDialect::kWorkspaceOffsetAttrName)
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  return walk.wasInterrupted();
+}
 
 /// Everything after option parsing; fails after printing why.
 static LogicalResult runMain() {
@@ -1515,6 +1600,17 @@ static LogicalResult runMain() {
       return fail("cannot differentiate @" + step->getSymName() +
                   " for --check-gradients (see above)");
   }
+  // A planned step runs on its arena as the plan says; a hand-edited plan
+  // with an offset past the arena or two live buffers overlapping would
+  // corrupt memory or print wrong numbers. Verify every plan first.
+  if (isPlanned(*step)) {
+    PassManager pm(&context);
+    pm.nest<func::FuncOp>().addPass(createTrainVerifyPlanPass());
+    if (failed(pm.run(*module)))
+      return fail("the arena plan of @" + step->getSymName() +
+                  " is invalid (see above); plan it again with "
+                  "--pipeline='func.func(train-plan-memory)'");
+  }
   FailureOr<StepPlan> plan = planStep(*module, *step);
   if (failed(plan))
     return fail("cannot run @" + step->getSymName() + " (see above)");
@@ -1524,9 +1620,15 @@ static LogicalResult runMain() {
   }
   // The model's peak of what the lowered step allocates: parameters, states
   // and inputs live in globals; every buffer is padded to the alignment.
-  if (measurePeak || !emitAOT.empty())
-    plan->predictedPeak =
-        TensorLiveness(*step, kCPUBufferAlignment).getTransientPeak();
+  plan->predictedPeak =
+      TensorLiveness(*step, kCPUBufferAlignment).getTransientPeak();
+  {
+    TensorLiveness exact(*step);
+    plan->predictedPersistent = exact.getPersistentBytes();
+    for (const Buffer &buffer : exact.getBuffers())
+      if (buffer.memoryClass == MemoryClass::Input)
+        plan->predictedInputs += buffer.bytes;
+  }
   if (auto arena = (*step)->getAttrOfType<IntegerAttr>(
           train::TrainDialect::kArenaBytesAttrName)) {
     int64_t persistent = 0;
@@ -1539,7 +1641,7 @@ static LogicalResult runMain() {
     printInputs(*plan);
     return success();
   }
-  if (failed(checkGlobalsFit(*plan)))
+  if (failed(checkStepFits(*plan)))
     return failure();
   if (failed(addEntryFunction(*module, *plan)) || failed(verify(*module)))
     return fail("cannot build the entry function of @" + step->getSymName());
@@ -1549,6 +1651,7 @@ static LogicalResult runMain() {
   // The seed global exists when a train.dropout reads it, or when the step
   // declares it itself.
   plan->hasSeed = module->lookupSymbol(kSeedGlobalName) != nullptr;
+  measureGlobals(*module, *plan);
   if (!emitAOT.empty())
     return emitAOTFiles(*module, *plan);
   return runSteps(*module, *plan);

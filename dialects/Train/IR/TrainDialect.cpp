@@ -67,9 +67,11 @@ LogicalResult TrainDialect::verifyOperationAttribute(Operation *op,
     if (failed(verifyByteCount(op, attribute)))
       return failure();
     int64_t alignment = cast<IntegerAttr>(attribute.getValue()).getInt();
-    if (alignment == 0 || !llvm::isPowerOf2_64(alignment))
+    if (alignment == 0 || !llvm::isPowerOf2_64(alignment) ||
+        alignment > kMaxPlanAlignment)
       return op->emitError()
-             << "'" << name << "' must be a power of two, got " << alignment;
+             << "'" << name << "' must be a power of two of at most "
+             << kMaxPlanAlignment << " (2 MiB), got " << alignment;
     return success();
   }
   return op->emitError() << "unknown train attribute '" << name << "'";

@@ -3,6 +3,8 @@
 #include "memopt/Dialect/Train/IR/TrainInterfaces.h"
 #include "memopt/Dialect/Train/IR/TrainTraits.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::memopt::train;
@@ -22,10 +24,32 @@ int64_t mlir::memopt::train::getElementBytes(Type elementType) {
 }
 
 int64_t mlir::memopt::train::getTensorBytes(Type type) {
+  // Verified types are bounded; an unverified huge one saturates rather than
+  // wrapping around to a small or negative size.
+  return getBoundedTensorBytes(type).value_or(kMaxTensorBytes + 1);
+}
+
+std::optional<int64_t> mlir::memopt::train::getBoundedTensorBytes(Type type) {
   auto shaped = dyn_cast<RankedTensorType>(type);
   if (!shaped || !shaped.hasStaticShape())
     return 0;
-  return shaped.getNumElements() * getElementBytes(shaped.getElementType());
+  bool overflow = false;
+  uint64_t bytes = getElementBytes(shaped.getElementType());
+  for (int64_t dim : shaped.getShape())
+    bytes = llvm::SaturatingMultiply(bytes, static_cast<uint64_t>(dim),
+                                     &overflow);
+  if (overflow || bytes > static_cast<uint64_t>(kMaxTensorBytes))
+    return std::nullopt;
+  return static_cast<int64_t>(bytes);
+}
+
+LogicalResult mlir::memopt::train::verifyTensorSize(Location loc, Type type,
+                                                    const Twine &what) {
+  if (getBoundedTensorBytes(type))
+    return success();
+  return emitError(loc) << what << " has type " << type
+                        << ", larger than the " << kMaxTensorBytes
+                        << " bytes (16 TiB) memopt accepts for one tensor";
 }
 
 int64_t mlir::memopt::train::detail::getDefaultBytesRead(Operation *op) {

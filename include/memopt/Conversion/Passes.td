@@ -60,6 +60,29 @@ def MemoptFreeAfterLastUsePass
 // GPU lowering (memopt-lower-to-gpu)
 //===----------------------------------------------------------------------===//
 
+def MemoptCheckLinalgInputPass
+    : Pass<"memopt-check-linalg-input", "::mlir::ModuleOp"> {
+  let summary = "Fails on train ops: the lowering pipelines expect linalg";
+  let description = [{
+    The first pass of `memopt-lower-to-cpu` and `memopt-lower-to-gpu`: both
+    start from linalg on tensors, as `convert-train-to-linalg` produces it.
+    A `train` op still in the module would otherwise fail deep inside
+    bufferization ("op was not bufferized"); this pass reports it at the op
+    and says what to run first. The pass changes nothing.
+
+    ```mlir
+    // mem-opt step.mlir --memopt-lower-to-gpu reports:
+    // error: memopt-lower-to-gpu expects linalg on tensors, but 'train.param'
+    //        is a train op; run --convert-train-to-linalg first
+    ```
+  }];
+  let options = [
+    Option<"pipeline", "pipeline", "std::string",
+           /*default=*/"\"the lowering\"",
+           "The pipeline name to put in the error message">,
+  ];
+}
+
 def MemoptGPUCheckTargetPass
     : Pass<"memopt-gpu-check-target", "::mlir::ModuleOp"> {
   let summary = "Validates the NVIDIA target options of memopt-lower-to-gpu";

@@ -11,7 +11,11 @@ def TrainVerifyStepPass : Pass<"train-verify-step", "::mlir::func::FuncOp"> {
     The op verifiers check each op alone; this pass checks the rules that
     span a whole step, so that later passes can rely on them:
 
-    * the body is a single block (program order is the schedule);
+    * the body is a single block (program order is the schedule) of train
+      ops, not lowered IR;
+    * the first result is the loss, a 0-d float tensor;
+    * no two dropouts share an `id` (they would draw the same mask), except
+      a `train.recomputed` clone and its original;
     * every persistent state name is read by one `train.param` or
       `train.opt_state` op with one type (two reads of one name with
       different types would describe two different buffers);
@@ -94,7 +98,10 @@ def TrainLifetimesPass : Pass<"train-lifetimes", "::mlir::func::FuncOp"> {
     frees at most); one written later is moved up behind that use, since
     the memory between holds nothing anyone reads (and the CPU lowering
     frees at the last use anyway). Frees after one op are ordered by buffer
-    definition. Running it twice changes nothing.
+    definition. A view (reshape, transpose, slice) that nothing reads is
+    dead code: it keeps nothing alive (the lowering erases it), and the pass
+    erases it so that a free may come before it. Running it twice changes
+    nothing.
 
     Example:
     ```
@@ -188,7 +195,8 @@ def TrainRematPass : Pass<"train-remat", "::mlir::func::FuncOp"> {
       they need), then batches of the next ranked ones while they pay off
       about as well; repeat until the budget is met or no drop helps;
     * `optimal`: Checkmate's MILP, solved with CBC within `time-limit`
-      seconds, over groups of ops (at most `segments` forward groups of whole
+      seconds in all (and `node-limit` branch-and-bound nodes per solve, a
+      limit that gives the same schedule on any machine), over groups of ops (at most `segments` forward groups of whole
       layers, and the backward groups reading them): which groups to compute
       again before which. Optimal for that group model (a remark gives the
       status and gap); the chosen plan is measured exactly and re-solved
@@ -227,12 +235,16 @@ def TrainRematPass : Pass<"train-remat", "::mlir::func::FuncOp"> {
            "KB, MB, GB, TB); empty = no bound">,
     Option<"algorithm", "algorithm", "std::string", /*default=*/"\"auto\"",
            "auto, none, layers, sqrt, selective, greedy, optimal or chain">,
-    Option<"segments", "segments", "unsigned", /*default=*/"8",
+    Option<"segments", "segments", "int64_t", /*default=*/"8",
            "optimal: the most forward groups (segments of whole layers) the "
-           "solver decides over">,
+           "solver decides over, at least 1">,
     Option<"timeLimit", "time-limit", "double", /*default=*/"30.0",
-           "optimal: seconds the solver may spend (a schedule found by then "
-           "is used with its optimality gap)">,
+           "optimal: seconds the whole algorithm may spend (grouping, models, "
+           "solves, measuring; a schedule found by then is used with its "
+           "optimality gap); 0 = no wall-clock limit (needs node-limit)">,
+    Option<"nodeLimit", "node-limit", "int64_t", /*default=*/"0",
+           "optimal: the most branch-and-bound nodes of each solve; a work "
+           "limit, so the result does not depend on the machine; 0 = none">,
   ];
   let dependentDialects = ["::mlir::memopt::train::TrainDialect"];
 }

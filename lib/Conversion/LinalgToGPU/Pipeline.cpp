@@ -31,6 +31,9 @@ void mlir::memopt::buildLowerToGPUPipeline(OpPassManager &pm,
   target.features = options.features;
   target.format = options.format;
   pm.addPass(createMemoptGPUCheckTargetPass(target));
+  MemoptCheckLinalgInputPassOptions check;
+  check.pipeline = "memopt-lower-to-gpu";
+  pm.addPass(createMemoptCheckLinalgInputPass(check));
 
   // Collectives of a sharded step: NCCL calls on buffers.
   pm.addPass(createMemoptShardToNcclPass());

@@ -74,6 +74,9 @@ void mlir::memopt::buildHostToLLVMPipeline(OpPassManager &pm) {
 }
 
 void mlir::memopt::buildLowerToCPUPipeline(OpPassManager &pm) {
+  MemoptCheckLinalgInputPassOptions check;
+  check.pipeline = "memopt-lower-to-cpu";
+  pm.addPass(createMemoptCheckLinalgInputPass(check));
   buildBufferizationPipeline(pm);
   pm.addPass(createConvertLinalgToLoopsPass());
   buildLoopsToControlFlowPipeline(pm);

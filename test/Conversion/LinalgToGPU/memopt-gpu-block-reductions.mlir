@@ -1,5 +1,5 @@
-// RUN: mem-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(memopt-gpu-block-reductions))' | FileCheck %s
-// RUN: mem-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(memopt-gpu-block-reductions{min-extent=32 block-size=64}))' | FileCheck %s --check-prefix=LOW
+// RUN: mem-opt --mlir-print-debuginfo=false %s -split-input-file --pass-pipeline='builtin.module(func.func(memopt-gpu-block-reductions))' | FileCheck %s
+// RUN: mem-opt --mlir-print-debuginfo=false %s -split-input-file --pass-pipeline='builtin.module(func.func(memopt-gpu-block-reductions{min-extent=32 block-size=64}))' | FileCheck %s --check-prefix=LOW
 
 // A row sum over 4096 elements: one block per row (8 blocks) of 256 threads
 // (4096 / 8 elements per thread, at most block-size). Thread t folds columns

@@ -1,4 +1,4 @@
-// RUN: mem-opt %s -split-input-file --pass-pipeline='builtin.module(func.func(memopt-gpu-emulate-launches))' | FileCheck %s
+// RUN: mem-opt --mlir-print-debuginfo=false %s -split-input-file --pass-pipeline='builtin.module(func.func(memopt-gpu-emulate-launches))' | FileCheck %s
 
 // A mapped loop nest: loops over the grid (z, y, x), then over the block's
 // threads (z, y, x), the body cloned with the ids and sizes replaced.

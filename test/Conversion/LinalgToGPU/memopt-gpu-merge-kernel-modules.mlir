@@ -1,4 +1,4 @@
-// RUN: mem-opt %s --memopt-gpu-merge-kernel-modules | FileCheck %s
+// RUN: mem-opt --mlir-print-debuginfo=false %s --memopt-gpu-merge-kernel-modules | FileCheck %s
 
 // Three outlined kernels (all named @f_kernel): they end up in one module
 // under their former modules' names, the third, identical to the first,

@@ -1,4 +1,4 @@
-// RUN: mem-opt %s -split-input-file --memopt-shard-to-nccl --canonicalize | FileCheck %s
+// RUN: mem-opt --mlir-print-debuginfo=false %s -split-input-file --memopt-shard-to-nccl --canonicalize | FileCheck %s
 
 // Arguments of the runtime's collectives (lib/Runtime/CUDA/CudaCollectives.cpp):
 // the group, the send and receive buffers (unranked memrefs: the element type

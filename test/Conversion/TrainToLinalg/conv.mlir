@@ -1,4 +1,4 @@
-// RUN: mem-opt %s -split-input-file --convert-train-to-linalg | FileCheck %s
+// RUN: mem-opt --mlir-print-debuginfo=false %s -split-input-file --convert-train-to-linalg | FileCheck %s
 
 // Zero padding (a filled buffer the input is inserted into), then the named
 // convolution with the forward stride. Every buffer of the op (the padded

@@ -1,4 +1,4 @@
-// RUN: mem-opt %s -split-input-file --convert-train-to-linalg | FileCheck %s
+// RUN: mem-opt --mlir-print-debuginfo=false %s -split-input-file --convert-train-to-linalg | FileCheck %s
 
 // Promote-to-widest: the bf16 operand is extended, the add runs in f32.
 // CHECK-DAG: #[[ID2:.+]] = affine_map<(d0, d1) -> (d0, d1)>

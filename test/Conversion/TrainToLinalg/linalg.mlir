@@ -1,4 +1,4 @@
-// RUN: mem-opt %s --convert-train-to-linalg -split-input-file | FileCheck %s
+// RUN: mem-opt --mlir-print-debuginfo=false %s --convert-train-to-linalg -split-input-file | FileCheck %s
 
 // convert-train-to-linalg on matmul, the shape ops, embedding, the losses and
 // softmax, with their gradients (LinalgLowering.cpp).

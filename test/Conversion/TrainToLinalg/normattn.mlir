@@ -1,4 +1,4 @@
-// RUN: mem-opt %s --convert-train-to-linalg | FileCheck %s
+// RUN: mem-opt --mlir-print-debuginfo=false %s --convert-train-to-linalg | FileCheck %s
 
 // Normalizations reduce the last dimension; attention runs its matmuls as
 // linalg.batch_matmul on [B*Hkv, G*S, D] (query heads of a group stacked).

@@ -41,8 +41,16 @@ func.func @arena_negative() attributes {train.arena_bytes = -5 : i64} {
 
 // -----
 
-// expected-error @+1 {{'train.plan_alignment' must be a power of two, got 96}}
+// expected-error @+1 {{'train.plan_alignment' must be a power of two of at most 2097152 (2 MiB), got 96}}
 func.func @alignment() attributes {train.plan_alignment = 96 : i64} {
+  return
+}
+
+// -----
+
+// A huge alignment would pad every buffer to terabytes.
+// expected-error @+1 {{'train.plan_alignment' must be a power of two of at most 2097152 (2 MiB), got 1099511627776}}
+func.func @alignment_huge() attributes {train.plan_alignment = 1099511627776 : i64} {
   return
 }
 

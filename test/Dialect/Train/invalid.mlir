@@ -3236,3 +3236,40 @@ func.func @conv_padding_overflow(%x: tensor<1x1x4x4xf32>, %w: tensor<1x1x3x3xf32
   %0 = train.conv2d %x, %w {padding = array<i64: 4611686018427387904, 0>} : tensor<1x1x4x4xf32>, tensor<1x1x3x3xf32> -> tensor<1x1x2x2xf32>
   return %0 : tensor<1x1x2x2xf32>
 }
+
+// -----
+
+// A tensor whose byte size does not fit memopt's 64-bit sums (2^62 x 4
+// elements of 4 bytes wraps around to 0) is refused, not counted as 24 B.
+func.func @huge_tensor(%x: tensor<4611686018427387904x4xf32>) -> tensor<4611686018427387904x4xf32> {
+  // expected-error @+1 {{operand #0 has type 'tensor<4611686018427387904x4xf32>', larger than the 17592186044416 bytes (16 TiB) memopt accepts for one tensor}}
+  %0 = train.relu %x : tensor<4611686018427387904x4xf32>
+  return %0 : tensor<4611686018427387904x4xf32>
+}
+
+// -----
+
+func.func @huge_param() -> tensor<f32> {
+  // expected-error @+1 {{result #0 has type 'tensor<1048576x1048576x8xf32>', larger than the 17592186044416 bytes (16 TiB) memopt accepts for one tensor}}
+  %w = train.param "w" : tensor<1048576x1048576x8xf32>
+  %l = train.reduce_sum %w {dims = array<i64: 0, 1, 2>} : tensor<1048576x1048576x8xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// An infinite or NaN scale would turn every result into NaN.
+func.func @softmax_scale_inf(%x: tensor<2x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @+1 {{'train.softmax' op attribute 'scale' must be finite, got inf}}
+  %0 = train.softmax %x {scale = 0x7FF0000000000000 : f64} : tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @sgd_lr_nan(%g: tensor<4xf32>) {
+  %w = train.param "w" : tensor<4xf32>
+  // expected-error @+1 {{'train.sgd' op attribute 'lr' must be finite, got nan}}
+  train.sgd %w, %g {lr = 0x7FF8000000000000 : f64} : tensor<4xf32>, tensor<4xf32>
+  return
+}

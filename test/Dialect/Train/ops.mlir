@@ -1,6 +1,6 @@
-// RUN: mem-opt %s | mem-opt | FileCheck %s
-// RUN: mem-opt %s --mlir-print-op-generic | mem-opt | FileCheck %s
-// RUN: mem-opt %s > %t.1 && mem-opt %t.1 > %t.2 && diff %t.1 %t.2
+// RUN: mem-opt --mlir-print-debuginfo=false %s | mem-opt --mlir-print-debuginfo=false | FileCheck %s
+// RUN: mem-opt --mlir-print-debuginfo=false %s --mlir-print-op-generic | mem-opt --mlir-print-debuginfo=false | FileCheck %s
+// RUN: mem-opt --mlir-print-debuginfo=false %s > %t.1 && mem-opt --mlir-print-debuginfo=false %t.1 > %t.2 && diff %t.1 %t.2
 
 // Round trip of every train op, through the custom and the generic form.
 // Every CHECK matches the whole printed op (operands, attributes, types, end

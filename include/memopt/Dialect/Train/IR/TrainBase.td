@@ -68,6 +68,9 @@ def Train_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kPlanAlignmentAttrName =
         "train.plan_alignment";
     static constexpr ::llvm::StringLiteral kStepAttrName = "train.step";
+    /// The largest `train.plan_alignment` (2 MiB, a huge page): beyond it
+    /// padding alone would make arenas of terabytes.
+    static constexpr int64_t kMaxPlanAlignment = int64_t(1) << 21;
     static constexpr ::llvm::StringLiteral kRematFlopsAttrName =
         "train.remat_flops";
     static constexpr ::llvm::StringLiteral kRematPeakBeforeAttrName =
@@ -100,6 +103,21 @@ def Train_PromoteToWidest : Train_PrecisionTrait<"PromoteToWidest">;
 /// The op's single result is a view of its first operand: it allocates no new
 /// bytes and extends the lifetime of the operand's buffer.
 def Train_ViewOp : NativeOpTrait<"ViewOp"> {
+  let cppNamespace = "::mlir::memopt::train";
+}
+
+/// Every tensor operand and result has a byte size memopt can add up exactly:
+/// at most `kMaxTensorBytes` (16 TiB), computed without overflow. Larger
+/// types are valid builtin types, but summing them in 64-bit byte counts
+/// would wrap around and report a wrong peak.
+def Train_BoundedTensorSizes : NativeOpTrait<"BoundedTensorSizes"> {
+  let cppNamespace = "::mlir::memopt::train";
+}
+
+/// Every float attribute (a softmax or attention scale, a dropout rate, a
+/// learning rate, betas, epsilon) is finite: an inf or NaN scale would
+/// silently turn every result into NaN.
+def Train_FiniteFloatAttributes : NativeOpTrait<"FiniteFloatAttributes"> {
   let cppNamespace = "::mlir::memopt::train";
 }
 

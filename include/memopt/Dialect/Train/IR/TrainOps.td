@@ -19,6 +19,8 @@ class Train_Op<string mnemonic, list<Trait> traits = [],
                list<string> costMethods = [], list<string> aliasMethods = []>
     : Op<Train_Dialect, mnemonic,
          !listconcat(traits, [
+           Train_BoundedTensorSizes,
+           Train_FiniteFloatAttributes,
            DeclareOpInterfaceMethods<Train_CostOpInterface, costMethods>,
            DeclareOpInterfaceMethods<Train_AliasingOpInterface, aliasMethods>])>;
 

@@ -1,0 +1,28 @@
+//===- TrainStep.h - what the train passes expect of their input -*- C++ -*-===//
+//
+// The analyses and transformations of memopt (liveness, lifetimes, remat,
+// arena planning, the report) work on training steps in the train dialect.
+// Run on lowered IR they would see no train ops and answer nonsense (a peak
+// of the memrefs' handles, frees of linalg values), so they check their
+// input first and say which pass to run before them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_DIALECT_TRAIN_IR_TRAINSTEP_H
+#define MEMOPT_DIALECT_TRAIN_IR_TRAINSTEP_H
+
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+namespace mlir::memopt::train {
+
+/// Fails, with an error at the first offending op, when the body of `func`
+/// holds ops of a lowered program (linalg, memref, bufferization, gpu or
+/// llvm): `passName` runs on train IR, before convert-train-to-linalg.
+LogicalResult verifyNotLowered(FunctionOpInterface func, StringRef passName);
+
+/// The first op of the train dialect in `root` (itself included), if any.
+Operation *findTrainOp(Operation *root);
+
+} // namespace mlir::memopt::train
+
+#endif // MEMOPT_DIALECT_TRAIN_IR_TRAINSTEP_H

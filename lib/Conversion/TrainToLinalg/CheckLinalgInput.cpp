@@ -1,0 +1,32 @@
+//===- CheckLinalgInput.cpp - the lowering pipelines' input check ---------===//
+
+#include "memopt/Conversion/Passes.h"
+#include "memopt/Dialect/Train/IR/TrainStep.h"
+
+namespace mlir::memopt {
+#define GEN_PASS_DEF_MEMOPTCHECKLINALGINPUTPASS
+#include "memopt/Conversion/Passes.h.inc"
+} // namespace mlir::memopt
+
+using namespace mlir;
+
+namespace {
+
+struct CheckLinalgInputPass
+    : public memopt::impl::MemoptCheckLinalgInputPassBase<
+          CheckLinalgInputPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    markAllAnalysesPreserved();
+    Operation *op = memopt::train::findTrainOp(getOperation());
+    if (!op)
+      return;
+    op->emitError() << pipeline << " expects linalg on tensors, but '"
+                    << op->getName()
+                    << "' is a train op; run --convert-train-to-linalg first";
+    signalPassFailure();
+  }
+};
+
+} // namespace
