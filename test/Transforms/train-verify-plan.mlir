@@ -1,7 +1,8 @@
 // RUN: mem-opt %s -split-input-file --train-verify-plan -verify-diagnostics
 
-// A valid plan (what train-plan-memory writes for this step) passes, and a
-// function without a plan is left alone.
+// A valid plan (what train-plan-memory writes for this step) passes; a
+// function without a plan is an error (passing would claim a check that was
+// never made).
 func.func @valid(%x: tensor<64xf32> {train.offset = 256 : i64}) -> tensor<64xf32>
     attributes {train.arena_bytes = 768 : i64, train.load_bytes = 768 : i64,
                 train.persistent_bytes = 256 : i64, train.plan_alignment = 256 : i64} {
@@ -11,6 +12,7 @@ func.func @valid(%x: tensor<64xf32> {train.offset = 256 : i64}) -> tensor<64xf32
   return %b : tensor<64xf32>
 }
 
+// expected-error @+1 {{'func.func' op has no arena plan to verify ('train.arena_bytes' is missing); run --train-plan-memory first}}
 func.func @unplanned(%x: tensor<64xf32>) -> tensor<64xf32> {
   %a = train.relu %x : tensor<64xf32>
   return %a : tensor<64xf32>
