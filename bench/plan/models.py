@@ -8,6 +8,9 @@ ratios and the planning time) and checks arena / LOAD <= --max-ratio.
 
   bench/plan/models.py --bin build/bin              # the table in README.md
   bench/plan/models.py --bin build/bin --check      # exit 1 above the limit
+  bench/plan/models.py --bin build/bin --verify     # and run train-verify-plan
+                                                    # on every plan (exit 1 if
+                                                    # one is rejected)
 
 The `random` graphs have tensors of a few bytes, which 256-byte alignment
 would dominate; they are planned at alignment 1 (their row says so).
@@ -39,6 +42,8 @@ def main():
     parser.add_argument("--bin", required=True, help="directory of mem-gen, mem-opt")
     parser.add_argument("--max-ratio", type=float, default=1.01)
     parser.add_argument("--check", action="store_true")
+    parser.add_argument("--verify", action="store_true",
+                        help="check every plan with mem-opt --train-verify-plan")
     parser.add_argument("--models", nargs="*", default=MODELS)
     args = parser.parse_args()
     memgen = os.path.join(args.bin, "mem-gen")
@@ -58,6 +63,14 @@ def main():
             start = time.perf_counter()
             planned = run([memopt, step, f"--train-plan-memory=alignment={alignment}"]).stdout
             seconds = time.perf_counter() - start
+            if args.verify:
+                verified = subprocess.run(
+                    [memopt, "-", "--train-verify-plan", "-o", os.devnull],
+                    input=planned, capture_output=True)
+                if verified.returncode != 0:
+                    first = verified.stderr.decode(errors="replace").strip().splitlines()
+                    failures.append(f"{model}: train-verify-plan rejects the plan: "
+                                    + (first[0] if first else f"exit {verified.returncode}"))
             run([memopt, "-", f"--train-memory-report=format=json output={report}",
                  "-o", os.devnull], input=planned)
             with open(report) as f:
@@ -70,14 +83,16 @@ def main():
             print(f"| {name} | {data['num_points']} | {load} | {aligned} | {arena} "
                   f"| {ratio:.5f} | {arena / aligned:.5f} | {seconds:.2f} |")
             if ratio > args.max_ratio:
-                failures.append(f"{model}: arena/LOAD {ratio:.5f}")
+                failures.append(f"above the limit: {model}: arena/LOAD {ratio:.5f}")
     print(f"\n{len(args.models)} models, worst arena/LOAD {worst:.5f}")
     for failure in failures:
-        print("above the limit: " + failure)
-    if args.check and failures:
+        print(failure)
+    if (args.check or args.verify) and failures:
         sys.exit(1)
     if args.check:
         print(f"all {len(args.models)} models within {args.max_ratio}")
+    if args.verify:
+        print(f"all {len(args.models)} plans pass train-verify-plan")
 
 
 if __name__ == "__main__":
