@@ -10,7 +10,10 @@ cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
 PACKAGES=(cmake ninja-build g++ python3 libmlir-22-dev mlir-22-tools
           llvm-22-dev llvm-22-tools libgtest-dev python3-torch
-          coinor-libcbc-dev pkg-config)
+          coinor-libcbc-dev pkg-config
+          # clang and its sanitizer runtimes: the sanitizer and fuzzer build
+          # (.ci/run, docs/reliability.md).
+          clang-22 libclang-rt-22-dev)
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

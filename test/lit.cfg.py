@@ -31,9 +31,33 @@ tools = [
 llvm_config.add_tool_substitutions(tools, [config.memopt_tools_dir, config.llvm_tools_dir])
 config.substitutions.append(("%memopt_obj_root", config.memopt_obj_root))
 
+# Sanitizer builds (MEMOPT_SANITIZE, docs/reliability.md): every finding
+# aborts, so that it fails its test even under `not` (an ASan or UBSan error
+# otherwise exits with status 1, which `not` would take for the expected
+# failure). Options given in the environment come after these and win.
+mlir_runner = os.path.join(config.llvm_tools_dir, "mlir-runner")
+if getattr(config, "memopt_sanitize", ""):
+    for sanitizer in config.memopt_sanitize.split(";"):
+        config.available_features.add(sanitizer + "-sanitizer")
+    sanitizer_options = "abort_on_error=1:halt_on_error=1:print_stacktrace=1"
+    for name in ["ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"]:
+        user = os.environ.get(name)
+        config.environment[name] = sanitizer_options + (":" + user if user else "")
+    # mlir-runner is not instrumented; it loads memopt's instrumented runtime,
+    # which needs the ASan runtime loaded first. Its JIT and LLVM's
+    # allocations are not memopt's: no leak check there.
+    if config.memopt_asan_runtime:
+        mlir_runner = "env LD_PRELOAD=%s ASAN_OPTIONS=%s:detect_leaks=0 %s" % (
+            config.memopt_asan_runtime, config.environment["ASAN_OPTIONS"], mlir_runner)
+
+# The libFuzzer targets (fuzz/, -DMEMOPT_BUILD_FUZZERS=ON): test/Fuzz runs
+# them on the inputs of past findings.
+if getattr(config, "memopt_build_fuzzers", False):
+    config.available_features.add("fuzzers")
+
 # Execution tests: lower with mem-opt, run with mlir-runner against the
 # runner utilities and memopt's allocation-counting runtime.
-config.substitutions.append(("%mlir_runner", os.path.join(config.llvm_tools_dir, "mlir-runner")))
+config.substitutions.append(("%mlir_runner", mlir_runner))
 runner_libs = [
     os.path.join(config.llvm_lib_dir, "libmlir_runner_utils.so"),
     os.path.join(config.llvm_lib_dir, "libmlir_c_runner_utils.so"),
