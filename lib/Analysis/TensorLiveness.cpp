@@ -78,6 +78,23 @@ TensorLiveness::TensorLiveness(Operation *op, int64_t granularity) {
     }
   }
 
+  // Views that nothing (but other dead views) reads: the lowering erases
+  // them (a transpose or slice of a buffer is pure), so they do not keep
+  // their source alive.
+  for (Operation *child : llvm::reverse(schedule)) {
+    auto aliasing = dyn_cast<train::AliasingOpInterface>(child);
+    if (!aliasing || child->getNumResults() == 0)
+      continue;
+    bool dead = llvm::all_of(child->getResults(), [&](OpResult result) {
+      return aliasing.getViewSource(result.getResultNumber()) &&
+             llvm::all_of(result.getUsers(), [&](Operation *user) {
+               return deadViews.contains(user);
+             });
+    });
+    if (dead)
+      deadViews.insert(child);
+  }
+
   auto newBuffer = [&](Value value, MemoryClass cls, int64_t start,
                        std::string name) {
     Buffer buffer;
@@ -112,10 +129,11 @@ TensorLiveness::TensorLiveness(Operation *op, int64_t granularity) {
         isOptimizer |= aliasing.isUpdatedInPlace(k);
     // Uses inside the op's regions count at the op's point.
     SmallVector<OpOperand *> uses;
-    child->walk([&](Operation *nested) {
-      for (OpOperand &operand : nested->getOpOperands())
-        uses.push_back(&operand);
-    });
+    if (!deadViews.contains(child))
+      child->walk([&](Operation *nested) {
+        for (OpOperand &operand : nested->getOpOperands())
+          uses.push_back(&operand);
+      });
     for (OpOperand *use : uses) {
       OpOperand &operand = *use;
       auto it = bufferOf.find(operand.get());

@@ -108,6 +108,11 @@ public:
   /// Whether the loss (the first returned value, a 0-d float tensor) depends
   /// on `op`: a forward op, or a state read the forward pass makes.
   bool isForward(Operation *op) const { return forward.contains(op); }
+
+  /// Whether `op` is a view (reshape, transpose, slice) whose results
+  /// nothing but other such dead views reads: it allocates nothing and, once
+  /// lowered, is erased as dead code, so its operands' live ranges ignore it.
+  bool isDeadView(Operation *op) const { return deadViews.contains(op); }
   /// Bytes of parameters plus optimizer states.
   int64_t getPersistentBytes() const { return persistentBytes; }
   /// The maximum over all points of the live bytes outside parameters,
@@ -124,6 +129,7 @@ public:
 private:
   SmallVector<Operation *> schedule;
   llvm::DenseSet<Operation *> forward;
+  llvm::DenseSet<Operation *> deadViews;
   SmallVector<Buffer> buffers;
   llvm::DenseMap<Value, unsigned> bufferOf;
   SmallVector<int64_t> liveBytes;

@@ -17,8 +17,9 @@ namespace mlir::memopt {
 #include "memopt/Transforms/Passes.h.inc"
 
 /// What train-lifetimes does to `func` (a single-block step): moves frees
-/// written later than the last use up behind it and inserts the missing ones.
-/// Returns whether anything changed.
+/// written later than the last use up behind it, inserts the missing ones and
+/// erases the views nothing reads (TensorLiveness::isDeadView). Returns
+/// whether anything changed.
 bool makeLifetimesExplicit(func::FuncOp func);
 
 /// Removes a train-plan-memory plan: every plan attribute on `func`, its

@@ -153,6 +153,20 @@ static MemRefType getBufferTypeOf(Value value) {
   return identity;
 }
 
+/// Whether collapsing the leading `rank - keep` dimensions of `value` into
+/// one is a view of its buffer (no copy when bufferized).
+static bool collapsesToView(Value value, int64_t keep) {
+  MemRefType buffer = getBufferTypeOf(value);
+  int64_t rank = buffer.getRank();
+  if (rank - keep <= 1)
+    return true;
+  SmallVector<ReassociationIndices> groups = {
+      llvm::to_vector(llvm::seq<int64_t>(0, rank - keep))};
+  for (int64_t d = rank - keep; d < rank; ++d)
+    groups.push_back({d});
+  return memref::CollapseShapeOp::isGuaranteedCollapsible(buffer, groups);
+}
+
 /// `P... x V` -> `N x V` with N the product of P... (1 for a 1-D input).
 static Value collapseRows(OpBuilder &b, Location loc, Value value) {
   auto type = cast<RankedTensorType>(value.getType());
@@ -380,7 +394,7 @@ struct MatmulLowering : public TrainOpLowering<train::MatmulOp> {
     if (lhsRank == 2) {
       result = buildNamedMatmul<linalg::MatmulOp>(rewriter, loc, lhs, rhs,
                                                   resultType, tl, tr);
-    } else if (rhsRank == 2 && !tl) {
+    } else if (rhsRank == 2 && !tl && collapsesToView(lhs, 1)) {
       // A linear layer: (B... * M) x K rows times the shared weight.
       Value rows = collapseRows(rewriter, loc, lhs);
       auto flatType = RankedTensorType::get({batch * m, n}, accType);
@@ -388,9 +402,11 @@ struct MatmulLowering : public TrainOpLowering<train::MatmulOp> {
                                                   flatType, false, tr);
       result = reshapeStatic(rewriter, loc, result, resultType);
     } else if (rhsRank == 2) {
-      result = buildContractionGeneric(rewriter, loc, lhs, rhs, resultType,
-                                       /*transposeLhs=*/true, tr,
-                                       /*rhsBatched=*/false);
+      // A transposed lhs, or an lhs whose rows do not collapse into a view
+      // (a strided view, e.g. a transpose): one contraction over its batch
+      // dimensions, reading it in place rather than copying it.
+      result = buildContractionGeneric(rewriter, loc, lhs, rhs, resultType, tl,
+                                       tr, /*rhsBatched=*/false);
     } else if (lhsRank > 3) {
       // Several batch dimensions (e.g. [B, H, T, D] attention heads, often a
       // transposed view): one contraction over all of them, so that no
@@ -511,7 +527,7 @@ struct SliceGradLowering : public TrainOpLowering<train::SliceGradOp> {
   }
 };
 
-/// concat: tensor.concat.
+/// concat: a new tensor with each input inserted at its offset.
 struct ConcatLowering : public TrainOpLowering<train::ConcatOp> {
   using TrainOpLowering::TrainOpLowering;
   LogicalResult
@@ -525,9 +541,27 @@ struct ConcatLowering : public TrainOpLowering<train::ConcatOp> {
       rewriter.replaceOp(op, adaptor.getInputs().front());
       return success();
     }
-    rewriter.replaceOp(op, tensor::ConcatOp::create(rewriter, op.getLoc(), type,
-                                                    static_cast<uint64_t>(axis),
-                                                    adaptor.getInputs()));
+    // Each input inserted into a new tensor (what tensor.concat decomposes
+    // into), so that the result has a tensor.empty destination like any
+    // other op's result: a planned arena places it (ArenaPlacement).
+    Location loc = op.getLoc();
+    Value result = createEmpty(rewriter, loc, type);
+    int64_t offset = 0;
+    for (Value input : adaptor.getInputs()) {
+      ArrayRef<int64_t> shape =
+          cast<RankedTensorType>(input.getType()).getShape();
+      SmallVector<OpFoldResult> offsets(type.getRank(),
+                                        rewriter.getIndexAttr(0));
+      SmallVector<OpFoldResult> sizes,
+          strides(type.getRank(), rewriter.getIndexAttr(1));
+      for (int64_t size : shape)
+        sizes.push_back(rewriter.getIndexAttr(size));
+      offsets[axis] = rewriter.getIndexAttr(offset);
+      offset += shape[axis];
+      result = tensor::InsertSliceOp::create(rewriter, loc, input, result,
+                                             offsets, sizes, strides);
+    }
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
