@@ -15,7 +15,7 @@
 // until 12. The constant seed is an input: data of the program, which the
 // step reads but does not allocate.
 // CHECK-LABEL: func @step
-// CHECK-NEXT:  buffers: 11
+// CHECK-NEXT:  buffers: 11{{$}}
 // CHECK-NEXT:    arg0: 128 bytes, input, live [0, 8]
 // CHECK-NEXT:    arg1: 8 bytes, input, live [0, 12]
 // CHECK-NEXT:    w: 256 bytes, parameter, live [0, 13], persistent
@@ -27,24 +27,24 @@
 // CHECK-NEXT:    dw: 256 bytes, gradient, live [8, 12]
 // CHECK-NEXT:    w.exp_avg: 256 bytes, optimizer_state, live [0, 13], persistent
 // CHECK-NEXT:    w.exp_avg_sq: 256 bytes, optimizer_state, live [0, 13], persistent
-// CHECK-NEXT:  points: 14
-// CHECK-NEXT:    0 train.param: 904
-// CHECK-NEXT:    1 train.relu: 1032
-// CHECK-NEXT:    2 train.reshape: 1032
-// CHECK-NEXT:    3 train.reduce_sum: 1036
-// CHECK-NEXT:    4 arith.constant: 1040
-// CHECK-NEXT:    5 train.broadcast: 1168
-// CHECK-NEXT:    6 train.reshape: 1164
-// CHECK-NEXT:    7 train.relu_grad: 1292
-// CHECK-NEXT:    8 train.matmul: 1420
-// CHECK-NEXT:    9 train.free: 1164
-// CHECK-NEXT:    10 train.opt_state: 1036
-// CHECK-NEXT:    11 train.opt_state: 1036
-// CHECK-NEXT:    12 train.adam: 1036
-// CHECK-NEXT:    13 func.return: 772
-// CHECK-NEXT:  persistent: 768
+// CHECK-NEXT:  points: 14{{$}}
+// CHECK-NEXT:    {{^ *}}0 train.param: 904{{$}}
+// CHECK-NEXT:    {{^ *}}1 train.relu: 1032{{$}}
+// CHECK-NEXT:    {{^ *}}2 train.reshape: 1032{{$}}
+// CHECK-NEXT:    {{^ *}}3 train.reduce_sum: 1036{{$}}
+// CHECK-NEXT:    {{^ *}}4 arith.constant: 1040{{$}}
+// CHECK-NEXT:    {{^ *}}5 train.broadcast: 1168{{$}}
+// CHECK-NEXT:    {{^ *}}6 train.reshape: 1164{{$}}
+// CHECK-NEXT:    {{^ *}}7 train.relu_grad: 1292{{$}}
+// CHECK-NEXT:    {{^ *}}8 train.matmul: 1420{{$}}
+// CHECK-NEXT:    {{^ *}}9 train.free: 1164{{$}}
+// CHECK-NEXT:    {{^ *}}10 train.opt_state: 1036{{$}}
+// CHECK-NEXT:    {{^ *}}11 train.opt_state: 1036{{$}}
+// CHECK-NEXT:    {{^ *}}12 train.adam: 1036{{$}}
+// CHECK-NEXT:    {{^ *}}13 func.return: 772{{$}}
+// CHECK-NEXT:  persistent: 768{{$}}
 // CHECK-NEXT:  load: 1420 at point 8 (train.matmul)
-// CHECK-NEXT:  by class at peak: parameter=256 gradient=256 optimizer_state=512 activation=0 temporary=260 input=136
+// CHECK-NEXT:  by class at peak: parameter=256 gradient=256 optimizer_state=512 activation=0 temporary=260 input=136{{$}}
 func.func @step(%x: tensor<4x8xf32>, %t: tensor<i64>) -> tensor<f32> {
   %w = train.param "w" : tensor<8x8xf32> loc("w")
   %h = train.relu %x : tensor<4x8xf32> loc("h")
@@ -75,7 +75,7 @@ func.func @step(%x: tensor<4x8xf32>, %t: tensor<i64>) -> tensor<f32> {
 // CHECK:         m#1: 8 bytes, temporary, live [1, 1]
 // Point 0: five 256 B inputs, lse and the mask input (32 B each), three
 // 256 B gradients and the 288 B workspace: 2400.
-// CHECK:         0 train.attention_grad: 2400 (workspace 288)
+// CHECK:         {{^ *}}0 train.attention_grad: 2400 (workspace 288)
 // CHECK:         2 scf.execute_region:
 func.func @workspace_and_regions(%g: tensor<1x2x4x8xf32>, %q: tensor<1x2x4x8xf32>, %k: tensor<1x2x4x8xf32>, %v: tensor<1x2x4x8xf32>, %o: tensor<1x2x4x8xf32>, %lse: tensor<1x2x4xf32>, %b: tensor<8xf32>) -> tensor<2x4x8xbf16> {
   %dq, %dk, %dv = train.attention_grad %g, %q, %k, %v, %o, %lse {scale = 0.5 : f64} : tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4xf32> -> tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32>, tensor<1x2x4x8xf32> loc("a")

@@ -23,7 +23,7 @@
 // RUN: not mem-run %t/two-steps.mlir --func decl 2>&1 | FileCheck %s --check-prefix=DECL
 // DECL: mem-run: error: 'decl' is a declaration; the step needs a body
 // RUN: mem-run %t/two-steps.mlir --func b | FileCheck %s --check-prefix=B
-// B: result 0: sum = 0.000000000e+00 sumsq = 0.000000000e+00
+// B: result 0: sum = 0.000000000e+00 sumsq = 0.000000000e+00{{$}}
 
 // Argument types mem-run cannot fill.
 // RUN: not mem-run %t/scalar-arg.mlir 2>&1 | FileCheck %s --check-prefix=SCALAR
@@ -75,7 +75,7 @@
 // RUN: not mem-run %t/two-steps.mlir --func b --steps 0 --measure-peak 2>&1 | FileCheck %s --check-prefix=PEAK0
 // PEAK0: mem-run: error: --measure-peak needs at least one step (--steps >= 1)
 // RUN: not mem-run %t/two-steps.mlir --func b --opt-level 7 2>&1 | FileCheck %s --check-prefix=OPT
-// OPT: mem-run: error: --opt-level must be 0, 1, 2 or 3
+// OPT: mem-run: error: --opt-level must be 0, 1, 2 or 3{{$}}
 
 //--- parse.mlir
 func.func @step(%x: tensor<4xf32>) -> tensor<4xf32> {

@@ -12,12 +12,12 @@
 // Three steps: the loss before each update, then the parameters after the
 // last one, in order of first appearance.
 // RUN: mem-run %s --steps 3 | FileCheck %s
-// CHECK:      step 1: loss = -3.683296919e+00
-// CHECK-NEXT: step 2: loss = -3.845067263e+00
-// CHECK-NEXT: step 3: loss = -4.029186726e+00
-// CHECK-NEXT: param w: sum = 1.345229851e+00 sumsq = 4.149055958e+00
-// CHECK-NEXT: param b: sum = 9.102130141e-01 sumsq = 1.248416642e-01
-// CHECK-NEXT: params_checksum: 2.255442865e+00
+// CHECK:      step 1: loss = -3.683296919e+00{{$}}
+// CHECK-NEXT: step 2: loss = -3.845067263e+00{{$}}
+// CHECK-NEXT: step 3: loss = -4.029186726e+00{{$}}
+// CHECK-NEXT: param w: sum = 1.345229851e+00 sumsq = 4.149055958e+00{{$}}
+// CHECK-NEXT: param b: sum = 9.102130141e-01 sumsq = 1.248416642e-01{{$}}
+// CHECK-NEXT: params_checksum: 2.255442865e+00{{$}}
 // CHECK-NOT:  {{.}}
 
 // --pipeline runs passes on the module before lowering (with or without the
@@ -28,14 +28,14 @@
 // --steps 1 stops after the first update; the first loss does not depend on
 // how many steps follow.
 // RUN: mem-run %s --steps 1 | FileCheck %s --check-prefix=ONE
-// ONE:      step 1: loss = -3.683296919e+00
-// ONE-NEXT: param w: sum = 1.060690183e+00 sumsq = 3.920914427e+00
+// ONE:      step 1: loss = -3.683296919e+00{{$}}
+// ONE-NEXT: param w: sum = 1.060690183e+00 sumsq = 3.920914427e+00{{$}}
 
 // --steps 0 prints the initial parameters: w is 4x8, amplitude 1/sqrt(4).
 // RUN: mem-run %s --steps 0 | FileCheck %s --check-prefix=INIT
 // INIT-NOT:  step
-// INIT:      param w: sum = 9.206902748e-01 sumsq = 3.812174134e+00
-// INIT-NEXT: param b: sum = 1.872866234e+00 sumsq = 5.285511004e-01
+// INIT:      param w: sum = 9.206902748e-01 sumsq = 3.812174134e+00{{$}}
+// INIT-NEXT: param b: sum = 1.872866234e+00 sumsq = 5.285511004e-01{{$}}
 
 // Runs are deterministic: the same command prints the same bytes.
 // RUN: mem-run %s --steps 2 > %t.a
@@ -44,10 +44,10 @@
 
 // What each input gets.
 // RUN: mem-run %s --list-inputs | FileCheck %s --check-prefix=INPUTS
-// INPUTS:      arg 0: tensor<4x8xf32> = formula, amplitude 1.000000000e+00
+// INPUTS:      arg 0: tensor<4x8xf32> = formula, amplitude 1.000000000e+00{{$}}
 // INPUTS-NEXT: arg 1: tensor<i64> = step number
-// INPUTS-NEXT: param w: tensor<4x8xf32> = formula, amplitude 5.000000000e-01
-// INPUTS-NEXT: param b: tensor<8xf32> = formula, amplitude 3.535533906e-01
+// INPUTS-NEXT: param w: tensor<4x8xf32> = formula, amplitude 5.000000000e-01{{$}}
+// INPUTS-NEXT: param b: tensor<8xf32> = formula, amplitude 3.535533906e-01{{$}}
 // INPUTS-NEXT: opt_state w.exp_avg: tensor<4x8xf32> = zeros
 // INPUTS-NEXT: opt_state w.exp_avg_sq: tensor<4x8xf32> = zeros
 // INPUTS-NEXT: opt_state b.momentum_buffer: tensor<8xf32> = zeros

@@ -23,31 +23,31 @@
 // the input x with the first relu at point 0, and two results afterwards):
 // RUN: mem-opt %s --test-print-tensor-liveness -o /dev/null | FileCheck %s --check-prefix=MODEL
 // MODEL-LABEL: func @relu_chain
-// MODEL: load: 2097152 at point 0
+// MODEL: load: 2097152 at point 0{{( |$)}}
 // The result is relu(x): the sum of the positive elements of x, as
 // pytorch/memrun_init.py computes it.
 //
 // RUN: mem-run %s --func relu_chain --steps 2 --measure-peak | FileCheck %s
 // CHECK:      step 1:
 // CHECK-NEXT: step 2:
-// CHECK-NEXT: measured_peak_bytes: 2097152
-// CHECK-NEXT: predicted_peak_bytes: 2097152
-// CHECK-NEXT: result 0: sum = 8.344260568e+04 sumsq = 6.553556334e+04
-// CHECK-NEXT: params_checksum: 0.000000000e+00
+// CHECK-NEXT: measured_peak_bytes: 2097152{{$}}
+// CHECK-NEXT: predicted_peak_bytes: 2097152{{$}}
+// CHECK-NEXT: result 0: sum = 8.344260568e+04 sumsq = 6.553556334e+04{{$}}
+// CHECK-NEXT: params_checksum: 0.000000000e+00{{$}}
 //
 // The peak is measured on the last step only, and the same on every step.
 // RUN: mem-run %s --func relu_chain --steps 1 --measure-peak | FileCheck %s --check-prefix=ONE
 // ONE:      step 1:
-// ONE-NEXT: measured_peak_bytes: 2097152
-// ONE-NEXT: predicted_peak_bytes: 2097152
-// ONE-NEXT: result 0: sum = 8.344260568e+04 sumsq = 6.553556334e+04
+// ONE-NEXT: measured_peak_bytes: 2097152{{$}}
+// ONE-NEXT: predicted_peak_bytes: 2097152{{$}}
+// ONE-NEXT: result 0: sum = 8.344260568e+04 sumsq = 6.553556334e+04{{$}}
 //
 // @relu_param: relu of a 1 MiB parameter. Parameters live in globals and are
 // not counted: only the relu result is, peak = 1048576.
 // RUN: mem-run %s --func relu_param --measure-peak | FileCheck %s --check-prefix=PARAM
 // PARAM:      step 1:
-// PARAM-NEXT: measured_peak_bytes: 1048576
-// PARAM-NEXT: predicted_peak_bytes: 1048576
+// PARAM-NEXT: measured_peak_bytes: 1048576{{$}}
+// PARAM-NEXT: predicted_peak_bytes: 1048576{{$}}
 //
 // Without the flag nothing is measured.
 // RUN: mem-run %s --func relu_chain --steps 1 | FileCheck %s --check-prefix=NONE

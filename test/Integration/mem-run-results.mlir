@@ -9,9 +9,9 @@
 // RUN: mem-run %s --steps 2 | FileCheck %s
 // CHECK:      step 1: result0 = 6 loss = 1.500000000e+00 result3 = -3{{$}}
 // CHECK-NEXT: step 2: result0 = 6 loss = 1.500000000e+00 result3 = -3{{$}}
-// CHECK-NEXT: result 1: sum = 3.000000000e+00 sumsq = 3.000000000e+00
-// CHECK-NEXT: result 4: sum = 1.909406304e+00 sumsq = 1.361973375e+00
-// CHECK-NEXT: params_checksum: 0.000000000e+00
+// CHECK-NEXT: result 1: sum = 3.000000000e+00 sumsq = 3.000000000e+00{{$}}
+// CHECK-NEXT: result 4: sum = 1.909406304e+00 sumsq = 1.361973375e+00{{$}}
+// CHECK-NEXT: params_checksum: 0.000000000e+00{{$}}
 
 #id = affine_map<(i) -> (i)>
 func.func @step(%x: tensor<6xf32>) -> (tensor<i32>, tensor<6xi1>, tensor<f64>, tensor<i8>, tensor<6xf32>) {

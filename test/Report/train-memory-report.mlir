@@ -70,20 +70,20 @@
 // RUN: %python %S/validate-report.py json %t.json | FileCheck %s --check-prefix=JSON
 // RUN: mem-opt %s --train-memory-report='format=json output=-' -o /dev/null > %t.stdout.json
 // RUN: diff %t.json %t.stdout.json
-// JSON:      schema: memopt.memory-report/1
+// JSON:      schema: memopt.memory-report/1{{$}}
 // JSON-NEXT: function: step
-// JSON-NEXT: num_points: 14
-// JSON-NEXT: num_buffers: 11
-// JSON-NEXT: peak_bytes: 1420
-// JSON-NEXT: load_bytes: 1420
-// JSON-NEXT: peak_point: 8
-// JSON-NEXT: persistent_bytes: 768
-// JSON-NEXT: parameter_count: 64
-// JSON-NEXT: parameter_bytes: 256
-// JSON-NEXT: total_flops: 1376
+// JSON-NEXT: num_points: 14{{$}}
+// JSON-NEXT: num_buffers: 11{{$}}
+// JSON-NEXT: peak_bytes: 1420{{$}}
+// JSON-NEXT: load_bytes: 1420{{$}}
+// JSON-NEXT: peak_point: 8{{$}}
+// JSON-NEXT: persistent_bytes: 768{{$}}
+// JSON-NEXT: parameter_count: 64{{$}}
+// JSON-NEXT: parameter_bytes: 256{{$}}
+// JSON-NEXT: total_flops: 1376{{$}}
 // JSON-NEXT: peak_op: train.matmul at dw
-// JSON-NEXT: by_class: parameter=256 gradient=256 optimizer_state=512 activation=0 temporary=260 input=136
-// JSON-NEXT: num_live_at_peak: 9
+// JSON-NEXT: by_class: parameter=256 gradient=256 optimizer_state=512 activation=0 temporary=260 input=136{{$}}
+// JSON-NEXT: num_live_at_peak: 9{{$}}
 // JSON-NEXT: top: w 256 parameter [0, 13] train.param at w
 // JSON-NEXT: top: dw 256 gradient [8, 12] train.matmul at dw
 // JSON-NEXT: top: w.exp_avg 256 optimizer_state [0, 13] train.opt_state at {{.*}}train-memory-report.mlir:{{[0-9]+}}:{{[0-9]+}}
@@ -95,20 +95,20 @@
 // JSON-NEXT: top: loss 4 temporary [3, 13] train.reduce_sum at loss
 // The live bytes at every point, as test/Analysis/tensor-liveness.mlir
 // derives them.
-// JSON-NEXT: point 0 train.param: 904
-// JSON-NEXT: point 1 train.relu: 1032
-// JSON-NEXT: point 2 train.reshape: 1032
-// JSON-NEXT: point 3 train.reduce_sum: 1036
-// JSON-NEXT: point 4 arith.constant: 1040
-// JSON-NEXT: point 5 train.broadcast: 1168
-// JSON-NEXT: point 6 train.reshape: 1164
-// JSON-NEXT: point 7 train.relu_grad: 1292
-// JSON-NEXT: point 8 train.matmul: 1420
-// JSON-NEXT: point 9 train.free: 1164
-// JSON-NEXT: point 10 train.opt_state: 1036
-// JSON-NEXT: point 11 train.opt_state: 1036
-// JSON-NEXT: point 12 train.adam: 1036
-// JSON-NEXT: point 13 func.return: 772
+// JSON-NEXT: point 0 train.param: 904{{$}}
+// JSON-NEXT: point 1 train.relu: 1032{{$}}
+// JSON-NEXT: point 2 train.reshape: 1032{{$}}
+// JSON-NEXT: point 3 train.reduce_sum: 1036{{$}}
+// JSON-NEXT: point 4 arith.constant: 1040{{$}}
+// JSON-NEXT: point 5 train.broadcast: 1168{{$}}
+// JSON-NEXT: point 6 train.reshape: 1164{{$}}
+// JSON-NEXT: point 7 train.relu_grad: 1292{{$}}
+// JSON-NEXT: point 8 train.matmul: 1420{{$}}
+// JSON-NEXT: point 9 train.free: 1164{{$}}
+// JSON-NEXT: point 10 train.opt_state: 1036{{$}}
+// JSON-NEXT: point 11 train.opt_state: 1036{{$}}
+// JSON-NEXT: point 12 train.adam: 1036{{$}}
+// JSON-NEXT: point 13 func.return: 772{{$}}
 // The document itself: keys in schema order, exact integers.
 // RUN: FileCheck %s --check-prefix=RAW < %t.json
 // RAW:      {
@@ -140,7 +140,7 @@
 // HTML-NEXT: tables: summary by-class top-tensors
 // HTML-NEXT: paths: parameter gradient optimizer_state activation temporary input
 // HTML-NEXT: axis labels: program point (op index) | live memory
-// HTML-NEXT: peak marker x: 613.93, column top y: 30.00
+// HTML-NEXT: peak marker x: 613.93, column top y: 30.00{{$}}
 // HTML-NEXT: peak label: peak 1.39 KiB (1420 B) at point 8 (train.matmul)
 // RUN: FileCheck %s --check-prefix=PAGE < %t.html
 // PAGE: <tr><th>Peak (LOAD)</th><td>1.39 KiB (1420 B)</td></tr>
@@ -151,22 +151,22 @@
 // every point (the totals above), the op slices, and the peak instant.
 // RUN: mem-opt %s --train-memory-report='format=trace output=%t.trace.json' -o /dev/null
 // RUN: %python %S/validate-report.py trace %t.trace.json | FileCheck %s --check-prefix=TRACE
-// TRACE:      point 0 train.param: 904
-// TRACE-NEXT: point 1 train.relu: 1032
-// TRACE-NEXT: point 2 train.reshape: 1032
-// TRACE-NEXT: point 3 train.reduce_sum: 1036
-// TRACE-NEXT: point 4 arith.constant: 1040
-// TRACE-NEXT: point 5 train.broadcast: 1168
-// TRACE-NEXT: point 6 train.reshape: 1164
-// TRACE-NEXT: point 7 train.relu_grad: 1292
-// TRACE-NEXT: point 8 train.matmul: 1420
-// TRACE-NEXT: point 9 train.free: 1164
-// TRACE-NEXT: point 10 train.opt_state: 1036
-// TRACE-NEXT: point 11 train.opt_state: 1036
-// TRACE-NEXT: point 12 train.adam: 1036
-// TRACE-NEXT: point 13 func.return: 772
+// TRACE:      point 0 train.param: 904{{$}}
+// TRACE-NEXT: point 1 train.relu: 1032{{$}}
+// TRACE-NEXT: point 2 train.reshape: 1032{{$}}
+// TRACE-NEXT: point 3 train.reduce_sum: 1036{{$}}
+// TRACE-NEXT: point 4 arith.constant: 1040{{$}}
+// TRACE-NEXT: point 5 train.broadcast: 1168{{$}}
+// TRACE-NEXT: point 6 train.reshape: 1164{{$}}
+// TRACE-NEXT: point 7 train.relu_grad: 1292{{$}}
+// TRACE-NEXT: point 8 train.matmul: 1420{{$}}
+// TRACE-NEXT: point 9 train.free: 1164{{$}}
+// TRACE-NEXT: point 10 train.opt_state: 1036{{$}}
+// TRACE-NEXT: point 11 train.opt_state: 1036{{$}}
+// TRACE-NEXT: point 12 train.adam: 1036{{$}}
+// TRACE-NEXT: point 13 func.return: 772{{$}}
 // TRACE-NEXT: peak: ts=8 bytes=1420 op=train.matmul
-// TRACE-NEXT: peak classes: parameter=256 gradient=256 optimizer_state=512 activation=0 temporary=260 input=136
+// TRACE-NEXT: peak classes: parameter=256 gradient=256 optimizer_state=512 activation=0 temporary=260 input=136{{$}}
 
 func.func @step(%x: tensor<4x8xf32>, %t: tensor<i64>) -> tensor<f32> {
   %w = train.param "w" : tensor<8x8xf32> loc("w")

@@ -12,7 +12,7 @@
 // PTX: error: chip sm_90 needs PTX ISA 7.8 or newer; got '+ptx70' (use +ptx78 or higher)
 // FEATURES: error: invalid features 'ptx80'; expected '+ptxNN' (a PTX ISA version, e.g. +ptx80)
 // FORMAT: error: unknown format 'elf'; expected bin, isa or fatbin
-// BLOCK: error: block-size must be a multiple of 32 between 32 and 1024, got 48
+// BLOCK: error: block-size must be a multiple of 32 between 32 and 1024, got 48{{$}}
 
 // expected-error@+1 {{unknown chip 'sm_99'}}
 module {

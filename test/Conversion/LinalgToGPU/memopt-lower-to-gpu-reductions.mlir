@@ -16,8 +16,8 @@
 // PTX-SAME: .shared .align 8 .b8 __wg_{{[a-z_0-9]+}}[256]
 // PTX-SAME: shfl.sync.bfly.b32
 // PTX-SAME: bar.sync
-// LAUNCHES: 6
-// BARRIERS: 14
+// LAUNCHES: {{^}}6{{$}}
+// BARRIERS: {{^}}14{{$}}
 // SM80: gpu.binary @memopt_kernels  [#gpu.object<#nvvm.target<chip = "sm_80", features = "+ptx80">, properties = {{{.*}}}, bin = "\7FELF
 // SM90: gpu.binary @memopt_kernels  [#gpu.object<#nvvm.target<chip = "sm_90", features = "+ptx80">, properties = {{{.*}}}, bin = "\7FELF
 
