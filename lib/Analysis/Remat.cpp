@@ -706,8 +706,10 @@ public:
     build();
   }
 
-  /// Solves; fills status, schedule, costs and bound of `result`.
-  void solve(double timeLimit, const RematSchedule *warm, RematResult &result);
+  /// Solves within `timeLimit` seconds and `nodeLimit` nodes (0: none for
+  /// either);
+  /// fills status, schedule, costs and bound of `result`.
+  void solve(double timeLimit, int64_t nodeLimit, RematResult &result);
 
 private:
   int addColumn(double lower, double upper, double objective, bool integer) {
@@ -730,7 +732,6 @@ private:
   bool isStage(int t) const { return !graph.node(t).persistent; }
   bool isValue(int i) const { return !graph.node(i).persistent; }
   void build();
-  std::vector<double> warmVector(const RematSchedule &schedule) const;
 
   const RematGraph &graph;
   int n;
@@ -894,46 +895,7 @@ void RematMilp::build() {
   }
 }
 
-std::vector<double> RematMilp::warmVector(const RematSchedule &schedule) const {
-  std::vector<double> x(colLower.size(), 0.0);
-  for (int t = 0; t < n; ++t)
-    for (int i = 0; i < n; ++i) {
-      if (rCol[t][i] >= 0)
-        x[rCol[t][i]] = schedule.R[t][i];
-      if (sCol[t][i] >= 0)
-        x[sCol[t][i]] = schedule.S[t][i];
-    }
-  const int64_t persistent = graph.persistentBytes();
-  for (int t = 0; t < n; ++t) {
-    if (!isStage(t))
-      continue;
-    const auto &R = schedule.R[t];
-    for (auto [i, k, col] : freeCols[t]) {
-      bool free = R[k] && !(t + 1 < n && schedule.S[t + 1][i]);
-      for (int user : graph.users(i))
-        if (user > k && user <= t && R[user])
-          free = false;
-      x[col] = free ? 1.0 : 0.0;
-    }
-    double u = static_cast<double>(persistent);
-    for (int i = 0; i < t; ++i)
-      if (sCol[t][i] >= 0 && schedule.S[t][i])
-        u += static_cast<double>(graph.node(i).bytes);
-    int previous = -1;
-    for (auto [k, col] : uCols[t]) {
-      if (previous >= 0)
-        for (auto [i, at, freeCol] : freeCols[t])
-          if (at == previous)
-            u -= x[freeCol] * static_cast<double>(graph.node(i).bytes);
-      u += R[k] ? static_cast<double>(graph.node(k).bytes) : 0.0;
-      x[col] = u;
-      previous = k;
-    }
-  }
-  return x;
-}
-
-void RematMilp::solve(double timeLimit, const RematSchedule *warm,
+void RematMilp::solve(double timeLimit, int64_t nodeLimit,
                       RematResult &result) {
   int numCols = static_cast<int>(colLower.size());
   int numRows = static_cast<int>(rowLower.size());
@@ -969,15 +931,16 @@ void RematMilp::solve(double timeLimit, const RematSchedule *warm,
     if (isInteger[c])
       Cbc_setInteger(model, c);
   Cbc_setLogLevel(model, 0);
-  Cbc_setMaximumSeconds(model, std::max(timeLimit, 0.01));
+  // CBC counts CPU seconds by default: on a loaded machine a 30 s limit
+  // then lasted over 60 s of wall time.
+  Cbc_setParameter(model, "timeMode", "elapsed");
+  if (timeLimit > 0.0)
+    Cbc_setMaximumSeconds(model, std::max(timeLimit, 0.01));
+  if (nodeLimit > 0)
+    Cbc_setMaximumNodes(model,
+                        static_cast<int>(std::min<int64_t>(
+                            nodeLimit, std::numeric_limits<int>::max())));
   Cbc_setParameter(model, "threads", "1");
-  if (warm) {
-    std::vector<double> x = warmVector(*warm);
-    std::vector<int> all(numCols);
-    for (int c = 0; c < numCols; ++c)
-      all[c] = c;
-    Cbc_setMIPStartI(model, numCols, all.data(), x.data());
-  }
   Cbc_solve(model);
 
   const double *best = Cbc_bestSolution(model);
@@ -988,7 +951,7 @@ void RematMilp::solve(double timeLimit, const RematSchedule *warm,
       result.status = RematStatus::Infeasible;
     } else {
       result.status = RematStatus::NoSolution;
-      result.error = "time limit reached without a schedule";
+      result.error = "time or node limit reached without a schedule";
       result.bound = std::max(0.0, possible - base);
     }
     Cbc_deleteModel(model);
@@ -1046,9 +1009,47 @@ RematResult mlir::memopt::solveOptimal(RematGraph graph, int64_t budget,
     if (greedy.hasSchedule())
       warm = std::move(greedy.schedule);
   }
+  // The time limit covers the greedy schedule and the model too: when they
+  // used it up, the greedy schedule is the answer (or there is none).
+  bool timed = options.timeLimitSeconds > 0.0;
+  auto outOfTime = [&] {
+    if (!timed || secondsSince(start) < options.timeLimitSeconds)
+      return false;
+    if (warm) {
+      result.status = RematStatus::Feasible;
+      acceptSchedule(graph, std::move(*warm), budget, result);
+    } else {
+      result.status = RematStatus::NoSolution;
+      result.error = "time limit reached before the solve";
+    }
+    result.seconds = secondsSince(start);
+    return true;
+  };
+  if (outOfTime())
+    return result;
   RematMilp milp(graph, budget);
-  double left = options.timeLimitSeconds - secondsSince(start);
-  milp.solve(left, warm ? &*warm : nullptr, result);
+  if (outOfTime())
+    return result;
+  double left = timed ? options.timeLimitSeconds - secondsSince(start) : 0.0;
+  // The greedy schedule is not given to CBC as a MIP start: CBC's handling
+  // of one ("Reduced search") ignores the time limit (over 30 s past a 10 s
+  // limit on U-Net's groups, where CBC alone proves optimality in 2 s). It
+  // is the answer when CBC has none or a costlier one.
+  milp.solve(left, options.nodeLimit, result);
+  if (warm && result.status != RematStatus::Optimal &&
+      result.status != RematStatus::Infeasible &&
+      result.status != RematStatus::Error) {
+    RematResult greedy;
+    greedy.status = RematStatus::Feasible;
+    acceptSchedule(graph, std::move(*warm), budget, greedy);
+    if (greedy.status == RematStatus::Feasible &&
+        (!result.hasSchedule() ||
+         greedy.recomputeCost < result.recomputeCost)) {
+      greedy.bound = std::min(result.bound, greedy.recomputeCost);
+      greedy.error.clear();
+      result = std::move(greedy);
+    }
+  }
   result.seconds = secondsSince(start);
   return result;
 }

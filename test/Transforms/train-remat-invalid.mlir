@@ -1,9 +1,28 @@
 // RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat=algorithm=magic -o /dev/null 2>&1 | FileCheck %s --check-prefix=ALGO
 // ALGO: error: train-remat: unknown algorithm 'magic'; expected one of auto, none, layers, sqrt, selective, greedy, optimal, chain
 // RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat='algorithm=optimal segments=0' -o /dev/null 2>&1 | FileCheck %s --check-prefix=SEGMENTS
-// SEGMENTS: error: train-remat: segments must be at least 1
-// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat='algorithm=optimal time-limit=0' -o /dev/null 2>&1 | FileCheck %s --check-prefix=TIME
-// TIME: error: train-remat: time-limit must be a positive number of seconds
+// SEGMENTS: error: train-remat: segments must be in [1, 4294967295], got 0
+// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat='algorithm=optimal segments=-5' -o /dev/null 2>&1 | FileCheck %s --check-prefix=SEGMENTS-NEG
+// SEGMENTS-NEG: error: train-remat: segments must be in [1, 4294967295], got -5
+// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat='algorithm=optimal segments=4294967296' -o /dev/null 2>&1 | FileCheck %s --check-prefix=SEGMENTS-BIG
+// SEGMENTS-BIG: error: train-remat: segments must be in [1, 4294967295], got 4294967296
+// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat='algorithm=optimal time-limit=-1' -o /dev/null 2>&1 | FileCheck %s --check-prefix=TIME
+// TIME: error: train-remat: time-limit must be a positive number of seconds (or 0 for no wall-clock limit, with a node-limit), got -1
+// time-limit=0 (no wall-clock limit) needs a work limit.
+// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat='algorithm=optimal time-limit=0' -o /dev/null 2>&1 | FileCheck %s --check-prefix=TIME-ZERO
+// TIME-ZERO: error: train-remat: time-limit=0 (no wall-clock limit) needs a node-limit, else the solver may run forever
+// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat='algorithm=optimal node-limit=-1' -o /dev/null 2>&1 | FileCheck %s --check-prefix=NODES
+// NODES: error: train-remat: node-limit must be a non-negative number of branch-and-bound nodes (0 = no limit), got -1
+// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat='node-limit=many' -o /dev/null 2>&1 | FileCheck %s --check-prefix=NODES-PARSE
+// NODES-PARSE: for the --node-limit option: 'many' value invalid for long argument
+// A space between a budget's number and unit splits it into two options
+// (spaces separate pass options): say so and how to write it.
+// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat='algorithm=greedy budget=1 KiB' -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPACE
+// RUN: not mem-opt %s --pass-pipeline='builtin.module(func.func(train-autodiff{optimizer=sgd},train-remat{budget=1 KiB}))' -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPACE
+// SPACE: error: train-remat: budget '1' is followed by a separate option 'KiB' (spaces separate pass options); did you mean budget=1KiB (or budget="1 KiB")?
+// Quoted, the space is part of the value and accepted.
+// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget="1 KiB" algorithm=none' -o /dev/null 2>&1 | FileCheck %s --check-prefix=QUOTED
+// QUOTED: error: train-remat: no candidate of algorithm 'none' meets the budget of 1024 bytes
 // RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat='algorithm=optimal time-limit=soon' -o /dev/null 2>&1 | FileCheck %s --check-prefix=TIMEPARSE
 // TIMEPARSE: for the --time-limit option: 'soon' value invalid for floating point argument
 // optimal says what its model concluded when no schedule fits.

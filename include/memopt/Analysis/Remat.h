@@ -353,9 +353,17 @@ int64_t chainKeepAllMemory(llvm::ArrayRef<RematChainLayer> layers);
 
 /// Options of solveOptimal.
 struct RematOptimalOptions {
-  /// Wall-clock limit of the MILP solve, seconds.
+  /// Wall-clock limit of the whole call (greedy warm start, model, CBC),
+  /// seconds; CBC may overshoot it in its root node. 0 or less: none (then
+  /// set nodeLimit).
   double timeLimitSeconds = 60.0;
-  /// Seed the MILP with the greedy schedule when it meets the budget.
+  /// The most branch-and-bound nodes CBC explores (0: no limit). A work
+  /// limit: the same limit gives the same result on any machine.
+  int64_t nodeLimit = 0;
+  /// Also run solveGreedy: its schedule, when it meets the budget, is the
+  /// answer (Feasible) when CBC finds none or a costlier one within its
+  /// limits. (It is not given to CBC as a MIP start: CBC's processing of one
+  /// ignores the time limit.)
   bool warmStart = true;
 };
 
