@@ -67,9 +67,10 @@
 // VERIFY: mem-run: error: --pipeline 'func.func(train-verify-step)' failed
 
 // Globals larger than the machine's memory are refused before compiling
-// (the JIT would abort): 4e14 bytes of parameter, 16 of result.
+// (the JIT would abort): six 16 TiB parameters (the most one tensor may
+// take), a 16-byte result and its 64-byte buffer.
 // RUN: not mem-run %t/huge.mlir 2>&1 | FileCheck %s --check-prefix=HUGE
-// HUGE: mem-run: error: the step's parameters, optimizer states, arguments and results take 400000000000016 bytes, more than this machine's memory ({{[0-9]+}} bytes)
+// HUGE: mem-run: error: the step needs {{[0-9]+}} bytes, more than this machine's memory ({{[0-9]+}} bytes): its parameters, optimizer states, arguments and results take 105553116266512 bytes and it allocates 64 bytes at its peak
 
 // Option checks.
 // RUN: not mem-run %t/two-steps.mlir --func b --steps 0 --measure-peak 2>&1 | FileCheck %s --check-prefix=PEAK0
@@ -137,7 +138,12 @@ func.func @step() -> tensor<1xi64> {
 
 //--- huge.mlir
 func.func @step() -> tensor<4xf32> {
-  %w = train.param "w" : tensor<100000000000000xf32>
+  %w = train.param "w" : tensor<4398046511104xf32>
+  %v = train.param "v" : tensor<4398046511104xf32>
+  %u = train.param "u" : tensor<4398046511104xf32>
+  %t = train.param "t" : tensor<4398046511104xf32>
+  %s = train.param "s" : tensor<4398046511104xf32>
+  %r = train.param "r" : tensor<4398046511104xf32>
   %e = tensor.empty() : tensor<4xf32>
   return %e : tensor<4xf32>
 }

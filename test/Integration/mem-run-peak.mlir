@@ -32,6 +32,10 @@
 // CHECK-NEXT: step 2:
 // CHECK-NEXT: measured_peak_bytes: 2097152{{$}}
 // CHECK-NEXT: predicted_peak_bytes: 2097152{{$}}
+// CHECK-NEXT: measured_persistent_bytes: 0{{$}}
+// CHECK-NEXT: predicted_persistent_bytes: 0{{$}}
+// CHECK-NEXT: measured_input_bytes: 1048576{{$}}
+// CHECK-NEXT: predicted_input_bytes: 1048576{{$}}
 // CHECK-NEXT: result 0: sum = 8.344260568e+04 sumsq = 6.553556334e+04{{$}}
 // CHECK-NEXT: params_checksum: 0.000000000e+00{{$}}
 //
@@ -40,7 +44,7 @@
 // ONE:      step 1:
 // ONE-NEXT: measured_peak_bytes: 2097152{{$}}
 // ONE-NEXT: predicted_peak_bytes: 2097152{{$}}
-// ONE-NEXT: result 0: sum = 8.344260568e+04 sumsq = 6.553556334e+04{{$}}
+// ONE:      result 0: sum = 8.344260568e+04 sumsq = 6.553556334e+04{{$}}
 //
 // @relu_param: relu of a 1 MiB parameter. Parameters live in globals and are
 // not counted: only the relu result is, peak = 1048576.

@@ -10,18 +10,29 @@
 //    pass fails or the run is interrupted;
 //  - locations are printed (`--mlir-print-debuginfo` defaults to on), so the
 //    layer names that mem-gen attaches to ops survive a save and reload and
-//    the report still says `lm_head`, not `train.matmul@245`.
+//    the report still says `lm_head`, not `train.matmul@245`;
+//  - an op whose location is a name alone (`loc("fc2.grad")`) also gets the
+//    position where it is written, so that errors name the layer and the
+//    line (memopt/Support/SourcePositions.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "memopt/InitAll.h"
 #include "memopt/Support/AtomicFile.h"
+#include "memopt/Support/SourcePositions.h"
 
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
 
 namespace mlir::memopt::test {
@@ -48,7 +59,50 @@ static void printLocationsByDefault() {
                          "(mem-opt: on by default)");
 }
 
+namespace {
+
+/// Gives name-only locations the position where their op is written (see
+/// memopt/Support/SourcePositions.h), then verifies the module: mem-opt runs
+/// it first instead of verifying at parse time, so that a verifier error on
+/// a mem-gen step names the layer and the line.
+struct AttachOpPositionsPass
+    : public mlir::PassWrapper<AttachOpPositionsPass, mlir::OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(AttachOpPositionsPass)
+
+  AttachOpPositionsPass(std::shared_ptr<const mlir::memopt::OpPositions> positions,
+                        std::string fileName, bool verify)
+      : positions(std::move(positions)), fileName(std::move(fileName)),
+        verify(verify) {}
+
+  llvm::StringRef getArgument() const override {
+    return "memopt-attach-op-positions";
+  }
+  llvm::StringRef getDescription() const override {
+    return "Gives name-only locations their position in the input, then "
+           "verifies";
+  }
+
+  void runOnOperation() override {
+    mlir::memopt::attachOpPositions(getOperation(), fileName, *positions);
+    if (verify && mlir::failed(mlir::verify(getOperation())))
+      return signalPassFailure();
+    markAllAnalysesPreserved();
+  }
+
+  std::shared_ptr<const mlir::memopt::OpPositions> positions;
+  std::string fileName;
+  bool verify;
+};
+
+} // namespace
+
+static int fail(const llvm::Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "mem-opt") << message << "\n";
+  return EXIT_FAILURE;
+}
+
 int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
   mlir::DialectRegistry registry;
   mlir::memopt::registerAllDialects(registry);
   mlir::memopt::registerGPUTargets(registry);
@@ -64,24 +118,54 @@ int main(int argc, char **argv) {
   printLocationsByDefault();
   auto [inputFilename, outputFilename] =
       mlir::parseCLIOptions(argc, argv, helpHeader);
+  mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+  if (config.shouldShowDialects()) {
+    llvm::outs() << "Available Dialects: "
+                 << llvm::join(registry.getDialectNames(), ", ") << "\n";
+    return EXIT_SUCCESS;
+  }
+  if (config.shouldListPasses()) {
+    mlir::printRegisteredPasses();
+    return EXIT_SUCCESS;
+  }
+
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      mlir::openInputFile(inputFilename, &errorMessage);
+  if (!input)
+    return fail(errorMessage);
+
+  // Positions of named ops, attached by the first pass. Split input is
+  // parsed chunk by chunk (lit tests): locations stay as written there.
+  mlir::MlirOptMainConfig runConfig = config;
+  if (config.inputSplitMarker().empty()) {
+    llvm::FailureOr<mlir::memopt::OpPositions> positions =
+        mlir::memopt::collectOpPositions(
+            *input, registry, config.shouldAllowUnregisteredDialects());
+    if (mlir::succeeded(positions)) {
+      auto shared = std::make_shared<const mlir::memopt::OpPositions>(
+          std::move(*positions));
+      std::string fileName = input->getBufferIdentifier().str();
+      bool verify = config.shouldVerifyOnParsing();
+      runConfig.verifyOnParsing(false);
+      runConfig.setPassPipelineSetupFn(
+          [config, shared, fileName, verify](mlir::PassManager &pm) {
+            pm.addPass(std::make_unique<AttachOpPositionsPass>(shared, fileName,
+                                                               verify));
+            return config.setupPassPipeline(pm);
+          });
+    }
+  }
 
   mlir::memopt::AtomicOutputFile output;
-  if (llvm::Error error = output.open(outputFilename)) {
-    llvm::WithColor::error(llvm::errs(), "mem-opt")
-        << llvm::toString(std::move(error)) << "\n";
-    return EXIT_FAILURE;
-  }
-  // MlirOptMain opens the file it is given by name; give it the temporary.
-  std::string writePath = output.getWritePath().str();
-  if (mlir::failed(mlir::MlirOptMain(argc, argv, inputFilename, writePath,
-                                     registry))) {
+  if (llvm::Error error = output.open(outputFilename))
+    return fail(llvm::toString(std::move(error)));
+  if (mlir::failed(
+          mlir::MlirOptMain(output.os(), std::move(input), registry, runConfig))) {
     output.discard();
     return EXIT_FAILURE;
   }
-  if (llvm::Error error = output.commit()) {
-    llvm::WithColor::error(llvm::errs(), "mem-opt")
-        << llvm::toString(std::move(error)) << "\n";
-    return EXIT_FAILURE;
-  }
+  if (llvm::Error error = output.commit())
+    return fail(llvm::toString(std::move(error)));
   return EXIT_SUCCESS;
 }

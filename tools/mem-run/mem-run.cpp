@@ -24,6 +24,7 @@
 #include "memopt/Runtime/Collectives.h"
 #include "memopt/Runtime/Cublas.h"
 #include "memopt/Support/AtomicFile.h"
+#include "memopt/Support/SourcePositions.h"
 #include "memopt/Transforms/Passes.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -536,8 +537,9 @@ static LogicalResult addEntryFunction(ModuleOp module, const StepPlan &plan) {
 /// Measures the globals of the lowered program: parameters and optimizer
 /// states (persistent) and everything else the step reads from a global
 /// (inputs: mem-run's argument globals and the constants the lowering
-/// placed in globals). mem-run's result globals (copies it reads back) and
-/// the 8-byte dropout seed are not the step's memory and are left out.
+/// placed in globals), among those the compiled step reaches. mem-run's
+/// result globals (copies it reads back) and the 8-byte dropout seed are not
+/// the step's memory and are left out.
 static void measureGlobals(ModuleOp module, StepPlan &plan) {
   llvm::StringSet<> persistent, excluded;
   for (const GlobalTensor &param : plan.params)
@@ -547,12 +549,32 @@ static void measureGlobals(ModuleOp module, StepPlan &plan) {
   for (const GlobalTensor &result : plan.results)
     excluded.insert(result.symbol);
   excluded.insert(kSeedGlobalName);
+  // Only the globals the step can reach: other functions of the file may
+  // hold constants of their own.
+  llvm::StringSet<> reached;
+  SmallVector<LLVM::LLVMFuncOp> worklist;
+  llvm::SmallPtrSet<Operation *, 16> visited;
+  if (auto entry = module.lookupSymbol<LLVM::LLVMFuncOp>(kEntryName))
+    worklist.push_back(entry);
+  while (!worklist.empty()) {
+    LLVM::LLVMFuncOp func = worklist.pop_back_val();
+    if (!visited.insert(func).second)
+      continue;
+    func.walk([&](Operation *op) {
+      if (auto address = dyn_cast<LLVM::AddressOfOp>(op))
+        reached.insert(address.getGlobalName());
+      else if (auto call = dyn_cast<LLVM::CallOp>(op))
+        if (std::optional<StringRef> callee = call.getCallee())
+          if (auto target = module.lookupSymbol<LLVM::LLVMFuncOp>(*callee))
+            worklist.push_back(target);
+    });
+  }
   DataLayout layout(module);
   plan.measuredPersistent = 0;
   plan.measuredInputs = 0;
   module.walk([&](LLVM::GlobalOp global) {
     StringRef name = global.getSymName();
-    if (excluded.contains(name))
+    if (excluded.contains(name) || !reached.contains(name))
       return;
     // String constants of runtime messages are not tensors.
     if (global.getConstant() && isa<StringAttr>(global.getValueOrNull()))
@@ -1544,9 +1566,20 @@ static LogicalResult runMain() {
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
 
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  // Verified only once ops named by their layer alone (`loc("fc2")`) also
+  // carry where they are written, so that an error names both.
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(
+      sourceMgr, ParserConfig(&context, /*verifyAfterParse=*/false));
   if (!module)
     return fail("cannot parse " + inputFile);
+  const llvm::MemoryBuffer &buffer =
+      *sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
+  if (FailureOr<OpPositions> positions =
+          collectOpPositions(buffer, registry, /*allowUnregisteredDialects=*/false);
+      succeeded(positions))
+    attachOpPositions(*module, buffer.getBufferIdentifier(), *positions);
+  if (failed(verify(*module)))
+    return fail(inputFile + " does not verify (see above)");
 
   if (!userPipeline.empty()) {
     PassManager pm(&context);
@@ -1635,7 +1668,10 @@ static LogicalResult runMain() {
     if (auto attr = (*step)->getAttrOfType<IntegerAttr>(
             train::TrainDialect::kPersistentBytesAttrName))
       persistent = attr.getInt();
-    plan->arenaBytes = arena.getInt() - persistent;
+    // The arena, plus the returned buffers, which the lowering allocates on
+    // their own (the caller frees each).
+    plan->arenaBytes = arena.getInt() - persistent +
+                       getPlannedBytesOutsideArena(*step, kCPUBufferAlignment);
   }
   if (listInputs) {
     printInputs(*plan);

@@ -9,23 +9,32 @@
 using namespace mlir;
 using namespace mlir::memopt;
 
-/// Dialects that appear only once convert-train-to-linalg (or a later
-/// lowering) has run.
-static bool isLoweredDialect(StringRef dialect) {
-  return llvm::is_contained({"linalg", "memref", "bufferization", "gpu", "llvm"},
+/// Dialects that appear only once a step is bufferized or lowered further.
+static bool isBufferDialect(StringRef dialect) {
+  return llvm::is_contained({"memref", "bufferization", "gpu", "llvm"},
                             dialect);
 }
 
 LogicalResult train::verifyNotLowered(FunctionOpInterface func,
                                       StringRef passName) {
-  Operation *lowered = nullptr;
+  // Buffers mean the step was lowered. Linalg on tensors may be mixed into
+  // a train step by hand (a custom loss); it means lowering only where no
+  // train op is left.
+  Operation *lowered = nullptr, *linalg = nullptr;
+  bool hasTrainOps = false;
   func->walk([&](Operation *op) {
-    if (op == func.getOperation() ||
-        !isLoweredDialect(op->getName().getDialectNamespace()))
-      return WalkResult::advance();
-    lowered = op;
-    return WalkResult::interrupt();
+    StringRef dialect = op->getName().getDialectNamespace();
+    hasTrainOps |= isa<train::TrainDialect>(op->getDialect());
+    if (!linalg && dialect == "linalg")
+      linalg = op;
+    if (op != func.getOperation() && isBufferDialect(dialect)) {
+      lowered = op;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
   });
+  if (!lowered && !hasTrainOps)
+    lowered = linalg;
   if (!lowered)
     return success();
   InFlightDiagnostic diag = emitError(lowered->getLoc())

@@ -16,8 +16,9 @@
 namespace mlir::memopt::train {
 
 /// Fails, with an error at the first offending op, when the body of `func`
-/// holds ops of a lowered program (linalg, memref, bufferization, gpu or
-/// llvm): `passName` runs on train IR, before convert-train-to-linalg.
+/// is a lowered program: it holds buffers (memref, bufferization, gpu or llvm
+/// ops), or linalg ops and no train op. `passName` runs on train IR, before
+/// convert-train-to-linalg; linalg ops mixed into a train step are fine.
 LogicalResult verifyNotLowered(FunctionOpInterface func, StringRef passName);
 
 /// The first op of the train dialect in `root` (itself included), if any.
