@@ -178,6 +178,9 @@ bool CsvReader::readRow(StringRef line, std::vector<Row> &rows) {
 }
 
 bool CsvReader::read(StringRef text, std::vector<Row> &rows) {
+  // A UTF-8 byte order mark (spreadsheets write one) is not part of the
+  // header.
+  text.consume_front("\xEF\xBB\xBF");
   bool sawHeader = false;
   int64_t total = 0;
   while (!text.empty()) {

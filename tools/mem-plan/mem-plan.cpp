@@ -17,6 +17,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -25,6 +26,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <limits>
 #include <optional>
 
 using namespace mlir::memopt;
@@ -73,8 +75,11 @@ static cl::opt<int64_t> exactBudget(
 
 static cl::opt<double>
     timeLimit("time-limit",
-              cl::desc("Safety cap on the planning time in seconds (default "
-                       "10); normal runs finish by budget"),
+              cl::desc("Safety cap in seconds on the planner's exact search "
+                       "and improvement phase (default 10; 0 = none, so only "
+                       "the deterministic budgets bound them); normal runs "
+                       "finish by budget. It does not bound reading, the "
+                       "greedy placements, --baseline or --verify"),
               cl::init(10.0), cl::cat(planCategory));
 
 static cl::opt<bool>
@@ -177,8 +182,10 @@ static bool runMemPlan() {
     return fail("--budget=" + Twine(budget) + " is negative");
   if (exactBudget < 0)
     return fail("--exact-budget=" + Twine(exactBudget) + " is negative");
-  if (!(timeLimit > 0))
-    return fail("--time-limit must be positive");
+  if (!(timeLimit >= 0))
+    return fail("--time-limit must be a non-negative number of seconds (0 = "
+                "no wall-clock cap), got " +
+                llvm::formatv("{0}", static_cast<double>(timeLimit)).str());
 
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
       llvm::MemoryBuffer::getFileOrSTDIN(inputFile, /*IsText=*/true);
@@ -199,7 +206,9 @@ static bool runMemPlan() {
   options.alignment = alignment;
   options.searchBudget = budget;
   options.exactBudget = exactBudget;
-  options.timeLimitSeconds = timeLimit;
+  options.timeLimitSeconds = timeLimit > 0
+                                 ? static_cast<double>(timeLimit)
+                                 : std::numeric_limits<double>::infinity();
   auto start = std::chrono::steady_clock::now();
   llvm::Expected<MemoryPlan> plan = planMemory(buffers, options);
   double planMs = millisecondsSince(start);
