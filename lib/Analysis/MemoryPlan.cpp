@@ -32,6 +32,7 @@
 #include <chrono>
 #include <limits>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <set>
 
@@ -321,6 +322,140 @@ private:
   uint32_t stamp = 0;
   std::vector<std::pair<int64_t, int64_t>> ranges;
   bool firstFit;
+};
+} // namespace
+
+namespace {
+/// Disjoint byte ranges, overlapping and touching ones merged: a union of
+/// ranges with as few entries as it has maximal runs.
+class RangeUnion {
+public:
+  void add(int64_t begin, int64_t end) {
+    auto it = ranges.upper_bound(begin);
+    if (it != ranges.begin()) {
+      auto prev = std::prev(it);
+      if (prev->second >= begin) {
+        begin = prev->first;
+        end = std::max(end, prev->second);
+        ranges.erase(prev);
+      }
+    }
+    while (it != ranges.end() && it->first <= end) {
+      end = std::max(end, it->second);
+      it = ranges.erase(it);
+    }
+    ranges.emplace_hint(it, begin, end);
+  }
+  const std::map<int64_t, int64_t> &get() const { return ranges; }
+
+private:
+  /// begin -> end.
+  std::map<int64_t, int64_t> ranges;
+};
+
+/// The baseline's index of the placed items: a segment tree over slots whose
+/// nodes keep, as merged byte ranges, the items covering them (`own`, each
+/// item at the nodes of its canonical decomposition) and the union of `own`
+/// over their subtree (`below`). The bytes taken by the items overlapping a
+/// lifetime are the union of `below` at its canonical nodes and `own` at
+/// their ancestors: O(log T) unions, each as many ranges as it has runs,
+/// whatever the number of items in them. Best fit over those runs gives the
+/// offsets of BestFitPlacer (gaps of zero bytes fit nothing), without its
+/// O(overlapping items) per placement.
+class GreedyBySizePlacer {
+public:
+  explicit GreedyBySizePlacer(uint32_t numSlots)
+      : numSlots(std::max<uint32_t>(numSlots, 1)),
+        own(4 * static_cast<size_t>(this->numSlots)),
+        below(4 * static_cast<size_t>(this->numSlots)) {}
+
+  /// Places `item` (best fit, lowest gap on ties, else on top); returns its
+  /// offset.
+  int64_t place(const Item &item) {
+    unions.clear();
+    collect(1, 0, numSlots, item.lower, item.upper);
+    // Merge the unions' runs in offset order.
+    using Cursor = std::pair<std::map<int64_t, int64_t>::const_iterator,
+                             std::map<int64_t, int64_t>::const_iterator>;
+    auto later = [](const Cursor &a, const Cursor &b) {
+      return a.first->first > b.first->first;
+    };
+    heap.clear();
+    for (const RangeUnion *ranges : unions)
+      if (!ranges->get().empty())
+        heap.push_back({ranges->get().begin(), ranges->get().end()});
+    std::make_heap(heap.begin(), heap.end(), later);
+    int64_t cursor = 0, best = -1;
+    int64_t bestGap = std::numeric_limits<int64_t>::max();
+    while (!heap.empty()) {
+      std::pop_heap(heap.begin(), heap.end(), later);
+      Cursor &next = heap.back();
+      auto [begin, end] = *next.first;
+      int64_t gap = begin - cursor;
+      if (gap >= item.size && gap < bestGap) {
+        best = cursor;
+        bestGap = gap;
+        // An exact fit is the best and, found first, the lowest.
+        if (gap == item.size)
+          break;
+      }
+      cursor = std::max(cursor, end);
+      if (++next.first == next.second)
+        heap.pop_back();
+      else
+        std::push_heap(heap.begin(), heap.end(), later);
+    }
+    int64_t offset = best >= 0 ? best : cursor;
+    insert(1, 0, numSlots, item.lower, item.upper, offset, offset + item.size);
+    return offset;
+  }
+
+private:
+  RangeUnion &at(std::vector<std::unique_ptr<RangeUnion>> &unionsOf,
+                 size_t node) {
+    if (!unionsOf[node])
+      unionsOf[node] = std::make_unique<RangeUnion>();
+    return *unionsOf[node];
+  }
+
+  void insert(size_t node, uint32_t nodeLower, uint32_t nodeUpper,
+              uint32_t lower, uint32_t upper, int64_t begin, int64_t end) {
+    at(below, node).add(begin, end);
+    if (lower <= nodeLower && nodeUpper <= upper) {
+      at(own, node).add(begin, end);
+      return;
+    }
+    uint32_t mid = nodeLower + (nodeUpper - nodeLower) / 2;
+    if (lower < mid)
+      insert(2 * node, nodeLower, mid, lower, upper, begin, end);
+    if (upper > mid)
+      insert(2 * node + 1, mid, nodeUpper, lower, upper, begin, end);
+  }
+
+  void collect(size_t node, uint32_t nodeLower, uint32_t nodeUpper,
+               uint32_t lower, uint32_t upper) {
+    if (!below[node])
+      return;
+    if (lower <= nodeLower && nodeUpper <= upper) {
+      unions.push_back(below[node].get());
+      return;
+    }
+    if (own[node])
+      unions.push_back(own[node].get());
+    uint32_t mid = nodeLower + (nodeUpper - nodeLower) / 2;
+    if (lower < mid)
+      collect(2 * node, nodeLower, mid, lower, upper);
+    if (upper > mid)
+      collect(2 * node + 1, mid, nodeUpper, lower, upper);
+  }
+
+  uint32_t numSlots;
+  std::vector<std::unique_ptr<RangeUnion>> own, below;
+  /// Scratch of place().
+  std::vector<const RangeUnion *> unions;
+  std::vector<std::pair<std::map<int64_t, int64_t>::const_iterator,
+                        std::map<int64_t, int64_t>::const_iterator>>
+      heap;
 };
 } // namespace
 
@@ -1309,12 +1444,13 @@ MemoryPlan mlir::memopt::planGreedyBySize(llvm::ArrayRef<PlanBuffer> buffers,
   if (items.empty())
     return plan;
   uint32_t numSlots = compressLifetimes(lowers, uppers, items);
-  std::vector<int64_t> offsets(items.size());
-  int64_t work = 0;
-  int64_t arena = BestFitPlacer(items, numSlots)
-                      .place(orderBySize(items), 0, offsets, work);
-  for (auto [id, offset] : llvm::zip_equal(ids, offsets))
-    plan.offsets[id] = offset * alignment;
+  GreedyBySizePlacer placer(numSlots);
+  int64_t arena = 0;
+  for (uint32_t item : orderBySize(items)) {
+    int64_t offset = placer.place(items[item]);
+    arena = std::max(arena, offset + items[item].size);
+    plan.offsets[ids[item]] = offset * alignment;
+  }
   plan.arenaBytes = arena * alignment;
   plan.provedOptimal = plan.arenaBytes == plan.loadBytes;
   return plan;
