@@ -1047,9 +1047,10 @@ private:
   /// exactBudget).
   void solveExactly(Leaf &leaf, int64_t share);
   bool outOfTime() const {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+    return options.timeLimitSeconds > 0 &&
+           std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                          start)
-               .count() > options.timeLimitSeconds;
+                   .count() > options.timeLimitSeconds;
   }
 
   llvm::ArrayRef<PlanBuffer> buffers;

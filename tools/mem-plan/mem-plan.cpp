@@ -26,7 +26,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
-#include <limits>
 #include <optional>
 
 using namespace mlir::memopt;
@@ -206,9 +205,7 @@ static bool runMemPlan() {
   options.alignment = alignment;
   options.searchBudget = budget;
   options.exactBudget = exactBudget;
-  options.timeLimitSeconds = timeLimit > 0
-                                 ? static_cast<double>(timeLimit)
-                                 : std::numeric_limits<double>::infinity();
+  options.timeLimitSeconds = timeLimit; // 0: none
   auto start = std::chrono::steady_clock::now();
   llvm::Expected<MemoryPlan> plan = planMemory(buffers, options);
   double planMs = millisecondsSince(start);

@@ -46,9 +46,11 @@ struct MemoryPlanOptions {
   /// the components small enough for it, smallest first. Deterministic like
   /// searchBudget. 0 = no exact search.
   int64_t exactBudget = 20'000'000;
-  /// A safety cap only: normal runs finish by budget, so that results are
-  /// deterministic. When it does trigger, the best plan so far is returned.
-  double timeLimitSeconds = 10.0;
+  /// An optional safety cap on the searches, wall-clock seconds; 0 or less
+  /// (the default): none, so the budgets alone bound the work and the plan
+  /// never depends on the machine's speed or load. When it does trigger, the
+  /// best plan so far is returned.
+  double timeLimitSeconds = 0.0;
 };
 
 /// The result of planning.
