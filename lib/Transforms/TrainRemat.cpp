@@ -932,7 +932,16 @@ LogicalResult TrainRematPass::initializeOptions(
                         number + next + " (or budget=\"" + number + " " +
                         next + "\")?");
   }
-  return Base::initializeOptions(options, errorHandler);
+  // llvm::cl prints why a value does not parse ("'-5' value invalid for
+  // uint argument") and passes an empty message on: name the pass and the
+  // options instead of an empty error.
+  return Base::initializeOptions(options, [&](const Twine &message) {
+    std::string text = message.str();
+    if (!StringRef(text).trim().empty())
+      return errorHandler(message);
+    return errorHandler("train-remat: cannot parse the options '" + options +
+                        "' (the line above says which value)");
+  });
 }
 
 LogicalResult TrainRematPass::checkOptions(Location loc) {

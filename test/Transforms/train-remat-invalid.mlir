@@ -15,6 +15,7 @@
 // NODES: error: train-remat: node-limit must be a non-negative number of branch-and-bound nodes (0 = no limit), got -1
 // RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat='node-limit=many' -o /dev/null 2>&1 | FileCheck %s --check-prefix=NODES-PARSE
 // NODES-PARSE: for the --node-limit option: 'many' value invalid for long argument
+// NODES-PARSE-NEXT: error: train-remat: cannot parse the options 'node-limit=many'
 // A space between a budget's number and unit splits it into two options
 // (spaces separate pass options): say so and how to write it.
 // RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat='algorithm=greedy budget=1 KiB' -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPACE
@@ -25,6 +26,7 @@
 // QUOTED: error: train-remat: no candidate of algorithm 'none' meets the budget of 1024 bytes
 // RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat='algorithm=optimal time-limit=soon' -o /dev/null 2>&1 | FileCheck %s --check-prefix=TIMEPARSE
 // TIMEPARSE: for the --time-limit option: 'soon' value invalid for floating point argument
+// TIMEPARSE-NEXT: error: train-remat: cannot parse the options 'algorithm=optimal time-limit=soon' (the line above says which value)
 // optimal says what its model concluded when no schedule fits.
 // RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget=500B algorithm=optimal' -o /dev/null 2>&1 | FileCheck %s --check-prefix=OPTIMAL
 // OPTIMAL: error: train-remat: algorithm 'optimal' found no schedule within the budget of 500 bytes: the solver's model of {{[0-9]+}} groups ({{[0-9]+}} forward) says infeasible at 500 model bytes: budget 500 is below the peak lower bound {{[0-9]+}}{{.*}}; parameters and optimizer states alone take 256 bytes
