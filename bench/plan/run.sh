@@ -4,8 +4,8 @@
 # memopt's arena, ratio and strategy, and the planning times (median of 3
 # runs below 1M buffers, one run at 1M), and memopt's ratio without the exact
 # search (--exact-budget=0, one run). Every plan is checked (--verify).
-# At 1M the baseline is skipped: greedy by size costs O(n x live buffers),
-# minutes on these instances.
+# At 1M the baseline is skipped: greedy by size costs O(n x merged runs of
+# the live bytes), about 3 minutes there (docs/mem-plan.md).
 # Usage: bench/plan/run.sh [--quick]   (--quick: skip the 1M instance)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
