@@ -71,3 +71,22 @@ func.func @strided_lhs(%x: tensor<8x4x16xf32>, %y: tensor<4x8x16xf32>) -> tensor
   %l = train.mse_loss %o, %y : tensor<4x8x16xf32>, tensor<4x8x16xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// A planned step that returns several buffers (mem-gen --optimizer=none
+// returns the gradients): the caller frees each returned buffer, so none is a
+// view of the arena (two views freed the arena twice: "double free or
+// corruption"); each is an allocation of its own, counted in arena_bytes
+// (the arena, 3072 bytes here, plus 64 for the loss and 1024 for %b).
+// RUN: mem-run %s --func two_results --steps 2 --measure-peak --pipeline='func.func(train-plan-memory,train-verify-plan)' | FileCheck %s --check-prefix=TWO
+// TWO:      step 2: loss =
+// TWO-NEXT: measured_peak_bytes: [[ARENA:[0-9]+]]
+// TWO-NEXT: predicted_peak_bytes:
+// TWO-NEXT: arena_bytes: [[ARENA]]
+// TWO:      result 1: sum =
+func.func @two_results(%x: tensor<16x16xf32>) -> (tensor<f32>, tensor<16x16xf32>) {
+  %w = train.param "w" : tensor<16x16xf32>
+  %a = train.matmul %x, %w : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+  %b = train.relu %a : tensor<16x16xf32>
+  %l = train.mse_loss %b, %x : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<f32>
+  return %l, %b : tensor<f32>, tensor<16x16xf32>
+}

@@ -9,7 +9,11 @@
 // results go into the op's planned workspace. Parameters and optimizer states
 // (the persistent region [0, train.persistent_bytes)) stay in their globals;
 // the arena holds the region above, so it is allocated with
-// arena_bytes - persistent_bytes bytes.
+// arena_bytes - persistent_bytes bytes. The caller owns and frees every
+// buffer the step returns, so the step's returned results are allocations of
+// their own, outside the arena (getPlannedBytesOutsideArena); the arena is
+// freed in the step, after its last use.
+//
 //
 // Before the conversion, each planned op gets a location tagged with its
 // index and each planned result a marker (an identity tensor.cast, legal
@@ -35,6 +39,45 @@ using train::TrainDialect;
 
 static constexpr StringLiteral kTagName = "memopt.arena_op";
 static constexpr StringLiteral kMarkerName = "memopt.arena_result";
+static constexpr StringLiteral kOutsideMarkerName = "memopt.arena_outside";
+
+/// The planned results (in the arena, above the persistent region) that the
+/// step returns, in the order of the return's operands, each once.
+static SmallVector<OpResult> getReturnedPlannedResults(func::FuncOp func) {
+  int64_t persistentBytes = 0;
+  if (auto attr = func->getAttrOfType<IntegerAttr>(
+          TrainDialect::kPersistentBytesAttrName))
+    persistentBytes = attr.getInt();
+  SmallVector<OpResult> returned;
+  if (func.isExternal() || !func.getBody().hasOneBlock())
+    return returned;
+  Operation *terminator = func.getBody().front().getTerminator();
+  if (!terminator)
+    return returned;
+  for (Value operand : terminator->getOperands()) {
+    auto result = dyn_cast<OpResult>(operand);
+    if (!result || !isa<RankedTensorType>(result.getType()) ||
+        llvm::is_contained(returned, result))
+      continue;
+    auto offsets = result.getOwner()->getAttrOfType<DenseI64ArrayAttr>(
+        TrainDialect::kOffsetAttrName);
+    if (!offsets || offsets.size() <= result.getResultNumber() ||
+        offsets[result.getResultNumber()] < persistentBytes)
+      continue;
+    returned.push_back(result);
+  }
+  return returned;
+}
+
+int64_t mlir::memopt::getPlannedBytesOutsideArena(func::FuncOp func,
+                                                  int64_t alignment) {
+  if (!func->hasAttr(TrainDialect::kArenaBytesAttrName))
+    return 0;
+  int64_t bytes = 0;
+  for (OpResult result : getReturnedPlannedResults(func))
+    bytes += llvm::alignTo(train::getTensorBytes(result.getType()), alignment);
+  return bytes;
+}
 
 namespace {
 /// What the plan says about one planned op.
@@ -95,6 +138,13 @@ FailureOr<ArenaPlacement> ArenaPlacement::prepare(func::FuncOp func) {
   MLIRContext *context = func.getContext();
   OpBuilder builder(context);
   Block &block = func.getBody().front();
+  // The caller owns every buffer the step returns and frees each, so none
+  // can be a view of the arena (two would free it twice, and one would keep
+  // it alive in the caller): they get allocations of their own
+  // (getPlannedBytesOutsideArena), and the arena is freed in the step.
+  llvm::DenseSet<Value> outside;
+  for (OpResult result : getReturnedPlannedResults(func))
+    outside.insert(result);
   for (Operation &op : llvm::make_early_inc_range(block)) {
     auto offsets =
         op.getAttrOfType<DenseI64ArrayAttr>(TrainDialect::kOffsetAttrName);
@@ -123,8 +173,9 @@ FailureOr<ArenaPlacement> ArenaPlacement::prepare(func::FuncOp func) {
         continue;
       auto marker = tensor::CastOp::create(builder, op.getLoc(),
                                            result.getType(), result);
-      marker->setAttr(kMarkerName, builder.getDenseI64ArrayAttr(
-                                       {index, (int64_t)resultIndex}));
+      marker->setAttr(
+          outside.contains(result) ? kOutsideMarkerName : kMarkerName,
+          builder.getDenseI64ArrayAttr({index, (int64_t)resultIndex}));
     }
   }
   placement.impl = std::move(impl);
@@ -186,13 +237,20 @@ LogicalResult ArenaPlacement::apply() {
     empty.erase();
   };
 
-  // Results at their offsets.
+  // Results at their offsets; returned results outside the arena keep
+  // their own allocation (not taken for a workspace either).
   SmallVector<tensor::CastOp> markers;
+  llvm::DenseSet<Operation *> placed;
   func.walk([&](tensor::CastOp cast) {
     if (cast->hasAttr(kMarkerName))
       markers.push_back(cast);
+    if (!cast->hasAttr(kOutsideMarkerName))
+      return;
+    if (tensor::EmptyOp empty = findDestination(cast.getSource()))
+      placed.insert(empty);
+    cast.getResult().replaceAllUsesWith(cast.getSource());
+    cast.erase();
   });
-  llvm::DenseSet<Operation *> placed;
   for (tensor::CastOp marker : markers) {
     auto key = marker->getAttrOfType<DenseI64ArrayAttr>(kMarkerName);
     const PlannedOp &planned = impl->ops[key[0]];
@@ -212,7 +270,7 @@ LogicalResult ArenaPlacement::apply() {
   func.walk([&](tensor::EmptyOp empty) { temporaries.push_back(empty); });
   for (tensor::EmptyOp empty : temporaries) {
     std::optional<int64_t> tag = getTag(empty.getLoc());
-    if (!tag)
+    if (!tag || placed.contains(empty))
       continue;
     const PlannedOp &planned = impl->ops[*tag];
     if (planned.workspaceOffset < 0)
