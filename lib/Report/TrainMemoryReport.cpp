@@ -3,6 +3,7 @@
 #include "memopt/Report/MemoryReport.h"
 #include "memopt/Report/Passes.h"
 #include "memopt/Support/AtomicFile.h"
+#include "memopt/Transforms/PassOptions.h"
 
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/STLExtras.h"
@@ -23,6 +24,17 @@ namespace {
 struct TrainMemoryReportPass
     : public memopt::impl::TrainMemoryReportPassBase<TrainMemoryReportPass> {
   using Base::Base;
+
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    return parseOptionsNamingPass(
+        "train-memory-report", options, errorHandler,
+        [&](StringRef text,
+            function_ref<LogicalResult(const Twine &)> handler) {
+          return Base::initializeOptions(text, handler);
+        });
+  }
 
   /// The function to report on: `function`, or the only one with a body.
   FailureOr<FunctionOpInterface> selectFunction(ModuleOp module) {
@@ -80,8 +92,9 @@ struct TrainMemoryReportPass
     // Written whole or not at all (memopt/Support/AtomicFile.h). The error
     // is at the module's location, not on the op: an op diagnostic would
     // print the whole module, which says nothing about a path.
-    if (llvm::Error error = writeFileAtomically(
-            output, [&](raw_ostream &os) { report->print(os, *reportFormat); })) {
+    if (llvm::Error error = writeFileAtomically(output, [&](raw_ostream &os) {
+          report->print(os, *reportFormat);
+        })) {
       emitError(module.getLoc())
           << "memory report: " << llvm::toString(std::move(error));
       return signalPassFailure();

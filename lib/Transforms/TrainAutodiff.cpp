@@ -2,6 +2,7 @@
 
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 #include "memopt/Dialect/Train/IR/TrainStep.h"
+#include "memopt/Transforms/PassOptions.h"
 #include "memopt/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -24,6 +25,17 @@ enum class Optimizer { Adam, AdamW, Sgd, None };
 struct TrainAutodiffPass
     : public memopt::impl::TrainAutodiffPassBase<TrainAutodiffPass> {
   using Base::Base;
+
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    return parseOptionsNamingPass(
+        "train-autodiff", options, errorHandler,
+        [&](StringRef text,
+            function_ref<LogicalResult(const Twine &)> handler) {
+          return Base::initializeOptions(text, handler);
+        });
+  }
 
   void runOnOperation() override;
 

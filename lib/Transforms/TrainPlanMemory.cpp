@@ -8,6 +8,7 @@
 #include "memopt/Analysis/StepMemoryPlan.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 #include "memopt/Dialect/Train/IR/TrainStep.h"
+#include "memopt/Transforms/PassOptions.h"
 #include "memopt/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -52,6 +53,17 @@ namespace {
 struct TrainPlanMemoryPass
     : public memopt::impl::TrainPlanMemoryPassBase<TrainPlanMemoryPass> {
   using Base::Base;
+
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    return parseOptionsNamingPass(
+        "train-plan-memory", options, errorHandler,
+        [&](StringRef text,
+            function_ref<LogicalResult(const Twine &)> handler) {
+          return Base::initializeOptions(text, handler);
+        });
+  }
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
@@ -191,8 +203,9 @@ struct TrainVerifyPlanPass
                << alignment;
       // Unsigned: a hand-edited offset near 2^63 plus the size must not wrap
       // around (both are below 2^63, so their sum fits).
-      uint64_t end = static_cast<uint64_t>(*offset) +
-                     llvm::alignTo(static_cast<uint64_t>(slot.bytes), alignment);
+      uint64_t end =
+          static_cast<uint64_t>(*offset) +
+          llvm::alignTo(static_cast<uint64_t>(slot.bytes), alignment);
       if (end > static_cast<uint64_t>(arenaBytes))
         return anchorOf(func, slot)->emitError()
                << "train-verify-plan: " << slot.describe() << " at offset "

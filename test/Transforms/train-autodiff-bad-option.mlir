@@ -3,6 +3,7 @@
 
 // CHECK: error: unknown optimizer 'rmsprop'; expected adam, adamw, sgd or none
 // LR: for the --lr option: 'fast' value invalid for floating point argument
+// LR-NEXT: error: train-autodiff: cannot parse the options 'lr=fast' (the line above says which value){{$}}
 func.func @f(%x: tensor<4xf32>) -> tensor<f32> {
   %w = train.param "w" : tensor<4xf32>
   %y = train.mul %x, %w : tensor<4xf32>

@@ -6,6 +6,9 @@
 // A huge alignment would make an arena of terabytes out of padding.
 // RUN: not mem-opt %s --train-plan-memory=alignment=1099511627776 -o /dev/null 2>&1 | FileCheck %s --check-prefix=HUGE
 // HUGE: error: train-plan-memory: alignment must be a power of two between 1 and 2097152 (2 MiB), got 1099511627776{{$}}
+// A value llvm::cl cannot parse: an error naming the pass, not an empty one.
+// RUN: not mem-opt %s --train-plan-memory=alignment=abc -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOTNUM
+// NOTNUM: error: train-plan-memory: cannot parse the options 'alignment=abc' (the line above says which value){{$}}
 // RUN: not mem-opt %s --train-plan-memory=budget=-1 -o /dev/null 2>&1 | FileCheck %s --check-prefix=BUDGET
 // BUDGET: error: train-plan-memory: budget must not be negative, got -1{{$}}
 // RUN: not mem-opt %s --train-plan-memory=algorithm=magic -o /dev/null 2>&1 | FileCheck %s --check-prefix=ALGO
