@@ -10,6 +10,7 @@
 #include "Models.h"
 
 #include "memopt/Dialect/Train/IR/TrainOps.h"
+#include "memopt/Support/AtomicFile.h"
 #include "memopt/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -411,97 +412,6 @@ static FailureOr<MlpConfig> getMlpConfig() {
 }
 
 //===----------------------------------------------------------------------===//
-// Output
-//===----------------------------------------------------------------------===//
-
-namespace {
-/// The output file, written atomically: a temporary file next to it,
-/// renamed over it once complete, so an error never leaves a partial file.
-/// Non-regular files (/dev/null, pipes) are written directly.
-class Output {
-public:
-  LogicalResult open(StringRef path) {
-    this->path = path.str();
-    if (path == "-")
-      return success();
-    llvm::sys::fs::file_status status;
-    if (!llvm::sys::fs::status(path, status) && llvm::sys::fs::exists(status) &&
-        !llvm::sys::fs::is_regular_file(status)) {
-      std::error_code error;
-      direct = std::make_unique<llvm::ToolOutputFile>(path, error,
-                                                      llvm::sys::fs::OF_None);
-      if (error)
-        return fail("cannot write '" + path + "': " + error.message());
-      return success();
-    }
-    llvm::Expected<llvm::sys::fs::TempFile> file =
-        llvm::sys::fs::TempFile::create(path + "-%%%%%%.tmp");
-    if (!file)
-      return fail("cannot write '" + path +
-                  "': " + llvm::toString(file.takeError()));
-    temp.emplace(std::move(*file));
-    tempStream = std::make_unique<llvm::raw_fd_ostream>(temp->FD,
-                                                        /*shouldClose=*/false);
-    return success();
-  }
-
-  llvm::raw_ostream &os() {
-    if (direct)
-      return direct->os();
-    if (tempStream)
-      return *tempStream;
-    return llvm::outs();
-  }
-
-  /// Completes the file (renames the temporary over the destination).
-  LogicalResult commit() {
-    if (direct) {
-      direct->keep();
-      direct->os().flush();
-      if (direct->os().has_error())
-        return fail("cannot write '" + path +
-                    "': " + direct->os().error().message());
-      return success();
-    }
-    if (!temp)
-      return success();
-    tempStream->flush();
-    if (tempStream->has_error()) {
-      std::error_code error = tempStream->error();
-      tempStream->clear_error();
-      discard();
-      return fail("cannot write '" + path + "': " + error.message());
-    }
-    tempStream.reset();
-    if (llvm::Error error = temp->keep(path)) {
-      std::string message = llvm::toString(std::move(error));
-      discard();
-      return fail("cannot write '" + path + "': " + message);
-    }
-    temp.reset();
-    return success();
-  }
-
-  /// Removes the temporary file; the destination is untouched.
-  void discard() {
-    tempStream.reset();
-    if (temp) {
-      llvm::consumeError(temp->discard());
-      temp.reset();
-    }
-  }
-
-  ~Output() { discard(); }
-
-private:
-  std::string path;
-  std::optional<llvm::sys::fs::TempFile> temp;
-  std::unique_ptr<llvm::raw_fd_ostream> tempStream;
-  std::unique_ptr<llvm::ToolOutputFile> direct;
-};
-} // namespace
-
-//===----------------------------------------------------------------------===//
 // Driver
 //===----------------------------------------------------------------------===//
 
@@ -576,9 +486,11 @@ static LogicalResult runMemGen() {
 
   // Open the output first: an unwritable path fails before any work.
   bool writeModule = !printParamCount || outputFile.getNumOccurrences();
-  Output output;
-  if (writeModule && failed(output.open(outputFile)))
-    return failure();
+  // Written whole or not at all (memopt/Support/AtomicFile.h).
+  AtomicOutputFile output;
+  if (writeModule)
+    if (llvm::Error error = output.open(outputFile))
+      return fail(llvm::toString(std::move(error)));
 
   // MLIR diagnostics (a verifier or a pass) print as mem-gen errors.
   ScopedDiagnosticHandler handler(&context, [](Diagnostic &diag) {
@@ -631,7 +543,9 @@ static LogicalResult runMemGen() {
   flags.useLocalScope();
   module->print(output.os(), flags);
   output.os() << "\n";
-  return output.commit();
+  if (llvm::Error error = output.commit())
+    return fail(llvm::toString(std::move(error)));
+  return success();
 }
 
 /// Debian's libLLVM.so registers options of every LLVM component; --help

@@ -9,6 +9,7 @@
 
 #include "CsvReader.h"
 #include "memopt/Analysis/MemoryPlan.h"
+#include "memopt/Support/AtomicFile.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -108,47 +109,12 @@ static bool fail(const Twine &message) {
 // Output
 //===----------------------------------------------------------------------===//
 
-/// Writes `contents` to `path` atomically: into a temporary file next to it,
-/// renamed over it once complete. Non-regular files (/dev/null) are written
-/// directly; "-" is stdout.
+/// Writes `contents` to `path` whole or not at all (memopt/Support/
+/// AtomicFile.h); "-" is stdout.
 static bool writeOutput(StringRef path, StringRef contents) {
-  if (path == "-") {
-    llvm::outs() << contents;
-    return true;
-  }
-  llvm::sys::fs::file_status status;
-  if (!llvm::sys::fs::status(path, status) && llvm::sys::fs::exists(status) &&
-      !llvm::sys::fs::is_regular_file(status)) {
-    std::error_code ec;
-    llvm::ToolOutputFile direct(path, ec, llvm::sys::fs::OF_None);
-    if (ec)
-      return fail("cannot write '" + path + "': " + ec.message());
-    direct.os() << contents;
-    direct.keep();
-    return true;
-  }
-  llvm::Expected<llvm::sys::fs::TempFile> temp =
-      llvm::sys::fs::TempFile::create(path + "-%%%%%%.tmp");
-  if (!temp)
-    return fail("cannot write '" + path +
-                "': " + llvm::toString(temp.takeError()));
-  std::error_code writeError;
-  {
-    llvm::raw_fd_ostream os(temp->FD, /*shouldClose=*/false);
-    os << contents;
-    os.flush();
-    writeError = os.error();
-    os.clear_error();
-  }
-  if (writeError) {
-    llvm::consumeError(temp->discard());
-    return fail("cannot write '" + path + "': " + writeError.message());
-  }
-  if (llvm::Error error = temp->keep(path)) {
-    std::string message = llvm::toString(std::move(error));
-    llvm::consumeError(temp->discard());
-    return fail("cannot write '" + path + "': " + message);
-  }
+  if (llvm::Error error = mlir::memopt::writeFileAtomically(
+          path, [&](llvm::raw_ostream &os) { os << contents; }))
+    return fail(llvm::toString(std::move(error)));
   return true;
 }
 
