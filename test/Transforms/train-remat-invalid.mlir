@@ -28,7 +28,7 @@
 // TIMEPARSE: for the --time-limit option: 'soon' value invalid for floating point argument
 // TIMEPARSE-NEXT: error: train-remat: cannot parse the options 'algorithm=optimal time-limit=soon' (the line above says which value)
 // optimal says what its model concluded when no schedule fits.
-// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget=500B algorithm=optimal' -o /dev/null 2>&1 | FileCheck %s --check-prefix=OPTIMAL
+// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget=500B algorithm=optimal time-limit=0 node-limit=100000' -o /dev/null 2>&1 | FileCheck %s --check-prefix=OPTIMAL
 // OPTIMAL: error: train-remat: algorithm 'optimal' found no schedule within the budget of 500 bytes: the solver's model of {{[0-9]+}} groups ({{[0-9]+}} forward) says infeasible at 500 model bytes: budget 500 is below the peak lower bound {{[0-9]+}}{{.*}}; parameters and optimizer states alone take 256 bytes
 // RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat=budget=12XB -o /dev/null 2>&1 | FileCheck %s --check-prefix=PARSE
 // PARSE: error: train-remat: cannot parse budget '12XB'; expected bytes with an optional unit, e.g. 40GiB, 512MiB or 1000000
@@ -36,7 +36,7 @@
 // NEG: error: train-remat: cannot parse budget '-5'
 // An impossible budget names the smallest peak reached and the persistent
 // state (w and its gradient's update: 256 bytes of parameters).
-// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat=budget=100 -o /dev/null 2>&1 | FileCheck %s --check-prefix=BUDGET
+// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget=100 time-limit=0 node-limit=100000' -o /dev/null 2>&1 | FileCheck %s --check-prefix=BUDGET
 // BUDGET: error: train-remat: no candidate of algorithm 'auto' meets the budget of 100 bytes: the smallest peak reached is 900 bytes, by '{{[a-z]+}}' (recomputing every activation: 1028 bytes); parameters and optimizer states alone take 256 bytes
 // RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget=1KiB algorithm=none' -o /dev/null 2>&1 | FileCheck %s --check-prefix=NONE
 // NONE: error: train-remat: no candidate of algorithm 'none' meets the budget of 1024 bytes: the smallest peak reached is 1028 bytes, by 'none'

@@ -4,7 +4,7 @@
 // RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat=algorithm=none | FileCheck %s --check-prefix=NONE
 // RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat=algorithm=sqrt --train-verify-step | FileCheck %s --check-prefix=SQRT
 // RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat=algorithm=layers --train-verify-step | FileCheck %s --check-prefix=LAYERS
-// RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat=budget=950B --train-verify-step | FileCheck %s --check-prefix=BUDGET
+// RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget=950B time-limit=0 node-limit=100000' --train-verify-step | FileCheck %s --check-prefix=BUDGET
 // RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget=950B algorithm=optimal segments=5 time-limit=0 node-limit=100000' --train-verify-step 2>&1 | FileCheck %s --check-prefix=OPT
 // RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget=800B algorithm=optimal segments=5 time-limit=0 node-limit=100000' --train-verify-step 2>&1 | FileCheck %s --check-prefix=OPT800
 // RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget=950B algorithm=optimal segments=3 time-limit=0 node-limit=100000' --train-verify-step 2>&1 | FileCheck %s --check-prefix=OPT3
