@@ -285,11 +285,21 @@ struct MemoptShardToNcclPass
     return func;
   }
 
+  /// A call of the runtime function `name` of `type`, declared if needed.
+  /// The call has `type` even where `name` is declared with another type
+  /// (reported by getFunction; the pass then fails): its results are the
+  /// ones the lowering reads, never those of the wrong declaration.
+  func::CallOp callRuntime(OpBuilder &b, Location loc, StringRef name,
+                           FunctionType type, ValueRange args) {
+    getFunction(b, name, type);
+    return func::CallOp::create(b, loc, name, type.getResults(), args);
+  }
+
   /// This process's rank, as an index.
   Value getRank(OpBuilder &b, Location loc) {
-    func::FuncOp rank = getFunction(b, "memopt_nccl_rank",
-                                    b.getFunctionType({}, {b.getI64Type()}));
-    Value value = func::CallOp::create(b, loc, rank, ValueRange()).getResult(0);
+    Value value = callRuntime(b, loc, "memopt_nccl_rank",
+                              b.getFunctionType({}, {b.getI64Type()}), {})
+                      .getResult(0);
     return arith::IndexCastOp::create(b, loc, b.getIndexType(), value);
   }
 
@@ -297,8 +307,6 @@ struct MemoptShardToNcclPass
   Value getGroup(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
                  ArrayRef<int16_t> axes) {
     SmallVector<Type> types(2 * kMaxGridRank, b.getI64Type());
-    func::FuncOp function = getFunction(
-        b, "memopt_nccl_group", b.getFunctionType(types, {b.getI64Type()}));
     SmallVector<Value> args;
     for (int64_t i = 0; i < kMaxGridRank; ++i)
       args.push_back(arith::ConstantIntOp::create(
@@ -308,7 +316,9 @@ struct MemoptShardToNcclPass
       args.push_back(arith::ConstantIntOp::create(
           b, loc, b.getI64Type(),
           i < static_cast<int64_t>(axes.size()) ? axes[i] : -1));
-    return func::CallOp::create(b, loc, function, args).getResult(0);
+    return callRuntime(b, loc, "memopt_nccl_group",
+                       b.getFunctionType(types, {b.getI64Type()}), args)
+        .getResult(0);
   }
 
   /// `send` converted element-wise to `element`.
@@ -370,8 +380,7 @@ struct MemoptShardToNcclPass
           arith::ConstantIntOp::create(b, loc, b.getI32Type(), *reduction));
     }
     std::string name = ("memopt_nccl_" + kind + "_" + suffix).str();
-    func::FuncOp function = getFunction(b, name, b.getFunctionType(types, {}));
-    func::CallOp::create(b, loc, function, args);
+    callRuntime(b, loc, name, b.getFunctionType(types, {}), args);
     return bufferization::ToTensorOp::create(b, loc, recvType, recvBuffer,
                                              /*restrict=*/b.getUnitAttr(),
                                              /*writable=*/b.getUnitAttr());
