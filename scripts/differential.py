@@ -80,6 +80,7 @@ class Runner:
     def __init__(self, args):
         self.bin = args.bin
         self.steps = args.steps
+        self.opt_level = args.opt_level
         self.allow_below = args.allow_below
         self.workdir = args.workdir
 
@@ -93,7 +94,7 @@ class Runner:
 
     def run_command(self, step, pipeline):
         cmd = [self.tool("mem-run"), step, "--steps", str(self.steps),
-               "--measure-peak"]
+               "--measure-peak", "--opt-level=%d" % self.opt_level]
         if pipeline:
             cmd.append("--pipeline=" + pipeline)
         return cmd
@@ -263,6 +264,9 @@ def main():
                              "the seed's")
     parser.add_argument("--steps", type=int, default=2)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--opt-level", type=int, default=0,
+                        help="mem-run's LLVM optimization level (results do "
+                             "not depend on it; 0 compiles fastest)")
     parser.add_argument("--allow-below", action="store_true",
                         help="planned: accept measured < arena")
     parser.add_argument("--workdir", default=None,
