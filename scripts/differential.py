@@ -135,7 +135,10 @@ class Runner:
                        before - max(1, (before - floor) // 8), before - 1]
             remats.append(("greedy-mid",
                            "algorithm=greedy budget=%d" % budgets[0]))
-            for name, extra in (("optimal", " segments=6"), ("chain", "")):
+            # optimal under a work limit, never the wall clock, so that a
+            # loaded machine picks the same schedule.
+            for name, extra in (("optimal", " segments=6 time-limit=0 "
+                                 "node-limit=100000"), ("chain", "")):
                 for budget in budgets:
                     options = "algorithm=%s budget=%d%s" % (name, budget,
                                                             extra)
