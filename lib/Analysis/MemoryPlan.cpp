@@ -42,7 +42,7 @@ using namespace mlir::memopt;
 /// `value` rounded up to `alignment` (a power of two); the caller guarantees
 /// that this does not overflow.
 static int64_t alignUp(int64_t value, int64_t alignment) {
-  return (value + alignment - 1) & ~(alignment - 1);
+  return (value + (alignment - 1)) & ~(alignment - 1);
 }
 
 //===----------------------------------------------------------------------===//
