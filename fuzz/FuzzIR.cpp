@@ -78,7 +78,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > kMaxInputBytes)
     return -1;
   MLIRContext &context = getContext();
-  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  // MLIR's lexer reads up to a null terminator, which files read by the
+  // tools have and libFuzzer's data does not: parse a terminated copy.
+  std::string text(reinterpret_cast<const char *>(data), size);
   ParserConfig config(&context);
   // Parsing verifies the module.
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, config);
