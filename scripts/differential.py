@@ -39,6 +39,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
+import time
 
 # Shapes: ops, element type, optimizer. A seed's shape is picked by its
 # number (different moduli, so that the combinations vary).
@@ -61,6 +62,19 @@ KEEP_SETS = ["layers", "sqrt", "selective", "greedy"]
 # speed (a variant takes well under a second).
 HANG_SECONDS = 300
 BUDGETED = ["greedy-mid", "optimal", "chain"]
+
+
+def run_tool(cmd, **kwargs):
+    """subprocess.run, tried again a few times when the binary cannot be
+    started (e.g. while a build relinks it)."""
+    for attempt in range(5):
+        try:
+            return subprocess.run(cmd, capture_output=True, text=True,
+                                  **kwargs)
+        except OSError:
+            if attempt == 4:
+                raise
+            time.sleep(10)
 
 
 def shape_of(seed, ops=None):
@@ -109,9 +123,8 @@ class Runner:
 
     def remat_peaks(self, step, options):
         """(peak_before, peak_after) of train-remat{options}, or the error."""
-        run = subprocess.run(
-            [self.tool("mem-opt"), step, "--train-remat=" + options],
-            capture_output=True, text=True)
+        run = run_tool(
+            [self.tool("mem-opt"), step, "--train-remat=" + options])
         if run.returncode:
             return None, run.stderr.strip().splitlines()[-1:] or ["failed"]
         attrs = dict(re.findall(r"train\.remat_(\w+) = (\d+)", run.stdout))
@@ -162,8 +175,7 @@ class Runner:
         failures, skipped = [], []
         with tempfile.TemporaryDirectory(dir=self.workdir) as tmp:
             step = os.path.join(tmp, "step.mlir")
-            gen = subprocess.run(self.gen_command(seed, shape, step),
-                                 capture_output=True, text=True)
+            gen = run_tool(self.gen_command(seed, shape, step))
             if gen.returncode:
                 failures.append(self.failure(
                     seed, shape, "mem-gen", "mem-gen failed: " +
@@ -174,9 +186,8 @@ class Runner:
             variants, skipped = self.variants(step)
             for name, pipeline, planned in variants:
                 try:
-                    run = subprocess.run(self.run_command(step, pipeline),
-                                         capture_output=True, text=True,
-                                         timeout=HANG_SECONDS)
+                    run = run_tool(self.run_command(step, pipeline),
+                                   timeout=HANG_SECONDS)
                 except subprocess.TimeoutExpired:
                     failures.append(self.failure(
                         seed, shape, name, "mem-run hung (no exit in %d s)" %
