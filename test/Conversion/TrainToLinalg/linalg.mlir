@@ -158,7 +158,12 @@ func.func @slice(%x: tensor<4x6xf32>) -> (tensor<2x3xf32>, tensor<4x6xf32>) {
 
 // CHECK-LABEL: func.func @concat(
 // CHECK-SAME:      %[[A:.+]]: tensor<2x3xf32>, %[[B:.+]]: tensor<2x5xf32>)
-// CHECK:         tensor.concat dim(1) %[[A]], %[[B]] : (tensor<2x3xf32>, tensor<2x5xf32>) -> tensor<2x8xf32>
+// The result is a tensor.empty destination (which the arena places) with
+// each input inserted at its offset.
+// CHECK:         %[[E:.+]] = tensor.empty() : tensor<2x8xf32>
+// CHECK:         %[[I:.+]] = tensor.insert_slice %[[A]] into %[[E]][0, 0] [2, 3] [1, 1] : tensor<2x3xf32> into tensor<2x8xf32>
+// CHECK:         %[[C:.+]] = tensor.insert_slice %[[B]] into %[[I]][0, 3] [2, 5] [1, 1] : tensor<2x5xf32> into tensor<2x8xf32>
+// CHECK:         return %[[C]]
 func.func @concat(%a: tensor<2x3xf32>, %b: tensor<2x5xf32>) -> tensor<2x8xf32> {
   %c = train.concat %a, %b {axis = -1 : i64} : tensor<2x3xf32>, tensor<2x5xf32> -> tensor<2x8xf32>
   return %c : tensor<2x8xf32>
