@@ -32,8 +32,7 @@ llvm::Error AtomicOutputFile::open(llvm::StringRef destination) {
     return error ? failure(error.message()) : llvm::Error::success();
   }
   if (llvm::sys::fs::is_directory(path))
-    return failure(
-        std::make_error_code(std::errc::is_a_directory).message());
+    return failure(std::make_error_code(std::errc::is_a_directory).message());
   llvm::SmallString<256> model(llvm::sys::path::parent_path(path));
   llvm::sys::path::append(model, "." + llvm::sys::path::filename(path) +
                                      ".tmp-%%%%%%%%");

@@ -21,9 +21,8 @@ mlir::memopt::collectOpPositions(const llvm::MemoryBuffer &buffer,
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
   context.allowUnregisteredDialects(allowUnregisteredDialects);
   // The tool's own parse reports any error; this one stays quiet.
-  ScopedDiagnosticHandler quiet(&context, [](Diagnostic &) {
-    return success();
-  });
+  ScopedDiagnosticHandler quiet(&context,
+                                [](Diagnostic &) { return success(); });
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBuffer(buffer.getBuffer(),
@@ -83,7 +82,7 @@ void mlir::memopt::attachOpPositions(Operation *root, StringRef fileName,
     auto [line, column] = positions[index++];
     if (line == 0 || !isa<NameLoc>(op->getLoc()))
       return;
-    op->setLoc(withPosition(op->getLoc(),
-                            FileLineColLoc::get(file, line, column)));
+    op->setLoc(
+        withPosition(op->getLoc(), FileLineColLoc::get(file, line, column)));
   });
 }

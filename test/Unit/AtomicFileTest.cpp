@@ -100,8 +100,8 @@ TEST_F(AtomicFileTest, DevNullIsWrittenInPlace) {
 
 TEST_F(AtomicFileTest, WriteFileAtomically) {
   write("old");
-  ASSERT_FALSE(llvm::errorToBool(writeFileAtomically(
-      path, [](llvm::raw_ostream &os) { os << "whole"; })));
+  ASSERT_FALSE(llvm::errorToBool(
+      writeFileAtomically(path, [](llvm::raw_ostream &os) { os << "whole"; })));
   EXPECT_EQ(read(), "whole");
 }
 

@@ -69,8 +69,9 @@ struct AttachOpPositionsPass
     : public mlir::PassWrapper<AttachOpPositionsPass, mlir::OperationPass<>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(AttachOpPositionsPass)
 
-  AttachOpPositionsPass(std::shared_ptr<const mlir::memopt::OpPositions> positions,
-                        std::string fileName, bool verify)
+  AttachOpPositionsPass(
+      std::shared_ptr<const mlir::memopt::OpPositions> positions,
+      std::string fileName, bool verify)
       : positions(std::move(positions)), fileName(std::move(fileName)),
         verify(verify) {}
 
@@ -118,7 +119,8 @@ int main(int argc, char **argv) {
   printLocationsByDefault();
   auto [inputFilename, outputFilename] =
       mlir::parseCLIOptions(argc, argv, helpHeader);
-  mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+  mlir::MlirOptMainConfig config =
+      mlir::MlirOptMainConfig::createFromCLOptions();
   if (config.shouldShowDialects()) {
     llvm::outs() << "Available Dialects: "
                  << llvm::join(registry.getDialectNames(), ", ") << "\n";
@@ -160,8 +162,8 @@ int main(int argc, char **argv) {
   mlir::memopt::AtomicOutputFile output;
   if (llvm::Error error = output.open(outputFilename))
     return fail(llvm::toString(std::move(error)));
-  if (mlir::failed(
-          mlir::MlirOptMain(output.os(), std::move(input), registry, runConfig))) {
+  if (mlir::failed(mlir::MlirOptMain(output.os(), std::move(input), registry,
+                                     runConfig))) {
     output.discard();
     return EXIT_FAILURE;
   }

@@ -30,7 +30,6 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
@@ -43,6 +42,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -1574,8 +1574,8 @@ static LogicalResult runMain() {
     return fail("cannot parse " + inputFile);
   const llvm::MemoryBuffer &buffer =
       *sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID());
-  if (FailureOr<OpPositions> positions =
-          collectOpPositions(buffer, registry, /*allowUnregisteredDialects=*/false);
+  if (FailureOr<OpPositions> positions = collectOpPositions(
+          buffer, registry, /*allowUnregisteredDialects=*/false);
       succeeded(positions))
     attachOpPositions(*module, buffer.getBufferIdentifier(), *positions);
   if (failed(verify(*module)))

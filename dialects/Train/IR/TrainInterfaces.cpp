@@ -36,8 +36,8 @@ std::optional<int64_t> mlir::memopt::train::getBoundedTensorBytes(Type type) {
   bool overflow = false;
   uint64_t bytes = getElementBytes(shaped.getElementType());
   for (int64_t dim : shaped.getShape())
-    bytes = llvm::SaturatingMultiply(bytes, static_cast<uint64_t>(dim),
-                                     &overflow);
+    bytes =
+        llvm::SaturatingMultiply(bytes, static_cast<uint64_t>(dim), &overflow);
   if (overflow || bytes > static_cast<uint64_t>(kMaxTensorBytes))
     return std::nullopt;
   return static_cast<int64_t>(bytes);
@@ -47,8 +47,8 @@ LogicalResult mlir::memopt::train::verifyTensorSize(Location loc, Type type,
                                                     const Twine &what) {
   if (getBoundedTensorBytes(type))
     return success();
-  return emitError(loc) << what << " has type " << type
-                        << ", larger than the " << kMaxTensorBytes
+  return emitError(loc) << what << " has type " << type << ", larger than the "
+                        << kMaxTensorBytes
                         << " bytes (16 TiB) memopt accepts for one tensor";
 }
 

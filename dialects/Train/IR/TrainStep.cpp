@@ -37,12 +37,11 @@ LogicalResult train::verifyNotLowered(FunctionOpInterface func,
     lowered = linalg;
   if (!lowered)
     return success();
-  InFlightDiagnostic diag = emitError(lowered->getLoc())
-                            << passName << " expects a training step in the "
-                            << "train dialect, but @"
-                            << SymbolTable::getSymbolName(func).getValue()
-                            << " is already lowered: it holds '"
-                            << lowered->getName() << "'";
+  InFlightDiagnostic diag =
+      emitError(lowered->getLoc())
+      << passName << " expects a training step in the "
+      << "train dialect, but @" << SymbolTable::getSymbolName(func).getValue()
+      << " is already lowered: it holds '" << lowered->getName() << "'";
   diag.attachNote() << "run " << passName
                     << " on the step before --convert-train-to-linalg";
   return diag;

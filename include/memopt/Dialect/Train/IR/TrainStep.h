@@ -1,4 +1,5 @@
-//===- TrainStep.h - what the train passes expect of their input -*- C++ -*-===//
+//===- TrainStep.h - what the train passes expect of their input -*- C++
+//-*-===//
 //
 // The analyses and transformations of memopt (liveness, lifetimes, remat,
 // arena planning, the report) work on training steps in the train dialect.

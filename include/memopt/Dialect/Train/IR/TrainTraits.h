@@ -67,12 +67,11 @@ public:
     for (NamedAttribute attr : op->getAttrs())
       if (auto value = dyn_cast<FloatAttr>(attr.getValue()))
         if (!value.getValue().isFinite())
-          return op->emitOpError()
-                 << "attribute '" << attr.getName().getValue()
-                 << "' must be finite, got "
-                 << (value.getValue().isNaN() ? "nan"
-                     : value.getValue().isNegative() ? "-inf"
-                                                     : "inf");
+          return op->emitOpError() << "attribute '" << attr.getName().getValue()
+                                   << "' must be finite, got "
+                                   << (value.getValue().isNaN()        ? "nan"
+                                       : value.getValue().isNegative() ? "-inf"
+                                                                       : "inf");
     return success();
   }
 };
