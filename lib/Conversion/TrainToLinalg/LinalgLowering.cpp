@@ -292,17 +292,20 @@ static void getWindow(OpBuilder &b, ArrayRef<int64_t> window,
   }
 }
 
-/// Row statistics of `N x V` logits in `computeType`: the row maximum
-/// (linalg.reduce) and the sum of exp(logit - max) (a reduction generic).
+/// Row statistics of `P... x V` logits in `computeType`, each of shape
+/// `P...`: the row maximum (linalg.reduce over the last dimension) and the
+/// sum of exp(logit - max) (a reduction generic). Nothing is collapsed, so
+/// strided logits (a transpose or slice view) are read in place.
 static std::pair<Value, Value>
 buildRowLogSumExp(OpBuilder &b, Location loc, Value logits, Type computeType) {
   auto type = cast<RankedTensorType>(logits.getType());
-  int64_t rows = type.getShape()[0];
-  auto statType = RankedTensorType::get({rows}, computeType);
+  int64_t rank = type.getRank();
+  auto statType =
+      RankedTensorType::get(type.getShape().drop_back(), computeType);
   Value maxInit = createFilled(b, loc, statType, -INFINITY);
   Value rowMax =
       linalg::ReduceOp::create(
-          b, loc, ValueRange{logits}, ValueRange{maxInit}, {1},
+          b, loc, ValueRange{logits}, ValueRange{maxInit}, {rank - 1},
           [&](OpBuilder &nested, Location l, ValueRange args) {
             Value x = castScalar(nested, l, args[0], computeType);
             linalg::YieldOp::create(
@@ -311,14 +314,14 @@ buildRowLogSumExp(OpBuilder &b, Location loc, Value logits, Type computeType) {
           })
           .getResult(0);
   MLIRContext *ctx = b.getContext();
-  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(2),
-                                 getDroppedDimsMap(ctx, 2, {1}),
-                                 getDroppedDimsMap(ctx, 2, {1})};
+  AffineMap perRow = getDroppedDimsMap(ctx, rank, {rank - 1});
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank), perRow,
+                                 perRow};
   Value sumExp =
       linalg::GenericOp::create(
           b, loc, TypeRange{statType}, ValueRange{logits, rowMax},
           ValueRange{createFilled(b, loc, statType, 0.0)}, maps,
-          getIterators(2, {1}),
+          getIterators(rank, {rank - 1}),
           [&](OpBuilder &nested, Location l, ValueRange args) {
             Value x = castScalar(nested, l, args[0], computeType);
             Value e = math::ExpOp::create(
@@ -328,6 +331,23 @@ buildRowLogSumExp(OpBuilder &b, Location loc, Value logits, Type computeType) {
           })
           .getResult(0);
   return {rowMax, sumExp};
+}
+
+/// Logits of rank 1 (one position) as `1 x V` and their 0-d labels as `1`:
+/// expanding is always a view, so the reductions below always have at least
+/// one position dimension.
+static void expandSinglePosition(OpBuilder &b, Location loc, Value &logits,
+                                 Value &labels) {
+  auto type = cast<RankedTensorType>(logits.getType());
+  if (type.getRank() != 1)
+    return;
+  logits = reshapeStatic(
+      b, loc, logits,
+      RankedTensorType::get({1, type.getShape()[0]}, type.getElementType()));
+  labels = reshapeStatic(
+      b, loc, labels,
+      RankedTensorType::get(
+          {1}, cast<RankedTensorType>(labels.getType()).getElementType()));
 }
 
 /// Whether `label` (an integer of the labels' type) is not `ignoreIndex`.
@@ -343,17 +363,18 @@ static Value isCounted(OpBuilder &b, Location loc, Value label,
 }
 
 /// The number of counted positions (labels != ignore_index), a 0-d tensor
-/// of `computeType`.
+/// of `computeType`, summed in row-major order over the labels' shape.
 static Value buildCount(OpBuilder &b, Location loc, Value labels,
                         int64_t ignoreIndex, Type computeType) {
   MLIRContext *ctx = b.getContext();
-  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(1),
-                                 AffineMap::get(1, 0, {}, ctx)};
+  int64_t rank = cast<RankedTensorType>(labels.getType()).getRank();
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank),
+                                 AffineMap::get(rank, 0, {}, ctx)};
   return linalg::GenericOp::create(
              b, loc, TypeRange{RankedTensorType::get({}, computeType)},
              ValueRange{labels},
              ValueRange{createFilledScalar(b, loc, computeType, 0.0)}, maps,
-             getIterators(1, {0}),
+             getIterators(rank, llvm::to_vector(llvm::seq<int64_t>(0, rank))),
              [&](OpBuilder &nested, Location l, ValueRange args) {
                Value counted = isCounted(nested, l, args[0], ignoreIndex);
                Value one = arith::SelectOp::create(
@@ -658,7 +679,10 @@ struct EmbeddingGradLowering : public TrainOpLowering<train::EmbeddingGradOp> {
 //===----------------------------------------------------------------------===//
 
 /// cross_entropy: mean over the counted positions of
-/// `max + log(sum(exp(x - max))) - x[label]`.
+/// `max + log(sum(exp(x - max))) - x[label]`. Reduced over the `P... x V`
+/// shape itself (positions in row-major order, as one flat row index would
+/// take them), never collapsed: collapsing a strided view of the logits (a
+/// transpose or slice result) would copy it, a buffer no model counts.
 struct CrossEntropyLowering : public TrainOpLowering<train::CrossEntropyOp> {
   using TrainOpLowering::TrainOpLowering;
   LogicalResult
@@ -671,16 +695,19 @@ struct CrossEntropyLowering : public TrainOpLowering<train::CrossEntropyOp> {
         getWiderFloat(getAccumulatorType(logitsType.getElementType()),
                       resultType.getElementType());
     std::optional<int64_t> ignoreIndex = op.getIgnoreIndex();
-    Value logits = collapseRows(rewriter, loc, adaptor.getLogits());
-    Value labels = flatten(rewriter, loc, adaptor.getLabels());
+    Value logits = adaptor.getLogits();
+    Value labels = adaptor.getLabels();
+    expandSinglePosition(rewriter, loc, logits, labels);
+    int64_t positionRank =
+        cast<RankedTensorType>(logits.getType()).getRank() - 1;
     auto [rowMax, sumExp] =
         buildRowLogSumExp(rewriter, loc, logits, computeType);
 
     // One reduction over the positions: the summed losses and the count.
     MLIRContext *ctx = rewriter.getContext();
     auto scalarType = RankedTensorType::get({}, computeType);
-    AffineMap identity = rewriter.getMultiDimIdentityMap(1);
-    AffineMap toScalar = AffineMap::get(1, 0, {}, ctx);
+    AffineMap identity = rewriter.getMultiDimIdentityMap(positionRank);
+    AffineMap toScalar = AffineMap::get(positionRank, 0, {}, ctx);
     SmallVector<AffineMap> maps = {identity, identity, identity, toScalar,
                                    toScalar};
     auto sums = linalg::GenericOp::create(
@@ -688,7 +715,9 @@ struct CrossEntropyLowering : public TrainOpLowering<train::CrossEntropyOp> {
         ValueRange{labels, rowMax, sumExp},
         ValueRange{createFilledScalar(rewriter, loc, computeType, 0.0),
                    createFilledScalar(rewriter, loc, computeType, 0.0)},
-        maps, getIterators(1, {0}),
+        maps,
+        getIterators(positionRank,
+                     llvm::to_vector(llvm::seq<int64_t>(0, positionRank))),
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value label = args[0];
           Value zero = createScalar(b, l, computeType, 0.0);
@@ -700,12 +729,13 @@ struct CrossEntropyLowering : public TrainOpLowering<train::CrossEntropyOp> {
             label = arith::SelectOp::create(
                 b, l, counted, label, createScalar(b, l, label.getType(), 0));
           }
-          Value row = linalg::IndexOp::create(b, l, 0);
-          Value column =
-              arith::IndexCastOp::create(b, l, b.getIndexType(), label);
+          SmallVector<Value> indices;
+          for (int64_t d = 0; d < positionRank; ++d)
+            indices.push_back(linalg::IndexOp::create(b, l, d));
+          indices.push_back(
+              arith::IndexCastOp::create(b, l, b.getIndexType(), label));
           Value picked = castScalar(
-              b, l,
-              tensor::ExtractOp::create(b, l, logits, ValueRange{row, column}),
+              b, l, tensor::ExtractOp::create(b, l, logits, indices),
               computeType);
           Value lse = arith::AddFOp::create(b, l, args[1],
                                             math::LogOp::create(b, l, args[2]));
@@ -733,7 +763,7 @@ struct CrossEntropyLowering : public TrainOpLowering<train::CrossEntropyOp> {
 };
 
 /// cross_entropy_grad: `grad / count * (softmax(x) - onehot(label))`, zero
-/// on ignored rows.
+/// on ignored rows; over the `P... x V` shape, uncollapsed (as cross_entropy).
 struct CrossEntropyGradLowering
     : public TrainOpLowering<train::CrossEntropyGradOp> {
   using TrainOpLowering::TrainOpLowering;
@@ -747,9 +777,11 @@ struct CrossEntropyGradLowering
     Type computeType = getWiderFloat(getAccumulatorType(elementType),
                                      gradType.getElementType());
     std::optional<int64_t> ignoreIndex = op.getIgnoreIndex();
-    Value logits = collapseRows(rewriter, loc, adaptor.getLogits());
-    Value labels = flatten(rewriter, loc, adaptor.getLabels());
+    Value logits = adaptor.getLogits();
+    Value labels = adaptor.getLabels();
+    expandSinglePosition(rewriter, loc, logits, labels);
     auto logitsType = cast<RankedTensorType>(logits.getType());
+    int64_t rank = logitsType.getRank();
     auto [rowMax, sumExp] =
         buildRowLogSumExp(rewriter, loc, logits, computeType);
 
@@ -759,22 +791,25 @@ struct CrossEntropyGradLowering
           rewriter, loc,
           buildCount(rewriter, loc, labels, *ignoreIndex, computeType));
     else
-      count = createScalar(rewriter, loc, computeType,
-                           static_cast<double>(logitsType.getShape()[0]));
+      count = createScalar(
+          rewriter, loc, computeType,
+          static_cast<double>(product(logitsType.getShape().drop_back())));
     Value grad = castScalar(rewriter, loc,
                             extractScalar(rewriter, loc, adaptor.getGrad()),
                             computeType);
     Value factor = arith::DivFOp::create(rewriter, loc, grad, count);
 
     MLIRContext *ctx = rewriter.getContext();
-    AffineMap identity = rewriter.getMultiDimIdentityMap(2);
-    AffineMap perRow = getDroppedDimsMap(ctx, 2, {1});
+    AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
+    AffineMap perRow = getDroppedDimsMap(ctx, rank, {rank - 1});
     SmallVector<AffineMap> maps = {identity, perRow, perRow, perRow, identity};
-    auto flatType = RankedTensorType::get(logitsType.getShape(), elementType);
+    auto gradLogitsType =
+        RankedTensorType::get(logitsType.getShape(), elementType);
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{flatType},
+        rewriter, loc, TypeRange{gradLogitsType},
         ValueRange{logits, rowMax, sumExp, labels},
-        ValueRange{createEmpty(rewriter, loc, flatType)}, maps, getIterators(2),
+        ValueRange{createEmpty(rewriter, loc, gradLogitsType)}, maps,
+        getIterators(rank),
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value x = castScalar(b, l, args[0], computeType);
           Value p = arith::DivFOp::create(
@@ -782,7 +817,7 @@ struct CrossEntropyGradLowering
               math::ExpOp::create(b, l,
                                   arith::SubFOp::create(b, l, x, args[1])),
               args[2]);
-          Value column = linalg::IndexOp::create(b, l, 1);
+          Value column = linalg::IndexOp::create(b, l, rank - 1);
           Value label = args[3];
           Value isLabel = arith::CmpIOp::create(
               b, l, arith::CmpIPredicate::eq, column,
@@ -797,8 +832,10 @@ struct CrossEntropyGradLowering
                 b, l, isCounted(b, l, label, *ignoreIndex), d, zero);
           linalg::YieldOp::create(b, l, castScalar(b, l, d, elementType));
         });
-    rewriter.replaceOp(
-        op, reshapeStatic(rewriter, loc, generic.getResult(0), resultType));
+    Value result = generic.getResult(0);
+    if (result.getType() != resultType)
+      result = reshapeStatic(rewriter, loc, result, resultType);
+    rewriter.replaceOp(op, result);
     return success();
   }
 };

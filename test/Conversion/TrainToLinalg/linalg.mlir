@@ -218,30 +218,32 @@ func.func @embedding_grad(%g: tensor<2x3x4xf32>, %ids: tensor<2x3xi32>) -> tenso
 
 // bf16 logits: row max (linalg.reduce) and sum of exp in f32, then one
 // reduction over the positions yielding the summed loss and the count of
-// positions whose label is not ignore_index; the mean divides the two.
+// positions whose label is not ignore_index; the mean divides the two. All
+// over the 2x3x7 shape itself: nothing is collapsed (a strided view of the
+// logits would be copied to collapse it).
+// CHECK-DAG: #[[$ID3:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[$ROW:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-DAG: #[[$ID2:.+]] = affine_map<(d0, d1) -> (d0, d1)>
-// CHECK-DAG: #[[$ROW:.+]] = affine_map<(d0, d1) -> (d0)>
-// CHECK-DAG: #[[$ID1:.+]] = affine_map<(d0) -> (d0)>
-// CHECK-DAG: #[[$ALL:.+]] = affine_map<(d0) -> ()>
+// CHECK-DAG: #[[$ALL:.+]] = affine_map<(d0, d1) -> ()>
 // CHECK-LABEL: func.func @cross_entropy(
 // CHECK-SAME:      %[[X:.+]]: tensor<2x3x7xbf16>, %[[L:.+]]: tensor<2x3xi64>)
-// CHECK-DAG:     %[[X2:.+]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : tensor<2x3x7xbf16> into tensor<6x7xbf16>
-// CHECK-DAG:     %[[L1:.+]] = tensor.collapse_shape %[[L]] {{\[\[}}0, 1]] : tensor<2x3xi64> into tensor<6xi64>
+// CHECK-NOT:     tensor.collapse_shape
 // CHECK:         %[[NEGINF:.+]] = arith.constant 0xFF800000 : f32
-// CHECK:         %[[MAX:.+]] = linalg.reduce ins(%[[X2]] : tensor<6x7xbf16>) outs(%{{.+}} : tensor<6xf32>) dimensions = [1]
+// CHECK:         %[[MAX:.+]] = linalg.reduce ins(%[[X]] : tensor<2x3x7xbf16>) outs(%{{.+}} : tensor<2x3xf32>) dimensions = [2]
 // CHECK:           arith.extf %{{.+}} : bf16 to f32
 // CHECK:           arith.maximumf
-// CHECK:         %[[SUM:.+]] = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ROW]], #[[$ROW]]], iterator_types = ["parallel", "reduction"]} ins(%[[X2]], %[[MAX]] : tensor<6x7xbf16>, tensor<6xf32>)
+// CHECK:         %[[SUM:.+]] = linalg.generic {indexing_maps = [#[[$ID3]], #[[$ROW]], #[[$ROW]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]], %[[MAX]] : tensor<2x3x7xbf16>, tensor<2x3xf32>)
 // CHECK:           arith.subf
 // CHECK:           math.exp
-// CHECK:         %[[TOTALS:.+]]:2 = linalg.generic {indexing_maps = [#[[$ID1]], #[[$ID1]], #[[$ID1]], #[[$ALL]], #[[$ALL]]], iterator_types = ["reduction"]} ins(%[[L1]], %[[MAX]], %[[SUM]] : tensor<6xi64>, tensor<6xf32>, tensor<6xf32>) outs(%{{.+}}, %{{.+}} : tensor<f32>, tensor<f32>)
+// CHECK:         %[[TOTALS:.+]]:2 = linalg.generic {indexing_maps = [#[[$ID2]], #[[$ID2]], #[[$ID2]], #[[$ALL]], #[[$ALL]]], iterator_types = ["reduction", "reduction"]} ins(%[[L]], %[[MAX]], %[[SUM]] : tensor<2x3xi64>, tensor<2x3xf32>, tensor<2x3xf32>) outs(%{{.+}}, %{{.+}} : tensor<f32>, tensor<f32>)
 // CHECK:         ^bb0(%[[LABEL:.+]]: i64, %[[M:.+]]: f32, %[[S:.+]]: f32, %[[ACC:.+]]: f32, %[[CNT:.+]]: f32):
 // CHECK:           %[[IGN:.+]] = arith.constant -100 : i64
 // CHECK:           %[[KEEP:.+]] = arith.cmpi ne, %[[LABEL]], %[[IGN]] : i64
 // CHECK:           %[[SAFE:.+]] = arith.select %[[KEEP]], %[[LABEL]], %{{.+}} : i64
-// CHECK:           %[[POS:.+]] = linalg.index 0 : index
+// CHECK:           %[[P0:.+]] = linalg.index 0 : index
+// CHECK:           %[[P1:.+]] = linalg.index 1 : index
 // CHECK:           %[[COL:.+]] = arith.index_cast %[[SAFE]] : i64 to index
-// CHECK:           %[[PICK:.+]] = tensor.extract %[[X2]][%[[POS]], %[[COL]]] : tensor<6x7xbf16>
+// CHECK:           %[[PICK:.+]] = tensor.extract %[[X]][%[[P0]], %[[P1]], %[[COL]]] : tensor<2x3x7xbf16>
 // CHECK:           %[[PICK32:.+]] = arith.extf %[[PICK]] : bf16 to f32
 // CHECK:           %[[LOG:.+]] = math.log %[[S]] : f32
 // CHECK:           %[[LSE:.+]] = arith.addf %[[M]], %[[LOG]] : f32
@@ -281,6 +283,29 @@ func.func @cross_entropy(%x: tensor<2x3x7xbf16>, %l: tensor<2x3xi64>) -> tensor<
 func.func @cross_entropy_grad(%g: tensor<f32>, %x: tensor<6x7xf32>, %l: tensor<6xi32>) -> tensor<6x7xf32> {
   %d = train.cross_entropy_grad %g, %x, %l {ignore_index = -100 : i64} : tensor<f32>, tensor<6x7xf32>, tensor<6xi32> -> tensor<6x7xf32>
   return %d : tensor<6x7xf32>
+}
+
+// -----
+
+// Positions of rank 2: the gradient is one generic over the 2x3x7 shape (no
+// collapse of the logits, no reshape of the result), the count the number of
+// positions.
+// CHECK-DAG: #[[$ID3:.+]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-DAG: #[[$ROW:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: func.func @cross_entropy_grad_3d(
+// CHECK-SAME:      %[[G:.+]]: tensor<f32>, %[[X:.+]]: tensor<2x3x7xf32>, %[[L:.+]]: tensor<2x3xi64>)
+// CHECK-NOT:     tensor.collapse_shape
+// CHECK:         %[[MAX:.+]] = linalg.reduce ins(%[[X]] : tensor<2x3x7xf32>) outs(%{{.+}} : tensor<2x3xf32>) dimensions = [2]
+// CHECK:         %[[SUM:.+]] = linalg.generic
+// CHECK:         %[[N:.+]] = arith.constant 6.000000e+00 : f32
+// CHECK:         %[[R:.+]] = linalg.generic {indexing_maps = [#[[$ID3]], #[[$ROW]], #[[$ROW]], #[[$ROW]], #[[$ID3]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[X]], %[[MAX]], %[[SUM]], %[[L]] : tensor<2x3x7xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xi64>) outs(%{{.+}} : tensor<2x3x7xf32>)
+// CHECK:           %[[J:.+]] = linalg.index 2 : index
+// CHECK:           arith.cmpi eq, %[[J]]
+// CHECK-NOT:     tensor.expand_shape
+// CHECK:         return %[[R]]
+func.func @cross_entropy_grad_3d(%g: tensor<f32>, %x: tensor<2x3x7xf32>, %l: tensor<2x3xi64>) -> tensor<2x3x7xf32> {
+  %d = train.cross_entropy_grad %g, %x, %l : tensor<f32>, tensor<2x3x7xf32>, tensor<2x3xi64> -> tensor<2x3x7xf32>
+  return %d : tensor<2x3x7xf32>
 }
 
 // -----
