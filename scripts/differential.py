@@ -287,6 +287,8 @@ def main():
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="one line per case")
     args = parser.parse_args()
+    if args.workdir:
+        os.makedirs(args.workdir, exist_ok=True)
 
     if args.ci:
         cases = CI_CASES
