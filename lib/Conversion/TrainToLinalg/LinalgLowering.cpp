@@ -984,10 +984,13 @@ struct SoftmaxLowering : public TrainOpLowering<train::SoftmaxOp> {
             SmallVector<AffineMap>{red.identity, red.reduced}, red.iterators,
             [&](OpBuilder &b, Location l, ValueRange args) {
               Value s = scaled(b, l, args[0]);
-              if (causal)
-                s = arith::SelectOp::create(
-                    b, l, masked(b, l),
-                    createScalar(b, l, computeType, -INFINITY), s);
+              if (causal) {
+                // Sequenced: the order of function arguments is unspecified,
+                // and GCC and Clang would emit the ops in different orders.
+                Value negInf = createScalar(b, l, computeType, -INFINITY);
+                Value mask = masked(b, l);
+                s = arith::SelectOp::create(b, l, mask, negInf, s);
+              }
               linalg::YieldOp::create(
                   b, l, Value(arith::MaximumFOp::create(b, l, args[1], s)));
             })
@@ -1002,8 +1005,9 @@ struct SoftmaxLowering : public TrainOpLowering<train::SoftmaxOp> {
     auto zeroIfMasked = [&](OpBuilder &b, Location l, Value v) -> Value {
       if (!causal)
         return v;
-      return arith::SelectOp::create(b, l, masked(b, l),
-                                     createScalar(b, l, computeType, 0.0), v);
+      Value zero = createScalar(b, l, computeType, 0.0);
+      Value mask = masked(b, l);
+      return arith::SelectOp::create(b, l, mask, zero, v);
     };
     Value sum =
         linalg::GenericOp::create(
