@@ -55,8 +55,7 @@ static MLIRContext &getContext() {
   static MLIRContext *context = [] {
     DialectRegistry registry;
     memopt::registerAllDialects(registry);
-    auto *context =
-        new MLIRContext(registry, MLIRContext::Threading::DISABLED);
+    auto *context = new MLIRContext(registry, MLIRContext::Threading::DISABLED);
     context->loadAllAvailableDialects();
     // Swallow every diagnostic: rejecting an input is not a finding.
     context->getDiagEngine().registerHandler([](Diagnostic &) {});

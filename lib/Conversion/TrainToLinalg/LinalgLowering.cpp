@@ -734,9 +734,9 @@ struct CrossEntropyLowering : public TrainOpLowering<train::CrossEntropyOp> {
             indices.push_back(linalg::IndexOp::create(b, l, d));
           indices.push_back(
               arith::IndexCastOp::create(b, l, b.getIndexType(), label));
-          Value picked = castScalar(
-              b, l, tensor::ExtractOp::create(b, l, logits, indices),
-              computeType);
+          Value picked =
+              castScalar(b, l, tensor::ExtractOp::create(b, l, logits, indices),
+                         computeType);
           Value lse = arith::AddFOp::create(b, l, args[1],
                                             math::LogOp::create(b, l, args[2]));
           Value loss = arith::SubFOp::create(b, l, lse, picked);
@@ -809,8 +809,7 @@ struct CrossEntropyGradLowering
         rewriter, loc, TypeRange{gradLogitsType},
         ValueRange{logits, rowMax, sumExp, labels},
         ValueRange{createEmpty(rewriter, loc, gradLogitsType)}, maps,
-        getIterators(rank),
-        [&](OpBuilder &b, Location l, ValueRange args) {
+        getIterators(rank), [&](OpBuilder &b, Location l, ValueRange args) {
           Value x = castScalar(b, l, args[0], computeType);
           Value p = arith::DivFOp::create(
               b, l,
