@@ -12,6 +12,7 @@
 #include "memopt/Analysis/TensorLiveness.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 #include "memopt/Dialect/Train/IR/TrainStep.h"
+#include "memopt/Transforms/PassOptions.h"
 #include "memopt/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -929,19 +930,14 @@ LogicalResult TrainRematPass::initializeOptions(
                         "' is followed by a separate option '" + next +
                         "' (spaces separate pass options); did you mean "
                         "budget=" +
-                        number + next + " (or budget=\"" + number + " " +
-                        next + "\")?");
+                        number + next + " (or budget=\"" + number + " " + next +
+                        "\")?");
   }
-  // llvm::cl prints why a value does not parse ("'-5' value invalid for
-  // uint argument") and passes an empty message on: name the pass and the
-  // options instead of an empty error.
-  return Base::initializeOptions(options, [&](const Twine &message) {
-    std::string text = message.str();
-    if (!StringRef(text).trim().empty())
-      return errorHandler(message);
-    return errorHandler("train-remat: cannot parse the options '" + options +
-                        "' (the line above says which value)");
-  });
+  return parseOptionsNamingPass(
+      "train-remat", options, errorHandler,
+      [&](StringRef text, function_ref<LogicalResult(const Twine &)> handler) {
+        return Base::initializeOptions(text, handler);
+      });
 }
 
 LogicalResult TrainRematPass::checkOptions(Location loc) {
