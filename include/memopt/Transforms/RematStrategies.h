@@ -1,0 +1,139 @@
+//===- RematStrategies.h - train-remat's algorithms -------------*- C++ -*-===//
+//
+// The algorithms of train-remat (docs/remat.md), one function each. A
+// keep-set algorithm (layers, sqrt, selective) says which activations of
+// TensorLiveness a step keeps; the others (greedy, chain, optimal) search,
+// measuring each rewrite they consider, and return a RematCandidate: a
+// rewrite of the step with its exact peak and recomputed FLOPs. The pass
+// (TrainRemat.cpp) chooses among candidates and applies one.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_TRANSFORMS_REMATSTRATEGIES_H
+#define MEMOPT_TRANSFORMS_REMATSTRATEGIES_H
+
+#include "memopt/Analysis/RematGroups.h"
+#include "memopt/Analysis/TensorLiveness.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace mlir::memopt {
+
+/// A rewrite of the step (a keep-set or a stage plan) and its outcome.
+struct RematCandidate {
+  /// The algorithm that proposed it ("none", "greedy", ...).
+  std::string algorithm;
+  /// Rewrites a step (the original or a copy) and returns the recomputed
+  /// FLOPs.
+  std::function<int64_t(func::FuncOp)> apply;
+  /// The exact peak (LOAD) of the rewritten step, bytes.
+  int64_t peak = 0;
+  /// The FLOPs of the recomputed ops.
+  int64_t flops = 0;
+  /// What the solver said (status, gap, time), for the remark; may be empty.
+  std::string detail;
+};
+
+//===----------------------------------------------------------------------===//
+// Rewrites
+//===----------------------------------------------------------------------===//
+
+/// Rewrites `func` so that the activations (getActivations order) whose bit
+/// in `keep` is clear are recomputed before their first backward use; places
+/// the frees anew and drops a memory plan. Returns the FLOPs of the
+/// recomputed ops.
+int64_t applyKeepSet(func::FuncOp func, const llvm::SmallBitVector &keep);
+
+/// Rewrites `func` by a stage plan over `groups` (built on a copy of `func`
+/// without frees): before the ops of group g, the forward groups plan[g] are
+/// computed again from the latest copies of their operands, and every op
+/// reads the latest copy of its operands. Recomputed ops nothing reads are
+/// dropped; frees are placed anew. Returns the FLOPs of the recomputed ops.
+int64_t applyStagePlan(func::FuncOp func, const StepGroups &groups,
+                       ArrayRef<SmallVector<unsigned>> plan);
+
+/// Applies `apply` to a copy of `func` and measures it.
+RematCandidate evaluateRewrite(func::FuncOp func, StringRef algorithm,
+                               std::function<int64_t(func::FuncOp)> apply);
+
+/// Applies the keep-set `keep` to a copy of `func` and measures it.
+RematCandidate evaluateKeepSet(func::FuncOp func, StringRef algorithm,
+                               llvm::SmallBitVector keep);
+
+//===----------------------------------------------------------------------===//
+// Keep-set algorithms, over getActivations(liveness) of the step
+//===----------------------------------------------------------------------===//
+
+/// `layers`: keeps the layer boundaries, the activations a forward op of
+/// another layer (or of no layer) reads, directly or through views; a layer
+/// is a location-name prefix ending in a number (getLayerKey). Activations
+/// outside layers are kept.
+llvm::SmallBitVector getLayersKeepSet(const TensorLiveness &liveness);
+
+/// `sqrt` (Chen et al.): keeps every ceil(sqrt(n))-th of the n activations,
+/// in program order.
+llvm::SmallBitVector getSqrtKeepSet(const TensorLiveness &liveness);
+
+/// `selective` (Megatron): keeps every activation but the attention scores,
+/// softmax outputs and the dropout applied to them. All bits are set when
+/// the step has no attention scores.
+llvm::SmallBitVector getSelectiveKeepSet(const TensorLiveness &liveness);
+
+//===----------------------------------------------------------------------===//
+// Searches
+//===----------------------------------------------------------------------===//
+
+/// `greedy`, peak-directed: measures the step and, among the kept
+/// activations live at its peak, drops the one of least added recompute
+/// FLOPs per byte of peak removed (then batches of the next ranked ones
+/// while they pay off about as well); repeats on the rewritten step. Returns
+/// the first candidate whose peak meets `limit` or, when none does (or
+/// without a limit), the lowest-peak one. `liveness` is the analysis of
+/// `func`.
+RematCandidate runGreedyRemat(func::FuncOp func, const TensorLiveness &liveness,
+                              std::optional<int64_t> limit);
+
+/// The chain of layers of `func` (frees are ignored); fails with the reason
+/// in `why` when the step is not a chain.
+FailureOr<ChainGroups> getChainGroups(func::FuncOp func, std::string &why);
+
+/// `chain`: the rotor DP over the step's layers. Its model approximates the
+/// exact liveness, so the plan is measured exactly and, while it exceeds
+/// `limit`, solved again with the model's memory lowered by the excess.
+/// `peak` is the step's peak as it is. Without a candidate, `why` says why.
+std::optional<RematCandidate> runChainRemat(func::FuncOp func, int64_t limit,
+                                            int64_t peak, std::string &why);
+
+/// The groups of `func` for `optimal` (frees are ignored), with at most
+/// `segments` forward groups; fails when the step cannot be grouped.
+FailureOr<StepGroups> getStepGroups(func::FuncOp func, unsigned segments);
+
+/// The limits of runOptimalRemat.
+struct OptimalRematLimits {
+  /// Seconds for the whole algorithm from its start; 0: no wall clock.
+  double timeLimitSeconds = 30.0;
+  /// Branch-and-bound nodes per solve; 0: none.
+  int64_t nodeLimit = 0;
+};
+
+/// `optimal`: Checkmate's MILP over `groups` (buildStepGroups of `func`).
+/// The model's peak of a group plan bounds the exact one only approximately,
+/// so the plan is measured exactly and, while it exceeds `limit`, solved
+/// again with the model's budget lowered by the excess (at most 6 solves).
+/// The time limit counts from `start` and covers every solve and
+/// measurement. Without a candidate, `why` says why (it keeps its value
+/// when no solve ran).
+std::optional<RematCandidate>
+runOptimalRemat(func::FuncOp func, const StepGroups &groups, int64_t limit,
+                const OptimalRematLimits &limits,
+                std::chrono::steady_clock::time_point start, std::string &why);
+
+} // namespace mlir::memopt
+
+#endif // MEMOPT_TRANSFORMS_REMATSTRATEGIES_H

@@ -1,0 +1,666 @@
+//===- RematStrategies.cpp - train-remat's algorithms ---------------------===//
+//
+// Rewrites (keep-sets and stage plans), the keep-set algorithms (layers,
+// sqrt, selective) and the searches (greedy, chain, optimal). Every search
+// measures what it proposes exactly: the step is cloned, rewritten and
+// analyzed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/Transforms/RematStrategies.h"
+#include "memopt/Dialect/Train/IR/TrainOps.h"
+#include "memopt/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <memory>
+
+using namespace mlir;
+using namespace mlir::memopt;
+using train::TrainDialect;
+
+/// Erases the `train.free`s of `func`: rewrites place them anew.
+static void eraseFrees(func::FuncOp func) {
+  for (Operation &op : llvm::make_early_inc_range(func.getBody().front()))
+    if (isa<train::FreeOp>(op))
+      op.erase();
+}
+
+//===----------------------------------------------------------------------===//
+// Rewrites
+//===----------------------------------------------------------------------===//
+
+int64_t mlir::memopt::applyKeepSet(func::FuncOp func,
+                                   const llvm::SmallBitVector &keep) {
+  Block &block = func.getBody().front();
+  removeMemoryPlan(func);
+  eraseFrees(func);
+  TensorLiveness liveness(func);
+  SmallVector<const Buffer *> activations = getActivations(liveness);
+  llvm::DenseSet<Value> kept;
+  for (auto [index, buffer] : llvm::enumerate(activations))
+    if (keep.test(index))
+      kept.insert(buffer->value);
+
+  // A value is available in the backward pass unless a forward op computes
+  // it and its buffer is not kept (forward temporaries died in the forward).
+  auto available = [&](Value value) {
+    Operation *def = value.getDefiningOp();
+    if (!def || !computesForward(liveness, def))
+      return true;
+    const Buffer *buffer = liveness.lookup(value);
+    return !buffer || kept.contains(buffer->value);
+  };
+  llvm::DenseMap<Value, Value> recomputed;
+  int64_t flops = 0;
+  std::function<Value(Value, OpBuilder &)> materialize =
+      [&](Value value, OpBuilder &builder) -> Value {
+    if (available(value))
+      return value;
+    if (auto it = recomputed.find(value); it != recomputed.end())
+      return it->second;
+    Operation *def = value.getDefiningOp();
+    IRMapping mapping;
+    for (Value operand : def->getOperands())
+      mapping.map(operand, materialize(operand, builder));
+    Operation *clone = builder.clone(*def, mapping);
+    clone->setAttr(TrainDialect::kRecomputedAttrName, builder.getUnitAttr());
+    if (auto cost = dyn_cast<train::CostOpInterface>(def))
+      flops += cost.getFlops();
+    for (auto [result, copy] :
+         llvm::zip_equal(def->getResults(), clone->getResults()))
+      recomputed[result] = copy;
+    return recomputed.lookup(value);
+  };
+
+  Operation *terminator = block.getTerminator();
+  SmallVector<Operation *> backward;
+  for (Operation &op : block)
+    if (!computesForward(liveness, &op) && &op != terminator &&
+        !isa<train::ParamOp, train::OptStateOp>(op))
+      backward.push_back(&op);
+  for (Operation *op : backward) {
+    OpBuilder builder(op);
+    for (OpOperand &use : op->getOpOperands())
+      if (!available(use.get()))
+        use.set(materialize(use.get(), builder));
+  }
+  makeLifetimesExplicit(func);
+  return flops;
+}
+
+int64_t mlir::memopt::applyStagePlan(func::FuncOp func,
+                                     const StepGroups &groups,
+                                     ArrayRef<SmallVector<unsigned>> plan) {
+  Block &block = func.getBody().front();
+  removeMemoryPlan(func);
+  eraseFrees(func);
+  SmallVector<Operation *> ops = getPlanOps(func);
+  IRMapping latest;
+  SmallVector<Operation *> clones;
+  auto remap = [&](Operation *op) {
+    for (OpOperand &use : op->getOpOperands())
+      if (Value copy = latest.lookupOrNull(use.get()))
+        use.set(copy);
+  };
+  for (auto [g, members] : llvm::enumerate(groups.members)) {
+    OpBuilder builder(ops[members.front()]);
+    for (unsigned k : plan[g]) {
+      for (unsigned index : groups.members[k]) {
+        Operation *clone = builder.clone(*ops[index], latest);
+        clone->setAttr(TrainDialect::kRecomputedAttrName,
+                       builder.getUnitAttr());
+        clones.push_back(clone);
+      }
+    }
+    for (unsigned index : members) {
+      remap(ops[index]);
+      // The op's own results are the latest copies from here on.
+      for (Value result : ops[index]->getResults())
+        latest.erase(result);
+    }
+  }
+  remap(block.getTerminator());
+  int64_t flops = 0;
+  for (Operation *clone : llvm::reverse(clones)) {
+    if (clone->use_empty() && isMemoryEffectFree(clone)) {
+      clone->erase();
+      continue;
+    }
+    if (auto cost = dyn_cast<train::CostOpInterface>(clone))
+      flops += cost.getFlops();
+  }
+  makeLifetimesExplicit(func);
+  return flops;
+}
+
+RematCandidate
+mlir::memopt::evaluateRewrite(func::FuncOp func, StringRef algorithm,
+                              std::function<int64_t(func::FuncOp)> apply) {
+  func::FuncOp copy = func.clone();
+  RematCandidate candidate;
+  candidate.algorithm = algorithm.str();
+  candidate.flops = apply(copy);
+  candidate.peak = TensorLiveness(copy).getLoad();
+  candidate.apply = std::move(apply);
+  copy.erase();
+  return candidate;
+}
+
+RematCandidate mlir::memopt::evaluateKeepSet(func::FuncOp func,
+                                             StringRef algorithm,
+                                             llvm::SmallBitVector keep) {
+  return evaluateRewrite(func, algorithm, [keep](func::FuncOp target) {
+    return applyKeepSet(target, keep);
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// Keep-set algorithms
+//===----------------------------------------------------------------------===//
+
+llvm::SmallBitVector
+mlir::memopt::getLayersKeepSet(const TensorLiveness &liveness) {
+  SmallVector<const Buffer *> activations = getActivations(liveness);
+  llvm::SmallBitVector keep(activations.size(), false);
+  for (auto [index, buffer] : llvm::enumerate(activations)) {
+    Operation *def = buffer->value.getDefiningOp();
+    std::string key = def ? getLayerKey(def) : "";
+    if (key.empty()) {
+      keep.set(index);
+      continue;
+    }
+    // A layer boundary: read by a forward op outside the layer (another
+    // layer's input, or the head's), directly or through views.
+    SmallVector<Value> worklist = {buffer->value};
+    while (!worklist.empty() && !keep.test(index)) {
+      Value value = worklist.pop_back_val();
+      for (Operation *user : value.getUsers()) {
+        if (!computesForward(liveness, user))
+          continue;
+        if (getLayerKey(user) != key) {
+          keep.set(index);
+          break;
+        }
+        auto aliasing = dyn_cast<train::AliasingOpInterface>(user);
+        for (OpResult result : user->getResults())
+          if (aliasing && aliasing.getViewSource(result.getResultNumber()))
+            worklist.push_back(result);
+      }
+    }
+  }
+  return keep;
+}
+
+llvm::SmallBitVector
+mlir::memopt::getSqrtKeepSet(const TensorLiveness &liveness) {
+  unsigned n = getActivations(liveness).size();
+  llvm::SmallBitVector keep(n, false);
+  unsigned stride = std::max(1u, (unsigned)std::ceil(std::sqrt((double)n)));
+  for (unsigned index = stride - 1; index < n; index += stride)
+    keep.set(index);
+  return keep;
+}
+
+llvm::SmallBitVector
+mlir::memopt::getSelectiveKeepSet(const TensorLiveness &liveness) {
+  SmallVector<const Buffer *> activations = getActivations(liveness);
+  llvm::SmallBitVector keep(activations.size(), true);
+  for (auto [index, buffer] : llvm::enumerate(activations)) {
+    Operation *def = buffer->value.getDefiningOp();
+    if (!def)
+      continue;
+    bool scores = isa<train::SoftmaxOp>(def);
+    if (auto dropout = dyn_cast<train::DropoutOp>(def))
+      scores =
+          dropout->getOperand(0).getDefiningOp<train::SoftmaxOp>() != nullptr;
+    if (scores)
+      keep.reset(index);
+  }
+  return keep;
+}
+
+//===----------------------------------------------------------------------===//
+// greedy
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The search of runGreedyRemat. The sequence of keep-sets does not depend
+/// on the budget, and the answer is the first prefix whose peak meets it
+/// (without a budget, the lowest-peak prefix), so a smaller budget never
+/// gives a larger peak.
+class GreedyRemat {
+public:
+  GreedyRemat(func::FuncOp func, const TensorLiveness &liveness,
+              std::optional<int64_t> limit);
+  RematCandidate run();
+
+private:
+  /// A keep-set, its rewritten copy, the copy's liveness and FLOPs.
+  struct State {
+    llvm::SmallBitVector keep;
+    func::FuncOp copy;
+    std::unique_ptr<TensorLiveness> live;
+    int64_t flops = 0;
+
+    int64_t peak() const { return live->getLoad(); }
+  };
+  /// A kept activation live at the peak: its estimated recompute FLOPs per
+  /// byte, and its index.
+  using Option = std::pair<double, unsigned>;
+
+  /// The position of each op of `target` among the original ops (clones
+  /// are marked, frees skipped): how an activation of the step is found in
+  /// a rewritten copy.
+  static llvm::DenseMap<Operation *, unsigned> position(func::FuncOp target);
+  /// What dropping activation i costs given `keep`: the FLOPs of its
+  /// producer and of every producer of an operand that is not available
+  /// either (a forward temporary, or an activation not kept), once each.
+  double recomputeFlops(unsigned i, const llvm::SmallBitVector &keep) const;
+  State measure(llvm::SmallBitVector keep) const;
+  static RematCandidate toCandidate(const State &state);
+  /// The kept activations live at the peak of `current`, least estimated
+  /// recompute FLOPs per byte first.
+  SmallVector<Option> rankOptions(const State &current) const;
+  /// Drops the first `k` options at once.
+  State dropFirst(const State &current, ArrayRef<Option> options,
+                  unsigned k) const;
+  /// A batch: drops the next `batch` options at once; the result when it
+  /// lowers the peak at no more added FLOPs per byte than twice the last
+  /// step's (where it crosses the budget, the least prefix that meets it,
+  /// by bisection), else nothing.
+  std::optional<State> tryBatch(const State &current,
+                                ArrayRef<Option> options) const;
+  /// Measures dropping each of the first kTries options alone; the one of
+  /// least added FLOPs per byte the peak drops, else (no try lowers it) the
+  /// cheapest that keeps it, with its score; nothing when every try raises
+  /// the peak.
+  std::optional<std::pair<State, double>>
+  trySingles(const State &current, ArrayRef<Option> options) const;
+
+  static constexpr unsigned kTries = 8;
+
+  /// FuncOp::clone is not const.
+  mutable func::FuncOp func;
+  const TensorLiveness &liveness;
+  std::optional<int64_t> limit;
+  SmallVector<const Buffer *> activations;
+  llvm::DenseMap<std::pair<unsigned, unsigned>, unsigned> activationAt;
+  llvm::DenseMap<Value, unsigned> activationOf;
+  unsigned batch = 1;
+  double lastScore = 0.0;
+};
+} // namespace
+
+GreedyRemat::GreedyRemat(func::FuncOp func, const TensorLiveness &liveness,
+                         std::optional<int64_t> limit)
+    : func(func), liveness(liveness), limit(limit),
+      activations(getActivations(liveness)) {
+  llvm::DenseMap<Operation *, unsigned> original = position(func);
+  for (auto [index, buffer] : llvm::enumerate(activations)) {
+    activationOf[buffer->value] = index;
+    auto result = dyn_cast<OpResult>(buffer->value);
+    if (!result)
+      continue;
+    activationAt[{original.lookup(result.getOwner()),
+                  result.getResultNumber()}] = index;
+  }
+}
+
+llvm::DenseMap<Operation *, unsigned>
+GreedyRemat::position(func::FuncOp target) {
+  llvm::DenseMap<Operation *, unsigned> positions;
+  unsigned index = 0;
+  for (Operation &op : target.getBody().front())
+    if (!isa<train::FreeOp>(op) &&
+        !op.hasAttr(TrainDialect::kRecomputedAttrName))
+      positions[&op] = index++;
+  return positions;
+}
+
+double GreedyRemat::recomputeFlops(unsigned i,
+                                   const llvm::SmallBitVector &keep) const {
+  int64_t flops = 0;
+  llvm::DenseSet<Operation *> seen;
+  SmallVector<Operation *> worklist;
+  if (Operation *def = activations[i]->value.getDefiningOp())
+    worklist.push_back(def);
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (!seen.insert(op).second)
+      continue;
+    if (auto cost = dyn_cast<train::CostOpInterface>(op))
+      flops += cost.getFlops();
+    for (Value operand : op->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (!def || !computesForward(liveness, def))
+        continue;
+      const Buffer *buffer = liveness.lookup(operand);
+      auto it = buffer ? activationOf.find(buffer->value) : activationOf.end();
+      if (it != activationOf.end() && keep.test(it->second))
+        continue;
+      worklist.push_back(def);
+    }
+  }
+  return static_cast<double>(flops);
+}
+
+GreedyRemat::State GreedyRemat::measure(llvm::SmallBitVector keep) const {
+  State state;
+  state.copy = func.clone();
+  state.flops = applyKeepSet(state.copy, keep);
+  state.live = std::make_unique<TensorLiveness>(state.copy);
+  state.keep = std::move(keep);
+  return state;
+}
+
+RematCandidate GreedyRemat::toCandidate(const State &state) {
+  RematCandidate candidate;
+  candidate.algorithm = "greedy";
+  candidate.flops = state.flops;
+  candidate.peak = state.peak();
+  candidate.apply = [keep = state.keep](func::FuncOp target) {
+    return applyKeepSet(target, keep);
+  };
+  return candidate;
+}
+
+SmallVector<GreedyRemat::Option>
+GreedyRemat::rankOptions(const State &current) const {
+  llvm::DenseMap<Operation *, unsigned> positions = position(current.copy);
+  SmallVector<Option> options;
+  const TensorLiveness &live = *current.live;
+  for (const Buffer *buffer : live.getLiveBuffers(live.getPeakPoint())) {
+    auto result = dyn_cast<OpResult>(buffer->value);
+    if (!result || !positions.count(result.getOwner()))
+      continue;
+    auto it = activationAt.find(
+        {positions.lookup(result.getOwner()), result.getResultNumber()});
+    if (it == activationAt.end() || !current.keep.test(it->second))
+      continue;
+    double ratio = recomputeFlops(it->second, current.keep) /
+                   std::max<int64_t>(1, activations[it->second]->bytes);
+    options.push_back({ratio, it->second});
+  }
+  llvm::stable_sort(options, [](const Option &a, const Option &b) {
+    return a.first < b.first;
+  });
+  return options;
+}
+
+GreedyRemat::State GreedyRemat::dropFirst(const State &current,
+                                          ArrayRef<Option> options,
+                                          unsigned k) const {
+  llvm::SmallBitVector keep = current.keep;
+  for (auto [ratio, index] : options.take_front(k))
+    keep.reset(index);
+  return measure(std::move(keep));
+}
+
+std::optional<GreedyRemat::State>
+GreedyRemat::tryBatch(const State &current, ArrayRef<Option> options) const {
+  int64_t peakNow = current.peak();
+  unsigned k = std::min<unsigned>(batch, options.size());
+  State next = dropFirst(current, options, k);
+  int64_t peakNext = next.peak();
+  double added = static_cast<double>(next.flops - current.flops);
+  if (peakNext >= peakNow ||
+      added / (peakNow - peakNext) > 2.0 * lastScore + 1e-9) {
+    next.copy.erase();
+    return std::nullopt;
+  }
+  if (limit && peakNext <= *limit && peakNow > *limit) {
+    unsigned low = 0, high = k;
+    while (high - low > 1) {
+      unsigned middle = (low + high) / 2;
+      State trial = dropFirst(current, options, middle);
+      if (trial.peak() <= *limit) {
+        high = middle;
+        next.copy.erase();
+        next = std::move(trial);
+      } else {
+        low = middle;
+        trial.copy.erase();
+      }
+    }
+  }
+  return next;
+}
+
+std::optional<std::pair<GreedyRemat::State, double>>
+GreedyRemat::trySingles(const State &current, ArrayRef<Option> options) const {
+  int64_t peakNow = current.peak();
+  std::optional<State> chosen;
+  double chosenScore = 0.0;
+  for (auto [ratio, index] : options.take_front(kTries)) {
+    llvm::SmallBitVector keep = current.keep;
+    keep.reset(index);
+    State next = measure(std::move(keep));
+    int64_t peakNext = next.peak();
+    if (peakNext > peakNow) {
+      next.copy.erase();
+      continue;
+    }
+    double added = static_cast<double>(next.flops - current.flops);
+    // Lowering the peak ranks before keeping it (scores below 1e30).
+    double score =
+        peakNext < peakNow ? added / (peakNow - peakNext) : 1e30 + added;
+    if (!chosen || score < chosenScore) {
+      if (chosen)
+        chosen->copy.erase();
+      chosen = std::move(next);
+      chosenScore = score;
+    } else {
+      next.copy.erase();
+    }
+  }
+  if (!chosen)
+    return std::nullopt;
+  return std::make_pair(std::move(*chosen), chosenScore);
+}
+
+// Each step measures dropping each of the kept activations live at the peak
+// with the least estimated recompute FLOPs per byte (at most kTries) and
+// takes the one of least added FLOPs per byte of peak it removes (else the
+// cheapest that keeps the peak); it stops when every try raises the peak.
+// After steps that lowered the peak, batches of the next ranked options are
+// dropped at once while they pay off, their size doubled, else halved (so
+// large steps need O(log) measurements per run of similar activations, not
+// one each).
+RematCandidate GreedyRemat::run() {
+  State current = measure(llvm::SmallBitVector(activations.size(), true));
+  RematCandidate best = toCandidate(current);
+  auto advance = [&](State next) {
+    current.copy.erase();
+    current = std::move(next);
+    if (current.peak() < best.peak)
+      best = toCandidate(current);
+  };
+  while (!limit || best.peak > *limit) {
+    SmallVector<Option> options = rankOptions(current);
+    if (batch > 1 && options.size() > 1) {
+      if (std::optional<State> next = tryBatch(current, options)) {
+        advance(std::move(*next));
+        batch *= 2;
+        continue;
+      }
+      // Back off: a smaller batch, down to single steps.
+      batch /= 2;
+      if (batch > 1)
+        continue;
+    }
+    int64_t peakNow = current.peak();
+    std::optional<std::pair<State, double>> chosen =
+        trySingles(current, options);
+    if (!chosen)
+      break;
+    bool lowered = chosen->first.peak() < peakNow;
+    if (lowered) {
+      lastScore = chosen->second;
+      batch = 2;
+    } else {
+      batch = 1;
+    }
+    advance(std::move(chosen->first));
+  }
+  current.copy.erase();
+  return best;
+}
+
+RematCandidate mlir::memopt::runGreedyRemat(func::FuncOp func,
+                                            const TensorLiveness &liveness,
+                                            std::optional<int64_t> limit) {
+  return GreedyRemat(func, liveness, limit).run();
+}
+
+//===----------------------------------------------------------------------===//
+// chain
+//===----------------------------------------------------------------------===//
+
+FailureOr<ChainGroups> mlir::memopt::getChainGroups(func::FuncOp func,
+                                                    std::string &why) {
+  func::FuncOp copy = func.clone();
+  eraseFrees(copy);
+  FailureOr<ChainGroups> built = buildChainGroups(copy, why);
+  copy.erase();
+  return built;
+}
+
+std::optional<RematCandidate> mlir::memopt::runChainRemat(func::FuncOp func,
+                                                          int64_t limit,
+                                                          int64_t peak,
+                                                          std::string &why) {
+  FailureOr<ChainGroups> built = getChainGroups(func, why);
+  if (failed(built)) {
+    why = "the step is not a chain of layers: " + why;
+    return std::nullopt;
+  }
+  auto chain = std::make_shared<ChainGroups>(std::move(*built));
+  auto start = std::chrono::steady_clock::now();
+  // The model holds some values longer than the step does (inputs that
+  // die early count as persistent; a layer's input is held through its
+  // whole backward part): where it needs more than the step for keeping
+  // everything, start with that much more memory.
+  int64_t keepAll = peak - chain->persistent;
+  int64_t memory =
+      limit - chain->persistent +
+      std::max<int64_t>(0, chainKeepAllMemory(chain->layers) - keepAll);
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    RematChainResult result = solveChainRotor(chain->layers, memory);
+    if (result.status != RematStatus::Optimal) {
+      why = (llvm::Twine("the chain model of ") +
+             llvm::Twine(chain->layers.size()) + " layers has no schedule in " +
+             llvm::Twine(std::max<int64_t>(memory, 0)) + " bytes beside the " +
+             llvm::Twine(chain->persistent) +
+             " bytes of parameters, states, inputs and results" +
+             (result.error.empty() ? "" : ": " + result.error))
+                .str();
+      return std::nullopt;
+    }
+    StagePlan plan = getChainPlan(*chain, result.actions);
+    RematCandidate candidate =
+        evaluateRewrite(func, "chain", [chain, plan](func::FuncOp target) {
+          return applyStagePlan(target, chain->groups, plan);
+        });
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    candidate.detail =
+        (llvm::Twine("optimal over a chain of ") +
+         llvm::Twine(chain->layers.size()) + " layers, model recompute " +
+         llvm::formatv("{0:e3}", result.recomputeCost) + " FLOPs, unit " +
+         llvm::Twine(result.unit) + " B, " + llvm::formatv("{0:f2}", seconds) +
+         " s")
+            .str();
+    if (candidate.peak <= limit)
+      return candidate;
+    why = (llvm::Twine("its best plan peaks at ") +
+           llvm::Twine(candidate.peak) + " bytes")
+              .str();
+    memory -= std::max(candidate.peak - limit, result.unit);
+  }
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// optimal
+//===----------------------------------------------------------------------===//
+
+FailureOr<StepGroups> mlir::memopt::getStepGroups(func::FuncOp func,
+                                                  unsigned segments) {
+  func::FuncOp copy = func.clone();
+  eraseFrees(copy);
+  FailureOr<StepGroups> built = buildStepGroups(copy, segments);
+  copy.erase();
+  return built;
+}
+
+std::optional<RematCandidate>
+mlir::memopt::runOptimalRemat(func::FuncOp func, const StepGroups &steps,
+                              int64_t limit, const OptimalRematLimits &limits,
+                              std::chrono::steady_clock::time_point start,
+                              std::string &why) {
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start)
+        .count();
+  };
+  double seconds = limits.timeLimitSeconds;
+  // The calibrated model reproduces the step's peak, so start from the
+  // budget itself; lower it while the exact peak of the plan is over.
+  int64_t modelBudget = limit;
+  for (int attempt = 0; attempt < 6; ++attempt) {
+    RematOptimalOptions options;
+    if (seconds > 0.0) {
+      double left = seconds - elapsed();
+      if (left <= 0.0) {
+        why =
+            (llvm::Twine("the time limit of ") + llvm::formatv("{0}", seconds) +
+             " s ran out after " + llvm::Twine(attempt) + " solves" +
+             (attempt ? " (" + why + ")" : std::string()))
+                .str();
+        break;
+      }
+      options.timeLimitSeconds = left;
+    } else {
+      options.timeLimitSeconds = 0.0;
+    }
+    options.nodeLimit = limits.nodeLimit;
+    RematResult result = solveOptimal(steps.graph, modelBudget, options);
+    if (!result.hasSchedule()) {
+      why = (llvm::Twine("the solver's model of ") +
+             llvm::Twine(steps.members.size()) + " groups (" +
+             llvm::Twine(steps.numForward) + " forward) says " +
+             stringifyRematStatus(result.status) + " at " +
+             llvm::Twine(modelBudget) + " model bytes" +
+             (result.error.empty() ? "" : ": " + result.error))
+                .str();
+      break;
+    }
+    StagePlan plan = getStagePlan(steps, result.schedule);
+    RematCandidate candidate =
+        evaluateRewrite(func, "optimal", [&steps, plan](func::FuncOp target) {
+          return applyStagePlan(target, steps, plan);
+        });
+    candidate.detail =
+        (llvm::Twine(stringifyRematStatus(result.status)) + " over " +
+         llvm::Twine(steps.members.size()) + " groups (" +
+         llvm::Twine(steps.numForward) + " forward), model recompute " +
+         llvm::formatv("{0:e3}", result.recomputeCost) + " FLOPs, gap " +
+         llvm::formatv("{0:f4}", result.gap()) + ", " +
+         llvm::formatv("{0:f2}", elapsed()) + " s")
+            .str();
+    if (candidate.peak <= limit)
+      return candidate;
+    why = (llvm::Twine("its best plan peaks at ") +
+           llvm::Twine(candidate.peak) + " bytes")
+              .str();
+    modelBudget -= candidate.peak - limit;
+  }
+  return std::nullopt;
+}

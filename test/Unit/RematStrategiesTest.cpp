@@ -1,0 +1,267 @@
+//===- RematStrategiesTest.cpp - train-remat's algorithms on small steps --===//
+//
+// Each algorithm of train-remat (RematStrategies.h) and the group builders
+// (RematGroups.h) on a step parsed here and differentiated in-process: the
+// keep-sets bit by bit, the searches by the FLOPs they recompute and the
+// exact peak they reach (figures of test/Transforms/train-remat*.mlir).
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/Transforms/RematStrategies.h"
+#include "memopt/Analysis/RematGroups.h"
+#include "memopt/Dialect/Train/IR/TrainDialect.h"
+#include "memopt/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+
+#include "gtest/gtest.h"
+
+using namespace mlir;
+using namespace mlir::memopt;
+
+namespace {
+
+/// x -> matmul (l.0) -> gelu (l.0) -> gelu (l.1) -> gelu (l.2) -> sum. With
+/// SGD, the activations are h (the matmul), a and b (the first two gelus);
+/// keeping everything peaks at 1028 bytes.
+constexpr StringLiteral kChainStep = R"mlir(
+  func.func @chain(%x: tensor<4x8xf32>) -> tensor<f32> {
+    %w = train.param "w" : tensor<8x8xf32>
+    %h = train.matmul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32> loc("l.0.fc")
+    %a = train.gelu %h : tensor<4x8xf32> loc("l.0.act")
+    %b = train.gelu %a : tensor<4x8xf32> loc("l.1.act")
+    %c = train.gelu %b : tensor<4x8xf32> loc("l.2.act")
+    %loss = train.reduce_sum %c {dims = array<i64: 0, 1>} : tensor<4x8xf32> -> tensor<f32> loc("loss")
+    return %loss : tensor<f32>
+  }
+)mlir";
+
+/// Revolve's uniform chain: ten gelus (l.1 .. l.10) of 128 bytes each.
+constexpr StringLiteral kUniformChain = R"mlir(
+  func.func @uniform() -> tensor<f32> {
+    %x0 = train.param "w" : tensor<4x8xf32>
+    %x1 = train.gelu %x0 : tensor<4x8xf32> loc("l.1")
+    %x2 = train.gelu %x1 : tensor<4x8xf32> loc("l.2")
+    %x3 = train.gelu %x2 : tensor<4x8xf32> loc("l.3")
+    %x4 = train.gelu %x3 : tensor<4x8xf32> loc("l.4")
+    %x5 = train.gelu %x4 : tensor<4x8xf32> loc("l.5")
+    %x6 = train.gelu %x5 : tensor<4x8xf32> loc("l.6")
+    %x7 = train.gelu %x6 : tensor<4x8xf32> loc("l.7")
+    %x8 = train.gelu %x7 : tensor<4x8xf32> loc("l.8")
+    %x9 = train.gelu %x8 : tensor<4x8xf32> loc("l.9")
+    %x10 = train.gelu %x9 : tensor<4x8xf32> loc("l.10")
+    %loss = train.reduce_sum %x10 {dims = array<i64: 0, 1>} : tensor<4x8xf32> -> tensor<f32> loc("loss")
+    return %loss : tensor<f32>
+  }
+)mlir";
+
+/// A skip connection: l.2 reads l.0's value, so the step is no chain.
+constexpr StringLiteral kSkipStep = R"mlir(
+  func.func @skip() -> tensor<f32> {
+    %w = train.param "w" : tensor<4x8xf32>
+    %a = train.gelu %w : tensor<4x8xf32> loc("l.0")
+    %b = train.gelu %a : tensor<4x8xf32> loc("l.1")
+    %c = train.add %a, %b : tensor<4x8xf32> loc("l.2")
+    %loss = train.reduce_sum %c {dims = array<i64: 0, 1>} : tensor<4x8xf32> -> tensor<f32> loc("loss")
+    return %loss : tensor<f32>
+  }
+)mlir";
+
+/// Attention scores: q kᵀ, their softmax, then the context.
+constexpr StringLiteral kAttentionStep = R"mlir(
+  func.func @attention(%x: tensor<4x8xf32>) -> tensor<f32> {
+    %wq = train.param "wq" : tensor<8x8xf32>
+    %q = train.matmul %x, %wq : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32> loc("h.0.q")
+    %s = train.matmul %q, %x {transpose_rhs} : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<4x4xf32> loc("h.0.scores")
+    %p = train.softmax %s : tensor<4x4xf32> loc("h.0.probs")
+    %o = train.matmul %p, %q : tensor<4x4xf32>, tensor<4x8xf32> -> tensor<4x8xf32> loc("h.0.context")
+    %loss = train.reduce_sum %o {dims = array<i64: 0, 1>} : tensor<4x8xf32> -> tensor<f32> loc("loss")
+    return %loss : tensor<f32>
+  }
+)mlir";
+
+class RematStrategiesTest : public ::testing::Test {
+protected:
+  RematStrategiesTest() {
+    context.loadDialect<train::TrainDialect, func::FuncDialect,
+                        arith::ArithDialect>();
+  }
+
+  /// Parses a forward function and makes it a training step: train-autodiff
+  /// with SGD, then train-lifetimes.
+  func::FuncOp parseStep(StringRef source) {
+    module = parseSourceString<ModuleOp>(source, &context);
+    if (!module)
+      return nullptr;
+    PassManager pm(&context);
+    TrainAutodiffPassOptions options;
+    options.optimizer = "sgd";
+    pm.addNestedPass<func::FuncOp>(createTrainAutodiffPass(options));
+    pm.addNestedPass<func::FuncOp>(createTrainLifetimesPass());
+    if (failed(pm.run(*module)))
+      return nullptr;
+    return *module->getOps<func::FuncOp>().begin();
+  }
+
+  /// The activations' defining ops' location names, for readable checks.
+  static std::string describe(const TensorLiveness &liveness,
+                              const llvm::SmallBitVector &keep) {
+    std::string text;
+    for (auto [index, buffer] : llvm::enumerate(getActivations(liveness))) {
+      text += keep.test(index) ? "+" : "-";
+      text += buffer->name;
+      text += " ";
+    }
+    return text;
+  }
+
+  MLIRContext context;
+  OwningOpRef<ModuleOp> module;
+};
+
+TEST_F(RematStrategiesTest, LayersKeepsTheLayerBoundaries) {
+  func::FuncOp step = parseStep(kChainStep);
+  ASSERT_TRUE(step);
+  TensorLiveness liveness(step);
+  // h is internal to l.0; a (read by l.1) and b (read by l.2) are kept.
+  EXPECT_EQ(describe(liveness, getLayersKeepSet(liveness)),
+            "-l.0.fc +l.0.act +l.1.act ");
+  RematCandidate layers =
+      evaluateKeepSet(step, "layers", getLayersKeepSet(liveness));
+  EXPECT_EQ(layers.flops, 512); // one matmul, 2*4*8*8
+}
+
+TEST_F(RematStrategiesTest, SqrtKeepsEveryCeilSqrtNth) {
+  func::FuncOp step = parseStep(kChainStep);
+  ASSERT_TRUE(step);
+  TensorLiveness liveness(step);
+  // n = 3: every ceil(sqrt(3)) = 2nd activation.
+  EXPECT_EQ(describe(liveness, getSqrtKeepSet(liveness)),
+            "-l.0.fc +l.0.act -l.1.act ");
+  RematCandidate sqrt = evaluateKeepSet(step, "sqrt", getSqrtKeepSet(liveness));
+  EXPECT_EQ(sqrt.flops, 768);
+  EXPECT_EQ(sqrt.peak, 900);
+}
+
+TEST_F(RematStrategiesTest, SelectiveDropsOnlyAttentionScores) {
+  func::FuncOp step = parseStep(kAttentionStep);
+  ASSERT_TRUE(step);
+  TensorLiveness liveness(step);
+  llvm::SmallBitVector keep = getSelectiveKeepSet(liveness);
+  std::string kept = describe(liveness, keep);
+  EXPECT_NE(kept.find("-h.0.probs "), std::string::npos) << kept;
+  EXPECT_EQ(keep.count(), keep.size() - 1) << kept;
+}
+
+TEST_F(RematStrategiesTest, SelectiveKeepsEverythingWithoutAttention) {
+  func::FuncOp step = parseStep(kChainStep);
+  ASSERT_TRUE(step);
+  TensorLiveness liveness(step);
+  EXPECT_TRUE(getSelectiveKeepSet(liveness).all());
+}
+
+TEST_F(RematStrategiesTest, GreedyMeetsTheBudgetWithTheCheapestDrop) {
+  func::FuncOp step = parseStep(kChainStep);
+  ASSERT_TRUE(step);
+  TensorLiveness liveness(step);
+  ASSERT_EQ(liveness.getLoad(), 1028);
+  // 950 bytes: recomputing b alone (one gelu, 256 FLOPs) reaches 900.
+  RematCandidate greedy = runGreedyRemat(step, liveness, 950);
+  EXPECT_EQ(greedy.algorithm, "greedy");
+  EXPECT_EQ(greedy.flops, 256);
+  EXPECT_EQ(greedy.peak, 900);
+  // The candidate rewrites the step as measured.
+  EXPECT_EQ(greedy.apply(step), 256);
+  EXPECT_EQ(TensorLiveness(step).getLoad(), 900);
+}
+
+TEST_F(RematStrategiesTest, ChainFollowsRevolve) {
+  func::FuncOp step = parseStep(kUniformChain);
+  ASSERT_TRUE(step);
+  std::string why;
+  FailureOr<ChainGroups> chain = getChainGroups(step, why);
+  ASSERT_TRUE(succeeded(chain)) << why;
+  EXPECT_EQ(chain->layers.size(), 11u);
+  // Two checkpoints (644 bytes): t(10, 2) - 9 = 11 gelus of 256 FLOPs.
+  std::optional<RematCandidate> candidate =
+      runChainRemat(step, 644, TensorLiveness(step).getLoad(), why);
+  ASSERT_TRUE(candidate) << why;
+  EXPECT_EQ(candidate->flops, 2816);
+  EXPECT_EQ(candidate->peak, 644);
+  EXPECT_EQ(StringRef(candidate->detail).take_front(34),
+            "optimal over a chain of 11 layers,");
+}
+
+TEST_F(RematStrategiesTest, ChainRefusesASkipConnection) {
+  func::FuncOp step = parseStep(kSkipStep);
+  ASSERT_TRUE(step);
+  std::string why;
+  EXPECT_FALSE(runChainRemat(step, 600, TensorLiveness(step).getLoad(), why));
+  EXPECT_EQ(why, "the step is not a chain of layers: layer 'l.2' (layer 2) "
+                 "reads a value of layer 'l.0' (layer 0), not only of the one "
+                 "before it");
+}
+
+TEST_F(RematStrategiesTest, OptimalFindsTheOptimumOfItsGroups) {
+  func::FuncOp step = parseStep(kChainStep);
+  ASSERT_TRUE(step);
+  FailureOr<StepGroups> groups = getStepGroups(step, 5);
+  ASSERT_TRUE(succeeded(groups));
+  EXPECT_EQ(groups->members.size(), 10u);
+  EXPECT_EQ(groups->numForward, 5u);
+  OptimalRematLimits limits;
+  limits.timeLimitSeconds = 0;
+  limits.nodeLimit = 100000;
+  std::string why;
+  // 800 bytes: no keep-set fits; recomputing h twice and a once does.
+  std::optional<RematCandidate> optimal = runOptimalRemat(
+      step, *groups, 800, limits, std::chrono::steady_clock::now(), why);
+  ASSERT_TRUE(optimal) << why;
+  EXPECT_EQ(optimal->flops, 1280);
+  EXPECT_EQ(optimal->peak, 772);
+  EXPECT_EQ(StringRef(optimal->detail).take_front(36),
+            "optimal over 10 groups (5 forward), ");
+}
+
+TEST_F(RematStrategiesTest, OptimalSaysWhyNothingFits) {
+  func::FuncOp step = parseStep(kChainStep);
+  ASSERT_TRUE(step);
+  FailureOr<StepGroups> groups = getStepGroups(step, 5);
+  ASSERT_TRUE(succeeded(groups));
+  OptimalRematLimits limits;
+  limits.timeLimitSeconds = 0;
+  limits.nodeLimit = 100000;
+  std::string why;
+  EXPECT_FALSE(runOptimalRemat(step, *groups, 500, limits,
+                               std::chrono::steady_clock::now(), why));
+  EXPECT_EQ(StringRef(why).take_front(62),
+            "the solver's model of 10 groups (5 forward) says infeasible at");
+}
+
+TEST_F(RematStrategiesTest, StagePlansFollowTheSchedule) {
+  func::FuncOp step = parseStep(kUniformChain);
+  ASSERT_TRUE(step);
+  std::string why;
+  FailureOr<ChainGroups> chain = getChainGroups(step, why);
+  ASSERT_TRUE(succeeded(chain)) << why;
+  // Recompute layer 2 before B_5: its plan entry is {2}; B_5 exists.
+  ASSERT_GE(chain->backwardGroup[5], 0);
+  SmallVector<RematChainAction> actions = {
+      {/*forward=*/true, /*layer=*/1, /*original=*/true},
+      {/*forward=*/true, /*layer=*/2, /*original=*/false},
+      {/*forward=*/false, /*layer=*/5, /*original=*/false}};
+  StagePlan plan = getChainPlan(*chain, actions);
+  for (auto [group, recomputed] : llvm::enumerate(plan)) {
+    if (static_cast<int>(group) == chain->backwardGroup[5])
+      EXPECT_EQ(recomputed, SmallVector<unsigned>({2}));
+    else
+      EXPECT_TRUE(recomputed.empty()) << "group " << group;
+  }
+}
+
+} // namespace
