@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Models.h"
+#include "memopt/Models/Models.h"
 
 #include "memopt/Dialect/Train/IR/TrainDialect.h"
 #include "memopt/Transforms/Passes.h"

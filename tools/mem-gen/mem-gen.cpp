@@ -3,13 +3,14 @@
 // Emits the forward graph and loss of a model (GPT-2, Llama and relatives
 // from a HuggingFace config, torchvision CNNs, Checkmate's U-Net, an MLP, or
 // a random graph) as a `train` dialect function, verified; with --train,
-// runs train-autodiff to make it a whole training step.
+// runs train-autodiff to make it a whole training step. The generators are
+// the MemoptModels library (memopt/Models/Models.h); this file is the
+// command line: options into a validated configuration, and the output.
 //
 //===----------------------------------------------------------------------===//
 
-#include "Models.h"
-
 #include "memopt/Dialect/Train/IR/TrainOps.h"
+#include "memopt/Models/Models.h"
 #include "memopt/Support/AtomicFile.h"
 #include "memopt/Transforms/Passes.h"
 
@@ -21,7 +22,6 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -411,20 +411,48 @@ static FailureOr<MlpConfig> getMlpConfig() {
   return c;
 }
 
+/// The whole configuration of the chosen model, validated; settles the
+/// model's family and name (a HuggingFace config names its model_type).
+static FailureOr<ModelConfig> getModelConfig(ModelChoice &model) {
+  if (dropoutRate.getNumOccurrences() &&
+      !(dropoutRate >= 0.0 && dropoutRate < 1.0))
+    return fail("--dropout must be in [0, 1), got " +
+                formatNumber(dropoutRate));
+  if (model.family == Family::GPT2 || model.family == Family::Llama) {
+    FailureOr<TransformerConfig> config = getTransformerConfig(model);
+    if (failed(config))
+      return failure();
+    return ModelConfig(*config);
+  }
+  if (failed(checkApplicable(model)))
+    return failure();
+  switch (model.family) {
+  case Family::Cnn: {
+    FailureOr<CnnConfig> config = getCnnConfig(model);
+    if (failed(config))
+      return failure();
+    return ModelConfig(*config);
+  }
+  case Family::Mlp: {
+    FailureOr<MlpConfig> config = getMlpConfig();
+    if (failed(config))
+      return failure();
+    return ModelConfig(*config);
+  }
+  case Family::Random:
+    if (failed(sizeOption(numOps, 100000)))
+      return failure();
+    return ModelConfig(RandomConfig{seed, numOps});
+  case Family::GPT2:
+  case Family::Llama:
+    break;
+  }
+  llvm_unreachable("transformers are handled above");
+}
+
 //===----------------------------------------------------------------------===//
 // Driver
 //===----------------------------------------------------------------------===//
-
-/// The sum of the element counts of the distinct parameter names.
-static int64_t countParameters(ModuleOp module) {
-  llvm::StringSet<> seen;
-  int64_t count = 0;
-  module.walk([&](train::ParamOp param) {
-    if (seen.insert(param.getName()).second)
-      count += cast<RankedTensorType>(param.getType()).getNumElements();
-  });
-  return count;
-}
 
 /// A symbol name for the function: the model name with `-` and `.` as `_`.
 static std::string getFunctionName(StringRef model) {
@@ -454,34 +482,8 @@ static LogicalResult runMemGen() {
                 "'; expected f32, bf16, f16 or f64");
 
   // Resolve and validate the whole configuration before any work.
-  std::optional<TransformerConfig> transformer;
-  std::optional<CnnConfig> cnn;
-  std::optional<MlpConfig> mlp;
-  if (dropoutRate.getNumOccurrences() &&
-      !(dropoutRate >= 0.0 && dropoutRate < 1.0))
-    return fail("--dropout must be in [0, 1), got " +
-                formatNumber(dropoutRate));
-  if (model->family == Family::GPT2 || model->family == Family::Llama) {
-    FailureOr<TransformerConfig> config = getTransformerConfig(*model);
-    if (failed(config))
-      return failure();
-    transformer = *config;
-  }
-  if (!transformer && failed(checkApplicable(*model)))
-    return failure();
-  if (model->family == Family::Cnn) {
-    FailureOr<CnnConfig> config = getCnnConfig(*model);
-    if (failed(config))
-      return failure();
-    cnn = *config;
-  }
-  if (model->family == Family::Mlp) {
-    FailureOr<MlpConfig> config = getMlpConfig();
-    if (failed(config))
-      return failure();
-    mlp = *config;
-  }
-  if (model->family == Family::Random && failed(sizeOption(numOps, 100000)))
+  FailureOr<ModelConfig> config = getModelConfig(*model);
+  if (failed(config))
     return failure();
 
   // Open the output first: an unwritable path fails before any work.
@@ -502,24 +504,7 @@ static LogicalResult runMemGen() {
   });
 
   OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
-  ModelBuilder builder(*module, getFunctionName(model->name), elementType);
-  switch (model->family) {
-  case Family::GPT2:
-    buildGPT2(builder, *transformer);
-    break;
-  case Family::Llama:
-    buildLlama(builder, *transformer);
-    break;
-  case Family::Cnn:
-    buildCnn(builder, *cnn);
-    break;
-  case Family::Mlp:
-    buildMlp(builder, *mlp);
-    break;
-  case Family::Random:
-    buildRandom(builder, RandomConfig{seed, numOps});
-    break;
-  }
+  buildModel(*module, getFunctionName(model->name), elementType, *config);
   if (failed(verify(*module)))
     return fail("internal error: the generated " + model->name +
                 " graph does not verify (see the diagnostic above)");

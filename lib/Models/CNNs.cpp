@@ -12,7 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Models.h"
+#include "memopt/Models/Models.h"
 
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CheckedArithmetic.h"

@@ -1,16 +1,17 @@
-//===- Models.h - mem-gen's model generators --------------------*- C++ -*-===//
+//===- Models.h - generators of real models' training graphs ---*- C++ -*-===//
 //
-// Configurations of the model families mem-gen generates and the functions
-// that emit their forward + loss graphs. Every configuration is validated
-// (with a user-facing message) before a generator runs; generators assume a
-// valid configuration.
+// The MemoptModels library (what mem-gen emits): configurations of the model
+// families and the functions that emit their forward + loss graphs as a
+// `train` dialect function. Every configuration is validated (with a
+// user-facing message) before a generator runs; generators assume a valid
+// configuration.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MEMOPT_TOOLS_MEMGEN_MODELS_H
-#define MEMOPT_TOOLS_MEMGEN_MODELS_H
+#ifndef MEMOPT_MODELS_MODELS_H
+#define MEMOPT_MODELS_MODELS_H
 
-#include "ModelBuilder.h"
+#include "memopt/Models/ModelBuilder.h"
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/Format.h"
@@ -18,6 +19,7 @@
 
 #include <optional>
 #include <string>
+#include <variant>
 
 namespace mlir::memopt::gen {
 
@@ -126,6 +128,25 @@ struct RandomConfig {
 };
 void buildRandom(ModelBuilder &builder, const RandomConfig &config);
 
+//===----------------------------------------------------------------------===//
+// Any model
+//===----------------------------------------------------------------------===//
+
+/// A validated configuration of any family (a TransformerConfig's `family`
+/// chooses between GPT-2 and Llama).
+using ModelConfig =
+    std::variant<TransformerConfig, CnnConfig, MlpConfig, RandomConfig>;
+
+/// Builds the forward + loss graph of `config` as `func.func @name` at the
+/// end of `module`, parameters and activations of `elementType`. The caller
+/// verifies the module (a failure is a generator bug).
+func::FuncOp buildModel(ModuleOp module, StringRef name, Type elementType,
+                        const ModelConfig &config);
+
+/// The sum of the element counts of the distinct `train.param` names under
+/// `op` (a tied parameter read twice counts once).
+int64_t countParameters(Operation *op);
+
 } // namespace mlir::memopt::gen
 
-#endif // MEMOPT_TOOLS_MEMGEN_MODELS_H
+#endif // MEMOPT_MODELS_MODELS_H

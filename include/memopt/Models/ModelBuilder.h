@@ -1,14 +1,15 @@
 //===- ModelBuilder.h - builds forward + loss functions ---------*- C++ -*-===//
 //
-// A thin layer over mlir::OpBuilder for mem-gen's model generators: it owns
-// the function being built, computes every op's result type from its
-// operands, names every op's location after its place in the model, reads
-// each parameter once per name and numbers dropout ops.
+// A thin layer over mlir::OpBuilder for the model generators of the
+// MemoptModels library (what mem-gen emits): it owns the function being
+// built, computes every op's result type from its operands, names every op's
+// location after its place in the model, reads each parameter once per name
+// and numbers dropout ops.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MEMOPT_TOOLS_MEMGEN_MODELBUILDER_H
-#define MEMOPT_TOOLS_MEMGEN_MODELBUILDER_H
+#ifndef MEMOPT_MODELS_MODELBUILDER_H
+#define MEMOPT_MODELS_MODELBUILDER_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -27,6 +28,8 @@ public:
   ModelBuilder(ModuleOp module, StringRef name, Type elementType);
 
   MLIRContext *getContext() { return builder.getContext(); }
+  /// The function being built (complete once `finish` returned).
+  func::FuncOp getFunction() { return func; }
   /// The element type of parameters and activations.
   Type getElementType() const { return elementType; }
   /// A tensor type of `shape` with the model's element type, or `element`.
@@ -119,4 +122,4 @@ private:
 
 } // namespace mlir::memopt::gen
 
-#endif // MEMOPT_TOOLS_MEMGEN_MODELBUILDER_H
+#endif // MEMOPT_MODELS_MODELBUILDER_H

@@ -20,7 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Models.h"
+#include "memopt/Models/Models.h"
 
 #include "llvm/ADT/MapVector.h"
 

@@ -1,6 +1,6 @@
 //===- ModelBuilder.cpp - builds forward + loss functions -----------------===//
 
-#include "ModelBuilder.h"
+#include "memopt/Models/ModelBuilder.h"
 
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 
