@@ -68,9 +68,11 @@ struct TestPrintOpInterfacesPass
 } // namespace
 
 namespace mlir::memopt::test {
+void registerTestRematGroupsPass();
 void registerTestTensorLivenessPass();
 void registerTestPasses() {
   PassRegistration<TestPrintOpInterfacesPass>();
+  registerTestRematGroupsPass();
   registerTestTensorLivenessPass();
 }
 } // namespace mlir::memopt::test
