@@ -181,14 +181,21 @@ def MemoptLinalgToCublasPass
     contractions accumulate into their output).
 
     A contraction qualifies when its body is a multiply-add (operands
-    possibly extended to the output type), it has one reduction dimension,
-    at most two batch dimensions, every operand's two matrix dimensions have
+    possibly extended to the output type), every operand's two matrix
+    dimensions have
     static strides of which one is 1 (row- or column-major, transposed views
     included) and the element types are a combination cuBLAS supports:
     f32 x f32 -> f32, f64 x f64 -> f64, bf16 x bf16 -> bf16 or f32,
     f16 x f16 -> f16 or f32. Accumulation is in f32 (f64 for f64), which is
     at least as precise as the IR's. Other contractions are left alone and
     become loops.
+
+    The innermost reduction dimension is the GEMM's depth and the two
+    innermost batch dimensions are the runtime's outer loop and cuBLAS's
+    strided batch. Further reduction and batch dimensions (grouped-query
+    attention's group, or its group sum in the key and value gradients) run
+    as `scf.for` loops around the call, each moving the operands by their
+    strides; with beta = 1 the calls of a reduction loop accumulate.
 
     ```mlir
     linalg.matmul ins(%a, %b : memref<8x16xf32>, memref<16x32xf32>)
@@ -201,6 +208,7 @@ def MemoptLinalgToCublasPass
     "::mlir::arith::ArithDialect",
     "::mlir::func::FuncDialect",
     "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
   ];
 }
 

@@ -11,6 +11,7 @@
 
 #include "memopt/Conversion/Passes.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/SymbolTable.h"
 
 namespace mlir::memopt {
@@ -106,17 +107,19 @@ static LogicalResult getOperand(linalg::LinalgOp op, OpOperand &opOperand,
   return success();
 }
 
-/// Whether the results of `map` are `prefix` (or nothing) followed by the
-/// dimensions `a` and `b` in either order.
-static bool hasMatrixDims(AffineMap map, ArrayRef<unsigned> batch, unsigned a,
+/// Whether the last two results of `map` are the dimensions `a` and `b` (in
+/// either order) and every other result is one of `outer` (a batch
+/// dimension, or a loop the call runs in).
+static bool hasMatrixDims(AffineMap map, ArrayRef<unsigned> outer, unsigned a,
                           unsigned b) {
   unsigned n = map.getNumResults();
-  if (n != 2 && n != batch.size() + 2)
+  if (n < 2)
     return false;
-  for (unsigned i = 0; i + 2 < n; ++i)
-    if (!map.getResult(i).isFunctionOfDim(batch[i]) ||
-        !isa<AffineDimExpr>(map.getResult(i)))
+  for (unsigned i = 0; i + 2 < n; ++i) {
+    auto dim = dyn_cast<AffineDimExpr>(map.getResult(i));
+    if (!dim || !llvm::is_contained(outer, dim.getPosition()))
       return false;
+  }
   auto last = [&](unsigned i) {
     auto dim = dyn_cast<AffineDimExpr>(map.getResult(n - 2 + i));
     return dim ? static_cast<int64_t>(dim.getPosition()) : int64_t(-1);
@@ -164,29 +167,41 @@ struct LinalgToCublasPass
               return isa<arith::MulFOp>(mul) && isa<arith::AddFOp>(add);
             }))
       return failure();
-    // Loops: every dimension parallel but one reduction.
+    // Loops: the innermost reduction is the GEMM's depth; other reductions
+    // run as loops around the call (accumulating: beta = 1).
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-    if (llvm::count(iterators, utils::IteratorType::reduction) != 1)
+    SmallVector<unsigned> reductions;
+    for (auto [i, iterator] : llvm::enumerate(iterators))
+      if (iterator == utils::IteratorType::reduction)
+        reductions.push_back(i);
+    if (reductions.empty())
       return failure();
     unsigned numLoops = op.getNumLoops();
-    unsigned k = llvm::find(iterators, utils::IteratorType::reduction) -
-                 iterators.begin();
+    unsigned k = reductions.back();
+    SmallVector<unsigned> loops(reductions.begin(), reductions.end() - 1);
     OpOperand &lhsOperand = *op.getDpsInputOperand(0);
     OpOperand &rhsOperand = *op.getDpsInputOperand(1);
     OpOperand &outOperand = *op.getDpsInitOperand(0);
     AffineMap outMap = op.getMatchingIndexingMap(&outOperand);
-    if (outMap.getNumResults() != numLoops - 1 || numLoops < 3 ||
+    unsigned outRank = outMap.getNumResults();
+    if (outRank != numLoops - reductions.size() || outRank < 2 ||
         !outMap.isProjectedPermutation())
       return failure();
+    // Batch dimensions: the two innermost are the runtime's (outer loop and
+    // cuBLAS's strided batch), any further ones loops around the call.
     SmallVector<unsigned> batch;
-    for (unsigned i = 0; i + 2 < outMap.getNumResults(); ++i)
+    for (unsigned i = 0; i + 2 < outRank; ++i)
       batch.push_back(outMap.getDimPosition(i));
-    if (batch.size() > 2)
-      return failure();
-    unsigned m = outMap.getDimPosition(numLoops - 3);
-    unsigned n = outMap.getDimPosition(numLoops - 2);
-    if (!hasMatrixDims(op.getMatchingIndexingMap(&lhsOperand), batch, m, k) ||
-        !hasMatrixDims(op.getMatchingIndexingMap(&rhsOperand), batch, k, n))
+    if (batch.size() > 2) {
+      loops.append(batch.begin(), batch.end() - 2);
+      batch.erase(batch.begin(), batch.end() - 2);
+    }
+    unsigned m = outMap.getDimPosition(outRank - 2);
+    unsigned n = outMap.getDimPosition(outRank - 1);
+    SmallVector<unsigned> outer(batch);
+    outer.append(loops);
+    if (!hasMatrixDims(op.getMatchingIndexingMap(&lhsOperand), outer, m, k) ||
+        !hasMatrixDims(op.getMatchingIndexingMap(&rhsOperand), outer, k, n))
       return failure();
 
     Operand lhs, rhs, out;
@@ -253,6 +268,16 @@ struct LinalgToCublasPass
 
     OpBuilder b(op);
     Location loc = op.getLoc();
+    // The loops around the call; each moves every operand by its stride.
+    SmallVector<std::pair<Value, unsigned>> ivs;
+    for (unsigned dim : loops) {
+      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      Value upper = arith::ConstantIndexOp::create(b, loc, ranges[dim]);
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      auto loop = scf::ForOp::create(b, loc, zero, upper, one);
+      b.setInsertionPointToStart(loop.getBody());
+      ivs.push_back({loop.getInductionVar(), dim});
+    }
     auto i32 = [&](int64_t v) -> Value {
       return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
     };
@@ -260,14 +285,23 @@ struct LinalgToCublasPass
       return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
     };
     // Address of the buffer and element offset of the view, as i64.
-    auto address = [&](Value memref, SmallVectorImpl<Value> &args) {
-      Value pointer =
-          memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
-      auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+    auto address = [&](const Operand &operand, SmallVectorImpl<Value> &args) {
+      Value pointer = memref::ExtractAlignedPointerAsIndexOp::create(
+          b, loc, operand.memref);
+      auto metadata =
+          memref::ExtractStridedMetadataOp::create(b, loc, operand.memref);
+      Value offset = metadata.getOffset();
+      for (auto [iv, dim] : ivs) {
+        int64_t stride = operand.strideOf(dim);
+        if (stride == 0)
+          continue;
+        Value step = arith::MulIOp::create(
+            b, loc, iv, arith::ConstantIndexOp::create(b, loc, stride));
+        offset = arith::AddIOp::create(b, loc, offset, step);
+      }
       args.push_back(
           arith::IndexCastOp::create(b, loc, b.getI64Type(), pointer));
-      args.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(),
-                                                metadata.getOffset()));
+      args.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(), offset));
     };
     auto codeOf = [&](const Operand &operand) {
       return static_cast<int64_t>(*getElementCode(elementType(operand.memref)));
@@ -281,11 +315,11 @@ struct LinalgToCublasPass
                                i64(rows),
                                i64(cols),
                                i64(sizeK)};
-    address(x->memref, args);
+    address(*x, args);
     args.push_back(i64(xLayout->ld));
-    address(y->memref, args);
+    address(*y, args);
     args.push_back(i64(yLayout->ld));
-    address(out.memref, args);
+    address(out, args);
     args.push_back(i64(c->ld));
     for (unsigned i = 0; i < 2; ++i) {
       args.push_back(i64(batchCounts[i]));

@@ -566,12 +566,13 @@ struct RotaryGradLowering : public TrainOpLowering<train::RotaryGradOp> {
 
 namespace {
 
-/// Shapes of one attention op and the reshapes between the op's layout and
-/// the grouped layout the lowering computes in: query-shaped tensors
-/// [B, Hq, Sq, D] become [B*Hkv, G*Sq, D] (the G query heads that read one
-/// key/value head stacked as rows), key-shaped ones [B*Hkv, Sk, D], and
-/// scores [B*Hkv, G*Sq, Sk], viewed as [B*Hkv, G, Sq, Sk] where the causal
-/// mask needs the query position.
+/// Shapes of one attention op and its grouped layout: the G = Hq / Hkv query
+/// heads that read one key/value head are a dimension of their own, so that
+/// query-shaped tensors [B, Hq, Sq, D] are read as [B, Hkv, G, Sq, D] (an
+/// expand_shape, a view of any layout) next to key-shaped ones
+/// [B, Hkv, Sk, D], and scores are [B, Hkv, G, Sq, Sk]. No operand is
+/// collapsed: a collapse of a strided view (transposed heads) would make
+/// bufferization copy it, outside the op's workspace.
 struct AttentionLayout {
   AttentionLayout(OpBuilder &b, Value query, Value key, double scale,
                   bool causal)
@@ -593,66 +594,108 @@ struct AttentionLayout {
   bool causal;
   Type computeType;
 
-  /// [B, Hq, Sq, D] -> [B*Hkv, G*Sq, D].
-  Value groupQuery(OpBuilder &b, Location loc, Value t) const {
-    Value split = splitHeads(b, loc, t);
-    return tensor::CollapseShapeOp::create(b, loc, split,
-                                           {{0, 1}, {2, 3}, {4}});
+  /// Loop dimensions of the contractions and row statistics.
+  enum Dim : unsigned { kBatch, kHead, kGroup, kQuery, kKey, kHeadDim };
+
+  /// [B, Hq, Sq, D] -> [B, Hkv, G, Sq, D] (and [B, Hq, Sq] ->
+  /// [B, Hkv, G, Sq] for rows).
+  Value splitHeads(OpBuilder &b, Location loc, Value t) const {
+    SmallVector<int64_t> shape = {batch, kvHeads, group, queryLen};
+    SmallVector<ReassociationIndices> groups = {{0}, {1, 2}, {3}};
+    if (tensorTypeOf(t).getRank() == 4) {
+      shape.push_back(headDim);
+      groups.push_back({4});
+    }
+    auto type = RankedTensorType::get(shape, elementTypeOf(t));
+    return tensor::ExpandShapeOp::create(b, loc, type, t, groups);
   }
-  /// [B*Hkv, G*Sq, D] -> [B, Hq, Sq, D].
-  Value ungroupQuery(OpBuilder &b, Location loc, Value t) const {
-    Type elementType = elementTypeOf(t);
-    auto splitType = RankedTensorType::get(
-        {batch, kvHeads, group, queryLen, headDim}, elementType);
-    Value split = tensor::ExpandShapeOp::create(b, loc, splitType, t,
-                                                {{0, 1}, {2, 3}, {4}});
-    return tensor::CollapseShapeOp::create(b, loc, split,
-                                           {{0}, {1, 2}, {3}, {4}});
-  }
-  /// [B, Hq, Sq] -> [B*Hkv, G, Sq].
-  Value groupRows(OpBuilder &b, Location loc, Value t) const {
-    auto splitType = RankedTensorType::get({batch, kvHeads, group, queryLen},
-                                           elementTypeOf(t));
-    Value split =
-        tensor::ExpandShapeOp::create(b, loc, splitType, t, {{0}, {1, 2}, {3}});
-    return tensor::CollapseShapeOp::create(b, loc, split, {{0, 1}, {2}, {3}});
-  }
-  /// [B*Hkv, G, Sq] -> [B, Hq, Sq].
-  Value ungroupRows(OpBuilder &b, Location loc, Value t) const {
-    auto splitType = RankedTensorType::get({batch, kvHeads, group, queryLen},
-                                           elementTypeOf(t));
-    Value split =
-        tensor::ExpandShapeOp::create(b, loc, splitType, t, {{0, 1}, {2}, {3}});
-    return tensor::CollapseShapeOp::create(b, loc, split, {{0}, {1, 2}, {3}});
-  }
-  /// [B, Hkv, Sk, D] -> [B*Hkv, Sk, D].
-  Value groupKey(OpBuilder &b, Location loc, Value t) const {
-    return tensor::CollapseShapeOp::create(b, loc, t, {{0, 1}, {2}, {3}});
-  }
-  /// [B*Hkv, Sk, D] -> [B, Hkv, Sk, D].
-  Value ungroupKey(OpBuilder &b, Location loc, Value t) const {
-    auto type = RankedTensorType::get({batch, kvHeads, keyLen, headDim},
-                                      elementTypeOf(t));
-    return tensor::ExpandShapeOp::create(b, loc, type, t, {{0, 1}, {2}, {3}});
-  }
-  /// [B*Hkv, G*Sq, Sk] -> [B*Hkv, G, Sq, Sk].
-  Value splitScores(OpBuilder &b, Location loc, Value t) const {
-    auto type = RankedTensorType::get(
-        {batch * kvHeads, group, queryLen, keyLen}, elementTypeOf(t));
-    return tensor::ExpandShapeOp::create(b, loc, type, t, {{0}, {1, 2}, {3}});
-  }
-  /// [B*Hkv, G, Sq, Sk] -> [B*Hkv, G*Sq, Sk].
-  Value joinScores(OpBuilder &b, Location loc, Value t) const {
-    return tensor::CollapseShapeOp::create(b, loc, t, {{0}, {1, 2}, {3}});
+  /// The inverse of splitHeads, on a new (row-major) tensor.
+  Value joinHeads(OpBuilder &b, Location loc, Value t) const {
+    SmallVector<ReassociationIndices> groups = {{0}, {1, 2}, {3}};
+    if (tensorTypeOf(t).getRank() == 5)
+      groups.push_back({4});
+    return tensor::CollapseShapeOp::create(b, loc, t, groups);
   }
 
-  /// [B*Hkv, G, Sq] in the compute type.
+  /// [B, Hkv, G, Sq, Sk] in the compute type.
+  RankedTensorType scoresType() const {
+    return RankedTensorType::get({batch, kvHeads, group, queryLen, keyLen},
+                                 computeType);
+  }
+  /// [B, Hkv, G, Sq] in the compute type.
   RankedTensorType rowStatsType() const {
-    return RankedTensorType::get({batch * kvHeads, group, queryLen},
+    return RankedTensorType::get({batch, kvHeads, group, queryLen},
+                                 computeType);
+  }
+  RankedTensorType queryGradType() const {
+    return RankedTensorType::get({batch, kvHeads, group, queryLen, headDim},
+                                 computeType);
+  }
+  RankedTensorType keyGradType() const {
+    return RankedTensorType::get({batch, kvHeads, keyLen, headDim},
                                  computeType);
   }
 
-  /// In a generic over [B*Hkv, G, Sq, Sk]: `scale * score`, and whether the
+  /// A zero-filled `resultType` accumulating sum(lhs * rhs) over the loop
+  /// dimensions that `out` omits, in the compute type; each operand is
+  /// indexed by the listed loop dimensions. The loops run in `loops` order,
+  /// reductions last (innermost, as linalg.batch_matmul).
+  Value buildContraction(OpBuilder &b, Location loc, Value lhs,
+                         ArrayRef<Dim> lhsDims, Value rhs,
+                         ArrayRef<Dim> rhsDims, RankedTensorType resultType,
+                         ArrayRef<Dim> outDims, ArrayRef<Dim> loops) const {
+    MLIRContext *ctx = b.getContext();
+    auto map = [&](ArrayRef<Dim> dims) {
+      SmallVector<AffineExpr> exprs;
+      for (Dim d : dims)
+        exprs.push_back(getAffineDimExpr(
+            static_cast<unsigned>(llvm::find(loops, d) - loops.begin()), ctx));
+      return AffineMap::get(loops.size(), 0, exprs, ctx);
+    };
+    SmallVector<utils::IteratorType> iterators;
+    for (Dim d : loops)
+      iterators.push_back(llvm::is_contained(outDims, d)
+                              ? utils::IteratorType::parallel
+                              : utils::IteratorType::reduction);
+    Type acc = resultType.getElementType();
+    return buildGeneric(
+        b, loc, {lhs, rhs}, createFilled(b, loc, resultType, 0.0),
+        {map(lhsDims), map(rhsDims), map(outDims)}, iterators,
+        [&](OpBuilder &nb, Location l, ValueRange args) {
+          Value prod =
+              arith::MulFOp::create(nb, l, castScalar(nb, l, args[0], acc),
+                                    castScalar(nb, l, args[1], acc));
+          return SmallVector<Value>{
+              arith::AddFOp::create(nb, l, args[2], prod)};
+        })[0];
+  }
+
+  /// scores[b, h, g, i, j] = sum_d q[b, h, g, i, d] * k[b, h, j, d].
+  Value buildScores(OpBuilder &b, Location loc, Value q, Value k) const {
+    return buildContraction(b, loc, q,
+                            {kBatch, kHead, kGroup, kQuery, kHeadDim}, k,
+                            {kBatch, kHead, kKey, kHeadDim}, scoresType(),
+                            {kBatch, kHead, kGroup, kQuery, kKey},
+                            {kBatch, kHead, kGroup, kQuery, kKey, kHeadDim});
+  }
+  /// out[b, h, g, i, d] = sum_j p[b, h, g, i, j] * v[b, h, j, d].
+  Value buildRowsTimesKeys(OpBuilder &b, Location loc, Value p, Value v) const {
+    return buildContraction(b, loc, p, {kBatch, kHead, kGroup, kQuery, kKey}, v,
+                            {kBatch, kHead, kKey, kHeadDim}, queryGradType(),
+                            {kBatch, kHead, kGroup, kQuery, kHeadDim},
+                            {kBatch, kHead, kGroup, kQuery, kHeadDim, kKey});
+  }
+  /// out[b, h, j, d] = sum_{g, i} p[b, h, g, i, j] * x[b, h, g, i, d]: the
+  /// group sum of grouped-query attention's key and value gradients.
+  Value buildColumnsTimesQueries(OpBuilder &b, Location loc, Value p,
+                                 Value x) const {
+    return buildContraction(b, loc, p, {kBatch, kHead, kGroup, kQuery, kKey}, x,
+                            {kBatch, kHead, kGroup, kQuery, kHeadDim},
+                            keyGradType(), {kBatch, kHead, kKey, kHeadDim},
+                            {kBatch, kHead, kKey, kHeadDim, kGroup, kQuery});
+  }
+
+  /// In a generic over [B, Hkv, G, Sq, Sk]: `scale * score`, and whether the
   /// causal mask hides it (key j > query i + Sk - Sq, FlashAttention's
   /// bottom-right alignment); null when not causal.
   std::pair<Value, Value> scaledScore(OpBuilder &b, Location loc,
@@ -661,8 +704,8 @@ struct AttentionLayout {
         b, loc, score, createScalar(b, loc, computeType, scale));
     if (!causal)
       return {scaled, Value()};
-    Value i = linalg::IndexOp::create(b, loc, 2);
-    Value j = linalg::IndexOp::create(b, loc, 3);
+    Value i = linalg::IndexOp::create(b, loc, kQuery);
+    Value j = linalg::IndexOp::create(b, loc, kKey);
     Value limit = arith::AddIOp::create(
         b, loc, i, arith::ConstantIndexOp::create(b, loc, keyLen - queryLen));
     Value masked =
@@ -670,16 +713,16 @@ struct AttentionLayout {
     return {scaled, masked};
   }
 
-  /// P = exp(scale * scores - lse), 0 where masked: [B*Hkv, G, Sq, Sk] in the
-  /// compute type, from split scores and grouped lse rows, overwriting the
-  /// scores.
-  Value buildProbabilities(OpBuilder &b, Location loc, Value scores4,
+  /// P = exp(scale * scores - lse), 0 where masked: [B, Hkv, G, Sq, Sk] in
+  /// the compute type, from scores and lse rows [B, Hkv, G, Sq], overwriting
+  /// the scores.
+  Value buildProbabilities(OpBuilder &b, Location loc, Value scores,
                            Value lseRows) const {
     MLIRContext *ctx = b.getContext();
     return buildGeneric(
-        b, loc, {lseRows}, scores4,
-        {getRowMap(ctx, 4), AffineMap::getMultiDimIdentityMap(4, ctx)},
-        getIterators(4, false, false),
+        b, loc, {lseRows}, scores,
+        {getRowMap(ctx, 5), AffineMap::getMultiDimIdentityMap(5, ctx)},
+        getIterators(5, false, false),
         [&](OpBuilder &nb, Location l, ValueRange args) {
           auto [scaled, masked] = scaledScore(nb, l, args[1]);
           Value lse = castScalar(nb, l, args[0], computeType);
@@ -691,55 +734,17 @@ struct AttentionLayout {
           return SmallVector<Value>{p};
         })[0];
   }
-
-private:
-  /// [B, Hq, Sq, D] -> [B, Hkv, G, Sq, D].
-  Value splitHeads(OpBuilder &b, Location loc, Value t) const {
-    auto type = RankedTensorType::get(
-        {batch, kvHeads, group, queryLen, headDim}, elementTypeOf(t));
-    return tensor::ExpandShapeOp::create(b, loc, type, t,
-                                         {{0}, {1, 2}, {3}, {4}});
-  }
 };
 
 } // namespace
 
-/// linalg.batch_matmul of `lhs` [N, M, K] and `rhs` [N, K, P] into a
-/// zero-filled [N, M, P] of `accType` (the named op extends the operands to
-/// it). `transposeLhs` / `transposeRhs` read an operand stored as [N, K, M] /
-/// [N, P, K] through the op's indexing maps, without a transpose.
-static Value buildBatchMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
-                              bool transposeLhs, bool transposeRhs,
-                              Type accType) {
-  ArrayRef<int64_t> ls = tensorTypeOf(lhs).getShape();
-  ArrayRef<int64_t> rs = tensorTypeOf(rhs).getShape();
-  int64_t m = transposeLhs ? ls[2] : ls[1];
-  int64_t p = transposeRhs ? rs[1] : rs[2];
-  auto resultType = RankedTensorType::get({ls[0], m, p}, accType);
-  Value init = createFilled(b, loc, resultType, 0.0);
-  MLIRContext *ctx = b.getContext();
-  AffineExpr batch, row, col, red;
-  bindDims(ctx, batch, row, col, red);
-  auto map = [&](ArrayRef<AffineExpr> exprs) {
-    return AffineMap::get(4, 0, exprs, ctx);
-  };
-  SmallVector<AffineMap> maps = {
-      transposeLhs ? map({batch, red, row}) : map({batch, row, red}),
-      transposeRhs ? map({batch, col, red}) : map({batch, red, col}),
-      map({batch, row, col})};
-  auto matmul = linalg::BatchMatmulOp::create(
-      b, loc, TypeRange{resultType}, ValueRange{lhs, rhs}, ValueRange{init});
-  matmul.setIndexingMapsAttr(b.getAffineMapArrayAttr(maps));
-  return matmul.getResult(0);
-}
-
 namespace {
 
-/// attention: scores = q k^T per key/value head group (batch_matmul),
+/// attention: scores = q k^T per key/value head and query head of its group,
 /// m = rowmax(scale * scores), l = rowsum(exp(scale * scores - m)) over
 /// unmasked keys, lse = m + log(l), P = exp(scale * scores - lse) (0 where
-/// masked), out = P v (batch_matmul). A fully masked row (Sq > Sk) gives
-/// out = 0 and lse = -inf.
+/// masked), out = P v. A fully masked row (Sq > Sk) gives out = 0 and
+/// lse = -inf.
 struct AttentionLowering : public TrainOpLowering<train::AttentionOp> {
   using TrainOpLowering::TrainOpLowering;
   LogicalResult
@@ -750,17 +755,11 @@ struct AttentionLowering : public TrainOpLowering<train::AttentionOp> {
     AttentionLayout layout(rewriter, adaptor.getQuery(), adaptor.getKey(),
                            op.getScale().convertToDouble(), op.getCausal());
     Type c = layout.computeType;
-    Value q = layout.groupQuery(rewriter, loc, adaptor.getQuery());
-    Value k = layout.groupKey(rewriter, loc, adaptor.getKey());
-    Value v = layout.groupKey(rewriter, loc, adaptor.getValue());
-
-    Value scores = layout.splitScores(
-        rewriter, loc,
-        buildBatchMatmul(rewriter, loc, q, k, /*transposeLhs=*/false,
-                         /*transposeRhs=*/true, c));
-    AffineMap identity = AffineMap::getMultiDimIdentityMap(4, ctx);
-    AffineMap row = getRowMap(ctx, 4);
-    SmallVector<utils::IteratorType> overKeys = getIterators(4, true, false);
+    Value q = layout.splitHeads(rewriter, loc, adaptor.getQuery());
+    Value scores = layout.buildScores(rewriter, loc, q, adaptor.getKey());
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(5, ctx);
+    AffineMap row = getRowMap(ctx, 5);
+    SmallVector<utils::IteratorType> overKeys = getIterators(5, true, false);
     RankedTensorType rowType = layout.rowStatsType();
     double negInf = -std::numeric_limits<double>::infinity();
 
@@ -797,24 +796,22 @@ struct AttentionLowering : public TrainOpLowering<train::AttentionOp> {
                                        math::LogOp::create(b, l, args[1]));
         });
 
-    Value probs = layout.joinScores(
-        rewriter, loc, layout.buildProbabilities(rewriter, loc, scores, lse));
-    Value out = buildBatchMatmul(rewriter, loc, probs, v, false, false, c);
+    Value probs = layout.buildProbabilities(rewriter, loc, scores, lse);
+    Value out =
+        layout.buildRowsTimesKeys(rewriter, loc, probs, adaptor.getValue());
     out = castTensor(rewriter, loc, out, elementTypeOf(adaptor.getQuery()));
-    rewriter.replaceOp(op,
-                       {layout.ungroupQuery(rewriter, loc, out),
-                        layout.ungroupRows(rewriter, loc,
-                                           castTensor(rewriter, loc, lse,
-                                                      rewriter.getF32Type()))});
+    lse = castTensor(rewriter, loc, lse, rewriter.getF32Type());
+    rewriter.replaceOp(op, {layout.joinHeads(rewriter, loc, out),
+                            layout.joinHeads(rewriter, loc, lse)});
     return success();
   }
 };
 
 /// attention_grad: P = exp(scale * q k^T - lse) (0 where masked),
 /// dv = P^T do, dP = do v^T, D = rowsum(do * o), dS = P * (dP - D),
-/// dq = scale * dS k, dk = scale * dS^T q. In the grouped layout the
-/// contractions of dv and dk run over the rows of all query heads of a group,
-/// which is the group sum of grouped-query attention.
+/// dq = scale * dS k, dk = scale * dS^T q. The contractions of dv and dk
+/// run over the rows of all query heads of a group, which is the group sum
+/// of grouped-query attention.
 struct AttentionGradLowering : public TrainOpLowering<train::AttentionGradOp> {
   using TrainOpLowering::TrainOpLowering;
   LogicalResult
@@ -826,31 +823,25 @@ struct AttentionGradLowering : public TrainOpLowering<train::AttentionGradOp> {
                            op.getScale().convertToDouble(), op.getCausal());
     Type c = layout.computeType;
     double scale = layout.scale;
-    Value dout = layout.groupQuery(rewriter, loc, adaptor.getGrad());
-    Value q = layout.groupQuery(rewriter, loc, adaptor.getQuery());
-    Value o = layout.groupQuery(rewriter, loc, adaptor.getOutput());
-    Value k = layout.groupKey(rewriter, loc, adaptor.getKey());
-    Value v = layout.groupKey(rewriter, loc, adaptor.getValue());
-    Value lse = layout.groupRows(rewriter, loc, adaptor.getLse());
+    Value dout = layout.splitHeads(rewriter, loc, adaptor.getGrad());
+    Value q = layout.splitHeads(rewriter, loc, adaptor.getQuery());
+    Value o = layout.splitHeads(rewriter, loc, adaptor.getOutput());
+    Value k = adaptor.getKey();
+    Value v = adaptor.getValue();
+    Value lse = layout.splitHeads(rewriter, loc, adaptor.getLse());
 
-    Value scores = layout.splitScores(
-        rewriter, loc, buildBatchMatmul(rewriter, loc, q, k, false, true, c));
-    Value probs = layout.joinScores(
-        rewriter, loc, layout.buildProbabilities(rewriter, loc, scores, lse));
+    Value probs = layout.buildProbabilities(
+        rewriter, loc, layout.buildScores(rewriter, loc, q, k), lse);
+    Value dv = layout.buildColumnsTimesQueries(rewriter, loc, probs, dout);
+    Value dprobs = layout.buildScores(rewriter, loc, dout, v);
 
-    Value dv = buildBatchMatmul(rewriter, loc, probs, dout,
-                                /*transposeLhs=*/true, false, c);
-    Value dprobs = buildBatchMatmul(rewriter, loc, dout, v, false,
-                                    /*transposeRhs=*/true, c);
-
-    // D = rowsum(do * o) over the head dimension: [B*Hkv, G*Sq].
-    AffineMap identity = AffineMap::getMultiDimIdentityMap(3, ctx);
-    AffineMap row = getRowMap(ctx, 3);
-    auto rowType =
-        RankedTensorType::get(tensorTypeOf(dout).getShape().drop_back(), c);
+    // D = rowsum(do * o) over the head dimension: [B, Hkv, G, Sq].
+    AffineMap identity = AffineMap::getMultiDimIdentityMap(5, ctx);
+    AffineMap row = getRowMap(ctx, 5);
     Value delta = buildGeneric(
-        rewriter, loc, {dout, o}, createFilled(rewriter, loc, rowType, 0.0),
-        {identity, identity, row}, getIterators(3, true, false),
+        rewriter, loc, {dout, o},
+        createFilled(rewriter, loc, layout.rowStatsType(), 0.0),
+        {identity, identity, row}, getIterators(5, true, false),
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value prod = arith::MulFOp::create(b, l, castScalar(b, l, args[0], c),
                                              castScalar(b, l, args[1], c));
@@ -860,26 +851,23 @@ struct AttentionGradLowering : public TrainOpLowering<train::AttentionGradOp> {
     // scale * dS = scale * P * (dP - D), overwriting dP.
     Value dscores = buildGeneric(
         rewriter, loc, {probs, delta}, dprobs, {identity, row, identity},
-        getIterators(3, false, false),
+        getIterators(5, false, false),
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value diff = arith::SubFOp::create(b, l, args[2], args[1]);
           Value ds = arith::MulFOp::create(b, l, args[0], diff);
           return SmallVector<Value>{
               arith::MulFOp::create(b, l, ds, createScalar(b, l, c, scale))};
         })[0];
-    Value dq = buildBatchMatmul(rewriter, loc, dscores, k, false, false, c);
-    Value dk = buildBatchMatmul(rewriter, loc, dscores, q,
-                                /*transposeLhs=*/true, false, c);
+    Value dq = layout.buildRowsTimesKeys(rewriter, loc, dscores, k);
+    Value dk = layout.buildColumnsTimesQueries(rewriter, loc, dscores, q);
 
     Type queryType = elementTypeOf(adaptor.getQuery());
     Type keyType = elementTypeOf(adaptor.getKey());
-    rewriter.replaceOp(
-        op, {layout.ungroupQuery(rewriter, loc,
-                                 castTensor(rewriter, loc, dq, queryType)),
-             layout.ungroupKey(rewriter, loc,
-                               castTensor(rewriter, loc, dk, keyType)),
-             layout.ungroupKey(rewriter, loc,
-                               castTensor(rewriter, loc, dv, keyType))});
+    Value dqOut = layout.joinHeads(rewriter, loc,
+                                   castTensor(rewriter, loc, dq, queryType));
+    Value dkOut = castTensor(rewriter, loc, dk, keyType);
+    Value dvOut = castTensor(rewriter, loc, dv, keyType);
+    rewriter.replaceOp(op, {dqOut, dkOut, dvOut});
     return success();
   }
 };

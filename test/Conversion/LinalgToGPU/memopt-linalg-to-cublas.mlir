@@ -67,6 +67,71 @@ func.func @attention_scores(%q: memref<2x3x2x16xf32, strided<[96, 16, 48, 1]>>, 
 
 // -----
 
+// Grouped-query attention's scores: loops (b, h, g, i, j, d) with three
+// batch dimensions. B = 2 runs as an scf.for around the call (each call
+// moves q by 1536, k by 768 and s by 96 elements), H = 2 as the runtime's
+// outer loop, G = 2 as cuBLAS's batch, where k's stride is 0 (both query
+// heads of a group read one key head).
+// CHECK-LABEL: func.func @gqa_scores
+// CHECK-DAG: %[[C1536:.+]] = arith.constant 1536 : index
+// CHECK-DAG: %[[C768:.+]] = arith.constant 768 : index
+// CHECK-DAG: %[[C96:.+]] = arith.constant 96 : index
+// CHECK: scf.for %[[B:.+]] = %c0 to %c2 step %c1 {
+// CHECK: arith.muli %[[B]], %[[C768]] : index
+// CHECK: arith.muli %[[B]], %[[C1536]] : index
+// CHECK: arith.muli %[[B]], %[[C96]] : index
+// CHECK: call @memopt_cublas_gemm(%c0_i32, %c0_i32, %c0_i32, %c0_i32, %c1_i32, %c0_i32, %c6_i64, %c4_i64, %c16_i64, %{{.*}}, %{{.*}}, %c32_i64, %{{.*}}, %{{.*}}, %c64_i64, %{{.*}}, %{{.*}}, %c6_i64, %c2_i64, %c16_i64, %c32_i64, %c48_i64, %c2_i64, %c0_i64, %c16_i64, %c24_i64)
+// CHECK-NEXT: }
+func.func @gqa_scores(%q: memref<2x2x2x4x16xf32, strided<[1536, 32, 16, 64, 1]>>, %k: memref<2x2x6x16xf32, strided<[768, 16, 32, 1]>>, %s: memref<2x2x2x4x6xf32>) {
+  linalg.generic {
+    indexing_maps = [affine_map<(b, h, g, i, j, d) -> (b, h, g, i, d)>,
+                     affine_map<(b, h, g, i, j, d) -> (b, h, j, d)>,
+                     affine_map<(b, h, g, i, j, d) -> (b, h, g, i, j)>],
+    iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]}
+    ins(%q, %k : memref<2x2x2x4x16xf32, strided<[1536, 32, 16, 64, 1]>>, memref<2x2x6x16xf32, strided<[768, 16, 32, 1]>>)
+    outs(%s : memref<2x2x2x4x6xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %p : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// The group sum of a key gradient: loops (b, h, j, d, g, i), reductions g
+// and i. i is the GEMM's depth; g runs as an scf.for whose calls accumulate
+// into the same output (stride 0 for dk), moving p by 24 and q by 64.
+// CHECK-LABEL: func.func @gqa_group_sum
+// CHECK-DAG: %[[C24:.+]] = arith.constant 24 : index
+// CHECK-DAG: %[[C64:.+]] = arith.constant 64 : index
+// CHECK: scf.for %[[G:.+]] = %c0 to %c2 step %c1 {
+// CHECK: arith.muli %[[G]], %[[C64]] : index
+// CHECK: arith.muli %[[G]], %[[C24]] : index
+// CHECK-NOT: arith.muli
+// CHECK: call @memopt_cublas_gemm(%c0_i32, %c0_i32, %c0_i32, %c0_i32, %c0_i32, %c1_i32, %c16_i64, %c6_i64, %c4_i64, %{{.*}}, %{{.*}}, %c16_i64, %{{.*}}, %{{.*}}, %c6_i64, %{{.*}}, %c0_i64, %c16_i64, %c1_i64, %c256_i64, %c96_i64, %c192_i64, %c2_i64, %c128_i64, %c48_i64, %c96_i64)
+// CHECK-NEXT: }
+// CHECK-NOT: memopt_cublas_gemm(
+// CHECK: return
+func.func @gqa_group_sum(%p: memref<1x2x2x4x6xf32>, %q: memref<1x2x2x4x16xf32>, %dk: memref<1x2x6x16xf32>) {
+  linalg.generic {
+    indexing_maps = [affine_map<(b, h, j, d, g, i) -> (b, h, g, i, j)>,
+                     affine_map<(b, h, j, d, g, i) -> (b, h, g, i, d)>,
+                     affine_map<(b, h, j, d, g, i) -> (b, h, j, d)>],
+    iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
+    ins(%p, %q : memref<1x2x2x4x6xf32>, memref<1x2x2x4x16xf32>)
+    outs(%dk : memref<1x2x6x16xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %r = arith.addf %acc, %m : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
 // What cuBLAS cannot compute stays a linalg op: mixed operand types, integer
 // matmuls, a column stride that is not 1 in either dimension, a body that is
 // not a multiply-add.

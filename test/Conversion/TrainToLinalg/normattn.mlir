@@ -1,7 +1,10 @@
 // RUN: mem-opt --mlir-print-debuginfo=false %s --convert-train-to-linalg | FileCheck %s
 
-// Normalizations reduce the last dimension; attention runs its matmuls as
-// linalg.batch_matmul on [B*Hkv, G*S, D] (query heads of a group stacked).
+// Normalizations reduce the last dimension; attention computes in the
+// grouped layout [B, Hkv, G, S, D] (the G query heads of a key/value head as
+// a dimension of their own): its matmuls are linalg.generic contractions
+// that read q, k and v in place (expand_shape only, never a collapse, which
+// would copy a strided view).
 
 // CHECK-DAG: #[[$ID2:.+]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG: #[[$ROW2:.+]] = affine_map<(d0, d1) -> (d0)>
@@ -10,11 +13,17 @@
 // CHECK-DAG: #[[$ROW3:.+]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-DAG: #[[$COL3:.+]] = affine_map<(d0, d1, d2) -> (d2)>
 // CHECK-DAG: #[[$TABLE:.+]] = affine_map<(d0, d1, d2) -> (d1, d2)>
-// CHECK-DAG: #[[$MM_LHS:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
-// CHECK-DAG: #[[$MM_RHS_T:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
-// CHECK-DAG: #[[$MM_OUT:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
-// CHECK-DAG: #[[$MM_LHS_T:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d1)>
-// CHECK-DAG: #[[$MM_RHS:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>
+// Contractions over the loops (b, h, g, i, j, d): scores and dP (q k^T),
+// out and dq (P v), dv and dk (the group sum over g and i).
+// CHECK-DAG: #[[$Q6:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d5)>
+// CHECK-DAG: #[[$K6:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4, d5)>
+// CHECK-DAG: #[[$S6:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4)>
+// CHECK-DAG: #[[$V6:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d5, d4)>
+// CHECK-DAG: #[[$PT6:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4, d5, d2)>
+// CHECK-DAG: #[[$XT6:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d4, d5, d3)>
+// CHECK-DAG: #[[$KV6:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[$ID5:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
+// CHECK-DAG: #[[$ROW5:.+]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
 // CHECK-DAG: #[[$ID4:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 
 // bf16 input: statistics in f32 (two passes), one rounding of y to bf16.
@@ -152,36 +161,35 @@ func.func @rotary_grad(%x: tensor<2x16x64xbf16>) -> tensor<2x16x64xbf16> {
 // scores = q k^T in f32, masked where key j > query i + 16.
 // CHECK-LABEL: func.func @attention(
 // CHECK-SAME: %[[Q:[a-z0-9]+]]: tensor<2x8x16x64xbf16>, %[[K:[a-z0-9]+]]: tensor<2x2x32x64xbf16>, %[[V:[a-z0-9]+]]: tensor<2x2x32x64xbf16>)
+// CHECK-NOT: tensor.collapse_shape
 // CHECK: %[[QE:.+]] = tensor.expand_shape %[[Q]] {{\[\[}}0], [1, 2], [3], [4]] output_shape [2, 2, 4, 16, 64]
-// CHECK: %[[QG:.+]] = tensor.collapse_shape %[[QE]] {{\[\[}}0, 1], [2, 3], [4]] : tensor<2x2x4x16x64xbf16> into tensor<4x64x64xbf16>
-// CHECK: %[[KG:.+]] = tensor.collapse_shape %[[K]] {{\[\[}}0, 1], [2], [3]] : tensor<2x2x32x64xbf16> into tensor<4x32x64xbf16>
-// CHECK: %[[VG:.+]] = tensor.collapse_shape %[[V]] {{\[\[}}0, 1], [2], [3]] : tensor<2x2x32x64xbf16> into tensor<4x32x64xbf16>
-// CHECK: %[[S:.+]] = linalg.batch_matmul indexing_maps = [#[[$MM_LHS]], #[[$MM_RHS_T]], #[[$MM_OUT]]] ins(%[[QG]], %[[KG]] : tensor<4x64x64xbf16>, tensor<4x32x64xbf16>) outs(%{{.+}} : tensor<4x64x32xf32>)
-// CHECK: %[[S4:.+]] = tensor.expand_shape %[[S]] {{\[\[}}0], [1, 2], [3]] output_shape [4, 4, 16, 32]
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: %[[S:.+]] = linalg.generic {indexing_maps = [#[[$Q6]], #[[$K6]], #[[$S6]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[QE]], %[[K]] : tensor<2x2x4x16x64xbf16>, tensor<2x2x32x64xbf16>) outs(%{{.+}} : tensor<2x2x4x16x32xf32>)
+// CHECK: arith.extf
+// CHECK: arith.extf
+// CHECK: arith.mulf
+// CHECK: arith.addf
 // CHECK: %[[NEGINF:.+]] = arith.constant 0xFF800000 : f32
-// CHECK: %[[MAX:.+]] = linalg.generic {indexing_maps = [#[[$ID4]], #[[$MM_OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[S4]] : tensor<4x4x16x32xf32>)
+// CHECK: %[[MAX:.+]] = linalg.generic {indexing_maps = [#[[$ID5]], #[[$ROW5]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[S]] : tensor<2x2x4x16x32xf32>)
 // CHECK: arith.constant 1.250000e-01 : f32
-// CHECK: %[[I:.+]] = linalg.index 2 : index
-// CHECK: %[[J:.+]] = linalg.index 3 : index
+// CHECK: %[[I:.+]] = linalg.index 3 : index
+// CHECK: %[[J:.+]] = linalg.index 4 : index
 // CHECK: %[[OFF:.+]] = arith.constant 16 : index
 // CHECK: %[[LIM:.+]] = arith.addi %[[I]], %[[OFF]] : index
 // CHECK: %[[MASKED:.+]] = arith.cmpi sgt, %[[J]], %[[LIM]] : index
 // A masked score counts as -inf, so the row max reads its output once.
 // CHECK: %[[SC:.+]] = arith.select %[[MASKED]], %{{.+}}, %{{.+}} : f32
 // CHECK: arith.maximumf %{{.+}}, %[[SC]] : f32
-// CHECK: %[[SUM:.+]] = linalg.generic {indexing_maps = [#[[$ID4]], #[[$MM_OUT]], #[[$MM_OUT]]], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%[[S4]], %[[MAX]] :
+// CHECK: %[[SUM:.+]] = linalg.generic {indexing_maps = [#[[$ID5]], #[[$ROW5]], #[[$ROW5]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[S]], %[[MAX]] :
 // CHECK: math.exp
 // CHECK: %[[LSE:.+]] = linalg.generic {{.+}} ins(%[[MAX]] : {{.+}}) outs(%[[SUM]] :
 // CHECK: math.log
-// CHECK: %[[P:.+]] = linalg.generic {indexing_maps = [#[[$MM_OUT]], #[[$ID4]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[LSE]] : {{.+}}) outs(%[[S4]] :
+// CHECK: %[[P:.+]] = linalg.generic {indexing_maps = [#[[$ROW5]], #[[$ID5]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[LSE]] : {{.+}}) outs(%[[S]] :
 // CHECK: arith.cmpi sgt
-// CHECK: %[[PG:.+]] = tensor.collapse_shape %[[P]] {{\[\[}}0], [1, 2], [3]] : tensor<4x4x16x32xf32> into tensor<4x64x32xf32>
-// CHECK: %[[O:.+]] = linalg.batch_matmul ins(%[[PG]], %[[VG]] : tensor<4x64x32xf32>, tensor<4x32x64xbf16>) outs(%{{.+}} : tensor<4x64x64xf32>)
-// CHECK: %[[O16:.+]] = linalg.generic {{.+}} ins(%[[O]] : tensor<4x64x64xf32>) outs(%{{.+}} : tensor<4x64x64xbf16>)
-// CHECK: %[[OE:.+]] = tensor.expand_shape %[[O16]] {{\[\[}}0, 1], [2, 3], [4]] output_shape [2, 2, 4, 16, 64]
-// CHECK: %[[OUT:.+]] = tensor.collapse_shape %[[OE]] {{\[\[}}0], [1, 2], [3], [4]] : tensor<2x2x4x16x64xbf16> into tensor<2x8x16x64xbf16>
-// CHECK: %[[LE:.+]] = tensor.expand_shape %[[LSE]] {{\[\[}}0, 1], [2], [3]] output_shape [2, 2, 4, 16]
-// CHECK: %[[LSEOUT:.+]] = tensor.collapse_shape %[[LE]] {{\[\[}}0], [1, 2], [3]] : tensor<2x2x4x16xf32> into tensor<2x8x16xf32>
+// CHECK: %[[O:.+]] = linalg.generic {indexing_maps = [#[[$Q6]], #[[$V6]], #[[$S6]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[P]], %[[V]] : tensor<2x2x4x16x32xf32>, tensor<2x2x32x64xbf16>) outs(%{{.+}} : tensor<2x2x4x16x64xf32>)
+// CHECK: %[[O16:.+]] = linalg.generic {{.+}} ins(%[[O]] : tensor<2x2x4x16x64xf32>) outs(%{{.+}} : tensor<2x2x4x16x64xbf16>)
+// CHECK: %[[OUT:.+]] = tensor.collapse_shape %[[O16]] {{\[\[}}0], [1, 2], [3], [4]] : tensor<2x2x4x16x64xbf16> into tensor<2x8x16x64xbf16>
+// CHECK: %[[LSEOUT:.+]] = tensor.collapse_shape %[[LSE]] {{\[\[}}0], [1, 2], [3]] : tensor<2x2x4x16xf32> into tensor<2x8x16xf32>
 // CHECK: return %[[OUT]], %[[LSEOUT]]
 func.func @attention(%q: tensor<2x8x16x64xbf16>, %k: tensor<2x2x32x64xbf16>, %v: tensor<2x2x32x64xbf16>)
     -> (tensor<2x8x16x64xbf16>, tensor<2x8x16xf32>) {
@@ -195,36 +203,27 @@ func.func @attention(%q: tensor<2x8x16x64xbf16>, %k: tensor<2x2x32x64xbf16>, %v:
 // of all query heads of a group (the GQA group sum).
 // CHECK-LABEL: func.func @attention_grad(
 // CHECK-SAME: %[[DO:[a-z0-9]+]]: tensor<1x4x16x32xf32>, %[[Q:[a-z0-9]+]]: tensor<1x4x16x32xf32>, %[[K:[a-z0-9]+]]: tensor<1x2x16x32xf32>, %[[V:[a-z0-9]+]]: tensor<1x2x16x32xf32>, %[[O:[a-z0-9]+]]: tensor<1x4x16x32xf32>, %[[L:[a-z0-9]+]]: tensor<1x4x16xf32>)
-// CHECK: %[[DOE:.+]] = tensor.expand_shape %[[DO]]
-// CHECK: %[[DOG:.+]] = tensor.collapse_shape %[[DOE]] {{\[\[}}0, 1], [2, 3], [4]] : tensor<1x2x2x16x32xf32> into tensor<2x32x32xf32>
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: %[[DOE:.+]] = tensor.expand_shape %[[DO]] {{\[\[}}0], [1, 2], [3], [4]] output_shape [1, 2, 2, 16, 32]
 // CHECK: %[[QE:.+]] = tensor.expand_shape %[[Q]]
-// CHECK: %[[QG:.+]] = tensor.collapse_shape %[[QE]]
 // CHECK: %[[OE:.+]] = tensor.expand_shape %[[O]]
-// CHECK: %[[OG:.+]] = tensor.collapse_shape %[[OE]]
-// CHECK: %[[KG:.+]] = tensor.collapse_shape %[[K]]
-// CHECK: %[[VG:.+]] = tensor.collapse_shape %[[V]]
 // CHECK: %[[LE:.+]] = tensor.expand_shape %[[L]] {{\[\[}}0], [1, 2], [3]] output_shape [1, 2, 2, 16]
-// CHECK: %[[LG:.+]] = tensor.collapse_shape %[[LE]] {{\[\[}}0, 1], [2], [3]] : tensor<1x2x2x16xf32> into tensor<2x2x16xf32>
-// CHECK: %[[S:.+]] = linalg.batch_matmul indexing_maps = [#[[$MM_LHS]], #[[$MM_RHS_T]], #[[$MM_OUT]]] ins(%[[QG]], %[[KG]] :
-// CHECK: %[[S4:.+]] = tensor.expand_shape %[[S]]
-// CHECK: %[[P4:.+]] = linalg.generic {indexing_maps = [#[[$MM_OUT]], #[[$ID4]]], {{.+}} ins(%[[LG]] : {{.+}}) outs(%[[S4]] :
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: %[[S:.+]] = linalg.generic {indexing_maps = [#[[$Q6]], #[[$K6]], #[[$S6]]], {{.+}} ins(%[[QE]], %[[K]] :
+// CHECK: %[[P:.+]] = linalg.generic {indexing_maps = [#[[$ROW5]], #[[$ID5]]], {{.+}} ins(%[[LE]] : {{.+}}) outs(%[[S]] :
 // CHECK-NOT: linalg.index
 // CHECK: math.exp
-// CHECK: %[[P:.+]] = tensor.collapse_shape %[[P4]]
-// CHECK: %[[DV:.+]] = linalg.batch_matmul indexing_maps = [#[[$MM_LHS_T]], #[[$MM_RHS]], #[[$MM_OUT]]] ins(%[[P]], %[[DOG]] : tensor<2x32x16xf32>, tensor<2x32x32xf32>) outs(%{{.+}} : tensor<2x16x32xf32>)
-// CHECK: %[[DP:.+]] = linalg.batch_matmul indexing_maps = [#[[$MM_LHS]], #[[$MM_RHS_T]], #[[$MM_OUT]]] ins(%[[DOG]], %[[VG]] : tensor<2x32x32xf32>, tensor<2x16x32xf32>) outs(%{{.+}} : tensor<2x32x16xf32>)
-// CHECK: %[[D:.+]] = linalg.generic {indexing_maps = [#[[$ID3]], #[[$ID3]], #[[$ROW3]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[DOG]], %[[OG]] :
-// CHECK: %[[DS:.+]] = linalg.generic {indexing_maps = [#[[$ID3]], #[[$ROW3]], #[[$ID3]]], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[P]], %[[D]] : {{.+}}) outs(%[[DP]] :
+// CHECK: %[[DV:.+]] = linalg.generic {indexing_maps = [#[[$PT6]], #[[$XT6]], #[[$KV6]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[P]], %[[DOE]] : tensor<1x2x2x16x16xf32>, tensor<1x2x2x16x32xf32>) outs(%{{.+}} : tensor<1x2x16x32xf32>)
+// CHECK: %[[DP:.+]] = linalg.generic {indexing_maps = [#[[$Q6]], #[[$K6]], #[[$S6]]], {{.+}} ins(%[[DOE]], %[[V]] : tensor<1x2x2x16x32xf32>, tensor<1x2x16x32xf32>) outs(%{{.+}} : tensor<1x2x2x16x16xf32>)
+// CHECK: %[[D:.+]] = linalg.generic {indexing_maps = [#[[$ID5]], #[[$ID5]], #[[$ROW5]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[DOE]], %[[OE]] :
+// CHECK: %[[DS:.+]] = linalg.generic {indexing_maps = [#[[$ID5]], #[[$ROW5]], #[[$ID5]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[P]], %[[D]] : {{.+}}) outs(%[[DP]] :
 // CHECK: arith.subf
 // CHECK: arith.mulf
 // CHECK: arith.constant 2.500000e-01 : f32
-// CHECK: %[[DQ:.+]] = linalg.batch_matmul ins(%[[DS]], %[[KG]] : tensor<2x32x16xf32>, tensor<2x16x32xf32>) outs(%{{.+}} : tensor<2x32x32xf32>)
-// CHECK: %[[DK:.+]] = linalg.batch_matmul indexing_maps = [#[[$MM_LHS_T]], #[[$MM_RHS]], #[[$MM_OUT]]] ins(%[[DS]], %[[QG]] : tensor<2x32x16xf32>, tensor<2x32x32xf32>) outs(%{{.+}} : tensor<2x16x32xf32>)
-// CHECK: %[[DQE:.+]] = tensor.expand_shape %[[DQ]] {{\[\[}}0, 1], [2, 3], [4]]
-// CHECK: %[[DQOUT:.+]] = tensor.collapse_shape %[[DQE]] {{\[\[}}0], [1, 2], [3], [4]] : tensor<1x2x2x16x32xf32> into tensor<1x4x16x32xf32>
-// CHECK: %[[DKOUT:.+]] = tensor.expand_shape %[[DK]] {{\[\[}}0, 1], [2], [3]] output_shape [1, 2, 16, 32]
-// CHECK: %[[DVOUT:.+]] = tensor.expand_shape %[[DV]] {{\[\[}}0, 1], [2], [3]] output_shape [1, 2, 16, 32]
-// CHECK: return %[[DQOUT]], %[[DKOUT]], %[[DVOUT]]
+// CHECK: %[[DQ:.+]] = linalg.generic {indexing_maps = [#[[$Q6]], #[[$V6]], #[[$S6]]], {{.+}} ins(%[[DS]], %[[K]] : tensor<1x2x2x16x16xf32>, tensor<1x2x16x32xf32>) outs(%{{.+}} : tensor<1x2x2x16x32xf32>)
+// CHECK: %[[DK:.+]] = linalg.generic {indexing_maps = [#[[$PT6]], #[[$XT6]], #[[$KV6]]], {{.+}} ins(%[[DS]], %[[QE]] : tensor<1x2x2x16x16xf32>, tensor<1x2x2x16x32xf32>) outs(%{{.+}} : tensor<1x2x16x32xf32>)
+// CHECK: %[[DQOUT:.+]] = tensor.collapse_shape %[[DQ]] {{\[\[}}0], [1, 2], [3], [4]] : tensor<1x2x2x16x32xf32> into tensor<1x4x16x32xf32>
+// CHECK: return %[[DQOUT]], %[[DK]], %[[DV]]
 func.func @attention_grad(%do: tensor<1x4x16x32xf32>, %q: tensor<1x4x16x32xf32>,
                           %k: tensor<1x2x16x32xf32>, %v: tensor<1x2x16x32xf32>,
                           %o: tensor<1x4x16x32xf32>, %l: tensor<1x4x16xf32>)
