@@ -1427,10 +1427,20 @@ mlir::memopt::planMemory(llvm::ArrayRef<PlanBuffer> buffers,
 
 MemoryPlan mlir::memopt::planGreedyBySize(llvm::ArrayRef<PlanBuffer> buffers,
                                           int64_t alignment) {
+  size_t placed = 0;
+  return *planGreedyBySize(buffers, alignment,
+                           std::chrono::steady_clock::time_point::max(),
+                           placed);
+}
+
+std::optional<MemoryPlan> mlir::memopt::planGreedyBySize(
+    llvm::ArrayRef<PlanBuffer> buffers, int64_t alignment,
+    std::chrono::steady_clock::time_point deadline, size_t &placed) {
   MemoryPlan plan;
   plan.strategy = "greedy-size";
   plan.offsets.assign(buffers.size(), 0);
   plan.loadBytes = computeLoad(buffers, alignment);
+  placed = 0;
   std::vector<Item> items;
   std::vector<uint32_t> ids;
   std::vector<int64_t> lowers, uppers;
@@ -1448,9 +1458,12 @@ MemoryPlan mlir::memopt::planGreedyBySize(llvm::ArrayRef<PlanBuffer> buffers,
   GreedyBySizePlacer placer(numSlots);
   int64_t arena = 0;
   for (uint32_t item : orderBySize(items)) {
+    if (placed % 4096 == 0 && std::chrono::steady_clock::now() > deadline)
+      return std::nullopt;
     int64_t offset = placer.place(items[item]);
     arena = std::max(arena, offset + items[item].size);
     plan.offsets[ids[item]] = offset * alignment;
+    ++placed;
   }
   plan.arenaBytes = arena * alignment;
   plan.provedOptimal = plan.arenaBytes == plan.loadBytes;

@@ -305,6 +305,26 @@ TEST(MemoryPlanTest, LargerTilingsStayValidAndNearLoad) {
   }
 }
 
+TEST(MemoryPlanTest, GreedyBySizeStopsAtItsDeadline) {
+  // A deadline already passed stops the baseline before its first placement
+  // (deterministic: no clock reading decides it); one far away changes
+  // nothing.
+  std::vector<PlanBuffer> buffers = {{0, 1, 6}, {0, 2, 4}, {2, 3, 4},
+                                     {1, 3, 3}, {1, 3, 2}, {1, 3, 1}};
+  size_t placed = 99;
+  auto now = std::chrono::steady_clock::now();
+  EXPECT_FALSE(planGreedyBySize(buffers, 1, now - std::chrono::seconds(1),
+                                placed)
+                   .has_value());
+  EXPECT_EQ(placed, 0u);
+  std::optional<MemoryPlan> greedy = planGreedyBySize(
+      buffers, 1, std::chrono::steady_clock::time_point::max(), placed);
+  ASSERT_TRUE(greedy.has_value());
+  EXPECT_EQ(placed, buffers.size());
+  EXPECT_EQ(greedy->offsets, planGreedyBySize(buffers, 1).offsets);
+  EXPECT_EQ(greedy->arenaBytes, 14);
+}
+
 //===----------------------------------------------------------------------===//
 // Random instances
 //===----------------------------------------------------------------------===//

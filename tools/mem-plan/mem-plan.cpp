@@ -78,8 +78,10 @@ static cl::opt<double>
               cl::desc("Safety cap in seconds on the planner's exact search "
                        "and improvement phase (default 10; 0 = none, so only "
                        "the deterministic budgets bound them); normal runs "
-                       "finish by budget. It does not bound reading, the "
-                       "greedy placements, --baseline or --verify"),
+                       "finish by budget. With --baseline it also caps the "
+                       "greedy-by-size baseline, which fails when the cap "
+                       "is reached. It does not bound reading, the greedy "
+                       "placements or --verify"),
               cl::init(10.0), cl::cat(planCategory));
 
 static cl::opt<bool>
@@ -187,8 +189,23 @@ static bool runMemPlan() {
   double greedyMs = 0;
   if (baseline) {
     start = std::chrono::steady_clock::now();
-    greedy = planGreedyBySize(buffers, alignment);
+    auto deadline = std::chrono::steady_clock::time_point::max();
+    if (timeLimit > 0 && timeLimit < 1e9) // beyond 30 years: none
+      deadline = start + std::chrono::duration_cast<
+                             std::chrono::steady_clock::duration>(
+                             std::chrono::duration<double>(timeLimit));
+    size_t placed = 0;
+    greedy = planGreedyBySize(buffers, alignment, deadline, placed);
     greedyMs = millisecondsSince(start);
+    if (!greedy)
+      return fail(
+          llvm::formatv("the greedy-by-size baseline did not finish within "
+                        "--time-limit={0} s (it placed {1} of {2} buffers); "
+                        "its time grows quadratically on large fragmented "
+                        "inputs: give --time-limit=0 to let it finish, or "
+                        "leave out --baseline",
+                        static_cast<double>(timeLimit), placed, buffers.size())
+              .str());
     if (verify)
       if (llvm::Error error = verifyMemoryPlan(buffers, greedy->offsets,
                                                greedy->arenaBytes, alignment))

@@ -16,7 +16,9 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -100,6 +102,17 @@ llvm::Error verifyMemoryPlan(llvm::ArrayRef<PlanBuffer> buffers,
 /// strategy is "greedy-size".
 MemoryPlan planGreedyBySize(llvm::ArrayRef<PlanBuffer> buffers,
                             int64_t alignment);
+
+/// planGreedyBySize with a wall-clock cap: gives up, returning std::nullopt,
+/// once `deadline` has passed (checked before the first placement and every
+/// 4096 after). `placed` receives the number of buffers placed. A
+/// placement's cost grows with how fragmented the bytes live during its
+/// lifetime are, so the baseline is quadratic on large fragmented inputs
+/// (about 3 minutes for a million buffers of a training step).
+std::optional<MemoryPlan>
+planGreedyBySize(llvm::ArrayRef<PlanBuffer> buffers, int64_t alignment,
+                 std::chrono::steady_clock::time_point deadline,
+                 size_t &placed);
 
 /// Checks the input as planMemory does; success for a valid one.
 llvm::Error validatePlanInput(llvm::ArrayRef<PlanBuffer> buffers,
