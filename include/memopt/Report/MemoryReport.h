@@ -5,7 +5,8 @@
 // largest tensors live at the peak, the timeline) and printed as JSON (schema
 // `memopt.memory-report/1`, documented in docs/report.md) or one of its
 // views: a text table, a self-contained HTML page with an SVG timeline, or a
-// Chrome/Perfetto trace.
+// Chrome/Perfetto trace. MemoryReport collects the numbers; the writers of
+// memopt/Report/ReportWriters.h print them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,7 +57,6 @@ struct ReportTensor {
   std::string location;
 };
 
-/// The memory report of one training step.
 /// What `train-remat` recorded on a step: its attributes and the ops it
 /// inserted (marked `train.recomputed`).
 struct RematSummary {
@@ -68,6 +68,7 @@ struct RematSummary {
   int64_t numOps = 0;
 };
 
+/// The memory report of one training step.
 class MemoryReport {
 public:
   /// The number of tensors listed at the peak, largest first.
@@ -94,6 +95,10 @@ public:
   int64_t getArenaBytes() const { return arenaBytes; }
   int64_t getPlanAlignment() const { return planAlignment; }
   bool isArenaFromIR() const { return arenaFromIR; }
+  /// The LOAD of the planner, over sizes aligned to the plan's alignment:
+  /// the `train.load_bytes` that train-plan-memory recorded with the arena
+  /// in the IR (the arena's lower bound); unset when the IR has no plan.
+  std::optional<int64_t> getPlanLoadBytes() const { return planLoadBytes; }
   /// arena / LOAD - 1: what the arena costs above the lower bound (alignment
   /// padding included).
   double getFragmentation() const {
@@ -120,20 +125,21 @@ public:
   }
   /// The number of buffers live at the peak.
   int64_t getNumLiveAtPeak() const { return numLiveAtPeak; }
+  /// The op at the peak point: its name and formatLocation of its location.
+  StringRef getPeakOpName() const { return peakOpName; }
+  StringRef getPeakLocation() const { return peakLocation; }
 
-  /// Prints the report in `format`.
+  /// Prints the report in `format` (memopt/Report/ReportWriters.h).
   void print(raw_ostream &os, ReportFormat format) const;
-  /// The JSON document (schema kMemoryReportSchema), keys in a fixed order.
-  void printJSON(raw_ostream &os) const;
-  /// A summary table in binary units.
-  void printText(raw_ostream &os) const;
-  /// One self-contained HTML5 page with an inline SVG timeline.
-  void printHTML(raw_ostream &os) const;
-  /// Chrome/Perfetto trace-event JSON.
-  void printTrace(raw_ostream &os) const;
 
 private:
   MemoryReport() = default;
+
+  /// Reads what train-remat recorded on `func`, if it ran.
+  void collectRemat(FunctionOpInterface func);
+  /// The arena: the plan train-plan-memory recorded in the IR, else one
+  /// planned here with the default options.
+  LogicalResult collectArena(FunctionOpInterface func);
 
   std::string functionName;
   std::unique_ptr<TensorLiveness> liveness;
@@ -144,6 +150,7 @@ private:
   int64_t arenaBytes = 0;
   int64_t planAlignment = 0;
   bool arenaFromIR = false;
+  std::optional<int64_t> planLoadBytes;
   std::string peakOpName;
   std::string peakLocation;
   SmallVector<ReportTensor> topTensors;

@@ -1,0 +1,121 @@
+//===- JsonWriter.cpp - the memory report as JSON -------------------------===//
+//
+// Schema `memopt.memory-report/1`, every key documented in docs/report.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ReportFormatting.h"
+
+#include "memopt/Report/ReportWriters.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::memopt;
+using namespace mlir::memopt::report;
+
+/// The "remat" object, or null when train-remat did not run on the step.
+static void writeRemat(const MemoryReport &report, llvm::json::OStream &json) {
+  const std::optional<RematSummary> &remat = report.getRemat();
+  if (!remat) {
+    json.attribute("remat", nullptr);
+    return;
+  }
+  json.attributeObject("remat", [&] {
+    json.attribute("recompute_flops", remat->flops);
+    json.attribute("overhead", report.getRematOverhead());
+    json.attribute("peak_before", remat->peakBefore);
+    json.attribute("peak_after", remat->peakAfter);
+    json.attribute("recomputed_ops", remat->numOps);
+    json.attributeObject("by_op", [&] {
+      for (const auto &[name, count] : remat->opsByName)
+        json.attribute(name, count);
+    });
+  });
+}
+
+/// The "top_tensors" array: the largest buffers live at the peak.
+static void writeTopTensors(const MemoryReport &report,
+                            llvm::json::OStream &json) {
+  json.attributeArray("top_tensors", [&] {
+    for (const ReportTensor &tensor : report.getTopTensors()) {
+      json.objectBegin();
+      json.attribute("name", toJSONString(tensor.buffer->name));
+      json.attribute("bytes", tensor.buffer->bytes);
+      json.attribute("class", stringifyMemoryClass(tensor.buffer->memoryClass));
+      json.attributeBegin("live_range");
+      json.rawValue([&](raw_ostream &range) {
+        range << "[" << tensor.buffer->start << ", " << tensor.buffer->end
+              << "]";
+      });
+      json.attributeEnd();
+      json.attribute("persistent", tensor.buffer->persistent);
+      json.attributeObject("defining_op", [&] {
+        json.attribute("name", tensor.opName);
+        json.attribute("location", toJSONString(tensor.location));
+      });
+      json.objectEnd();
+    }
+  });
+}
+
+/// The "timeline" array, one line per point: a 1M-op step stays a readable,
+/// greppable file.
+static void writeTimeline(const TensorLiveness &live,
+                          llvm::json::OStream &json) {
+  json.attributeArray("timeline", [&] {
+    for (auto [point, op] : llvm::enumerate(live.getSchedule())) {
+      json.rawValue([&](raw_ostream &line) {
+        llvm::json::OStream entry(line);
+        entry.objectBegin();
+        entry.attribute("point", static_cast<int64_t>(point));
+        entry.attribute("op", op->getName().getStringRef());
+        entry.attribute("live_bytes", live.getLiveBytes(point));
+        entry.attributeBegin("by_class");
+        writeByClass(entry, live.getLiveBytesByClass(point));
+        entry.attributeEnd();
+        entry.objectEnd();
+      });
+    }
+  });
+}
+
+void mlir::memopt::printJSONReport(const MemoryReport &report,
+                                   raw_ostream &os) {
+  const TensorLiveness &live = report.getLiveness();
+  int64_t peak = live.getPeakPoint();
+  llvm::json::OStream json(os, /*IndentSize=*/2);
+  json.objectBegin();
+  json.attribute("schema", kMemoryReportSchema);
+  json.attribute("function", toJSONString(report.getFunctionName()));
+  json.attribute("num_points", live.getNumPoints());
+  json.attribute("num_buffers", static_cast<int64_t>(live.getBuffers().size()));
+  json.attribute("peak_bytes", report.getPeakBytes());
+  json.attribute("load_bytes", report.getLoadBytes());
+  json.attribute("arena_bytes", report.getArenaBytes());
+  json.attribute("fragmentation", report.getFragmentation());
+  json.attribute("arena_source", report.isArenaFromIR() ? "ir" : "report");
+  json.attribute("plan_alignment", report.getPlanAlignment());
+  if (std::optional<int64_t> planLoad = report.getPlanLoadBytes())
+    json.attribute("plan_load_bytes", *planLoad);
+  json.attribute("peak_point", peak);
+  json.attributeObject("peak_op", [&] {
+    json.attribute("name", report.getPeakOpName());
+    json.attribute("location", toJSONString(report.getPeakLocation()));
+  });
+  json.attribute("persistent_bytes", live.getPersistentBytes());
+  json.attribute("parameter_count", report.getParameterCount());
+  json.attribute("parameter_bytes", report.getParameterBytes());
+  json.attribute("total_flops", report.getTotalFlops());
+  writeRemat(report, json);
+  json.attributeBegin("by_class");
+  writeByClass(json, live.getLiveBytesByClass(peak));
+  json.attributeEnd();
+  json.attribute("num_live_at_peak", report.getNumLiveAtPeak());
+  writeTopTensors(report, json);
+  writeTimeline(live, json);
+  json.objectEnd();
+  os << "\n";
+}

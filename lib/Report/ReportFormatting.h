@@ -1,0 +1,65 @@
+//===- ReportFormatting.h - text helpers of the report writers --*- C++ -*-===//
+//
+// Numbers, names and escapes shared by the writers of the memory report
+// (TextWriter.cpp, JsonWriter.cpp, HtmlWriter.cpp, TraceWriter.cpp). Private
+// to lib/Report; the public helpers (formatBytes, formatLocation) are in
+// memopt/Report/MemoryReport.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_LIB_REPORT_REPORTFORMATTING_H
+#define MEMOPT_LIB_REPORT_REPORTFORMATTING_H
+
+#include "memopt/Report/MemoryReport.h"
+
+#include "llvm/Support/JSON.h"
+
+#include <array>
+#include <string>
+
+namespace mlir::memopt::report {
+
+/// `bytes` in the largest binary unit that fits, two decimals ("1.39 KiB"),
+/// or "N B" below 1 KiB.
+std::string formatBytesShort(int64_t bytes);
+
+/// FLOPs with an SI prefix and the exact count: "1.38 kFLOP (1376)".
+std::string formatFlops(int64_t flops);
+
+/// A ratio as a percentage with two decimals: 0.0035 -> "0.35%".
+std::string formatPercent(double ratio);
+
+/// `part / whole` as a percentage with two decimals (0.00% when whole is 0).
+std::string formatShare(int64_t part, int64_t whole);
+
+/// A number with two decimals: "12.50".
+std::string formatFixed2(double value);
+
+/// "3 ops: train.gelu x2, train.matmul x1".
+std::string formatRecomputedOps(const RematSummary &remat);
+
+/// The arena row of the text and HTML summaries: "2.25 KiB (2304 B), 62.25%
+/// above LOAD, planned for this report (alignment 256)".
+std::string formatArena(const MemoryReport &report);
+
+/// The plan LOAD row of the text and HTML summaries, when the IR carries
+/// `train.load_bytes`: "2.25 KiB (2304 B), sizes aligned to 256
+/// (train.load_bytes)".
+std::string formatPlanLoad(const MemoryReport &report);
+
+/// JSON strings must be UTF-8; names come from arbitrary string attributes.
+std::string toJSONString(StringRef text);
+
+/// Escapes text for HTML and XML content and attribute values.
+std::string escapeXML(StringRef text);
+
+/// The name of memory class number `cls` ("parameter", ...).
+StringRef className(unsigned cls);
+
+/// Writes {"parameter": ..., ..., "input": ...}, classes in enum order.
+void writeByClass(llvm::json::OStream &json,
+                  const std::array<int64_t, kNumMemoryClasses> &bytes);
+
+} // namespace mlir::memopt::report
+
+#endif // MEMOPT_LIB_REPORT_REPORTFORMATTING_H

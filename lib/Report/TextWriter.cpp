@@ -1,0 +1,113 @@
+//===- TextWriter.cpp - the memory report as a text table -----------------===//
+
+#include "ReportFormatting.h"
+
+#include "memopt/Report/ReportWriters.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace mlir::memopt;
+using namespace mlir::memopt::report;
+
+/// Prints rows as columns separated by two spaces; `rightAligned[i]` aligns
+/// column i to the right. The last column is not padded.
+static void printTable(raw_ostream &os, ArrayRef<SmallVector<std::string>> rows,
+                       ArrayRef<bool> rightAligned) {
+  SmallVector<size_t> widths(rightAligned.size(), 0);
+  for (const auto &row : rows)
+    for (auto [i, cell] : llvm::enumerate(row))
+      widths[i] = std::max(widths[i], cell.size());
+  for (const auto &row : rows) {
+    os << "  ";
+    for (auto [i, cell] : llvm::enumerate(row)) {
+      bool last = i + 1 == row.size();
+      size_t pad = widths[i] - cell.size();
+      if (rightAligned[i])
+        os.indent(pad);
+      os << cell;
+      if (!last && !rightAligned[i])
+        os.indent(pad);
+      if (!last)
+        os << "  ";
+    }
+    os << "\n";
+  }
+}
+
+/// The summary: the peak and where it is, the arena, sizes and counts, and
+/// what train-remat decided.
+static void printSummary(const MemoryReport &report, raw_ostream &os) {
+  const TensorLiveness &live = report.getLiveness();
+  bool fromIR = report.isArenaFromIR();
+  SmallVector<SmallVector<std::string>> rows;
+  rows.push_back({fromIR ? "peak (arena)" : "peak (LOAD)",
+                  formatBytes(report.getPeakBytes())});
+  if (fromIR)
+    rows.push_back({"LOAD", formatBytes(report.getLoadBytes())});
+  rows.push_back({"arena", formatArena(report)});
+  if (report.getPlanLoadBytes())
+    rows.push_back({"plan LOAD", formatPlanLoad(report)});
+  rows.push_back({"at", "point " + std::to_string(live.getPeakPoint()) +
+                            " of " + std::to_string(live.getNumPoints()) +
+                            ": " + report.getPeakOpName().str() + " at " +
+                            report.getPeakLocation().str()});
+  rows.push_back({"persistent", formatBytes(live.getPersistentBytes())});
+  rows.push_back({"parameters", std::to_string(report.getParameterCount()) +
+                                    " elements, " +
+                                    formatBytes(report.getParameterBytes())});
+  rows.push_back({"total FLOPs", formatFlops(report.getTotalFlops())});
+  rows.push_back({"buffers", std::to_string(live.getBuffers().size()) + " (" +
+                                 std::to_string(report.getNumLiveAtPeak()) +
+                                 " live at the peak)"});
+  if (const std::optional<RematSummary> &remat = report.getRemat()) {
+    rows.push_back({"remat", formatBytes(remat->peakBefore) + " -> " +
+                                 formatBytes(remat->peakAfter) +
+                                 " (train-remat)"});
+    rows.push_back({"recomputed", formatRecomputedOps(*remat)});
+    rows.push_back({"recompute", formatFlops(remat->flops) + ", " +
+                                     formatPercent(report.getRematOverhead()) +
+                                     " more step FLOPs (the extra time of a "
+                                     "compute-bound step)"});
+  }
+  printTable(os, rows, {false, false});
+}
+
+void mlir::memopt::printTextReport(const MemoryReport &report,
+                                   raw_ostream &os) {
+  const TensorLiveness &live = report.getLiveness();
+  int64_t peak = live.getPeakPoint();
+  int64_t load = report.getLoadBytes();
+  os << "memory report of @" << report.getFunctionName() << " ("
+     << kMemoryReportSchema << ")\n\n";
+  printSummary(report, os);
+
+  os << "\n";
+  SmallVector<SmallVector<std::string>> classRows = {
+      {"class", "bytes at peak", "share"}};
+  const auto &byClass = live.getLiveBytesByClass(peak);
+  for (unsigned cls = 0; cls < kNumMemoryClasses; ++cls)
+    classRows.push_back({className(cls).str(), formatBytes(byClass[cls]),
+                         formatShare(byClass[cls], load)});
+  classRows.push_back({"total", formatBytes(load), formatShare(load, load)});
+  printTable(os, classRows, {false, true, true});
+
+  ArrayRef<ReportTensor> tensors = report.getTopTensors();
+  os << "\n  top " << tensors.size() << " of " << report.getNumLiveAtPeak()
+     << " tensors live at the peak\n";
+  SmallVector<SmallVector<std::string>> tensorRows = {
+      {"#", "name", "bytes", "class", "live", "defined by"}};
+  for (auto [i, tensor] : llvm::enumerate(tensors)) {
+    const Buffer &buffer = *tensor.buffer;
+    tensorRows.push_back({std::to_string(i + 1), buffer.name,
+                          formatBytes(buffer.bytes),
+                          stringifyMemoryClass(buffer.memoryClass).str(),
+                          "[" + std::to_string(buffer.start) + ", " +
+                              std::to_string(buffer.end) + "]",
+                          tensor.opName + " at " + tensor.location});
+  }
+  printTable(os, tensorRows, {true, false, true, false, false, false});
+}
