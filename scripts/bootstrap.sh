@@ -13,7 +13,9 @@ PACKAGES=(cmake ninja-build g++ python3 libmlir-22-dev mlir-22-tools
           coinor-libcbc-dev pkg-config
           # clang and its sanitizer runtimes: the sanitizer and fuzzer build
           # (.ci/run, docs/reliability.md).
-          clang-22 libclang-rt-22-dev)
+          clang-22 libclang-rt-22-dev
+          # mpiexec, the launcher of the data-parallel GPU steps (docs/gpu.md).
+          mpich)
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do
