@@ -175,11 +175,28 @@ LogicalResult TrainRematPass::proposeCandidates(
         evaluateKeepSet(func, "layers", getLayersKeepSet(before)));
   if (algorithm == "sqrt" || (isAuto && limit))
     candidates.push_back(evaluateKeepSet(func, "sqrt", getSqrtKeepSet(before)));
-  if (algorithm == "selective" || (isAuto && limit))
-    candidates.push_back(
-        evaluateKeepSet(func, "selective", getSelectiveKeepSet(before)));
+  if (algorithm == "selective" || (isAuto && limit)) {
+    llvm::SmallBitVector keep = getSelectiveKeepSet(before);
+    // Keeping everything is `none`'s answer, not a selective one.
+    if (algorithm == "selective" && keep.all())
+      return mlir::emitError(func.getLoc())
+             << "train-remat: no candidate of algorithm 'selective' for @"
+             << func.getSymName()
+             << ": it recomputes attention scores (softmax outputs and the "
+                "dropout applied to them) and the step has none";
+    candidates.push_back(evaluateKeepSet(func, "selective", keep));
+  }
   if (algorithm == "greedy" || (isAuto && limit))
     candidates.push_back(runGreedyRemat(func, before, limit));
+  if (algorithm == "chain" && !limit) {
+    // Without a budget `chain` keeps everything, on a chain only.
+    std::string why;
+    if (failed(getChainGroups(func, why)))
+      return mlir::emitError(func.getLoc())
+             << "train-remat: algorithm 'chain' cannot run on @"
+             << func.getSymName()
+             << ": the step is not a chain of layers: " << why;
+  }
   if ((algorithm == "optimal" || algorithm == "chain") && !limit)
     candidates.push_back(evaluateKeepSet(func, algorithm, keepAll));
   if (!limit)
@@ -307,6 +324,21 @@ void TrainRematPass::runOnOperation() {
   if (!chosen) {
     reportNoCandidate(func, candidates, **limit, persistent);
     return signalPassFailure();
+  }
+  if (StringRef(algorithm) == "auto") {
+    InFlightDiagnostic remark = mlir::emitRemark(func.getLoc());
+    remark << "train-remat: auto chose '" << chosen->algorithm << "': ";
+    if (!*limit)
+      remark << "without a budget it keeps every activation (peak "
+             << chosen->peak << " bytes)";
+    else
+      remark << "the least recompute (" << chosen->flops << " FLOPs) of the "
+             << llvm::count_if(candidates,
+                               [&](const RematCandidate &candidate) {
+                                 return candidate.peak <= **limit;
+                               })
+             << " candidates within the budget of " << **limit
+             << " bytes; peak " << chosen->peak << " bytes";
   }
   if (!chosen->detail.empty())
     mlir::emitRemark(func.getLoc())

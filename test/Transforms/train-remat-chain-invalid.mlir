@@ -1,6 +1,11 @@
 // `chain` needs a chain of layers: each layer reads only the layer before
 // it (and parameters or inputs). A skip connection is not a chain.
 // RUN: not mem-opt %s -split-input-file --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget=600 algorithm=chain' -o /dev/null 2>&1 | FileCheck %s
+// Without a budget too: `chain` fails on a step that is not a chain
+// rather than keep everything silently (@tight is a chain: no error).
+// RUN: not mem-opt %s -split-input-file --train-autodiff=optimizer=sgd --train-lifetimes --train-remat=algorithm=chain -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOBUDGET
+// NOBUDGET: error: train-remat: algorithm 'chain' cannot run on @skip: the step is not a chain of layers: layer 'l.2' (layer 2) reads a value of layer 'l.0' (layer 0), not only of the one before it
+// NOBUDGET-NOT: error
 
 // CHECK: error: train-remat: algorithm 'chain' found no schedule within the budget of 600 bytes: the step is not a chain of layers: layer 'l.2' (layer 2) reads a value of layer 'l.0' (layer 0), not only of the one before it; parameters and optimizer states alone take 128 bytes
 func.func @skip() -> tensor<f32> {

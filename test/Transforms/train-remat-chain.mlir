@@ -70,6 +70,7 @@
 // OPT5: remark: train-remat: optimal: optimal over 22 groups (11 forward), model recompute 1.024e+03 FLOPs, gap 0.0000
 // OPT5: train.remat_flops = 1024 : i64, train.remat_peak_after = 1028 : i64
 
+// AUTO: remark: train-remat: auto chose 'chain': the least recompute (2816 FLOPs) of the {{[0-9]+}} candidates within the budget of 644 bytes; peak 644 bytes
 // AUTO: remark: train-remat: chain: optimal over a chain of 11 layers
 // AUTO: train.remat_flops = 2816 : i64, train.remat_peak_after = 644 : i64
 func.func @chain() -> tensor<f32> {

@@ -40,6 +40,11 @@
 // BUDGET: error: train-remat: no candidate of algorithm 'auto' meets the budget of 100 bytes: the smallest peak reached is 900 bytes, by '{{[a-z]+}}' (recomputing every activation: 1028 bytes); parameters and optimizer states alone take 256 bytes
 // RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget=1KiB algorithm=none' -o /dev/null 2>&1 | FileCheck %s --check-prefix=NONE
 // NONE: error: train-remat: no candidate of algorithm 'none' meets the budget of 1024 bytes: the smallest peak reached is 1028 bytes, by 'none'
+// `selective` recomputes attention scores; a step without any is an error,
+// with or without a budget, not a silent keep-everything.
+// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat=algorithm=selective -o /dev/null 2>&1 | FileCheck %s --check-prefix=SELECTIVE
+// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget=2KiB algorithm=selective' -o /dev/null 2>&1 | FileCheck %s --check-prefix=SELECTIVE
+// SELECTIVE: error: train-remat: no candidate of algorithm 'selective' for @chain: it recomputes attention scores (softmax outputs and the dropout applied to them) and the step has none
 // A function without a loss is not a training step.
 // RUN: not mem-opt %s --train-remat -o /dev/null 2>&1 | FileCheck %s --check-prefix=STEP
 // STEP: error: train-remat: @nolos is not a training step: its first result is not a 0-d float loss

@@ -5,6 +5,11 @@
 // RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat=algorithm=sqrt --train-verify-step | FileCheck %s --check-prefix=SQRT
 // RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat=algorithm=layers --train-verify-step | FileCheck %s --check-prefix=LAYERS
 // RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget=950B time-limit=0 node-limit=100000' --train-verify-step | FileCheck %s --check-prefix=BUDGET
+// auto says which algorithm it chose, and why.
+// RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget=950B time-limit=0 node-limit=100000' -o /dev/null 2>&1 | FileCheck %s --check-prefix=AUTO
+// RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat -o /dev/null 2>&1 | FileCheck %s --check-prefix=AUTO-NONE
+// AUTO: remark: train-remat: auto chose 'greedy': the least recompute (256 FLOPs) of the 5 candidates within the budget of 950 bytes; peak 900 bytes
+// AUTO-NONE: remark: train-remat: auto chose 'none': without a budget it keeps every activation (peak 1028 bytes)
 // RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget=950B algorithm=optimal segments=5 time-limit=0 node-limit=100000' --train-verify-step 2>&1 | FileCheck %s --check-prefix=OPT
 // RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget=800B algorithm=optimal segments=5 time-limit=0 node-limit=100000' --train-verify-step 2>&1 | FileCheck %s --check-prefix=OPT800
 // RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget=950B algorithm=optimal segments=3 time-limit=0 node-limit=100000' --train-verify-step 2>&1 | FileCheck %s --check-prefix=OPT3

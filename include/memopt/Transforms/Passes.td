@@ -188,7 +188,7 @@ def TrainRematPass : Pass<"train-remat", "::mlir::func::FuncOp"> {
       in program order;
     * `selective`: Megatron's selective recomputation: recompute the
       attention-score block (softmax outputs and the dropout applied to
-      them), keep the rest;
+      them), keep the rest; fails on a step without attention scores;
     * `greedy`: among the kept activations live at the peak, drop the one
       of least added recompute FLOPs per byte of peak removed (measured over
       a few tries ranked by estimated FLOPs per byte, with the producers
@@ -208,14 +208,14 @@ def TrainRematPass : Pass<"train-remat", "::mlir::func::FuncOp"> {
       remark says so); the plan is measured exactly and re-solved with less
       memory while it exceeds the budget. Fails, naming the layers, when the
       step is not a chain (a layer reads a value of a layer other than the
-      one before it, as U-Net's skips do);
+      one before it, as U-Net's skips do), with or without a budget;
     * `auto` (default): `none` if it meets the budget, else the candidate
       of least recompute FLOPs among the others that does (`chain` when the
-      step is a chain).
+      step is a chain); a remark says which it chose and why.
 
     `budget` is a peak bound in bytes with an optional unit (`40GiB`,
     `512MiB`, `1000000`); the peak is the liveness analysis' LOAD of the
-    rewritten step. Without a budget, `auto` and `optimal` keep everything
+    rewritten step. Without a budget, `auto`, `optimal` and `chain` keep everything
     and the other algorithms apply as they are. When no candidate meets the
     budget the pass fails and says the smallest peak it reached and what
     dominates it (the persistent parameters and optimizer states). For the
