@@ -113,7 +113,19 @@ int main(int argc, char **argv) {
   mlir::memopt::test::registerTestPasses();
 
   std::string helpHeader = mlir::registerCLIOptions(
-      "mem-opt: memory optimizer for neural-network training steps\n",
+      "mem-opt: memory optimizer for neural-network training steps\n"
+      "\n"
+      "memopt's passes, next to MLIR's upstream ones:\n"
+      "  train-*                  on train-dialect steps: verify,\n"
+      "                           differentiate (train-autodiff), lifetimes,\n"
+      "                           remat, arena planning, the memory report\n"
+      "  convert-train-to-linalg  train ops to linalg/tensor/arith\n"
+      "  memopt-lower-to-cpu      linalg on tensors to LLVM (CPU)\n"
+      "  memopt-lower-to-gpu      linalg on tensors to LLVM + gpu.binary\n"
+      "  memopt-*                 the steps of those pipelines (cuBLAS and\n"
+      "                           NCCL calls, loop mapping, frees, ...)\n"
+      "  test-print-*             analyses printed for tests (liveness, op\n"
+      "                           interfaces, remat groups)\n",
       registry);
   hidePollyOptions();
   printLocationsByDefault();
