@@ -1,6 +1,7 @@
-//===- TrainInterfaces.cpp - cost and aliasing interfaces -----------------===//
+//===- TrainInterfaces.cpp - train op interfaces --------------------------===//
 
 #include "memopt/Dialect/Train/IR/TrainInterfaces.h"
+#include "memopt/Dialect/Train/IR/TrainOps.h"
 #include "memopt/Dialect/Train/IR/TrainTraits.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Diagnostics.h"
@@ -146,3 +147,54 @@ mlir::memopt::train::computeReshapeStrides(ArrayRef<int64_t> shape,
     return std::nullopt;
   return newStrides;
 }
+
+//===----------------------------------------------------------------------===//
+// IndexOperandsOpInterface: the values integer operands must hold
+//===----------------------------------------------------------------------===//
+
+/// Size of dimension `dim` of `value`'s shape (negative: from the back).
+static int64_t getDimSize(Value value, int64_t dim) {
+  ArrayRef<int64_t> shape = cast<ShapedType>(value.getType()).getShape();
+  return shape[dim < 0 ? static_cast<int64_t>(shape.size()) + dim : dim];
+}
+
+std::optional<int64_t> EmbeddingOp::getIndexBound(unsigned operandIndex) {
+  // Ids index the table's rows.
+  if (operandIndex != getIdsMutable().getOperandNumber())
+    return std::nullopt;
+  return getDimSize(getTable(), 0);
+}
+
+std::optional<int64_t> EmbeddingGradOp::getIndexBound(unsigned operandIndex) {
+  // Ids index the rows of the table gradient.
+  if (operandIndex != getIdsMutable().getOperandNumber())
+    return std::nullopt;
+  return getDimSize(getResult(), 0);
+}
+
+std::optional<int64_t> CrossEntropyOp::getIndexBound(unsigned operandIndex) {
+  // Labels index the classes, the logits' last dimension.
+  if (operandIndex != getLabelsMutable().getOperandNumber())
+    return std::nullopt;
+  return getDimSize(getLogits(), -1);
+}
+
+std::optional<int64_t>
+CrossEntropyGradOp::getIndexBound(unsigned operandIndex) {
+  if (operandIndex != getLabelsMutable().getOperandNumber())
+    return std::nullopt;
+  return getDimSize(getLogits(), -1);
+}
+
+bool AdamOp::isStepCount(unsigned operandIndex) {
+  return operandIndex == getStepMutable().getOperandNumber();
+}
+
+bool AdamWOp::isStepCount(unsigned operandIndex) {
+  return operandIndex == getStepMutable().getOperandNumber();
+}
+
+// Views and copies of their single operand.
+bool ReshapeOp::forwardsValues(unsigned operandIndex) { return true; }
+bool TransposeOp::forwardsValues(unsigned operandIndex) { return true; }
+bool SliceOp::forwardsValues(unsigned operandIndex) { return true; }

@@ -109,4 +109,46 @@ def Train_DifferentiableOpInterface : OpInterface<"DifferentiableOpInterface"> {
   ];
 }
 
+def Train_IndexOperandsOpInterface : OpInterface<"IndexOperandsOpInterface"> {
+  let cppNamespace = "::mlir::memopt::train";
+  let description = [{
+    What an op requires of the values of its integer operands, so that a
+    runtime that fills a step's integer arguments (mem-run, docs/execution.md)
+    can pick values the step accepts without knowing individual ops:
+
+    * an index operand (embedding ids, cross_entropy labels) must hold values
+      in `[0, n)`, `n` given by another operand's or the result's shape;
+    * an optimizer's step count (`train.adam`/`adamw`'s `step`) is the
+      1-based number of the step, whatever its element type;
+    * a view or rearrangement (reshape, transpose, slice) holds only values of
+      its source, so what its result's users need, the source needs too.
+
+    Every method has a default that requires nothing, so an op implements
+    only what applies to it; ops without the interface require nothing.
+
+    Example: for `train.embedding %table, %ids : tensor<50257x768xf32>,
+    tensor<8x1024xi64> -> ...`, `getIndexBound(1)` is 50257.
+  }];
+  let methods = [
+    InterfaceMethod<[{
+        Returns `n` when the op reads operand `operandIndex` as indices that
+        must lie in `[0, n)`, std::nullopt when it sets no such bound.
+      }],
+      "std::optional<int64_t>", "getIndexBound", (ins "unsigned":$operandIndex),
+      "", [{ return std::nullopt; }]>,
+    InterfaceMethod<
+      "Returns true if operand `operandIndex` is an optimizer's 1-based step "
+      "count.",
+      "bool", "isStepCount", (ins "unsigned":$operandIndex), "",
+      [{ return false; }]>,
+    InterfaceMethod<[{
+        Returns true if every result holds only values of operand
+        `operandIndex` (rearranged or selected, never computed), so that the
+        requirements of the results' users apply to that operand.
+      }],
+      "bool", "forwardsValues", (ins "unsigned":$operandIndex), "",
+      [{ return false; }]>,
+  ];
+}
+
 #endif // MEMOPT_DIALECT_TRAIN_IR_TRAININTERFACES_TD

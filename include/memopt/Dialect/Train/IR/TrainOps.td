@@ -12,6 +12,15 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 defvar Train_Differentiable =
     DeclareOpInterfaceMethods<Train_DifferentiableOpInterface>;
 
+/// An op that reads an operand as indices in a range
+/// (IndexOperandsOpInterface::getIndexBound).
+defvar Train_IndexBound =
+    DeclareOpInterfaceMethods<Train_IndexOperandsOpInterface, ["getIndexBound"]>;
+/// An op whose result holds only values of its source
+/// (IndexOperandsOpInterface::forwardsValues).
+defvar Train_ForwardsValues =
+    DeclareOpInterfaceMethods<Train_IndexOperandsOpInterface, ["forwardsValues"]>;
+
 /// Every train op implements the cost and aliasing interfaces. `getFlops` is
 /// always defined by the op; `costMethods` and `aliasMethods` name the other
 /// interface methods the op overrides.
@@ -449,7 +458,8 @@ def Train_MatmulOp : Train_Op<"matmul", [Train_Differentiable, Pure, Train_LowPr
   let hasVerifier = 1;
 }
 
-def Train_EmbeddingOp : Train_Op<"embedding", [Train_Differentiable, Pure, Train_LowPrecisionSafe]> {
+def Train_EmbeddingOp : Train_Op<"embedding", [Train_Differentiable, Pure, Train_LowPrecisionSafe,
+                                               Train_IndexBound]> {
   let summary = "Looks up rows of an embedding table";
   let description = [{
     `result[i..., :] = table[ids[i...], :]` for a `V x H` table and integer
@@ -534,7 +544,8 @@ def Train_RotaryOp : Train_Op<"rotary", [Train_Differentiable, Pure, Train_LowPr
 // Losses and reductions
 //===----------------------------------------------------------------------===//
 
-def Train_CrossEntropyOp : Train_Op<"cross_entropy", [Train_Differentiable, Pure, Train_KeepFP32],
+def Train_CrossEntropyOp : Train_Op<"cross_entropy", [Train_Differentiable, Pure, Train_KeepFP32,
+                                                     Train_IndexBound],
                                     ["getWorkspaceBuffers"]> {
   let summary = "Mean softmax cross-entropy over integer class labels";
   let description = [{
@@ -632,7 +643,8 @@ def Train_BroadcastOp : Train_Op<"broadcast", [Train_Differentiable, Pure, Train
 // Shape ops (views allocate nothing)
 //===----------------------------------------------------------------------===//
 
-def Train_ReshapeOp : Train_Op<"reshape", [Train_Differentiable, Pure, Train_LowPrecisionSafe],
+def Train_ReshapeOp : Train_Op<"reshape", [Train_Differentiable, Pure, Train_LowPrecisionSafe,
+                                           Train_ForwardsValues],
                               [], ["getViewSource"]> {
   let summary = "Reinterprets a tensor with a new shape (a view when possible)";
   let description = [{
@@ -657,7 +669,7 @@ def Train_ReshapeOp : Train_Op<"reshape", [Train_Differentiable, Pure, Train_Low
 }
 
 def Train_TransposeOp : Train_Op<"transpose", [Train_Differentiable, Pure, Train_LowPrecisionSafe,
-                                               Train_ViewOp]> {
+                                               Train_ViewOp, Train_ForwardsValues]> {
   let summary = "Permutes dimensions (a view)";
   let description = [{
     `result.shape[i] = input.shape[permutation[i]]`. A view: no bytes, no
@@ -677,7 +689,7 @@ def Train_TransposeOp : Train_Op<"transpose", [Train_Differentiable, Pure, Train
 }
 
 def Train_SliceOp : Train_Op<"slice", [Train_Differentiable, Pure, Train_LowPrecisionSafe,
-                                       Train_ViewOp]> {
+                                       Train_ViewOp, Train_ForwardsValues]> {
   let summary = "A strided window of a tensor (a view)";
   let description = [{
     `result[i...] = input[offsets + i * strides]`; the result type gives the
@@ -1038,7 +1050,7 @@ def Train_DropoutGradOp : Train_Op<"dropout_grad", [Pure,
 }
 
 def Train_EmbeddingGradOp : Train_Op<"embedding_grad", [Pure,
-                                                        Train_KeepFP32]> {
+                                                        Train_KeepFP32, Train_IndexBound]> {
   let summary = "Gradient of embedding with respect to the table";
   let description = [{
     Scatter-adds the rows of `grad` (`ids.shape x H`) into a zero `V x H`
@@ -1058,7 +1070,7 @@ def Train_EmbeddingGradOp : Train_Op<"embedding_grad", [Pure,
 }
 
 def Train_CrossEntropyGradOp : Train_Op<"cross_entropy_grad", [Pure,
-                                                              Train_KeepFP32], ["getWorkspaceBuffers"]> {
+                                                              Train_KeepFP32, Train_IndexBound], ["getWorkspaceBuffers"]> {
   let summary = "Gradient of cross_entropy with respect to the logits";
   let description = [{
     `result = grad * (softmax(logits) - onehot(labels)) / P` where `P` is the
@@ -1367,7 +1379,8 @@ def Train_SgdOp : Train_Op<"sgd", [Train_KeepFP32,
 }
 
 class Train_AdamBase<string mnemonic> : Train_Op<mnemonic, [Train_KeepFP32,
-    MemoryEffects<[MemRead<Train_StateResource>, MemWrite<Train_StateResource>]>],
+    MemoryEffects<[MemRead<Train_StateResource>, MemWrite<Train_StateResource>]>,
+    DeclareOpInterfaceMethods<Train_IndexOperandsOpInterface, ["isStepCount"]>],
     [], ["isUpdatedInPlace"]> {
   let arguments = (ins Train_FloatTensor:$param, Train_FloatTensor:$grad,
                    Train_FloatTensor:$exp_avg, Train_FloatTensor:$exp_avg_sq,
