@@ -47,6 +47,14 @@ int64_t getPlannedBytesOutsideArena(func::FuncOp func, int64_t alignment);
 /// Symbol of the i64 global holding the step's random seed.
 inline constexpr StringLiteral kSeedGlobalName = "__train_seed";
 
+/// The calling convention of memopt-add-step-entry, through which mem-run
+/// and its AOT driver run a step: the no-argument entry function, and the
+/// globals it reads the step's argument `index` from and writes its result
+/// `index` into.
+inline constexpr StringLiteral kStepEntryName = "__memrun_entry";
+std::string getStepArgumentGlobalName(unsigned index);
+std::string getStepResultGlobalName(unsigned index);
+
 /// Adds the passes that take a module of linalg-on-tensors (the output of
 /// convert-train-to-linalg) to the LLVM dialect for the CPU: bufferization
 /// with ownership-based deallocation, loops, and LLVM conversion with the

@@ -56,6 +56,54 @@ def MemoptFreeAfterLastUsePass
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def MemoptAddStepEntryPass
+    : Pass<"memopt-add-step-entry", "::mlir::ModuleOp"> {
+  let summary = "Adds a no-argument entry function that runs a step on globals";
+  let description = [{
+    The calling convention through which `mem-run` and its ahead-of-time
+    driver run a training step (docs/execution.md): adds a function
+    `@__memrun_entry() -> ()` that reads argument `k` of the step from a new
+    global `@__memrun_arg<k>` (`memref.get_global` + `bufferization.to_tensor
+    restrict`, not writable: a step that updates an argument in place works
+    on a copy, so every step sees the same inputs), calls the step, and
+    writes result `k` into a new global `@__memrun_result<k>`
+    (`bufferization.materialize_in_destination restrict writable`). The
+    globals are uninitialized and 64-byte aligned: the runtime fills and
+    reads them at the addresses its loader resolves. Parameters, optimizer
+    states and the seed need nothing here: `convert-train-to-linalg` puts
+    them in globals of their own. Runs before `convert-train-to-linalg`.
+
+    The step is the function named by `func`, or else the only `func.func`
+    with a body. Its arguments and results must be statically shaped tensors
+    of integers or floats, and none of the symbols may exist yet.
+
+    ```mlir
+    func.func @step(%x: tensor<4xf32>) -> tensor<f32>
+    // gains:
+    memref.global @__memrun_arg0 : memref<4xf32> = uninitialized {alignment = 64 : i64}
+    memref.global @__memrun_result0 : memref<f32> = uninitialized {alignment = 64 : i64}
+    func.func @__memrun_entry() {
+      %0 = memref.get_global @__memrun_arg0 : memref<4xf32>
+      %1 = bufferization.to_tensor %0 restrict : memref<4xf32> to tensor<4xf32>
+      %2 = call @step(%1) : (tensor<4xf32>) -> tensor<f32>
+      %3 = memref.get_global @__memrun_result0 : memref<f32>
+      bufferization.materialize_in_destination %2 in restrict writable %3
+          : (tensor<f32>, memref<f32>) -> ()
+      return
+    }
+    ```
+  }];
+  let options = [
+    Option<"funcName", "func", "std::string", /*default=*/"\"\"",
+           "The step function (default: the only func.func with a body)">,
+  ];
+  let dependentDialects = [
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // GPU lowering (memopt-lower-to-gpu)
 //===----------------------------------------------------------------------===//
