@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Init.h"
+#include "memopt/Execution/Init.h"
 
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/APInt.h"
@@ -16,7 +16,7 @@
 using namespace mlir;
 using namespace mlir::memopt;
 
-uint32_t run::fnv1a32(llvm::StringRef text) {
+uint32_t execution::fnv1a32(llvm::StringRef text) {
   uint32_t hash = 2166136261u;
   for (unsigned char c : text.bytes()) {
     hash ^= c;
@@ -25,12 +25,12 @@ uint32_t run::fnv1a32(llvm::StringRef text) {
   return hash;
 }
 
-double run::initPhase(llvm::StringRef name) {
+double execution::initPhase(llvm::StringRef name) {
   double twoPi = 2.0 * 3.14159265358979323846;
   return static_cast<double>(fnv1a32(name) % 1000u) * twoPi / 1000.0;
 }
 
-double run::paramAmplitude(RankedTensorType type) {
+double execution::paramAmplitude(RankedTensorType type) {
   ArrayRef<int64_t> shape = type.getShape();
   int64_t fanIn = 1;
   if (shape.size() == 1)
@@ -43,19 +43,20 @@ double run::paramAmplitude(RankedTensorType type) {
   return 1.0 / std::sqrt(static_cast<double>(fanIn));
 }
 
-double run::initValue(double amplitude, double phase, int64_t index) {
+double execution::initValue(double amplitude, double phase, int64_t index) {
   double angle = 0.37 * static_cast<double>(index);
   angle = angle + phase;
   return amplitude * std::sin(angle);
 }
 
-uint64_t run::initInteger(llvm::StringRef name, int64_t index, uint64_t bound) {
+uint64_t execution::initInteger(llvm::StringRef name, int64_t index,
+                                uint64_t bound) {
   uint64_t value =
       static_cast<uint64_t>(fnv1a32(name)) + 7u * static_cast<uint64_t>(index);
   return value % bound;
 }
 
-unsigned run::getStorageBytes(Type elementType) {
+unsigned execution::getStorageBytes(Type elementType) {
   if (!isa<FloatType, IntegerType>(elementType))
     return 0;
   unsigned width = elementType.getIntOrFloatBitWidth();
@@ -71,7 +72,7 @@ unsigned run::getStorageBytes(Type elementType) {
   return width / 8;
 }
 
-void run::storeFloat(Type elementType, void *dst, double value) {
+void execution::storeFloat(Type elementType, void *dst, double value) {
   if (elementType.isF64()) {
     std::memcpy(dst, &value, sizeof(double));
     return;
@@ -89,7 +90,7 @@ void run::storeFloat(Type elementType, void *dst, double value) {
   std::memcpy(dst, &bits, getStorageBytes(elementType)); // Little-endian.
 }
 
-double run::loadFloat(Type elementType, const void *src) {
+double execution::loadFloat(Type elementType, const void *src) {
   if (elementType.isF64()) {
     double value;
     std::memcpy(&value, src, sizeof(double));
@@ -111,11 +112,11 @@ double run::loadFloat(Type elementType, const void *src) {
   return value.convertToDouble();
 }
 
-void run::storeInteger(Type elementType, void *dst, uint64_t value) {
+void execution::storeInteger(Type elementType, void *dst, uint64_t value) {
   std::memcpy(dst, &value, getStorageBytes(elementType)); // Little-endian.
 }
 
-int64_t run::loadInteger(Type elementType, const void *src) {
+int64_t execution::loadInteger(Type elementType, const void *src) {
   uint64_t bits = 0;
   unsigned bytes = getStorageBytes(elementType);
   std::memcpy(&bits, src, bytes);

@@ -6,15 +6,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef MEMOPT_TOOLS_MEMRUN_INIT_H
-#define MEMOPT_TOOLS_MEMRUN_INIT_H
+#ifndef MEMOPT_EXECUTION_INIT_H
+#define MEMOPT_EXECUTION_INIT_H
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
 
-namespace mlir::memopt::run {
+namespace mlir::memopt::execution {
 
 /// 32-bit FNV-1a hash of the bytes of `text`.
 uint32_t fnv1a32(llvm::StringRef text);
@@ -53,6 +53,6 @@ void storeInteger(Type elementType, void *dst, uint64_t value);
 /// reads as 0 or 1).
 int64_t loadInteger(Type elementType, const void *src);
 
-} // namespace mlir::memopt::run
+} // namespace mlir::memopt::execution
 
-#endif // MEMOPT_TOOLS_MEMRUN_INIT_H
+#endif // MEMOPT_EXECUTION_INIT_H

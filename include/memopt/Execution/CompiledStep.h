@@ -1,0 +1,127 @@
+//===- CompiledStep.h - run a lowered step in this process ------*- C++ -*-===//
+//
+// The second half of running a training step in-process: JIT-compile the
+// lowered module (StepPlan.h: lowerStep) with MLIR's ExecutionEngine, fill
+// its globals by the documented formulas, run steps, read the losses and
+// summaries of the state back, and measure what each step allocates
+// through the allocation hooks of libmemopt_runtime.
+//
+//   FailureOr<std::unique_ptr<CompiledStep>> compiled =
+//       CompiledStep::create(module, plan);
+//   (*compiled)->initialize(/*seed=*/0);
+//   FailureOr<StepStats> stats = (*compiled)->runStep(1);
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_EXECUTION_COMPILEDSTEP_H
+#define MEMOPT_EXECUTION_COMPILEDSTEP_H
+
+#include "memopt/Execution/StepPlan.h"
+
+#include <memory>
+#include <optional>
+
+namespace mlir {
+class ExecutionEngine;
+} // namespace mlir
+
+namespace mlir::memopt::execution {
+
+/// Sum and sum of squares of a tensor's elements in double, one element at
+/// a time in row-major order (so a Python loop reproduces them exactly).
+struct TensorSummary {
+  double sum = 0.0;
+  double sumSquares = 0.0;
+};
+
+/// Summarizes a tensor whose global has been resolved.
+TensorSummary summarize(const GlobalTensor &tensor);
+
+/// Reads the 0-d float tensor `tensor` (resolved) as a double.
+double loadScalarFloat(const GlobalTensor &tensor);
+
+/// What one step allocated through the allocation hooks.
+struct StepStats {
+  /// The peak of the bytes live through the allocation hooks during the
+  /// step, counting those live before it (0 when the step was not
+  /// measured).
+  uint64_t peakBytes = 0;
+  /// Bytes still allocated after the step that were not before it (a leak
+  /// in the lowered code).
+  int64_t leakedBytes = 0;
+};
+
+/// A lowered step compiled in this process, with its globals resolved.
+class CompiledStep {
+public:
+  /// Compiles the lowered `module` at LLVM optimization level `optLevel`
+  /// (0-3), links it against the runtime (runtimeSymbols.h) and resolves
+  /// the globals of `plan`, which must outlive the result.
+  static FailureOr<std::unique_ptr<CompiledStep>>
+  create(ModuleOp module, StepPlan &plan, unsigned optLevel = 2);
+  ~CompiledStep();
+
+  /// Fills the initial state: parameters by formula, optimizer states with
+  /// zeros (as PyTorch's), the seed global with `seed` and the arguments.
+  void initialize(int64_t seed);
+
+  /// Stores `stepNumber` into the optimizer step-count arguments and runs
+  /// the step once; with `measurePeak`, resets the peak of the allocation
+  /// hooks first and reports it.
+  FailureOr<StepStats> runStep(unsigned stepNumber, bool measurePeak = false);
+
+  /// The first 0-d float result of the last step (the loss), if any.
+  std::optional<double> getLoss() const;
+
+  /// The sum over the parameters of their summaries' sums.
+  double getParamsChecksum() const;
+
+  StepPlan &getPlan() { return plan; }
+  const StepPlan &getPlan() const { return plan; }
+
+private:
+  CompiledStep(std::unique_ptr<ExecutionEngine> engine, StepPlan &plan);
+
+  std::unique_ptr<ExecutionEngine> engine;
+  StepPlan &plan;
+};
+
+/// Tolerances and sampling of checkGradients; a zero step or tolerance
+/// takes the default for the parameter's type.
+struct GradientCheckOptions {
+  /// Elements checked per parameter (evenly spaced; all if fewer).
+  unsigned samples = 16;
+  /// Finite-difference step (default: 1e-6 for f64 parameters, 1e-3
+  /// otherwise).
+  double step = 0.0;
+  /// Relative tolerance (default: 1e-6 for f64, 2e-2 otherwise).
+  double rtol = 0.0;
+  /// Absolute tolerance (default: 1e-8 for f64, 1e-3 otherwise).
+  double atol = 0.0;
+};
+
+/// The outcome of the gradient check of one parameter.
+struct ParamGradientCheck {
+  std::string name;
+  int64_t samples = 0;
+  double maxAbsError = 0.0;
+  double maxRelError = 0.0;
+  double rtol = 0.0;
+  double atol = 0.0;
+  /// The element with the largest error beyond the tolerance, if any.
+  std::optional<int64_t> worst;
+  double worstAnalytic = 0.0;
+  double worstNumeric = 0.0;
+};
+
+/// Checks the analytic gradients a differentiated step returns (results
+/// marked train.grad_of) against central finite differences of its loss
+/// (the first result): perturbs sampled elements of each parameter by +-h
+/// and requires |numeric - analytic| <= atol + rtol * |analytic|. Fails
+/// (with a diagnostic) only when the check cannot run.
+FailureOr<SmallVector<ParamGradientCheck>>
+runGradientCheck(CompiledStep &step, const GradientCheckOptions &options);
+
+} // namespace mlir::memopt::execution
+
+#endif // MEMOPT_EXECUTION_COMPILEDSTEP_H

@@ -1,0 +1,176 @@
+//===- StepPlan.h - what a runtime needs to feed a step ---------*- C++ -*-===//
+//
+// The first half of running a training step in-process (docs/execution.md):
+// pick the step function, decide how every argument, parameter and
+// optimizer state is filled and what the memory model predicts, add the
+// entry function (memopt-add-step-entry) and lower the module to the LLVM
+// dialect for the CPU, the GPU, or the GPU lowering emulated on the CPU.
+// CompiledStep.h compiles and runs the result; AotDriver.h writes it out for
+// an ahead-of-time build.
+//
+// Errors are MLIR diagnostics: at the op when there is one, otherwise at
+// getExecutionLoc(), which a tool prints as its own `error:` line.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_EXECUTION_STEPPLAN_H
+#define MEMOPT_EXECUTION_STEPPLAN_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <optional>
+#include <string>
+
+namespace mlir {
+class DialectRegistry;
+class PassManager;
+namespace memopt {
+struct LowerToGPUOptions;
+} // namespace memopt
+} // namespace mlir
+
+namespace mlir::memopt::execution {
+
+/// What the step is lowered for.
+enum class Target {
+  /// memopt-lower-to-cpu.
+  CPU,
+  /// memopt-lower-to-gpu: kernels for an NVIDIA GPU (ahead of time only).
+  GPU,
+  /// memopt-lower-to-gpu{emulate=true}: the kernels and cuBLAS calls run as
+  /// CPU code, collectives as one process.
+  GPUEmulator,
+};
+
+/// The target named `cpu`, `gpu` or `gpu-emulator`, or std::nullopt.
+std::optional<Target> parseTarget(StringRef name);
+
+/// Registers the dialects a step uses and the translations to LLVM IR that
+/// compiling it needs (for Target::GPU also the NVVM kernel serialization).
+void registerExecutionDialects(DialectRegistry &registry, Target target);
+
+/// The location of diagnostics that have no op to point at (a name location
+/// `memopt-execution`).
+Location getExecutionLoc(MLIRContext *context);
+
+/// How a step argument is filled.
+enum class ArgKind {
+  /// `sin` formula with amplitude 1 (docs/execution.md).
+  Float,
+  /// `(fnv1a32(name) + 7 * i) mod bound`.
+  Integer,
+  /// The 1-based step number (the `step` operand of train.adam/adamw).
+  StepNumber,
+};
+
+/// A tensor that lives in a module global while the step runs.
+struct GlobalTensor {
+  /// Name in the formulas and in the output (`fc1.weight`, `arg0`; the
+  /// index for results).
+  std::string name;
+  /// Symbol of the global holding it.
+  std::string symbol;
+  RankedTensorType type;
+  /// Address in the compiled program; set once the JIT has resolved it.
+  char *data = nullptr;
+
+  /// Bytes of the tensor in its global.
+  int64_t getByteSize() const;
+};
+
+/// One argument of the step and how it is filled.
+struct StepArgument {
+  GlobalTensor tensor;
+  ArgKind kind = ArgKind::Float;
+  /// For ArgKind::Integer: the values lie in [0, bound).
+  uint64_t bound = 0;
+};
+
+/// Everything a runtime needs to know of a step to feed it and read it back.
+struct StepPlan {
+  /// The step function; null once lowerStep has lowered it away.
+  func::FuncOp step;
+  /// Its name, and the context of its module, which outlive the lowering.
+  std::string stepName;
+  MLIRContext *context = nullptr;
+  SmallVector<StepArgument> arguments;
+  SmallVector<GlobalTensor> results;
+  /// Parameters and optimizer states in order of first appearance.
+  SmallVector<GlobalTensor> params;
+  SmallVector<GlobalTensor> states;
+  /// Set when a train.dropout reads the seed global (or the module declares
+  /// it).
+  bool hasSeed = false;
+  /// Address of the seed global once resolved.
+  char *seedData = nullptr;
+  /// Per result, the parameter whose gradient it is (its train.grad_of
+  /// attribute), or empty.
+  SmallVector<std::string> resultGradOf;
+  /// The memory model's prediction of the peak the allocation hooks measure.
+  int64_t predictedPeak = 0;
+  /// The model's persistent bytes (parameters and optimizer states) and
+  /// input bytes (arguments and constants), which the runtime and the
+  /// lowering keep in globals rather than allocating them.
+  int64_t predictedPersistent = 0;
+  int64_t predictedInputs = 0;
+  /// The same, measured: the sizes of the globals of the lowered program
+  /// (by the LLVM data layout), split by what they hold; -1 until lowered.
+  int64_t measuredPersistent = -1;
+  int64_t measuredInputs = -1;
+  /// For a step planned by train-plan-memory: the bytes of the arena the
+  /// lowered step allocates (the plan's arena minus the persistent region,
+  /// which lives in globals) plus the returned buffers; -1 without a plan.
+  int64_t arenaBytes = -1;
+};
+
+/// The function `name` names, or the only func.func with a body when `name`
+/// is empty. `source` names the input in messages.
+FailureOr<func::FuncOp> findStep(ModuleOp module, StringRef name,
+                                 StringRef source);
+
+/// Fails at the first collective (`shard` op other than a grid) when
+/// `target` cannot run collectives (the CPU).
+LogicalResult checkTargetSupportsStep(ModuleOp module, Target target);
+
+/// Differentiates every function with train-autodiff{optimizer=none}, so
+/// that the step returns its parameters' gradients (for a gradient check).
+LogicalResult differentiateStep(ModuleOp module);
+
+/// Whether `step` carries an arena plan (or part of one).
+bool isPlanned(func::FuncOp step);
+
+/// Runs train-verify-plan on a planned step: a hand-edited plan with an
+/// offset past the arena or two live buffers overlapping would corrupt
+/// memory. Succeeds for an unplanned step.
+LogicalResult verifyArenaPlan(ModuleOp module, func::FuncOp step);
+
+/// Decides how every argument is filled and collects the results,
+/// parameters, optimizer states and seed the step uses, with the memory
+/// model's predictions. Fails with a diagnostic at what cannot be fed.
+FailureOr<StepPlan> planStep(ModuleOp module, func::FuncOp step);
+
+/// Fails when the step would not fit in this machine's memory: its globals
+/// plus what it allocates at its peak (its arena when planned).
+LogicalResult checkStepFits(const StepPlan &plan, MLIRContext *context);
+
+/// Adds the entry function and its argument and result globals
+/// (memopt-add-step-entry).
+LogicalResult addStepEntry(ModuleOp module, const StepPlan &plan);
+
+/// Lowers the module (with its entry function) to the LLVM dialect:
+/// convert-train-to-linalg, then memopt-lower-to-cpu or memopt-lower-to-gpu
+/// with `gpuOptions` (or their defaults; Target::GPUEmulator sets
+/// `emulate`). Then measures the globals into `plan` and clears `plan.step`,
+/// which the lowering replaced. `configure`, if given, sees the pass
+/// manager before it runs (a tool applies MLIR's command-line options).
+LogicalResult
+lowerStep(ModuleOp module, StepPlan &plan, Target target,
+          const LowerToGPUOptions *gpuOptions = nullptr,
+          function_ref<LogicalResult(PassManager &)> configure = nullptr);
+
+} // namespace mlir::memopt::execution
+
+#endif // MEMOPT_EXECUTION_STEPPLAN_H

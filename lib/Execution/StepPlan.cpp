@@ -1,0 +1,308 @@
+//===- StepPlan.cpp - what a runtime needs to feed a step -----------------===//
+//
+// Picks the step, decides how its arguments are filled (the integer ones
+// from what the ops using them require: IndexOperandsOpInterface), collects
+// the parameters and optimizer states it reads and the memory model's
+// predictions. Lowering.cpp adds the entry function and lowers the module.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/Execution/StepPlan.h"
+
+#include "memopt/Analysis/TensorLiveness.h"
+#include "memopt/Conversion/Passes.h"
+#include "memopt/Dialect/Train/IR/TrainOps.h"
+#include "memopt/Execution/Init.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <unistd.h>
+
+using namespace mlir;
+using namespace mlir::memopt;
+using namespace mlir::memopt::execution;
+
+Location execution::getExecutionLoc(MLIRContext *context) {
+  return NameLoc::get(StringAttr::get(context, "memopt-execution"));
+}
+
+int64_t GlobalTensor::getByteSize() const {
+  return type.getNumElements() * getStorageBytes(type.getElementType());
+}
+
+FailureOr<func::FuncOp> execution::findStep(ModuleOp module, StringRef name,
+                                            StringRef source) {
+  Location loc = getExecutionLoc(module.getContext());
+  if (!name.empty()) {
+    auto func = module.lookupSymbol<func::FuncOp>(name);
+    if (!func)
+      return emitError(loc)
+             << "no func.func named '" << name << "' in " << source;
+    if (func.isExternal())
+      return emitError(loc)
+             << "'" << name << "' is a declaration; the step needs a body";
+    return func;
+  }
+  SmallVector<func::FuncOp> candidates;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (!func.isExternal())
+      candidates.push_back(func);
+  if (candidates.empty())
+    return emitError(loc) << "no step function: " << source
+                          << " has no func.func with a body";
+  if (candidates.size() > 1) {
+    InFlightDiagnostic diag = emitError(loc);
+    diag << "several functions have a body (";
+    llvm::interleaveComma(candidates, diag, [&](func::FuncOp func) {
+      diag << "@" << func.getSymName();
+    });
+    return diag << "); name the step with --func";
+  }
+  return candidates.front();
+}
+
+/// `type` if a global can hold it for the runtime to fill or read: a
+/// statically shaped tensor of 8/16/32/64-bit floats or integers, or of i1.
+static FailureOr<RankedTensorType> getStorableType(Type type, Location loc,
+                                                   const Twine &what) {
+  auto tensorType = dyn_cast<RankedTensorType>(type);
+  if (tensorType && tensorType.hasStaticShape() && !tensorType.getEncoding() &&
+      getStorageBytes(tensorType.getElementType()) != 0)
+    return tensorType;
+  emitError(loc) << "mem-run cannot feed or read " << what << " of type "
+                 << type
+                 << ": expected a statically shaped tensor of 8, 16, 32 or "
+                    "64-bit floats or integers, or of i1";
+  return failure();
+}
+
+/// Narrows `bound` to the values the integer tensor `value` (a step argument
+/// or a view of one) may hold given how it is used, and notes whether it is
+/// an optimizer's step count. What each op needs of its integer operands is
+/// its IndexOperandsOpInterface.
+static void inferIntegerRange(Value value, std::optional<uint64_t> &bound,
+                              bool &isStep) {
+  for (OpOperand &use : value.getUses()) {
+    auto user = dyn_cast<train::IndexOperandsOpInterface>(use.getOwner());
+    if (!user)
+      continue;
+    unsigned index = use.getOperandNumber();
+    if (std::optional<int64_t> size = user.getIndexBound(index))
+      if (*size > 0 && (!bound || *bound > static_cast<uint64_t>(*size)))
+        bound = *size;
+    isStep |= user.isStepCount(index);
+    if (user.forwardsValues(index))
+      for (Value result : user->getResults())
+        inferIntegerRange(result, bound, isStep);
+  }
+}
+
+/// Decides how the step argument `arg` is filled.
+static FailureOr<StepArgument> planArgument(BlockArgument arg) {
+  Location loc = arg.getLoc();
+  unsigned index = arg.getArgNumber();
+  FailureOr<RankedTensorType> type =
+      getStorableType(arg.getType(), loc, "argument #" + Twine(index));
+  if (failed(type))
+    return failure();
+  StepArgument plan;
+  plan.tensor.name = ("arg" + Twine(index)).str();
+  plan.tensor.symbol = getStepArgumentGlobalName(index);
+  plan.tensor.type = *type;
+  std::optional<uint64_t> bound;
+  bool isStep = false;
+  inferIntegerRange(arg, bound, isStep);
+  if (isStep) {
+    // train.adam/adamw accept a float step count too; it is the step
+    // number all the same, never formula data.
+    if (type->getRank() != 0) {
+      emitError(loc) << "argument #" << index
+                     << " is an optimizer step count but has shape " << *type
+                     << "; expected a 0-d tensor";
+      return failure();
+    }
+    plan.kind = ArgKind::StepNumber;
+    return plan;
+  }
+  if (isa<FloatType>(type->getElementType()))
+    return plan;
+  if (!bound) {
+    emitError(loc) << "cannot infer the range of integer argument #" << index
+                   << " (" << *type
+                   << "): it is not used as embedding or embedding_grad ids, "
+                      "cross_entropy labels or an optimizer step";
+    return failure();
+  }
+  unsigned width = type->getElementTypeBitWidth();
+  if (width < 64 && *bound > (uint64_t(1) << (width - 1))) {
+    emitError(loc) << "integer argument #" << index << " (" << *type
+                   << ") cannot hold indices up to " << *bound - 1;
+    return failure();
+  }
+  plan.kind = ArgKind::Integer;
+  plan.bound = *bound;
+  return plan;
+}
+
+namespace {
+
+/// Gathers the parameters and optimizer states a step reads, in order of
+/// first appearance, following calls into other functions of the module.
+class StateCollector {
+public:
+  StateCollector(ModuleOp module, StepPlan &plan)
+      : module(module), plan(plan) {}
+
+  LogicalResult collect(func::FuncOp func) {
+    if (!visited.insert(func).second)
+      return success();
+    WalkResult walk = func.walk([&](Operation *op) {
+      return failed(visit(op)) ? WalkResult::interrupt()
+                               : WalkResult::advance();
+    });
+    return failure(walk.wasInterrupted());
+  }
+
+private:
+  LogicalResult visit(Operation *op) {
+    if (auto param = dyn_cast<train::ParamOp>(op)) {
+      if (!seenParams.insert(param.getName()).second)
+        return success();
+      FailureOr<RankedTensorType> type = getStorableType(
+          param.getType(), op->getLoc(), "parameter '" + param.getName() + "'");
+      if (failed(type))
+        return failure();
+      if (!isa<FloatType>(type->getElementType()))
+        return op->emitError() << "mem-run initializes float parameters only";
+      plan.params.push_back(
+          {param.getName().str(), getParamGlobalName(param.getName()), *type});
+      return success();
+    }
+    if (auto state = dyn_cast<train::OptStateOp>(op)) {
+      if (!seenStates.insert(state.getName()).second)
+        return success();
+      FailureOr<RankedTensorType> type =
+          getStorableType(state.getType(), op->getLoc(),
+                          "optimizer state '" + state.getName() + "'");
+      if (failed(type))
+        return failure();
+      plan.states.push_back(
+          {state.getName().str(), getStateGlobalName(state.getName()), *type});
+      return success();
+    }
+    if (isa<train::DropoutOp>(op)) {
+      plan.hasSeed = true;
+      return success();
+    }
+    if (auto call = dyn_cast<func::CallOp>(op))
+      if (auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee()))
+        if (!callee.isExternal())
+          return collect(callee);
+    return success();
+  }
+
+  ModuleOp module;
+  StepPlan &plan;
+  llvm::SmallPtrSet<Operation *, 4> visited;
+  llvm::StringSet<> seenParams, seenStates;
+};
+
+} // namespace
+
+/// The memory model's predictions and the arena of a planned step.
+static void predictMemory(StepPlan &plan) {
+  func::FuncOp step = plan.step;
+  // The model's peak of what the lowered step allocates: parameters, states
+  // and inputs live in globals; every buffer is padded to the alignment.
+  plan.predictedPeak =
+      TensorLiveness(step, kCPUBufferAlignment).getTransientPeak();
+  TensorLiveness exact(step);
+  plan.predictedPersistent = exact.getPersistentBytes();
+  for (const Buffer &buffer : exact.getBuffers())
+    if (buffer.memoryClass == MemoryClass::Input)
+      plan.predictedInputs += buffer.bytes;
+  auto arena = step->getAttrOfType<IntegerAttr>(
+      train::TrainDialect::kArenaBytesAttrName);
+  if (!arena)
+    return;
+  int64_t persistent = 0;
+  if (auto attr = step->getAttrOfType<IntegerAttr>(
+          train::TrainDialect::kPersistentBytesAttrName))
+    persistent = attr.getInt();
+  // The arena, plus the returned buffers, which the lowering allocates on
+  // their own (the caller frees each).
+  plan.arenaBytes = arena.getInt() - persistent +
+                    getPlannedBytesOutsideArena(step, kCPUBufferAlignment);
+}
+
+FailureOr<StepPlan> execution::planStep(ModuleOp module, func::FuncOp step) {
+  StepPlan plan;
+  plan.step = step;
+  plan.stepName = step.getSymName().str();
+  plan.context = module.getContext();
+  for (BlockArgument arg : step.getArguments()) {
+    FailureOr<StepArgument> argument = planArgument(arg);
+    if (failed(argument))
+      return failure();
+    plan.arguments.push_back(std::move(*argument));
+  }
+  for (auto [index, type] : llvm::enumerate(step.getResultTypes())) {
+    FailureOr<RankedTensorType> resultType =
+        getStorableType(type, step.getLoc(), "result #" + Twine(index));
+    if (failed(resultType))
+      return failure();
+    plan.results.push_back(
+        {std::to_string(index), getStepResultGlobalName(index), *resultType});
+  }
+
+  StateCollector collector(module, plan);
+  if (failed(collector.collect(step)))
+    return failure();
+  plan.hasSeed |= module.lookupSymbol(kSeedGlobalName) != nullptr;
+  for (unsigned i = 0, e = step.getNumResults(); i < e; ++i) {
+    auto gradOf = step.getResultAttrOfType<StringAttr>(i, "train.grad_of");
+    plan.resultGradOf.push_back(gradOf ? gradOf.str() : std::string());
+  }
+  predictMemory(plan);
+  return plan;
+}
+
+LogicalResult execution::checkStepFits(const StepPlan &plan,
+                                       MLIRContext *context) {
+  uint64_t total = 0;
+  auto add = [&](const GlobalTensor &tensor) {
+    uint64_t bytes = getStorageBytes(tensor.type.getElementType());
+    for (int64_t dim : tensor.type.getShape())
+      bytes = llvm::SaturatingMultiply(bytes, static_cast<uint64_t>(dim));
+    total = llvm::SaturatingAdd(total, bytes);
+  };
+  for (const StepArgument &arg : plan.arguments)
+    add(arg.tensor);
+  for (const GlobalTensor &tensor : plan.results)
+    add(tensor);
+  for (const GlobalTensor &tensor : plan.params)
+    add(tensor);
+  for (const GlobalTensor &tensor : plan.states)
+    add(tensor);
+  long pages = sysconf(_SC_PHYS_PAGES);
+  long pageSize = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || pageSize <= 0)
+    return success();
+  uint64_t memory = static_cast<uint64_t>(pages) * pageSize;
+  uint64_t allocated = static_cast<uint64_t>(
+      plan.arenaBytes >= 0 ? plan.arenaBytes : plan.predictedPeak);
+  if (llvm::SaturatingAdd(total, allocated) <= memory)
+    return success();
+  return emitError(getExecutionLoc(context))
+         << "the step needs " << llvm::SaturatingAdd(total, allocated)
+         << " bytes, more than this machine's memory (" << memory
+         << " bytes): its parameters, optimizer states, arguments and "
+            "results take "
+         << total << " bytes and it allocates " << allocated
+         << " bytes at its peak"
+         << (plan.arenaBytes >= 0 ? " (its planned arena)" : "")
+         << "; try a smaller batch, train-remat with a budget, or a "
+            "machine with more memory";
+}
