@@ -1,5 +1,6 @@
 //===- TrainDialectTest.cpp - unit tests of the train dialect -------------===//
 
+#include "memopt/Dialect/Train/IR/ComputeTypes.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -70,6 +71,29 @@ TEST_F(TrainDialectTest, ElementBytesFollowTheMemoryModel) {
       8 * 1024 * 768 * 2);
   EXPECT_EQ(getTensorBytes(RankedTensorType::get({}, b.getF32Type())), 4);
   EXPECT_EQ(getTensorBytes(UnrankedTensorType::get(b.getF32Type())), 0);
+}
+
+TEST_F(TrainDialectTest, ComputeTypePolicy) {
+  Builder b(&context);
+  Type f16 = b.getF16Type(), bf16 = b.getBF16Type(), f32 = b.getF32Type(),
+       f64 = b.getF64Type(), fp8 = b.getType<Float8E4M3FNType>(),
+       fp8e5 = b.getType<Float8E5M2Type>();
+  // Narrow floats accumulate in f32; f32 and f64 in themselves.
+  EXPECT_EQ(getAccumulatorType(bf16), f32);
+  EXPECT_EQ(getAccumulatorType(f16), f32);
+  EXPECT_EQ(getAccumulatorType(fp8), f32);
+  EXPECT_EQ(getAccumulatorType(f32), f32);
+  EXPECT_EQ(getAccumulatorType(f64), f64);
+  // Statistics: f32, or the widest operand when wider.
+  EXPECT_EQ(getComputeType({bf16}), f32);
+  EXPECT_EQ(getComputeType({bf16, f16, fp8}), f32);
+  EXPECT_EQ(getComputeType({bf16, f64}), f64);
+  // Promotion: the wider type; two of one width meet in f32.
+  EXPECT_EQ(getWiderFloatType(bf16, bf16), bf16);
+  EXPECT_EQ(getWiderFloatType(bf16, f32), f32);
+  EXPECT_EQ(getWiderFloatType(f64, f16), f64);
+  EXPECT_EQ(getWiderFloatType(bf16, f16), f32);
+  EXPECT_EQ(getWiderFloatType(fp8, fp8e5), f32);
 }
 
 TEST_F(TrainDialectTest, MatmulCost) {

@@ -30,16 +30,6 @@ using namespace mlir::memopt;
 // Helpers
 //===----------------------------------------------------------------------===//
 
-/// The wider of two float types (f32 for two different types of one width).
-static Type getWiderFloat(Type a, Type b) {
-  if (a == b)
-    return a;
-  unsigned wa = a.getIntOrFloatBitWidth(), wb = b.getIntOrFloatBitWidth();
-  if (wa != wb)
-    return wa > wb ? a : b;
-  return Float32Type::get(a.getContext());
-}
-
 /// `rank` parallel iterators, except `reductionDims`.
 static SmallVector<utils::IteratorType>
 getIterators(int64_t rank, ArrayRef<int64_t> reductionDims = {}) {
@@ -692,8 +682,8 @@ struct CrossEntropyLowering : public TrainOpLowering<train::CrossEntropyOp> {
     auto resultType = cast<RankedTensorType>(op.getType());
     auto logitsType = cast<RankedTensorType>(adaptor.getLogits().getType());
     Type computeType =
-        getWiderFloat(getAccumulatorType(logitsType.getElementType()),
-                      resultType.getElementType());
+        getWiderFloatType(getAccumulatorType(logitsType.getElementType()),
+                          resultType.getElementType());
     std::optional<int64_t> ignoreIndex = op.getIgnoreIndex();
     Value logits = adaptor.getLogits();
     Value labels = adaptor.getLabels();
@@ -774,8 +764,8 @@ struct CrossEntropyGradLowering
     auto resultType = cast<RankedTensorType>(op.getType());
     Type elementType = resultType.getElementType();
     auto gradType = cast<RankedTensorType>(adaptor.getGrad().getType());
-    Type computeType = getWiderFloat(getAccumulatorType(elementType),
-                                     gradType.getElementType());
+    Type computeType = getWiderFloatType(getAccumulatorType(elementType),
+                                         gradType.getElementType());
     std::optional<int64_t> ignoreIndex = op.getIgnoreIndex();
     Value logits = adaptor.getLogits();
     Value labels = adaptor.getLabels();
@@ -853,8 +843,8 @@ struct MseLossLowering : public TrainOpLowering<train::MseLossOp> {
     auto resultType = cast<RankedTensorType>(op.getType());
     auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
     Type computeType =
-        getWiderFloat(getAccumulatorType(inputType.getElementType()),
-                      resultType.getElementType());
+        getWiderFloatType(getAccumulatorType(inputType.getElementType()),
+                          resultType.getElementType());
     int64_t rank = inputType.getRank();
     SmallVector<int64_t> allDims = llvm::to_vector(llvm::seq<int64_t>(0, rank));
     AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
@@ -899,8 +889,8 @@ struct MseLossGradLowering : public TrainOpLowering<train::MseLossGradOp> {
     auto resultType = cast<RankedTensorType>(op.getType());
     Type elementType = resultType.getElementType();
     auto gradType = cast<RankedTensorType>(adaptor.getGrad().getType());
-    Type computeType = getWiderFloat(getAccumulatorType(elementType),
-                                     gradType.getElementType());
+    Type computeType = getWiderFloatType(getAccumulatorType(elementType),
+                                         gradType.getElementType());
     Value grad = castScalar(rewriter, loc,
                             extractScalar(rewriter, loc, adaptor.getGrad()),
                             computeType);

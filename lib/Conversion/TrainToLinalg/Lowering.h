@@ -10,6 +10,7 @@
 #define MEMOPT_LIB_CONVERSION_TRAINTOLINALG_LOWERING_H
 
 #include "memopt/Conversion/Passes.h"
+#include "memopt/Dialect/Train/IR/ComputeTypes.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -111,9 +112,11 @@ Value createFilled(OpBuilder &b, Location loc, RankedTensorType type,
 /// A scalar constant of the float (or integer) type `type`.
 Value createScalar(OpBuilder &b, Location loc, Type type, double value);
 
-/// The type 16-bit and 8-bit floats compute and accumulate in: f32; wider
-/// types compute in themselves.
-Type getAccumulatorType(Type elementType);
+/// The compute-type policy of the dialect (ComputeTypes.h), which the
+/// workspace model reads too.
+using train::getAccumulatorType;
+using train::getComputeType;
+using train::getWiderFloatType;
 
 /// Converts every element of `value` to `elementType` (or returns `value`).
 Value castTensor(OpBuilder &b, Location loc, Value value, Type elementType);

@@ -38,16 +38,6 @@ static RankedTensorType tensorTypeOf(Value v) {
 
 static Type elementTypeOf(Value v) { return tensorTypeOf(v).getElementType(); }
 
-/// The type statistics and accumulations are computed in: f32, or the widest
-/// of `types` when that is wider (f64 operands keep f64 precision).
-static Type getComputeType(Builder &b, ArrayRef<Type> types) {
-  Type widest = b.getF32Type();
-  for (Type type : types)
-    if (type.getIntOrFloatBitWidth() > widest.getIntOrFloatBitWidth())
-      widest = type;
-  return widest;
-}
-
 /// A linalg.generic over `inputs` into `inits`; `body` gets the input scalars
 /// followed by the current output values and returns the yielded values.
 static SmallVector<Value> buildGeneric(OpBuilder &b, Location loc,
@@ -153,9 +143,8 @@ struct LayerNormLowering : public TrainOpLowering<train::LayerNormOp> {
     Value x = adaptor.getInput(), gamma = adaptor.getGamma(),
           beta = adaptor.getBeta();
     RankedTensorType xType = tensorTypeOf(x);
-    Type c =
-        getComputeType(rewriter, {xType.getElementType(), elementTypeOf(gamma),
-                                  elementTypeOf(beta)});
+    Type c = getComputeType(
+        {xType.getElementType(), elementTypeOf(gamma), elementTypeOf(beta)});
     LastDimNorm norm(op.getContext(), xType, c);
     double n = static_cast<double>(norm.size);
 
@@ -219,8 +208,8 @@ struct LayerNormGradLowering : public TrainOpLowering<train::LayerNormGradOp> {
           rstd = adaptor.getRstd();
     RankedTensorType xType = tensorTypeOf(x);
     Type gammaType = elementTypeOf(gamma);
-    Type c = getComputeType(
-        rewriter, {xType.getElementType(), elementTypeOf(dy), gammaType});
+    Type c =
+        getComputeType({xType.getElementType(), elementTypeOf(dy), gammaType});
     LastDimNorm norm(op.getContext(), xType, c);
     double n = static_cast<double>(norm.size);
 
@@ -312,8 +301,7 @@ struct RmsNormLowering : public TrainOpLowering<train::RmsNormOp> {
     Location loc = op.getLoc();
     Value x = adaptor.getInput(), gamma = adaptor.getGamma();
     RankedTensorType xType = tensorTypeOf(x);
-    Type c = getComputeType(rewriter,
-                            {xType.getElementType(), elementTypeOf(gamma)});
+    Type c = getComputeType({xType.getElementType(), elementTypeOf(gamma)});
     LastDimNorm norm(op.getContext(), xType, c);
 
     Value squares = buildGeneric(
@@ -358,8 +346,8 @@ struct RmsNormGradLowering : public TrainOpLowering<train::RmsNormGradOp> {
           gamma = adaptor.getGamma(), rstd = adaptor.getRstd();
     RankedTensorType xType = tensorTypeOf(x);
     Type gammaType = elementTypeOf(gamma);
-    Type c = getComputeType(
-        rewriter, {xType.getElementType(), elementTypeOf(dy), gammaType});
+    Type c =
+        getComputeType({xType.getElementType(), elementTypeOf(dy), gammaType});
     LastDimNorm norm(op.getContext(), xType, c);
     double n = static_cast<double>(norm.size);
 
@@ -448,7 +436,7 @@ static Value buildRotary(OpBuilder &b, Location loc, Value input, double theta,
   int64_t rank = type.getRank();
   int64_t seqLen = shape[rank - 2], dim = shape[rank - 1], half = dim / 2;
   Type elementType = type.getElementType();
-  Type c = getComputeType(b, {elementType});
+  Type c = getComputeType({elementType});
   Type f32 = b.getF32Type();
 
   // cos and sin tables [S, D/2], in f32.
@@ -586,7 +574,7 @@ struct AttentionLayout {
     kvHeads = ks[1];
     keyLen = ks[2];
     group = queryHeads / kvHeads;
-    computeType = getComputeType(b, {elementTypeOf(query)});
+    computeType = getComputeType({elementTypeOf(query)});
   }
 
   int64_t batch, queryHeads, queryLen, headDim, kvHeads, keyLen, group;

@@ -116,12 +116,6 @@ Value mlir::memopt::buildReduceSum(OpBuilder &b, Location loc, Value input,
   return reduce.getResult(0);
 }
 
-Type mlir::memopt::getAccumulatorType(Type elementType) {
-  if (elementType.getIntOrFloatBitWidth() < 32)
-    return Float32Type::get(elementType.getContext());
-  return elementType;
-}
-
 Value mlir::memopt::castTensor(OpBuilder &b, Location loc, Value value,
                                Type elementType) {
   auto type = cast<RankedTensorType>(value.getType());

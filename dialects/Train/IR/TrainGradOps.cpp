@@ -1,0 +1,250 @@
+//===- TrainGradOps.cpp - verifiers of gradient and optimizer ops ---------===//
+//
+// The gradient ops autodiff emits, the optimizers and the integer ranges
+// index operands must hold (costs and workspaces: TrainCosts.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "TrainOpUtils.h"
+#include "memopt/Dialect/Train/IR/ComputeTypes.h"
+#include "memopt/Dialect/Train/IR/TrainOps.h"
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace mlir::memopt::train;
+using namespace mlir::memopt::train::detail;
+
+//===----------------------------------------------------------------------===//
+// Gradient ops
+//===----------------------------------------------------------------------===//
+
+/// grad, the saved forward value and result all of one type.
+static LogicalResult verifyActivationGrad(Operation *op, Value grad,
+                                          Value saved, StringRef savedName,
+                                          Value result) {
+  if (failed(checkSameType(op, savedName, grad, saved)))
+    return failure();
+  return checkSameType(op, "result", grad, result);
+}
+
+LogicalResult ReluGradOp::verify() {
+  return verifyActivationGrad(*this, getGrad(), getSaved(), "saved",
+                              getResult());
+}
+
+LogicalResult GeluGradOp::verify() {
+  return verifyActivationGrad(*this, getGrad(), getSaved(), "saved",
+                              getResult());
+}
+
+LogicalResult SiluGradOp::verify() {
+  return verifyActivationGrad(*this, getGrad(), getSaved(), "saved",
+                              getResult());
+}
+
+LogicalResult SwigluGradOp::verify() {
+  if (failed(checkSameType(*this, "gate", getGrad(), getGate())) ||
+      failed(checkSameType(*this, "up", getGrad(), getUp())) ||
+      failed(checkSameType(*this, "grad_gate", getGrad(), getGradGate())))
+    return failure();
+  return checkSameType(*this, "grad_up", getGrad(), getGradUp());
+}
+
+LogicalResult SoftmaxGradOp::verify() {
+  if (failed(verifyActivationGrad(*this, getGrad(), getOutput(), "output",
+                                  getResult())))
+    return failure();
+  return verifySoftmaxAttrs(*this, getGrad(), static_cast<int64_t>(getAxis()),
+                            getScale().convertToDouble(), /*causal=*/false);
+}
+
+LogicalResult LayerNormGradOp::verify() {
+  if (failed(checkSameType(*this, "input", getGrad(), getInput())) ||
+      failed(checkSameType(*this, "grad_input", getInput(), getGradInput())) ||
+      failed(verifyLastDimNorm(*this, getInput(),
+                               {{"gamma", getGamma()},
+                                {"grad_gamma", getGradGamma()},
+                                {"grad_beta", getGradBeta()}},
+                               {{"mean", getMean()}, {"rstd", getRstd()}},
+                               /*epsilon=*/std::nullopt)))
+    return failure();
+  if (failed(checkElementType(*this, "grad_gamma", elementTypeOf(getGamma()),
+                              elementTypeOf(getGradGamma()))))
+    return failure();
+  return checkElementType(*this, "grad_beta", elementTypeOf(getGamma()),
+                          elementTypeOf(getGradBeta()));
+}
+
+LogicalResult RmsNormGradOp::verify() {
+  if (failed(checkSameType(*this, "input", getGrad(), getInput())) ||
+      failed(checkSameType(*this, "grad_input", getInput(), getGradInput())) ||
+      failed(verifyLastDimNorm(
+          *this, getInput(),
+          {{"gamma", getGamma()}, {"grad_gamma", getGradGamma()}},
+          {{"rstd", getRstd()}}, /*epsilon=*/std::nullopt)))
+    return failure();
+  return checkElementType(*this, "grad_gamma", elementTypeOf(getGamma()),
+                          elementTypeOf(getGradGamma()));
+}
+
+LogicalResult BatchNormGradOp::verify() {
+  if (failed(checkSameType(*this, "input", getGrad(), getInput())) ||
+      failed(checkSameType(*this, "grad_input", getInput(), getGradInput())) ||
+      failed(verifyChannelNorm(*this, getInput(),
+                               {{"gamma", getGamma()},
+                                {"grad_gamma", getGradGamma()},
+                                {"grad_beta", getGradBeta()}},
+                               {{"mean", getMean()}, {"rstd", getRstd()}},
+                               /*epsilon=*/std::nullopt)))
+    return failure();
+  if (failed(checkElementType(*this, "grad_gamma", elementTypeOf(getGamma()),
+                              elementTypeOf(getGradGamma()))))
+    return failure();
+  return checkElementType(*this, "grad_beta", elementTypeOf(getGamma()),
+                          elementTypeOf(getGradBeta()));
+}
+
+LogicalResult DropoutGradOp::verify() {
+  if (failed(
+          checkShape(*this, "mask", shapeOf(getGrad()), shapeOf(getMask()))) ||
+      failed(checkSameType(*this, "result", getGrad(), getResult())))
+    return failure();
+  return checkProbability(*this, "rate", getRate().convertToDouble());
+}
+
+LogicalResult EmbeddingGradOp::verify() {
+  if (failed(checkRank(*this, "result", getResult(), 2)))
+    return failure();
+  SmallVector<int64_t> expected(shapeOf(getIds()));
+  expected.push_back(shapeOf(getResult())[1]);
+  if (failed(checkShape(*this, "grad", expected, shapeOf(getGrad()))))
+    return failure();
+  return checkElementType(*this, "result", elementTypeOf(getGrad()),
+                          elementTypeOf(getResult()));
+}
+
+LogicalResult CrossEntropyGradOp::verify() {
+  if (failed(checkMinRank(*this, "logits", getLogits(), 1)) ||
+      failed(checkShape(*this, "labels", dropLast(shapeOf(getLogits())),
+                        shapeOf(getLabels()))))
+    return failure();
+  return checkSameType(*this, "result", getLogits(), getResult());
+}
+
+LogicalResult MseLossGradOp::verify() {
+  if (failed(checkSameType(*this, "target", getInput(), getTarget())))
+    return failure();
+  return checkSameType(*this, "result", getInput(), getResult());
+}
+
+LogicalResult AttentionGradOp::verify() {
+  if (failed(verifyAttentionShapes(*this, getQuery(), getKey(), getValue(),
+                                   getLse(), getScale().convertToDouble())) ||
+      failed(checkSameType(*this, "grad", getQuery(), getGrad())) ||
+      failed(checkSameType(*this, "output", getQuery(), getOutput())) ||
+      failed(checkSameType(*this, "grad_query", getQuery(), getGradQuery())) ||
+      failed(checkSameType(*this, "grad_key", getKey(), getGradKey())))
+    return failure();
+  return checkSameType(*this, "grad_value", getValue(), getGradValue());
+}
+
+LogicalResult RotaryGradOp::verify() {
+  if (failed(checkSameType(*this, "result", getGrad(), getResult())) ||
+      failed(checkMinRank(*this, "grad", getGrad(), 2)) ||
+      failed(checkPositive(*this, "theta", getTheta().convertToDouble())))
+    return failure();
+  if (shapeOf(getGrad()).back() % 2 != 0)
+    return emitOpError() << "expected an even last dimension, got "
+                         << formatShape(shapeOf(getGrad()));
+  return success();
+}
+
+LogicalResult SliceGradOp::verify() {
+  return verifyWindow(*this, getResult(), getGrad(), "grad", getOffsets(),
+                      getStrides());
+}
+
+//===----------------------------------------------------------------------===//
+// Optimizers
+//===----------------------------------------------------------------------===//
+
+/// `value` must be produced directly by an op of type `OpTy` (the optimizer
+/// writes that persistent buffer in place).
+template <typename OpTy>
+static LogicalResult checkDefinedBy(Operation *op, StringRef what,
+                                    Value value) {
+  if (value.getDefiningOp<OpTy>())
+    return success();
+  InFlightDiagnostic diag = op->emitOpError()
+                            << "expected " << what << " to be defined by '"
+                            << OpTy::getOperationName() << "'";
+  if (Operation *def = value.getDefiningOp())
+    diag << ", got '" << def->getName() << "'";
+  else
+    diag << ", got a block argument";
+  return diag;
+}
+
+LogicalResult SgdOp::verify() {
+  if (failed(checkDefinedBy<ParamOp>(*this, "param", getParam())) ||
+      failed(
+          checkShape(*this, "grad", shapeOf(getParam()), shapeOf(getGrad()))) ||
+      failed(checkNonNegative(*this, "lr", getLr().convertToDouble())) ||
+      failed(checkNonNegative(*this, "weight_decay",
+                              getWeightDecay().convertToDouble())) ||
+      failed(
+          checkNonNegative(*this, "momentum", getMomentum().convertToDouble())))
+    return failure();
+  bool hasMomentum = getMomentum().convertToDouble() > 0.0;
+  Value buffer = getMomentumBuffer();
+  if (hasMomentum && !buffer)
+    return emitOpError("expected a momentum buffer when momentum > 0");
+  if (!hasMomentum && buffer)
+    return emitOpError("expected momentum > 0 with a momentum buffer");
+  if (!buffer)
+    return success();
+  if (failed(checkDefinedBy<OptStateOp>(*this, "momentum buffer", buffer)))
+    return failure();
+  return checkShape(*this, "momentum buffer", shapeOf(getParam()),
+                    shapeOf(buffer));
+}
+bool SgdOp::isUpdatedInPlace(unsigned operandIndex) {
+  // Operand 0 is the parameter; operand 2, if present, the momentum buffer.
+  return operandIndex == 0 || operandIndex == 2;
+}
+
+/// Shared verifier of adam and adamw.
+template <typename OpTy> static LogicalResult verifyAdam(OpTy op) {
+  if (failed(checkDefinedBy<ParamOp>(op, "param", op.getParam())) ||
+      failed(checkDefinedBy<OptStateOp>(op, "exp_avg", op.getExpAvg())) ||
+      failed(checkDefinedBy<OptStateOp>(op, "exp_avg_sq", op.getExpAvgSq())))
+    return failure();
+  if (op.getExpAvg() == op.getExpAvgSq())
+    return op.emitOpError("expected distinct exp_avg and exp_avg_sq states");
+  ArrayRef<int64_t> shape = shapeOf(op.getParam());
+  if (failed(checkShape(op, "grad", shape, shapeOf(op.getGrad()))) ||
+      failed(checkShape(op, "exp_avg", shape, shapeOf(op.getExpAvg()))) ||
+      failed(checkShape(op, "exp_avg_sq", shape, shapeOf(op.getExpAvgSq()))) ||
+      failed(checkNonNegative(op, "lr", op.getLr().convertToDouble())) ||
+      failed(checkProbability(op, "beta1", op.getBeta1().convertToDouble())) ||
+      failed(checkProbability(op, "beta2", op.getBeta2().convertToDouble())) ||
+      failed(checkPositive(op, "epsilon", op.getEpsilon().convertToDouble())))
+    return failure();
+  return checkNonNegative(op, "weight_decay",
+                          op.getWeightDecay().convertToDouble());
+}
+
+/// Operands 0, 2 and 3 (param, exp_avg, exp_avg_sq) are updated in place.
+static bool isAdamInPlaceOperand(unsigned operandIndex) {
+  return operandIndex == 0 || operandIndex == 2 || operandIndex == 3;
+}
+
+LogicalResult AdamOp::verify() { return verifyAdam(*this); }
+bool AdamOp::isUpdatedInPlace(unsigned operandIndex) {
+  return isAdamInPlaceOperand(operandIndex);
+}
+
+LogicalResult AdamWOp::verify() { return verifyAdam(*this); }
+bool AdamWOp::isUpdatedInPlace(unsigned operandIndex) {
+  return isAdamInPlaceOperand(operandIndex);
+}

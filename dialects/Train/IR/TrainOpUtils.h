@@ -1,0 +1,178 @@
+//===- TrainOpUtils.h - helpers of the op files -*- C++ -*-===//
+//
+// Internal to the dialect library: the accessors and verifier helpers that
+// the op files (TrainOps.cpp, TrainConvOps.cpp, TrainGradOps.cpp) and
+// TrainCosts.cpp (FLOPs, bytes, workspaces) share.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_DIALECTS_TRAIN_IR_TRAINOPUTILS_H
+#define MEMOPT_DIALECTS_TRAIN_IR_TRAINOPUTILS_H
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/CheckedArithmetic.h"
+
+#include <optional>
+
+#include <string>
+
+namespace mlir::memopt::train::detail {
+
+inline RankedTensorType tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+inline ArrayRef<int64_t> shapeOf(Value v) { return tensorType(v).getShape(); }
+
+inline Type elementTypeOf(Value v) { return tensorType(v).getElementType(); }
+
+inline int64_t numElements(Value v) { return tensorType(v).getNumElements(); }
+
+/// Formats a shape as in MLIR types ("8x16"); a 0-d shape prints as "scalar".
+inline std::string formatShape(ArrayRef<int64_t> shape) {
+  if (shape.empty())
+    return "scalar";
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  llvm::interleave(shape, os, "x");
+  return s;
+}
+
+/// Emits "expected <what> of shape E, got A" unless the shapes agree.
+inline LogicalResult checkShape(Operation *op, StringRef what,
+                                ArrayRef<int64_t> expected,
+                                ArrayRef<int64_t> actual) {
+  if (expected == actual)
+    return success();
+  return op->emitOpError() << "expected " << what << " of shape "
+                           << formatShape(expected) << ", got "
+                           << formatShape(actual);
+}
+
+/// Emits "expected <what> element type E, got A" unless the types agree.
+inline LogicalResult checkElementType(Operation *op, StringRef what,
+                                      Type expected, Type actual) {
+  if (expected == actual)
+    return success();
+  return op->emitOpError() << "expected " << what << " element type "
+                           << expected << ", got " << actual;
+}
+
+/// Checks that `actual` has the shape and element type of `expected`.
+inline LogicalResult checkSameType(Operation *op, StringRef what,
+                                   Value expected, Value actual) {
+  if (failed(checkShape(op, what, shapeOf(expected), shapeOf(actual))))
+    return failure();
+  return checkElementType(op, what, elementTypeOf(expected),
+                          elementTypeOf(actual));
+}
+
+/// Checks the rank of `v`.
+inline LogicalResult checkRank(Operation *op, StringRef what, Value v,
+                               int64_t rank) {
+  if (tensorType(v).getRank() == rank)
+    return success();
+  return op->emitOpError() << "expected " << what << " of rank " << rank
+                           << ", got rank " << tensorType(v).getRank() << " ("
+                           << formatShape(shapeOf(v)) << ")";
+}
+
+inline LogicalResult checkMinRank(Operation *op, StringRef what, Value v,
+                                  int64_t minRank) {
+  if (tensorType(v).getRank() >= minRank)
+    return success();
+  return op->emitOpError() << "expected " << what << " of rank >= " << minRank
+                           << ", got rank " << tensorType(v).getRank() << " ("
+                           << formatShape(shapeOf(v)) << ")";
+}
+
+/// Normalizes a possibly negative dimension index; fails with a diagnostic if
+/// it is outside [-rank, rank).
+inline FailureOr<int64_t> normalizeDim(Operation *op, StringRef what,
+                                       int64_t dim, int64_t rank) {
+  if (dim < -rank || dim >= rank) {
+    op->emitOpError() << what << " " << dim << " is out of range for rank "
+                      << rank;
+    return failure();
+  }
+  return dim < 0 ? dim + rank : dim;
+}
+
+/// The shape without its last dimension (statistics of normalizations).
+inline SmallVector<int64_t> dropLast(ArrayRef<int64_t> shape) {
+  return SmallVector<int64_t>(shape.drop_back());
+}
+
+inline LogicalResult checkPositive(Operation *op, StringRef what,
+                                   double value) {
+  if (value > 0.0)
+    return success();
+  return op->emitOpError() << "expected " << what << " > 0, got " << value;
+}
+
+inline LogicalResult checkNonNegative(Operation *op, StringRef what,
+                                      double value) {
+  if (value >= 0.0)
+    return success();
+  return op->emitOpError() << "expected " << what << " >= 0, got " << value;
+}
+
+inline LogicalResult checkProbability(Operation *op, StringRef what,
+                                      double value) {
+  if (value >= 0.0 && value < 1.0)
+    return success();
+  return op->emitOpError() << "expected " << what << " in [0, 1), got "
+                           << value;
+}
+
+/// Checks that a list attribute has `size` entries, each >= `minValue`.
+inline LogicalResult checkIntList(Operation *op, StringRef what,
+                                  ArrayRef<int64_t> values, size_t size,
+                                  int64_t minValue) {
+  if (values.size() != size)
+    return op->emitOpError() << "expected " << size << " " << what
+                             << " values, got " << values.size();
+  for (int64_t v : values)
+    if (v < minValue)
+      return op->emitOpError() << "expected every " << what
+                               << " value >= " << minValue << ", got " << v;
+  return success();
+}
+
+// Verifiers that forward ops and their gradient ops share (TrainOps.cpp).
+
+/// Shared by softmax and softmax_grad: a valid axis and a positive scale.
+LogicalResult verifySoftmaxAttrs(Operation *op, Value input, int64_t axis,
+                                 double scale, bool causal);
+
+/// Normalization over the last dimension: affine parameters of shape [h] and
+/// statistics of the input shape without its last dimension.
+LogicalResult verifyLastDimNorm(Operation *op, Value input,
+                                ArrayRef<std::pair<StringRef, Value>> affine,
+                                ArrayRef<std::pair<StringRef, Value>> stats,
+                                std::optional<double> epsilon);
+
+/// Batch normalization: NCHW input, per-channel parameters and statistics.
+LogicalResult verifyChannelNorm(Operation *op, Value input,
+                                ArrayRef<std::pair<StringRef, Value>> affine,
+                                ArrayRef<std::pair<StringRef, Value>> stats,
+                                std::optional<double> epsilon);
+
+/// Shapes of attention: q is B x Hq x Sq x D, k and v are B x Hkv x Sk x D
+/// with Hq a multiple of Hkv; lse is an fp32 B x Hq x Sq.
+LogicalResult verifyAttentionShapes(Operation *op, Value q, Value k, Value v,
+                                    Value lse, double scale);
+
+/// A window of `full` at `offsets` with `strides`, of the shape of `window`;
+/// `windowName` names the window operand or result in diagnostics.
+LogicalResult verifyWindow(Operation *op, Value full, Value window,
+                           StringRef windowName, ArrayRef<int64_t> offsets,
+                           std::optional<ArrayRef<int64_t>> strides);
+
+} // namespace mlir::memopt::train::detail
+
+#endif // MEMOPT_DIALECTS_TRAIN_IR_TRAINOPUTILS_H
