@@ -101,7 +101,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::string pipeline =
       "builtin.module(func.func(train-verify-step,train-lifetimes,"
       "train-remat{" +
-      remat + "},train-plan-memory{budget=20000},train-verify-plan))";
+      remat + "},train-plan-memory{search-budget=20000},train-verify-plan))";
   if (std::getenv("MEMOPT_FUZZ_VERBOSE"))
     llvm::errs() << "pipeline: " << pipeline << "\n";
 

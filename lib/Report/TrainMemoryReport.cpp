@@ -28,6 +28,9 @@ struct TrainMemoryReportPass
   LogicalResult initializeOptions(
       StringRef options,
       function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    if (failed(checkEnumPassOption("train-memory-report", "report format",
+                                   options, format, errorHandler)))
+      return failure();
     return parseOptionsNamingPass(
         "train-memory-report", options, errorHandler,
         [&](StringRef text,
@@ -71,13 +74,7 @@ struct TrainMemoryReportPass
     // The report reads the IR and never changes it.
     markAllAnalysesPreserved();
     ModuleOp module = getOperation();
-    std::optional<ReportFormat> reportFormat = parseReportFormat(format);
-    if (!reportFormat) {
-      emitError(module.getLoc())
-          << "unknown report format '" << format
-          << "'; expected one of: " << getReportFormatNames();
-      return signalPassFailure();
-    }
+    ReportFormat reportFormat = format;
     FailureOr<FunctionOpInterface> func = selectFunction(module);
     if (failed(func))
       return signalPassFailure();
@@ -85,7 +82,7 @@ struct TrainMemoryReportPass
     if (failed(report))
       return signalPassFailure();
     if (output.empty() || output == "-") {
-      report->print(llvm::outs(), *reportFormat);
+      report->print(llvm::outs(), reportFormat);
       llvm::outs().flush();
       return;
     }
@@ -93,7 +90,7 @@ struct TrainMemoryReportPass
     // is at the module's location, not on the op: an op diagnostic would
     // print the whole module, which says nothing about a path.
     if (llvm::Error error = writeFileAtomically(output, [&](raw_ostream &os) {
-          report->print(os, *reportFormat);
+          report->print(os, reportFormat);
         })) {
       emitError(module.getLoc())
           << "memory report: " << llvm::toString(std::move(error));

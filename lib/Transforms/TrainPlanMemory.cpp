@@ -83,18 +83,18 @@ struct TrainPlanMemoryPass
           << static_cast<int64_t>(alignment);
       return signalPassFailure();
     }
-    if (budget < 0) {
+    if (searchBudget < 0) {
       mlir::emitError(func.getLoc())
-          << "train-plan-memory: budget must not be negative, "
-             "got "
-          << static_cast<int64_t>(budget);
+          << "train-plan-memory: search-budget (work units) must not be "
+             "negative, got "
+          << static_cast<int64_t>(searchBudget);
       return signalPassFailure();
     }
     removeMemoryPlan(func);
     TensorLiveness liveness(func);
     StepPlanOptions options;
     options.alignment = alignment;
-    options.searchBudget = budget;
+    options.searchBudget = searchBudget;
     options.algorithm = algorithm;
     llvm::Expected<StepMemoryPlan> plan = planStepMemory(liveness, options);
     if (!plan) {

@@ -70,6 +70,29 @@ struct TrainRematPass
       function_ref<LogicalResult(const Twine &)> errorHandler) override;
 
 private:
+  /// The name of `algorithm`, as the option spells it.
+  StringRef getAlgorithmName() const {
+    switch (algorithm) {
+    case RematAlgorithm::Auto:
+      return "auto";
+    case RematAlgorithm::None:
+      return "none";
+    case RematAlgorithm::Layers:
+      return "layers";
+    case RematAlgorithm::Sqrt:
+      return "sqrt";
+    case RematAlgorithm::Selective:
+      return "selective";
+    case RematAlgorithm::Greedy:
+      return "greedy";
+    case RematAlgorithm::Optimal:
+      return "optimal";
+    case RematAlgorithm::Chain:
+      return "chain";
+    }
+    llvm_unreachable("unknown remat algorithm");
+  }
+
   /// Checks the options; emits an error naming the option and the valid
   /// range.
   LogicalResult checkOptions(Location loc);
@@ -120,6 +143,9 @@ LogicalResult TrainRematPass::initializeOptions(
                         number + next + " (or budget=\"" + number + " " + next +
                         "\")?");
   }
+  if (failed(checkEnumPassOption("train-remat", "algorithm", options, algorithm,
+                                 errorHandler)))
+    return failure();
   return parseOptionsNamingPass(
       "train-remat", options, errorHandler,
       [&](StringRef text, function_ref<LogicalResult(const Twine &)> handler) {
@@ -165,20 +191,19 @@ FailureOr<std::optional<int64_t>> TrainRematPass::parseBudget(Location loc) {
 LogicalResult TrainRematPass::proposeCandidates(
     func::FuncOp func, const TensorLiveness &before,
     std::optional<int64_t> limit, SmallVectorImpl<RematCandidate> &candidates) {
-  StringRef algorithm = this->algorithm;
-  bool isAuto = algorithm == "auto";
+  bool isAuto = algorithm == RematAlgorithm::Auto;
   llvm::SmallBitVector keepAll(getActivations(before).size(), true);
-  if (algorithm == "none" || isAuto)
+  if (algorithm == RematAlgorithm::None || isAuto)
     candidates.push_back(evaluateKeepSet(func, "none", keepAll));
-  if (algorithm == "layers" || (isAuto && limit))
+  if (algorithm == RematAlgorithm::Layers || (isAuto && limit))
     candidates.push_back(
         evaluateKeepSet(func, "layers", getLayersKeepSet(before)));
-  if (algorithm == "sqrt" || (isAuto && limit))
+  if (algorithm == RematAlgorithm::Sqrt || (isAuto && limit))
     candidates.push_back(evaluateKeepSet(func, "sqrt", getSqrtKeepSet(before)));
-  if (algorithm == "selective" || (isAuto && limit)) {
+  if (algorithm == RematAlgorithm::Selective || (isAuto && limit)) {
     llvm::SmallBitVector keep = getSelectiveKeepSet(before);
     // Keeping everything is `none`'s answer, not a selective one.
-    if (algorithm == "selective" && keep.all())
+    if (algorithm == RematAlgorithm::Selective && keep.all())
       return mlir::emitError(func.getLoc())
              << "train-remat: no candidate of algorithm 'selective' for @"
              << func.getSymName()
@@ -186,9 +211,9 @@ LogicalResult TrainRematPass::proposeCandidates(
                 "dropout applied to them) and the step has none";
     candidates.push_back(evaluateKeepSet(func, "selective", keep));
   }
-  if (algorithm == "greedy" || (isAuto && limit))
+  if (algorithm == RematAlgorithm::Greedy || (isAuto && limit))
     candidates.push_back(runGreedyRemat(func, before, limit));
-  if (algorithm == "chain" && !limit) {
+  if (algorithm == RematAlgorithm::Chain && !limit) {
     // Without a budget `chain` keeps everything, on a chain only.
     std::string why;
     if (failed(getChainGroups(func, why)))
@@ -197,19 +222,21 @@ LogicalResult TrainRematPass::proposeCandidates(
              << func.getSymName()
              << ": the step is not a chain of layers: " << why;
   }
-  if ((algorithm == "optimal" || algorithm == "chain") && !limit)
-    candidates.push_back(evaluateKeepSet(func, algorithm, keepAll));
+  if ((algorithm == RematAlgorithm::Optimal ||
+       algorithm == RematAlgorithm::Chain) &&
+      !limit)
+    candidates.push_back(evaluateKeepSet(func, getAlgorithmName(), keepAll));
   if (!limit)
     return success();
 
   // auto only spends solver time when keeping everything does not fit.
   bool autoNeedsMore = isAuto && candidates.front().peak > *limit;
-  if (algorithm == "chain" || autoNeedsMore) {
+  if (algorithm == RematAlgorithm::Chain || autoNeedsMore) {
     std::string why;
     if (std::optional<RematCandidate> chain =
             runChainRemat(func, *limit, before.getLoad(), why))
       candidates.push_back(std::move(*chain));
-    else if (algorithm == "chain")
+    else if (algorithm == RematAlgorithm::Chain)
       return mlir::emitError(func.getLoc())
              << "train-remat: algorithm 'chain' found no schedule within the "
                 "budget of "
@@ -217,7 +244,7 @@ LogicalResult TrainRematPass::proposeCandidates(
              << "; parameters and optimizer states alone take "
              << before.getPersistentBytes() << " bytes";
   }
-  if (algorithm == "optimal" || autoNeedsMore) {
+  if (algorithm == RematAlgorithm::Optimal || autoNeedsMore) {
     auto start = std::chrono::steady_clock::now();
     FailureOr<StepGroups> built =
         getStepGroups(func, static_cast<unsigned>(segments));
@@ -241,7 +268,7 @@ void TrainRematPass::reportNoCandidate(func::FuncOp func,
                                        int64_t limit, int64_t persistent) {
   if (candidates.empty()) {
     mlir::emitError(func.getLoc())
-        << "train-remat: algorithm '" << algorithm
+        << "train-remat: algorithm '" << getAlgorithmName()
         << "' found no schedule within the budget of " << limit
         << " bytes: " << optimalFailure
         << " (more segments refine the model; greedy decides per "
@@ -258,7 +285,7 @@ void TrainRematPass::reportNoCandidate(func::FuncOp func,
   RematCandidate everything = evaluateKeepSet(func, "recompute everything",
                                               llvm::SmallBitVector(n, false));
   mlir::emitError(func.getLoc())
-      << "train-remat: no candidate of algorithm '" << algorithm
+      << "train-remat: no candidate of algorithm '" << getAlgorithmName()
       << "' meets the budget of " << limit
       << " bytes: the smallest peak reached is " << lowest->peak
       << " bytes, by '" << lowest->algorithm
@@ -278,16 +305,6 @@ void TrainRematPass::runOnOperation() {
   }
   if (failed(train::verifyNotLowered(func, "train-remat")))
     return signalPassFailure();
-  static constexpr StringLiteral kAlgorithms[] = {
-      "auto",      "none",   "layers",  "sqrt",
-      "selective", "greedy", "optimal", "chain"};
-  if (!llvm::is_contained(kAlgorithms, StringRef(algorithm))) {
-    mlir::emitError(func.getLoc())
-        << "train-remat: unknown algorithm '" << algorithm
-        << "'; expected one of auto, none, layers, sqrt, "
-           "selective, greedy, optimal, chain";
-    return signalPassFailure();
-  }
   if (failed(checkOptions(func.getLoc())))
     return signalPassFailure();
   FailureOr<std::optional<int64_t>> limit = parseBudget(func.getLoc());
@@ -325,7 +342,7 @@ void TrainRematPass::runOnOperation() {
     reportNoCandidate(func, candidates, **limit, persistent);
     return signalPassFailure();
   }
-  if (StringRef(algorithm) == "auto") {
+  if (algorithm == RematAlgorithm::Auto) {
     InFlightDiagnostic remark = mlir::emitRemark(func.getLoc());
     remark << "train-remat: auto chose '" << chosen->algorithm << "': ";
     if (!*limit)

@@ -2,7 +2,7 @@
 // partial (or temporary) file left behind.
 
 // RUN: not mem-opt %s --train-memory-report=format=xml -o /dev/null 2>&1 | FileCheck %s --check-prefix=FORMAT
-// FORMAT: error: unknown report format 'xml'; expected one of: text, json, html, trace
+// FORMAT: error: train-memory-report: unknown report format 'xml'; expected one of text, json, html, trace
 
 // A failed run leaves an existing report as it was.
 // RUN: mem-opt %s --train-memory-report='format=json output=%t.json' -o /dev/null

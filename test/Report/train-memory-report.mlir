@@ -6,7 +6,11 @@
 // The pass is registered, with its options.
 // RUN: mem-opt --help | FileCheck %s --check-prefix=HELP
 // HELP:      --train-memory-report {{.*}}Writes the memory report of a training step
-// HELP-NEXT:   --format=<string> {{.*}}text, json, html or trace
+// HELP-NEXT:   --format=<value> {{.*}}Report format
+// HELP-NEXT:     =text
+// HELP-NEXT:     =json
+// HELP-NEXT:     =html
+// HELP-NEXT:     =trace
 // HELP-NEXT:   --function=<string>
 // HELP-NEXT:   --output=<string>
 

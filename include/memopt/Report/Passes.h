@@ -4,6 +4,7 @@
 #define MEMOPT_REPORT_PASSES_H
 
 #include "memopt/Dialect/Train/IR/TrainDialect.h"
+#include "memopt/Report/MemoryReport.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

@@ -49,8 +49,18 @@ def TrainMemoryReportPass
     ```
   }];
   let options = [
-    Option<"format", "format", "std::string", /*default=*/"\"text\"",
-           "Report format: text, json, html or trace">,
+    Option<"format", "format", "::mlir::memopt::ReportFormat",
+           /*default=*/"::mlir::memopt::ReportFormat::Text",
+           "Report format: text, json, html or trace",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::memopt::ReportFormat::Text, "text",
+                        "a summary table"),
+             clEnumValN(::mlir::memopt::ReportFormat::JSON, "json",
+                        "the whole report (memopt.memory-report/1)"),
+             clEnumValN(::mlir::memopt::ReportFormat::HTML, "html",
+                        "a self-contained page with an SVG timeline"),
+             clEnumValN(::mlir::memopt::ReportFormat::Trace, "trace",
+                        "Chrome/Perfetto trace JSON"))}]>,
     Option<"output", "output", "std::string", /*default=*/"\"\"",
            "File to write the report to (default or '-': stdout)">,
     Option<"function", "function", "std::string", /*default=*/"\"\"",

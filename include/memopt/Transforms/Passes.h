@@ -10,6 +10,18 @@
 
 namespace mlir::memopt {
 
+/// train-remat's `algorithm` option (docs/remat.md).
+enum class RematAlgorithm {
+  Auto,
+  None,
+  Layers,
+  Sqrt,
+  Selective,
+  Greedy,
+  Optimal,
+  Chain
+};
+
 #define GEN_PASS_DECL
 #include "memopt/Transforms/Passes.h.inc"
 

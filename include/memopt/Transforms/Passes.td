@@ -120,7 +120,8 @@ def TrainPlanMemoryPass : Pass<"train-plan-memory", "::mlir::func::FuncOp"> {
     activations, gradients, temporaries) and every op's workspace gets an
     offset above it such that no two buffers live at the same time overlap.
     The planner (docs/mem-plan.md) tries several greedy orders with best-fit
-    placement and improves the best under a deterministic search budget;
+    placement and improves the best under a deterministic limit of work
+    units, `search-budget` (bytes are never a search budget here);
     `algorithm=best-fit` runs only the greedy-by-size baseline.
 
     Writes its decisions as attributes (verified by the train dialect):
@@ -145,9 +146,11 @@ def TrainPlanMemoryPass : Pass<"train-plan-memory", "::mlir::func::FuncOp"> {
     Option<"algorithm", "algorithm", "std::string", /*default=*/"\"auto\"",
            "auto (greedy portfolio, then search) or best-fit (greedy by size "
            "only)">,
-    Option<"budget", "budget", "int64_t", /*default=*/"100000000",
-           "Work units of the planner's improvement phase (deterministic); 0 "
-           "keeps the best greedy plan">,
+    Option<"searchBudget", "search-budget", "int64_t",
+           /*default=*/"100000000",
+           "Work units (not bytes) of the planner's improvement phase "
+           "(deterministic: the same limit gives the same plan on any "
+           "machine); 0 keeps the best greedy plan">,
   ];
   let dependentDialects = ["::mlir::memopt::train::TrainDialect"];
 }
@@ -233,8 +236,27 @@ def TrainRematPass : Pass<"train-remat", "::mlir::func::FuncOp"> {
     Option<"budget", "budget", "std::string", /*default=*/"\"\"",
            "Peak bound: bytes with an optional unit (B, KiB, MiB, GiB, TiB, "
            "KB, MB, GB, TB); empty = no bound">,
-    Option<"algorithm", "algorithm", "std::string", /*default=*/"\"auto\"",
-           "auto, none, layers, sqrt, selective, greedy, optimal or chain">,
+    Option<"algorithm", "algorithm", "::mlir::memopt::RematAlgorithm",
+           /*default=*/"::mlir::memopt::RematAlgorithm::Auto",
+           "auto, none, layers, sqrt, selective, greedy, optimal or chain "
+           "(docs/remat.md)",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::memopt::RematAlgorithm::Auto, "auto",
+                        "none if it fits, else the cheapest candidate that does"),
+             clEnumValN(::mlir::memopt::RematAlgorithm::None, "none",
+                        "keep every activation"),
+             clEnumValN(::mlir::memopt::RematAlgorithm::Layers, "layers",
+                        "keep the layer boundaries"),
+             clEnumValN(::mlir::memopt::RematAlgorithm::Sqrt, "sqrt",
+                        "keep every ceil(sqrt(n))-th activation"),
+             clEnumValN(::mlir::memopt::RematAlgorithm::Selective, "selective",
+                        "recompute the attention scores"),
+             clEnumValN(::mlir::memopt::RematAlgorithm::Greedy, "greedy",
+                        "drop the cheapest activations live at the peak"),
+             clEnumValN(::mlir::memopt::RematAlgorithm::Optimal, "optimal",
+                        "Checkmate's MILP over groups of ops"),
+             clEnumValN(::mlir::memopt::RematAlgorithm::Chain, "chain",
+                        "the rotor DP over a chain of layers"))}]>,
     Option<"segments", "segments", "int64_t", /*default=*/"8",
            "optimal: the most forward groups (segments of whole layers) the "
            "solver decides over, at least 1">,
