@@ -18,7 +18,8 @@ void registerAllDialects(DialectRegistry &registry);
 /// LLVM IR (the builtin and LLVM translations are registered separately).
 void registerGPUTargets(DialectRegistry &registry);
 
-/// Registers every memopt pass and pipeline, plus the upstream generic
+/// Registers every memopt pass and pipeline (memopt-pipeline,
+/// memopt-lower-to-cpu, memopt-lower-to-gpu), plus the upstream generic
 /// transforms (canonicalize, cse, ...) used around them.
 void registerAllPasses();
 

@@ -4,6 +4,7 @@
 
 #include "memopt/Conversion/Passes.h"
 #include "memopt/Dialect/Train/IR/TrainDialect.h"
+#include "memopt/Pipeline/Pipeline.h"
 #include "memopt/Report/Passes.h"
 #include "memopt/Transforms/Passes.h"
 
@@ -92,4 +93,5 @@ void mlir::memopt::registerAllPasses() {
   registerMemoptReportPasses();
   registerLowerToCPUPipeline();
   registerLowerToGPUPipeline();
+  registerPipeline();
 }

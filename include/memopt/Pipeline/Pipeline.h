@@ -1,0 +1,113 @@
+//===- Pipeline.h - memopt-pipeline: memopt's passes in order ---*- C++ -*-===//
+//
+// The whole optimization pipeline on a training step, as one registered
+// pipeline (`--memopt-pipeline='...'`) and as a function another compiler
+// calls among its own passes:
+//
+//   mlir::memopt::PipelineOptions options;
+//   options.rematBudget = "40GiB";
+//   options.plan = true;
+//   mlir::memopt::buildPipeline(pm, options);   // pm anchored on
+//   builtin.module
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_PIPELINE_PIPELINE_H
+#define MEMOPT_PIPELINE_PIPELINE_H
+
+#include "memopt/Report/MemoryReport.h"
+#include "memopt/Transforms/Passes.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+class OpPassManager;
+
+namespace memopt {
+
+/// Where the pipeline ends: train IR, or lowered to the LLVM dialect for the
+/// CPU (memopt-lower-to-cpu) or NVIDIA GPUs (memopt-lower-to-gpu).
+enum class PipelineTarget { None, CPU, GPU };
+
+/// Options of memopt-pipeline. The defaults verify the step and make its
+/// lifetimes explicit, and nothing else.
+struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
+  Option<bool> lifetimes{
+      *this, "lifetimes",
+      llvm::cl::desc("Insert train.free after each tensor's last use "
+                     "(train-lifetimes)"),
+      llvm::cl::init(true)};
+  Option<std::string> rematBudget{
+      *this, "remat-budget",
+      llvm::cl::desc("Rematerialize to fit this peak (train-remat budget: "
+                     "bytes with an optional unit such as 40GiB); empty: no "
+                     "remat unless remat-algorithm names one"),
+      llvm::cl::init("")};
+  Option<RematAlgorithm> rematAlgorithm{
+      *this, "remat-algorithm",
+      llvm::cl::desc("train-remat's algorithm (docs/remat.md)"),
+      llvm::cl::init(RematAlgorithm::Auto),
+      llvm::cl::values(
+          clEnumValN(RematAlgorithm::Auto, "auto",
+                     "none if it fits, else the cheapest candidate that does"),
+          clEnumValN(RematAlgorithm::None, "none", "keep every activation"),
+          clEnumValN(RematAlgorithm::Layers, "layers",
+                     "keep the layer boundaries"),
+          clEnumValN(RematAlgorithm::Sqrt, "sqrt",
+                     "keep every ceil(sqrt(n))-th activation"),
+          clEnumValN(RematAlgorithm::Selective, "selective",
+                     "recompute the attention scores"),
+          clEnumValN(RematAlgorithm::Greedy, "greedy",
+                     "drop the cheapest activations live at the peak"),
+          clEnumValN(RematAlgorithm::Optimal, "optimal",
+                     "Checkmate's MILP over groups of ops"),
+          clEnumValN(RematAlgorithm::Chain, "chain",
+                     "the rotor DP over a chain of layers"))};
+  Option<bool> plan{*this, "plan",
+                    llvm::cl::desc("Plan the static arena (train-plan-memory) "
+                                   "and check it (train-verify-plan)"),
+                    llvm::cl::init(false)};
+  Option<bool> report{
+      *this, "report",
+      llvm::cl::desc("Write the memory report (train-memory-report) of the "
+                     "optimized step"),
+      llvm::cl::init(false)};
+  Option<ReportFormat> reportFormat{
+      *this, "report-format", llvm::cl::desc("The report's format"),
+      llvm::cl::init(ReportFormat::Text),
+      llvm::cl::values(
+          clEnumValN(ReportFormat::Text, "text", "a summary table"),
+          clEnumValN(ReportFormat::JSON, "json", "the whole report"),
+          clEnumValN(ReportFormat::HTML, "html",
+                     "a self-contained page with an SVG timeline"),
+          clEnumValN(ReportFormat::Trace, "trace",
+                     "Chrome/Perfetto trace JSON"))};
+  Option<std::string> reportOutput{
+      *this, "report-output",
+      llvm::cl::desc("File to write the report to (default or '-': stdout)"),
+      llvm::cl::init("")};
+  Option<PipelineTarget> target{
+      *this, "target", llvm::cl::desc("Lower the optimized step"),
+      llvm::cl::init(PipelineTarget::None),
+      llvm::cl::values(
+          clEnumValN(PipelineTarget::None, "none", "keep the train IR"),
+          clEnumValN(PipelineTarget::CPU, "cpu",
+                     "convert-train-to-linalg, then memopt-lower-to-cpu"),
+          clEnumValN(PipelineTarget::GPU, "gpu",
+                     "convert-train-to-linalg, then memopt-lower-to-gpu with "
+                     "its defaults (sm_90)"))};
+};
+
+/// Adds memopt-pipeline to `pm` (anchored on builtin.module):
+/// train-verify-step; train-lifetimes; train-remat (when a budget or an
+/// algorithm other than auto is given); train-plan-memory and
+/// train-verify-plan; train-memory-report; then the lowering of `target`.
+/// The train passes run on every func.func of the module.
+void buildPipeline(OpPassManager &pm, const PipelineOptions &options);
+
+/// Registers `memopt-pipeline`.
+void registerPipeline();
+
+} // namespace memopt
+} // namespace mlir
+
+#endif // MEMOPT_PIPELINE_PIPELINE_H
