@@ -52,14 +52,19 @@ TensorLiveness::TensorLiveness(Operation *op, int64_t granularity) {
   if (body.empty())
     return;
   Block &block = body.front();
-  llvm::DenseMap<Operation *, int64_t> pointOf;
-  for (Operation &child : block) {
-    pointOf[&child] = schedule.size();
+  for (Operation &child : block)
     schedule.push_back(&child);
-  }
-  int64_t numPoints = schedule.size();
-  int64_t last = numPoints - 1;
 
+  findForwardOps(block);
+  findDeadViews();
+  SmallVector<bool> usedByBackward;
+  SmallVector<bool> consumedByOptimizer;
+  collectBuffers(block, granularity, usedByBackward, consumedByOptimizer);
+  classifyBuffers(usedByBackward, consumedByOptimizer);
+  computeLiveBytes();
+}
+
+void TensorLiveness::findForwardOps(Block &block) {
   // Forward ops: those the loss (the first returned value, when it is a 0-d
   // float tensor) depends on.
   Operation *terminator = block.getTerminator();
@@ -77,7 +82,9 @@ TensorLiveness::TensorLiveness(Operation *op, int64_t granularity) {
       }
     }
   }
+}
 
+void TensorLiveness::findDeadViews() {
   // Views that nothing (but other dead views) reads: the lowering erases
   // them (a transpose or slice of a buffer is pure), so they do not keep
   // their source alive.
@@ -94,18 +101,28 @@ TensorLiveness::TensorLiveness(Operation *op, int64_t granularity) {
     if (dead)
       deadViews.insert(child);
   }
+}
 
+void TensorLiveness::addBuffer(Value value, MemoryClass cls, int64_t start,
+                               std::string name, int64_t granularity) {
+  Buffer buffer;
+  buffer.value = value;
+  buffer.bytes = llvm::alignTo(train::getTensorBytes(value.getType()),
+                               static_cast<uint64_t>(granularity));
+  buffer.start = buffer.end = start;
+  buffer.memoryClass = cls;
+  buffer.name = std::move(name);
+  bufferOf[value] = buffers.size();
+  buffers.push_back(std::move(buffer));
+}
+
+void TensorLiveness::collectBuffers(
+    Block &block, int64_t granularity, SmallVectorImpl<bool> &usedByBackward,
+    SmallVectorImpl<bool> &consumedByOptimizer) {
+  Operation *terminator = block.getTerminator();
   auto newBuffer = [&](Value value, MemoryClass cls, int64_t start,
                        std::string name) {
-    Buffer buffer;
-    buffer.value = value;
-    buffer.bytes = llvm::alignTo(train::getTensorBytes(value.getType()),
-                                 static_cast<uint64_t>(granularity));
-    buffer.start = buffer.end = start;
-    buffer.memoryClass = cls;
-    buffer.name = std::move(name);
-    bufferOf[value] = buffers.size();
-    buffers.push_back(std::move(buffer));
+    addBuffer(value, cls, start, std::move(name), granularity);
   };
 
   for (BlockArgument arg : block.getArguments())
@@ -113,8 +130,6 @@ TensorLiveness::TensorLiveness(Operation *op, int64_t granularity) {
       newBuffer(arg, MemoryClass::Input, 0,
                 "arg" + std::to_string(arg.getArgNumber()));
 
-  SmallVector<bool> usedByBackward;
-  SmallVector<bool> consumedByOptimizer;
   for (auto [point, child] : llvm::enumerate(schedule)) {
     int64_t i = point;
     auto aliasing = dyn_cast<train::AliasingOpInterface>(child);
@@ -187,8 +202,12 @@ TensorLiveness::TensorLiveness(Operation *op, int64_t granularity) {
   }
   usedByBackward.resize(buffers.size(), false);
   consumedByOptimizer.resize(buffers.size(), false);
+}
 
+void TensorLiveness::classifyBuffers(ArrayRef<bool> usedByBackward,
+                                     ArrayRef<bool> consumedByOptimizer) {
   // Classes and persistent ranges.
+  int64_t last = static_cast<int64_t>(schedule.size()) - 1;
   for (auto [index, buffer] : llvm::enumerate(buffers)) {
     if (buffer.memoryClass == MemoryClass::Parameter ||
         buffer.memoryClass == MemoryClass::OptimizerState) {
@@ -206,7 +225,10 @@ TensorLiveness::TensorLiveness(Operation *op, int64_t granularity) {
     else if (def && forward.contains(def) && usedByBackward[index])
       buffer.memoryClass = MemoryClass::Activation;
   }
+}
 
+void TensorLiveness::computeLiveBytes() {
+  int64_t numPoints = schedule.size();
   // Live bytes at every point: persistent bytes everywhere, each other
   // buffer over [start, end] (a difference array), plus the op's workspace.
   SmallVector<std::array<int64_t, kNumMemoryClasses>> delta(

@@ -127,6 +127,22 @@ public:
   void print(raw_ostream &os) const;
 
 private:
+  /// The steps of the constructor, in order, on the schedule of `block`.
+  void findForwardOps(Block &block);
+  void findDeadViews();
+  void addBuffer(Value value, MemoryClass cls, int64_t start, std::string name,
+                 int64_t granularity);
+  /// Creates the buffers and their live ranges, and the workspace per point;
+  /// records which buffers backward ops read and which optimizers consume.
+  void collectBuffers(Block &block, int64_t granularity,
+                      SmallVectorImpl<bool> &usedByBackward,
+                      SmallVectorImpl<bool> &consumedByOptimizer);
+  /// Persistent ranges, gradients and activations.
+  void classifyBuffers(ArrayRef<bool> usedByBackward,
+                       ArrayRef<bool> consumedByOptimizer);
+  /// Live bytes per point and class, the load and the peak point.
+  void computeLiveBytes();
+
   SmallVector<Operation *> schedule;
   llvm::DenseSet<Operation *> forward;
   llvm::DenseSet<Operation *> deadViews;
