@@ -73,7 +73,7 @@ LogicalResult execution::checkTargetSupportsStep(ModuleOp module,
 LogicalResult execution::differentiateStep(ModuleOp module) {
   PassManager pm(module.getContext());
   TrainAutodiffPassOptions options;
-  options.optimizer = "none";
+  options.optimizer = AutodiffOptimizer::None;
   pm.nest<func::FuncOp>().addPass(createTrainAutodiffPass(options));
   return pm.run(module);
 }

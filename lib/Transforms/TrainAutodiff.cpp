@@ -20,8 +20,6 @@ using namespace mlir::memopt;
 
 namespace {
 
-enum class Optimizer { Adam, AdamW, Sgd, None };
-
 struct TrainAutodiffPass
     : public memopt::impl::TrainAutodiffPassBase<TrainAutodiffPass> {
   using Base::Base;
@@ -29,6 +27,9 @@ struct TrainAutodiffPass
   LogicalResult initializeOptions(
       StringRef options,
       function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    if (failed(checkEnumPassOption("train-autodiff", "optimizer", options,
+                                   optimizer, errorHandler)))
+      return failure();
     return parseOptionsNamingPass(
         "train-autodiff", options, errorHandler,
         [&](StringRef text,
@@ -42,20 +43,11 @@ struct TrainAutodiffPass
 private:
   /// Appends the optimizer updates (or the gradient results).
   void emitUpdates(
-      func::FuncOp func, OpBuilder &builder, Optimizer kind,
+      func::FuncOp func, OpBuilder &builder, AutodiffOptimizer kind,
       const llvm::MapVector<StringRef, std::pair<Value, Value>> &paramGrads);
 };
 
 } // namespace
-
-static std::optional<Optimizer> parseOptimizer(StringRef name) {
-  return llvm::StringSwitch<std::optional<Optimizer>>(name)
-      .Case("adam", Optimizer::Adam)
-      .Case("adamw", Optimizer::AdamW)
-      .Case("sgd", Optimizer::Sgd)
-      .Case("none", Optimizer::None)
-      .Default(std::nullopt);
-}
 
 /// A name location "<name>" nested in `loc`.
 static Location named(MLIRContext *ctx, const Twine &name, Location loc) {
@@ -66,12 +58,6 @@ void TrainAutodiffPass::runOnOperation() {
   func::FuncOp func = getOperation();
   if (func.isExternal())
     return;
-  std::optional<Optimizer> kind = parseOptimizer(optimizer);
-  if (!kind) {
-    func.emitError() << "unknown optimizer '" << optimizer
-                     << "'; expected adam, adamw, sgd or none";
-    return signalPassFailure();
-  }
   if (!func.getBody().hasOneBlock()) {
     func.emitOpError("expected a single-block function to differentiate");
     return signalPassFailure();
@@ -200,16 +186,16 @@ void TrainAutodiffPass::runOnOperation() {
       it->second.second = train::AddOp::create(
           builder, grad.getLoc(), grad.getType(), it->second.second, grad);
   }
-  emitUpdates(func, builder, *kind, paramGrads);
+  emitUpdates(func, builder, optimizer, paramGrads);
 }
 
 void TrainAutodiffPass::emitUpdates(
-    func::FuncOp func, OpBuilder &builder, Optimizer kind,
+    func::FuncOp func, OpBuilder &builder, AutodiffOptimizer kind,
     const llvm::MapVector<StringRef, std::pair<Value, Value>> &paramGrads) {
   MLIRContext *ctx = &getContext();
   auto f64 = [&](double v) { return builder.getF64FloatAttr(v); };
 
-  if (kind == Optimizer::None) {
+  if (kind == AutodiffOptimizer::None) {
     auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
     SmallVector<Value> results(ret.getOperands());
     for (auto &entry : paramGrads)
@@ -226,7 +212,7 @@ void TrainAutodiffPass::emitUpdates(
   }
 
   Value step;
-  if (kind == Optimizer::Adam || kind == Optimizer::AdamW) {
+  if (kind == AutodiffOptimizer::Adam || kind == AutodiffOptimizer::AdamW) {
     for (BlockArgument arg : func.getArguments())
       if (func.getArgAttr(arg.getArgNumber(), "train.step"))
         step = arg;
@@ -252,10 +238,10 @@ void TrainAutodiffPass::emitUpdates(
                                        (name + "." + suffix).str());
     };
     switch (kind) {
-    case Optimizer::Adam:
-    case Optimizer::AdamW: {
+    case AutodiffOptimizer::Adam:
+    case AutodiffOptimizer::AdamW: {
       Value m = state("exp_avg"), v = state("exp_avg_sq");
-      if (kind == Optimizer::Adam)
+      if (kind == AutodiffOptimizer::Adam)
         train::AdamOp::create(builder, loc, param, grad, m, v, step, f64(lr),
                               f64(beta1), f64(beta2), f64(epsilon),
                               f64(weightDecay));
@@ -265,13 +251,13 @@ void TrainAutodiffPass::emitUpdates(
                                f64(weightDecay));
       break;
     }
-    case Optimizer::Sgd: {
+    case AutodiffOptimizer::Sgd: {
       Value buffer = momentum > 0.0 ? Value(state("momentum_buffer")) : Value();
       train::SgdOp::create(builder, loc, param, grad, buffer, f64(lr),
                            f64(momentum), f64(weightDecay));
       break;
     }
-    case Optimizer::None:
+    case AutodiffOptimizer::None:
       llvm_unreachable("handled above");
     }
   }

@@ -100,7 +100,7 @@ protected:
       return nullptr;
     PassManager pm(&context);
     TrainAutodiffPassOptions options;
-    options.optimizer = "sgd";
+    options.optimizer = AutodiffOptimizer::Sgd;
     pm.addNestedPass<func::FuncOp>(createTrainAutodiffPass(options));
     pm.addNestedPass<func::FuncOp>(createTrainLifetimesPass());
     if (failed(pm.run(*module)))

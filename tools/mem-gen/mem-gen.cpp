@@ -22,6 +22,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
@@ -221,6 +222,16 @@ static StringRef getFamilyName(Family family) {
 
 /// Rejects options that the chosen model does not read, so that a typo or a
 /// misunderstanding does not go unnoticed.
+/// The train-autodiff optimizer --optimizer names, if it names one.
+static std::optional<AutodiffOptimizer> parseOptimizer(StringRef name) {
+  return llvm::StringSwitch<std::optional<AutodiffOptimizer>>(name)
+      .Case("adam", AutodiffOptimizer::Adam)
+      .Case("adamw", AutodiffOptimizer::AdamW)
+      .Case("sgd", AutodiffOptimizer::Sgd)
+      .Case("none", AutodiffOptimizer::None)
+      .Default(std::nullopt);
+}
+
 static LogicalResult checkApplicable(const ModelChoice &model) {
   bool transformer =
       model.family == Family::GPT2 || model.family == Family::Llama;
@@ -255,8 +266,7 @@ static LogicalResult checkApplicable(const ModelChoice &model) {
                   " does not apply to model '" + model.name + "'");
   if (optimizer.getNumOccurrences() && !emitTrainingStep)
     return fail("--optimizer needs --train");
-  if (emitTrainingStep && !llvm::is_contained({"adam", "adamw", "sgd", "none"},
-                                              StringRef(optimizer)))
+  if (emitTrainingStep && !parseOptimizer(optimizer))
     return fail("unknown optimizer '" + optimizer +
                 "'; expected adam, adamw, sgd or none");
   return success();
@@ -512,7 +522,7 @@ static LogicalResult runMemGen() {
   if (emitTrainingStep) {
     PassManager pm(&context);
     TrainAutodiffPassOptions options;
-    options.optimizer = optimizer;
+    options.optimizer = *parseOptimizer(optimizer);
     pm.addNestedPass<func::FuncOp>(createTrainAutodiffPass(options));
     if (failed(pm.run(*module)))
       return fail("train-autodiff failed on the generated " + model->name +

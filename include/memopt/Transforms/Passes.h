@@ -22,6 +22,10 @@ enum class RematAlgorithm {
   Chain
 };
 
+/// train-autodiff's `optimizer` option: the update appended per parameter,
+/// or None to return the parameter gradients instead.
+enum class AutodiffOptimizer { Adam, AdamW, Sgd, None };
+
 #define GEN_PASS_DECL
 #include "memopt/Transforms/Passes.h.inc"
 

@@ -67,8 +67,18 @@ def TrainAutodiffPass : Pass<"train-autodiff", "::mlir::func::FuncOp"> {
     ```
   }];
   let options = [
-    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"adam\"",
-           "adam, adamw, sgd, or none (return the parameter gradients)">,
+    Option<"optimizer", "optimizer", "::mlir::memopt::AutodiffOptimizer",
+           /*default=*/"::mlir::memopt::AutodiffOptimizer::Adam",
+           "adam, adamw, sgd, or none (return the parameter gradients)",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::memopt::AutodiffOptimizer::Adam, "adam",
+                        "train.adam with exp_avg and exp_avg_sq states"),
+             clEnumValN(::mlir::memopt::AutodiffOptimizer::AdamW, "adamw",
+                        "train.adamw (decoupled weight decay)"),
+             clEnumValN(::mlir::memopt::AutodiffOptimizer::Sgd, "sgd",
+                        "train.sgd, with a momentum buffer when momentum > 0"),
+             clEnumValN(::mlir::memopt::AutodiffOptimizer::None, "none",
+                        "return the parameter gradients instead"))}]>,
     Option<"lr", "lr", "double", /*default=*/"1.0e-3", "Learning rate">,
     Option<"beta1", "beta1", "double", /*default=*/"0.9",
            "Adam's first-moment decay">,
