@@ -91,7 +91,8 @@ struct TrainPlanMemoryPass
       return signalPassFailure();
     }
     removeMemoryPlan(func);
-    TensorLiveness liveness(func);
+    // The plan attributes are no input of the liveness analysis.
+    const auto &liveness = getAnalysis<TensorLiveness>();
     StepPlanOptions options;
     options.alignment = alignment;
     options.searchBudget = searchBudget;
@@ -165,7 +166,7 @@ struct TrainVerifyPlanPass
                          << "' is missing); run --train-plan-memory first";
       return signalPassFailure();
     }
-    if (failed(verify(func, arenaAttr.getInt())))
+    if (failed(verify(func, getAnalysis<TensorLiveness>(), arenaAttr.getInt())))
       return signalPassFailure();
     markAllAnalysesPreserved();
   }
@@ -180,12 +181,12 @@ struct TrainVerifyPlanPass
     return func;
   }
 
-  static LogicalResult verify(func::FuncOp func, int64_t arenaBytes) {
+  static LogicalResult verify(func::FuncOp func, const TensorLiveness &liveness,
+                              int64_t arenaBytes) {
     int64_t alignment = 1;
     if (auto attr = func->getAttrOfType<IntegerAttr>(
             TrainDialect::kPlanAlignmentAttrName))
       alignment = attr.getInt();
-    TensorLiveness liveness(func);
     SmallVector<PlanSlot> slots = collectPlanSlots(liveness, alignment);
     std::vector<PlanBuffer> buffers;
     std::vector<int64_t> offsets;

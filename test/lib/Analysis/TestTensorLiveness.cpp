@@ -28,7 +28,7 @@ struct TestPrintTensorLivenessPass
       if (func.isExternal())
         continue;
       llvm::outs() << "func @" << func.getSymName() << "\n";
-      TensorLiveness(func).print(llvm::outs());
+      getChildAnalysis<TensorLiveness>(func).print(llvm::outs());
     }
     markAllAnalysesPreserved();
   }

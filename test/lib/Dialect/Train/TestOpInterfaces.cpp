@@ -68,10 +68,12 @@ struct TestPrintOpInterfacesPass
 } // namespace
 
 namespace mlir::memopt::test {
+void registerTestMemoryPlanPass();
 void registerTestRematGroupsPass();
 void registerTestTensorLivenessPass();
 void registerTestPasses() {
   PassRegistration<TestPrintOpInterfacesPass>();
+  registerTestMemoryPlanPass();
   registerTestRematGroupsPass();
   registerTestTensorLivenessPass();
 }
