@@ -32,8 +32,10 @@ void populateStateLoweringPatterns(RewritePatternSet &patterns);
 /// Elementwise ops, activations and their gradients, cast, dropout,
 /// reduce_sum, broadcast (ElementwiseLowering.cpp).
 void populateElementwiseLoweringPatterns(RewritePatternSet &patterns);
-/// matmul, shape ops, embedding, losses, softmax (LinalgLowering.cpp).
+/// matmul, shape ops, embedding, softmax (LinalgLowering.cpp).
 void populateLinalgLoweringPatterns(RewritePatternSet &patterns);
+/// cross_entropy, mse_loss and their gradients (LossLowering.cpp).
+void populateLossLoweringPatterns(RewritePatternSet &patterns);
 /// layer_norm, rms_norm, attention, rotary and gradients
 /// (NormAttentionLowering.cpp).
 void populateNormAttentionLoweringPatterns(RewritePatternSet &patterns);

@@ -106,6 +106,7 @@ void ConvertTrainToLinalgPass::runOnOperation() {
   populateStateLoweringPatterns(patterns);
   populateElementwiseLoweringPatterns(patterns);
   populateLinalgLoweringPatterns(patterns);
+  populateLossLoweringPatterns(patterns);
   populateNormAttentionLoweringPatterns(patterns);
   populateConvLoweringPatterns(patterns);
   if (failed(applyPartialConversion(module, target, std::move(patterns))))
