@@ -494,12 +494,164 @@ struct MaxPool2dLowering : public TrainOpLowering<train::MaxPool2dOp> {
   }
 };
 
-/// max_pool2d_grad. First the window-relative index kh * KW + kw of each
-/// window's maximum: a linalg.generic over (n, c, oh, ow | kh, kw) that
-/// skips padding and keeps PyTorch's choice (the first maximum in row-major
-/// order, or the last NaN) whatever order the reduction runs in. Then, for
-/// each window offset (kh, kw), the windows whose maximum sits there add
-/// their `grad` to the strided slice xpad[:, :, kh::s, kw::s].
+/// The shape of a max_pool2d_grad: the input's shape `x` (N x C x H x W)
+/// and the pooling window.
+struct MaxPoolGeometry {
+  ArrayRef<int64_t> x, kernel, strides, padding;
+};
+
+} // namespace
+
+/// Whether input position (oh * s + kh, ow * s + kw) of the window generic
+/// over (n, c, oh, ow | kh, kw) lies inside the unpadded input. Windows
+/// always fit the padded input, so only padding can be out.
+static Value buildInsideInput(OpBuilder &b, Location l,
+                              const MaxPoolGeometry &g) {
+  auto index = [&](int64_t dim) -> Value {
+    return linalg::IndexOp::create(b, l, dim);
+  };
+  auto constIndex = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, l, v);
+  };
+  Value inside = arith::ConstantIntOp::create(b, l, 1, 1);
+  for (int i = 0; i < 2; ++i) {
+    if (g.padding[i] == 0)
+      continue;
+    Value pos = arith::AddIOp::create(
+        b, l,
+        arith::MulIOp::create(b, l, index(2 + i), constIndex(g.strides[i])),
+        index(4 + i));
+    Value above = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, pos,
+                                        constIndex(g.padding[i]));
+    Value below = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, pos,
+                                        constIndex(g.padding[i] + g.x[2 + i]));
+    inside = arith::AndIOp::create(b, l, inside,
+                                   arith::AndIOp::create(b, l, above, below));
+  }
+  return inside;
+}
+
+/// One step of the window argmax: `args` are (value, window, best,
+/// bestIndex); yields the new (best, bestIndex), keeping PyTorch's choice
+/// (the first maximum in row-major order, or the last NaN).
+static SmallVector<Value> buildArgmaxStep(OpBuilder &b, Location l,
+                                          ValueRange args,
+                                          const MaxPoolGeometry &g) {
+  Type i32 = b.getI32Type();
+  Value value = args[0], best = args[2], bestIndex = args[3];
+  Value inside = buildInsideInput(b, l, g);
+  Value flat = arith::AddIOp::create(
+      b, l,
+      arith::MulIOp::create(b, l, linalg::IndexOp::create(b, l, 4),
+                            arith::ConstantIndexOp::create(b, l, g.kernel[1])),
+      linalg::IndexOp::create(b, l, 5));
+  Value candidate = arith::IndexCastOp::create(b, l, i32, flat);
+  auto cmpf = [&](arith::CmpFPredicate p, Value lhs, Value rhs) {
+    return arith::CmpFOp::create(b, l, p, lhs, rhs);
+  };
+  auto cmpi = [&](arith::CmpIPredicate p, Value lhs, Value rhs) {
+    return arith::CmpIOp::create(b, l, p, lhs, rhs);
+  };
+  Value isNan = cmpf(arith::CmpFPredicate::UNO, value, value);
+  Value bestIsNan = cmpf(arith::CmpFPredicate::UNO, best, best);
+  Value bestIsNumber = cmpf(arith::CmpFPredicate::ORD, best, best);
+  // A NaN wins over numbers and over earlier NaNs.
+  Value nanWins = arith::OrIOp::create(
+      b, l,
+      arith::XOrIOp::create(b, l, bestIsNan,
+                            arith::ConstantIntOp::create(b, l, 1, 1)),
+      cmpi(arith::CmpIPredicate::sgt, candidate, bestIndex));
+  // A number wins over a smaller number, or an equal one that comes later.
+  Value greater = cmpf(arith::CmpFPredicate::OGT, value, best);
+  Value earlierTie = arith::AndIOp::create(
+      b, l, cmpf(arith::CmpFPredicate::OEQ, value, best),
+      cmpi(arith::CmpIPredicate::slt, candidate, bestIndex));
+  Value numberWins = arith::AndIOp::create(
+      b, l, bestIsNumber, arith::OrIOp::create(b, l, greater, earlierTie));
+  Value wins = arith::SelectOp::create(b, l, isNan, nanWins, numberWins);
+  Value first = cmpi(arith::CmpIPredicate::slt, bestIndex,
+                     arith::ConstantIntOp::create(b, l, i32, 0));
+  Value take = arith::AndIOp::create(b, l, inside,
+                                     arith::OrIOp::create(b, l, first, wins));
+  return SmallVector<Value>{
+      arith::SelectOp::create(b, l, take, value, best),
+      arith::SelectOp::create(b, l, take, candidate, bestIndex)};
+}
+
+/// argmax[n, c, oh, ow] in [0, KH * KW): the window-relative index
+/// kh * KW + kw of each window's maximum in the (-inf) padded `input`, a
+/// linalg.generic over (n, c, oh, ow | kh, kw) that skips padding whatever
+/// order the reduction runs in.
+static Value buildWindowArgmax(OpBuilder &b, Location loc, Value input,
+                               Value lowest, RankedTensorType gradType,
+                               Type elementType, const MaxPoolGeometry &g) {
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineExpr> d;
+  for (unsigned i = 0; i < 6; ++i)
+    d.push_back(b.getAffineDimExpr(i));
+  AffineMap inputMap = AffineMap::get(
+      6, 0,
+      {d[0], d[1], d[2] * g.strides[0] + d[4], d[3] * g.strides[1] + d[5]},
+      ctx);
+  // The window operand only gives the (kh, kw) loops their extent, as in
+  // linalg's pooling ops.
+  AffineMap windowMap = AffineMap::get(6, 0, {d[4], d[5]}, ctx);
+  AffineMap outMap = AffineMap::get(6, 0, {d[0], d[1], d[2], d[3]}, ctx);
+  Value window = createWindow(b, loc, g.kernel, elementType);
+  auto par = utils::IteratorType::parallel;
+  auto red = utils::IteratorType::reduction;
+  auto indexType = gradType.clone(b.getI32Type());
+  return buildGeneric(b, loc, TypeRange{gradType, indexType},
+                      ValueRange{input, window},
+                      ValueRange{createFilledWith(b, loc, gradType, lowest),
+                                 createFilled(b, loc, indexType, -1)},
+                      {inputMap, windowMap, outMap, outMap},
+                      {par, par, par, par, red, red},
+                      [&](OpBuilder &nb, Location l, ValueRange args) {
+                        return buildArgmaxStep(nb, l, args, g);
+                      })
+      .getResult(1);
+}
+
+/// The gradient of the padded input in `accType`: for each window offset
+/// (kh, kw), the windows whose `argmax` sits there add their `grad` to the
+/// strided slice xpad[:, :, kh::s, kw::s].
+static Value routeToMaxima(OpBuilder &b, Location loc, Value grad, Value argmax,
+                           Type accType, const MaxPoolGeometry &g) {
+  ArrayRef<int64_t> x = g.x;
+  auto paddedType = RankedTensorType::get(
+      {x[0], x[1], x[2] + 2 * g.padding[0], x[3] + 2 * g.padding[1]}, accType);
+  Value paddedGrad = createFilled(b, loc, paddedType, 0.0);
+  ArrayRef<int64_t> pooled =
+      cast<RankedTensorType>(grad.getType()).getShape().drop_front(2);
+  Type i32 = b.getI32Type();
+  for (int64_t kh = 0; kh < g.kernel[0]; ++kh) {
+    for (int64_t kw = 0; kw < g.kernel[1]; ++kw) {
+      Value slice =
+          extractSpatial(b, loc, paddedGrad, {kh, kw}, pooled, g.strides);
+      int64_t offset = kh * g.kernel[1] + kw;
+      // Updated in place: the slice is a view of the padded gradient.
+      Value sum = buildElementwiseInPlace(
+          b, loc, ValueRange{grad, argmax}, slice,
+          [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+            Value hit = arith::CmpIOp::create(
+                nb, l, arith::CmpIPredicate::eq, args[1],
+                arith::ConstantIntOp::create(nb, l, i32, offset));
+            Value added = arith::AddFOp::create(
+                nb, l, args[2], castScalar(nb, l, args[0], accType));
+            return arith::SelectOp::create(nb, l, hit, added, args[2]);
+          });
+      paddedGrad = insertSpatial(b, loc, sum, paddedGrad, {kh, kw}, g.strides);
+    }
+  }
+  return paddedGrad;
+}
+
+namespace {
+
+/// max_pool2d_grad. First the window-relative index of each window's
+/// maximum (buildWindowArgmax), then the gradient routed to those maxima
+/// (routeToMaxima), then the interior of the padded gradient.
 struct MaxPool2dGradLowering : public TrainOpLowering<train::MaxPool2dGradOp> {
   using TrainOpLowering::TrainOpLowering;
   LogicalResult
@@ -510,136 +662,17 @@ struct MaxPool2dGradLowering : public TrainOpLowering<train::MaxPool2dGradOp> {
     auto gradType = cast<RankedTensorType>(adaptor.getGrad().getType());
     Type elementType = resultType.getElementType();
     Type accType = getAccumulatorType(elementType);
-    ArrayRef<int64_t> x = resultType.getShape();
-    ArrayRef<int64_t> kernel = op.getKernel();
-    ArrayRef<int64_t> strides = op.getStrides();
-    ArrayRef<int64_t> padding = op.getPadding();
-    // Padding is skipped explicitly below; -inf only keeps it harmless.
+    MaxPoolGeometry g{resultType.getShape(), op.getKernel(), op.getStrides(),
+                      op.getPadding()};
+    ArrayRef<int64_t> x = g.x, padding = g.padding;
+    // Padding is skipped explicitly; -inf only keeps it harmless.
     Value lowest = createLowest(rewriter, loc, elementType);
     Value input =
         padSpatial(rewriter, loc, adaptor.getInput(), padding, padding, lowest);
-
-    // argmax[n, c, oh, ow] in [0, KH * KW), found over (kh, kw).
-    MLIRContext *ctx = rewriter.getContext();
-    SmallVector<AffineExpr> d;
-    for (unsigned i = 0; i < 6; ++i)
-      d.push_back(rewriter.getAffineDimExpr(i));
-    AffineMap inputMap = AffineMap::get(
-        6, 0, {d[0], d[1], d[2] * strides[0] + d[4], d[3] * strides[1] + d[5]},
-        ctx);
-    // The window operand only gives the (kh, kw) loops their extent, as in
-    // linalg's pooling ops.
-    AffineMap windowMap = AffineMap::get(6, 0, {d[4], d[5]}, ctx);
-    AffineMap outMap = AffineMap::get(6, 0, {d[0], d[1], d[2], d[3]}, ctx);
-    Value window = createWindow(rewriter, loc, kernel, elementType);
-    auto par = utils::IteratorType::parallel;
-    auto red = utils::IteratorType::reduction;
-    Type i32 = rewriter.getI32Type();
-    auto indexType = gradType.clone(i32);
-    SmallVector<Value> found = llvm::to_vector_of<Value>(
-        buildGeneric(
-            rewriter, loc, TypeRange{gradType, indexType},
-            ValueRange{input, window},
-            ValueRange{createFilledWith(rewriter, loc, gradType, lowest),
-                       createFilled(rewriter, loc, indexType, -1)},
-            {inputMap, windowMap, outMap, outMap},
-            {par, par, par, par, red, red},
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              Value value = args[0], best = args[2], bestIndex = args[3];
-              auto index = [&](int64_t dim) -> Value {
-                return linalg::IndexOp::create(b, l, dim);
-              };
-              auto constIndex = [&](int64_t v) -> Value {
-                return arith::ConstantIndexOp::create(b, l, v);
-              };
-              // Is (oh * s + kh, ow * s + kw) inside the unpadded input?
-              // (Windows always fit the input, so only padding can be out.)
-              Value inside = arith::ConstantIntOp::create(b, l, 1, 1);
-              for (int i = 0; i < 2; ++i) {
-                if (padding[i] == 0)
-                  continue;
-                Value pos = arith::AddIOp::create(
-                    b, l,
-                    arith::MulIOp::create(b, l, index(2 + i),
-                                          constIndex(strides[i])),
-                    index(4 + i));
-                Value above =
-                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, pos,
-                                          constIndex(padding[i]));
-                Value below =
-                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, pos,
-                                          constIndex(padding[i] + x[2 + i]));
-                inside = arith::AndIOp::create(
-                    b, l, inside, arith::AndIOp::create(b, l, above, below));
-              }
-              Value flat = arith::AddIOp::create(
-                  b, l,
-                  arith::MulIOp::create(b, l, index(4), constIndex(kernel[1])),
-                  index(5));
-              Value candidate = arith::IndexCastOp::create(b, l, i32, flat);
-              auto cmpf = [&](arith::CmpFPredicate p, Value lhs, Value rhs) {
-                return arith::CmpFOp::create(b, l, p, lhs, rhs);
-              };
-              auto cmpi = [&](arith::CmpIPredicate p, Value lhs, Value rhs) {
-                return arith::CmpIOp::create(b, l, p, lhs, rhs);
-              };
-              Value isNan = cmpf(arith::CmpFPredicate::UNO, value, value);
-              Value bestIsNan = cmpf(arith::CmpFPredicate::UNO, best, best);
-              Value bestIsNumber = cmpf(arith::CmpFPredicate::ORD, best, best);
-              // A NaN wins over numbers and over earlier NaNs.
-              Value nanWins = arith::OrIOp::create(
-                  b, l,
-                  arith::XOrIOp::create(
-                      b, l, bestIsNan,
-                      arith::ConstantIntOp::create(b, l, 1, 1)),
-                  cmpi(arith::CmpIPredicate::sgt, candidate, bestIndex));
-              // A number wins over a smaller number, or an equal one that
-              // comes later.
-              Value greater = cmpf(arith::CmpFPredicate::OGT, value, best);
-              Value earlierTie = arith::AndIOp::create(
-                  b, l, cmpf(arith::CmpFPredicate::OEQ, value, best),
-                  cmpi(arith::CmpIPredicate::slt, candidate, bestIndex));
-              Value numberWins = arith::AndIOp::create(
-                  b, l, bestIsNumber,
-                  arith::OrIOp::create(b, l, greater, earlierTie));
-              Value wins =
-                  arith::SelectOp::create(b, l, isNan, nanWins, numberWins);
-              Value first = cmpi(arith::CmpIPredicate::slt, bestIndex,
-                                 arith::ConstantIntOp::create(b, l, i32, 0));
-              Value take = arith::AndIOp::create(
-                  b, l, inside, arith::OrIOp::create(b, l, first, wins));
-              return SmallVector<Value>{
-                  arith::SelectOp::create(b, l, take, value, best),
-                  arith::SelectOp::create(b, l, take, candidate, bestIndex)};
-            })
-            .getResults());
-    Value argmax = found[1];
-
-    // Route grad to each window's maximum, offset by offset.
-    auto paddedType = RankedTensorType::get(
-        {x[0], x[1], x[2] + 2 * padding[0], x[3] + 2 * padding[1]}, accType);
-    Value paddedGrad = createFilled(rewriter, loc, paddedType, 0.0);
-    ArrayRef<int64_t> pooled = gradType.getShape().drop_front(2);
-    for (int64_t kh = 0; kh < kernel[0]; ++kh) {
-      for (int64_t kw = 0; kw < kernel[1]; ++kw) {
-        Value slice = extractSpatial(rewriter, loc, paddedGrad, {kh, kw},
-                                     pooled, strides);
-        int64_t offset = kh * kernel[1] + kw;
-        // Updated in place: the slice is a view of the padded gradient.
-        Value sum = buildElementwiseInPlace(
-            rewriter, loc, ValueRange{adaptor.getGrad(), argmax}, slice,
-            [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-              Value hit = arith::CmpIOp::create(
-                  b, l, arith::CmpIPredicate::eq, args[1],
-                  arith::ConstantIntOp::create(b, l, i32, offset));
-              Value added = arith::AddFOp::create(
-                  b, l, args[2], castScalar(b, l, args[0], accType));
-              return arith::SelectOp::create(b, l, hit, added, args[2]);
-            });
-        paddedGrad =
-            insertSpatial(rewriter, loc, sum, paddedGrad, {kh, kw}, strides);
-      }
-    }
+    Value argmax = buildWindowArgmax(rewriter, loc, input, lowest, gradType,
+                                     elementType, g);
+    Value paddedGrad =
+        routeToMaxima(rewriter, loc, adaptor.getGrad(), argmax, accType, g);
     // The interior, copied (and rounded) into a buffer of the result's size.
     Value result = paddedGrad;
     if (padding[0] != 0 || padding[1] != 0 || accType != elementType)
