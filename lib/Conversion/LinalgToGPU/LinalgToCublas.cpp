@@ -50,6 +50,36 @@ struct Operand {
   }
 };
 
+/// The loop dimensions of a contraction that maps onto one GEMM call.
+struct ContractionDims {
+  /// Loops run around the call: all reductions but the innermost, and the
+  /// batch dimensions beyond the two the runtime handles.
+  SmallVector<unsigned> loops;
+  /// At most two batch dimensions, outermost first: the runtime's outer
+  /// loop and cuBLAS's strided batch.
+  SmallVector<unsigned> batch;
+  /// The output's rows and columns and the GEMM's depth.
+  unsigned m, n, k;
+};
+
+/// One cuBLAS call in the column-major formulation `C = X Y` that the
+/// output's layout allows, with the loops around it.
+struct GemmCall {
+  /// The operands in the formulation's order and the output.
+  Operand x, y, out;
+  /// Whether the call computes in f64.
+  bool f64;
+  /// Column-major sizes: C is `rows x cols`, the depth is `depth`.
+  int64_t rows, cols, depth;
+  MatrixLayout xLayout, yLayout, outLayout;
+  /// Counts and (x, y, out) element strides of the two runtime batches.
+  SmallVector<int64_t> batchCounts = {1, 1};
+  SmallVector<std::array<int64_t, 3>> batchStrides = {{0, 0, 0}, {0, 0, 0}};
+  /// The loops around the call and their static ranges.
+  SmallVector<unsigned> loops;
+  SmallVector<int64_t> ranges;
+};
+
 } // namespace
 
 static std::optional<ElementCode> getElementCode(Type type) {
@@ -127,6 +157,125 @@ static bool hasMatrixDims(AffineMap map, ArrayRef<unsigned> outer, unsigned a,
   return (last(0) == a && last(1) == b) || (last(0) == b && last(1) == a);
 }
 
+/// The element type of `operand`'s memref.
+static Type getElementType(const Operand &operand) {
+  return cast<MemRefType>(operand.memref.getType()).getElementType();
+}
+
+/// The dimensions of `op` if it is a contraction (`out + a * b` in floats)
+/// whose output is `batch... x m x n` and whose inputs are
+/// `outer... x (m, k)` and `outer... x (k, n)` in either order.
+static FailureOr<ContractionDims> matchContraction(linalg::LinalgOp op) {
+  // The body: out + cast(a) * cast(b), in floats.
+  Block *body = op.getBlock();
+  if (!linalg::detail::isContractionBody(
+          *body, [](Operation *mul, Operation *add) {
+            return isa<arith::MulFOp>(mul) && isa<arith::AddFOp>(add);
+          }))
+    return failure();
+  // Loops: the innermost reduction is the GEMM's depth; other reductions
+  // run as loops around the call (accumulating: beta = 1).
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<unsigned> reductions;
+  for (auto [i, iterator] : llvm::enumerate(iterators))
+    if (iterator == utils::IteratorType::reduction)
+      reductions.push_back(i);
+  if (reductions.empty())
+    return failure();
+  ContractionDims dims;
+  unsigned numLoops = op.getNumLoops();
+  dims.k = reductions.back();
+  dims.loops.assign(reductions.begin(), reductions.end() - 1);
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  unsigned outRank = outMap.getNumResults();
+  if (outRank != numLoops - reductions.size() || outRank < 2 ||
+      !outMap.isProjectedPermutation())
+    return failure();
+  // Batch dimensions: the two innermost are the runtime's (outer loop and
+  // cuBLAS's strided batch), any further ones loops around the call.
+  for (unsigned i = 0; i + 2 < outRank; ++i)
+    dims.batch.push_back(outMap.getDimPosition(i));
+  if (dims.batch.size() > 2) {
+    dims.loops.append(dims.batch.begin(), dims.batch.end() - 2);
+    dims.batch.erase(dims.batch.begin(), dims.batch.end() - 2);
+  }
+  dims.m = outMap.getDimPosition(outRank - 2);
+  dims.n = outMap.getDimPosition(outRank - 1);
+  SmallVector<unsigned> outer(dims.batch);
+  outer.append(dims.loops);
+  if (!hasMatrixDims(op.getMatchingIndexingMap(op.getDpsInputOperand(0)), outer,
+                     dims.m, dims.k) ||
+      !hasMatrixDims(op.getMatchingIndexingMap(op.getDpsInputOperand(1)), outer,
+                     dims.k, dims.n))
+    return failure();
+  return dims;
+}
+
+/// The cuBLAS call computing `op` (matched as `dims`), or failure when its
+/// operands' element types or layouts are not ones cuBLAS reads.
+static FailureOr<GemmCall> describeGemm(linalg::LinalgOp op,
+                                        const ContractionDims &dims) {
+  Operand lhs, rhs, out;
+  if (failed(getOperand(op, *op.getDpsInputOperand(0), lhs)) ||
+      failed(getOperand(op, *op.getDpsInputOperand(1), rhs)) ||
+      failed(getOperand(op, *op.getDpsInitOperand(0), out)))
+    return failure();
+
+  // Element types cuBLAS supports (cublasGemmEx's table).
+  std::optional<ElementCode> lhsCode = getElementCode(getElementType(lhs));
+  std::optional<ElementCode> rhsCode = getElementCode(getElementType(rhs));
+  std::optional<ElementCode> outCode = getElementCode(getElementType(out));
+  if (!lhsCode || !rhsCode || !outCode || *lhsCode != *rhsCode)
+    return failure();
+  bool wideningToF32 =
+      (*lhsCode == ElementCode::F16 || *lhsCode == ElementCode::BF16) &&
+      *outCode == ElementCode::F32;
+  if (*outCode != *lhsCode && !wideningToF32)
+    return failure();
+
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(ranges, [](int64_t r) { return r <= 0; }))
+    return failure();
+  unsigned m = dims.m, n = dims.n, k = dims.k;
+  int64_t sizeM = ranges[m], sizeN = ranges[n], sizeK = ranges[k];
+
+  // Formulation 1: column-major C^T (n x m) = B^T (n x k) A^T (k x m).
+  // Formulation 2: column-major C (m x n) = A (m x k) B (k x n).
+  const Operand *x = &rhs, *y = &lhs;
+  int64_t rows = sizeN, cols = sizeM;
+  unsigned rowDim = n, colDim = m;
+  std::optional<MatrixLayout> c =
+      describe(sizeN, sizeM, out.strideOf(n), out.strideOf(m),
+               /*allowTranspose=*/false);
+  if (!c) {
+    x = &lhs, y = &rhs, rows = sizeM, cols = sizeN, rowDim = m, colDim = n;
+    c = describe(sizeM, sizeN, out.strideOf(m), out.strideOf(n),
+                 /*allowTranspose=*/false);
+  }
+  if (!c)
+    return failure();
+  std::optional<MatrixLayout> xLayout =
+      describe(rows, sizeK, x->strideOf(rowDim), x->strideOf(k));
+  std::optional<MatrixLayout> yLayout =
+      describe(sizeK, cols, y->strideOf(k), y->strideOf(colDim));
+  if (!xLayout || !yLayout)
+    return failure();
+
+  GemmCall call{*x,       *y,   out,   *outCode == ElementCode::F64,
+                rows,     cols, sizeK, *xLayout,
+                *yLayout, *c};
+  // Batches: the outer one loops in the runtime, the inner one is
+  // cuBLAS's strided batch.
+  for (auto [i, dim] : llvm::enumerate(llvm::reverse(dims.batch))) {
+    call.batchCounts[1 - i] = ranges[dim];
+    call.batchStrides[1 - i] = {x->strideOf(dim), y->strideOf(dim),
+                                out.strideOf(dim)};
+  }
+  call.loops = dims.loops;
+  call.ranges = std::move(ranges);
+  return call;
+}
+
 namespace {
 
 struct LinalgToCublasPass
@@ -160,119 +309,26 @@ struct LinalgToCublasPass
   }
 
   LogicalResult rewrite(linalg::LinalgOp op) {
-    // The body: out + cast(a) * cast(b), in floats.
-    Block *body = op.getBlock();
-    if (!linalg::detail::isContractionBody(
-            *body, [](Operation *mul, Operation *add) {
-              return isa<arith::MulFOp>(mul) && isa<arith::AddFOp>(add);
-            }))
+    FailureOr<ContractionDims> dims = matchContraction(op);
+    if (failed(dims))
       return failure();
-    // Loops: the innermost reduction is the GEMM's depth; other reductions
-    // run as loops around the call (accumulating: beta = 1).
-    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-    SmallVector<unsigned> reductions;
-    for (auto [i, iterator] : llvm::enumerate(iterators))
-      if (iterator == utils::IteratorType::reduction)
-        reductions.push_back(i);
-    if (reductions.empty())
+    FailureOr<GemmCall> call = describeGemm(op, *dims);
+    if (failed(call))
       return failure();
-    unsigned numLoops = op.getNumLoops();
-    unsigned k = reductions.back();
-    SmallVector<unsigned> loops(reductions.begin(), reductions.end() - 1);
-    OpOperand &lhsOperand = *op.getDpsInputOperand(0);
-    OpOperand &rhsOperand = *op.getDpsInputOperand(1);
-    OpOperand &outOperand = *op.getDpsInitOperand(0);
-    AffineMap outMap = op.getMatchingIndexingMap(&outOperand);
-    unsigned outRank = outMap.getNumResults();
-    if (outRank != numLoops - reductions.size() || outRank < 2 ||
-        !outMap.isProjectedPermutation())
-      return failure();
-    // Batch dimensions: the two innermost are the runtime's (outer loop and
-    // cuBLAS's strided batch), any further ones loops around the call.
-    SmallVector<unsigned> batch;
-    for (unsigned i = 0; i + 2 < outRank; ++i)
-      batch.push_back(outMap.getDimPosition(i));
-    if (batch.size() > 2) {
-      loops.append(batch.begin(), batch.end() - 2);
-      batch.erase(batch.begin(), batch.end() - 2);
-    }
-    unsigned m = outMap.getDimPosition(outRank - 2);
-    unsigned n = outMap.getDimPosition(outRank - 1);
-    SmallVector<unsigned> outer(batch);
-    outer.append(loops);
-    if (!hasMatrixDims(op.getMatchingIndexingMap(&lhsOperand), outer, m, k) ||
-        !hasMatrixDims(op.getMatchingIndexingMap(&rhsOperand), outer, k, n))
-      return failure();
+    emitGemmCall(op, *call);
+    op->erase();
+    return success();
+  }
 
-    Operand lhs, rhs, out;
-    if (failed(getOperand(op, lhsOperand, lhs)) ||
-        failed(getOperand(op, rhsOperand, rhs)) ||
-        failed(getOperand(op, outOperand, out)))
-      return failure();
-
-    // Element types cuBLAS supports (cublasGemmEx's table).
-    auto elementType = [](Value v) {
-      return cast<MemRefType>(v.getType()).getElementType();
-    };
-    std::optional<ElementCode> lhsCode =
-        getElementCode(elementType(lhs.memref));
-    std::optional<ElementCode> rhsCode =
-        getElementCode(elementType(rhs.memref));
-    std::optional<ElementCode> outCode =
-        getElementCode(elementType(out.memref));
-    if (!lhsCode || !rhsCode || !outCode || *lhsCode != *rhsCode)
-      return failure();
-    bool wideningToF32 =
-        (*lhsCode == ElementCode::F16 || *lhsCode == ElementCode::BF16) &&
-        *outCode == ElementCode::F32;
-    if (*outCode != *lhsCode && !wideningToF32)
-      return failure();
-    bool f64 = *outCode == ElementCode::F64;
-
-    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    if (llvm::any_of(ranges, [](int64_t r) { return r <= 0; }))
-      return failure();
-    int64_t sizeM = ranges[m], sizeN = ranges[n], sizeK = ranges[k];
-
-    // Formulation 1: column-major C^T (n x m) = B^T (n x k) A^T (k x m).
-    // Formulation 2: column-major C (m x n) = A (m x k) B (k x n).
-    const Operand *x = &rhs, *y = &lhs;
-    int64_t rows = sizeN, cols = sizeM;
-    unsigned rowDim = n, colDim = m;
-    std::optional<MatrixLayout> c =
-        describe(sizeN, sizeM, out.strideOf(n), out.strideOf(m),
-                 /*allowTranspose=*/false);
-    if (!c) {
-      x = &lhs, y = &rhs, rows = sizeM, cols = sizeN, rowDim = m, colDim = n;
-      c = describe(sizeM, sizeN, out.strideOf(m), out.strideOf(n),
-                   /*allowTranspose=*/false);
-    }
-    if (!c)
-      return failure();
-    std::optional<MatrixLayout> xLayout =
-        describe(rows, sizeK, x->strideOf(rowDim), x->strideOf(k));
-    std::optional<MatrixLayout> yLayout =
-        describe(sizeK, cols, y->strideOf(k), y->strideOf(colDim));
-    if (!xLayout || !yLayout)
-      return failure();
-
-    // Batches: the outer one loops in the runtime, the inner one is
-    // cuBLAS's strided batch.
-    SmallVector<int64_t> batchCounts = {1, 1};
-    SmallVector<std::array<int64_t, 3>> batchStrides = {{0, 0, 0}, {0, 0, 0}};
-    for (auto [i, dim] : llvm::enumerate(llvm::reverse(batch))) {
-      batchCounts[1 - i] = ranges[dim];
-      batchStrides[1 - i] = {x->strideOf(dim), y->strideOf(dim),
-                             out.strideOf(dim)};
-    }
-
+  /// Before `op`: the loops of `call` and, inside them, the runtime call.
+  void emitGemmCall(linalg::LinalgOp op, const GemmCall &call) {
     OpBuilder b(op);
     Location loc = op.getLoc();
     // The loops around the call; each moves every operand by its stride.
     SmallVector<std::pair<Value, unsigned>> ivs;
-    for (unsigned dim : loops) {
+    for (unsigned dim : call.loops) {
       Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-      Value upper = arith::ConstantIndexOp::create(b, loc, ranges[dim]);
+      Value upper = arith::ConstantIndexOp::create(b, loc, call.ranges[dim]);
       Value one = arith::ConstantIndexOp::create(b, loc, 1);
       auto loop = scf::ForOp::create(b, loc, zero, upper, one);
       b.setInsertionPointToStart(loop.getBody());
@@ -301,35 +357,34 @@ struct LinalgToCublasPass
       }
       args.push_back(
           arith::IndexCastOp::create(b, loc, b.getI64Type(), pointer));
-      args.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(), offset));
+      args.push_back(
+          arith::IndexCastOp::create(b, loc, b.getI64Type(), offset));
     };
     auto codeOf = [&](const Operand &operand) {
-      return static_cast<int64_t>(*getElementCode(elementType(operand.memref)));
+      return static_cast<int64_t>(*getElementCode(getElementType(operand)));
     };
-    SmallVector<Value> args = {i32(codeOf(*x)),
-                               i32(codeOf(*y)),
-                               i32(codeOf(out)),
-                               i32(f64 ? 1 : 0),
-                               i32(xLayout->transpose),
-                               i32(yLayout->transpose),
-                               i64(rows),
-                               i64(cols),
-                               i64(sizeK)};
-    address(*x, args);
-    args.push_back(i64(xLayout->ld));
-    address(*y, args);
-    args.push_back(i64(yLayout->ld));
-    address(out, args);
-    args.push_back(i64(c->ld));
+    SmallVector<Value> args = {i32(codeOf(call.x)),
+                               i32(codeOf(call.y)),
+                               i32(codeOf(call.out)),
+                               i32(call.f64 ? 1 : 0),
+                               i32(call.xLayout.transpose),
+                               i32(call.yLayout.transpose),
+                               i64(call.rows),
+                               i64(call.cols),
+                               i64(call.depth)};
+    address(call.x, args);
+    args.push_back(i64(call.xLayout.ld));
+    address(call.y, args);
+    args.push_back(i64(call.yLayout.ld));
+    address(call.out, args);
+    args.push_back(i64(call.outLayout.ld));
     for (unsigned i = 0; i < 2; ++i) {
-      args.push_back(i64(batchCounts[i]));
-      for (int64_t stride : batchStrides[i])
+      args.push_back(i64(call.batchCounts[i]));
+      for (int64_t stride : call.batchStrides[i])
         args.push_back(i64(stride));
     }
     func::FuncOp gemm = getGemmFunction(b, args.size());
     func::CallOp::create(b, loc, gemm, args);
-    op->erase();
-    return success();
   }
 };
 
