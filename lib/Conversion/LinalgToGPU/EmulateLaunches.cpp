@@ -134,17 +134,15 @@ checkLaunch(gpu::LaunchOp launch) {
   return syncs;
 }
 
-/// Replaces `launch` by loops over its blocks and threads.
-static void emulate(RewriterBase &rewriter, gpu::LaunchOp launch,
-                    ArrayRef<gpu::AllReduceOp> syncs) {
+/// One array per all-reduce of `launch` (`syncs`), with one element per
+/// thread of a block, reused by every block: at the function's entry when
+/// the block size is static (no stack growth when the launch sits in a
+/// loop), else at the launch.
+static SmallVector<Value> createReduceArrays(RewriterBase &rewriter,
+                                             gpu::LaunchOp launch,
+                                             ArrayRef<gpu::AllReduceOp> syncs) {
   Location loc = launch.getLoc();
-  Block &body = launch.getBody().front();
-  gpu::KernelDim3 gridSize = launch.getGridSizeOperandValues();
   gpu::KernelDim3 blockSize = launch.getBlockSizeOperandValues();
-
-  // One array per all-reduce, reused by every block: at the function's
-  // entry when the block size is static (no stack growth when the launch
-  // sits in a loop), else at the launch.
   SmallVector<Value> arrays;
   std::optional<int64_t> x = getConstantIntValue(blockSize.x);
   std::optional<int64_t> y = getConstantIntValue(blockSize.y);
@@ -167,6 +165,17 @@ static void emulate(RewriterBase &rewriter, gpu::LaunchOp launch,
           ValueRange{threads}));
     }
   }
+  return arrays;
+}
+
+/// Replaces `launch` by loops over its blocks and threads.
+static void emulate(RewriterBase &rewriter, gpu::LaunchOp launch,
+                    ArrayRef<gpu::AllReduceOp> syncs) {
+  Location loc = launch.getLoc();
+  Block &body = launch.getBody().front();
+  gpu::KernelDim3 gridSize = launch.getGridSizeOperandValues();
+  gpu::KernelDim3 blockSize = launch.getBlockSizeOperandValues();
+  SmallVector<Value> arrays = createReduceArrays(rewriter, launch, syncs);
   rewriter.setInsertionPoint(launch);
 
   // Runs the body's ops for every thread of the block (x fastest), up to

@@ -222,12 +222,29 @@ struct MemoptShardToNcclPass
     Location loc = op->getLoc();
     Value send = convertElements(b, loc, input, element);
     Value group = getGroup(b, loc, shape, axes);
+    Value replacement =
+        emitCollective(b, op, *suffix, send, group, groupSize, reduction);
+    result.replaceAllUsesWith(replacement);
+    op->erase();
+    return success();
+  }
+
+  /// The NCCL call of the collective `op` on `send` (its input in the
+  /// result's element type) within `group` (of `groupSize` processes), with
+  /// the reshapes around it that NCCL's contiguous chunks need.
+  Value emitCollective(OpBuilder &b, Operation *op, StringRef suffix,
+                       Value send, Value group, int64_t groupSize,
+                       std::optional<int32_t> reduction) {
+    Location loc = op->getLoc();
+    auto inputType = cast<RankedTensorType>(op->getOperand(0).getType());
+    auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
+    Type element = resultType.getElementType();
     int64_t resultCount = resultType.getNumElements();
 
     Value replacement;
     int64_t rank = inputType.getRank();
     if (isa<shard::AllReduceOp>(op)) {
-      replacement = callCollective(b, loc, "all_reduce", *suffix, group, send,
+      replacement = callCollective(b, loc, "all_reduce", suffix, group, send,
                                    resultType, resultCount, reduction);
     } else if (auto gather = dyn_cast<shard::AllGatherOp>(op)) {
       int64_t axis = gather.getGatherAxis().getSExtValue();
@@ -235,10 +252,9 @@ struct MemoptShardToNcclPass
       // moves next to the gather axis, then the two merge.
       SmallVector<int64_t> chunked{groupSize};
       llvm::append_range(chunked, inputType.getShape());
-      Value gathered =
-          callCollective(b, loc, "all_gather", *suffix, group, send,
-                         RankedTensorType::get(chunked, element),
-                         inputType.getNumElements(), std::nullopt);
+      Value gathered = callCollective(b, loc, "all_gather", suffix, group, send,
+                                      RankedTensorType::get(chunked, element),
+                                      inputType.getNumElements(), std::nullopt);
       if (axis != 0)
         gathered = transpose(b, loc, gathered, moveDim(rank + 1, 0, axis));
       replacement = tensor::CollapseShapeOp::create(
@@ -257,12 +273,10 @@ struct MemoptShardToNcclPass
             getPairReassociation(rank, axis));
         send = transpose(b, loc, expanded, moveDim(rank + 1, axis, 0));
       }
-      replacement = callCollective(b, loc, "reduce_scatter", *suffix, group,
+      replacement = callCollective(b, loc, "reduce_scatter", suffix, group,
                                    send, resultType, resultCount, reduction);
     }
-    result.replaceAllUsesWith(replacement);
-    op->erase();
-    return success();
+    return replacement;
   }
 
   /// Declares `name` (private) in the module on first use. A declaration
