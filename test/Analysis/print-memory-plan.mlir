@@ -3,6 +3,9 @@
 // it from the cache, prints the same plan:
 // RUN: mem-opt %s --test-print-memory-plan=alignment=64 --test-print-memory-plan=alignment=64 -o /dev/null | grep -c 'arena = 320, load = 320' | FileCheck %s --check-prefix=TWICE
 // TWICE: {{^}}2{{$}}
+// RUN: not mem-opt %s --test-print-memory-plan=alignment=3 -o /dev/null 2>&1 | FileCheck %s --check-prefix=ALIGN
+// ALIGN: error: test-print-memory-plan: alignment 3 is not a positive power of two{{$}}
+// ALIGN-NOT: see current operation
 
 // Points: 0 param w, 1 y = x * w, 2 p = softmax(y) (workspace: two 16-byte
 // row buffers, each aligned to 64), 3 loss, 4 return. Lifetimes are

@@ -51,8 +51,8 @@ struct TestPrintMemoryPlanPass
       options.alignment = alignment;
       llvm::Expected<StepMemoryPlan> plan = planStepMemory(liveness, options);
       if (!plan) {
-        func.emitError() << "test-print-memory-plan: "
-                         << llvm::toString(plan.takeError());
+        mlir::emitError(func.getLoc())
+            << "test-print-memory-plan: " << llvm::toString(plan.takeError());
         return signalPassFailure();
       }
       raw_ostream &os = llvm::outs();
