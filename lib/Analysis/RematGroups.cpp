@@ -41,6 +41,10 @@ mlir::memopt::getActivations(const TensorLiveness &liveness) {
 }
 
 std::string mlir::memopt::getLayerKey(Operation *op) {
+  if (auto layer =
+          op->getAttrOfType<StringAttr>(train::TrainDialect::kLayerAttrName))
+    return layer.str();
+  // Hand-written IR: the location name up to its first numeric component.
   Location loc = op->getLoc();
   if (auto fused = dyn_cast<FusedLoc>(loc);
       fused && !fused.getLocations().empty())

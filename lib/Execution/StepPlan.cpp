@@ -262,7 +262,8 @@ FailureOr<StepPlan> execution::planStep(ModuleOp module, func::FuncOp step) {
     return failure();
   plan.hasSeed |= module.lookupSymbol(kSeedGlobalName) != nullptr;
   for (unsigned i = 0, e = step.getNumResults(); i < e; ++i) {
-    auto gradOf = step.getResultAttrOfType<StringAttr>(i, "train.grad_of");
+    auto gradOf = step.getResultAttrOfType<StringAttr>(
+        i, train::TrainDialect::kGradOfAttrName);
     plan.resultGradOf.push_back(gradOf ? gradOf.str() : std::string());
   }
   predictMemory(plan);

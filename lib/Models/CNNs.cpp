@@ -136,14 +136,21 @@ static Value buildVgg(ModelBuilder &b, const CnnConfig &c, Value x) {
   // convolution is followed by its ReLU.
   int64_t index = 0;
   auto name = [&] { return "features." + std::to_string(index++); };
+  // Each op of `features` is a layer of its own.
+  auto layer = [&] {
+    std::string next = name();
+    b.setLayer(next);
+    return next;
+  };
   for (int64_t channels : layers) {
     if (channels == 0) {
-      x = b.maxPool2d(x, 2, 2, 0, name());
+      x = b.maxPool2d(x, 2, 2, 0, layer());
       continue;
     }
-    x = b.conv2d(x, name(), channels, 3, 1, 1, 1, /*bias=*/true);
-    x = b.relu(x, name());
+    x = b.conv2d(x, layer(), channels, 3, 1, 1, 1, /*bias=*/true);
+    x = b.relu(x, layer());
   }
+  b.setLayer("");
   // AdaptiveAvgPool2d((7, 7)): the identity at 224 x 224.
   ArrayRef<int64_t> s = ModelBuilder::shapeOf(x);
   if (s[2] != 7 || s[3] != 7)
@@ -180,6 +187,7 @@ static Value buildResNet(ModelBuilder &b, const CnnConfig &c, Value x) {
       int64_t stride = (stage > 0 && block == 0) ? 2 : 1;
       std::string p = "layer" + std::to_string(stage + 1) + "." +
                       std::to_string(block) + ".";
+      b.setLayer(StringRef(p).drop_back());
       auto at = [&](StringRef suffix) { return p + suffix.str(); };
       Value out = x;
       if (bottleneck) {
@@ -206,6 +214,7 @@ static Value buildResNet(ModelBuilder &b, const CnnConfig &c, Value x) {
       inplanes = planes * expansion;
     }
   }
+  b.setLayer("");
   x = flatten(b, globalAvgPool(b, x));
   return b.linear(x, "fc", c.classes, true, /*outMajor=*/true);
 }
@@ -224,6 +233,7 @@ static Value buildMobileNetV2(ModelBuilder &b, const CnnConfig &c, Value x) {
   static const int64_t settings[][4] = {
       {1, 16, 1, 1}, {6, 24, 2, 2},  {6, 32, 3, 2}, {6, 64, 4, 2},
       {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
+  b.setLayer("features.0");
   x = convBnRelu(x, "features.0", 32, 3, 2, 1);
   int64_t in = 32, index = 1;
   for (const auto &setting : settings) {
@@ -232,6 +242,7 @@ static Value buildMobileNetV2(ModelBuilder &b, const CnnConfig &c, Value x) {
     for (int64_t i = 0; i < n; ++i, ++index) {
       int64_t stride = i == 0 ? s : 1;
       std::string p = "features." + std::to_string(index) + ".conv.";
+      b.setLayer("features." + std::to_string(index));
       int64_t hidden = in * t, layer = 0;
       Value y = x;
       if (t != 1)
@@ -245,7 +256,9 @@ static Value buildMobileNetV2(ModelBuilder &b, const CnnConfig &c, Value x) {
       in = out;
     }
   }
+  b.setLayer("features." + std::to_string(index));
   x = convBnRelu(x, "features." + std::to_string(index), 1280, 1, 1, 1);
+  b.setLayer("");
   x = flatten(b, globalAvgPool(b, x));
   x = b.dropout(x, c.dropout, "classifier.0");
   return b.linear(x, "classifier.1", c.classes, true, /*outMajor=*/true);
@@ -273,6 +286,7 @@ static Value buildUNet(ModelBuilder &b, const CnnConfig &c, Value x) {
   const double eps = 1e-3; // Keras' BatchNormalization default.
   for (int64_t level = 0; level < 4; ++level) {
     std::string p = "decoder." + std::to_string(level) + ".";
+    b.setLayer(StringRef(p).drop_back());
     if (level > 0) {
       x = b.upsampleNearest2d(x, 2, p + "upsample");
       x = b.concat({x, features[3 - level]}, 1, p + "concat");
@@ -281,6 +295,7 @@ static Value buildUNet(ModelBuilder &b, const CnnConfig &c, Value x) {
     x = b.relu(x, p + "relu");
     x = b.batchNorm(x, p + "bn", eps);
   }
+  b.setLayer("");
   return b.conv2d(x, "classifier", c.classes, 3, 1, 1, 1, true);
 }
 

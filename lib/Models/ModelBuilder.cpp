@@ -15,6 +15,17 @@ ModelBuilder::ModelBuilder(ModuleOp module, StringRef name, Type elementType)
                               builder.getFunctionType({}, {}));
   body = func.addEntryBlock();
   builder.setInsertionPointToStart(body);
+  builder.setListener(&tagger);
+}
+
+void ModelBuilder::setLayer(StringRef layer) {
+  tagger.layer = layer.empty() ? StringAttr() : builder.getStringAttr(layer);
+}
+
+void ModelBuilder::LayerTagger::notifyOperationInserted(
+    Operation *op, OpBuilder::InsertPoint) {
+  if (layer)
+    op->setAttr(train::TrainDialect::kLayerAttrName, layer);
 }
 
 RankedTensorType ModelBuilder::tensorType(ArrayRef<int64_t> shape,

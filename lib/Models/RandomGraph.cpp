@@ -527,9 +527,11 @@ void RandomGraph::build(int64_t ops) {
       }
     }
     size_t x = step == 0 ? nodes.size() - 1 : pickOperand();
+    b.setLayer("layers." + std::to_string(step));
     if (tryEmit(kind, x, step))
       ++step;
   }
+  b.setLayer("");
 
   // The outputs: every value nothing uses that depends on a parameter (so
   // that every parameter reaches the loss), values of one type summed; then

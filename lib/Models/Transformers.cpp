@@ -507,6 +507,7 @@ void mlir::memopt::gen::buildGPT2(ModelBuilder &b, const TransformerConfig &c) {
   double scale = 1.0 / std::sqrt(static_cast<double>(headDim));
   for (int64_t layer = 0; layer < c.layers; ++layer) {
     std::string h = "h." + std::to_string(layer) + ".";
+    b.setLayer(StringRef(h).drop_back());
     auto at = [&](StringRef suffix) { return h + suffix.str(); };
     Value ln1 = b.layerNorm(x, at("ln_1"), c.normEpsilon);
     Value qkv = b.linear(ln1, at("attn.c_attn"), 3 * hidden, /*bias=*/true,
@@ -536,6 +537,7 @@ void mlir::memopt::gen::buildGPT2(ModelBuilder &b, const TransformerConfig &c) {
     mlp = b.dropout(mlp, c.residDropout, at("mlp.dropout"));
     x = b.add(x, mlp, at("residual_mlp"));
   }
+  b.setLayer("");
   x = b.layerNorm(x, "ln_f", c.normEpsilon);
   Value logits = c.tieEmbeddings ? b.matmul(x, wte, false, true, "lm_head")
                                  : b.linear(x, "lm_head", vocab, /*bias=*/false,
@@ -555,6 +557,7 @@ void mlir::memopt::gen::buildLlama(ModelBuilder &b,
   double scale = 1.0 / std::sqrt(static_cast<double>(headDim));
   for (int64_t layer = 0; layer < c.layers; ++layer) {
     std::string p = "model.layers." + std::to_string(layer) + ".";
+    b.setLayer(StringRef(p).drop_back());
     auto at = [&](StringRef suffix) { return p + suffix.str(); };
     Value h1 = b.rmsNorm(x, at("input_layernorm"), c.normEpsilon);
     Value q = b.linear(h1, at("self_attn.q_proj"), heads * headDim, c.qkvBias,
@@ -583,6 +586,7 @@ void mlir::memopt::gen::buildLlama(ModelBuilder &b,
     Value down = b.linear(act, at("mlp.down_proj"), hidden, c.mlpBias, true);
     x = b.add(x, down, at("residual_mlp"));
   }
+  b.setLayer("");
   x = b.rmsNorm(x, "model.norm", c.normEpsilon);
   Value logits = c.tieEmbeddings
                      ? b.matmul(x, embed, false, true, "lm_head")

@@ -369,4 +369,12 @@ void TrainRematPass::runOnOperation() {
                 builder.getI64IntegerAttr(peakBefore));
   func->setAttr(TrainDialect::kRematPeakAfterAttrName,
                 builder.getI64IntegerAttr(TensorLiveness(func).getLoad()));
+  SmallVector<NamedAttribute, 2> record = {
+      builder.getNamedAttr(TrainDialect::kRematAlgorithmKey,
+                           builder.getStringAttr(chosen->algorithm))};
+  if (*limit)
+    record.push_back(builder.getNamedAttr(TrainDialect::kRematBudgetKey,
+                                          builder.getI64IntegerAttr(**limit)));
+  func->setAttr(TrainDialect::kRematAttrName,
+                builder.getDictionaryAttr(record));
 }

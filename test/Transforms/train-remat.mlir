@@ -16,14 +16,14 @@
 
 // Keeping everything changes nothing but the recorded decision; LOAD is
 // 1028 bytes (liveness analysis).
-// NONE: func.func @chain({{.*}} attributes {train.remat_flops = 0 : i64, train.remat_peak_after = 1028 : i64, train.remat_peak_before = 1028 : i64}
+// NONE: func.func @chain({{.*}} attributes {train.remat = {algorithm = "none"}, train.remat_flops = 0 : i64, train.remat_peak_after = 1028 : i64, train.remat_peak_before = 1028 : i64}
 // NONE-COUNT-1: train.matmul %arg0, %w{{( {train.recomputed})?}} :
 
 // sqrt: 3 activations, keep every ceil(sqrt(3)) = 2nd: a. b is recomputed
 // from a right before gelu_grad reads it, h from x and w before its own
 // gelu_grad: a gelu (32 elements x 8 FLOPs = 256) and a matmul (2*4*8*8 =
 // 512): 768 FLOPs; each recomputed value is freed after its use.
-// SQRT:      func.func @chain({{.*}} attributes {train.remat_flops = 768 : i64, train.remat_peak_after = 900 : i64, train.remat_peak_before = 1028 : i64}
+// SQRT:      func.func @chain({{.*}} attributes {train.remat = {algorithm = "sqrt"}, train.remat_flops = 768 : i64, train.remat_peak_after = 900 : i64, train.remat_peak_before = 1028 : i64}
 // SQRT:      %[[H:.*]] = train.matmul %arg0, %w
 // SQRT-NEXT: %[[A:.*]] = train.gelu %[[H]]
 // SQRT-NEXT: train.free %[[H]]
@@ -43,7 +43,7 @@
 
 // A budget of 950 bytes: keeping everything (1028) does not fit; the
 // cheapest candidate that does recomputes only b (one gelu: 256 FLOPs).
-// BUDGET: train.remat_flops = 256 : i64, train.remat_peak_after = 900 : i64
+// BUDGET: train.remat = {algorithm = "{{[a-z]+}}", budget = 950 : i64}, train.remat_flops = 256 : i64, train.remat_peak_after = 900 : i64
 
 // optimal: the MILP over groups of ops (5 forward segments: one op each
 // here) finds the same plan at 950 bytes, proven optimal in its model, and
@@ -53,7 +53,7 @@
 // At 800 bytes no keep-set fits (the least any reaches is 900 bytes, see
 // train-remat-invalid.mlir): optimal recomputes h twice and a once (two
 // matmuls of 512 FLOPs and a gelu of 256) and reaches 772 bytes.
-// OPT800: train.remat_flops = 1280 : i64, train.remat_peak_after = 772 : i64
+// OPT800: train.remat = {algorithm = "optimal", budget = 800 : i64}, train.remat_flops = 1280 : i64, train.remat_peak_after = 772 : i64
 // OPT800-COUNT-3: train.matmul %arg0, %w{{( {train.recomputed})?}} :
 // With 3 coarser segments a recomputation redoes a whole segment: 768 FLOPs.
 // OPT3: remark: train-remat: optimal: optimal over 6 groups (3 forward)

@@ -3,6 +3,8 @@
 #include "memopt/Dialect/Train/IR/TrainDialect.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
 using namespace mlir;
 using namespace mlir::memopt::train;
 
@@ -28,6 +30,36 @@ static LogicalResult verifyByteCount(Operation *op, NamedAttribute attribute) {
   if (value.getInt() < 0)
     return op->emitError() << "'" << attribute.getName().strref()
                            << "' must not be negative, got " << value.getInt();
+  return success();
+}
+
+/// `train.remat`: `{algorithm = "<name>"[, budget = <i64 >= 0>]}`.
+static LogicalResult verifyRematRecord(Operation *op,
+                                       NamedAttribute attribute) {
+  StringRef name = attribute.getName().strref();
+  auto record = dyn_cast<DictionaryAttr>(attribute.getValue());
+  if (!record)
+    return op->emitError() << "'" << name
+                           << "' must be a dictionary {algorithm = \"<name>\", "
+                              "budget = <i64>}";
+  auto algorithm = record.getAs<StringAttr>(TrainDialect::kRematAlgorithmKey);
+  if (!algorithm || algorithm.getValue().empty())
+    return op->emitError() << "'" << name << "' must name its '"
+                           << TrainDialect::kRematAlgorithmKey
+                           << "' as a non-empty string";
+  for (NamedAttribute entry : record) {
+    StringRef key = entry.getName().strref();
+    if (key == TrainDialect::kRematAlgorithmKey)
+      continue;
+    if (key != TrainDialect::kRematBudgetKey)
+      return op->emitError()
+             << "'" << name << "' has an unknown key '" << key << "'";
+    auto budget = dyn_cast<IntegerAttr>(entry.getValue());
+    if (!budget || !budget.getType().isInteger(64) || budget.getInt() < 0)
+      return op->emitError()
+             << "'" << name << "' must have a non-negative i64 '" << key
+             << "' (bytes)";
+  }
   return success();
 }
 
@@ -63,6 +95,15 @@ LogicalResult TrainDialect::verifyOperationAttribute(Operation *op,
       return op->emitError() << "'" << name << "' must be a unit attribute";
     return success();
   }
+  if (name == kRematAttrName)
+    return verifyRematRecord(op, attribute);
+  if (name == kLayerAttrName) {
+    auto layer = dyn_cast<StringAttr>(attribute.getValue());
+    if (!layer || layer.getValue().empty())
+      return op->emitError()
+             << "'" << name << "' must be a non-empty string naming a layer";
+    return success();
+  }
   if (name == kPlanAlignmentAttrName) {
     if (failed(verifyByteCount(op, attribute)))
       return failure();
@@ -85,10 +126,46 @@ LogicalResult TrainDialect::verifyRegionArgAttribute(Operation *op, unsigned,
     if (!isa<UnitAttr>(attribute.getValue()))
       return op->emitError() << "'" << name << "' on argument " << argIndex
                              << " must be a unit attribute";
+    auto function = dyn_cast<FunctionOpInterface>(op);
+    if (!function)
+      return op->emitError() << "'" << name << "' on argument " << argIndex
+                             << " must be on a function argument";
+    // A tensor, or a memref once the step is bufferized.
+    auto type = dyn_cast<ShapedType>(function.getArgumentTypes()[argIndex]);
+    if (!type || !type.hasRank() || type.getRank() != 0 ||
+        !isa<IntegerType, FloatType>(type.getElementType()))
+      return op->emitError() << "'" << name << "' on argument " << argIndex
+                             << " must mark a 0-d integer or float tensor, got "
+                             << function.getArgumentTypes()[argIndex];
+    // Report a second marker once, on the later argument.
+    for (unsigned i = 0; i < argIndex; ++i)
+      if (function.getArgAttr(i, kStepAttrName))
+        return op->emitError()
+               << "'" << name << "' on arguments " << i << " and " << argIndex
+               << ": a step has one step counter";
     return success();
   }
   if (name == kOffsetAttrName)
     return verifyByteCount(op, attribute);
   return op->emitError() << "unknown train attribute '" << name
                          << "' on argument " << argIndex;
+}
+
+LogicalResult TrainDialect::verifyRegionResultAttribute(
+    Operation *op, unsigned, unsigned resultIndex, NamedAttribute attribute) {
+  StringRef name = attribute.getName().strref();
+  if (name == kGradOfAttrName) {
+    auto param = dyn_cast<StringAttr>(attribute.getValue());
+    if (!param || param.getValue().empty())
+      return op->emitError() << "'" << name << "' on result " << resultIndex
+                             << " must be a non-empty string naming a "
+                                "parameter";
+    auto function = dyn_cast<FunctionOpInterface>(op);
+    if (!function)
+      return op->emitError() << "'" << name << "' on result " << resultIndex
+                             << " must be on a function result";
+    return success();
+  }
+  return op->emitError() << "unknown train attribute '" << name
+                         << "' on result " << resultIndex;
 }

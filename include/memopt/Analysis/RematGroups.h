@@ -28,8 +28,9 @@ bool computesForward(const TensorLiveness &liveness, Operation *op);
 /// The activation buffers of `liveness`, in definition order.
 SmallVector<const Buffer *> getActivations(const TensorLiveness &liveness);
 
-/// The layer an op belongs to: the prefix of its location name up to the
-/// first purely numeric component ("h.3" of "h.3.attn.c_attn"), or "".
+/// The layer an op belongs to: its `train.layer` attribute (mem-gen writes
+/// it), else the prefix of its location name up to the first purely numeric
+/// component ("h.3" of "h.3.attn.c_attn"), or "".
 std::string getLayerKey(Operation *op);
 
 /// The ops a stage plan indexes: the body without `train.free`s and the

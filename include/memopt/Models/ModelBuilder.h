@@ -26,6 +26,13 @@ public:
   /// Starts `func.func @name` at the end of `module`; floating-point
   /// parameters and activations get `elementType`.
   ModelBuilder(ModuleOp module, StringRef name, Type elementType);
+  // The OpBuilder points at the layer tagger below.
+  ModelBuilder(const ModelBuilder &) = delete;
+  ModelBuilder &operator=(const ModelBuilder &) = delete;
+
+  /// Tags every op built from now on with `train.layer = layer` (remat's
+  /// layer grouping reads it); an empty `layer` stops tagging.
+  void setLayer(StringRef layer);
 
   MLIRContext *getContext() { return builder.getContext(); }
   /// The function being built (complete once `finish` returned).
@@ -106,10 +113,18 @@ public:
   static ArrayRef<int64_t> shapeOf(Value value);
 
 private:
+  /// Writes `train.layer` on each op the builder inserts.
+  struct LayerTagger : OpBuilder::Listener {
+    void notifyOperationInserted(Operation *op,
+                                 OpBuilder::InsertPoint previous) override;
+    StringAttr layer;
+  };
+
   RankedTensorType f32Type(ArrayRef<int64_t> shape);
   /// The 0-d type of losses.
   RankedTensorType lossType();
 
+  LayerTagger tagger;
   OpBuilder builder;
   func::FuncOp func;
   Block *body;

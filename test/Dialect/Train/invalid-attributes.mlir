@@ -89,3 +89,90 @@ func.func @recomputed(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = train.relu %x {train.recomputed = 1 : i64} : tensor<4xf32>
   return %y : tensor<4xf32>
 }
+
+// -----
+
+// expected-error @+1 {{'train.step' on argument 0 must mark a 0-d integer or float tensor, got 'tensor<2xi64>'}}
+func.func @step_shape(%t: tensor<2xi64> {train.step}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'train.step' on arguments 0 and 1: a step has one step counter}}
+func.func @step_twice(%t: tensor<i64> {train.step}, %u: tensor<f32> {train.step}) {
+  return
+}
+
+// -----
+
+func.func @layer_empty(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'train.layer' must be a non-empty string naming a layer}}
+  %y = train.relu %x {train.layer = ""} : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+func.func @layer_not_string(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'train.layer' must be a non-empty string naming a layer}}
+  %y = train.relu %x {train.layer = 3 : i64} : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'train.remat' must be a dictionary {algorithm = "<name>", budget = <i64>}}}
+func.func @remat_not_dictionary() attributes {train.remat = "greedy"} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'train.remat' must name its 'algorithm' as a non-empty string}}
+func.func @remat_no_algorithm() attributes {train.remat = {budget = 950 : i64}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'train.remat' must have a non-negative i64 'budget' (bytes)}}
+func.func @remat_budget() attributes {train.remat = {algorithm = "greedy", budget = -1 : i64}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'train.remat' has an unknown key 'segments'}}
+func.func @remat_key() attributes {train.remat = {algorithm = "optimal", segments = 5 : i64}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'train.grad_of' on result 0 must be a non-empty string naming a parameter}}
+func.func @grad_of_type(%g: tensor<4xf32>) -> (tensor<4xf32> {train.grad_of = 1 : i64}) {
+  return %g : tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{unknown train attribute 'train.gradient' on result 0}}
+func.func @result_unknown(%g: tensor<4xf32>) -> (tensor<4xf32> {train.gradient = "w"}) {
+  return %g : tensor<4xf32>
+}
+
+// -----
+
+func.func @layer_on_argument(%x: tensor<4xf32> {train.layer = "h.0"}) {
+  // expected-error @-1 {{unknown train attribute 'train.layer' on argument 0}}
+  return
+}
+
+// -----
+
+func.func @grad_of_on_op(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{unknown train attribute 'train.grad_of'}}
+  %y = train.relu %x {train.grad_of = "w"} : tensor<4xf32>
+  return %y : tensor<4xf32>
+}

@@ -6,7 +6,9 @@ name is read with two types (two buffers under one name)."""
 import re
 import sys
 
-PARAM = re.compile(r'train\.param "([^"]+)" : tensor<([^>]*)>')
+# An attribute dictionary (`{train.layer = "h.0"}`) may sit between the name
+# and the type.
+PARAM = re.compile(r'train\.param "([^"]+)"(?: \{[^}]*\})? : tensor<([^>]*)>')
 
 
 def main():

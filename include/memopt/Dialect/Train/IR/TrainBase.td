@@ -49,12 +49,23 @@ def Train_Dialect : Dialect {
     * `train.remat_flops`, `train.remat_peak_before`,
       `train.remat_peak_after`: on a function, what `train-remat` decided
       (recomputed FLOPs, LOAD before and after);
+    * `train.remat`: on a function, `{algorithm = "<name>", budget = <i64>}`:
+      the algorithm whose rewrite `train-remat` applied and the peak budget
+      in bytes it met (absent without a budget);
     * `train.recomputed`: a unit attribute on an op `train-remat` inserted
       to compute a forward value again (the memory report lists them);
-    * `train.step`: a unit attribute on the step-counter argument.
+    * `train.layer`: on an op, the non-empty name of the layer it belongs to
+      (`h.3`, `model.layers.3`); `mem-gen` writes it, remat's layer grouping
+      reads it before parsing the location name;
+    * `train.step`: a unit attribute on the step-counter argument (a 0-d
+      integer or float tensor), at most one per function;
+    * `train.grad_of`: on a function result, the non-empty name of the
+      `train.param` whose gradient it is (`train-autodiff` without an
+      optimizer).
   }];
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
   let extraClassDeclaration = [{
     static constexpr ::llvm::StringLiteral kOffsetAttrName = "train.offset";
     static constexpr ::llvm::StringLiteral kWorkspaceOffsetAttrName =
@@ -79,6 +90,12 @@ def Train_Dialect : Dialect {
         "train.remat_peak_after";
     static constexpr ::llvm::StringLiteral kRecomputedAttrName =
         "train.recomputed";
+    static constexpr ::llvm::StringLiteral kRematAttrName = "train.remat";
+    /// The keys of the `train.remat` dictionary.
+    static constexpr ::llvm::StringLiteral kRematAlgorithmKey = "algorithm";
+    static constexpr ::llvm::StringLiteral kRematBudgetKey = "budget";
+    static constexpr ::llvm::StringLiteral kLayerAttrName = "train.layer";
+    static constexpr ::llvm::StringLiteral kGradOfAttrName = "train.grad_of";
   }];
 }
 
