@@ -54,16 +54,16 @@ static Location named(MLIRContext *ctx, const Twine &name, Location loc) {
   return NameLoc::get(StringAttr::get(ctx, name), loc);
 }
 
-void TrainAutodiffPass::runOnOperation() {
-  func::FuncOp func = getOperation();
-  if (func.isExternal())
-    return;
-  if (!func.getBody().hasOneBlock()) {
-    func.emitOpError("expected a single-block function to differentiate");
-    return signalPassFailure();
-  }
+/// The loss of `func` when it is a forward + loss function train-autodiff
+/// can differentiate: one block, train IR, the first returned value a 0-d
+/// float tensor, no in-place update yet (a second update would apply the
+/// gradients twice). Emits the reason otherwise.
+static FailureOr<Value> getLossToDifferentiate(func::FuncOp func) {
+  if (!func.getBody().hasOneBlock())
+    return func.emitOpError(
+        "expected a single-block function to differentiate");
   if (failed(train::verifyNotLowered(func, "train-autodiff")))
-    return signalPassFailure();
+    return failure();
   Block &body = func.getBody().front();
   auto ret = dyn_cast<func::ReturnOp>(body.getTerminator());
   auto lossType = ret && ret.getNumOperands() > 0
@@ -79,27 +79,24 @@ void TrainAutodiffPass::runOnOperation() {
       diag << ", got " << ret.getOperand(0).getType();
     else
       diag << ", but nothing is returned";
-    return signalPassFailure();
+    return failure();
   }
-  Value loss = ret.getOperand(0);
-
-  // Refuse a step that already has its update: differentiating it again
-  // would update the parameters twice.
   for (Operation &op : body) {
     auto aliasing = dyn_cast<train::AliasingOpInterface>(op);
     if (!aliasing)
       continue;
     for (unsigned i = 0, e = op.getNumOperands(); i < e; ++i)
-      if (aliasing.isUpdatedInPlace(i)) {
-        op.emitOpError("the function already updates its parameters; "
-                       "train-autodiff expects forward and loss only");
-        return signalPassFailure();
-      }
+      if (aliasing.isUpdatedInPlace(i))
+        return op.emitOpError("the function already updates its parameters; "
+                              "train-autodiff expects forward and loss only");
   }
+  return ret.getOperand(0);
+}
 
-  // Values that depend on a parameter, and values the loss depends on: only
-  // their intersection needs gradients.
-  llvm::DenseSet<Value> varying, useful;
+/// The values that need a gradient: those that depend on a float parameter
+/// and that the loss depends on.
+static llvm::DenseSet<Value> getActiveValues(Block &body, Value loss) {
+  llvm::DenseSet<Value> varying, useful, active;
   for (Operation &op : body) {
     if (isa<train::ParamOp>(op)) {
       if (isa<FloatType>(cast<RankedTensorType>(op.getResult(0).getType())
@@ -116,26 +113,29 @@ void TrainAutodiffPass::runOnOperation() {
     if (llvm::any_of(op.getResults(),
                      [&](Value v) { return useful.contains(v); }))
       useful.insert(op.getOperands().begin(), op.getOperands().end());
-  auto isActive = [&](Value v) {
-    return varying.contains(v) && useful.contains(v);
-  };
-  if (!isActive(loss)) {
-    ret.emitOpError("the loss does not depend on any train.param; there is "
-                    "nothing to differentiate");
-    return signalPassFailure();
-  }
+  for (Value v : varying)
+    if (useful.contains(v))
+      active.insert(v);
+  return active;
+}
 
-  OpBuilder builder(ret);
-  MLIRContext *ctx = &getContext();
-  llvm::DenseMap<Value, Value> grads;
+/// Builds the backward pass before `ret`: the gradient of every active value,
+/// from d loss / d loss = 1 through each op's gradient rule in reverse
+/// program order, gradients of a value read several times summed.
+static LogicalResult buildBackward(OpBuilder &builder, Block &body,
+                                   Operation *ret, Value loss,
+                                   const llvm::DenseSet<Value> &active,
+                                   llvm::DenseMap<Value, Value> &grads) {
+  MLIRContext *ctx = builder.getContext();
   auto accumulate = [&](Value value, Value grad) {
     auto [it, inserted] = grads.try_emplace(value, grad);
     if (!inserted)
       it->second = train::AddOp::create(builder, grad.getLoc(), grad.getType(),
                                         it->second, grad);
   };
-  Location lossLoc =
-      loss.getDefiningOp() ? loss.getDefiningOp()->getLoc() : func.getLoc();
+  auto lossType = cast<RankedTensorType>(loss.getType());
+  Location lossLoc = loss.getDefiningOp() ? loss.getDefiningOp()->getLoc()
+                                          : ret->getParentOp()->getLoc();
   grads[loss] = arith::ConstantOp::create(
       builder, named(ctx, "loss.grad.seed", lossLoc),
       DenseElementsAttr::get(
@@ -143,7 +143,7 @@ void TrainAutodiffPass::runOnOperation() {
 
   SmallVector<Operation *> forward;
   for (Operation &op : body)
-    if (&op != ret.getOperation())
+    if (&op != ret)
       forward.push_back(&op);
   for (Operation *op : llvm::reverse(forward)) {
     if (isa<train::ParamOp>(op) ||
@@ -152,27 +152,48 @@ void TrainAutodiffPass::runOnOperation() {
       continue;
     SmallVector<bool> needed;
     for (Value operand : op->getOperands())
-      needed.push_back(isActive(operand));
+      needed.push_back(active.contains(operand));
     if (llvm::none_of(needed, [](bool b) { return b; }))
       continue;
     auto differentiable = dyn_cast<train::DifferentiableOpInterface>(op);
-    if (!differentiable) {
-      op->emitOpError("has no gradient rule; cannot differentiate the loss "
-                      "through it");
-      return signalPassFailure();
-    }
+    if (!differentiable)
+      return op->emitOpError("has no gradient rule; cannot differentiate the "
+                             "loss through it");
     SmallVector<Value> resultGrads;
     for (Value result : op->getResults())
       resultGrads.push_back(grads.lookup(result));
     SmallVector<Value> operandGrads;
     if (failed(differentiable.buildGradients(builder, resultGrads, needed,
                                              operandGrads)))
-      return signalPassFailure();
+      return failure();
     for (auto [operand, isNeeded, grad] :
          llvm::zip_equal(op->getOperands(), needed, operandGrads))
       if (isNeeded && grad)
         accumulate(operand, grad);
   }
+  return success();
+}
+
+void TrainAutodiffPass::runOnOperation() {
+  func::FuncOp func = getOperation();
+  if (func.isExternal())
+    return;
+  FailureOr<Value> loss = getLossToDifferentiate(func);
+  if (failed(loss))
+    return signalPassFailure();
+  Block &body = func.getBody().front();
+  Operation *ret = body.getTerminator();
+  llvm::DenseSet<Value> active = getActiveValues(body, *loss);
+  if (!active.contains(*loss)) {
+    ret->emitOpError("the loss does not depend on any train.param; there is "
+                     "nothing to differentiate");
+    return signalPassFailure();
+  }
+
+  OpBuilder builder(ret);
+  llvm::DenseMap<Value, Value> grads;
+  if (failed(buildBackward(builder, body, ret, *loss, active, grads)))
+    return signalPassFailure();
 
   // One gradient per parameter name: reads of one name (tied weights) sum.
   llvm::MapVector<StringRef, std::pair<Value, Value>> paramGrads;
@@ -206,7 +227,7 @@ void TrainAutodiffPass::emitUpdates(
                                    ValueRange(results).getTypes()));
     // Name the parameter each gradient belongs to, for tools that read them.
     for (auto [index, entry] : llvm::enumerate(paramGrads))
-      func.setResultAttr(first + index, "train.grad_of",
+      func.setResultAttr(first + index, train::TrainDialect::kGradOfAttrName,
                          StringAttr::get(ctx, entry.first));
     return;
   }
@@ -214,15 +235,16 @@ void TrainAutodiffPass::emitUpdates(
   Value step;
   if (kind == AutodiffOptimizer::Adam || kind == AutodiffOptimizer::AdamW) {
     for (BlockArgument arg : func.getArguments())
-      if (func.getArgAttr(arg.getArgNumber(), "train.step"))
+      if (func.getArgAttr(arg.getArgNumber(),
+                          train::TrainDialect::kStepAttrName))
         step = arg;
     if (!step) {
       unsigned index = func.getNumArguments();
       auto stepType = RankedTensorType::get({}, builder.getI64Type());
       if (failed(func.insertArgument(
               index, stepType,
-              builder.getDictionaryAttr(
-                  builder.getNamedAttr("train.step", builder.getUnitAttr())),
+              builder.getDictionaryAttr(builder.getNamedAttr(
+                  train::TrainDialect::kStepAttrName, builder.getUnitAttr())),
               named(ctx, "step", func.getLoc()))))
         return signalPassFailure();
       step = func.getArgument(index);

@@ -1,6 +1,6 @@
 //===- MemoryReport.h - the memory report of a training step ----*- C++ -*-===//
 //
-// The report of DESIGN.md §5 over one training step: the TensorLiveness
+// The memory report (docs/report.md) of one training step: the TensorLiveness
 // analysis summarized (peak, the op at the peak, bytes per memory class, the
 // largest tensors live at the peak, the timeline) and printed as JSON (schema
 // `memopt.memory-report/1`, documented in docs/report.md) or one of its

@@ -9,7 +9,7 @@ def TrainMemoryReportPass
     : Pass<"train-memory-report", "::mlir::ModuleOp"> {
   let summary = "Writes the memory report of a training step";
   let description = [{
-    Computes the memory model of DESIGN.md §3 (the `TensorLiveness`
+    Computes the memory model (docs/architecture.md; the `TensorLiveness`
     analysis) for one training step and writes a report: the peak (LOAD) and
     the op where it occurs, with its source location, the bytes of each
     memory class at the peak, the largest tensors live at the peak, and the

@@ -125,7 +125,7 @@ def TrainPlanMemoryPass : Pass<"train-plan-memory", "::mlir::func::FuncOp"> {
   let summary = "Assigns every buffer of a training step a static arena offset";
   let description = [{
     Plans one arena for the whole step from the liveness analysis
-    (DESIGN.md §3): parameters and optimizer states occupy a persistent
+    (docs/architecture.md): parameters and optimizer states occupy a persistent
     region at offset 0 in definition order; every other buffer (inputs,
     activations, gradients, temporaries) and every op's workspace gets an
     offset above it such that no two buffers live at the same time overlap.

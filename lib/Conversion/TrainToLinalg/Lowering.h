@@ -79,7 +79,7 @@ void allocateUpFront(RewriterBase &rewriter, Block *block, Operation *before,
 /// Base of the patterns that lower one train op. After the derived pattern's
 /// 1:1 matchAndRewrite, the new ops' tensor.empty allocations are moved to
 /// their front (allocateUpFront): the op's operands, results and workspace
-/// are then all live at once, as the memory model (DESIGN.md §3) counts
+/// are then all live at once, as the memory model (docs/architecture.md) counts
 /// them, and the op's peak is exactly the model's.
 template <typename OpTy>
 class TrainOpLowering : public OpConversionPattern<OpTy> {
