@@ -48,6 +48,116 @@ static StringRef getOwningParam(StringRef name,
   return {};
 }
 
+/// Reports `op` (a param or opt_state) if state `name` was read before as
+/// another op or with another type; `readers` holds each name's first
+/// reader. Returns false when it reported.
+static bool checkStateRead(Operation &op,
+                           llvm::StringMap<Operation *> &readers) {
+  StringRef name = *getStateName(op.getResult(0));
+  auto [it, inserted] = readers.try_emplace(name, &op);
+  Operation *first = it->second;
+  if (inserted)
+    return true;
+  if (first->getName() != op.getName()) {
+    op.emitOpError() << "state \"" << name << "\" is read as both '"
+                     << first->getName() << "' and '" << op.getName()
+                     << "'; a name denotes one buffer";
+    return false;
+  }
+  if (first->getResult(0).getType() != op.getResult(0).getType()) {
+    op.emitOpError() << "state \"" << name << "\" is read with type "
+                     << op.getResult(0).getType() << ", but earlier with type "
+                     << first->getResult(0).getType();
+    return false;
+  }
+  return true;
+}
+
+/// Reports `dropout` if another dropout of the step has its id: the two
+/// would draw the same mask. Recomputed clones (train-remat) share their
+/// original's id on purpose, to reproduce its mask. `dropouts` holds the
+/// first dropout of each id. Returns false when it reported.
+static bool checkDropout(train::DropoutOp dropout,
+                         llvm::DenseMap<int64_t, Operation *> &dropouts) {
+  Operation *op = dropout.getOperation();
+  if (op->hasAttr(train::TrainDialect::kRecomputedAttrName))
+    return true;
+  auto [it, inserted] = dropouts.try_emplace(dropout.getId(), op);
+  if (inserted)
+    return true;
+  InFlightDiagnostic diag = dropout.emitOpError()
+                            << "has id " << dropout.getId()
+                            << ", which another dropout of the step "
+                               "already has: the two would draw the same "
+                               "mask";
+  diag.attachNote(it->second->getLoc()) << "the other dropout is here";
+  return false;
+}
+
+/// Reports the states that `aliasing` updates in place more than once in
+/// the step (`updaters` holds each state's first updater), and optimizer
+/// states of a parameter not named "<parameter>.<state>". Returns false
+/// when it reported.
+static bool checkStateUpdates(train::AliasingOpInterface aliasing,
+                              const llvm::StringSet<> &paramNames,
+                              llvm::StringMap<Operation *> &updaters) {
+  Operation &op = *aliasing.getOperation();
+  bool ok = true;
+  std::optional<StringRef> paramName;
+  for (OpOperand &operand : op.getOpOperands())
+    if (auto param = operand.get().getDefiningOp<train::ParamOp>();
+        param && aliasing.isUpdatedInPlace(operand.getOperandNumber()))
+      paramName = param.getName();
+  for (OpOperand &operand : op.getOpOperands()) {
+    if (!aliasing.isUpdatedInPlace(operand.getOperandNumber()))
+      continue;
+    std::optional<StringRef> name = getStateName(operand.get());
+    if (!name)
+      continue;
+    if (paramName && operand.get().getDefiningOp<train::OptStateOp>()) {
+      StringRef owner = getOwningParam(*name, paramNames);
+      if (owner != *paramName) {
+        InFlightDiagnostic diag =
+            op.emitOpError()
+            << "expected optimizer state \"" << *name << "\" of parameter \""
+            << *paramName << "\" to be named \"" << *paramName << ".<state>\"";
+        if (!owner.empty())
+          diag << "; it names a state of parameter \"" << owner << "\"";
+        ok = false;
+      }
+    }
+    auto [it, inserted] = updaters.try_emplace(*name, &op);
+    if (inserted)
+      continue;
+    InFlightDiagnostic diag = op.emitOpError()
+                              << "state \"" << *name
+                              << "\" is updated more than once in one step";
+    diag.attachNote(it->second->getLoc())
+        << "state \"" << *name << "\" first updated here";
+    ok = false;
+  }
+  return ok;
+}
+
+/// Reports `func` unless its first result is the loss, a 0-d float tensor:
+/// the memory report, remat (which keeps what the loss depends on) and
+/// mem-run all read it so.
+static LogicalResult checkLossResult(func::FuncOp func) {
+  ArrayRef<Type> results = func.getResultTypes();
+  auto loss = results.empty() ? RankedTensorType()
+                              : dyn_cast<RankedTensorType>(results.front());
+  if (loss && loss.getRank() == 0 && isa<FloatType>(loss.getElementType()))
+    return success();
+  InFlightDiagnostic diag = func.emitOpError()
+                            << "is not a training step: its first result "
+                               "must be the loss, a 0-d float tensor, but ";
+  if (results.empty())
+    diag << "it returns nothing";
+  else
+    diag << "it is " << results.front();
+  return failure();
+}
+
 void TrainVerifyStepPass::runOnOperation() {
   func::FuncOp func = getOperation();
   if (func.isExternal()) {
@@ -69,106 +179,25 @@ void TrainVerifyStepPass::runOnOperation() {
   for (auto param : body.getOps<train::ParamOp>())
     paramNames.insert(param.getName());
 
-  // First reader of each state name, and first optimizer update of each.
+  // First reader of each state name, first dropout of each id and first
+  // optimizer update of each state.
   llvm::StringMap<Operation *> readers;
-  // The first dropout of each id: two different dropouts with one id would
-  // draw the same mask. Recomputed clones (train-remat) share their
-  // original's id on purpose, to reproduce its mask.
   llvm::DenseMap<int64_t, Operation *> dropouts;
   llvm::StringMap<Operation *> updaters;
-  bool failed = false;
+  bool ok = true;
   for (Operation &op : body) {
-    if (isa<train::ParamOp, train::OptStateOp>(op)) {
-      StringRef name = *getStateName(op.getResult(0));
-      auto [it, inserted] = readers.try_emplace(name, &op);
-      Operation *first = it->second;
-      if (inserted)
-        continue;
-      if (first->getName() != op.getName()) {
-        op.emitOpError() << "state \"" << name << "\" is read as both '"
-                         << first->getName() << "' and '" << op.getName()
-                         << "'; a name denotes one buffer";
-        failed = true;
-      } else if (first->getResult(0).getType() != op.getResult(0).getType()) {
-        op.emitOpError() << "state \"" << name << "\" is read with type "
-                         << op.getResult(0).getType()
-                         << ", but earlier with type "
-                         << first->getResult(0).getType();
-        failed = true;
-      }
-      continue;
-    }
-    if (auto dropout = dyn_cast<train::DropoutOp>(op)) {
-      if (op.hasAttr(train::TrainDialect::kRecomputedAttrName))
-        continue;
-      auto [it, inserted] = dropouts.try_emplace(dropout.getId(), &op);
-      if (inserted)
-        continue;
-      InFlightDiagnostic diag = op.emitOpError()
-                                << "has id " << dropout.getId()
-                                << ", which another dropout of the step "
-                                   "already has: the two would draw the same "
-                                   "mask";
-      diag.attachNote(it->second->getLoc()) << "the other dropout is here";
-      failed = true;
-      continue;
-    }
-    auto aliasing = dyn_cast<train::AliasingOpInterface>(op);
-    if (!aliasing)
-      continue;
-    std::optional<StringRef> paramName;
-    for (OpOperand &operand : op.getOpOperands())
-      if (auto param = operand.get().getDefiningOp<train::ParamOp>();
-          param && aliasing.isUpdatedInPlace(operand.getOperandNumber()))
-        paramName = param.getName();
-    for (OpOperand &operand : op.getOpOperands()) {
-      if (!aliasing.isUpdatedInPlace(operand.getOperandNumber()))
-        continue;
-      std::optional<StringRef> name = getStateName(operand.get());
-      if (!name)
-        continue;
-      if (paramName && operand.get().getDefiningOp<train::OptStateOp>()) {
-        StringRef owner = getOwningParam(*name, paramNames);
-        if (owner != *paramName) {
-          InFlightDiagnostic diag = op.emitOpError()
-                                    << "expected optimizer state \"" << *name
-                                    << "\" of parameter \"" << *paramName
-                                    << "\" to be named \"" << *paramName
-                                    << ".<state>\"";
-          if (!owner.empty())
-            diag << "; it names a state of parameter \"" << owner << "\"";
-          failed = true;
-        }
-      }
-      auto [it, inserted] = updaters.try_emplace(*name, &op);
-      if (inserted)
-        continue;
-      InFlightDiagnostic diag = op.emitOpError()
-                                << "state \"" << *name
-                                << "\" is updated more than once in one step";
-      diag.attachNote(it->second->getLoc())
-          << "state \"" << *name << "\" first updated here";
-      failed = true;
-    }
+    if (isa<train::ParamOp, train::OptStateOp>(op))
+      ok &= checkStateRead(op, readers);
+    else if (auto dropout = dyn_cast<train::DropoutOp>(op))
+      ok &= checkDropout(dropout, dropouts);
+    else if (auto aliasing = dyn_cast<train::AliasingOpInterface>(op))
+      ok &= checkStateUpdates(aliasing, paramNames, updaters);
   }
-  if (failed)
+  if (!ok)
     return signalPassFailure();
 
-  // Checked last, once every op is sound. A step's first result is its
-  // loss: the memory report, remat (which keeps what the loss depends on)
-  // and mem-run all read it so.
-  ArrayRef<Type> results = func.getResultTypes();
-  auto loss = results.empty() ? RankedTensorType()
-                              : dyn_cast<RankedTensorType>(results.front());
-  if (!loss || loss.getRank() != 0 || !isa<FloatType>(loss.getElementType())) {
-    InFlightDiagnostic diag = func.emitOpError()
-                              << "is not a training step: its first result "
-                                 "must be the loss, a 0-d float tensor, but ";
-    if (results.empty())
-      diag << "it returns nothing";
-    else
-      diag << "it is " << results.front();
+  // Checked last, once every op is sound.
+  if (failed(checkLossResult(func)))
     return signalPassFailure();
-  }
   markAllAnalysesPreserved();
 }
