@@ -148,6 +148,12 @@ private:
   /// Tries to emit one op of `kind` on node `x`; false if the shapes at hand
   /// do not allow it (nothing is emitted then).
   bool tryEmit(Kind kind, size_t x, int64_t step);
+  // The kinds that pick a second operand or a new shape.
+  bool emitBinary(size_t xi, int64_t step);
+  bool emitReshape(size_t xi, int64_t step);
+  bool emitConcat(size_t xi, int64_t step);
+  bool emitSlice(size_t xi, int64_t step);
+  bool emitMatmul(size_t xi, int64_t step);
   void push(Value value, ArrayRef<size_t> operands, bool usesParam = false);
   std::string name(int64_t step, StringRef what) {
     return "layers." + std::to_string(step) + "." + what.str();
@@ -240,6 +246,192 @@ void RandomGraph::push(Value value, ArrayRef<size_t> operands, bool usesParam) {
   addNode(node);
 }
 
+bool RandomGraph::emitBinary(size_t xi, int64_t step) {
+  Value x = nodes[xi].value;
+  ArrayRef<int64_t> s = shape(x);
+  // The other operand: any value of the same type, often an earlier one
+  // (a residual connection). x is one of them.
+  const std::vector<uint32_t> &candidates =
+      *lookup(cast<RankedTensorType>(x.getType()).getElementType(), s, -1);
+  size_t self = llvm::lower_bound(candidates, xi) - candidates.begin();
+  size_t yi = pickOther(candidates.size(), 1, [&](int64_t k, bool skipSelf) {
+    return candidates[skipSelf && k >= static_cast<int64_t>(self) ? k + 1 : k];
+  });
+  Value y = nodes[yi].value;
+  std::string loc = name(step, "residual");
+  switch (below(3)) {
+  case 0:
+    push(b.add(x, y, loc), {xi, yi});
+    break;
+  case 1:
+    push(b.sub(x, y, loc), {xi, yi});
+    break;
+  default:
+    push(b.mul(x, y, loc), {xi, yi});
+    break;
+  }
+  return true;
+}
+
+bool RandomGraph::emitReshape(size_t xi, int64_t step) {
+  Value x = nodes[xi].value;
+  ArrayRef<int64_t> s = shape(x);
+  int64_t rank = s.size();
+  // Split a dimension of a rank-2 value in two, or merge two adjacent
+  // dimensions of a rank-3 value.
+  SmallVector<int64_t> result;
+  if (rank == 2) {
+    int64_t dim = below(2);
+    SmallVector<int64_t> divisors;
+    for (int64_t d = 2; d < s[dim]; ++d)
+      if (s[dim] % d == 0)
+        divisors.push_back(d);
+    if (divisors.empty())
+      return false;
+    int64_t d = divisors[below(divisors.size())];
+    result.assign(s.begin(), s.end());
+    result[dim] = s[dim] / d;
+    result.insert(result.begin() + dim, d);
+  } else {
+    result = chance(50) ? SmallVector<int64_t>{s[0] * s[1], s[2]}
+                        : SmallVector<int64_t>{s[0], s[1] * s[2]};
+  }
+  if (!fits(result))
+    return false;
+  push(b.reshape(x, result, name(step, "reshape")), {xi});
+  return true;
+}
+
+bool RandomGraph::emitConcat(size_t xi, int64_t step) {
+  Value x = nodes[xi].value;
+  ArrayRef<int64_t> s = shape(x);
+  int64_t rank = s.size();
+  // Another value that matches in every dimension but the axis: the
+  // members of the lists with one dimension free, in node order; the
+  // values of x's shape are in all of them, and each drew its axis, in
+  // node order, before the pick.
+  Type element = b.getElementType();
+  const std::vector<uint32_t> *same = lookup(element, s, -1);
+  SmallVector<const std::vector<uint32_t> *> free;
+  for (int64_t d = 0; d < rank; ++d)
+    free.push_back(lookup(element, s, d));
+  auto countUpToNode = [&](uint64_t node) {
+    int64_t total = -(rank - 1) * countUpTo(same, node);
+    for (const std::vector<uint32_t> *list : free)
+      total += countUpTo(list, node);
+    return total;
+  };
+  int64_t size = countUpToNode(nodes.size());
+  int64_t numSame = countUpTo(same, nodes.size());
+  // x is a candidate when its element type is the model's.
+  int64_t selfCount =
+      same && std::binary_search(same->begin(), same->end(), xi) ? 1 : 0;
+  std::mt19937_64 axisDraws = rng;
+  rng.discard(numSame);
+  size_t yi = pickOther(size, selfCount, [&](int64_t k, bool skipSelf) {
+    return kthMember(k, nodes.size(), [&](uint64_t node) {
+      return countUpToNode(node) -
+             (skipSelf && selfCount && node >= xi ? 1 : 0);
+    });
+  });
+  ArrayRef<int64_t> t = shape(nodes[yi].value);
+  int64_t axis = 0;
+  if (t == s) {
+    axisDraws.discard(countUpTo(same, yi) - 1);
+    axis = static_cast<int64_t>(axisDraws() % rank);
+  } else {
+    while (t[axis] == s[axis])
+      ++axis;
+  }
+  SmallVector<int64_t> result(s);
+  result[axis] += shape(nodes[yi].value)[axis];
+  if (!fits(result))
+    return false;
+  Value y = nodes[yi].value;
+  Value joined = chance(50) ? b.concat({x, y}, axis, name(step, "concat"))
+                            : b.concat({y, x}, axis, name(step, "concat"));
+  push(joined, {xi, yi});
+  return true;
+}
+
+bool RandomGraph::emitSlice(size_t xi, int64_t step) {
+  Value x = nodes[xi].value;
+  ArrayRef<int64_t> s = shape(x);
+  int64_t rank = s.size();
+  SmallVector<int64_t> dims;
+  for (int64_t d = 0; d < rank; ++d)
+    if (s[d] >= 2)
+      dims.push_back(d);
+  if (dims.empty())
+    return false;
+  int64_t dim = dims[below(dims.size())];
+  SmallVector<int64_t> offsets(rank, 0), sizes(s);
+  sizes[dim] = range(1, s[dim] - 1);
+  offsets[dim] = below(s[dim] - sizes[dim] + 1);
+  push(b.slice(x, offsets, sizes, name(step, "slice")), {xi});
+  return true;
+}
+
+bool RandomGraph::emitMatmul(size_t xi, int64_t step) {
+  Value x = nodes[xi].value;
+  ArrayRef<int64_t> s = shape(x);
+  int64_t rank = s.size();
+  // x [..., M, K] times another value: x^T-shaped (scores, x · yᵀ with
+  // y of x's shape) or [..., K, N] / [K, N] (a product of activations).
+  // The candidates in node order, x^T-shaped first: entry 2i for (i,
+  // x^T-shaped), 2i + 1 for (i, [..., K, N]).
+  Type element = b.getElementType();
+  const std::vector<uint32_t> *transposed = lookup(element, s, -1);
+  // [K, N] (any N), and [..., K, N] with x's batch dimensions.
+  const std::vector<uint32_t> *matrices =
+      lookup(element, {s.back(), 0}, /*wildcard=*/1);
+  const std::vector<uint32_t> *batched = nullptr;
+  if (rank > 2) {
+    SmallVector<int64_t> rhs(s.drop_back(2));
+    rhs.append({s.back(), 0});
+    batched = lookup(element, rhs, rank - 1);
+  }
+  auto countUpToEntry = [&](uint64_t entry) {
+    // Entries 2i are at most `entry` for i <= entry / 2; entries 2i + 1
+    // for i <= (entry - 1) / 2.
+    int64_t total = countUpTo(transposed, entry / 2);
+    if (entry >= 1)
+      total += countUpTo(matrices, (entry - 1) / 2) +
+               countUpTo(batched, (entry - 1) / 2);
+    return total;
+  };
+  uint64_t end = 2 * nodes.size();
+  int64_t size = countUpToEntry(end);
+  if (size == 0)
+    return false;
+  auto isMember = [&](const std::vector<uint32_t> *list, size_t node) {
+    return list && std::binary_search(list->begin(), list->end(), node);
+  };
+  bool selfTransposed = isMember(transposed, xi);
+  bool selfPlain = isMember(matrices, xi) || isMember(batched, xi);
+  int64_t selfCount = selfTransposed + selfPlain;
+  uint64_t entry = pickOther(size, selfCount, [&](int64_t k, bool skipSelf) {
+    return kthMember(k, end, [&](uint64_t e) {
+      int64_t count = countUpToEntry(e);
+      if (skipSelf) {
+        count -= selfTransposed && e >= 2 * xi ? 1 : 0;
+        count -= selfPlain && e >= 2 * xi + 1 ? 1 : 0;
+      }
+      return count;
+    });
+  });
+  size_t yi = entry / 2;
+  bool transposeRhs = entry % 2 == 0;
+  Value y = nodes[yi].value;
+  ArrayRef<int64_t> t = shape(y);
+  SmallVector<int64_t> result(s.drop_back());
+  result.push_back(transposeRhs ? t[t.size() - 2] : t.back());
+  if (!fits(result))
+    return false;
+  push(b.matmul(x, y, false, transposeRhs, name(step, "matmul")), {xi, yi});
+  return true;
+}
+
 bool RandomGraph::tryEmit(Kind kind, size_t xi, int64_t step) {
   Value x = nodes[xi].value;
   ArrayRef<int64_t> s = shape(x);
@@ -284,31 +476,8 @@ bool RandomGraph::tryEmit(Kind kind, size_t xi, int64_t step) {
     }
     return true;
   }
-  case Kind::Binary: {
-    // The other operand: any value of the same type, often an earlier one
-    // (a residual connection). x is one of them.
-    const std::vector<uint32_t> &candidates =
-        *lookup(cast<RankedTensorType>(x.getType()).getElementType(), s, -1);
-    size_t self = llvm::lower_bound(candidates, xi) - candidates.begin();
-    size_t yi = pickOther(candidates.size(), 1, [&](int64_t k, bool skipSelf) {
-      return candidates[skipSelf && k >= static_cast<int64_t>(self) ? k + 1
-                                                                    : k];
-    });
-    Value y = nodes[yi].value;
-    std::string loc = name(step, "residual");
-    switch (below(3)) {
-    case 0:
-      push(b.add(x, y, loc), {xi, yi});
-      break;
-    case 1:
-      push(b.sub(x, y, loc), {xi, yi});
-      break;
-    default:
-      push(b.mul(x, y, loc), {xi, yi});
-      break;
-    }
-    return true;
-  }
+  case Kind::Binary:
+    return emitBinary(xi, step);
   case Kind::LayerNorm:
     push(b.layerNorm(x, name(step, "norm"), 1e-5), {xi}, /*usesParam=*/true);
     return true;
@@ -325,31 +494,8 @@ bool RandomGraph::tryEmit(Kind kind, size_t xi, int64_t step) {
   case Kind::Dropout:
     push(b.dropout(x, 0.1, name(step, "dropout")), {xi});
     return true;
-  case Kind::Reshape: {
-    // Split a dimension of a rank-2 value in two, or merge two adjacent
-    // dimensions of a rank-3 value.
-    SmallVector<int64_t> result;
-    if (rank == 2) {
-      int64_t dim = below(2);
-      SmallVector<int64_t> divisors;
-      for (int64_t d = 2; d < s[dim]; ++d)
-        if (s[dim] % d == 0)
-          divisors.push_back(d);
-      if (divisors.empty())
-        return false;
-      int64_t d = divisors[below(divisors.size())];
-      result.assign(s.begin(), s.end());
-      result[dim] = s[dim] / d;
-      result.insert(result.begin() + dim, d);
-    } else {
-      result = chance(50) ? SmallVector<int64_t>{s[0] * s[1], s[2]}
-                          : SmallVector<int64_t>{s[0], s[1] * s[2]};
-    }
-    if (!fits(result))
-      return false;
-    push(b.reshape(x, result, name(step, "reshape")), {xi});
-    return true;
-  }
+  case Kind::Reshape:
+    return emitReshape(xi, step);
   case Kind::Transpose: {
     SmallVector<int64_t> perm;
     if (rank == 2) {
@@ -363,124 +509,12 @@ bool RandomGraph::tryEmit(Kind kind, size_t xi, int64_t step) {
     push(b.transpose(x, perm, name(step, "transpose")), {xi});
     return true;
   }
-  case Kind::Concat: {
-    // Another value that matches in every dimension but the axis: the
-    // members of the lists with one dimension free, in node order; the
-    // values of x's shape are in all of them, and each drew its axis, in
-    // node order, before the pick.
-    Type element = b.getElementType();
-    const std::vector<uint32_t> *same = lookup(element, s, -1);
-    SmallVector<const std::vector<uint32_t> *> free;
-    for (int64_t d = 0; d < rank; ++d)
-      free.push_back(lookup(element, s, d));
-    auto countUpToNode = [&](uint64_t node) {
-      int64_t total = -(rank - 1) * countUpTo(same, node);
-      for (const std::vector<uint32_t> *list : free)
-        total += countUpTo(list, node);
-      return total;
-    };
-    int64_t size = countUpToNode(nodes.size());
-    int64_t numSame = countUpTo(same, nodes.size());
-    // x is a candidate when its element type is the model's.
-    int64_t selfCount =
-        same && std::binary_search(same->begin(), same->end(), xi) ? 1 : 0;
-    std::mt19937_64 axisDraws = rng;
-    rng.discard(numSame);
-    size_t yi = pickOther(size, selfCount, [&](int64_t k, bool skipSelf) {
-      return kthMember(k, nodes.size(), [&](uint64_t node) {
-        return countUpToNode(node) -
-               (skipSelf && selfCount && node >= xi ? 1 : 0);
-      });
-    });
-    ArrayRef<int64_t> t = shape(nodes[yi].value);
-    int64_t axis = 0;
-    if (t == s) {
-      axisDraws.discard(countUpTo(same, yi) - 1);
-      axis = static_cast<int64_t>(axisDraws() % rank);
-    } else {
-      while (t[axis] == s[axis])
-        ++axis;
-    }
-    SmallVector<int64_t> result(s);
-    result[axis] += shape(nodes[yi].value)[axis];
-    if (!fits(result))
-      return false;
-    Value y = nodes[yi].value;
-    Value joined = chance(50) ? b.concat({x, y}, axis, name(step, "concat"))
-                              : b.concat({y, x}, axis, name(step, "concat"));
-    push(joined, {xi, yi});
-    return true;
-  }
-  case Kind::Slice: {
-    SmallVector<int64_t> dims;
-    for (int64_t d = 0; d < rank; ++d)
-      if (s[d] >= 2)
-        dims.push_back(d);
-    if (dims.empty())
-      return false;
-    int64_t dim = dims[below(dims.size())];
-    SmallVector<int64_t> offsets(rank, 0), sizes(s);
-    sizes[dim] = range(1, s[dim] - 1);
-    offsets[dim] = below(s[dim] - sizes[dim] + 1);
-    push(b.slice(x, offsets, sizes, name(step, "slice")), {xi});
-    return true;
-  }
-  case Kind::Matmul: {
-    // x [..., M, K] times another value: x^T-shaped (scores, x · yᵀ with
-    // y of x's shape) or [..., K, N] / [K, N] (a product of activations).
-    // The candidates in node order, x^T-shaped first: entry 2i for (i,
-    // x^T-shaped), 2i + 1 for (i, [..., K, N]).
-    Type element = b.getElementType();
-    const std::vector<uint32_t> *transposed = lookup(element, s, -1);
-    // [K, N] (any N), and [..., K, N] with x's batch dimensions.
-    const std::vector<uint32_t> *matrices =
-        lookup(element, {s.back(), 0}, /*wildcard=*/1);
-    const std::vector<uint32_t> *batched = nullptr;
-    if (rank > 2) {
-      SmallVector<int64_t> rhs(s.drop_back(2));
-      rhs.append({s.back(), 0});
-      batched = lookup(element, rhs, rank - 1);
-    }
-    auto countUpToEntry = [&](uint64_t entry) {
-      // Entries 2i are at most `entry` for i <= entry / 2; entries 2i + 1
-      // for i <= (entry - 1) / 2.
-      int64_t total = countUpTo(transposed, entry / 2);
-      if (entry >= 1)
-        total += countUpTo(matrices, (entry - 1) / 2) +
-                 countUpTo(batched, (entry - 1) / 2);
-      return total;
-    };
-    uint64_t end = 2 * nodes.size();
-    int64_t size = countUpToEntry(end);
-    if (size == 0)
-      return false;
-    auto isMember = [&](const std::vector<uint32_t> *list, size_t node) {
-      return list && std::binary_search(list->begin(), list->end(), node);
-    };
-    bool selfTransposed = isMember(transposed, xi);
-    bool selfPlain = isMember(matrices, xi) || isMember(batched, xi);
-    int64_t selfCount = selfTransposed + selfPlain;
-    uint64_t entry = pickOther(size, selfCount, [&](int64_t k, bool skipSelf) {
-      return kthMember(k, end, [&](uint64_t e) {
-        int64_t count = countUpToEntry(e);
-        if (skipSelf) {
-          count -= selfTransposed && e >= 2 * xi ? 1 : 0;
-          count -= selfPlain && e >= 2 * xi + 1 ? 1 : 0;
-        }
-        return count;
-      });
-    });
-    size_t yi = entry / 2;
-    bool transposeRhs = entry % 2 == 0;
-    Value y = nodes[yi].value;
-    ArrayRef<int64_t> t = shape(y);
-    SmallVector<int64_t> result(s.drop_back());
-    result.push_back(transposeRhs ? t[t.size() - 2] : t.back());
-    if (!fits(result))
-      return false;
-    push(b.matmul(x, y, false, transposeRhs, name(step, "matmul")), {xi, yi});
-    return true;
-  }
+  case Kind::Concat:
+    return emitConcat(xi, step);
+  case Kind::Slice:
+    return emitSlice(xi, step);
+  case Kind::Matmul:
+    return emitMatmul(xi, step);
   }
   llvm_unreachable("unknown op kind");
 }
