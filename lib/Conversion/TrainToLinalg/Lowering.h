@@ -41,6 +41,7 @@ void populateLossLoweringPatterns(RewritePatternSet &patterns);
 void populateNormAttentionLoweringPatterns(RewritePatternSet &patterns);
 /// conv2d, pooling, upsampling, batch_norm and gradients (ConvLowering.cpp).
 void populateConvLoweringPatterns(RewritePatternSet &patterns);
+void populateBatchNormLoweringPatterns(RewritePatternSet &patterns);
 
 //===----------------------------------------------------------------------===//
 // Arena placement (ArenaPlacement.cpp)

@@ -109,6 +109,7 @@ void ConvertTrainToLinalgPass::runOnOperation() {
   populateLossLoweringPatterns(patterns);
   populateNormAttentionLoweringPatterns(patterns);
   populateConvLoweringPatterns(patterns);
+  populateBatchNormLoweringPatterns(patterns);
   if (failed(applyPartialConversion(module, target, std::move(patterns))))
     return signalPassFailure();
   for (ArenaPlacement &placement : placements)
