@@ -18,6 +18,7 @@
 #include "llvm/Support/TargetSelect.h"
 
 #include <cstring>
+#include <functional>
 
 using namespace mlir;
 using namespace mlir::memopt;
@@ -85,9 +86,13 @@ CompiledStep::create(ModuleOp module, StepPlan &plan, unsigned optLevel) {
            << "LLVM optimization level " << optLevel << " is not 0, 1, 2 or 3";
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
+  // ExecutionEngineOptions::transformer is a function_ref: the transformer
+  // it refers to must outlive ExecutionEngine::create.
+  std::function<llvm::Error(llvm::Module *)> transformer =
+      makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
+                                /*targetMachine=*/nullptr);
   ExecutionEngineOptions options;
-  options.transformer = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
-                                                  /*targetMachine=*/nullptr);
+  options.transformer = transformer;
   options.jitCodeGenOptLevel = codeGenLevel;
   options.enableGDBNotificationListener = false;
   options.enablePerfNotificationListener = false;
