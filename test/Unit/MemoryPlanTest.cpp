@@ -313,9 +313,9 @@ TEST(MemoryPlanTest, GreedyBySizeStopsAtItsDeadline) {
                                      {1, 3, 3}, {1, 3, 2}, {1, 3, 1}};
   size_t placed = 99;
   auto now = std::chrono::steady_clock::now();
-  EXPECT_FALSE(planGreedyBySize(buffers, 1, now - std::chrono::seconds(1),
-                                placed)
-                   .has_value());
+  EXPECT_FALSE(
+      planGreedyBySize(buffers, 1, now - std::chrono::seconds(1), placed)
+          .has_value());
   EXPECT_EQ(placed, 0u);
   std::optional<MemoryPlan> greedy = planGreedyBySize(
       buffers, 1, std::chrono::steady_clock::time_point::max(), placed);

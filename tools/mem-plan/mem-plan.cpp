@@ -191,9 +191,10 @@ static bool runMemPlan() {
     start = std::chrono::steady_clock::now();
     auto deadline = std::chrono::steady_clock::time_point::max();
     if (timeLimit > 0 && timeLimit < 1e9) // beyond 30 years: none
-      deadline = start + std::chrono::duration_cast<
-                             std::chrono::steady_clock::duration>(
-                             std::chrono::duration<double>(timeLimit));
+      deadline =
+          start +
+          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+              std::chrono::duration<double>(timeLimit));
     size_t placed = 0;
     greedy = planGreedyBySize(buffers, alignment, deadline, placed);
     greedyMs = millisecondsSince(start);

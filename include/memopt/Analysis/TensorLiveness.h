@@ -1,8 +1,8 @@
 //===- TensorLiveness.h - buffers, live ranges and live bytes ---*- C++ -*-===//
 //
-// The memory model (docs/architecture.md) of one training step: which values own
-// storage (buffers), when each buffer is live, its memory class, and the live
-// bytes at every program point, whose maximum (LOAD) is the lower bound of
+// The memory model (docs/architecture.md) of one training step: which values
+// own storage (buffers), when each buffer is live, its memory class, and the
+// live bytes at every program point, whose maximum (LOAD) is the lower bound of
 // any allocator under the step's schedule.
 //
 //===----------------------------------------------------------------------===//
