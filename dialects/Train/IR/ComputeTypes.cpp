@@ -28,3 +28,7 @@ Type mlir::memopt::train::getWiderFloatType(Type a, Type b) {
     return wa > wb ? a : b;
   return Float32Type::get(a.getContext());
 }
+
+Type mlir::memopt::train::getLossComputeType(Type dataType, Type lossType) {
+  return getWiderFloatType(getAccumulatorType(dataType), lossType);
+}

@@ -327,15 +327,15 @@ SmallVector<int64_t> RotaryGradOp::getWorkspaceBuffers() {
 }
 
 SmallVector<int64_t> CrossEntropyOp::getWorkspaceBuffers() {
-  Type c = getWiderFloatType(getAccumulatorType(elementTypeOf(getLogits())),
-                             elementTypeOf(getResult()));
+  Type c = getLossComputeType(elementTypeOf(getLogits()),
+                              elementTypeOf(getResult()));
   int64_t rows = numElements(getLogits()) / shapeOf(getLogits()).back();
   return {bytesOf(rows, c), bytesOf(rows, c), bytesOf(1, c), bytesOf(1, c)};
 }
 
 SmallVector<int64_t> CrossEntropyGradOp::getWorkspaceBuffers() {
-  Type c = getWiderFloatType(getAccumulatorType(elementTypeOf(getResult())),
-                             elementTypeOf(getGrad()));
+  Type c =
+      getLossComputeType(elementTypeOf(getResult()), elementTypeOf(getGrad()));
   int64_t rows = numElements(getLogits()) / shapeOf(getLogits()).back();
   SmallVector<int64_t> buffers = {bytesOf(rows, c), bytesOf(rows, c)};
   if (getIgnoreIndex())
@@ -344,9 +344,8 @@ SmallVector<int64_t> CrossEntropyGradOp::getWorkspaceBuffers() {
 }
 
 SmallVector<int64_t> MseLossOp::getWorkspaceBuffers() {
-  return {bytesOf(
-      1, getWiderFloatType(getAccumulatorType(elementTypeOf(getInput())),
-                           elementTypeOf(getResult())))};
+  return {bytesOf(1, getLossComputeType(elementTypeOf(getInput()),
+                                        elementTypeOf(getResult())))};
 }
 
 SmallVector<int64_t> ReduceSumOp::getWorkspaceBuffers() {

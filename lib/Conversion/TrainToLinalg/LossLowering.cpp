@@ -137,9 +137,8 @@ struct CrossEntropyLowering : public TrainOpLowering<train::CrossEntropyOp> {
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
     auto logitsType = cast<RankedTensorType>(adaptor.getLogits().getType());
-    Type computeType =
-        getWiderFloatType(getAccumulatorType(logitsType.getElementType()),
-                          resultType.getElementType());
+    Type computeType = getLossComputeType(logitsType.getElementType(),
+                                          resultType.getElementType());
     std::optional<int64_t> ignoreIndex = op.getIgnoreIndex();
     Value logits = adaptor.getLogits();
     Value labels = adaptor.getLabels();
@@ -220,8 +219,8 @@ struct CrossEntropyGradLowering
     auto resultType = cast<RankedTensorType>(op.getType());
     Type elementType = resultType.getElementType();
     auto gradType = cast<RankedTensorType>(adaptor.getGrad().getType());
-    Type computeType = getWiderFloatType(getAccumulatorType(elementType),
-                                         gradType.getElementType());
+    Type computeType =
+        getLossComputeType(elementType, gradType.getElementType());
     std::optional<int64_t> ignoreIndex = op.getIgnoreIndex();
     Value logits = adaptor.getLogits();
     Value labels = adaptor.getLabels();
@@ -298,9 +297,8 @@ struct MseLossLowering : public TrainOpLowering<train::MseLossOp> {
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
     auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
-    Type computeType =
-        getWiderFloatType(getAccumulatorType(inputType.getElementType()),
-                          resultType.getElementType());
+    Type computeType = getLossComputeType(inputType.getElementType(),
+                                          resultType.getElementType());
     int64_t rank = inputType.getRank();
     SmallVector<int64_t> allDims = llvm::to_vector(llvm::seq<int64_t>(0, rank));
     AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
@@ -345,8 +343,8 @@ struct MseLossGradLowering : public TrainOpLowering<train::MseLossGradOp> {
     auto resultType = cast<RankedTensorType>(op.getType());
     Type elementType = resultType.getElementType();
     auto gradType = cast<RankedTensorType>(adaptor.getGrad().getType());
-    Type computeType = getWiderFloatType(getAccumulatorType(elementType),
-                                         gradType.getElementType());
+    Type computeType =
+        getLossComputeType(elementType, gradType.getElementType());
     Value grad = castScalar(rewriter, loc,
                             extractScalar(rewriter, loc, adaptor.getGrad()),
                             computeType);

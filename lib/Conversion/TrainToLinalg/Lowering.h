@@ -119,6 +119,7 @@ Value createScalar(OpBuilder &b, Location loc, Type type, double value);
 /// workspace model reads too.
 using train::getAccumulatorType;
 using train::getComputeType;
+using train::getLossComputeType;
 using train::getWiderFloatType;
 
 /// Converts every element of `value` to `elementType` (or returns `value`).

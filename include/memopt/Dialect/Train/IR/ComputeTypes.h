@@ -30,6 +30,11 @@ Type getComputeType(ArrayRef<Type> types);
 /// promote to f32.
 Type getWiderFloatType(Type a, Type b);
 
+/// The type a loss (cross_entropy, mse_loss) and its gradient compute in:
+/// the wider of the data's accumulator type and the loss's (or its
+/// gradient's) own type.
+Type getLossComputeType(Type dataType, Type lossType);
+
 } // namespace mlir::memopt::train
 
 #endif // MEMOPT_DIALECT_TRAIN_IR_COMPUTETYPES_H
