@@ -237,6 +237,59 @@ static Value convolve(OpBuilder &b, Location loc, Value input, Value filter,
   return mergeDims(b, loc, grouped, 1);
 }
 
+/// The sums over `kernel` windows of the padded NCHW `input` with `strides`
+/// (linalg.pooling_nchw_sum, dilation 1) into a zero-initialized tensor of
+/// the shape `outShape` and element type `accType`.
+static Value sumPool(OpBuilder &b, Location loc, Value input,
+                     ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                     ArrayRef<int64_t> outShape, Type accType) {
+  Type inputElementType =
+      cast<RankedTensorType>(input.getType()).getElementType();
+  Value window = createWindow(b, loc, kernel, inputElementType);
+  auto outType = RankedTensorType::get(outShape, accType);
+  return linalg::PoolingNchwSumOp::create(
+             b, loc, TypeRange{outType}, ValueRange{input, window},
+             ValueRange{createFilled(b, loc, outType, 0.0)},
+             getPairAttr(b, strides), getPairAttr(b, {1, 1}))
+      .getResult(0);
+}
+
+/// The first step of a transposed window op (conv2d_grad_input,
+/// avg_pool2d_grad) whose forward read an input of shape `x` padded by
+/// `padding` with `strides`: `grad` (N x C x OH x OW) placed with the stride
+/// at offset `reach` (the window's extent - 1) into zeros of `elementType`
+/// of size `H + 2 * pad + reach`. `transform`, when given, applies to each
+/// element on the way (written in place into the strided window of the
+/// zeros). A stride-1 correlation of this with the window gives the
+/// gradient of the padded input.
+static Value scatterStrided(OpBuilder &b, Location loc, Value grad,
+                            ArrayRef<int64_t> x, ArrayRef<int64_t> padding,
+                            ArrayRef<int64_t> reach, ArrayRef<int64_t> strides,
+                            Type elementType, ScalarBody transform = nullptr) {
+  ArrayRef<int64_t> dy = cast<RankedTensorType>(grad.getType()).getShape();
+  auto scatteredType =
+      RankedTensorType::get({x[0], dy[1], x[2] + 2 * padding[0] + reach[0],
+                             x[3] + 2 * padding[1] + reach[1]},
+                            elementType);
+  Value zeros = createFilled(b, loc, scatteredType, 0.0);
+  if (transform)
+    grad = buildElementwiseInPlace(
+        b, loc, grad,
+        extractSpatial(b, loc, zeros, reach, dy.drop_front(2), strides),
+        transform);
+  return insertSpatial(b, loc, grad, zeros, reach, strides);
+}
+
+/// The window of a scatterStrided result that the unpadded input (H x W of
+/// `x`, padded by `padding` in the forward op) reads in the stride-1
+/// correlation: only the interior of the padded input's gradient.
+static Value extractInterior(OpBuilder &b, Location loc, Value scattered,
+                             ArrayRef<int64_t> x, ArrayRef<int64_t> padding,
+                             ArrayRef<int64_t> reach) {
+  return extractSpatial(b, loc, scattered, padding,
+                        {x[2] + reach[0], x[3] + reach[1]}, {1, 1});
+}
+
 AffineMap conv::identityMap(OpBuilder &b, unsigned rank) {
   return b.getMultiDimIdentityMap(rank);
 }
@@ -296,16 +349,10 @@ struct Conv2dGradInputLowering
     auto groups = static_cast<int64_t>(op.getGroups());
 
     // The strided, zero-filled gradient.
-    SmallVector<int64_t> reach(2), padded(2);
-    for (int i = 0; i < 2; ++i) {
-      reach[i] = dilation[i] * (f[2 + i] - 1);
-      padded[i] = x[2 + i] + 2 * padding[i];
-    }
-    auto scatteredType = gradType.clone(
-        {x[0], f[0], padded[0] + reach[0], padded[1] + reach[1]});
-    Value scattered = insertSpatial(
-        rewriter, loc, grad, createFilled(rewriter, loc, scatteredType, 0.0),
-        reach, strides);
+    SmallVector<int64_t> reach = {dilation[0] * (f[2] - 1),
+                                  dilation[1] * (f[3] - 1)};
+    Value scattered = scatterStrided(rewriter, loc, grad, x, padding, reach,
+                                     strides, gradType.getElementType());
 
     // flipped[g * Cg + c, o, kh, kw] = w[g * Og + o, c, KH-1-kh, KW-1-kw].
     int64_t cPerGroup = f[1], oPerGroup = f[0] / groups;
@@ -334,8 +381,7 @@ struct Conv2dGradInputLowering
 
     // Only the interior of the padded input's gradient is needed: correlate
     // the window of `scattered` that it reads (a view) into the result.
-    Value window = extractSpatial(rewriter, loc, scattered, padding,
-                                  {x[2] + reach[0], x[3] + reach[1]}, {1, 1});
+    Value window = extractInterior(rewriter, loc, scattered, x, padding, reach);
     Value result = convolve(rewriter, loc, window, flipped, x, groups, {1, 1},
                             dilation, getAccumulatorType(elementType));
     rewriter.replaceOp(op, castTensor(rewriter, loc, result, elementType));
@@ -635,15 +681,8 @@ struct AvgPool2dLowering : public TrainOpLowering<train::AvgPool2dOp> {
     ArrayRef<int64_t> kernel = op.getKernel();
     Value input =
         padWithZeros(rewriter, loc, adaptor.getInput(), op.getPadding());
-    Value window = createWindow(rewriter, loc, kernel, elementType);
-    auto accTensorType = resultType.clone(accType);
-    Value sum =
-        linalg::PoolingNchwSumOp::create(
-            rewriter, loc, TypeRange{accTensorType}, ValueRange{input, window},
-            ValueRange{createFilled(rewriter, loc, accTensorType, 0.0)},
-            getPairAttr(rewriter, op.getStrides()),
-            getPairAttr(rewriter, {1, 1}))
-            .getResult(0);
+    Value sum = sumPool(rewriter, loc, input, kernel, op.getStrides(),
+                        resultType.getShape(), accType);
     double count = static_cast<double>(kernel[0] * kernel[1]);
     auto divide = [&](OpBuilder &b, Location l, ValueRange args) {
       Value mean = arith::DivFOp::create(b, l, args[0],
@@ -670,7 +709,6 @@ struct AvgPool2dGradLowering : public TrainOpLowering<train::AvgPool2dGradOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
-    auto gradType = cast<RankedTensorType>(adaptor.getGrad().getType());
     Type elementType = resultType.getElementType();
     Type accType = getAccumulatorType(elementType);
     ArrayRef<int64_t> x = resultType.getShape();
@@ -678,35 +716,18 @@ struct AvgPool2dGradLowering : public TrainOpLowering<train::AvgPool2dGradOp> {
     ArrayRef<int64_t> padding = op.getPadding();
     double count = static_cast<double>(kernel[0] * kernel[1]);
 
+    // grad / count, strided into zeros.
     SmallVector<int64_t> reach = {kernel[0] - 1, kernel[1] - 1};
-    SmallVector<int64_t> padded = {x[2] + 2 * padding[0],
-                                   x[3] + 2 * padding[1]};
-    auto scatteredType = RankedTensorType::get(
-        {x[0], x[1], padded[0] + reach[0], padded[1] + reach[1]}, accType);
-    Value zeros = createFilled(rewriter, loc, scatteredType, 0.0);
-    // grad / count written in place into the strided window of the zeros.
-    Value share = buildElementwiseInPlace(
-        rewriter, loc, adaptor.getGrad(),
-        extractSpatial(rewriter, loc, zeros, reach,
-                       gradType.getShape().drop_front(2), op.getStrides()),
-        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+    Value scattered = scatterStrided(
+        rewriter, loc, adaptor.getGrad(), x, padding, reach, op.getStrides(),
+        accType, [&](OpBuilder &b, Location l, ValueRange args) -> Value {
           return arith::DivFOp::create(b, l, castScalar(b, l, args[0], accType),
                                        createScalar(b, l, accType, count));
         });
-    Value scattered =
-        insertSpatial(rewriter, loc, share, zeros, reach, op.getStrides());
     // Only the interior of the padded input's gradient: the window of
     // `scattered` it sums over (a view), straight into the result's size.
-    Value input = extractSpatial(rewriter, loc, scattered, padding,
-                                 {x[2] + reach[0], x[3] + reach[1]}, {1, 1});
-    auto accResultType = resultType.clone(accType);
-    Value window = createWindow(rewriter, loc, kernel, accType);
-    Value result =
-        linalg::PoolingNchwSumOp::create(
-            rewriter, loc, TypeRange{accResultType}, ValueRange{input, window},
-            ValueRange{createFilled(rewriter, loc, accResultType, 0.0)},
-            getPairAttr(rewriter, {1, 1}), getPairAttr(rewriter, {1, 1}))
-            .getResult(0);
+    Value input = extractInterior(rewriter, loc, scattered, x, padding, reach);
+    Value result = sumPool(rewriter, loc, input, kernel, {1, 1}, x, accType);
     rewriter.replaceOp(op, castTensor(rewriter, loc, result, elementType));
     return success();
   }
@@ -716,65 +737,82 @@ struct AvgPool2dGradLowering : public TrainOpLowering<train::AvgPool2dGradOp> {
 // Upsampling
 //===----------------------------------------------------------------------===//
 
+/// Base of the upsampling lowerings: scale 1 is the identity on the op's
+/// operand, other scales are `lowerScaled`'s. Both view the upsampled side
+/// N x C x Hs x Ws as blocks N x C x H x s x W x s (getBlocksType,
+/// getBlocksReassociation).
+template <typename OpTy>
+struct UpsampleLoweringBase : public TrainOpLowering<OpTy> {
+  using TrainOpLowering<OpTy>::TrainOpLowering;
+  using OpAdaptor = typename TrainOpLowering<OpTy>::OpAdaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const final {
+    auto scale = static_cast<int64_t>(op.getScale());
+    Value operand = adaptor.getOperands().front();
+    if (scale == 1) {
+      rewriter.replaceOp(op, operand);
+      return success();
+    }
+    rewriter.replaceOp(op, lowerScaled(op, operand, scale, rewriter));
+    return success();
+  }
+
+  virtual Value lowerScaled(OpTy op, Value operand, int64_t scale,
+                            ConversionPatternRewriter &rewriter) const = 0;
+
+  /// The blocks N x C x H x s x W x s of the upsampled side of `type`
+  /// (N x C x H x W).
+  static RankedTensorType getBlocksType(RankedTensorType type, int64_t scale) {
+    ArrayRef<int64_t> x = type.getShape();
+    return type.clone({x[0], x[1], x[2], scale, x[3], scale});
+  }
+
+  /// Blocks to N x C x Hs x Ws.
+  static SmallVector<ReassociationIndices> getBlocksReassociation() {
+    return {{0}, {1}, {2, 3}, {4, 5}};
+  }
+};
+
 /// upsample_nearest2d: linalg.broadcast of N x C x H x W to
 /// N x C x H x s x W x s, collapsed to N x C x Hs x Ws.
 struct UpsampleNearest2dLowering
-    : public TrainOpLowering<train::UpsampleNearest2dOp> {
-  using TrainOpLowering::TrainOpLowering;
-  LogicalResult
-  matchAndRewrite(train::UpsampleNearest2dOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+    : public UpsampleLoweringBase<train::UpsampleNearest2dOp> {
+  using UpsampleLoweringBase::UpsampleLoweringBase;
+  Value lowerScaled(train::UpsampleNearest2dOp op, Value input, int64_t scale,
+                    ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto scale = static_cast<int64_t>(op.getScale());
-    Value input = adaptor.getInput();
-    if (scale == 1) {
-      rewriter.replaceOp(op, input);
-      return success();
-    }
-    auto inputType = cast<RankedTensorType>(input.getType());
-    ArrayRef<int64_t> x = inputType.getShape();
     auto broadcastType =
-        inputType.clone({x[0], x[1], x[2], scale, x[3], scale});
+        getBlocksType(cast<RankedTensorType>(input.getType()), scale);
     Value broadcast =
         linalg::BroadcastOp::create(rewriter, loc, input,
                                     createEmpty(rewriter, loc, broadcastType),
                                     ArrayRef<int64_t>{3, 5})
             .getResult()[0];
-    Value result = tensor::CollapseShapeOp::create(
-        rewriter, loc, op.getType(), broadcast,
-        ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4, 5}});
-    rewriter.replaceOp(op, result);
-    return success();
+    return tensor::CollapseShapeOp::create(rewriter, loc, op.getType(),
+                                           broadcast, getBlocksReassociation());
   }
 };
 
 /// upsample_nearest2d_grad: N x C x Hs x Ws viewed as N x C x H x s x W x s
 /// and summed over both `s` dimensions with linalg.reduce.
 struct UpsampleNearest2dGradLowering
-    : public TrainOpLowering<train::UpsampleNearest2dGradOp> {
-  using TrainOpLowering::TrainOpLowering;
-  LogicalResult
-  matchAndRewrite(train::UpsampleNearest2dGradOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+    : public UpsampleLoweringBase<train::UpsampleNearest2dGradOp> {
+  using UpsampleLoweringBase::UpsampleLoweringBase;
+  Value lowerScaled(train::UpsampleNearest2dGradOp op, Value grad,
+                    int64_t scale,
+                    ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto scale = static_cast<int64_t>(op.getScale());
-    Value grad = adaptor.getGrad();
-    if (scale == 1) {
-      rewriter.replaceOp(op, grad);
-      return success();
-    }
     auto resultType = cast<RankedTensorType>(op.getType());
     Type elementType = resultType.getElementType();
-    ArrayRef<int64_t> x = resultType.getShape();
-    auto blocksType = resultType.clone({x[0], x[1], x[2], scale, x[3], scale});
     Value blocks = tensor::ExpandShapeOp::create(
-        rewriter, loc, blocksType, grad,
-        ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}, {4, 5}});
+        rewriter, loc, getBlocksType(resultType, scale), grad,
+        getBlocksReassociation());
     Value sum =
         buildReduceSum(rewriter, loc, blocks, {3, 5},
                        resultType.clone(getAccumulatorType(elementType)));
-    rewriter.replaceOp(op, castTensor(rewriter, loc, sum, elementType));
-    return success();
+    return castTensor(rewriter, loc, sum, elementType);
   }
 };
 
