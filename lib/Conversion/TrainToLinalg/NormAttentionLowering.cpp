@@ -193,100 +193,142 @@ struct LayerNormLowering : public TrainOpLowering<train::LayerNormOp> {
   }
 };
 
-/// layer_norm_grad, as PyTorch's native_layer_norm_backward: with
-/// xhat = (x - mean) * rstd and g = dy * gamma,
-///   dx = rstd * (g - mean(g) - xhat * mean(g * xhat))   (per row)
-///   dgamma = sum over rows of dy * xhat, dbeta = sum over rows of dy.
+} // namespace
+
+/// The gradient of a normalization over the last dimension of `x`, as
+/// PyTorch's native_layer_norm_backward (`mean` given) and rms_norm backward
+/// (`mean` null): with xhat = (x - mean) * rstd (x * rstd without a mean) and
+/// g = dy * gamma,
+///   dx = rstd * (g - mean(g) - xhat * mean(g * xhat))   (per row; no mean(g)
+///                                                       without a mean)
+///   dgamma = sum over rows of dy * xhat, dbeta = sum over rows of dy (only
+///   with a mean).
+/// Returns dx, dgamma[, dbeta], rounded to the types of x and gamma.
+static SmallVector<Value> buildNormGrad(OpBuilder &rewriter, Location loc,
+                                        Value dy, Value x, Value mean,
+                                        Value rstd, Value gamma) {
+  bool centered = static_cast<bool>(mean);
+  RankedTensorType xType = tensorTypeOf(x);
+  Type gammaType = elementTypeOf(gamma);
+  Type c =
+      getComputeType({xType.getElementType(), elementTypeOf(dy), gammaType});
+  LastDimNorm norm(rewriter.getContext(), xType, c);
+  double n = static_cast<double>(norm.size);
+
+  SmallVector<Value> inputs = {dy, x};
+  SmallVector<AffineMap> inputMaps = {norm.identity, norm.identity};
+  if (centered) {
+    inputs.push_back(mean);
+    inputMaps.push_back(norm.row);
+  }
+  inputs.append({rstd, gamma});
+  inputMaps.append({norm.row, norm.column});
+  // The scalars of the first output (of a generic over `inputs`), or of the
+  // first output of a generic over `inputs` without gamma.
+  unsigned firstOut = inputs.size(), firstOutNoGamma = inputs.size() - 1;
+  // The row and column sums: mean(g) and dbeta only when centered.
+  unsigned sums = centered ? 2 : 1;
+
+  // The per-element terms, from args = dy, x, [mean,] rstd[, gamma]: g only
+  // when gamma is among the inputs (the column sums do not need it).
+  struct Terms {
+    Value dy, xhat, rstd, g;
+  };
+  auto terms = [&](OpBuilder &b, Location l, ValueRange args, bool withG) {
+    Value dyC = castScalar(b, l, args[0], c);
+    Value rstdC = castScalar(b, l, args[centered ? 3 : 2], c);
+    Value centeredX =
+        centered
+            ? Value(arith::SubFOp::create(b, l, castScalar(b, l, args[1], c),
+                                          castScalar(b, l, args[2], c)))
+            : castScalar(b, l, args[1], c);
+    Value xhat = arith::MulFOp::create(b, l, centeredX, rstdC);
+    Value g = withG ? arith::MulFOp::create(
+                          b, l, dyC, castScalar(b, l, args[firstOut - 1], c))
+                    : Value();
+    return Terms{dyC, xhat, rstdC, g};
+  };
+
+  // Row sums of [g and] g * xhat.
+  // Accumulators of their own (one tensor for both would be copied).
+  SmallVector<Value> zeroRows;
+  for (unsigned i = 0; i < sums; ++i)
+    zeroRows.push_back(createFilled(rewriter, loc, norm.statsType, 0.0));
+  SmallVector<AffineMap> rowSumMaps(inputMaps);
+  rowSumMaps.append(sums, norm.row);
+  SmallVector<Value> rowSums = buildGeneric(
+      rewriter, loc, inputs, zeroRows, rowSumMaps, norm.overColumns(),
+      [&](OpBuilder &b, Location l, ValueRange args) {
+        Terms t = terms(b, l, args, /*withG=*/true);
+        Value gx = arith::MulFOp::create(b, l, t.g, t.xhat);
+        SmallVector<Value> yields;
+        if (centered)
+          yields.push_back(arith::AddFOp::create(b, l, args[firstOut], t.g));
+        yields.push_back(arith::AddFOp::create(b, l, args.back(), gx));
+        return yields;
+      });
+
+  SmallVector<Value> dxInputs(inputs);
+  dxInputs.append(rowSums);
+  SmallVector<AffineMap> dxMaps(inputMaps);
+  dxMaps.append(sums, norm.row);
+  dxMaps.push_back(norm.identity);
+  Value dx = buildGeneric(
+      rewriter, loc, dxInputs, createEmpty(rewriter, loc, xType), dxMaps,
+      norm.parallel(), [&](OpBuilder &b, Location l, ValueRange args) {
+        Terms t = terms(b, l, args, /*withG=*/true);
+        Value count = createScalar(b, l, c, n);
+        Value meanG =
+            centered ? Value(arith::DivFOp::create(b, l, args[firstOut], count))
+                     : Value();
+        Value meanGx =
+            arith::DivFOp::create(b, l, args[firstOut + sums - 1], count);
+        Value inner = arith::SubFOp::create(
+            b, l,
+            centered ? Value(arith::SubFOp::create(b, l, t.g, meanG)) : t.g,
+            arith::MulFOp::create(b, l, t.xhat, meanGx));
+        Value result = arith::MulFOp::create(b, l, t.rstd, inner);
+        return SmallVector<Value>{
+            castScalar(b, l, result, xType.getElementType())};
+      })[0];
+
+  // Column sums of dy * xhat [and dy].
+  SmallVector<Value> zeroColumns;
+  for (unsigned i = 0; i < sums; ++i)
+    zeroColumns.push_back(createFilled(rewriter, loc, norm.paramType, 0.0));
+  SmallVector<AffineMap> columnSumMaps(
+      ArrayRef<AffineMap>(inputMaps).drop_back());
+  columnSumMaps.append(sums, norm.column);
+  SmallVector<Value> columnSums = buildGeneric(
+      rewriter, loc, ValueRange(inputs).drop_back(), zeroColumns, columnSumMaps,
+      norm.overRows(), [&](OpBuilder &b, Location l, ValueRange args) {
+        Terms t = terms(b, l, args, /*withG=*/false);
+        Value dyx = arith::MulFOp::create(b, l, t.dy, t.xhat);
+        SmallVector<Value> yields = {
+            arith::AddFOp::create(b, l, args[firstOutNoGamma], dyx)};
+        if (centered)
+          yields.push_back(
+              arith::AddFOp::create(b, l, args[firstOutNoGamma + 1], t.dy));
+        return yields;
+      });
+  SmallVector<Value> results = {dx};
+  for (Value sum : columnSums)
+    results.push_back(castTensor(rewriter, loc, sum, gammaType));
+  return results;
+}
+
+namespace {
+
+/// layer_norm_grad (buildNormGrad with the mean).
 struct LayerNormGradLowering : public TrainOpLowering<train::LayerNormGradOp> {
   using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::LayerNormGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value dy = adaptor.getGrad(), x = adaptor.getInput(),
-          gamma = adaptor.getGamma(), mean = adaptor.getMean(),
-          rstd = adaptor.getRstd();
-    RankedTensorType xType = tensorTypeOf(x);
-    Type gammaType = elementTypeOf(gamma);
-    Type c =
-        getComputeType({xType.getElementType(), elementTypeOf(dy), gammaType});
-    LastDimNorm norm(op.getContext(), xType, c);
-    double n = static_cast<double>(norm.size);
-
-    // The per-element terms, from args = dy, x, mean, rstd[, gamma]: g only
-    // when gamma is among the inputs (the column sums do not need it).
-    struct Terms {
-      Value dy, xhat, rstd, g;
-    };
-    auto terms = [&](OpBuilder &b, Location l, ValueRange args, bool withG) {
-      Value dyC = castScalar(b, l, args[0], c);
-      Value rstdC = castScalar(b, l, args[3], c);
-      Value centered = arith::SubFOp::create(b, l, castScalar(b, l, args[1], c),
-                                             castScalar(b, l, args[2], c));
-      Value xhat = arith::MulFOp::create(b, l, centered, rstdC);
-      Value g =
-          withG ? arith::MulFOp::create(b, l, dyC, castScalar(b, l, args[4], c))
-                : Value();
-      return Terms{dyC, xhat, rstdC, g};
-    };
-    SmallVector<Value> inputs = {dy, x, mean, rstd, gamma};
-    SmallVector<AffineMap> inputMaps = {norm.identity, norm.identity, norm.row,
-                                        norm.row, norm.column};
-
-    // Row sums of g and g * xhat.
-    // Two accumulators of their own (one tensor for both would be copied).
-    SmallVector<Value> zeroRows = {
-        createFilled(rewriter, loc, norm.statsType, 0.0),
-        createFilled(rewriter, loc, norm.statsType, 0.0)};
-    SmallVector<AffineMap> rowSumMaps(inputMaps);
-    rowSumMaps.append({norm.row, norm.row});
-    SmallVector<Value> rowSums = buildGeneric(
-        rewriter, loc, inputs, zeroRows, rowSumMaps, norm.overColumns(),
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          Terms t = terms(b, l, args, /*withG=*/true);
-          Value gx = arith::MulFOp::create(b, l, t.g, t.xhat);
-          return SmallVector<Value>{arith::AddFOp::create(b, l, args[5], t.g),
-                                    arith::AddFOp::create(b, l, args[6], gx)};
-        });
-
-    SmallVector<Value> dxInputs(inputs);
-    dxInputs.append(rowSums);
-    SmallVector<AffineMap> dxMaps(inputMaps);
-    dxMaps.append({norm.row, norm.row, norm.identity});
-    Value dx = buildGeneric(
-        rewriter, loc, dxInputs, createEmpty(rewriter, loc, xType), dxMaps,
-        norm.parallel(), [&](OpBuilder &b, Location l, ValueRange args) {
-          Terms t = terms(b, l, args, /*withG=*/true);
-          Value count = createScalar(b, l, c, n);
-          Value meanG = arith::DivFOp::create(b, l, args[5], count);
-          Value meanGx = arith::DivFOp::create(b, l, args[6], count);
-          Value inner = arith::SubFOp::create(
-              b, l, arith::SubFOp::create(b, l, t.g, meanG),
-              arith::MulFOp::create(b, l, t.xhat, meanGx));
-          Value result = arith::MulFOp::create(b, l, t.rstd, inner);
-          return SmallVector<Value>{
-              castScalar(b, l, result, xType.getElementType())};
-        })[0];
-
-    // Column sums of dy * xhat and dy.
-    SmallVector<Value> zeroColumns = {
-        createFilled(rewriter, loc, norm.paramType, 0.0),
-        createFilled(rewriter, loc, norm.paramType, 0.0)};
-    SmallVector<AffineMap> columnSumMaps(
-        ArrayRef<AffineMap>(inputMaps).drop_back());
-    columnSumMaps.append({norm.column, norm.column});
-    SmallVector<Value> columnSums = buildGeneric(
-        rewriter, loc, ValueRange(inputs).drop_back(), zeroColumns,
-        columnSumMaps, norm.overRows(),
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          Terms t = terms(b, l, args, /*withG=*/false);
-          Value dyx = arith::MulFOp::create(b, l, t.dy, t.xhat);
-          return SmallVector<Value>{arith::AddFOp::create(b, l, args[4], dyx),
-                                    arith::AddFOp::create(b, l, args[5], t.dy)};
-        });
     rewriter.replaceOp(op,
-                       {dx, castTensor(rewriter, loc, columnSums[0], gammaType),
-                        castTensor(rewriter, loc, columnSums[1], gammaType)});
+                       buildNormGrad(rewriter, op.getLoc(), adaptor.getGrad(),
+                                     adaptor.getInput(), adaptor.getMean(),
+                                     adaptor.getRstd(), adaptor.getGamma()));
     return success();
   }
 };
@@ -333,84 +375,16 @@ struct RmsNormLowering : public TrainOpLowering<train::RmsNormOp> {
   }
 };
 
-/// rms_norm_grad: with xhat = x * rstd and g = dy * gamma,
-///   dx = rstd * (g - xhat * mean(g * xhat))   (per row)
-///   dgamma = sum over rows of dy * xhat.
+/// rms_norm_grad (buildNormGrad without a mean).
 struct RmsNormGradLowering : public TrainOpLowering<train::RmsNormGradOp> {
   using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::RmsNormGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value dy = adaptor.getGrad(), x = adaptor.getInput(),
-          gamma = adaptor.getGamma(), rstd = adaptor.getRstd();
-    RankedTensorType xType = tensorTypeOf(x);
-    Type gammaType = elementTypeOf(gamma);
-    Type c =
-        getComputeType({xType.getElementType(), elementTypeOf(dy), gammaType});
-    LastDimNorm norm(op.getContext(), xType, c);
-    double n = static_cast<double>(norm.size);
-
-    // The per-element terms, from args = dy, x, rstd[, gamma]: g only when
-    // gamma is among the inputs (the column sums do not need it).
-    struct Terms {
-      Value dy, xhat, rstd, g;
-    };
-    auto terms = [&](OpBuilder &b, Location l, ValueRange args, bool withG) {
-      Value dyC = castScalar(b, l, args[0], c);
-      Value rstdC = castScalar(b, l, args[2], c);
-      Value xhat =
-          arith::MulFOp::create(b, l, castScalar(b, l, args[1], c), rstdC);
-      Value g =
-          withG ? arith::MulFOp::create(b, l, dyC, castScalar(b, l, args[3], c))
-                : Value();
-      return Terms{dyC, xhat, rstdC, g};
-    };
-    SmallVector<Value> inputs = {dy, x, rstd, gamma};
-    SmallVector<AffineMap> inputMaps = {norm.identity, norm.identity, norm.row,
-                                        norm.column};
-
-    SmallVector<AffineMap> rowSumMaps(inputMaps);
-    rowSumMaps.push_back(norm.row);
-    Value rowSum = buildGeneric(
-        rewriter, loc, inputs, createFilled(rewriter, loc, norm.statsType, 0.0),
-        rowSumMaps, norm.overColumns(),
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          Terms t = terms(b, l, args, /*withG=*/true);
-          Value gx = arith::MulFOp::create(b, l, t.g, t.xhat);
-          return SmallVector<Value>{arith::AddFOp::create(b, l, args[4], gx)};
-        })[0];
-
-    SmallVector<Value> dxInputs(inputs);
-    dxInputs.push_back(rowSum);
-    SmallVector<AffineMap> dxMaps(inputMaps);
-    dxMaps.append({norm.row, norm.identity});
-    Value dx = buildGeneric(
-        rewriter, loc, dxInputs, createEmpty(rewriter, loc, xType), dxMaps,
-        norm.parallel(), [&](OpBuilder &b, Location l, ValueRange args) {
-          Terms t = terms(b, l, args, /*withG=*/true);
-          Value meanGx =
-              arith::DivFOp::create(b, l, args[4], createScalar(b, l, c, n));
-          Value inner = arith::SubFOp::create(
-              b, l, t.g, arith::MulFOp::create(b, l, t.xhat, meanGx));
-          Value result = arith::MulFOp::create(b, l, t.rstd, inner);
-          return SmallVector<Value>{
-              castScalar(b, l, result, xType.getElementType())};
-        })[0];
-
-    // Column sums of dy * xhat.
-    SmallVector<AffineMap> columnSumMaps(
-        ArrayRef<AffineMap>(inputMaps).drop_back());
-    columnSumMaps.push_back(norm.column);
-    Value dgamma = buildGeneric(
-        rewriter, loc, ValueRange(inputs).drop_back(),
-        createFilled(rewriter, loc, norm.paramType, 0.0), columnSumMaps,
-        norm.overRows(), [&](OpBuilder &b, Location l, ValueRange args) {
-          Terms t = terms(b, l, args, /*withG=*/false);
-          Value dyx = arith::MulFOp::create(b, l, t.dy, t.xhat);
-          return SmallVector<Value>{arith::AddFOp::create(b, l, args[3], dyx)};
-        })[0];
-    rewriter.replaceOp(op, {dx, castTensor(rewriter, loc, dgamma, gammaType)});
+    rewriter.replaceOp(op, buildNormGrad(rewriter, op.getLoc(),
+                                         adaptor.getGrad(), adaptor.getInput(),
+                                         /*mean=*/Value(), adaptor.getRstd(),
+                                         adaptor.getGamma()));
     return success();
   }
 };
