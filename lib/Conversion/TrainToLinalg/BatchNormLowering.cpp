@@ -15,6 +15,26 @@ using namespace mlir;
 using namespace mlir::memopt;
 using namespace mlir::memopt::conv;
 
+namespace {
+/// The statistics of a batch normalization of an NCHW `input`: the
+/// accumulator type of its elements and the number M = N * H * W of
+/// elements per channel.
+struct ChannelStats {
+  explicit ChannelStats(Value input)
+      : inputType(cast<RankedTensorType>(input.getType())),
+        elementType(inputType.getElementType()),
+        accType(getAccumulatorType(elementType)),
+        channels(inputType.getDimSize(1)),
+        count(static_cast<double>(inputType.getDimSize(0) *
+                                  inputType.getDimSize(2) *
+                                  inputType.getDimSize(3))) {}
+  RankedTensorType inputType;
+  Type elementType, accType;
+  int64_t channels;
+  double count;
+};
+} // namespace
+
 /// The map from (n, c, h, w) loops to the channel index c.
 static AffineMap channelMap(OpBuilder &b) {
   return AffineMap::get(4, 0, b.getAffineDimExpr(1), b.getContext());
@@ -98,12 +118,11 @@ struct BatchNormLowering : public TrainOpLowering<train::BatchNormOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value input = adaptor.getInput();
-    auto inputType = cast<RankedTensorType>(input.getType());
-    Type elementType = inputType.getElementType();
-    Type accType = getAccumulatorType(elementType);
-    ArrayRef<int64_t> x = inputType.getShape();
-    int64_t channels = x[1];
-    double count = static_cast<double>(x[0] * x[2] * x[3]);
+    ChannelStats stats(input);
+    RankedTensorType inputType = stats.inputType;
+    Type elementType = stats.elementType, accType = stats.accType;
+    int64_t channels = stats.channels;
+    double count = stats.count;
     double epsilon = op.getEpsilon().convertToDouble();
     auto statType = cast<RankedTensorType>(op.getMean().getType());
 
@@ -113,12 +132,7 @@ struct BatchNormLowering : public TrainOpLowering<train::BatchNormOp> {
           return SmallVector<Value>{castScalar(b, l, args[0], accType)};
         })[0];
     // mean and rstd overwrite the sums they come from.
-    Value mean = buildElementwiseInPlace(
-        rewriter, loc, ValueRange{}, sum,
-        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-          return arith::DivFOp::create(b, l, args[0],
-                                       createScalar(b, l, accType, count));
-        });
+    Value mean = buildMeanInPlace(rewriter, loc, sum, count);
     Value squares = buildChannelSums(
         rewriter, loc, ValueRange{input, mean}, channels, accType, 1,
         [&](OpBuilder &b, Location l, ValueRange args) {
@@ -127,16 +141,7 @@ struct BatchNormLowering : public TrainOpLowering<train::BatchNormOp> {
           return SmallVector<Value>{
               arith::MulFOp::create(b, l, centered, centered)};
         })[0];
-    Value rstd = buildElementwiseInPlace(
-        rewriter, loc, ValueRange{}, squares,
-        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-          Value var = arith::DivFOp::create(b, l, args[0],
-                                            createScalar(b, l, accType, count));
-          Value shifted = arith::AddFOp::create(
-              b, l, var, createScalar(b, l, accType, epsilon));
-          return arith::DivFOp::create(b, l, createScalar(b, l, accType, 1.0),
-                                       math::SqrtOp::create(b, l, shifted));
-        });
+    Value rstd = buildRstd(rewriter, loc, squares, count, epsilon);
     Value result = buildChannelElementwise(
         rewriter, loc, inputType,
         ValueRange{input, mean, rstd, adaptor.getGamma(), adaptor.getBeta()},
@@ -169,18 +174,18 @@ struct BatchNormGradLowering : public TrainOpLowering<train::BatchNormGradOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value input = adaptor.getInput();
-    auto inputType = cast<RankedTensorType>(input.getType());
-    Type elementType = inputType.getElementType();
-    Type accType = getAccumulatorType(elementType);
-    ArrayRef<int64_t> x = inputType.getShape();
-    double count = static_cast<double>(x[0] * x[2] * x[3]);
+    ChannelStats stats(input);
+    RankedTensorType inputType = stats.inputType;
+    Type elementType = stats.elementType, accType = stats.accType;
+    double count = stats.count;
     auto gammaType = cast<RankedTensorType>(adaptor.getGamma().getType());
     Value mean = castTensor(rewriter, loc, adaptor.getMean(), accType);
     Value rstd = castTensor(rewriter, loc, adaptor.getRstd(), accType);
 
     SmallVector<Value> sums = buildChannelSums(
-        rewriter, loc, ValueRange{adaptor.getGrad(), input, mean}, x[1],
-        accType, 2, [&](OpBuilder &b, Location l, ValueRange args) {
+        rewriter, loc, ValueRange{adaptor.getGrad(), input, mean},
+        stats.channels, accType, 2,
+        [&](OpBuilder &b, Location l, ValueRange args) {
           Value dy = castScalar(b, l, args[0], accType);
           Value centered = arith::SubFOp::create(
               b, l, castScalar(b, l, args[1], accType), args[2]);

@@ -574,14 +574,35 @@ struct EmbeddingGradLowering : public TrainOpLowering<train::EmbeddingGradOp> {
 // Softmax
 //===----------------------------------------------------------------------===//
 
-/// Reductions along `axis` of a rank-`rank` tensor: maps and iterators.
+/// A softmax or softmax_grad: its result type, the reductions along its
+/// `axis` (maps and iterators) and the type of their row statistics, in
+/// the compute type of the result's elements.
 struct AxisReduction {
+  RankedTensorType type;
+  Type elementType, computeType;
+  int64_t rank, axis;
+  double scale;
+  RankedTensorType statType;
   AffineMap identity, reduced;
   SmallVector<utils::IteratorType> iterators;
-  AxisReduction(OpBuilder &b, int64_t rank, int64_t axis)
-      : identity(b.getMultiDimIdentityMap(rank)),
+
+  template <typename OpTy>
+  AxisReduction(OpBuilder &b, OpTy op)
+      : type(cast<RankedTensorType>(op.getType())),
+        elementType(type.getElementType()),
+        computeType(getAccumulatorType(elementType)), rank(type.getRank()),
+        axis(normalizeAxis(static_cast<int64_t>(op.getAxis()), rank)),
+        scale(op.getScale().convertToDouble()),
+        statType(
+            RankedTensorType::get(dropDim(type.getShape(), axis), computeType)),
+        identity(b.getMultiDimIdentityMap(rank)),
         reduced(getDroppedDimsMap(b.getContext(), rank, {axis})),
         iterators(getIterators(rank, {axis})) {}
+
+private:
+  static int64_t normalizeAxis(int64_t axis, int64_t rank) {
+    return axis < 0 ? axis + rank : axis;
+  }
 };
 
 /// softmax: `exp(s - max(s)) / sum(exp(s - max(s)))` with `s = scale * x`
@@ -594,14 +615,11 @@ struct SoftmaxLowering : public TrainOpLowering<train::SoftmaxOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value input = adaptor.getInput();
-    auto type = cast<RankedTensorType>(op.getType());
-    Type elementType = type.getElementType();
-    Type computeType = getAccumulatorType(elementType);
-    int64_t rank = type.getRank();
-    int64_t axis = static_cast<int64_t>(op.getAxis());
-    if (axis < 0)
-      axis += rank;
-    double scale = op.getScale().convertToDouble();
+    AxisReduction red(rewriter, op);
+    RankedTensorType type = red.type, statType = red.statType;
+    Type elementType = red.elementType, computeType = red.computeType;
+    int64_t rank = red.rank;
+    double scale = red.scale;
     bool causal = op.getCausal();
     ArrayRef<int64_t> shape = type.getShape();
     int64_t diagonal = causal ? shape[rank - 1] - shape[rank - 2] : 0;
@@ -622,8 +640,6 @@ struct SoftmaxLowering : public TrainOpLowering<train::SoftmaxOp> {
       return arith::CmpIOp::create(b, l, arith::CmpIPredicate::sgt, j, limit);
     };
 
-    AxisReduction red(rewriter, rank, axis);
-    auto statType = RankedTensorType::get(dropDim(shape, axis), computeType);
     Value rowMax =
         linalg::GenericOp::create(
             rewriter, loc, TypeRange{statType}, ValueRange{input},
@@ -694,19 +710,12 @@ struct SoftmaxGradLowering : public TrainOpLowering<train::SoftmaxGradOp> {
   matchAndRewrite(train::SoftmaxGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto type = cast<RankedTensorType>(op.getType());
-    Type elementType = type.getElementType();
-    Type computeType = getAccumulatorType(elementType);
-    int64_t rank = type.getRank();
-    int64_t axis = static_cast<int64_t>(op.getAxis());
-    if (axis < 0)
-      axis += rank;
-    double scale = op.getScale().convertToDouble();
+    AxisReduction red(rewriter, op);
+    RankedTensorType type = red.type, statType = red.statType;
+    Type elementType = red.elementType, computeType = red.computeType;
+    double scale = red.scale;
     Value grad = adaptor.getGrad(), output = adaptor.getOutput();
 
-    AxisReduction red(rewriter, rank, axis);
-    auto statType =
-        RankedTensorType::get(dropDim(type.getShape(), axis), computeType);
     Value dot =
         linalg::GenericOp::create(
             rewriter, loc, TypeRange{statType}, ValueRange{grad, output},
@@ -728,7 +737,7 @@ struct SoftmaxGradLowering : public TrainOpLowering<train::SoftmaxGradOp> {
             ValueRange{createEmpty(rewriter, loc, type)},
             SmallVector<AffineMap>{red.identity, red.identity, red.reduced,
                                    red.identity},
-            getIterators(rank),
+            getIterators(red.rank),
             [&](OpBuilder &b, Location l, ValueRange args) {
               Value dy = castScalar(b, l, args[0], computeType);
               Value y = castScalar(b, l, args[1], computeType);

@@ -22,6 +22,21 @@ using namespace mlir::memopt;
 // Helpers
 //===----------------------------------------------------------------------===//
 
+/// getLossComputeType of the element types of a loss's `data` (its input,
+/// or its gradient's result) and of the 0-d `loss` (the loss, or the
+/// incoming gradient of a loss gradient).
+static Type getLossComputeTypeOf(Type data, Type loss) {
+  return getLossComputeType(cast<ShapedType>(data).getElementType(),
+                            cast<ShapedType>(loss).getElementType());
+}
+
+/// The 0-d incoming gradient `grad` of a loss gradient, read as a scalar of
+/// `computeType`.
+static Value extractLossGrad(OpBuilder &b, Location loc, Value grad,
+                             Type computeType) {
+  return castScalar(b, loc, extractScalar(b, loc, grad), computeType);
+}
+
 /// Row statistics of `P... x V` logits in `computeType`, each of shape
 /// `P...`: the row maximum (linalg.reduce over the last dimension) and the
 /// sum of exp(logit - max) (a reduction generic). Nothing is collapsed, so
@@ -136,9 +151,8 @@ struct CrossEntropyLowering : public TrainOpLowering<train::CrossEntropyOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
-    auto logitsType = cast<RankedTensorType>(adaptor.getLogits().getType());
-    Type computeType = getLossComputeType(logitsType.getElementType(),
-                                          resultType.getElementType());
+    Type computeType =
+        getLossComputeTypeOf(adaptor.getLogits().getType(), resultType);
     std::optional<int64_t> ignoreIndex = op.getIgnoreIndex();
     Value logits = adaptor.getLogits();
     Value labels = adaptor.getLabels();
@@ -218,9 +232,8 @@ struct CrossEntropyGradLowering
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
     Type elementType = resultType.getElementType();
-    auto gradType = cast<RankedTensorType>(adaptor.getGrad().getType());
     Type computeType =
-        getLossComputeType(elementType, gradType.getElementType());
+        getLossComputeTypeOf(resultType, adaptor.getGrad().getType());
     std::optional<int64_t> ignoreIndex = op.getIgnoreIndex();
     Value logits = adaptor.getLogits();
     Value labels = adaptor.getLabels();
@@ -239,9 +252,7 @@ struct CrossEntropyGradLowering
       count = createScalar(
           rewriter, loc, computeType,
           static_cast<double>(product(logitsType.getShape().drop_back())));
-    Value grad = castScalar(rewriter, loc,
-                            extractScalar(rewriter, loc, adaptor.getGrad()),
-                            computeType);
+    Value grad = extractLossGrad(rewriter, loc, adaptor.getGrad(), computeType);
     Value factor = arith::DivFOp::create(rewriter, loc, grad, count);
 
     MLIRContext *ctx = rewriter.getContext();
@@ -297,8 +308,7 @@ struct MseLossLowering : public TrainOpLowering<train::MseLossOp> {
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
     auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
-    Type computeType = getLossComputeType(inputType.getElementType(),
-                                          resultType.getElementType());
+    Type computeType = getLossComputeTypeOf(inputType, resultType);
     int64_t rank = inputType.getRank();
     SmallVector<int64_t> allDims = llvm::to_vector(llvm::seq<int64_t>(0, rank));
     AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
@@ -342,12 +352,9 @@ struct MseLossGradLowering : public TrainOpLowering<train::MseLossGradOp> {
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
     Type elementType = resultType.getElementType();
-    auto gradType = cast<RankedTensorType>(adaptor.getGrad().getType());
     Type computeType =
-        getLossComputeType(elementType, gradType.getElementType());
-    Value grad = castScalar(rewriter, loc,
-                            extractScalar(rewriter, loc, adaptor.getGrad()),
-                            computeType);
+        getLossComputeTypeOf(resultType, adaptor.getGrad().getType());
+    Value grad = extractLossGrad(rewriter, loc, adaptor.getGrad(), computeType);
     double norm = 2.0 / static_cast<double>(resultType.getNumElements());
     Value result =
         buildElementwise(rewriter, loc, resultType,

@@ -161,6 +161,14 @@ Value buildElementwiseInPlace(OpBuilder &b, Location loc, ValueRange inputs,
 Value buildReduceSum(OpBuilder &b, Location loc, Value input,
                      ArrayRef<int64_t> dims, RankedTensorType resultType);
 
+/// sum / n per element of `sum`, overwriting `sum` (a mean from a sum).
+Value buildMeanInPlace(OpBuilder &b, Location loc, Value sum, double n);
+
+/// 1 / sqrt(sum / n + epsilon) per element of `sum` (as PyTorch's CPU kernels
+/// compute rstd from a sum of squares), overwriting `sum`.
+Value buildRstd(OpBuilder &b, Location loc, Value sum, double n,
+                double epsilon);
+
 } // namespace mlir::memopt
 
 #endif // MEMOPT_LIB_CONVERSION_TRAINTOLINALG_LOWERING_H

@@ -80,23 +80,6 @@ getIterators(int64_t rank, bool reduceLast, bool reduceLeading) {
   return iterators;
 }
 
-/// 1 / sqrt(sum / n + epsilon) per element of `sum` (as PyTorch's CPU kernels
-/// compute rstd), overwriting `sum`.
-static Value buildRstd(OpBuilder &b, Location loc, Value sum, double n,
-                       double epsilon) {
-  Type c = tensorTypeOf(sum).getElementType();
-  return buildElementwiseInPlace(
-      b, loc, ValueRange{}, sum,
-      [&](OpBuilder &nb, Location l, ValueRange args) {
-        Value mean =
-            arith::DivFOp::create(nb, l, args[0], createScalar(nb, l, c, n));
-        Value var =
-            arith::AddFOp::create(nb, l, mean, createScalar(nb, l, c, epsilon));
-        return arith::DivFOp::create(nb, l, createScalar(nb, l, c, 1.0),
-                                     math::SqrtOp::create(nb, l, var));
-      });
-}
-
 //===----------------------------------------------------------------------===//
 // layer_norm, rms_norm
 //===----------------------------------------------------------------------===//
@@ -151,11 +134,7 @@ struct LayerNormLowering : public TrainOpLowering<train::LayerNormOp> {
     Value sum =
         buildReduceSum(rewriter, loc, x, {norm.rank - 1}, norm.statsType);
     // mean and rstd overwrite the sums they come from.
-    Value mean = buildElementwiseInPlace(
-        rewriter, loc, ValueRange{}, sum,
-        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-          return arith::DivFOp::create(b, l, args[0], createScalar(b, l, c, n));
-        });
+    Value mean = buildMeanInPlace(rewriter, loc, sum, n);
     Value squares =
         buildGeneric(rewriter, loc, {x, mean},
                      createFilled(rewriter, loc, norm.statsType, 0.0),

@@ -152,3 +152,29 @@ void mlir::memopt::allocateUpFront(RewriterBase &rewriter, Block *block,
   for (tensor::EmptyOp empty : empties)
     rewriter.moveOpBefore(empty, first);
 }
+
+Value mlir::memopt::buildMeanInPlace(OpBuilder &b, Location loc, Value sum,
+                                     double n) {
+  Type type = cast<RankedTensorType>(sum.getType()).getElementType();
+  return buildElementwiseInPlace(
+      b, loc, ValueRange{}, sum,
+      [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
+        return arith::DivFOp::create(nb, l, args[0],
+                                     createScalar(nb, l, type, n));
+      });
+}
+
+Value mlir::memopt::buildRstd(OpBuilder &b, Location loc, Value sum, double n,
+                              double epsilon) {
+  Type c = cast<RankedTensorType>(sum.getType()).getElementType();
+  return buildElementwiseInPlace(
+      b, loc, ValueRange{}, sum,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value mean =
+            arith::DivFOp::create(nb, l, args[0], createScalar(nb, l, c, n));
+        Value var =
+            arith::AddFOp::create(nb, l, mean, createScalar(nb, l, c, epsilon));
+        return arith::DivFOp::create(nb, l, createScalar(nb, l, c, 1.0),
+                                     math::SqrtOp::create(nb, l, var));
+      });
+}
