@@ -119,41 +119,38 @@ struct BatchNormLowering : public TrainOpLowering<train::BatchNormOp> {
     Location loc = op.getLoc();
     Value input = adaptor.getInput();
     ChannelStats stats(input);
-    RankedTensorType inputType = stats.inputType;
-    Type elementType = stats.elementType, accType = stats.accType;
-    int64_t channels = stats.channels;
-    double count = stats.count;
     double epsilon = op.getEpsilon().convertToDouble();
     auto statType = cast<RankedTensorType>(op.getMean().getType());
 
     Value sum = buildChannelSums(
-        rewriter, loc, input, channels, accType, 1,
+        rewriter, loc, input, stats.channels, stats.accType, 1,
         [&](OpBuilder &b, Location l, ValueRange args) {
-          return SmallVector<Value>{castScalar(b, l, args[0], accType)};
+          return SmallVector<Value>{castScalar(b, l, args[0], stats.accType)};
         })[0];
     // mean and rstd overwrite the sums they come from.
-    Value mean = buildMeanInPlace(rewriter, loc, sum, count);
+    Value mean = buildMeanInPlace(rewriter, loc, sum, stats.count);
     Value squares = buildChannelSums(
-        rewriter, loc, ValueRange{input, mean}, channels, accType, 1,
-        [&](OpBuilder &b, Location l, ValueRange args) {
+        rewriter, loc, ValueRange{input, mean}, stats.channels, stats.accType,
+        1, [&](OpBuilder &b, Location l, ValueRange args) {
           Value centered = arith::SubFOp::create(
-              b, l, castScalar(b, l, args[0], accType), args[1]);
+              b, l, castScalar(b, l, args[0], stats.accType), args[1]);
           return SmallVector<Value>{
               arith::MulFOp::create(b, l, centered, centered)};
         })[0];
-    Value rstd = buildRstd(rewriter, loc, squares, count, epsilon);
+    Value rstd = buildRstd(rewriter, loc, squares, stats.count, epsilon);
     Value result = buildChannelElementwise(
-        rewriter, loc, inputType,
+        rewriter, loc, stats.inputType,
         ValueRange{input, mean, rstd, adaptor.getGamma(), adaptor.getBeta()},
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value centered = arith::SubFOp::create(
-              b, l, castScalar(b, l, args[0], accType), args[1]);
+              b, l, castScalar(b, l, args[0], stats.accType), args[1]);
           Value normalized = arith::MulFOp::create(b, l, centered, args[2]);
           Value scaled = arith::MulFOp::create(
-              b, l, normalized, castScalar(b, l, args[3], accType));
+              b, l, normalized, castScalar(b, l, args[3], stats.accType));
           Value shifted = arith::AddFOp::create(
-              b, l, scaled, castScalar(b, l, args[4], accType));
-          return SmallVector<Value>{castScalar(b, l, shifted, elementType)};
+              b, l, scaled, castScalar(b, l, args[4], stats.accType));
+          return SmallVector<Value>{
+              castScalar(b, l, shifted, stats.elementType)};
         })[0];
     Type statElementType = statType.getElementType();
     rewriter.replaceOp(op, {result,
@@ -175,20 +172,17 @@ struct BatchNormGradLowering : public TrainOpLowering<train::BatchNormGradOp> {
     Location loc = op.getLoc();
     Value input = adaptor.getInput();
     ChannelStats stats(input);
-    RankedTensorType inputType = stats.inputType;
-    Type elementType = stats.elementType, accType = stats.accType;
-    double count = stats.count;
     auto gammaType = cast<RankedTensorType>(adaptor.getGamma().getType());
-    Value mean = castTensor(rewriter, loc, adaptor.getMean(), accType);
-    Value rstd = castTensor(rewriter, loc, adaptor.getRstd(), accType);
+    Value mean = castTensor(rewriter, loc, adaptor.getMean(), stats.accType);
+    Value rstd = castTensor(rewriter, loc, adaptor.getRstd(), stats.accType);
 
     SmallVector<Value> sums = buildChannelSums(
         rewriter, loc, ValueRange{adaptor.getGrad(), input, mean},
-        stats.channels, accType, 2,
+        stats.channels, stats.accType, 2,
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Value dy = castScalar(b, l, args[0], accType);
+          Value dy = castScalar(b, l, args[0], stats.accType);
           Value centered = arith::SubFOp::create(
-              b, l, castScalar(b, l, args[1], accType), args[2]);
+              b, l, castScalar(b, l, args[1], stats.accType), args[2]);
           return SmallVector<Value>{dy,
                                     arith::MulFOp::create(b, l, dy, centered)};
         });
@@ -203,7 +197,7 @@ struct BatchNormGradLowering : public TrainOpLowering<train::BatchNormGradOp> {
         ValueRange{createEmpty(rewriter, loc, gammaType),
                    createEmpty(rewriter, loc, gammaType), dot, sumGrad},
         [&](OpBuilder &b, Location l, ValueRange outs) {
-          Value m = createScalar(b, l, accType, count);
+          Value m = createScalar(b, l, stats.accType, stats.count);
           SmallVector<Value> args = {outs[4], outs[3], outs[0]};
           Value r = args[2];
           Value dgamma = arith::MulFOp::create(b, l, args[1], r);
@@ -216,13 +210,13 @@ struct BatchNormGradLowering : public TrainOpLowering<train::BatchNormGradOp> {
         });
 
     Value gradInput = buildChannelElementwise(
-        rewriter, loc, inputType,
+        rewriter, loc, stats.inputType,
         ValueRange{adaptor.getGrad(), input, mean, rstd, adaptor.getGamma(),
                    perChannel[2], perChannel[3]},
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Value dy = castScalar(b, l, args[0], accType);
+          Value dy = castScalar(b, l, args[0], stats.accType);
           Value centered = arith::SubFOp::create(
-              b, l, castScalar(b, l, args[1], accType), args[2]);
+              b, l, castScalar(b, l, args[1], stats.accType), args[2]);
           Value projected = arith::SubFOp::create(
               b, l,
               arith::SubFOp::create(
@@ -230,8 +224,9 @@ struct BatchNormGradLowering : public TrainOpLowering<train::BatchNormGradOp> {
               args[6]);
           Value scaled = arith::MulFOp::create(
               b, l, arith::MulFOp::create(b, l, projected, args[3]),
-              castScalar(b, l, args[4], accType));
-          return SmallVector<Value>{castScalar(b, l, scaled, elementType)};
+              castScalar(b, l, args[4], stats.accType));
+          return SmallVector<Value>{
+              castScalar(b, l, scaled, stats.elementType)};
         })[0];
     rewriter.replaceOp(op, {gradInput, perChannel[0], perChannel[1]});
     return success();

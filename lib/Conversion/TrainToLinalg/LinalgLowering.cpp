@@ -599,7 +599,42 @@ struct AxisReduction {
         reduced(getDroppedDimsMap(b.getContext(), rank, {axis})),
         iterators(getIterators(rank, {axis})) {}
 
+  /// A linalg.generic reducing `inputs` (read through `inputMaps`) along the
+  /// axis into row statistics of `statType` that start at `init`; `body`
+  /// gets the input scalars and the current statistic and returns the new
+  /// one.
+  Value reduce(OpBuilder &b, Location loc, ValueRange inputs,
+               ArrayRef<AffineMap> inputMaps, double init,
+               ScalarBody body) const {
+    return build(b, loc, statType, inputs, inputMaps,
+                 createFilled(b, loc, statType, init), reduced, iterators,
+                 body);
+  }
+
+  /// A linalg.generic over the result `type` computing each element from
+  /// `inputs` (read through `inputMaps`).
+  Value map(OpBuilder &b, Location loc, ValueRange inputs,
+            ArrayRef<AffineMap> inputMaps, ScalarBody body) const {
+    return build(b, loc, type, inputs, inputMaps, createEmpty(b, loc, type),
+                 identity, getIterators(rank), body);
+  }
+
 private:
+  static Value build(OpBuilder &b, Location loc, RankedTensorType resultType,
+                     ValueRange inputs, ArrayRef<AffineMap> inputMaps,
+                     Value init, AffineMap initMap,
+                     ArrayRef<utils::IteratorType> iterators, ScalarBody body) {
+    SmallVector<AffineMap> maps(inputMaps);
+    maps.push_back(initMap);
+    return linalg::GenericOp::create(
+               b, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps,
+               iterators,
+               [&](OpBuilder &nested, Location l, ValueRange args) {
+                 linalg::YieldOp::create(nested, l, body(nested, l, args));
+               })
+        .getResult(0);
+  }
+
   static int64_t normalizeAxis(int64_t axis, int64_t rank) {
     return axis < 0 ? axis + rank : axis;
   }
@@ -616,12 +651,11 @@ struct SoftmaxLowering : public TrainOpLowering<train::SoftmaxOp> {
     Location loc = op.getLoc();
     Value input = adaptor.getInput();
     AxisReduction red(rewriter, op);
-    RankedTensorType type = red.type, statType = red.statType;
     Type elementType = red.elementType, computeType = red.computeType;
     int64_t rank = red.rank;
     double scale = red.scale;
     bool causal = op.getCausal();
-    ArrayRef<int64_t> shape = type.getShape();
+    ArrayRef<int64_t> shape = red.type.getShape();
     int64_t diagonal = causal ? shape[rank - 1] - shape[rank - 2] : 0;
 
     auto scaled = [&](OpBuilder &b, Location l, Value x) -> Value {
@@ -641,23 +675,20 @@ struct SoftmaxLowering : public TrainOpLowering<train::SoftmaxOp> {
     };
 
     Value rowMax =
-        linalg::GenericOp::create(
-            rewriter, loc, TypeRange{statType}, ValueRange{input},
-            ValueRange{createFilled(rewriter, loc, statType, -INFINITY)},
-            SmallVector<AffineMap>{red.identity, red.reduced}, red.iterators,
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              Value s = scaled(b, l, args[0]);
-              if (causal) {
-                // Sequenced: the order of function arguments is unspecified,
-                // and GCC and Clang would emit the ops in different orders.
-                Value negInf = createScalar(b, l, computeType, -INFINITY);
-                Value mask = masked(b, l);
-                s = arith::SelectOp::create(b, l, mask, negInf, s);
-              }
-              linalg::YieldOp::create(
-                  b, l, Value(arith::MaximumFOp::create(b, l, args[1], s)));
-            })
-            .getResult(0);
+        red.reduce(rewriter, loc, input, red.identity, -INFINITY,
+                   [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+                     Value s = scaled(b, l, args[0]);
+                     if (causal) {
+                       // Sequenced: the order of function arguments is
+                       // unspecified, and GCC and Clang would emit the ops in
+                       // different orders.
+                       Value negInf =
+                           createScalar(b, l, computeType, -INFINITY);
+                       Value mask = masked(b, l);
+                       s = arith::SelectOp::create(b, l, mask, negInf, s);
+                     }
+                     return arith::MaximumFOp::create(b, l, args[1], s);
+                   });
     auto expShifted = [&](OpBuilder &b, Location l, Value x,
                           Value max) -> Value {
       return math::ExpOp::create(
@@ -672,32 +703,20 @@ struct SoftmaxLowering : public TrainOpLowering<train::SoftmaxOp> {
       Value mask = masked(b, l);
       return arith::SelectOp::create(b, l, mask, zero, v);
     };
-    Value sum =
-        linalg::GenericOp::create(
-            rewriter, loc, TypeRange{statType}, ValueRange{input, rowMax},
-            ValueRange{createFilled(rewriter, loc, statType, 0.0)},
-            SmallVector<AffineMap>{red.identity, red.reduced, red.reduced},
-            red.iterators,
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              Value e = zeroIfMasked(b, l, expShifted(b, l, args[0], args[1]));
-              linalg::YieldOp::create(
-                  b, l, Value(arith::AddFOp::create(b, l, args[2], e)));
-            })
-            .getResult(0);
-    Value result =
-        linalg::GenericOp::create(
-            rewriter, loc, TypeRange{type}, ValueRange{input, rowMax, sum},
-            ValueRange{createEmpty(rewriter, loc, type)},
-            SmallVector<AffineMap>{red.identity, red.reduced, red.reduced,
-                                   red.identity},
-            getIterators(rank),
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              Value e = expShifted(b, l, args[0], args[1]);
-              Value p =
-                  zeroIfMasked(b, l, arith::DivFOp::create(b, l, e, args[2]));
-              linalg::YieldOp::create(b, l, castScalar(b, l, p, elementType));
-            })
-            .getResult(0);
+    Value sum = red.reduce(
+        rewriter, loc, ValueRange{input, rowMax}, {red.identity, red.reduced},
+        0.0, [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value e = zeroIfMasked(b, l, expShifted(b, l, args[0], args[1]));
+          return arith::AddFOp::create(b, l, args[2], e);
+        });
+    Value result = red.map(rewriter, loc, ValueRange{input, rowMax, sum},
+                           {red.identity, red.reduced, red.reduced},
+                           [&](OpBuilder &b, Location l, ValueRange args) {
+                             Value e = expShifted(b, l, args[0], args[1]);
+                             Value p = zeroIfMasked(
+                                 b, l, arith::DivFOp::create(b, l, e, args[2]));
+                             return castScalar(b, l, p, elementType);
+                           });
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -711,44 +730,31 @@ struct SoftmaxGradLowering : public TrainOpLowering<train::SoftmaxGradOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     AxisReduction red(rewriter, op);
-    RankedTensorType type = red.type, statType = red.statType;
     Type elementType = red.elementType, computeType = red.computeType;
     double scale = red.scale;
     Value grad = adaptor.getGrad(), output = adaptor.getOutput();
 
-    Value dot =
-        linalg::GenericOp::create(
-            rewriter, loc, TypeRange{statType}, ValueRange{grad, output},
-            ValueRange{createFilled(rewriter, loc, statType, 0.0)},
-            SmallVector<AffineMap>{red.identity, red.identity, red.reduced},
-            red.iterators,
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              Value dy = castScalar(b, l, args[0], computeType);
-              Value y = castScalar(b, l, args[1], computeType);
-              linalg::YieldOp::create(
-                  b, l,
-                  Value(arith::AddFOp::create(
-                      b, l, args[2], arith::MulFOp::create(b, l, dy, y))));
-            })
-            .getResult(0);
+    Value dot = red.reduce(
+        rewriter, loc, ValueRange{grad, output}, {red.identity, red.identity},
+        0.0, [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value dy = castScalar(b, l, args[0], computeType);
+          Value y = castScalar(b, l, args[1], computeType);
+          return arith::AddFOp::create(b, l, args[2],
+                                       arith::MulFOp::create(b, l, dy, y));
+        });
     Value result =
-        linalg::GenericOp::create(
-            rewriter, loc, TypeRange{type}, ValueRange{grad, output, dot},
-            ValueRange{createEmpty(rewriter, loc, type)},
-            SmallVector<AffineMap>{red.identity, red.identity, red.reduced,
-                                   red.identity},
-            getIterators(red.rank),
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              Value dy = castScalar(b, l, args[0], computeType);
-              Value y = castScalar(b, l, args[1], computeType);
-              Value d = arith::MulFOp::create(
-                  b, l, y, arith::SubFOp::create(b, l, dy, args[2]));
-              if (scale != 1.0)
-                d = arith::MulFOp::create(
-                    b, l, d, createScalar(b, l, computeType, scale));
-              linalg::YieldOp::create(b, l, castScalar(b, l, d, elementType));
-            })
-            .getResult(0);
+        red.map(rewriter, loc, ValueRange{grad, output, dot},
+                {red.identity, red.identity, red.reduced},
+                [&](OpBuilder &b, Location l, ValueRange args) {
+                  Value dy = castScalar(b, l, args[0], computeType);
+                  Value y = castScalar(b, l, args[1], computeType);
+                  Value d = arith::MulFOp::create(
+                      b, l, y, arith::SubFOp::create(b, l, dy, args[2]));
+                  if (scale != 1.0)
+                    d = arith::MulFOp::create(
+                        b, l, d, createScalar(b, l, computeType, scale));
+                  return castScalar(b, l, d, elementType);
+                });
     rewriter.replaceOp(op, result);
     return success();
   }
