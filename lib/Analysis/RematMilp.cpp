@@ -63,6 +63,25 @@ private:
   }
   bool isStage(int t) const { return !graph.node(t).persistent; }
   bool isValue(int i) const { return !graph.node(i).persistent; }
+  /// Calls `fn(t, k)` for each computation R[t][k] (in stages t of
+  /// non-persistent nodes), by stage and then by node.
+  void forEachComputation(llvm::function_ref<void(int t, int k)> fn) const {
+    for (int t = 0; t < n; ++t) {
+      if (!isStage(t))
+        continue;
+      for (int k = 0; k <= t; ++k)
+        if (rCol[t][k] >= 0)
+          fn(t, k);
+    }
+  }
+  /// The operands of node `k` that are values, in order.
+  llvm::SmallVector<int, 8> valueOperands(int k) const {
+    llvm::SmallVector<int, 8> operands;
+    for (int op : graph.node(k).operands)
+      if (isValue(op))
+        operands.push_back(op);
+    return operands;
+  }
   void build();
   /// The R and S columns.
   void addComputeAndStoreColumns();
@@ -145,22 +164,14 @@ void RematMilp::addStorageRows() {
 
 void RematMilp::addOperandRows() {
   // Operands: R[t][k] <= R[t][i] + S[t][i].
-  for (int t = 0; t < n; ++t) {
-    if (!isStage(t))
-      continue;
-    for (int k = 0; k <= t; ++k) {
-      if (rCol[t][k] < 0)
-        continue;
-      for (int op : graph.node(k).operands) {
-        if (!isValue(op))
-          continue;
-        int row = addRow(-kInf, 0.0);
-        add(row, rCol[t][k], 1.0);
-        add(row, rCol[t][op], -1.0);
-        add(row, sCol[t][op], -1.0);
-      }
+  forEachComputation([&](int t, int k) {
+    for (int op : valueOperands(k)) {
+      int row = addRow(-kInf, 0.0);
+      add(row, rCol[t][k], 1.0);
+      add(row, rCol[t][op], -1.0);
+      add(row, sCol[t][op], -1.0);
     }
-  }
+  });
 }
 
 void RematMilp::addFreeColumns() {
@@ -168,41 +179,32 @@ void RematMilp::addFreeColumns() {
   // only if k is computed, i is not stored into t+1 and no later user of i
   // is computed in the stage. Only upper bounds: freeing less is merely
   // pessimistic, and the solver frees whatever the budget needs.
-  for (int t = 0; t < n; ++t) {
-    if (!isStage(t))
-      continue;
-    for (int k = 0; k <= t; ++k) {
-      if (rCol[t][k] < 0)
+  forEachComputation([&](int t, int k) {
+    llvm::SmallVector<int, 8> candidates = valueOperands(k);
+    candidates.push_back(k);
+    for (int i : candidates) {
+      bool storedOut = t + 1 == n && graph.node(i).output;
+      if (storedOut)
         continue;
-      llvm::SmallVector<int, 8> candidates;
-      for (int op : graph.node(k).operands)
-        if (isValue(op))
-          candidates.push_back(op);
-      candidates.push_back(k);
-      for (int i : candidates) {
-        bool storedOut = t + 1 == n && graph.node(i).output;
-        if (storedOut)
-          continue;
-        int col = addColumn(0.0, 1.0, 0.0, false);
-        freeCols[t].emplace_back(i, k, col);
-        int row = addRow(-kInf, 0.0);
+      int col = addColumn(0.0, 1.0, 0.0, false);
+      freeCols[t].emplace_back(i, k, col);
+      int row = addRow(-kInf, 0.0);
+      add(row, col, 1.0);
+      add(row, rCol[t][k], -1.0);
+      if (t + 1 < n) {
+        row = addRow(-kInf, 1.0);
         add(row, col, 1.0);
-        add(row, rCol[t][k], -1.0);
-        if (t + 1 < n) {
-          row = addRow(-kInf, 1.0);
-          add(row, col, 1.0);
-          add(row, sCol[t + 1][i], 1.0);
-        }
-        for (int user : graph.users(i)) {
-          if (user <= k || user > t)
-            continue;
-          row = addRow(-kInf, 1.0);
-          add(row, col, 1.0);
-          add(row, rCol[t][user], 1.0);
-        }
+        add(row, sCol[t + 1][i], 1.0);
+      }
+      for (int user : graph.users(i)) {
+        if (user <= k || user > t)
+          continue;
+        row = addRow(-kInf, 1.0);
+        add(row, col, 1.0);
+        add(row, rCol[t][user], 1.0);
       }
     }
-  }
+  });
 }
 
 void RematMilp::addMemoryRows() {
