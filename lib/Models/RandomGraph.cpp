@@ -87,6 +87,11 @@ static int64_t countUpTo(const std::vector<uint32_t> *list, uint64_t bound) {
   return std::upper_bound(list->begin(), list->end(), bound) - list->begin();
 }
 
+/// Whether `node` is in the ascending `list` (null: empty).
+static bool isMember(const std::vector<uint32_t> *list, uint64_t node) {
+  return list && std::binary_search(list->begin(), list->end(), node);
+}
+
 /// Bounds that keep every tensor small enough to run.
 constexpr int64_t kMaxDim = 48;
 constexpr int64_t kMaxElements = 8192;
@@ -138,6 +143,11 @@ private:
   /// `kth(k, skipSelf)` is the k-th candidate, of all or of the others.
   uint64_t pickOther(int64_t size, int64_t selfCount,
                      llvm::function_ref<uint64_t(int64_t, bool)> kth);
+  /// pickOther over an ordered set of candidate entries in [0, end), given
+  /// `countUpTo(e)`, the number of candidates <= e; `selfEntries`
+  /// (ascending) are the candidates that are `self`.
+  uint64_t pickOtherEntry(uint64_t end, ArrayRef<uint64_t> selfEntries,
+                          llvm::function_ref<int64_t(uint64_t)> countUpTo);
   /// Appends `node` and indexes it.
   void addNode(const Node &node);
   /// The indices of the nodes of element type `element` and `shape`
@@ -201,6 +211,21 @@ RandomGraph::pickOther(int64_t size, int64_t selfCount,
   if (others > 0 && chance(80))
     return kth(below(others), /*skipSelf=*/true);
   return kth(below(size), /*skipSelf=*/false);
+}
+
+uint64_t
+RandomGraph::pickOtherEntry(uint64_t end, ArrayRef<uint64_t> selfEntries,
+                            llvm::function_ref<int64_t(uint64_t)> countUpTo) {
+  return pickOther(countUpTo(end), selfEntries.size(),
+                   [&](int64_t k, bool skipSelf) {
+                     return kthMember(k, end, [&](uint64_t e) {
+                       int64_t count = countUpTo(e);
+                       if (skipSelf)
+                         for (uint64_t self : selfEntries)
+                           count -= e >= self ? 1 : 0;
+                       return count;
+                     });
+                   });
 }
 
 static std::vector<int64_t> shapeKey(Type element, ArrayRef<int64_t> shape,
@@ -321,19 +346,14 @@ bool RandomGraph::emitConcat(size_t xi, int64_t step) {
       total += countUpTo(list, node);
     return total;
   };
-  int64_t size = countUpToNode(nodes.size());
   int64_t numSame = countUpTo(same, nodes.size());
   // x is a candidate when its element type is the model's.
-  int64_t selfCount =
-      same && std::binary_search(same->begin(), same->end(), xi) ? 1 : 0;
+  SmallVector<uint64_t, 1> selfEntries;
+  if (isMember(same, xi))
+    selfEntries.push_back(xi);
   std::mt19937_64 axisDraws = rng;
   rng.discard(numSame);
-  size_t yi = pickOther(size, selfCount, [&](int64_t k, bool skipSelf) {
-    return kthMember(k, nodes.size(), [&](uint64_t node) {
-      return countUpToNode(node) -
-             (skipSelf && selfCount && node >= xi ? 1 : 0);
-    });
-  });
+  size_t yi = pickOtherEntry(nodes.size(), selfEntries, countUpToNode);
   ArrayRef<int64_t> t = shape(nodes[yi].value);
   int64_t axis = 0;
   if (t == s) {
@@ -401,25 +421,14 @@ bool RandomGraph::emitMatmul(size_t xi, int64_t step) {
     return total;
   };
   uint64_t end = 2 * nodes.size();
-  int64_t size = countUpToEntry(end);
-  if (size == 0)
+  if (countUpToEntry(end) == 0)
     return false;
-  auto isMember = [&](const std::vector<uint32_t> *list, size_t node) {
-    return list && std::binary_search(list->begin(), list->end(), node);
-  };
-  bool selfTransposed = isMember(transposed, xi);
-  bool selfPlain = isMember(matrices, xi) || isMember(batched, xi);
-  int64_t selfCount = selfTransposed + selfPlain;
-  uint64_t entry = pickOther(size, selfCount, [&](int64_t k, bool skipSelf) {
-    return kthMember(k, end, [&](uint64_t e) {
-      int64_t count = countUpToEntry(e);
-      if (skipSelf) {
-        count -= selfTransposed && e >= 2 * xi ? 1 : 0;
-        count -= selfPlain && e >= 2 * xi + 1 ? 1 : 0;
-      }
-      return count;
-    });
-  });
+  SmallVector<uint64_t, 2> selfEntries;
+  if (isMember(transposed, xi))
+    selfEntries.push_back(2 * xi);
+  if (isMember(matrices, xi) || isMember(batched, xi))
+    selfEntries.push_back(2 * xi + 1);
+  uint64_t entry = pickOtherEntry(end, selfEntries, countUpToEntry);
   size_t yi = entry / 2;
   bool transposeRhs = entry % 2 == 0;
   Value y = nodes[yi].value;
