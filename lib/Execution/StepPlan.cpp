@@ -11,6 +11,7 @@
 
 #include "memopt/Analysis/TensorLiveness.h"
 #include "memopt/Conversion/Passes.h"
+#include "memopt/Conversion/StepFunction.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 #include "memopt/Execution/Init.h"
 
@@ -34,33 +35,11 @@ int64_t GlobalTensor::getByteSize() const {
 
 FailureOr<func::FuncOp> execution::findStep(ModuleOp module, StringRef name,
                                             StringRef source) {
-  Location loc = getExecutionLoc(module.getContext());
-  if (!name.empty()) {
-    auto func = module.lookupSymbol<func::FuncOp>(name);
-    if (!func)
-      return emitError(loc)
-             << "no func.func named '" << name << "' in " << source;
-    if (func.isExternal())
-      return emitError(loc)
-             << "'" << name << "' is a declaration; the step needs a body";
-    return func;
-  }
-  SmallVector<func::FuncOp> candidates;
-  for (auto func : module.getOps<func::FuncOp>())
-    if (!func.isExternal())
-      candidates.push_back(func);
-  if (candidates.empty())
-    return emitError(loc) << "no step function: " << source
-                          << " has no func.func with a body";
-  if (candidates.size() > 1) {
-    InFlightDiagnostic diag = emitError(loc);
-    diag << "several functions have a body (";
-    llvm::interleaveComma(candidates, diag, [&](func::FuncOp func) {
-      diag << "@" << func.getSymName();
-    });
-    return diag << "); name the step with --func";
-  }
-  return candidates.front();
+  StepLookupOptions options;
+  options.loc = getExecutionLoc(module.getContext());
+  options.source = source;
+  options.nameOption = "--func";
+  return findStepFunction(module, name, options);
 }
 
 /// `type` if a global can hold it for the runtime to fill or read: a

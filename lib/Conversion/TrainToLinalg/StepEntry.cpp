@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "memopt/Conversion/Passes.h"
+#include "memopt/Conversion/StepFunction.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -31,14 +32,23 @@ std::string mlir::memopt::getStepResultGlobalName(unsigned index) {
   return "__memrun_result" + std::to_string(index);
 }
 
-/// The function `name` names, or the only func.func with a body.
-static FailureOr<func::FuncOp> findStep(ModuleOp module, StringRef name) {
+FailureOr<func::FuncOp>
+mlir::memopt::findStepFunction(ModuleOp module, StringRef name,
+                               const StepLookupOptions &options) {
+  auto emitError = [&](Operation *op) {
+    return options.loc ? mlir::emitError(*options.loc) : op->emitError();
+  };
   if (!name.empty()) {
     auto func = module.lookupSymbol<func::FuncOp>(name);
-    if (!func)
-      return module.emitError() << "no func.func named '" << name << "'";
+    if (!func) {
+      InFlightDiagnostic diag = emitError(module);
+      diag << "no func.func named '" << name << "'";
+      if (!options.source.empty())
+        diag << " in " << options.source;
+      return diag;
+    }
     if (func.isExternal())
-      return func.emitError()
+      return emitError(func)
              << "'" << name << "' is a declaration; the step needs a body";
     return func;
   }
@@ -48,14 +58,18 @@ static FailureOr<func::FuncOp> findStep(ModuleOp module, StringRef name) {
       candidates.push_back(func);
   if (candidates.size() == 1)
     return candidates.front();
-  InFlightDiagnostic diag = module.emitError();
-  if (candidates.empty())
-    return diag << "no step function: no func.func has a body";
+  InFlightDiagnostic diag = emitError(module);
+  if (candidates.empty()) {
+    diag << "no step function: ";
+    if (options.source.empty())
+      return diag << "no func.func has a body";
+    return diag << options.source << " has no func.func with a body";
+  }
   diag << "several functions have a body (";
   llvm::interleaveComma(candidates, diag, [&](func::FuncOp func) {
     diag << "@" << func.getSymName();
   });
-  return diag << "); name the step with func=NAME";
+  return diag << "); name the step with " << options.nameOption;
 }
 
 /// The memref a global of `type` holds.
@@ -84,7 +98,7 @@ struct AddStepEntryPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    FailureOr<func::FuncOp> step = findStep(module, funcName);
+    FailureOr<func::FuncOp> step = findStepFunction(module, funcName);
     if (failed(step) || failed(checkStep(*step)) ||
         failed(addEntry(module, *step)))
       return signalPassFailure();
