@@ -1,6 +1,7 @@
 //===- TrainDialect.cpp - train dialect -----------------------------------===//
 
 #include "memopt/Dialect/Train/IR/TrainDialect.h"
+#include "memopt/Dialect/Train/IR/Precision.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -114,6 +115,14 @@ LogicalResult TrainDialect::verifyOperationAttribute(Operation *op,
              << "'" << name << "' must be a power of two of at most "
              << kMaxPlanAlignment << " (2 MiB), got " << alignment;
     return success();
+  }
+  if (name == kPrecisionAttrName) {
+    auto config = dyn_cast<DictionaryAttr>(attribute.getValue());
+    if (!config || !isa<FunctionOpInterface>(op))
+      return op->emitError()
+             << "'" << name << "' must be a dictionary on a function";
+    return failure(failed(
+        PrecisionConfig::fromAttr(config, [&] { return op->emitError(); })));
   }
   return op->emitError() << "unknown train attribute '" << name << "'";
 }

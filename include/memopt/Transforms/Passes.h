@@ -3,6 +3,7 @@
 #ifndef MEMOPT_TRANSFORMS_PASSES_H
 #define MEMOPT_TRANSFORMS_PASSES_H
 
+#include "memopt/Dialect/Train/IR/Precision.h"
 #include "memopt/Dialect/Train/IR/TrainDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

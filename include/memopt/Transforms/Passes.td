@@ -34,6 +34,86 @@ def TrainVerifyStepPass : Pass<"train-verify-step", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::memopt::train::TrainDialect"];
 }
 
+def TrainPrecisionPass : Pass<"train-precision", "::mlir::func::FuncOp"> {
+  let summary = "Lowers an fp32 step to mixed precision (bf16 or fp16)";
+  let description = [{
+    Rewrites an fp32 forward + loss function, or a whole training step, to
+    the mixed precision people train in. The op classes decide, not a list
+    in the pass:
+
+    * `LowPrecisionSafe` ops (matmul, attention, convolution, elementwise
+      activations, dropout, views) compute in the low type (bf16 or f16);
+    * `KeepFP32` ops (normalizations, softmax, losses, reductions, the
+      optimizer) compute in f32;
+    * `PromoteToWidest` ops (add, sub, mul, bias_add) compute in the widest
+      of their operands' types, a parameter counting as its low copy.
+
+    Operands are converted with `train.cast`, once per value and type, just
+    before the first op that needs it. In the mixed modes the parameters stay
+    f32 (the master weights): every parameter gets one low-precision copy per
+    step, which all compute reads (ops pinned with `keep-fp32` read the
+    master). `bf16-pure` makes the parameters themselves bf16, and with them
+    their gradients and optimizer states.
+
+    The function gets `train.precision`, which `train-autodiff` reads: the
+    gradient each optimizer receives is f32 (`grads=fp32`: Megatron's main
+    gradients) or in the low type (`grads=bf16|fp16`), and under loss
+    scaling the loss gradient is seeded with the scale, the gradients are
+    checked for inf/NaN, and the update is skipped when one is found
+    (PyTorch's GradScaler).
+
+    On a whole step the pass re-derives the backward pass: it keeps the
+    forward + loss, lowers it, and runs `train-autodiff` again with the
+    step's optimizer settings, so a step lowered after autodiff is the very
+    program autodiff derives from a forward pass lowered before it. The step
+    must be what `train-autodiff` derived (apply `train-precision` before
+    passes that change the step, such as `train-lifetimes` or `train-remat`).
+
+    Example:
+    ```
+    mem-gen gpt2 --train | mem-opt --train-precision=mode=bf16-mixed
+    mem-opt fwd.mlir --train-precision='mode=fp16-mixed loss-scale=dynamic' --train-autodiff
+    ```
+  }];
+  let options = [
+    Option<"mode", "mode", "::mlir::memopt::train::PrecisionMode",
+           /*default=*/"::mlir::memopt::train::PrecisionMode::BF16Mixed",
+           "fp32, bf16-mixed, fp16-mixed or bf16-pure",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::memopt::train::PrecisionMode::FP32, "fp32",
+                        "no change"),
+             clEnumValN(::mlir::memopt::train::PrecisionMode::BF16Mixed,
+                        "bf16-mixed",
+                        "bf16 compute, fp32 master weights"),
+             clEnumValN(::mlir::memopt::train::PrecisionMode::FP16Mixed,
+                        "fp16-mixed",
+                        "fp16 compute, fp32 master weights, loss scaling"),
+             clEnumValN(::mlir::memopt::train::PrecisionMode::BF16Pure,
+                        "bf16-pure",
+                        "bf16 parameters, gradients and optimizer states"))}]>,
+    Option<"grads", "grads", "std::string", /*default=*/"\"\"",
+           "The optimizer's gradient type: fp32, or the mode's low type "
+           "(bf16 / fp16). Default: fp32 for bf16-mixed, fp16 for "
+           "fp16-mixed">,
+    Option<"lossScale", "loss-scale", "std::string", /*default=*/"\"\"",
+           "fp16-mixed only: dynamic (the default), a static scale such as "
+           "1024, or none">,
+    Option<"initialScale", "initial-scale", "double", /*default=*/"65536.0",
+           "Dynamic loss scaling: the first scale (GradScaler's 2^16)">,
+    Option<"growthInterval", "growth-interval", "int64_t",
+           /*default=*/"2000",
+           "Dynamic loss scaling: finite steps before the scale doubles">,
+    ListOption<"keepFp32", "keep-fp32", "std::string",
+               "Ops to keep in f32, reading the f32 master weights: an op's "
+               "location name, a prefix of it ending before a '.', or a "
+               "train.layer name (e.g. lm_head,h.0)">,
+    ListOption<"exclude", "exclude", "std::string",
+               "Ops the pass leaves in f32 (as keep-fp32)">,
+  ];
+  let dependentDialects = ["::mlir::memopt::train::TrainDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def TrainAutodiffPass : Pass<"train-autodiff", "::mlir::func::FuncOp"> {
   let summary = "Appends the backward pass and the optimizer update to a step";
   let description = [{

@@ -62,6 +62,10 @@ def Train_Dialect : Dialect {
     * `train.grad_of`: on a function result, the non-empty name of the
       `train.param` whose gradient it is (`train-autodiff` without an
       optimizer).
+    * `train.precision`: on a function, what `train-precision` did:
+      `{mode = "bf16-mixed", grads = "fp32"}`, with `loss_scale` (an f64
+      static scale, or `"dynamic"` with `initial_scale` and
+      `growth_interval`) under loss scaling.
   }];
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
@@ -96,6 +100,8 @@ def Train_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kRematBudgetKey = "budget";
     static constexpr ::llvm::StringLiteral kLayerAttrName = "train.layer";
     static constexpr ::llvm::StringLiteral kGradOfAttrName = "train.grad_of";
+    static constexpr ::llvm::StringLiteral kPrecisionAttrName =
+        "train.precision";
   }];
 }
 

@@ -1,0 +1,372 @@
+//===- Autodiff.cpp - reverse-mode differentiation of a step --------------===//
+
+#include "memopt/Transforms/Autodiff.h"
+#include "memopt/Dialect/Train/IR/Precision.h"
+#include "memopt/Dialect/Train/IR/TrainOps.h"
+#include "memopt/Dialect/Train/IR/TrainStep.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+
+using namespace mlir;
+using namespace mlir::memopt;
+
+/// A name location "<name>" nested in `loc`.
+static Location named(MLIRContext *ctx, const Twine &name, Location loc) {
+  return NameLoc::get(StringAttr::get(ctx, name), loc);
+}
+
+/// The loss of `func` when it is a forward + loss function train-autodiff
+/// can differentiate: one block, train IR, the first returned value a 0-d
+/// float tensor, no in-place update yet (a second update would apply the
+/// gradients twice). Emits the reason otherwise.
+static FailureOr<Value> getLossToDifferentiate(func::FuncOp func) {
+  if (!func.getBody().hasOneBlock())
+    return func.emitOpError(
+        "expected a single-block function to differentiate");
+  if (failed(train::verifyNotLowered(func, "train-autodiff")))
+    return failure();
+  Block &body = func.getBody().front();
+  auto ret = dyn_cast<func::ReturnOp>(body.getTerminator());
+  auto lossType = ret && ret.getNumOperands() > 0
+                      ? dyn_cast<RankedTensorType>(ret.getOperand(0).getType())
+                      : RankedTensorType();
+  if (!lossType || lossType.getRank() != 0 ||
+      !isa<FloatType>(lossType.getElementType())) {
+    InFlightDiagnostic diag =
+        body.getTerminator()->emitOpError()
+        << "expected the function's first returned value to be the loss, a "
+           "0-d float tensor";
+    if (ret && ret.getNumOperands() > 0)
+      diag << ", got " << ret.getOperand(0).getType();
+    else
+      diag << ", but nothing is returned";
+    return failure();
+  }
+  for (Operation &op : body) {
+    auto aliasing = dyn_cast<train::AliasingOpInterface>(op);
+    if (!aliasing)
+      continue;
+    for (unsigned i = 0, e = op.getNumOperands(); i < e; ++i)
+      if (aliasing.isUpdatedInPlace(i))
+        return op.emitOpError("the function already updates its parameters; "
+                              "train-autodiff expects forward and loss only");
+  }
+  return ret.getOperand(0);
+}
+
+/// The values that need a gradient: those that depend on a float parameter
+/// and that the loss depends on.
+static llvm::DenseSet<Value> getActiveValues(Block &body, Value loss) {
+  llvm::DenseSet<Value> varying, useful, active;
+  for (Operation &op : body) {
+    if (isa<train::ParamOp>(op)) {
+      if (isa<FloatType>(cast<RankedTensorType>(op.getResult(0).getType())
+                             .getElementType()))
+        varying.insert(op.getResult(0));
+      continue;
+    }
+    if (llvm::any_of(op.getOperands(),
+                     [&](Value v) { return varying.contains(v); }))
+      varying.insert(op.getResults().begin(), op.getResults().end());
+  }
+  useful.insert(loss);
+  for (Operation &op : llvm::reverse(body))
+    if (llvm::any_of(op.getResults(),
+                     [&](Value v) { return useful.contains(v); }))
+      useful.insert(op.getOperands().begin(), op.getOperands().end());
+  for (Value v : varying)
+    if (useful.contains(v))
+      active.insert(v);
+  return active;
+}
+
+/// Builds the backward pass before `ret`: the gradient of every active value,
+/// from d loss / d loss = 1 through each op's gradient rule in reverse
+/// program order, gradients of a value read several times summed.
+static LogicalResult buildBackward(OpBuilder &builder, Block &body,
+                                   Operation *ret, Value loss, Value seed,
+                                   const llvm::DenseSet<Value> &active,
+                                   llvm::DenseMap<Value, Value> &grads) {
+  auto accumulate = [&](Value value, Value grad) {
+    auto [it, inserted] = grads.try_emplace(value, grad);
+    if (!inserted)
+      it->second = train::AddOp::create(builder, grad.getLoc(), grad.getType(),
+                                        it->second, grad);
+  };
+  SmallVector<Operation *> forward;
+  for (Operation &op : body)
+    if (&op != ret)
+      forward.push_back(&op);
+  grads[loss] = seed;
+  for (Operation *op : llvm::reverse(forward)) {
+    if (isa<train::ParamOp>(op) ||
+        llvm::none_of(op->getResults(),
+                      [&](Value v) { return grads.contains(v); }))
+      continue;
+    SmallVector<bool> needed;
+    for (Value operand : op->getOperands())
+      needed.push_back(active.contains(operand));
+    if (llvm::none_of(needed, [](bool b) { return b; }))
+      continue;
+    auto differentiable = dyn_cast<train::DifferentiableOpInterface>(op);
+    if (!differentiable)
+      return op->emitOpError("has no gradient rule; cannot differentiate the "
+                             "loss through it");
+    SmallVector<Value> resultGrads;
+    for (Value result : op->getResults())
+      resultGrads.push_back(grads.lookup(result));
+    SmallVector<Value> operandGrads;
+    if (failed(differentiable.buildGradients(builder, resultGrads, needed,
+                                             operandGrads)))
+      return failure();
+    for (auto [operand, isNeeded, grad] :
+         llvm::zip_equal(op->getOperands(), needed, operandGrads))
+      if (isNeeded && grad)
+        accumulate(operand, grad);
+  }
+  return success();
+}
+
+/// The step-counter argument of `func` (marked train.step), appended as a new
+/// `tensor<i64>` argument when there is none.
+static FailureOr<Value> getOrAddStepCounter(func::FuncOp func,
+                                            OpBuilder &builder) {
+  for (BlockArgument arg : func.getArguments())
+    if (func.getArgAttr(arg.getArgNumber(), train::TrainDialect::kStepAttrName))
+      return Value(arg);
+  unsigned index = func.getNumArguments();
+  auto stepType = RankedTensorType::get({}, builder.getI64Type());
+  if (failed(func.insertArgument(
+          index, stepType,
+          builder.getDictionaryAttr(builder.getNamedAttr(
+              train::TrainDialect::kStepAttrName, builder.getUnitAttr())),
+          named(func.getContext(), "step", func.getLoc()))))
+    return failure();
+  return Value(func.getArgument(index));
+}
+
+/// Appends the optimizer updates of `paramGrads` (name -> parameter value,
+/// gradient), or with AutodiffOptimizer::None the gradients as results.
+static LogicalResult emitUpdates(
+    func::FuncOp func, OpBuilder &builder, const AutodiffOptions &options,
+    const llvm::MapVector<StringRef, std::pair<Value, Value>> &paramGrads) {
+  MLIRContext *ctx = func.getContext();
+  auto f64 = [&](double v) { return builder.getF64FloatAttr(v); };
+  AutodiffOptimizer kind = options.optimizer;
+
+  if (kind == AutodiffOptimizer::None) {
+    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+    SmallVector<Value> results(ret.getOperands());
+    for (auto &entry : paramGrads)
+      results.push_back(entry.second.second);
+    unsigned first = ret.getNumOperands();
+    ret->setOperands(results);
+    func.setType(FunctionType::get(ctx, func.getArgumentTypes(),
+                                   ValueRange(results).getTypes()));
+    // Name the parameter each gradient belongs to, for tools that read them.
+    for (auto [index, entry] : llvm::enumerate(paramGrads))
+      func.setResultAttr(first + index, train::TrainDialect::kGradOfAttrName,
+                         StringAttr::get(ctx, entry.first));
+    return success();
+  }
+
+  Value step;
+  if (kind == AutodiffOptimizer::Adam || kind == AutodiffOptimizer::AdamW) {
+    FailureOr<Value> counter = getOrAddStepCounter(func, builder);
+    if (failed(counter))
+      return failure();
+    step = *counter;
+  }
+
+  for (auto &[name, entry] : paramGrads) {
+    auto [param, grad] = entry;
+    Location loc = named(ctx, name + ".update", param.getLoc());
+    Type type = param.getType();
+    auto state = [&](StringRef suffix) {
+      return train::OptStateOp::create(builder, loc, type,
+                                       (name + "." + suffix).str());
+    };
+    switch (kind) {
+    case AutodiffOptimizer::Adam:
+    case AutodiffOptimizer::AdamW: {
+      Value m = state("exp_avg"), v = state("exp_avg_sq");
+      if (kind == AutodiffOptimizer::Adam)
+        train::AdamOp::create(builder, loc, param, grad, m, v, step,
+                              f64(options.lr), f64(options.beta1),
+                              f64(options.beta2), f64(options.epsilon),
+                              f64(options.weightDecay));
+      else
+        train::AdamWOp::create(builder, loc, param, grad, m, v, step,
+                               f64(options.lr), f64(options.beta1),
+                               f64(options.beta2), f64(options.epsilon),
+                               f64(options.weightDecay));
+      break;
+    }
+    case AutodiffOptimizer::Sgd: {
+      Value buffer =
+          options.momentum > 0.0 ? Value(state("momentum_buffer")) : Value();
+      train::SgdOp::create(builder, loc, param, grad, buffer, f64(options.lr),
+                           f64(options.momentum), f64(options.weightDecay));
+      break;
+    }
+    case AutodiffOptimizer::None:
+      llvm_unreachable("handled above");
+    }
+  }
+  return success();
+}
+
+/// Gives each parameter gradient the type the optimizer receives under
+/// `config`: the low type (the gradient of the parameter's low copy, before
+/// the cast's gradient widens it) or f32.
+static void
+castGradients(OpBuilder &builder, const train::PrecisionConfig &config,
+              llvm::MapVector<StringRef, std::pair<Value, Value>> &paramGrads) {
+  Type gradType = config.getGradientType(builder.getContext());
+  for (auto &entry : paramGrads) {
+    Value &grad = entry.second.second;
+    auto type = cast<RankedTensorType>(grad.getType());
+    if (type.getElementType() == gradType)
+      continue;
+    if (auto widen = grad.getDefiningOp<train::CastOp>();
+        widen && widen.getInput().getType() == type.clone(gradType)) {
+      grad = widen.getInput();
+      if (widen->use_empty())
+        widen->erase();
+      continue;
+    }
+    grad = train::CastOp::create(builder, grad.getLoc(), type.clone(gradType),
+                                 grad);
+  }
+}
+
+LogicalResult memopt::appendBackward(func::FuncOp func,
+                                     const AutodiffOptions &options) {
+  FailureOr<Value> loss = getLossToDifferentiate(func);
+  if (failed(loss))
+    return failure();
+  Block &body = func.getBody().front();
+  Operation *ret = body.getTerminator();
+  llvm::DenseSet<Value> active = getActiveValues(body, *loss);
+  if (!active.contains(*loss))
+    return ret->emitOpError("the loss does not depend on any train.param; "
+                            "there is nothing to differentiate");
+  std::optional<train::PrecisionConfig> precision =
+      train::getPrecisionConfig(func);
+  if (precision && precision->lossScaling != train::LossScaling::None)
+    return func.emitOpError("loss scaling is not supported by train-autodiff");
+
+  OpBuilder builder(ret);
+  auto lossType = cast<RankedTensorType>(loss->getType());
+  Location lossLoc =
+      loss->getDefiningOp() ? loss->getDefiningOp()->getLoc() : func.getLoc();
+  Value seed = arith::ConstantOp::create(
+      builder, named(func.getContext(), "loss.grad.seed", lossLoc),
+      DenseElementsAttr::get(
+          lossType, builder.getFloatAttr(lossType.getElementType(), 1.0)));
+  llvm::DenseMap<Value, Value> grads;
+  if (failed(buildBackward(builder, body, ret, *loss, seed, active, grads)))
+    return failure();
+
+  // One gradient per parameter name: reads of one name (tied weights) sum.
+  llvm::MapVector<StringRef, std::pair<Value, Value>> paramGrads;
+  for (auto param : body.getOps<train::ParamOp>()) {
+    Value grad = grads.lookup(param.getResult());
+    if (!grad)
+      continue;
+    auto [it, inserted] =
+        paramGrads.try_emplace(param.getName(), param.getResult(), grad);
+    if (!inserted)
+      it->second.second = train::AddOp::create(
+          builder, grad.getLoc(), grad.getType(), it->second.second, grad);
+  }
+  if (precision && precision->mode != train::PrecisionMode::FP32 &&
+      precision->mode != train::PrecisionMode::BF16Pure)
+    castGradients(builder, *precision, paramGrads);
+  return emitUpdates(func, builder, options, paramGrads);
+}
+
+FailureOr<AutodiffOptions> memopt::inferAutodiffOptions(func::FuncOp step) {
+  AutodiffOptions options;
+  Operation *first = nullptr;
+  auto f64 = [](FloatAttr attr) { return attr.getValueAsDouble(); };
+  for (Operation &op : step.getBody().front()) {
+    AutodiffOptions found;
+    if (auto adam = dyn_cast<train::AdamOp>(op)) {
+      found.optimizer = AutodiffOptimizer::Adam;
+      found.lr = f64(adam.getLrAttr());
+      found.beta1 = adam.getBeta1().convertToDouble();
+      found.beta2 = adam.getBeta2().convertToDouble();
+      found.epsilon = adam.getEpsilon().convertToDouble();
+      found.weightDecay = adam.getWeightDecay().convertToDouble();
+    } else if (auto adamw = dyn_cast<train::AdamWOp>(op)) {
+      found.optimizer = AutodiffOptimizer::AdamW;
+      found.lr = f64(adamw.getLrAttr());
+      found.beta1 = adamw.getBeta1().convertToDouble();
+      found.beta2 = adamw.getBeta2().convertToDouble();
+      found.epsilon = adamw.getEpsilon().convertToDouble();
+      found.weightDecay = adamw.getWeightDecay().convertToDouble();
+    } else if (auto sgd = dyn_cast<train::SgdOp>(op)) {
+      found.optimizer = AutodiffOptimizer::Sgd;
+      found.lr = f64(sgd.getLrAttr());
+      found.momentum = sgd.getMomentum().convertToDouble();
+      found.weightDecay = sgd.getWeightDecay().convertToDouble();
+    } else {
+      continue;
+    }
+    if (!first) {
+      first = &op;
+      options = found;
+      continue;
+    }
+    if (found.optimizer != options.optimizer || found.lr != options.lr ||
+        found.beta1 != options.beta1 || found.beta2 != options.beta2 ||
+        found.epsilon != options.epsilon ||
+        found.weightDecay != options.weightDecay ||
+        found.momentum != options.momentum) {
+      InFlightDiagnostic diag =
+          op.emitOpError("has other optimizer settings than the first update "
+                         "of the step; train-autodiff gives every parameter "
+                         "the same update");
+      diag.attachNote(first->getLoc()) << "the first update";
+      return diag;
+    }
+  }
+  if (first)
+    return options;
+  for (unsigned i = 0, e = step.getNumResults(); i < e; ++i)
+    if (step.getResultAttr(i, train::TrainDialect::kGradOfAttrName)) {
+      options.optimizer = AutodiffOptimizer::None;
+      return options;
+    }
+  return step.emitOpError("is not a training step: it has no optimizer "
+                          "update and returns no train.grad_of gradient");
+}
+
+void memopt::eraseBackward(func::FuncOp step) {
+  Block &body = step.getBody().front();
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  SmallVector<Value> kept;
+  llvm::BitVector dropped(step.getNumResults());
+  for (auto [index, value] : llvm::enumerate(ret.getOperands())) {
+    if (step.getResultAttr(index, train::TrainDialect::kGradOfAttrName))
+      dropped.set(index);
+    else
+      kept.push_back(value);
+  }
+  ret->setOperands(kept);
+  (void)step.eraseResults(dropped);
+  llvm::DenseSet<Operation *> live{ret};
+  for (Operation &op : llvm::reverse(body))
+    if (live.contains(&op))
+      for (Value operand : op.getOperands())
+        if (Operation *def = operand.getDefiningOp())
+          live.insert(def);
+  for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
+    if (!live.contains(&op))
+      op.erase();
+}

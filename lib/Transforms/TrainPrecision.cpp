@@ -1,0 +1,472 @@
+//===- TrainPrecision.cpp - mixed-precision lowering of a step ------------===//
+//
+// Lowers an fp32 forward + loss function to mixed precision by the ops'
+// precision classes, and a whole step by lowering its forward pass and
+// deriving the backward pass again (docs/precision.md says why).
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/Dialect/Train/IR/ComputeTypes.h"
+#include "memopt/Dialect/Train/IR/Precision.h"
+#include "memopt/Dialect/Train/IR/TrainOps.h"
+#include "memopt/Dialect/Train/IR/TrainStep.h"
+#include "memopt/Transforms/Autodiff.h"
+#include "memopt/Transforms/PassOptions.h"
+#include "memopt/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace mlir::memopt {
+#define GEN_PASS_DEF_TRAINPRECISIONPASS
+#include "memopt/Transforms/Passes.h.inc"
+} // namespace mlir::memopt
+
+using namespace mlir;
+using namespace mlir::memopt;
+using train::PrecisionClass;
+using train::PrecisionConfig;
+using train::PrecisionMode;
+
+/// The name of `loc` (its first NameLoc), or "".
+static StringRef getLocationName(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().strref();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location part : fused.getLocations())
+      if (StringRef name = getLocationName(part); !name.empty())
+        return name;
+  if (auto call = dyn_cast<CallSiteLoc>(loc))
+    return getLocationName(call.getCallee());
+  return "";
+}
+
+/// Whether `entry` (of keep-fp32 / exclude) names `op`: its location name,
+/// a prefix of it that ends before a '.', or its train.layer.
+static bool namesOp(StringRef entry, Operation *op) {
+  if (auto layer =
+          op->getAttrOfType<StringAttr>(train::TrainDialect::kLayerAttrName);
+      layer && layer.getValue() == entry)
+    return true;
+  StringRef name = getLocationName(op->getLoc());
+  return name == entry ||
+         (name.starts_with(entry) && name.size() > entry.size() &&
+          name[entry.size()] == '.');
+}
+
+static RankedTensorType getFloatTensorType(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && isa<FloatType>(tensor.getElementType()) ? tensor
+                                                           : RankedTensorType();
+}
+
+static std::string getTypeName(Type type) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  type.print(os);
+  return text;
+}
+
+namespace {
+
+/// Rewrites the ops of an fp32 forward + loss function to `config`.
+class ForwardLowering {
+public:
+  ForwardLowering(func::FuncOp func, const PrecisionConfig &config,
+                  ArrayRef<std::string> pinned)
+      : func(func), config(config), pinned(pinned),
+        low(config.getLowType(func.getContext())),
+        f32(Float32Type::get(func.getContext())) {}
+
+  void run();
+
+  /// The pinned entries that named at least one op.
+  const llvm::StringSet<> &getUsedEntries() const { return used; }
+
+private:
+  bool isPinned(Operation *op);
+  Type getComputeType(Operation *op, bool isPinned);
+  Value convert(Value value, Type elementType, Operation *user);
+
+  func::FuncOp func;
+  const PrecisionConfig &config;
+  ArrayRef<std::string> pinned;
+  Type low, f32;
+  llvm::StringSet<> used;
+  llvm::DenseMap<std::pair<Value, Type>, Value> casts;
+};
+
+} // namespace
+
+bool ForwardLowering::isPinned(Operation *op) {
+  bool found = false;
+  for (const std::string &entry : pinned)
+    if (namesOp(entry, op)) {
+      used.insert(entry);
+      found = true;
+    }
+  return found;
+}
+
+/// Whether `value` is read from a parameter (an f32 master in mixed modes).
+static bool isParameter(Value value) {
+  return value.getDefiningOp<train::ParamOp>() != nullptr;
+}
+
+Type ForwardLowering::getComputeType(Operation *op, bool isPinned) {
+  if (isPinned)
+    return f32;
+  std::optional<PrecisionClass> cls = train::getPrecisionClass(op);
+  if (!cls)
+    return {};
+  switch (*cls) {
+  case PrecisionClass::LowPrecisionSafe:
+    return low;
+  case PrecisionClass::KeepFP32:
+    return f32;
+  case PrecisionClass::PromoteToWidest: {
+    // A parameter counts as its low copy (Megatron's bf16 model weights,
+    // PyTorch's bias inside a bf16 linear).
+    Type widest;
+    for (Value operand : op->getOperands()) {
+      RankedTensorType type = getFloatTensorType(operand.getType());
+      if (!type)
+        continue;
+      Type element = isParameter(operand) ? low : type.getElementType();
+      widest = widest ? train::getWiderFloatType(widest, element) : element;
+    }
+    return widest ? widest : low;
+  }
+  }
+  llvm_unreachable("unknown precision class");
+}
+
+/// `value` converted to `elementType`: one train.cast per value and type,
+/// placed before its first user and named after the value.
+Value ForwardLowering::convert(Value value, Type elementType, Operation *user) {
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getElementType() == elementType)
+    return value;
+  auto [it, inserted] = casts.try_emplace({value, elementType}, Value());
+  if (!inserted)
+    return it->second;
+  MLIRContext *ctx = func.getContext();
+  Location source = value.getDefiningOp() ? value.getDefiningOp()->getLoc()
+                                          : cast<BlockArgument>(value).getLoc();
+  StringRef name = getLocationName(source);
+  if (auto param = value.getDefiningOp<train::ParamOp>())
+    name = param.getName();
+  Location loc = user->getLoc();
+  if (!name.empty())
+    loc = NameLoc::get(
+        StringAttr::get(ctx, name + "." + getTypeName(elementType)), source);
+  OpBuilder builder(user);
+  auto castOp =
+      train::CastOp::create(builder, loc, type.clone(elementType), value);
+  if (Attribute layer = user->getAttr(train::TrainDialect::kLayerAttrName))
+    castOp->setAttr(train::TrainDialect::kLayerAttrName, layer);
+  return it->second = castOp.getResult();
+}
+
+void ForwardLowering::run() {
+  Block &body = func.getBody().front();
+  bool pure = config.mode == PrecisionMode::BF16Pure;
+  SmallVector<Operation *> ops;
+  for (Operation &op : body.without_terminator())
+    ops.push_back(&op);
+
+  for (Operation *op : ops) {
+    if (auto param = dyn_cast<train::ParamOp>(op)) {
+      // bf16-pure: the parameter itself is bf16 (no master copy).
+      if (RankedTensorType type = getFloatTensorType(param.getType());
+          type && pure)
+        param.getResult().setType(type.clone(low));
+      continue;
+    }
+    if (!isa<train::TrainDialect>(op->getDialect()))
+      continue;
+    bool isPinnedOp = isPinned(op);
+    Type computeType = getComputeType(op, isPinnedOp);
+    if (!computeType)
+      continue;
+    for (OpOperand &operand : op->getOpOperands()) {
+      Value value = operand.get();
+      if (!getFloatTensorType(value.getType()))
+        continue;
+      // Compute reads a parameter's low copy; pinned ops read the master.
+      if (!pure && !isPinnedOp && isParameter(value))
+        value = convert(value, low, op);
+      operand.set(convert(value, computeType, op));
+    }
+    // The first result is the data; the others (normalization statistics,
+    // attention's log-sum-exp, masks) keep their types.
+    if (op->getNumResults() > 0)
+      if (RankedTensorType type =
+              getFloatTensorType(op->getResult(0).getType()))
+        op->getResult(0).setType(type.clone(computeType));
+  }
+
+  Operation *ret = body.getTerminator();
+  func.setType(FunctionType::get(func.getContext(), func.getArgumentTypes(),
+                                 ret->getOperandTypes()));
+  func->setAttr(train::TrainDialect::kPrecisionAttrName,
+                config.toAttr(func.getContext()));
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+/// Fails at the first float tensor in `func` that is not f32: the pass
+/// lowers fp32 programs only.
+static LogicalResult verifyFP32(func::FuncOp func) {
+  auto check = [&](Type type,
+                   function_ref<InFlightDiagnostic()> emit) -> LogicalResult {
+    RankedTensorType tensor = getFloatTensorType(type);
+    if (!tensor || tensor.getElementType().isF32())
+      return success();
+    return emit() << "train-precision lowers fp32 programs, but this tensor "
+                  << "is " << tensor.getElementType()
+                  << "; generate the program in fp32 (mem-gen without "
+                     "--dtype) and let the pass choose the precisions";
+  };
+  for (BlockArgument arg : func.getArguments())
+    if (failed(check(arg.getType(), [&] {
+          return mlir::emitError(arg.getLoc())
+                 << "argument #" << arg.getArgNumber() << ": ";
+        })))
+      return failure();
+  WalkResult walk = func.walk([&](Operation *op) {
+    for (Type type : op->getResultTypes())
+      if (failed(check(type, [&] { return op->emitOpError(); })))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+/// The text of `func` without locations, to compare two programs.
+static std::string printWithoutLocations(func::FuncOp func) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  func->print(os, OpPrintingFlags().enableDebugInfo(false));
+  return text;
+}
+
+/// Whether `func` is a whole step rather than a forward + loss function.
+static bool isTrainingStep(func::FuncOp func) {
+  for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
+    if (func.getResultAttr(i, train::TrainDialect::kGradOfAttrName))
+      return true;
+  WalkResult walk = func.walk([](train::AliasingOpInterface op) {
+    for (unsigned i = 0, e = op->getNumOperands(); i < e; ++i)
+      if (op.isUpdatedInPlace(i))
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return walk.wasInterrupted();
+}
+
+namespace {
+
+struct TrainPrecisionPass
+    : public memopt::impl::TrainPrecisionPassBase<TrainPrecisionPass> {
+  using Base::Base;
+
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    if (failed(checkEnumPassOption("train-precision", "mode", options, mode,
+                                   errorHandler)))
+      return failure();
+    if (failed(parseOptionsNamingPass(
+            "train-precision", options, errorHandler,
+            [&](StringRef text,
+                function_ref<LogicalResult(const Twine &)> handler) {
+              return Base::initializeOptions(text, handler);
+            })))
+      return failure();
+    FailureOr<PrecisionConfig> parsed = buildConfig(errorHandler);
+    if (failed(parsed))
+      return failure();
+    config = *parsed;
+    return success();
+  }
+
+  void runOnOperation() override;
+
+private:
+  FailureOr<PrecisionConfig>
+  buildConfig(function_ref<LogicalResult(const Twine &)> errorHandler);
+  LogicalResult lowerStep(func::FuncOp step, ArrayRef<std::string> pinned,
+                          llvm::StringSet<> &used);
+
+  PrecisionConfig config;
+};
+
+} // namespace
+
+FailureOr<PrecisionConfig> TrainPrecisionPass::buildConfig(
+    function_ref<LogicalResult(const Twine &)> errorHandler) {
+  PrecisionConfig result;
+  result.mode = mode;
+  StringRef lowName = mode == PrecisionMode::FP16Mixed ? "fp16" : "bf16";
+  StringRef gradsText = grads;
+  if (gradsText.empty())
+    result.lowPrecisionGradients = mode == PrecisionMode::FP16Mixed;
+  else if (gradsText == "fp32")
+    result.lowPrecisionGradients = false;
+  else if (gradsText == lowName)
+    result.lowPrecisionGradients = true;
+  else {
+    (void)errorHandler(
+        "train-precision: grads='" + gradsText + "' does not fit mode=" +
+        train::stringifyPrecisionMode(mode) + "; expected fp32 or " + lowName);
+    return failure();
+  }
+  if (mode == PrecisionMode::BF16Pure || mode == PrecisionMode::FP32) {
+    if (!gradsText.empty() &&
+        result.lowPrecisionGradients != (mode == PrecisionMode::BF16Pure)) {
+      (void)errorHandler(
+          "train-precision: grads=" + gradsText +
+          " does not fit mode=" + train::stringifyPrecisionMode(mode) +
+          " (its gradients have the parameters' type)");
+      return failure();
+    }
+    result.lowPrecisionGradients = mode == PrecisionMode::BF16Pure;
+  }
+
+  StringRef scaleText = lossScale;
+  if (mode != PrecisionMode::FP16Mixed) {
+    if (!scaleText.empty() && scaleText != "none") {
+      (void)errorHandler("train-precision: loss-scale applies to "
+                         "mode=fp16-mixed only (bf16 has fp32's exponent "
+                         "range and needs no loss scaling)");
+      return failure();
+    }
+    return result;
+  }
+  if (scaleText.empty() || scaleText == "dynamic") {
+    result.lossScaling = train::LossScaling::Dynamic;
+    result.scale = initialScale;
+    result.growthInterval = growthInterval;
+  } else if (scaleText == "none") {
+    result.lossScaling = train::LossScaling::None;
+  } else {
+    double value = 0.0;
+    if (scaleText.getAsDouble(value) || !(value > 0.0) ||
+        !std::isfinite(value)) {
+      (void)errorHandler("train-precision: loss-scale='" + scaleText +
+                         "' is not dynamic, none or a positive number");
+      return failure();
+    }
+    result.lossScaling = train::LossScaling::Static;
+    result.scale = value;
+  }
+  if (result.lossScaling == train::LossScaling::Dynamic &&
+      (!(initialScale > 0.0) || !std::isfinite(initialScale) ||
+       growthInterval < 1)) {
+    (void)errorHandler("train-precision: initial-scale must be a positive "
+                       "number and growth-interval at least 1");
+    return failure();
+  }
+  return result;
+}
+
+LogicalResult TrainPrecisionPass::lowerStep(func::FuncOp step,
+                                            ArrayRef<std::string> pinned,
+                                            llvm::StringSet<> &used) {
+  FailureOr<AutodiffOptions> options = inferAutodiffOptions(step);
+  if (failed(options))
+    return failure();
+  auto forward = cast<func::FuncOp>(step->clone());
+  auto eraseForward = llvm::make_scope_exit([&] { forward->erase(); });
+  eraseBackward(forward);
+  forward->removeAttr(train::TrainDialect::kPrecisionAttrName);
+
+  // The step must be what autodiff derives from its forward pass: otherwise
+  // deriving it again would drop what another pass or a person changed.
+  {
+    auto derived = cast<func::FuncOp>(forward->clone());
+    auto eraseDerived = llvm::make_scope_exit([&] { derived->erase(); });
+    if (failed(appendBackward(derived, *options)))
+      return failure();
+    if (StringRef(printWithoutLocations(derived)).rtrim() !=
+        StringRef(printWithoutLocations(step)).rtrim())
+      return mlir::emitError(step.getLoc())
+             << "@" << step.getSymName()
+             << " is not the step train-autodiff derives from its forward "
+                "pass (another pass, such as train-lifetimes or train-remat, "
+                "or a hand edit changed it); apply train-precision to the "
+                "forward + loss function, or to the step train-autodiff "
+                "produced, before other passes";
+  }
+
+  ForwardLowering lowering(forward, config, pinned);
+  lowering.run();
+  for (const auto &entry : lowering.getUsedEntries())
+    used.insert(entry.getKey());
+  if (failed(appendBackward(forward, *options)))
+    return failure();
+
+  step.getBody().takeBody(forward.getBody());
+  step.setType(forward.getFunctionType());
+  step->setAttrs(forward->getAttrDictionary());
+  return success();
+}
+
+void TrainPrecisionPass::runOnOperation() {
+  func::FuncOp func = getOperation();
+  if (func.isExternal())
+    return;
+  if (auto previous = func->getAttrOfType<DictionaryAttr>(
+          train::TrainDialect::kPrecisionAttrName)) {
+    func.emitOpError() << "was already lowered by train-precision (" << previous
+                       << "); apply it once, to the fp32 program";
+    return signalPassFailure();
+  }
+  if (!func.getBody().hasOneBlock()) {
+    func.emitOpError("expected a single-block function");
+    return signalPassFailure();
+  }
+  if (failed(train::verifyNotLowered(func, "train-precision")) ||
+      failed(verifyFP32(func)))
+    return signalPassFailure();
+
+  SmallVector<std::string> pinned(keepFp32.begin(), keepFp32.end());
+  pinned.append(exclude.begin(), exclude.end());
+  llvm::StringSet<> used;
+  if (config.mode != PrecisionMode::FP32) {
+    if (isTrainingStep(func)) {
+      if (failed(lowerStep(func, pinned, used)))
+        return signalPassFailure();
+    } else {
+      ForwardLowering lowering(func, config, pinned);
+      lowering.run();
+      used = lowering.getUsedEntries();
+    }
+  } else {
+    // fp32 changes nothing, but a pin that names no op is still a mistake.
+    func.walk([&](Operation *op) {
+      for (const std::string &entry : pinned)
+        if (namesOp(entry, op))
+          used.insert(entry);
+    });
+  }
+  for (const std::string &entry : pinned)
+    if (!used.contains(entry)) {
+      func.emitOpError() << "has no op named '" << entry
+                         << "' (train-precision keep-fp32/exclude): give an "
+                            "op's location name, a prefix of it ending "
+                            "before a '.', or a train.layer name";
+      return signalPassFailure();
+    }
+  if (failed(verify(func))) {
+    func.emitOpError("train-precision produced invalid IR (a bug: please "
+                     "report it with this input)");
+    return signalPassFailure();
+  }
+}
