@@ -164,37 +164,44 @@ RematCandidate mlir::memopt::evaluateKeepSet(func::FuncOp func,
 // Keep-set algorithms
 //===----------------------------------------------------------------------===//
 
-llvm::SmallBitVector
-mlir::memopt::getLayersKeepSet(const TensorLiveness &liveness) {
+/// The keep set in which each activation of `liveness` is kept when `keeps`
+/// says so.
+static llvm::SmallBitVector
+buildKeepSet(const TensorLiveness &liveness,
+             llvm::function_ref<bool(Value activation)> keeps) {
   SmallVector<const Buffer *> activations = getActivations(liveness);
   llvm::SmallBitVector keep(activations.size(), false);
-  for (auto [index, buffer] : llvm::enumerate(activations)) {
-    Operation *def = buffer->value.getDefiningOp();
-    std::string key = def ? getLayerKey(def) : "";
-    if (key.empty()) {
+  for (auto [index, buffer] : llvm::enumerate(activations))
+    if (keeps(buffer->value))
       keep.set(index);
-      continue;
-    }
+  return keep;
+}
+
+llvm::SmallBitVector
+mlir::memopt::getLayersKeepSet(const TensorLiveness &liveness) {
+  return buildKeepSet(liveness, [&](Value activation) {
+    Operation *def = activation.getDefiningOp();
+    std::string key = def ? getLayerKey(def) : "";
+    if (key.empty())
+      return true;
     // A layer boundary: read by a forward op outside the layer (another
     // layer's input, or the head's), directly or through views.
-    SmallVector<Value> worklist = {buffer->value};
-    while (!worklist.empty() && !keep.test(index)) {
+    SmallVector<Value> worklist = {activation};
+    while (!worklist.empty()) {
       Value value = worklist.pop_back_val();
       for (Operation *user : value.getUsers()) {
         if (!computesForward(liveness, user))
           continue;
-        if (getLayerKey(user) != key) {
-          keep.set(index);
-          break;
-        }
+        if (getLayerKey(user) != key)
+          return true;
         auto aliasing = dyn_cast<train::AliasingOpInterface>(user);
         for (OpResult result : user->getResults())
           if (aliasing && aliasing.getViewSource(result.getResultNumber()))
             worklist.push_back(result);
       }
     }
-  }
-  return keep;
+    return false;
+  });
 }
 
 llvm::SmallBitVector
@@ -209,20 +216,16 @@ mlir::memopt::getSqrtKeepSet(const TensorLiveness &liveness) {
 
 llvm::SmallBitVector
 mlir::memopt::getSelectiveKeepSet(const TensorLiveness &liveness) {
-  SmallVector<const Buffer *> activations = getActivations(liveness);
-  llvm::SmallBitVector keep(activations.size(), true);
-  for (auto [index, buffer] : llvm::enumerate(activations)) {
-    Operation *def = buffer->value.getDefiningOp();
+  return buildKeepSet(liveness, [](Value activation) {
+    Operation *def = activation.getDefiningOp();
     if (!def)
-      continue;
+      return true;
     bool scores = isa<train::SoftmaxOp>(def);
     if (auto dropout = dyn_cast<train::DropoutOp>(def))
       scores =
           dropout->getOperand(0).getDefiningOp<train::SoftmaxOp>() != nullptr;
-    if (scores)
-      keep.reset(index);
-  }
-  return keep;
+    return !scores;
+  });
 }
 
 //===----------------------------------------------------------------------===//

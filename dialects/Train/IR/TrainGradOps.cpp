@@ -58,50 +58,52 @@ LogicalResult SoftmaxGradOp::verify() {
                             getScale().convertToDouble(), /*causal=*/false);
 }
 
+using NamedValues = ArrayRef<std::pair<StringRef, Value>>;
+
+/// A normalization gradient: grad and grad_input of the input's type, the
+/// shapes of gamma, `paramGrads` (the gradients of the affine parameters)
+/// and `stats` as `verifyNorm` (verifyLastDimNorm, verifyChannelNorm) checks
+/// them for the forward op, and each of `paramGrads` of gamma's element
+/// type.
+template <typename OpTy>
+static LogicalResult
+verifyNormGrad(OpTy op,
+               LogicalResult (*verifyNorm)(Operation *, Value, NamedValues,
+                                           NamedValues, std::optional<double>),
+               NamedValues paramGrads, NamedValues stats) {
+  if (failed(checkSameType(op, "input", op.getGrad(), op.getInput())) ||
+      failed(checkSameType(op, "grad_input", op.getInput(), op.getGradInput())))
+    return failure();
+  SmallVector<std::pair<StringRef, Value>> affine = {{"gamma", op.getGamma()}};
+  affine.append(paramGrads.begin(), paramGrads.end());
+  if (failed(verifyNorm(op, op.getInput(), affine, stats,
+                        /*epsilon=*/std::nullopt)))
+    return failure();
+  for (auto [name, paramGrad] : paramGrads)
+    if (failed(checkElementType(op, name, elementTypeOf(op.getGamma()),
+                                elementTypeOf(paramGrad))))
+      return failure();
+  return success();
+}
+
 LogicalResult LayerNormGradOp::verify() {
-  if (failed(checkSameType(*this, "input", getGrad(), getInput())) ||
-      failed(checkSameType(*this, "grad_input", getInput(), getGradInput())) ||
-      failed(verifyLastDimNorm(*this, getInput(),
-                               {{"gamma", getGamma()},
-                                {"grad_gamma", getGradGamma()},
-                                {"grad_beta", getGradBeta()}},
-                               {{"mean", getMean()}, {"rstd", getRstd()}},
-                               /*epsilon=*/std::nullopt)))
-    return failure();
-  if (failed(checkElementType(*this, "grad_gamma", elementTypeOf(getGamma()),
-                              elementTypeOf(getGradGamma()))))
-    return failure();
-  return checkElementType(*this, "grad_beta", elementTypeOf(getGamma()),
-                          elementTypeOf(getGradBeta()));
+  return verifyNormGrad(
+      *this, verifyLastDimNorm,
+      {{"grad_gamma", getGradGamma()}, {"grad_beta", getGradBeta()}},
+      {{"mean", getMean()}, {"rstd", getRstd()}});
 }
 
 LogicalResult RmsNormGradOp::verify() {
-  if (failed(checkSameType(*this, "input", getGrad(), getInput())) ||
-      failed(checkSameType(*this, "grad_input", getInput(), getGradInput())) ||
-      failed(verifyLastDimNorm(
-          *this, getInput(),
-          {{"gamma", getGamma()}, {"grad_gamma", getGradGamma()}},
-          {{"rstd", getRstd()}}, /*epsilon=*/std::nullopt)))
-    return failure();
-  return checkElementType(*this, "grad_gamma", elementTypeOf(getGamma()),
-                          elementTypeOf(getGradGamma()));
+  return verifyNormGrad(*this, verifyLastDimNorm,
+                        {{"grad_gamma", getGradGamma()}},
+                        {{"rstd", getRstd()}});
 }
 
 LogicalResult BatchNormGradOp::verify() {
-  if (failed(checkSameType(*this, "input", getGrad(), getInput())) ||
-      failed(checkSameType(*this, "grad_input", getInput(), getGradInput())) ||
-      failed(verifyChannelNorm(*this, getInput(),
-                               {{"gamma", getGamma()},
-                                {"grad_gamma", getGradGamma()},
-                                {"grad_beta", getGradBeta()}},
-                               {{"mean", getMean()}, {"rstd", getRstd()}},
-                               /*epsilon=*/std::nullopt)))
-    return failure();
-  if (failed(checkElementType(*this, "grad_gamma", elementTypeOf(getGamma()),
-                              elementTypeOf(getGradGamma()))))
-    return failure();
-  return checkElementType(*this, "grad_beta", elementTypeOf(getGamma()),
-                          elementTypeOf(getGradBeta()));
+  return verifyNormGrad(
+      *this, verifyChannelNorm,
+      {{"grad_gamma", getGradGamma()}, {"grad_beta", getGradBeta()}},
+      {{"mean", getMean()}, {"rstd", getRstd()}});
 }
 
 LogicalResult DropoutGradOp::verify() {
