@@ -58,6 +58,18 @@ static void initGrads(Operation *op, SmallVectorImpl<Value> &grads) {
   grads.assign(op->getNumOperands(), Value());
 }
 
+/// The rule of an op whose only gradient is its input's: one `GradOpTy` of
+/// the input's type, built from the result's gradient and `args`.
+template <typename GradOpTy, typename OpTy, typename... Args>
+static LogicalResult
+buildInputGradient(OpTy op, OpBuilder &b, ValueRange resultGrads,
+                   SmallVectorImpl<Value> &grads, Args &&...args) {
+  initGrads(op, grads);
+  grads[0] = GradOpTy::create(b, gradLoc(op), op.getInput().getType(),
+                              resultGrads[0], std::forward<Args>(args)...);
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Elementwise
 //===----------------------------------------------------------------------===//
@@ -117,10 +129,8 @@ LogicalResult MulOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
 LogicalResult ScaleOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
                                       ArrayRef<bool> needed,
                                       SmallVectorImpl<Value> &grads) {
-  initGrads(*this, grads);
-  grads[0] = ScaleOp::create(b, gradLoc(*this), getInput().getType(),
-                             resultGrads[0], getFactorAttr());
-  return success();
+  return buildInputGradient<ScaleOp>(*this, b, resultGrads, grads,
+                                     getFactorAttr());
 }
 
 LogicalResult BiasAddOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
@@ -151,29 +161,22 @@ LogicalResult BiasAddOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
 LogicalResult ReluOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
                                      ArrayRef<bool> needed,
                                      SmallVectorImpl<Value> &grads) {
-  initGrads(*this, grads);
-  grads[0] = ReluGradOp::create(b, gradLoc(*this), getInput().getType(),
-                                resultGrads[0], getResult());
-  return success();
+  return buildInputGradient<ReluGradOp>(*this, b, resultGrads, grads,
+                                        getResult());
 }
 
 LogicalResult GeluOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
                                      ArrayRef<bool> needed,
                                      SmallVectorImpl<Value> &grads) {
-  initGrads(*this, grads);
-  grads[0] =
-      GeluGradOp::create(b, gradLoc(*this), getInput().getType(),
-                         resultGrads[0], getInput(), getApproximateAttr());
-  return success();
+  return buildInputGradient<GeluGradOp>(*this, b, resultGrads, grads,
+                                        getInput(), getApproximateAttr());
 }
 
 LogicalResult SiluOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
                                      ArrayRef<bool> needed,
                                      SmallVectorImpl<Value> &grads) {
-  initGrads(*this, grads);
-  grads[0] = SiluGradOp::create(b, gradLoc(*this), getInput().getType(),
-                                resultGrads[0], getInput());
-  return success();
+  return buildInputGradient<SiluGradOp>(*this, b, resultGrads, grads,
+                                        getInput());
 }
 
 LogicalResult SwigluOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
@@ -191,11 +194,8 @@ LogicalResult SwigluOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
 LogicalResult SoftmaxOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
                                         ArrayRef<bool> needed,
                                         SmallVectorImpl<Value> &grads) {
-  initGrads(*this, grads);
-  grads[0] = SoftmaxGradOp::create(b, gradLoc(*this), getInput().getType(),
-                                   resultGrads[0], getResult(), getAxisAttr(),
-                                   getScaleAttr());
-  return success();
+  return buildInputGradient<SoftmaxGradOp>(
+      *this, b, resultGrads, grads, getResult(), getAxisAttr(), getScaleAttr());
 }
 
 LogicalResult DropoutOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
@@ -203,10 +203,8 @@ LogicalResult DropoutOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
                                         SmallVectorImpl<Value> &grads) {
   if (failed(requireOnlyFirstResultGrad(*this, resultGrads)))
     return failure();
-  initGrads(*this, grads);
-  grads[0] = DropoutGradOp::create(b, gradLoc(*this), getInput().getType(),
-                                   resultGrads[0], getMask(), getRateAttr());
-  return success();
+  return buildInputGradient<DropoutGradOp>(*this, b, resultGrads, grads,
+                                           getMask(), getRateAttr());
 }
 
 //===----------------------------------------------------------------------===//
@@ -378,10 +376,8 @@ LogicalResult AttentionOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
 LogicalResult RotaryOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
                                        ArrayRef<bool> needed,
                                        SmallVectorImpl<Value> &grads) {
-  initGrads(*this, grads);
-  grads[0] = RotaryGradOp::create(b, gradLoc(*this), getInput().getType(),
-                                  resultGrads[0], getThetaAttr());
-  return success();
+  return buildInputGradient<RotaryGradOp>(*this, b, resultGrads, grads,
+                                          getThetaAttr());
 }
 
 //===----------------------------------------------------------------------===//
@@ -429,10 +425,8 @@ LogicalResult ReduceSumOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
 LogicalResult BroadcastOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
                                           ArrayRef<bool> needed,
                                           SmallVectorImpl<Value> &grads) {
-  initGrads(*this, grads);
-  grads[0] = ReduceSumOp::create(b, gradLoc(*this), getInput().getType(),
-                                 resultGrads[0], getDims());
-  return success();
+  return buildInputGradient<ReduceSumOp>(*this, b, resultGrads, grads,
+                                         getDims());
 }
 
 //===----------------------------------------------------------------------===//
@@ -442,33 +436,25 @@ LogicalResult BroadcastOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
 LogicalResult ReshapeOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
                                         ArrayRef<bool> needed,
                                         SmallVectorImpl<Value> &grads) {
-  initGrads(*this, grads);
-  grads[0] = ReshapeOp::create(b, gradLoc(*this), getInput().getType(),
-                               resultGrads[0]);
-  return success();
+  return buildInputGradient<ReshapeOp>(*this, b, resultGrads, grads);
 }
 
 LogicalResult TransposeOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
                                           ArrayRef<bool> needed,
                                           SmallVectorImpl<Value> &grads) {
-  initGrads(*this, grads);
   ArrayRef<int64_t> perm = getPermutation();
   SmallVector<int64_t> inverse(perm.size());
   for (auto [i, p] : llvm::enumerate(perm))
     inverse[p] = i;
-  grads[0] = TransposeOp::create(b, gradLoc(*this), getInput().getType(),
-                                 resultGrads[0], inverse);
-  return success();
+  return buildInputGradient<TransposeOp>(*this, b, resultGrads, grads,
+                                         ArrayRef<int64_t>(inverse));
 }
 
 LogicalResult SliceOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
                                       ArrayRef<bool> needed,
                                       SmallVectorImpl<Value> &grads) {
-  initGrads(*this, grads);
-  grads[0] =
-      SliceGradOp::create(b, gradLoc(*this), getInput().getType(),
-                          resultGrads[0], getOffsetsAttr(), getStridesAttr());
-  return success();
+  return buildInputGradient<SliceGradOp>(*this, b, resultGrads, grads,
+                                         getOffsetsAttr(), getStridesAttr());
 }
 
 LogicalResult ConcatOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
@@ -516,29 +502,23 @@ LogicalResult Conv2dOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
 LogicalResult MaxPool2dOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
                                           ArrayRef<bool> needed,
                                           SmallVectorImpl<Value> &grads) {
-  initGrads(*this, grads);
-  grads[0] = MaxPool2dGradOp::create(
-      b, gradLoc(*this), getInput().getType(), resultGrads[0], getInput(),
-      getKernelAttr(), getStridesAttr(), getPaddingAttr());
-  return success();
+  return buildInputGradient<MaxPool2dGradOp>(
+      *this, b, resultGrads, grads, getInput(), getKernelAttr(),
+      getStridesAttr(), getPaddingAttr());
 }
 
 LogicalResult AvgPool2dOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
                                           ArrayRef<bool> needed,
                                           SmallVectorImpl<Value> &grads) {
-  initGrads(*this, grads);
-  grads[0] = AvgPool2dGradOp::create(b, gradLoc(*this), getInput().getType(),
-                                     resultGrads[0], getKernelAttr(),
-                                     getStridesAttr(), getPaddingAttr());
-  return success();
+  return buildInputGradient<AvgPool2dGradOp>(*this, b, resultGrads, grads,
+                                             getKernelAttr(), getStridesAttr(),
+                                             getPaddingAttr());
 }
 
 LogicalResult
 UpsampleNearest2dOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
                                     ArrayRef<bool> needed,
                                     SmallVectorImpl<Value> &grads) {
-  initGrads(*this, grads);
-  grads[0] = UpsampleNearest2dGradOp::create(
-      b, gradLoc(*this), getInput().getType(), resultGrads[0], getScaleAttr());
-  return success();
+  return buildInputGradient<UpsampleNearest2dGradOp>(*this, b, resultGrads,
+                                                     grads, getScaleAttr());
 }
