@@ -136,12 +136,19 @@ def emit_mlir(cfg):
     return "\n".join(lines)
 
 
-def run_torch(cfg, steps):
-    import torch
-    from memrun_init import (init_int_arg, init_param, print_params,
-                             print_step)
+def build_torch(cfg, autocast=None):
+    """The PyTorch model: (parameters by name, forward() returning the loss).
 
-    torch.set_num_threads(1)
+    autocast=None is plain float32. autocast="bf16" runs forward() under
+    torch.autocast("cpu", dtype=torch.bfloat16) with float32 parameters (the
+    master weights; autocast casts each one to bf16 once per forward, its
+    cast cache) and each linear layer written as HuggingFace's GPT-2 Conv1D
+    writes it, torch.addmm(bias, x, weight), which autocast runs in bf16 with
+    the bias (x @ W + b would add a float32 bias to a bf16 product, in
+    float32)."""
+    import torch
+    from memrun_init import init_int_arg, init_param
+
     b, t, c, nh = cfg["batch"], cfg["seq"], cfg["hidden"], cfg["heads"]
     v, d = cfg["vocab"], c // nh
     order = params(cfg)
@@ -150,40 +157,80 @@ def run_torch(cfg, steps):
     ids = init_int_arg(0, [b, t], v)
     pos = init_int_arg(1, [b, t], cfg["positions"])
     labels = init_int_arg(2, [b, t], v)
-    optimizer = torch.optim.Adam(p.values(), lr=1e-3, foreach=False)
     causal = torch.ones(t, t, dtype=torch.bool).triu(1)
     F = torch.nn.functional
 
-    def forward():
+    if autocast is None:
+        def linear(x, prefix):
+            return x @ p[prefix + ".weight"] + p[prefix + ".bias"]
+    else:
+        def linear(x, prefix):
+            w = p[prefix + ".weight"]
+            out = torch.addmm(p[prefix + ".bias"], x.reshape(-1, w.shape[0]), w)
+            return out.reshape(*x.shape[:-1], w.shape[1])
+
+    def blocks():
         x = p["wte.weight"][ids] + p["wpe.weight"][pos]
         for layer in range(cfg["layers"]):
             h = "h.%d." % layer
             ln1 = F.layer_norm(x, (c,), p[h + "ln_1.weight"],
                                p[h + "ln_1.bias"], 1e-5)
-            qkv = ln1 @ p[h + "attn.c_attn.weight"] + p[h + "attn.c_attn.bias"]
+            qkv = linear(ln1, h + "attn.c_attn")
             q, k, vv = [qkv[..., i * c:(i + 1) * c].reshape(b, t, nh, d)
                         .transpose(1, 2) for i in range(3)]
             scores = (q @ k.transpose(-1, -2)) * (1.0 / math.sqrt(d))
             probs = torch.softmax(scores.masked_fill(causal, float("-inf")), -1)
             ctx = (probs @ vv).transpose(1, 2).reshape(b, t, c)
-            attn = ctx @ p[h + "attn.c_proj.weight"] + p[h + "attn.c_proj.bias"]
+            attn = linear(ctx, h + "attn.c_proj")
             x = x + attn
             ln2 = F.layer_norm(x, (c,), p[h + "ln_2.weight"],
                                p[h + "ln_2.bias"], 1e-5)
-            fc = ln2 @ p[h + "mlp.c_fc.weight"] + p[h + "mlp.c_fc.bias"]
+            fc = linear(ln2, h + "mlp.c_fc")
             act = F.gelu(fc, approximate="tanh")
-            x = x + act @ p[h + "mlp.c_proj.weight"] + p[h + "mlp.c_proj.bias"]
+            if autocast is None:
+                x = x + act @ p[h + "mlp.c_proj.weight"] + p[h + "mlp.c_proj.bias"]
+            else:
+                x = x + linear(act, h + "mlp.c_proj")
+            yield layer, x
         lnf = F.layer_norm(x, (c,), p["ln_f.weight"], p["ln_f.bias"], 1e-5)
         logits = lnf @ p["wte.weight"].t()
-        return F.cross_entropy(logits.reshape(-1, v), labels.reshape(-1))
+        yield None, F.cross_entropy(logits.reshape(-1, v), labels.reshape(-1))
 
+    def forward(on_layer=None):
+        """The loss; on_layer(layer) is called before each block runs and
+        on_layer(None) before the head."""
+        if on_layer:
+            on_layer(0)
+        for layer, out in blocks():
+            if layer is None:
+                return out
+            if on_layer:
+                on_layer(layer + 1 if layer + 1 < cfg["layers"] else None)
+
+    if autocast is None:
+        return p, forward
+
+    def autocast_forward(on_layer=None):
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            return forward(on_layer)
+
+    return p, autocast_forward
+
+
+def run_torch(cfg, steps, autocast=None):
+    import torch
+    from memrun_init import print_params, print_step
+
+    torch.set_num_threads(1)
+    p, forward = build_torch(cfg, autocast)
+    optimizer = torch.optim.Adam(p.values(), lr=1e-3, foreach=False)
     for step in range(1, steps + 1):
         optimizer.zero_grad()
         loss = forward()
         loss.backward()
         print_step(step, loss)
         optimizer.step()
-    print_params([(name, p[name]) for name, _ in order])
+    print_params([(name, p[name]) for name, _ in params(cfg)])
 
 
 def main():
@@ -191,12 +238,14 @@ def main():
     parser.add_argument("--emit-mlir", action="store_true")
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--layers", type=int, default=CONFIG["layers"])
+    parser.add_argument("--autocast", choices=["bf16"], default=None,
+                        help="run the forward pass under CPU autocast")
     args = parser.parse_args()
     cfg = dict(CONFIG, layers=args.layers)
     if args.emit_mlir:
         print(emit_mlir(cfg))
     else:
-        run_torch(cfg, args.steps)
+        run_torch(cfg, args.steps, args.autocast)
 
 
 if __name__ == "__main__":
