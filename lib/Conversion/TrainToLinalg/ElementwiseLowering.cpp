@@ -212,20 +212,36 @@ struct BinaryLowering : public OpConversionPattern<OpTy> {
   }
 };
 
-/// scale: factor * input, in the compute type (PyTorch's tensor * scalar).
-struct ScaleLowering : public TrainOpLowering<train::ScaleOp> {
-  using TrainOpLowering::TrainOpLowering;
+/// An elementwise op that buildComputed lowers over all its operands: the
+/// result element is `compute` of the operand elements in the compute type.
+template <typename OpTy>
+struct ComputedLowering : public TrainOpLowering<OpTy> {
+  using TrainOpLowering<OpTy>::TrainOpLowering;
+  using OpAdaptor = typename TrainOpLowering<OpTy>::OpAdaptor;
+
   LogicalResult
-  matchAndRewrite(train::ScaleOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    double factor = op.getFactor().convertToDouble();
-    rewriter.replaceOp(
-        op, buildComputed(
-                rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
-                adaptor.getInput(), [&](const ScalarMath &m, ValueRange args) {
-                  return m.mul(args[0], factor);
-                }));
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const final {
+    rewriter.replaceOp(op,
+                       buildComputed(rewriter, op.getLoc(),
+                                     cast<RankedTensorType>(op.getType()),
+                                     adaptor.getOperands(),
+                                     [&](const ScalarMath &m, ValueRange args) {
+                                       return compute(op, m, args);
+                                     }));
     return success();
+  }
+
+  virtual Value compute(OpTy op, const ScalarMath &m,
+                        ValueRange args) const = 0;
+};
+
+/// scale: factor * input, in the compute type (PyTorch's tensor * scalar).
+struct ScaleLowering : public ComputedLowering<train::ScaleOp> {
+  using ComputedLowering::ComputedLowering;
+  Value compute(train::ScaleOp op, const ScalarMath &m,
+                ValueRange args) const override {
+    return m.mul(args[0], op.getFactor().convertToDouble());
   }
 };
 
@@ -282,51 +298,28 @@ struct ReluLowering : public TrainOpLowering<train::ReluOp> {
   }
 };
 
-struct GeluLowering : public TrainOpLowering<train::GeluOp> {
-  using TrainOpLowering::TrainOpLowering;
-  LogicalResult
-  matchAndRewrite(train::GeluOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    bool approximate = op.getApproximate();
-    rewriter.replaceOp(
-        op, buildComputed(
-                rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
-                adaptor.getInput(), [&](const ScalarMath &m, ValueRange args) {
-                  return emitGelu(m, args[0], approximate);
-                }));
-    return success();
+struct GeluLowering : public ComputedLowering<train::GeluOp> {
+  using ComputedLowering::ComputedLowering;
+  Value compute(train::GeluOp op, const ScalarMath &m,
+                ValueRange args) const override {
+    return emitGelu(m, args[0], op.getApproximate());
   }
 };
 
-struct SiluLowering : public TrainOpLowering<train::SiluOp> {
-  using TrainOpLowering::TrainOpLowering;
-  LogicalResult
-  matchAndRewrite(train::SiluOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(
-        op, buildComputed(
-                rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
-                adaptor.getInput(), [&](const ScalarMath &m, ValueRange args) {
-                  return m.silu(args[0]);
-                }));
-    return success();
+struct SiluLowering : public ComputedLowering<train::SiluOp> {
+  using ComputedLowering::ComputedLowering;
+  Value compute(train::SiluOp op, const ScalarMath &m,
+                ValueRange args) const override {
+    return m.silu(args[0]);
   }
 };
 
 /// swiglu: silu(gate) * up, rounded once.
-struct SwigluLowering : public TrainOpLowering<train::SwigluOp> {
-  using TrainOpLowering::TrainOpLowering;
-  LogicalResult
-  matchAndRewrite(train::SwigluOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(
-        op, buildComputed(rewriter, op.getLoc(),
-                          cast<RankedTensorType>(op.getType()),
-                          ValueRange{adaptor.getGate(), adaptor.getUp()},
-                          [&](const ScalarMath &m, ValueRange args) {
-                            return m.mul(m.silu(args[0]), args[1]);
-                          }));
-    return success();
+struct SwigluLowering : public ComputedLowering<train::SwigluOp> {
+  using ComputedLowering::ComputedLowering;
+  Value compute(train::SwigluOp op, const ScalarMath &m,
+                ValueRange args) const override {
+    return m.mul(m.silu(args[0]), args[1]);
   }
 };
 
@@ -353,40 +346,23 @@ struct ReluGradLowering : public TrainOpLowering<train::ReluGradOp> {
   }
 };
 
-struct GeluGradLowering : public TrainOpLowering<train::GeluGradOp> {
-  using TrainOpLowering::TrainOpLowering;
-  LogicalResult
-  matchAndRewrite(train::GeluGradOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    bool approximate = op.getApproximate();
-    rewriter.replaceOp(
-        op, buildComputed(
-                rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
-                ValueRange{adaptor.getGrad(), adaptor.getSaved()},
-                [&](const ScalarMath &m, ValueRange args) {
-                  return emitGeluGrad(m, args[0], args[1], approximate);
-                }));
-    return success();
+struct GeluGradLowering : public ComputedLowering<train::GeluGradOp> {
+  using ComputedLowering::ComputedLowering;
+  Value compute(train::GeluGradOp op, const ScalarMath &m,
+                ValueRange args) const override {
+    return emitGeluGrad(m, args[0], args[1], op.getApproximate());
   }
 };
 
 /// silu_grad: grad * s * (1 + x * (1 - s)), s = sigmoid(x).
-struct SiluGradLowering : public TrainOpLowering<train::SiluGradOp> {
-  using TrainOpLowering::TrainOpLowering;
-  LogicalResult
-  matchAndRewrite(train::SiluGradOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(
-        op, buildComputed(
-                rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()),
-                ValueRange{adaptor.getGrad(), adaptor.getSaved()},
-                [&](const ScalarMath &m, ValueRange args) {
-                  Value x = args[1];
-                  Value s = m.sigmoid(x);
-                  Value scaled = m.mul(args[0], s);
-                  return m.mul(scaled, m.add(1.0, m.mul(x, m.sub(1.0, s))));
-                }));
-    return success();
+struct SiluGradLowering : public ComputedLowering<train::SiluGradOp> {
+  using ComputedLowering::ComputedLowering;
+  Value compute(train::SiluGradOp op, const ScalarMath &m,
+                ValueRange args) const override {
+    Value x = args[1];
+    Value s = m.sigmoid(x);
+    Value scaled = m.mul(args[0], s);
+    return m.mul(scaled, m.add(1.0, m.mul(x, m.sub(1.0, s))));
   }
 };
 
