@@ -525,6 +525,18 @@ RematCandidate mlir::memopt::runGreedyRemat(func::FuncOp func,
 // chain
 //===----------------------------------------------------------------------===//
 
+/// Whether the plan of a model-based algorithm (chain, optimal) peaks within
+/// `limit` once applied; `why` says by how much it does not.
+static bool fitsLimit(const RematCandidate &candidate, int64_t limit,
+                      std::string &why) {
+  if (candidate.peak <= limit)
+    return true;
+  why = (llvm::Twine("its best plan peaks at ") + llvm::Twine(candidate.peak) +
+         " bytes")
+            .str();
+  return false;
+}
+
 FailureOr<ChainGroups> mlir::memopt::getChainGroups(func::FuncOp func,
                                                     std::string &why) {
   func::FuncOp copy = func.clone();
@@ -580,11 +592,8 @@ std::optional<RematCandidate> mlir::memopt::runChainRemat(func::FuncOp func,
          llvm::Twine(result.unit) + " B, " + llvm::formatv("{0:f2}", seconds) +
          " s")
             .str();
-    if (candidate.peak <= limit)
+    if (fitsLimit(candidate, limit, why))
       return candidate;
-    why = (llvm::Twine("its best plan peaks at ") +
-           llvm::Twine(candidate.peak) + " bytes")
-              .str();
     memory -= std::max(candidate.peak - limit, result.unit);
   }
   return std::nullopt;
@@ -658,11 +667,8 @@ mlir::memopt::runOptimalRemat(func::FuncOp func, const StepGroups &steps,
          llvm::formatv("{0:f4}", result.gap()) + ", " +
          llvm::formatv("{0:f2}", elapsed()) + " s")
             .str();
-    if (candidate.peak <= limit)
+    if (fitsLimit(candidate, limit, why))
       return candidate;
-    why = (llvm::Twine("its best plan peaks at ") +
-           llvm::Twine(candidate.peak) + " bytes")
-              .str();
     modelBudget -= candidate.peak - limit;
   }
   return std::nullopt;
