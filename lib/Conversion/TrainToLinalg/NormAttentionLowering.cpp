@@ -515,6 +515,11 @@ namespace {
 /// collapsed: a collapse of a strided view (transposed heads) would make
 /// bufferization copy it, outside the op's workspace.
 struct AttentionLayout {
+  /// The layout of attention or attention_grad `op` (operands `adaptor`).
+  template <typename OpTy>
+  AttentionLayout(OpBuilder &b, OpTy op, typename OpTy::Adaptor adaptor)
+      : AttentionLayout(b, adaptor.getQuery(), adaptor.getKey(),
+                        op.getScale().convertToDouble(), op.getCausal()) {}
   AttentionLayout(OpBuilder &b, Value query, Value key, double scale,
                   bool causal)
       : scale(scale), causal(causal) {
@@ -693,8 +698,7 @@ struct AttentionLowering : public TrainOpLowering<train::AttentionOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = op.getContext();
-    AttentionLayout layout(rewriter, adaptor.getQuery(), adaptor.getKey(),
-                           op.getScale().convertToDouble(), op.getCausal());
+    AttentionLayout layout(rewriter, op, adaptor);
     Type c = layout.computeType;
     Value q = layout.splitHeads(rewriter, loc, adaptor.getQuery());
     Value scores = layout.buildScores(rewriter, loc, q, adaptor.getKey());
@@ -760,8 +764,7 @@ struct AttentionGradLowering : public TrainOpLowering<train::AttentionGradOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = op.getContext();
-    AttentionLayout layout(rewriter, adaptor.getQuery(), adaptor.getKey(),
-                           op.getScale().convertToDouble(), op.getCausal());
+    AttentionLayout layout(rewriter, op, adaptor);
     Type c = layout.computeType;
     double scale = layout.scale;
     Value dout = layout.splitHeads(rewriter, loc, adaptor.getGrad());
