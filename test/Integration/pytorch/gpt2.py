@@ -217,12 +217,25 @@ def build_torch(cfg, autocast=None):
     return p, autocast_forward
 
 
-def run_torch(cfg, steps, autocast=None):
+def run_torch(cfg, steps, autocast=None, grads=False):
     import torch
-    from memrun_init import print_params, print_step
+    from memrun_init import print_params, print_step, summarize
 
     torch.set_num_threads(1)
     p, forward = build_torch(cfg, autocast)
+    if grads:
+        # The loss and each parameter's gradient of one step, as mem-run
+        # prints a step differentiated with train-autodiff{optimizer=none}
+        # (results numbered from 0, the loss).
+        loss = forward()
+        loss.backward()
+        print_step(1, loss)
+        for index, (name, _) in enumerate(params(cfg), start=1):
+            total, squares = summarize(p[name].grad)
+            print("result %d: sum = %.9e sumsq = %.9e"
+                  % (index, total, squares))
+        print_params([(name, p[name]) for name, _ in params(cfg)])
+        return
     optimizer = torch.optim.Adam(p.values(), lr=1e-3, foreach=False)
     for step in range(1, steps + 1):
         optimizer.zero_grad()
@@ -240,12 +253,14 @@ def main():
     parser.add_argument("--layers", type=int, default=CONFIG["layers"])
     parser.add_argument("--autocast", choices=["bf16"], default=None,
                         help="run the forward pass under CPU autocast")
+    parser.add_argument("--grads", action="store_true",
+                        help="print the loss and gradients of one step")
     args = parser.parse_args()
     cfg = dict(CONFIG, layers=args.layers)
     if args.emit_mlir:
         print(emit_mlir(cfg))
     else:
-        run_torch(cfg, args.steps, args.autocast)
+        run_torch(cfg, args.steps, args.autocast, args.grads)
 
 
 if __name__ == "__main__":
