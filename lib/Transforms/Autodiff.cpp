@@ -149,11 +149,26 @@ static FailureOr<Value> getOrAddStepCounter(func::FuncOp func,
   return Value(func.getArgument(index));
 }
 
+namespace {
+/// The values loss scaling threads through a step (all null without it).
+struct LossScale {
+  /// The 0-d f32 scale the loss gradient was seeded with.
+  Value scale;
+  /// Dynamic scaling: the persistent exponent of the scale.
+  Value exponent;
+  /// Dynamic scaling: whether a gradient is inf or NaN, and the count of
+  /// steps skipped so far (read by Adam's bias correction).
+  Value found;
+  Value skipped;
+};
+} // namespace
+
 /// Appends the optimizer updates of `paramGrads` (name -> parameter value,
 /// gradient), or with AutodiffOptimizer::None the gradients as results.
 static LogicalResult emitUpdates(
     func::FuncOp func, OpBuilder &builder, const AutodiffOptions &options,
-    const llvm::MapVector<StringRef, std::pair<Value, Value>> &paramGrads) {
+    const llvm::MapVector<StringRef, std::pair<Value, Value>> &paramGrads,
+    const LossScale &lossScale) {
   MLIRContext *ctx = func.getContext();
   auto f64 = [&](double v) { return builder.getF64FloatAttr(v); };
   AutodiffOptimizer kind = options.optimizer;
@@ -196,20 +211,23 @@ static LogicalResult emitUpdates(
       Value m = state("exp_avg"), v = state("exp_avg_sq");
       if (kind == AutodiffOptimizer::Adam)
         train::AdamOp::create(builder, loc, param, grad, m, v, step,
-                              f64(options.lr), f64(options.beta1),
-                              f64(options.beta2), f64(options.epsilon),
-                              f64(options.weightDecay));
+                              lossScale.scale, lossScale.found,
+                              lossScale.skipped, f64(options.lr),
+                              f64(options.beta1), f64(options.beta2),
+                              f64(options.epsilon), f64(options.weightDecay));
       else
         train::AdamWOp::create(builder, loc, param, grad, m, v, step,
-                               f64(options.lr), f64(options.beta1),
-                               f64(options.beta2), f64(options.epsilon),
-                               f64(options.weightDecay));
+                               lossScale.scale, lossScale.found,
+                               lossScale.skipped, f64(options.lr),
+                               f64(options.beta1), f64(options.beta2),
+                               f64(options.epsilon), f64(options.weightDecay));
       break;
     }
     case AutodiffOptimizer::Sgd: {
       Value buffer =
           options.momentum > 0.0 ? Value(state("momentum_buffer")) : Value();
-      train::SgdOp::create(builder, loc, param, grad, buffer, f64(options.lr),
+      train::SgdOp::create(builder, loc, param, grad, buffer, lossScale.scale,
+                           lossScale.found, f64(options.lr),
                            f64(options.momentum), f64(options.weightDecay));
       break;
     }
@@ -257,17 +275,43 @@ LogicalResult memopt::appendBackward(func::FuncOp func,
                             "there is nothing to differentiate");
   std::optional<train::PrecisionConfig> precision =
       train::getPrecisionConfig(func);
-  if (precision && precision->lossScaling != train::LossScaling::None)
-    return func.emitOpError("loss scaling is not supported by train-autodiff");
+  train::LossScaling scaling =
+      precision ? precision->lossScaling : train::LossScaling::None;
+  if (scaling != train::LossScaling::None &&
+      options.optimizer == AutodiffOptimizer::None)
+    return func.emitOpError(
+        "has loss scaling (train.precision), which needs an optimizer to "
+        "unscale the gradients; optimizer=none would return them scaled");
 
   OpBuilder builder(ret);
+  MLIRContext *ctx = func.getContext();
   auto lossType = cast<RankedTensorType>(loss->getType());
+  if (scaling != train::LossScaling::None && !lossType.getElementType().isF32())
+    return ret->emitOpError()
+           << "loss scaling needs an f32 loss, got " << lossType;
   Location lossLoc =
       loss->getDefiningOp() ? loss->getDefiningOp()->getLoc() : func.getLoc();
-  Value seed = arith::ConstantOp::create(
-      builder, named(func.getContext(), "loss.grad.seed", lossLoc),
-      DenseElementsAttr::get(
-          lossType, builder.getFloatAttr(lossType.getElementType(), 1.0)));
+  Location seedLoc = named(ctx, "loss.grad.seed", lossLoc);
+  LossScale lossScale;
+  Value seed;
+  if (scaling == train::LossScaling::Dynamic) {
+    auto counter = RankedTensorType::get({}, builder.getI64Type());
+    lossScale.exponent = train::OptStateOp::create(
+        builder, named(ctx, train::kLossScaleExponentState, lossLoc), counter,
+        train::kLossScaleExponentState);
+    seed = lossScale.scale = train::LossScaleOp::create(
+        builder, seedLoc, lossType, lossScale.exponent,
+        builder.getF64FloatAttr(precision->scale));
+  } else {
+    double value =
+        scaling == train::LossScaling::Static ? precision->scale : 1.0;
+    seed = arith::ConstantOp::create(
+        builder, seedLoc,
+        DenseElementsAttr::get(
+            lossType, builder.getFloatAttr(lossType.getElementType(), value)));
+    if (scaling == train::LossScaling::Static)
+      lossScale.scale = seed;
+  }
   llvm::DenseMap<Value, Value> grads;
   if (failed(buildBackward(builder, body, ret, *loss, seed, active, grads)))
     return failure();
@@ -287,7 +331,32 @@ LogicalResult memopt::appendBackward(func::FuncOp func,
   if (precision && precision->mode != train::PrecisionMode::FP32 &&
       precision->mode != train::PrecisionMode::BF16Pure)
     castGradients(builder, *precision, paramGrads);
-  return emitUpdates(func, builder, options, paramGrads);
+  if (scaling != train::LossScaling::Dynamic)
+    return emitUpdates(func, builder, options, paramGrads, lossScale);
+
+  // Dynamic scaling: check every gradient, skip the updates on inf/NaN, and
+  // update the scale after them (PyTorch's GradScaler).
+  Location scalerLoc = named(ctx, "loss_scale", lossLoc);
+  SmallVector<Value> allGrads;
+  for (auto &entry : paramGrads)
+    allGrads.push_back(entry.second.second);
+  auto flag = RankedTensorType::get({}, builder.getI1Type());
+  auto counter = RankedTensorType::get({}, builder.getI64Type());
+  lossScale.found =
+      train::AnyNonfiniteOp::create(builder, scalerLoc, flag, allGrads);
+  Value skipped = train::OptStateOp::create(builder, scalerLoc, counter,
+                                            train::kLossScaleSkippedState);
+  if (options.optimizer == AutodiffOptimizer::Adam ||
+      options.optimizer == AutodiffOptimizer::AdamW)
+    lossScale.skipped = skipped;
+  if (failed(emitUpdates(func, builder, options, paramGrads, lossScale)))
+    return failure();
+  Value tracker = train::OptStateOp::create(
+      builder, scalerLoc, counter, train::kLossScaleGrowthTrackerState);
+  train::LossScaleUpdateOp::create(builder, scalerLoc, lossScale.exponent,
+                                   tracker, skipped, lossScale.found,
+                                   precision->growthInterval);
+  return success();
 }
 
 FailureOr<AutodiffOptions> memopt::inferAutodiffOptions(func::FuncOp step) {

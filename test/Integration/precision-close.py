@@ -7,7 +7,7 @@ import sys
 def losses(path):
     with open(path) as f:
         return [float(m.group(1)) for m in
-                (re.match(r"step \d+: loss = (\S+)$", line.strip()) for line in f)
+                (re.match(r"step \d+: loss = (\S+)", line.strip()) for line in f)
                 if m]
 
 

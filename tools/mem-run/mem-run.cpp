@@ -142,6 +142,13 @@ static cl::opt<std::string>
                         "'reduction-min-extent=1'"),
                cl::init(""), cl::cat(memRunCategory));
 
+static cl::list<std::string> printStates(
+    "print-state",
+    cl::desc("After each step, also print these 0-d persistent states "
+             "(train.opt_state names, comma-separated), e.g. "
+             "loss_scale.exponent,loss_scale.skipped_steps"),
+    cl::CommaSeparated, cl::value_desc("NAME"), cl::cat(memRunCategory));
+
 static cl::opt<unsigned>
     optLevel("opt-level",
              cl::desc("LLVM optimization level of the compiled step (0-3)"),
@@ -180,8 +187,29 @@ static LogicalResult printExecutionDiagnostic(Diagnostic &diag) {
   std::exit(1);
 }
 
+/// The states --print-state names, in its order; fails on a name that is
+/// not a 0-d state of the step.
+static FailureOr<SmallVector<const GlobalTensor *>>
+findPrintedStates(const StepPlan &plan) {
+  SmallVector<const GlobalTensor *> found;
+  for (const std::string &name : printStates) {
+    const GlobalTensor *state = nullptr;
+    for (const GlobalTensor &candidate : plan.states)
+      if (candidate.name == name)
+        state = &candidate;
+    if (!state || state->type.getRank() != 0) {
+      (void)fail("--print-state: the step has no 0-d train.opt_state '" + name +
+                 "'");
+      return failure();
+    }
+    found.push_back(state);
+  }
+  return found;
+}
+
 /// Prints the 0-d results of one step: the first float one as the loss.
-static void printStepLine(const StepPlan &plan, unsigned stepNumber) {
+static void printStepLine(const StepPlan &plan, unsigned stepNumber,
+                          ArrayRef<const GlobalTensor *> states) {
   llvm::raw_ostream &os = llvm::outs();
   os << "step " << stepNumber << ":";
   bool lossPrinted = false;
@@ -197,6 +225,14 @@ static void printStepLine(const StepPlan &plan, unsigned stepNumber) {
     os << (lossPrinted ? " result" + std::to_string(index) : " loss") << " = "
        << llvm::format("%.9e", loadFloat(elementType, result.data));
     lossPrinted = true;
+  }
+  for (const GlobalTensor *state : states) {
+    Type elementType = state->type.getElementType();
+    os << " " << state->name << " = ";
+    if (isa<FloatType>(elementType))
+      os << llvm::format("%.9e", loadFloat(elementType, state->data));
+    else
+      os << loadInteger(elementType, state->data);
   }
   os << "\n";
 }
@@ -296,6 +332,9 @@ static LogicalResult runSteps(ModuleOp module, StepPlan &plan) {
     return failure();
   CompiledStep &step = **compiled;
   step.initialize(seed);
+  FailureOr<SmallVector<const GlobalTensor *>> states = findPrintedStates(plan);
+  if (failed(states))
+    return failure();
   if (checkGradients) {
     GradientCheckOptions options;
     options.samples = gradcheckSamples;
@@ -314,7 +353,7 @@ static LogicalResult runSteps(ModuleOp module, StepPlan &plan) {
     FailureOr<StepStats> stats = step.runStep(stepNumber, measured);
     if (failed(stats))
       return failure();
-    printStepLine(plan, stepNumber);
+    printStepLine(plan, stepNumber, *states);
     // A failed allocation in a later step ends the process with _Exit:
     // what was printed so far must be out.
     llvm::outs().flush();
@@ -444,6 +483,8 @@ static FailureOr<Target> checkOptions() {
                 "run the GPU kernels on the CPU with --target=gpu-emulator");
   if (!emitAOT.empty() && checkGradients)
     return fail("--emit-aot and --check-gradients cannot be combined");
+  if (!emitAOT.empty() && !printStates.empty())
+    return fail("--emit-aot and --print-state cannot be combined");
   return *parsed;
 }
 

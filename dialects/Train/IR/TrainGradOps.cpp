@@ -203,6 +203,8 @@ LogicalResult SgdOp::verify() {
     return emitOpError("expected a momentum buffer when momentum > 0");
   if (!hasMomentum && buffer)
     return emitOpError("expected momentum > 0 with a momentum buffer");
+  if (failed(verifyLossScaledUpdate(*this, getFoundNonfinite(), Value())))
+    return failure();
   if (!buffer)
     return success();
   if (failed(checkDefinedBy<OptStateOp>(*this, "momentum buffer", buffer)))
@@ -211,8 +213,11 @@ LogicalResult SgdOp::verify() {
                     shapeOf(buffer));
 }
 bool SgdOp::isUpdatedInPlace(unsigned operandIndex) {
-  // Operand 0 is the parameter; operand 2, if present, the momentum buffer.
-  return operandIndex == 0 || operandIndex == 2;
+  // The parameter and, if present, the momentum buffer.
+  if (operandIndex == getParamMutable().getOperandNumber())
+    return true;
+  MutableOperandRange buffer = getMomentumBufferMutable();
+  return buffer.size() != 0 && operandIndex == buffer[0].getOperandNumber();
 }
 
 /// Shared verifier of adam and adamw.
@@ -230,7 +235,9 @@ template <typename OpTy> static LogicalResult verifyAdam(OpTy op) {
       failed(checkNonNegative(op, "lr", op.getLr().convertToDouble())) ||
       failed(checkProbability(op, "beta1", op.getBeta1().convertToDouble())) ||
       failed(checkProbability(op, "beta2", op.getBeta2().convertToDouble())) ||
-      failed(checkPositive(op, "epsilon", op.getEpsilon().convertToDouble())))
+      failed(checkPositive(op, "epsilon", op.getEpsilon().convertToDouble())) ||
+      failed(verifyLossScaledUpdate(op, op.getFoundNonfinite(),
+                                    op.getSkippedSteps())))
     return failure();
   return checkNonNegative(op, "weight_decay",
                           op.getWeightDecay().convertToDouble());

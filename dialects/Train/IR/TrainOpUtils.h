@@ -173,6 +173,11 @@ LogicalResult verifyWindow(Operation *op, Value full, Value window,
                            StringRef windowName, ArrayRef<int64_t> offsets,
                            std::optional<ArrayRef<int64_t>> strides);
 
+/// The loss-scaling operands of an optimizer op: `skippedSteps` (Adam's
+/// count of skipped steps, a train.opt_state) only with `foundNonfinite`.
+LogicalResult verifyLossScaledUpdate(Operation *op, Value foundNonfinite,
+                                     Value skippedSteps);
+
 } // namespace mlir::memopt::train::detail
 
 #endif // MEMOPT_DIALECTS_TRAIN_IR_TRAINOPUTILS_H

@@ -11,6 +11,8 @@
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::memopt;
 
@@ -43,6 +45,42 @@ static void writeBack(OpBuilder &b, Location loc, Value stateValue,
                                                     buffer, /*restrict=*/true,
                                                     /*writable=*/true);
 }
+
+/// Loss scaling of an optimizer update: the f32 reciprocal of the scale (1 /
+/// scale, as GradScaler.unscale_ multiplies by it) and the skip flag, as
+/// scalars the update's body reads; null when absent.
+struct UpdateScaling {
+  Value inverseScale;
+  Value skip;
+
+  UpdateScaling(OpBuilder &b, Location loc, Value gradScale, Value found) {
+    if (gradScale) {
+      Value scale = tensor::ExtractOp::create(b, loc, gradScale);
+      inverseScale = arith::DivFOp::create(
+          b, loc, createScalar(b, loc, scale.getType(), 1.0), scale);
+    }
+    if (found)
+      skip = tensor::ExtractOp::create(b, loc, found);
+  }
+
+  /// `grad` (already in `type`) unscaled.
+  Value unscale(OpBuilder &b, Location l, Value grad, Type type) const {
+    if (!inverseScale)
+      return grad;
+    return arith::MulFOp::create(b, l, grad,
+                                 castScalar(b, l, inverseScale, type));
+  }
+
+  /// The values to store: `old` when the step is skipped, `updated` else.
+  SmallVector<Value> select(OpBuilder &b, Location l, ValueRange old,
+                            ArrayRef<Value> updated) const {
+    SmallVector<Value> results(updated);
+    if (skip)
+      for (auto [result, previous] : llvm::zip_equal(results, old))
+        result = arith::SelectOp::create(b, l, skip, previous, result);
+    return results;
+  }
+};
 
 struct ParamLowering : public OpConversionPattern<train::ParamOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -95,12 +133,15 @@ struct SgdLowering : public OpConversionPattern<train::SgdOp> {
     bool hasBuffer = static_cast<bool>(adaptor.getMomentumBuffer());
     if (hasBuffer)
       inits.push_back(adaptor.getMomentumBuffer());
+    UpdateScaling scaling(rewriter, loc, adaptor.getGradScale(),
+                          adaptor.getFoundNonfinite());
     SmallVector<Value> updated = buildElementwiseInto(
         rewriter, loc, adaptor.getGrad(), inits,
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value param = args[1];
           // d_p = grad + weight_decay * param
-          Value dp = castScalar(b, l, args[0], elementType);
+          Value dp = scaling.unscale(
+              b, l, castScalar(b, l, args[0], elementType), elementType);
           if (weightDecay != 0.0)
             dp = arith::AddFOp::create(
                 b, l, dp,
@@ -125,7 +166,7 @@ struct SgdLowering : public OpConversionPattern<train::SgdOp> {
               b, l, createScalar(b, l, elementType, lr), direction);
           results.insert(results.begin(),
                          arith::SubFOp::create(b, l, param, step));
-          return results;
+          return scaling.select(b, l, args.drop_front(), results);
         });
     writeBack(rewriter, loc, op.getParam(), updated[0]);
     if (hasBuffer)
@@ -164,6 +205,14 @@ struct AdamLowering : public OpConversionPattern<OpTy> {
     Value stepValue =
         tensor::ExtractOp::create(rewriter, loc, adaptor.getStep());
     Value t = castScalar(rewriter, loc, stepValue, f64);
+    // Under dynamic loss scaling the skipped steps are not updates.
+    if (Value skipped = adaptor.getSkippedSteps())
+      t = arith::SubFOp::create(
+          rewriter, loc, t,
+          castScalar(rewriter, loc,
+                     tensor::ExtractOp::create(rewriter, loc, skipped), f64));
+    UpdateScaling scaling(rewriter, loc, adaptor.getGradScale(),
+                          adaptor.getFoundNonfinite());
     auto pow = [&](double base) {
       return math::PowFOp::create(rewriter, loc,
                                   createScalar(rewriter, loc, f64, base), t);
@@ -187,7 +236,8 @@ struct AdamLowering : public OpConversionPattern<OpTy> {
         [&](OpBuilder &b, Location l, ValueRange args) {
           auto c = [&](double v) { return createScalar(b, l, elementType, v); };
           Value param = args[1];
-          Value grad = castScalar(b, l, args[0], elementType);
+          Value grad = scaling.unscale(
+              b, l, castScalar(b, l, args[0], elementType), elementType);
           Value m = castScalar(b, l, args[2], elementType);
           Value v = castScalar(b, l, args[3], elementType);
           if (kDecoupled) {
@@ -218,13 +268,122 @@ struct AdamLowering : public OpConversionPattern<OpTy> {
           Value update = arith::MulFOp::create(
               b, l, stepSize, arith::DivFOp::create(b, l, m, denom));
           param = arith::SubFOp::create(b, l, param, update);
-          return SmallVector<Value>{param,
-                                    castScalar(b, l, m, args[2].getType()),
-                                    castScalar(b, l, v, args[3].getType())};
+          return scaling.select(b, l, args.drop_front(),
+                                {param, castScalar(b, l, m, args[2].getType()),
+                                 castScalar(b, l, v, args[3].getType())});
         });
     writeBack(rewriter, loc, op.getParam(), updated[0]);
     writeBack(rewriter, loc, op.getExpAvg(), updated[1]);
     writeBack(rewriter, loc, op.getExpAvgSq(), updated[2]);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// initial_scale * 2^exponent, exactly: 2^e is the f64 whose exponent field
+/// is e + 1023 (e clamped to f64's normal range), and the product is
+/// rounded once, to f32.
+struct LossScaleLowering : public OpConversionPattern<train::LossScaleOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::LossScaleOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    double initial = op.getInitialScale().convertToDouble();
+    auto type = cast<RankedTensorType>(op.getType());
+    Value scale = buildElementwise(
+        rewriter, op.getLoc(), type, adaptor.getExponent(),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          auto constant = [&](int64_t v) {
+            return arith::ConstantOp::create(b, l, b.getI64IntegerAttr(v));
+          };
+          Value e = arith::MaxSIOp::create(b, l, args[0], constant(-1022));
+          e = arith::MinSIOp::create(b, l, e, constant(1023));
+          Value bits = arith::ShLIOp::create(
+              b, l, arith::AddIOp::create(b, l, e, constant(1023)),
+              constant(52));
+          Value power = arith::BitcastOp::create(b, l, b.getF64Type(), bits);
+          Value product = arith::MulFOp::create(
+              b, l, power, createScalar(b, l, b.getF64Type(), initial));
+          return castScalar(b, l, product, type.getElementType());
+        });
+    rewriter.replaceOp(op, scale);
+    return success();
+  }
+};
+
+/// One reduction per input into a shared 0-d i1: |x| >= inf or unordered
+/// (NaN), or-ed.
+struct AnyNonfiniteLowering
+    : public OpConversionPattern<train::AnyNonfiniteOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::AnyNonfiniteOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto flagType = cast<RankedTensorType>(op.getType());
+    Value found = createFilled(rewriter, loc, flagType, 0.0);
+    for (Value input : adaptor.getInputs()) {
+      auto inputType = cast<RankedTensorType>(input.getType());
+      auto dims = llvm::to_vector(llvm::seq<int64_t>(0, inputType.getRank()));
+      auto reduce = linalg::ReduceOp::create(
+          rewriter, loc, input, found, dims,
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            Value magnitude = math::AbsFOp::create(b, l, args[0]);
+            Value infinity =
+                createScalar(b, l, args[0].getType(),
+                             std::numeric_limits<double>::infinity());
+            Value nonfinite = arith::CmpFOp::create(
+                b, l, arith::CmpFPredicate::UGE, magnitude, infinity);
+            linalg::YieldOp::create(
+                b, l, Value(arith::OrIOp::create(b, l, args[1], nonfinite)));
+          });
+      found = reduce.getResult(0);
+    }
+    rewriter.replaceOp(op, found);
+    return success();
+  }
+};
+
+/// GradScaler's update_scale on the three counters, in place.
+struct LossScaleUpdateLowering
+    : public OpConversionPattern<train::LossScaleUpdateOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::LossScaleUpdateOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t interval = op.getGrowthInterval();
+    SmallVector<Value> updated = buildElementwiseInto(
+        rewriter, loc, adaptor.getFoundNonfinite(),
+        ValueRange{adaptor.getExponent(), adaptor.getGrowthTracker(),
+                   adaptor.getSkippedSteps()},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          auto constant = [&](int64_t v) -> Value {
+            return arith::ConstantOp::create(b, l, b.getI64IntegerAttr(v));
+          };
+          Value found = args[0], exponent = args[1], tracker = args[2],
+                skipped = args[3];
+          Value one = constant(1), zero = constant(0);
+          // Finite: count the step; at the interval, double the scale.
+          Value counted = arith::AddIOp::create(b, l, tracker, one);
+          Value grow = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                             counted, constant(interval));
+          Value grown = arith::SelectOp::create(
+              b, l, grow, arith::AddIOp::create(b, l, exponent, one), exponent);
+          Value restarted = arith::SelectOp::create(b, l, grow, zero, counted);
+          // Inf/NaN: halve the scale, restart the count, skip the step.
+          return SmallVector<Value>{
+              arith::SelectOp::create(
+                  b, l, found, arith::SubIOp::create(b, l, exponent, one),
+                  grown),
+              arith::SelectOp::create(b, l, found, zero, restarted),
+              arith::SelectOp::create(b, l, found,
+                                      arith::AddIOp::create(b, l, skipped, one),
+                                      skipped)};
+        });
+    writeBack(rewriter, loc, op.getExponent(), updated[0]);
+    writeBack(rewriter, loc, op.getGrowthTracker(), updated[1]);
+    writeBack(rewriter, loc, op.getSkippedSteps(), updated[2]);
     rewriter.eraseOp(op);
     return success();
   }
@@ -235,5 +394,7 @@ struct AdamLowering : public OpConversionPattern<OpTy> {
 void mlir::memopt::populateStateLoweringPatterns(RewritePatternSet &patterns) {
   patterns.add<ParamLowering, OptStateLowering, FreeLowering, SgdLowering,
                AdamLowering<train::AdamOp, false>,
-               AdamLowering<train::AdamWOp, true>>(patterns.getContext());
+               AdamLowering<train::AdamWOp, true>, LossScaleLowering,
+               AnyNonfiniteLowering, LossScaleUpdateLowering>(
+      patterns.getContext());
 }

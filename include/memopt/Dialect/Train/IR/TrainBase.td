@@ -171,5 +171,17 @@ def Train_StepTensor
     : Type<And<[StaticShapeTensorOf<[AnySignlessInteger, AnyFloat]>.predicate,
                 CPred<"::llvm::cast<::mlir::ShapedType>($_self).getRank() == 0">]>,
            "0-d integer or float tensor", "::mlir::TensorType">;
+def Train_ScaleTensor
+    : Type<And<[StaticShapeTensorOf<[F32]>.predicate,
+                CPred<"::llvm::cast<::mlir::ShapedType>($_self).getRank() == 0">]>,
+           "0-d f32 tensor", "::mlir::TensorType">;
+def Train_FlagTensor
+    : Type<And<[StaticShapeTensorOf<[I1]>.predicate,
+                CPred<"::llvm::cast<::mlir::ShapedType>($_self).getRank() == 0">]>,
+           "0-d i1 tensor", "::mlir::TensorType">;
+def Train_CounterTensor
+    : Type<And<[StaticShapeTensorOf<[I64]>.predicate,
+                CPred<"::llvm::cast<::mlir::ShapedType>($_self).getRank() == 0">]>,
+           "0-d i64 tensor", "::mlir::TensorType">;
 
 #endif // MEMOPT_DIALECT_TRAIN_IR_TRAINBASE_TD

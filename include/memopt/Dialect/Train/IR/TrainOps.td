@@ -1350,7 +1350,7 @@ def Train_SliceGradOp : Train_Op<"slice_grad", [Pure,
 // Optimizers (update parameters and states in place)
 //===----------------------------------------------------------------------===//
 
-def Train_SgdOp : Train_Op<"sgd", [Train_KeepFP32,
+def Train_SgdOp : Train_Op<"sgd", [Train_KeepFP32, AttrSizedOperandSegments,
     MemoryEffects<[MemRead<Train_StateResource>, MemWrite<Train_StateResource>]>],
     [], ["isUpdatedInPlace"]> {
   let summary = "Stochastic gradient descent update, in place";
@@ -1361,6 +1361,12 @@ def Train_SgdOp : Train_Op<"sgd", [Train_KeepFP32,
     `train.param` and the buffer from `train.opt_state`; both are updated in
     place (no new bytes). 3 FLOPs per element (5 with momentum).
 
+    Under loss scaling (`train-precision`), `unscale(%s)` divides the
+    gradient by the 0-d scale `s` first (PyTorch's GradScaler.unscale_,
+    fused into the update), and `skip_if(%found)` leaves the parameter and
+    the buffer unchanged when the 0-d flag is true (GradScaler.step skipping
+    optimizer.step on inf/NaN gradients).
+
     Example:
     ```mlir
     train.sgd %w, %dw {lr = 1.000000e-02 : f64} : tensor<1024x1024xf32>, tensor<1024x1024xf32>
@@ -1369,29 +1375,41 @@ def Train_SgdOp : Train_Op<"sgd", [Train_KeepFP32,
     ```
   }];
   let arguments = (ins Train_FloatTensor:$param, Train_FloatTensor:$grad,
-                   Optional<Train_FloatTensor>:$momentum_buffer, F64Attr:$lr,
+                   Optional<Train_FloatTensor>:$momentum_buffer,
+                   Optional<Train_ScaleTensor>:$grad_scale,
+                   Optional<Train_FlagTensor>:$found_nonfinite, F64Attr:$lr,
                    DefaultValuedAttr<F64Attr, "0.0">:$momentum,
                    DefaultValuedAttr<F64Attr, "0.0">:$weight_decay);
   let assemblyFormat = "$param `,` $grad (`momentum` `(` $momentum_buffer^ `:` "
-                       "type($momentum_buffer) `)`)? attr-dict `:` type($param) "
-                       "`,` type($grad)";
+                       "type($momentum_buffer) `)`)? (`unscale` `(` "
+                       "$grad_scale^ `:` type($grad_scale) `)`)? (`skip_if` "
+                       "`(` $found_nonfinite^ `:` type($found_nonfinite) "
+                       "`)`)? attr-dict `:` type($param) `,` type($grad)";
   let hasVerifier = 1;
 }
 
 class Train_AdamBase<string mnemonic> : Train_Op<mnemonic, [Train_KeepFP32,
+    AttrSizedOperandSegments,
     MemoryEffects<[MemRead<Train_StateResource>, MemWrite<Train_StateResource>]>,
     DeclareOpInterfaceMethods<Train_IndexOperandsOpInterface, ["isStepCount"]>],
     [], ["isUpdatedInPlace"]> {
   let arguments = (ins Train_FloatTensor:$param, Train_FloatTensor:$grad,
                    Train_FloatTensor:$exp_avg, Train_FloatTensor:$exp_avg_sq,
-                   Train_StepTensor:$step, F64Attr:$lr,
+                   Train_StepTensor:$step,
+                   Optional<Train_ScaleTensor>:$grad_scale,
+                   Optional<Train_FlagTensor>:$found_nonfinite,
+                   Optional<Train_CounterTensor>:$skipped_steps, F64Attr:$lr,
                    DefaultValuedAttr<F64Attr, "0.9">:$beta1,
                    DefaultValuedAttr<F64Attr, "0.999">:$beta2,
                    DefaultValuedAttr<F64Attr, "1.0e-8">:$epsilon,
                    DefaultValuedAttr<F64Attr, "0.0">:$weight_decay);
   let assemblyFormat = "$param `,` $grad `,` $exp_avg `,` $exp_avg_sq "
-                       "`step` `(` $step `:` type($step) `)` attr-dict `:` "
-                       "type($param) `,` type($grad) `,` type($exp_avg) `,` "
+                       "`step` `(` $step `:` type($step) `)` (`unscale` `(` "
+                       "$grad_scale^ `:` type($grad_scale) `)`)? (`skip_if` "
+                       "`(` $found_nonfinite^ `:` type($found_nonfinite) "
+                       "`)`)? (`skipped` `(` $skipped_steps^ `:` "
+                       "type($skipped_steps) `)`)? attr-dict `:` type($param) "
+                       "`,` type($grad) `,` type($exp_avg) `,` "
                        "type($exp_avg_sq)";
   let hasVerifier = 1;
 }
@@ -1406,6 +1424,14 @@ def Train_AdamOp : Train_AdamBase<"adam"> {
     and `exp_avg` / `exp_avg_sq` from `train.opt_state`; all three are updated
     in place. The gradient may be narrower than the fp32 states. 12 FLOPs
     per element.
+
+    Under loss scaling (`train-precision`): `unscale(%s)` divides the
+    gradient by the 0-d scale `s`; `skip_if(%found)` leaves the parameter
+    and the moments unchanged when the 0-d flag is true; and
+    `skipped(%n)` (the `loss_scale.skipped_steps` state) counts the steps
+    skipped so far, so that the bias correction uses `t - n`, the number of
+    updates applied, as PyTorch's Adam does (GradScaler never calls its
+    `step()` on a skipped step).
 
     Example:
     ```mlir
@@ -1429,6 +1455,82 @@ def Train_AdamWOp : Train_AdamBase<"adamw"> {
         : tensor<768xf32>, tensor<768xf32>, tensor<768xf32>, tensor<768xf32>
     ```
   }];
+}
+
+//===----------------------------------------------------------------------===//
+// Loss scaling
+//===----------------------------------------------------------------------===//
+
+def Train_LossScaleOp : Train_Op<"loss_scale", [Pure, Train_KeepFP32]> {
+  let summary = "The current dynamic loss scale";
+  let description = [{
+    `initial_scale * 2^exponent` as a 0-d f32 tensor. `exponent` is the
+    persistent state `loss_scale.exponent` (it starts at 0, as every state
+    does): growing or backing off the scale by 2 moves it by one, so the
+    scale is held exactly. `train-autodiff` seeds the loss gradient with it
+    under dynamic loss scaling. 2 FLOPs.
+
+    Example:
+    ```mlir
+    %e = train.opt_state "loss_scale.exponent" : tensor<i64>
+    %s = train.loss_scale %e {initial_scale = 6.553600e+04 : f64} : tensor<i64> -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins Train_CounterTensor:$exponent, F64Attr:$initial_scale);
+  let results = (outs Train_ScaleTensor:$result);
+  let assemblyFormat =
+      "$exponent attr-dict `:` type($exponent) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_AnyNonfiniteOp : Train_Op<"any_nonfinite", [Pure, Train_KeepFP32]> {
+  let summary = "Whether any element of the gradients is inf or NaN";
+  let description = [{
+    A 0-d i1 tensor, true when an element of any input is infinite or NaN
+    (PyTorch's GradScaler `found_inf`, over every gradient of the step).
+    Reads each input once; 1 FLOP per element.
+
+    Example:
+    ```mlir
+    %found = train.any_nonfinite %dw, %db : tensor<8x4xf16>, tensor<4xf16> -> tensor<i1>
+    ```
+  }];
+  let arguments = (ins Variadic<Train_FloatTensor>:$inputs);
+  let results = (outs Train_FlagTensor:$result);
+  let assemblyFormat =
+      "$inputs attr-dict `:` type($inputs) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_LossScaleUpdateOp : Train_Op<"loss_scale_update", [Train_KeepFP32,
+    MemoryEffects<[MemRead<Train_StateResource>, MemWrite<Train_StateResource>]>],
+    [], ["isUpdatedInPlace"]> {
+  let summary = "GradScaler's scale update, in place";
+  let description = [{
+    After the step's updates, with `found` from `train.any_nonfinite`:
+    on inf/NaN, `exponent -= 1` (backoff x0.5), `growth_tracker = 0` and
+    `skipped_steps += 1`; otherwise `growth_tracker += 1`, and when it
+    reaches `growth_interval`, `exponent += 1` (growth x2) and
+    `growth_tracker = 0`. The three counters are persistent 0-d i64 states
+    (`loss_scale.exponent`, `loss_scale.growth_tracker`,
+    `loss_scale.skipped_steps`), updated in place.
+
+    Example:
+    ```mlir
+    train.loss_scale_update %e, %tracker, %skipped, %found {growth_interval = 2000 : i64}
+        : tensor<i64>, tensor<i64>, tensor<i64>, tensor<i1>
+    ```
+  }];
+  let arguments = (ins Train_CounterTensor:$exponent,
+                   Train_CounterTensor:$growth_tracker,
+                   Train_CounterTensor:$skipped_steps,
+                   Train_FlagTensor:$found_nonfinite,
+                   I64Attr:$growth_interval);
+  let assemblyFormat = "$exponent `,` $growth_tracker `,` $skipped_steps `,` "
+                       "$found_nonfinite attr-dict `:` type($exponent) `,` "
+                       "type($growth_tracker) `,` type($skipped_steps) `,` "
+                       "type($found_nonfinite)";
+  let hasVerifier = 1;
 }
 
 #endif // MEMOPT_DIALECT_TRAIN_IR_TRAINOPS_TD

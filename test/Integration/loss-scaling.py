@@ -1,0 +1,78 @@
+"""Checks a dynamically loss-scaled run of mem-run against GradScaler's rules.
+
+loss-scaling.py RUN [SHIFTED]: RUN is the output of mem-run --print-state=
+loss_scale.exponent,loss_scale.growth_tracker,loss_scale.skipped_steps with
+growth interval INTERVAL (argument 3). The test recomputes, independently of
+memopt's lowering, what torch.cuda.amp.GradScaler.update() does after each
+step given whether the step found an inf/NaN gradient (a step is skipped
+exactly when the skipped-step count grows):
+  found inf: scale *= 0.5, growth tracker = 0 (the optimizer step is skipped)
+  finite:    tracker += 1; at INTERVAL, scale *= 2 and tracker = 0
+and checks the exponent and tracker memopt kept, that a skipped step changed
+no parameter (the next loss equals its loss), that the run starts with
+skipped steps and then trains. With SHIFTED (a run started at the scale the
+first finite step had), the losses from that step on must equal SHIFTED's:
+skipped steps are exact no-ops, Adam's bias correction included."""
+import re
+import sys
+
+LINE = re.compile(r"step (\d+): loss = (\S+) loss_scale.exponent = (-?\d+) "
+                  r"loss_scale.growth_tracker = (\d+) "
+                  r"loss_scale.skipped_steps = (\d+)$")
+
+
+def parse(path):
+    steps = []
+    with open(path) as f:
+        for line in f:
+            m = LINE.match(line.strip())
+            if m:
+                steps.append((float(m.group(2)), int(m.group(3)),
+                              int(m.group(4)), int(m.group(5))))
+    return steps
+
+
+def fail(message):
+    sys.exit("loss-scaling.py: " + message)
+
+
+run = parse(sys.argv[1])
+interval = int(sys.argv[3])
+if len(run) < 2:
+    fail("no steps with loss-scale states in " + sys.argv[1])
+
+exponent, tracker, skipped = 0, 0, 0
+found_sequence = []
+for n, (loss, kept_exponent, kept_tracker, kept_skipped) in enumerate(run, 1):
+    if kept_skipped not in (skipped, skipped + 1):
+        fail(f"step {n}: skipped count went from {skipped} to {kept_skipped}")
+    found = kept_skipped == skipped + 1
+    found_sequence.append(found)
+    if found:
+        exponent, tracker, skipped = exponent - 1, 0, skipped + 1
+    else:
+        tracker += 1
+        if tracker == interval:
+            exponent, tracker = exponent + 1, 0
+    if (kept_exponent, kept_tracker) != (exponent, tracker):
+        fail(f"step {n}: memopt kept exponent {kept_exponent} tracker "
+             f"{kept_tracker}, GradScaler's rules give {exponent} {tracker}")
+    if found and n < len(run) and run[n][0] != loss:
+        fail(f"step {n} was skipped but the loss moved: {loss} -> {run[n][0]}")
+
+first_finite = found_sequence.index(False) if False in found_sequence else None
+if first_finite is None or first_finite == 0:
+    fail("expected the run to start with skipped steps, then train")
+if not run[-1][0] < run[first_finite][0]:
+    fail("the loss did not decrease after the skipped steps")
+print(f"skipped the first {first_finite} steps; "
+      f"{sum(found_sequence)} skipped in all; final exponent {exponent}")
+
+if len(sys.argv) > 2 and sys.argv[2] != "-":
+    shifted = parse(sys.argv[2])
+    tail = [step[0] for step in run[first_finite:]]
+    head = [step[0] for step in shifted[:len(tail)]]
+    if len(head) != len(tail) or head != tail:
+        fail(f"from step {first_finite + 1} on, the losses differ from the "
+             f"run started at that scale: {tail} vs {head}")
+    print(f"steps {first_finite + 1}..{len(run)} equal the shifted run")
