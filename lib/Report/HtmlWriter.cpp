@@ -121,6 +121,7 @@ static void printSummary(const MemoryReport &report, raw_ostream &os) {
     row("Recompute", formatFlops(remat->flops) + ", " +
                          formatPercent(report.getRematOverhead()) +
                          " more step FLOPs");
+    row("Remat algorithm", formatRematAlgorithm(*remat));
   }
   row("Buffers", std::to_string(live.getBuffers().size()) + " (" +
                      std::to_string(report.getNumLiveAtPeak()) +
@@ -308,6 +309,51 @@ static void printTopTensors(const MemoryReport &report, raw_ostream &os) {
   os << "</table>\n";
 }
 
+static void printModelStates(const MemoryReport &report, raw_ostream &os) {
+  const ModelStates &states = report.getModelStates();
+  os << "<h2>Model states</h2>\n<p>" << escapeXML(formatPrecision(states))
+     << ", " << states.parameterCount
+     << " parameters; unpadded bytes.</p>\n<table id=\"model-states\">\n"
+     << "<tr><th>state</th><th>bytes</th><th>per parameter</th></tr>\n";
+  auto row = [&](const std::string &name, int64_t bytes) {
+    os << "<tr><td>" << escapeXML(name) << "</td><td class=\"num\">"
+       << formatBytes(bytes) << "</td><td class=\"num\">"
+       << formatFixed2(states.perParameter(bytes)) << "</td></tr>\n";
+  };
+  row("weights", states.weightBytes);
+  row("master weights", states.masterWeightBytes);
+  row("gradients", states.gradientBytes);
+  row("optimizer states", states.optimizerStateBytes);
+  for (const auto &[name, bytes] : states.otherStates)
+    row("other: " + name, bytes);
+  row("total", states.getTotalBytes());
+  os << "</table>\n";
+}
+
+static void printSavedActivations(const MemoryReport &report, raw_ostream &os) {
+  const SavedActivations &saved = report.getSavedActivations();
+  os << "<h2>Activations saved for backward</h2>\n";
+  if (!saved.lossPoint) {
+    os << "<p>None: the step returns no loss.</p>\n";
+    return;
+  }
+  os << "<p>" << formatBytes(saved.totalBytes) << " in "
+     << formatCount(saved.numBuffers, "buffer")
+     << ", defined before the loss (point " << *saved.lossPoint
+     << ") and live after it.";
+  if (saved.numParameterCopies > 0)
+    os << " Parameter copies (casts of parameters, not in the layers below): "
+       << formatBytes(saved.parameterCopyBytes) << " in "
+       << formatCount(saved.numParameterCopies, "buffer") << ".";
+  os << "</p>\n<table id=\"saved-activations\">\n"
+     << "<tr><th>layer</th><th>bytes</th><th>buffers</th></tr>\n";
+  for (const LayerActivations &layer : saved.byLayer)
+    os << "<tr><td>" << escapeXML(layer.layer) << "</td><td class=\"num\">"
+       << formatBytes(layer.bytes) << "</td><td class=\"num\">"
+       << layer.numBuffers << "</td></tr>\n";
+  os << "</table>\n";
+}
+
 void mlir::memopt::printHTMLReport(const MemoryReport &report,
                                    raw_ostream &os) {
   printHead("Memory report of @" + escapeXML(report.getFunctionName()), os);
@@ -315,5 +361,7 @@ void mlir::memopt::printHTMLReport(const MemoryReport &report,
   printByClass(report, os);
   printTimeline(report, os);
   printTopTensors(report, os);
+  printModelStates(report, os);
+  printSavedActivations(report, os);
   os << "</body>\n</html>\n";
 }

@@ -33,6 +33,70 @@ static void writeRemat(const MemoryReport &report, llvm::json::OStream &json) {
       for (const auto &[name, count] : remat->opsByName)
         json.attribute(name, count);
     });
+    if (remat->algorithm.empty())
+      json.attribute("algorithm", nullptr);
+    else
+      json.attribute("algorithm", toJSONString(remat->algorithm));
+    if (remat->budget)
+      json.attribute("budget", *remat->budget);
+    else
+      json.attribute("budget", nullptr);
+  });
+}
+
+/// The "model_states" object: bytes and bytes per parameter of each kind.
+static void writeModelStates(const MemoryReport &report,
+                             llvm::json::OStream &json) {
+  const ModelStates &states = report.getModelStates();
+  auto kind = [&](StringRef key, int64_t bytes) {
+    json.attributeObject(key, [&] {
+      json.attribute("bytes", bytes);
+      json.attribute("per_parameter", states.perParameter(bytes));
+    });
+  };
+  json.attributeObject("model_states", [&] {
+    json.attribute("precision", states.precision);
+    json.attribute("gradients_precision", states.gradients);
+    json.attribute("parameter_count", states.parameterCount);
+    kind("weights", states.weightBytes);
+    kind("master_weights", states.masterWeightBytes);
+    kind("gradients", states.gradientBytes);
+    kind("optimizer_states", states.optimizerStateBytes);
+    json.attributeArray("other_states", [&] {
+      for (const auto &[name, bytes] : states.otherStates) {
+        json.objectBegin();
+        json.attribute("name", toJSONString(name));
+        json.attribute("bytes", bytes);
+        json.objectEnd();
+      }
+    });
+    kind("total", states.getTotalBytes());
+  });
+}
+
+/// The "saved_activations" object: the activations saved for the backward
+/// pass, per layer.
+static void writeSavedActivations(const MemoryReport &report,
+                                  llvm::json::OStream &json) {
+  const SavedActivations &saved = report.getSavedActivations();
+  json.attributeObject("saved_activations", [&] {
+    if (saved.lossPoint)
+      json.attribute("loss_point", *saved.lossPoint);
+    else
+      json.attribute("loss_point", nullptr);
+    json.attribute("bytes", saved.totalBytes);
+    json.attribute("num_buffers", saved.numBuffers);
+    json.attributeArray("by_layer", [&] {
+      for (const LayerActivations &layer : saved.byLayer) {
+        json.objectBegin();
+        json.attribute("layer", toJSONString(layer.layer));
+        json.attribute("bytes", layer.bytes);
+        json.attribute("num_buffers", layer.numBuffers);
+        json.objectEnd();
+      }
+    });
+    json.attribute("parameter_copy_bytes", saved.parameterCopyBytes);
+    json.attribute("num_parameter_copies", saved.numParameterCopies);
   });
 }
 
@@ -110,6 +174,8 @@ void mlir::memopt::printJSONReport(const MemoryReport &report,
   json.attribute("parameter_bytes", report.getParameterBytes());
   json.attribute("total_flops", report.getTotalFlops());
   writeRemat(report, json);
+  writeModelStates(report, json);
+  writeSavedActivations(report, json);
   json.attributeBegin("by_class");
   writeByClass(json, live.getLiveBytesByClass(peak));
   json.attributeEnd();

@@ -9,13 +9,16 @@
 #include "memopt/Report/MemoryReport.h"
 
 #include "memopt/Analysis/StepMemoryPlan.h"
+#include "memopt/Dialect/Train/IR/Precision.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 #include "memopt/Dialect/Train/IR/TrainStep.h"
 #include "memopt/Report/ReportWriters.h"
 
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #include <algorithm>
 
@@ -54,6 +57,18 @@ std::string mlir::memopt::formatLocation(Location loc) {
   return "unknown";
 }
 
+int64_t ModelStates::getOtherBytes() const {
+  int64_t bytes = 0;
+  for (const auto &entry : otherStates)
+    bytes += entry.second;
+  return bytes;
+}
+
+int64_t ModelStates::getTotalBytes() const {
+  return weightBytes + masterWeightBytes + gradientBytes + optimizerStateBytes +
+         getOtherBytes();
+}
+
 //===----------------------------------------------------------------------===//
 // MemoryReport
 //===----------------------------------------------------------------------===//
@@ -61,10 +76,21 @@ std::string mlir::memopt::formatLocation(Location loc) {
 void MemoryReport::collectRemat(FunctionOpInterface func) {
   auto flops = func->getAttrOfType<IntegerAttr>(
       train::TrainDialect::kRematFlopsAttrName);
-  if (!flops)
+  auto record =
+      func->getAttrOfType<DictionaryAttr>(train::TrainDialect::kRematAttrName);
+  if (!flops && !record)
     return;
   RematSummary summary;
-  summary.flops = flops.getInt();
+  if (flops)
+    summary.flops = flops.getInt();
+  if (record) {
+    if (auto algorithm =
+            record.getAs<StringAttr>(train::TrainDialect::kRematAlgorithmKey))
+      summary.algorithm = algorithm.getValue().str();
+    if (auto budget =
+            record.getAs<IntegerAttr>(train::TrainDialect::kRematBudgetKey))
+      summary.budget = budget.getInt();
+  }
   if (auto before = func->getAttrOfType<IntegerAttr>(
           train::TrainDialect::kRematPeakBeforeAttrName))
     summary.peakBefore = before.getInt();
@@ -111,6 +137,189 @@ LogicalResult MemoryReport::collectArena(FunctionOpInterface func) {
   return success();
 }
 
+/// The float type of `type`'s elements, if it is a tensor of floats.
+static FloatType getFloatElementType(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor ? dyn_cast<FloatType>(tensor.getElementType()) : FloatType();
+}
+
+/// The low copy of `param`: its first `train.cast` to a narrower float type.
+static train::CastOp findLowCopy(train::ParamOp param) {
+  FloatType wide = getFloatElementType(param.getType());
+  if (!wide)
+    return {};
+  for (Operation *user : param->getUsers()) {
+    auto cast = dyn_cast<train::CastOp>(user);
+    if (!cast)
+      continue;
+    FloatType narrow = getFloatElementType(cast.getType());
+    if (narrow && narrow.getWidth() < wide.getWidth())
+      return cast;
+  }
+  return {};
+}
+
+/// The parameter named by the longest prefix of `stateName` that ends
+/// before a '.' ("h.0.w.exp_avg" -> "h.0.w"), if one is in `params`.
+template <typename ParamMap>
+static std::optional<StringRef> findStateOwner(StringRef stateName,
+                                               const ParamMap &params) {
+  for (size_t dot = stateName.rfind('.'); dot != StringRef::npos && dot > 0;
+       dot = stateName.rfind('.', dot - 1)) {
+    StringRef prefix = stateName.take_front(dot);
+    if (params.contains(prefix))
+      return prefix;
+  }
+  return std::nullopt;
+}
+
+LogicalResult MemoryReport::collectModelStates(FunctionOpInterface func) {
+  ModelStates &states = modelStates;
+  if (func->hasAttr(train::TrainDialect::kPrecisionAttrName)) {
+    std::optional<train::PrecisionConfig> config =
+        train::getPrecisionConfig(func);
+    if (!config)
+      return failure();
+    states.precision = train::stringifyPrecisionMode(config->mode).str();
+    if (config->lowPrecisionGradients)
+      states.gradients =
+          config->mode == train::PrecisionMode::FP16Mixed ? "fp16" : "bf16";
+  }
+
+  // Each distinct parameter name once: a tied parameter read twice is one
+  // tensor. Its weights are its low copy when any of its reads has one.
+  struct ParamState {
+    int64_t bytes = 0;
+    int64_t weightBytes = 0;
+    bool hasLowCopy = false;
+    bool hasGradient = false;
+  };
+  llvm::MapVector<StringRef, ParamState> params;
+  llvm::MapVector<StringRef, int64_t> optStates;
+  // (param, grad) of each optimizer op.
+  SmallVector<std::pair<Value, Value>> updates;
+  func->walk([&](Operation *op) {
+    if (auto param = dyn_cast<train::ParamOp>(op)) {
+      auto [it, inserted] = params.try_emplace(param.getName());
+      ParamState &state = it->second;
+      if (inserted) {
+        state.bytes = train::getTensorBytes(param.getType());
+        state.weightBytes = state.bytes;
+        if (auto type = dyn_cast<RankedTensorType>(param.getType());
+            type && type.hasStaticShape())
+          states.parameterCount += type.getNumElements();
+      }
+      if (train::CastOp lowCopy = findLowCopy(param);
+          lowCopy && !state.hasLowCopy) {
+        state.hasLowCopy = true;
+        state.weightBytes = train::getTensorBytes(lowCopy.getType());
+      }
+      return;
+    }
+    if (auto state = dyn_cast<train::OptStateOp>(op)) {
+      optStates.try_emplace(state.getName(),
+                            train::getTensorBytes(state.getType()));
+      return;
+    }
+    llvm::TypeSwitch<Operation *>(op)
+        .Case<train::AdamOp, train::AdamWOp, train::SgdOp>([&](auto update) {
+          updates.push_back({update.getParam(), update.getGrad()});
+        });
+  });
+
+  // Gradients: what each optimizer op receives for its parameter.
+  for (auto [param, grad] : updates) {
+    states.gradientBytes += train::getTensorBytes(grad.getType());
+    if (auto def = param.getDefiningOp<train::ParamOp>()) {
+      auto it = params.find(def.getName());
+      if (it != params.end())
+        it->second.hasGradient = true;
+    }
+  }
+  // Without an optimizer for a parameter: the result marked as its
+  // gradient (train-autodiff without an optimizer).
+  for (unsigned i = 0, e = func.getNumResults(); i < e; ++i) {
+    auto of = func.getResultAttrOfType<StringAttr>(
+        i, train::TrainDialect::kGradOfAttrName);
+    if (!of)
+      continue;
+    auto it = params.find(of.getValue());
+    if (it != params.end() && it->second.hasGradient)
+      continue;
+    states.gradientBytes += train::getTensorBytes(func.getResultTypes()[i]);
+  }
+
+  for (const auto &[name, state] : params) {
+    states.weightBytes += state.weightBytes;
+    if (state.hasLowCopy)
+      states.masterWeightBytes += state.bytes;
+  }
+  for (const auto &[name, bytes] : optStates) {
+    if (findStateOwner(name, params))
+      states.optimizerStateBytes += bytes;
+    else
+      states.otherStates.push_back({name.str(), bytes});
+  }
+  return success();
+}
+
+/// Whether `value` is a parameter converted by casts only (a low copy, or a
+/// cast of one).
+static bool isParameterCopy(Value value) {
+  while (auto cast = value.getDefiningOp<train::CastOp>())
+    value = cast.getInput();
+  return value.getDefiningOp<train::ParamOp>() != nullptr;
+}
+
+void MemoryReport::collectSavedActivations() {
+  SavedActivations &saved = savedActivations;
+  ArrayRef<Operation *> schedule = liveness->getSchedule();
+  if (schedule.empty())
+    return;
+  // The end of the forward pass: the op that defines the loss.
+  Operation *terminator = schedule.back();
+  if (terminator->getNumOperands() == 0)
+    return;
+  Value loss = terminator->getOperand(0);
+  auto lossType = dyn_cast<RankedTensorType>(loss.getType());
+  Operation *lossOp = loss.getDefiningOp();
+  if (!lossType || lossType.getRank() != 0 ||
+      !isa<FloatType>(lossType.getElementType()) || !lossOp ||
+      lossOp->getBlock() != terminator->getBlock())
+    return;
+  saved.lossPoint = llvm::find(schedule, lossOp) - schedule.begin();
+  int64_t lossPoint = *saved.lossPoint;
+
+  llvm::MapVector<StringRef, LayerActivations> layers;
+  LayerActivations other;
+  other.layer = SavedActivations::kOtherLayer.str();
+  for (const Buffer &buffer : liveness->getBuffers()) {
+    if (buffer.memoryClass != MemoryClass::Activation ||
+        buffer.start >= lossPoint || buffer.end <= lossPoint)
+      continue;
+    if (isParameterCopy(buffer.value)) {
+      saved.parameterCopyBytes += buffer.bytes;
+      ++saved.numParameterCopies;
+      continue;
+    }
+    LayerActivations *group = &other;
+    if (Operation *def = buffer.value.getDefiningOp())
+      if (auto layer = def->getAttrOfType<StringAttr>(
+              train::TrainDialect::kLayerAttrName)) {
+        group = &layers[layer.getValue()];
+        group->layer = layer.getValue().str();
+      }
+    group->bytes += buffer.bytes;
+    ++group->numBuffers;
+    saved.totalBytes += buffer.bytes;
+    ++saved.numBuffers;
+  }
+  for (auto &entry : layers)
+    saved.byLayer.push_back(std::move(entry.second));
+  if (other.numBuffers > 0)
+    saved.byLayer.push_back(std::move(other));
+}
+
 FailureOr<MemoryReport> MemoryReport::create(FunctionOpInterface func) {
   if (func.isExternal())
     return func->emitOpError("has no body; expected a training step");
@@ -143,6 +352,9 @@ FailureOr<MemoryReport> MemoryReport::create(FunctionOpInterface func) {
   });
 
   report.collectRemat(func);
+  if (failed(report.collectModelStates(func)))
+    return failure();
+  report.collectSavedActivations();
   if (failed(report.collectArena(func)))
     return failure();
 

@@ -69,6 +69,10 @@ std::string report::formatShare(int64_t part, int64_t whole) {
   return result;
 }
 
+std::string report::formatCount(int64_t count, StringRef noun) {
+  return std::to_string(count) + " " + noun.str() + (count == 1 ? "" : "s");
+}
+
 std::string report::formatFixed2(double value) {
   std::string result;
   llvm::raw_string_ostream os(result);
@@ -82,6 +86,18 @@ std::string report::formatRecomputedOps(const RematSummary &remat) {
     ops += (index == 0 ? ": " : ", ") + entry.first + " x" +
            std::to_string(entry.second);
   return ops;
+}
+
+std::string report::formatRematAlgorithm(const RematSummary &remat) {
+  if (remat.algorithm.empty())
+    return "not recorded";
+  if (!remat.budget)
+    return remat.algorithm + ", no budget";
+  return remat.algorithm + ", budget " + formatBytes(*remat.budget);
+}
+
+std::string report::formatPrecision(const ModelStates &states) {
+  return states.precision + " (grads " + states.gradients + ")";
 }
 
 std::string report::formatArena(const MemoryReport &report) {

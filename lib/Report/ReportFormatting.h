@@ -32,11 +32,22 @@ std::string formatPercent(double ratio);
 /// `part / whole` as a percentage with two decimals (0.00% when whole is 0).
 std::string formatShare(int64_t part, int64_t whole);
 
+/// `count` and `noun`, plural unless count is 1: "1 buffer", "3 buffers".
+std::string formatCount(int64_t count, StringRef noun);
+
 /// A number with two decimals: "12.50".
 std::string formatFixed2(double value);
 
 /// "3 ops: train.gelu x2, train.matmul x1".
 std::string formatRecomputedOps(const RematSummary &remat);
+
+/// The remat algorithm row of the text and HTML summaries, from
+/// `train.remat`: "selective, budget 1.00 GiB (1073741824 B)", "sqrt, no
+/// budget", or "not recorded" when the step does not carry it.
+std::string formatRematAlgorithm(const RematSummary &remat);
+
+/// The precision of the model-states section: "bf16-mixed (grads fp32)".
+std::string formatPrecision(const ModelStates &states);
 
 /// The arena row of the text and HTML summaries: "2.25 KiB (2304 B), 62.25%
 /// above LOAD, planned for this report (alignment 256)".

@@ -72,8 +72,53 @@ static void printSummary(const MemoryReport &report, raw_ostream &os) {
                                      formatPercent(report.getRematOverhead()) +
                                      " more step FLOPs (the extra time of a "
                                      "compute-bound step)"});
+    rows.push_back({"algorithm", formatRematAlgorithm(*remat)});
   }
   printTable(os, rows, {false, false});
+}
+
+/// Bytes and bytes per parameter of each kind of model state.
+static void printModelStates(const MemoryReport &report, raw_ostream &os) {
+  const ModelStates &states = report.getModelStates();
+  os << "\n  model states: " << formatPrecision(states) << ", "
+     << states.parameterCount << " parameters\n";
+  SmallVector<SmallVector<std::string>> rows = {
+      {"state", "bytes", "per parameter"}};
+  auto row = [&](const std::string &name, int64_t bytes) {
+    rows.push_back(
+        {name, formatBytes(bytes), formatFixed2(states.perParameter(bytes))});
+  };
+  row("weights", states.weightBytes);
+  row("master weights", states.masterWeightBytes);
+  row("gradients", states.gradientBytes);
+  row("optimizer states", states.optimizerStateBytes);
+  for (const auto &[name, bytes] : states.otherStates)
+    row("other: " + name, bytes);
+  row("total", states.getTotalBytes());
+  printTable(os, rows, {false, true, true});
+}
+
+/// The activations saved for the backward pass, per layer.
+static void printSavedActivations(const MemoryReport &report, raw_ostream &os) {
+  const SavedActivations &saved = report.getSavedActivations();
+  if (!saved.lossPoint) {
+    os << "\n  activations saved for backward: none (the step returns no "
+          "loss)\n";
+    return;
+  }
+  os << "\n  activations saved for backward: " << formatBytes(saved.totalBytes)
+     << " in " << formatCount(saved.numBuffers, "buffer")
+     << ", defined before the loss (point " << *saved.lossPoint
+     << ") and live after it\n";
+  SmallVector<SmallVector<std::string>> rows = {{"layer", "bytes", "buffers"}};
+  for (const LayerActivations &layer : saved.byLayer)
+    rows.push_back({layer.layer, formatBytes(layer.bytes),
+                    std::to_string(layer.numBuffers)});
+  printTable(os, rows, {false, true, true});
+  if (saved.numParameterCopies > 0)
+    os << "  parameter copies: " << formatBytes(saved.parameterCopyBytes)
+       << " in " << formatCount(saved.numParameterCopies, "buffer")
+       << " (casts of parameters, not in the layers above)\n";
 }
 
 void mlir::memopt::printTextReport(const MemoryReport &report,
@@ -110,4 +155,7 @@ void mlir::memopt::printTextReport(const MemoryReport &report,
                           tensor.opName + " at " + tensor.location});
   }
   printTable(os, tensorRows, {true, false, true, false, false, false});
+
+  printModelStates(report, os);
+  printSavedActivations(report, os);
 }

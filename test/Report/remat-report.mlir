@@ -12,6 +12,23 @@
 // RUN: mem-opt --mlir-print-debuginfo=false %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat=algorithm=sqrt --train-memory-report=format=json -o /dev/null > %t.json
 // RUN: %python %S/validate-report.py json %t.json | FileCheck %s --check-prefix=VALID
 // VALID: load_bytes: 900{{$}}
+// VALID: remat algorithm: sqrt budget: None{{$}}
+// With a budget, train-remat records it next to the algorithm that auto
+// chose (greedy, as test/Transforms/train-remat.mlir says), and the report
+// shows both.
+// RUN: mem-opt --mlir-print-debuginfo=false %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat=budget=950 --train-memory-report=format=text -o /dev/null 2>/dev/null | FileCheck %s --check-prefix=BUDGET-TEXT
+// RUN: mem-opt --mlir-print-debuginfo=false %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat=budget=950 --train-memory-report=format=json -o /dev/null 2>/dev/null > %t.budget.json
+// RUN: %python %S/validate-report.py json %t.budget.json | FileCheck %s --check-prefix=BUDGET-JSON
+// RUN: mem-opt --mlir-print-debuginfo=false %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat=budget=950 --train-memory-report=format=html -o /dev/null 2>/dev/null | FileCheck %s --check-prefix=BUDGET-HTML
+// BUDGET-TEXT: recompute    256 FLOP, 8.08% more step FLOPs
+// BUDGET-TEXT-NEXT: algorithm    greedy, budget 950 B{{$}}
+// BUDGET-JSON: remat algorithm: greedy budget: 950{{$}}
+// BUDGET-HTML: <tr><th>Remat algorithm</th><td>greedy, budget 950 B</td></tr>
+// A hand-written train.remat without train.remat_flops (IR from elsewhere)
+// still shows the algorithm, with no recomputed ops.
+// RUN: sed -e 's/^func.func @chain(\(.*\)) -> tensor<f32> {/func.func @chain(\1) -> tensor<f32> attributes {train.remat = {algorithm = "by-hand", budget = 4096 : i64}} {/' %s | mem-opt --mlir-print-debuginfo=false --train-memory-report=format=text -o /dev/null | FileCheck %s --check-prefix=RECORD
+// RECORD: recomputed   0 ops
+// RECORD: algorithm    by-hand, budget 4.00 KiB (4096 B){{$}}
 // Without train-remat the JSON says so.
 // RUN: mem-opt --mlir-print-debuginfo=false %s --train-autodiff=optimizer=sgd --train-lifetimes --train-memory-report=format=json -o /dev/null | FileCheck %s --check-prefix=NONE
 // The recomputed ops carry the marker.
@@ -20,6 +37,7 @@
 // TEXT:      remat        1.00 KiB (1028 B) -> 900 B (train-remat)
 // TEXT-NEXT: recomputed   2 ops: train.gelu x1, train.matmul x1
 // TEXT-NEXT: recompute    768 FLOP, 24.24% more step FLOPs (the extra time of a compute-bound step)
+// TEXT-NEXT: algorithm    sqrt, no budget
 
 // JSON:      "total_flops": 3936,
 // JSON-NEXT: "remat": {
@@ -31,10 +49,13 @@
 // JSON-NEXT:   "by_op": {
 // JSON-NEXT:     "train.gelu": 1,
 // JSON-NEXT:     "train.matmul": 1{{$}}
-// JSON-NEXT:   }
+// JSON-NEXT:   },
+// JSON-NEXT:   "algorithm": "sqrt",
+// JSON-NEXT:   "budget": null
 // JSON-NEXT: },
 
 // HTML: <tr><th>Recomputed</th><td>2 ops: train.gelu x1, train.matmul x1</td></tr>
+// HTML: <tr><th>Remat algorithm</th><td>sqrt, no budget</td></tr>
 
 // NONE: "remat": null,
 

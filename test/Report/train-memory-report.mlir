@@ -65,6 +65,23 @@
 // TEXT-NEXT:  7  dx            128 B  temporary        [7, 8]   train.relu_grad at dx
 // TEXT-NEXT:  8  arg1            8 B  input            [0, 12]  argument at {{.*}}train-memory-report.mlir:{{[0-9]+}}:{{[0-9]+}}
 // TEXT-NEXT:  9  loss            4 B  temporary        [3, 13]  train.reduce_sum at loss
+// Model states of the one 8x8 f32 parameter (64 elements) under Adam:
+// weights 256 B (4 per parameter), no master copy, the gradient dw 256 B
+// (4), the two moments 512 B (8): 1024 B, 16 per parameter.
+// TEXT-EMPTY:
+// TEXT-NEXT:  model states: fp32 (grads fp32), 64 parameters
+// TEXT-NEXT:  state                         bytes  per parameter
+// TEXT-NEXT:  weights                       256 B           4.00
+// TEXT-NEXT:  master weights                  0 B           0.00
+// TEXT-NEXT:  gradients                     256 B           4.00
+// TEXT-NEXT:  optimizer states              512 B           8.00
+// TEXT-NEXT:  total             1.00 KiB (1024 B)          16.00
+// Saved for backward: h (relu, defined at 1, read by relu_grad at 7) spans
+// the loss at point 3; flat is its view, x an input. No train.layer.
+// TEXT-EMPTY:
+// TEXT-NEXT:  activations saved for backward: 128 B in 1 buffer, defined before the loss (point 3) and live after it
+// TEXT-NEXT:  layer    bytes  buffers
+// TEXT-NEXT:  (other)  128 B        1
 // TEXT-NOT:{{.}}
 
 // json: parsed and checked by validate-report.py (key order, six classes
@@ -113,6 +130,15 @@
 // JSON-NEXT: point 11 train.opt_state: 1036{{$}}
 // JSON-NEXT: point 12 train.adam: 1036{{$}}
 // JSON-NEXT: point 13 func.return: 772{{$}}
+// JSON-NEXT: arena_bytes: 2304 (report, alignment 256, fragmentation 0.622535)
+// JSON-NEXT: model_states: fp32 grads fp32, 64 parameters
+// JSON-NEXT:   weights: 256 B, 4 B/param
+// JSON-NEXT:   master_weights: 0 B, 0 B/param
+// JSON-NEXT:   gradients: 256 B, 4 B/param
+// JSON-NEXT:   optimizer_states: 512 B, 8 B/param
+// JSON-NEXT:   total: 1024 B, 16 B/param
+// JSON-NEXT: saved_activations: 128 B in 1 buffers, loss at 3, parameter copies 0 B in 0
+// JSON-NEXT:   layer (other): 128 B in 1
 // The document itself: keys in schema order, exact integers.
 // RUN: FileCheck %s --check-prefix=RAW < %t.json
 // RAW:      {
@@ -141,7 +167,7 @@
 // RUN: mem-opt %s --train-memory-report='format=html output=%t.html' -o /dev/null
 // RUN: %python %S/validate-report.py html %t.html | FileCheck %s --check-prefix=HTML
 // HTML:      title: Memory report of @step
-// HTML-NEXT: tables: summary by-class top-tensors
+// HTML-NEXT: tables: summary by-class top-tensors model-states saved-activations{{$}}
 // HTML-NEXT: paths: parameter gradient optimizer_state activation temporary input
 // HTML-NEXT: axis labels: program point (op index) | live memory
 // HTML-NEXT: peak marker x: 613.93, column top y: 30.00{{$}}
@@ -150,6 +176,11 @@
 // PAGE: <tr><th>Peak (LOAD)</th><td>1.39 KiB (1420 B)</td></tr>
 // PAGE: <tr><td><span class="swatch" style="background:#e15759"></span>optimizer_state</td><td class="num">512 B</td><td class="num">36.06%</td></tr>
 // PAGE: <tr><td class="num">2</td><td>dw</td><td class="num">256 B</td><td>gradient</td><td>[8, 12]</td><td>train.matmul</td><td>dw</td></tr>
+// PAGE: <p>fp32 (grads fp32), 64 parameters; unpadded bytes.</p>
+// PAGE: <tr><td>optimizer states</td><td class="num">512 B</td><td class="num">8.00</td></tr>
+// PAGE-NEXT: <tr><td>total</td><td class="num">1.00 KiB (1024 B)</td><td class="num">16.00</td></tr>
+// PAGE: <p>128 B in 1 buffer, defined before the loss (point 3) and live after it.</p>
+// PAGE: <tr><td>(other)</td><td class="num">128 B</td><td class="num">1</td></tr>
 
 // trace: json.load; one counter of bytes per class and one of the total at
 // every point (the totals above), the op slices, and the peak instant.

@@ -41,6 +41,8 @@ KEYS = [
     "parameter_bytes",
     "total_flops",
     "remat",
+    "model_states",
+    "saved_activations",
     "by_class",
     "num_live_at_peak",
     "top_tensors",
@@ -100,11 +102,18 @@ def check_json(path):
                 "peak_after",
                 "recomputed_ops",
                 "by_op",
+                "algorithm",
+                "budget",
             ],
             f"remat keys {list(remat)}",
         )
         expect(sum(remat["by_op"].values()) == remat["recomputed_ops"], "by_op sum")
         expect(remat["peak_after"] == report["load_bytes"], "remat peak_after")
+        expect(remat["algorithm"] is None or isinstance(remat["algorithm"], str),
+               "remat algorithm")
+        expect(remat["budget"] is None or is_int(remat["budget"]), "remat budget")
+    check_model_states(report)
+    check_saved_activations(report)
     timeline = report["timeline"]
     expect(len(timeline) == report["num_points"], "one timeline entry a point")
     for index, entry in enumerate(timeline):
@@ -186,6 +195,95 @@ def check_json(path):
         f"arena_bytes: {arena} ({report['arena_source']}, alignment "
         f"{alignment}, fragmentation {report['fragmentation']:.6f})"
     )
+    if remat is not None:
+        print(f"remat algorithm: {remat['algorithm']} budget: {remat['budget']}")
+    states = report["model_states"]
+    print(
+        f"model_states: {states['precision']} grads {states['gradients_precision']}, "
+        f"{states['parameter_count']} parameters"
+    )
+    for kind in STATE_KINDS:
+        entry = states[kind]
+        # repr: an exact figure prints as an integer (16), others in full.
+        print(f"  {kind}: {entry['bytes']} B, {entry['per_parameter']!r} B/param")
+    for other in states["other_states"]:
+        print(f"  other: {other['name']} {other['bytes']} B")
+    saved = report["saved_activations"]
+    print(
+        f"saved_activations: {saved['bytes']} B in {saved['num_buffers']} buffers, "
+        f"loss at {saved['loss_point']}, parameter copies "
+        f"{saved['parameter_copy_bytes']} B in {saved['num_parameter_copies']}"
+    )
+    for layer in saved["by_layer"]:
+        print(f"  layer {layer['layer']}: {layer['bytes']} B in {layer['num_buffers']}")
+
+
+STATE_KINDS = ["weights", "master_weights", "gradients", "optimizer_states", "total"]
+
+
+def check_model_states(report):
+    """Keys in order, exact integers, the total is the sum of the kinds, and
+    each per_parameter is bytes over the distinct parameter elements."""
+    states = report["model_states"]
+    expect(
+        list(states)
+        == [
+            "precision",
+            "gradients_precision",
+            "parameter_count",
+            "weights",
+            "master_weights",
+            "gradients",
+            "optimizer_states",
+            "other_states",
+            "total",
+        ],
+        f"model_states keys {list(states)}",
+    )
+    expect(states["precision"] in ("fp32", "bf16-mixed", "fp16-mixed", "bf16-pure"),
+           "model_states precision")
+    expect(states["gradients_precision"] in ("fp32", "bf16", "fp16"),
+           "model_states gradients_precision")
+    count = states["parameter_count"]
+    expect(count == report["parameter_count"], "model_states parameter_count")
+    for kind in STATE_KINDS:
+        entry = states[kind]
+        expect(list(entry) == ["bytes", "per_parameter"], f"model_states {kind} keys")
+        expect(is_int(entry["bytes"]) and entry["bytes"] >= 0, f"{kind} bytes")
+        expected = entry["bytes"] / count if count else 0
+        expect(abs(entry["per_parameter"] - expected) < 1e-9, f"{kind} per_parameter")
+    for other in states["other_states"]:
+        expect(list(other) == ["name", "bytes"], "other_states keys")
+        expect(is_int(other["bytes"]), "other_states bytes")
+    summed = sum(states[k]["bytes"] for k in STATE_KINDS[:-1]) + sum(
+        other["bytes"] for other in states["other_states"])
+    expect(states["total"]["bytes"] == summed, "model_states total is not the sum")
+
+
+def check_saved_activations(report):
+    """The layers sum to the total; "(other)" comes last; no loss, nothing."""
+    saved = report["saved_activations"]
+    expect(
+        list(saved)
+        == ["loss_point", "bytes", "num_buffers", "by_layer",
+            "parameter_copy_bytes", "num_parameter_copies"],
+        f"saved_activations keys {list(saved)}",
+    )
+    layers = saved["by_layer"]
+    for layer in layers:
+        expect(list(layer) == ["layer", "bytes", "num_buffers"], "by_layer keys")
+        expect(layer["bytes"] > 0 and layer["num_buffers"] > 0, "empty layer")
+    names = [layer["layer"] for layer in layers]
+    expect(len(set(names)) == len(names), "a layer listed twice")
+    expect("(other)" not in names[:-1], "(other) is not last")
+    expect(sum(l["bytes"] for l in layers) == saved["bytes"], "by_layer bytes sum")
+    expect(sum(l["num_buffers"] for l in layers) == saved["num_buffers"],
+           "by_layer buffers sum")
+    if saved["loss_point"] is None:
+        expect(saved["bytes"] == 0 and saved["parameter_copy_bytes"] == 0,
+               "saved activations without a loss")
+    else:
+        expect(0 <= saved["loss_point"] < report["num_points"], "loss_point")
 
 
 class HTMLChecker(html.parser.HTMLParser):

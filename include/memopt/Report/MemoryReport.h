@@ -63,9 +63,79 @@ struct RematSummary {
   int64_t flops = 0;
   int64_t peakBefore = 0;
   int64_t peakAfter = 0;
+  /// From `train.remat`: the algorithm whose rewrite was applied (empty when
+  /// the step does not carry it) and the budget in bytes it met (unset
+  /// without a budget).
+  std::string algorithm;
+  std::optional<int64_t> budget;
   /// Recomputed ops by op name, in first-appearance order.
   SmallVector<std::pair<std::string, int64_t>> opsByName;
   int64_t numOps = 0;
+};
+
+/// The persistent state of the model per parameter element (the textbook
+/// "bytes per parameter" of mixed-precision training), in unpadded bytes
+/// (elements times the element's byte width). Each distinct `train.param`
+/// name counts once.
+struct ModelStates {
+  /// `train.precision`'s mode and gradient type ("fp32" for both when the
+  /// step does not carry it).
+  std::string precision = "fp32";
+  std::string gradients = "fp32";
+  /// Elements of the distinct parameters.
+  int64_t parameterCount = 0;
+  /// The tensors compute reads: a parameter's low copy (its one
+  /// `train.cast` to a narrower float type), else the parameter itself.
+  int64_t weightBytes = 0;
+  /// The parameters that have a low copy: their own (master) bytes.
+  int64_t masterWeightBytes = 0;
+  /// The gradients the optimizer ops receive (the `grad` operand); without
+  /// an optimizer, the function results marked `train.grad_of`.
+  int64_t gradientBytes = 0;
+  /// The `train.opt_state` tensors named "<param>.<suffix>".
+  int64_t optimizerStateBytes = 0;
+  /// The other `train.opt_state` tensors (not tied to a parameter, e.g. a
+  /// loss scaler's state), by name in program order, with their bytes.
+  SmallVector<std::pair<std::string, int64_t>> otherStates;
+
+  /// The bytes of otherStates.
+  int64_t getOtherBytes() const;
+  /// weights + master weights + gradients + optimizer states + other.
+  int64_t getTotalBytes() const;
+  /// `bytes` over parameterCount (0 without parameters).
+  double perParameter(int64_t bytes) const {
+    return parameterCount == 0 ? 0.0
+                               : static_cast<double>(bytes) / parameterCount;
+  }
+};
+
+/// The activations of one layer saved for the backward pass.
+struct LayerActivations {
+  /// The `train.layer` of the defining ops, or kOtherLayer.
+  std::string layer;
+  int64_t bytes = 0;
+  int64_t numBuffers = 0;
+};
+
+/// The forward values saved for the backward pass: the activation buffers
+/// (forward values a backward op reads) defined before the loss and live
+/// after it, grouped by the `train.layer` of their defining op.
+struct SavedActivations {
+  /// The group of the values whose defining op has no `train.layer`.
+  static constexpr StringLiteral kOtherLayer = "(other)";
+  /// The point of the op that defines the loss (the first returned value, a
+  /// 0-d float tensor); unset when the step returns no loss, and then
+  /// nothing is saved.
+  std::optional<int64_t> lossPoint;
+  /// Layers in order of their first saved value, kOtherLayer last.
+  SmallVector<LayerActivations> byLayer;
+  int64_t totalBytes = 0;
+  int64_t numBuffers = 0;
+  /// Casts of parameters (low copies and their casts back) saved for the
+  /// backward pass: counted here, not in byLayer; model states count the
+  /// low copies as weights.
+  int64_t parameterCopyBytes = 0;
+  int64_t numParameterCopies = 0;
 };
 
 /// The memory report of one training step.
@@ -123,6 +193,13 @@ public:
       return 0.0;
     return static_cast<double>(remat->flops) / (totalFlops - remat->flops);
   }
+  /// Bytes per parameter of weights, master weights, gradients and
+  /// optimizer states.
+  const ModelStates &getModelStates() const { return modelStates; }
+  /// The activations saved for the backward pass, per layer.
+  const SavedActivations &getSavedActivations() const {
+    return savedActivations;
+  }
   /// The number of buffers live at the peak.
   int64_t getNumLiveAtPeak() const { return numLiveAtPeak; }
   /// The op at the peak point: its name and formatLocation of its location.
@@ -140,6 +217,10 @@ private:
   /// The arena: the plan train-plan-memory recorded in the IR, else one
   /// planned here with the default options.
   LogicalResult collectArena(FunctionOpInterface func);
+  /// The model states; fails when `train.precision` cannot be read.
+  LogicalResult collectModelStates(FunctionOpInterface func);
+  /// The saved activations, from the liveness analysis.
+  void collectSavedActivations();
 
   std::string functionName;
   std::unique_ptr<TensorLiveness> liveness;
@@ -155,6 +236,8 @@ private:
   std::string peakLocation;
   SmallVector<ReportTensor> topTensors;
   std::optional<RematSummary> remat;
+  ModelStates modelStates;
+  SavedActivations savedActivations;
 };
 
 } // namespace mlir::memopt
