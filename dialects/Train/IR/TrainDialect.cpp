@@ -173,6 +173,26 @@ LogicalResult TrainDialect::verifyRegionResultAttribute(
     if (!function)
       return op->emitError() << "'" << name << "' on result " << resultIndex
                              << " must be on a function result";
+    if (function.isExternal())
+      return success();
+    // The gradient has its parameter's shape (its type may be narrower).
+    ParamOp found;
+    function->walk([&](ParamOp read) {
+      if (read.getName() == param.getValue())
+        found = read;
+    });
+    if (!found)
+      return op->emitError() << "'" << name << "' on result " << resultIndex
+                             << " names '" << param.getValue()
+                             << "', which no train.param of the function reads";
+    auto resultType =
+        dyn_cast<RankedTensorType>(function.getResultTypes()[resultIndex]);
+    if (!resultType || resultType.getShape() != found.getType().getShape())
+      return op->emitError()
+             << "'" << name << "' on result " << resultIndex
+             << ": the result's type " << function.getResultTypes()[resultIndex]
+             << " does not have the shape of parameter '" << param.getValue()
+             << "' (" << found.getType() << ")";
     return success();
   }
   return op->emitError() << "unknown train attribute '" << name

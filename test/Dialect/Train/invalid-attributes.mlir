@@ -157,6 +157,54 @@ func.func @grad_of_type(%g: tensor<4xf32>) -> (tensor<4xf32> {train.grad_of = 1 
 
 // -----
 
+// A gradient result names a parameter the function reads, of its shape.
+// expected-error @+1 {{'train.grad_of' on result 1 names 'w', which no train.param of the function reads}}
+func.func @grad_of_unknown(%x: tensor<4xf32>, %g: tensor<4xf32>) -> (tensor<f32>, tensor<4xf32> {train.grad_of = "w"}) {
+  %u = train.param "u" : tensor<4xf32>
+  %l = train.mse_loss %u, %x : tensor<4xf32>, tensor<4xf32> -> tensor<f32>
+  return %l, %g : tensor<f32>, tensor<4xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'train.grad_of' on result 1: the result's type 'tensor<2x2xf32>' does not have the shape of parameter 'u' ('tensor<4xf32>')}}
+func.func @grad_of_shape(%x: tensor<4xf32>, %g: tensor<2x2xf32>) -> (tensor<f32>, tensor<2x2xf32> {train.grad_of = "u"}) {
+  %u = train.param "u" : tensor<4xf32>
+  %l = train.mse_loss %u, %x : tensor<4xf32>, tensor<4xf32> -> tensor<f32>
+  return %l, %g : tensor<f32>, tensor<2x2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{'train.precision' grads 'bf16' do not match mode 'fp16-mixed'}}
+func.func @precision_grads() attributes {train.precision = {mode = "fp16-mixed", grads = "bf16"}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'train.precision' with dynamic loss scaling needs 'initial_scale' (f64) and 'growth_interval' (i64)}}
+func.func @precision_dynamic() attributes {train.precision = {mode = "fp16-mixed", grads = "fp16", loss_scale = "dynamic"}} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'train.precision' loss scale must be a positive finite number}}
+func.func @precision_scale() attributes {train.precision = {mode = "fp16-mixed", grads = "fp16", loss_scale = -1.0 : f64}} {
+  return
+}
+
+// -----
+
+func.func @precision_on_op(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'train.precision' must be a dictionary on a function}}
+  %y = train.relu %x {train.precision = {mode = "fp32", grads = "fp32"}} : tensor<4xf32>
+  return %y : tensor<4xf32>
+}
+
+// -----
+
 // expected-error @+1 {{unknown train attribute 'train.gradient' on result 0}}
 func.func @result_unknown(%g: tensor<4xf32>) -> (tensor<4xf32> {train.gradient = "w"}) {
   return %g : tensor<4xf32>
