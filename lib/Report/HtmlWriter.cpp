@@ -345,7 +345,10 @@ static void printSavedActivations(const MemoryReport &report, raw_ostream &os) {
     os << " Parameter copies (casts of parameters, not in the layers below): "
        << formatBytes(saved.parameterCopyBytes) << " in "
        << formatCount(saved.numParameterCopies, "buffer") << ".";
-  os << "</p>\n<table id=\"saved-activations\">\n"
+  os << "</p>\n";
+  if (saved.byLayer.empty())
+    return;
+  os << "<table id=\"saved-activations\">\n"
      << "<tr><th>layer</th><th>bytes</th><th>buffers</th></tr>\n";
   for (const LayerActivations &layer : saved.byLayer)
     os << "<tr><td>" << escapeXML(layer.layer) << "</td><td class=\"num\">"

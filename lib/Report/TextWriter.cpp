@@ -114,7 +114,8 @@ static void printSavedActivations(const MemoryReport &report, raw_ostream &os) {
   for (const LayerActivations &layer : saved.byLayer)
     rows.push_back({layer.layer, formatBytes(layer.bytes),
                     std::to_string(layer.numBuffers)});
-  printTable(os, rows, {false, true, true});
+  if (!saved.byLayer.empty())
+    printTable(os, rows, {false, true, true});
   if (saved.numParameterCopies > 0)
     os << "  parameter copies: " << formatBytes(saved.parameterCopyBytes)
        << " in " << formatCount(saved.numParameterCopies, "buffer")

@@ -2,7 +2,9 @@
 //
 // The memory report (docs/report.md) of one training step: the TensorLiveness
 // analysis summarized (peak, the op at the peak, bytes per memory class, the
-// largest tensors live at the peak, the timeline) and printed as JSON (schema
+// largest tensors live at the peak, the timeline, the activations saved for
+// the backward pass per layer), the model states per parameter and what
+// train-remat recorded, printed as JSON (schema
 // `memopt.memory-report/1`, documented in docs/report.md) or one of its
 // views: a text table, a self-contained HTML page with an SVG timeline, or a
 // Chrome/Perfetto trace. MemoryReport collects the numbers; the writers of
