@@ -289,7 +289,17 @@ struct TrainPrecisionPass
               return Base::initializeOptions(text, handler);
             })))
       return failure();
-    FailureOr<PrecisionConfig> parsed = buildConfig(errorHandler);
+    // Checked here too so that a bad value fails as an option error.
+    return failure(failed(buildConfig(errorHandler)));
+  }
+
+  /// Builds the configuration from the options, however they were set
+  /// (textual options, or TrainPrecisionPassOptions from C++).
+  LogicalResult initialize(MLIRContext *ctx) override {
+    FailureOr<PrecisionConfig> parsed =
+        buildConfig([&](const Twine &message) -> LogicalResult {
+          return emitError(UnknownLoc::get(ctx)) << message;
+        });
     if (failed(parsed))
       return failure();
     config = *parsed;

@@ -61,10 +61,22 @@ static cl::opt<int64_t> batchSize("batch", cl::desc("Batch size (default 1)"),
 
 static cl::opt<std::string>
     dtype("dtype",
-          cl::desc("Element type of parameters and activations: f32, bf16, "
-                   "f16, or f64 (for gradient checks); normalization "
-                   "statistics and the loss stay f32"),
+          cl::desc("Element type of every tensor: f32, bf16, f16, or f64 "
+                   "(for gradient checks). Parameters, activations, "
+                   "gradients and, with --train, the optimizer states all "
+                   "take it (bf16 Adam moments included); normalization "
+                   "statistics and the loss stay f32. For mixed precision "
+                   "use --precision"),
           cl::init("f32"), cl::cat(commonCategory));
+
+static cl::opt<std::string> precision(
+    "precision",
+    cl::desc("Lower the fp32 model with train-precision before --train "
+             "differentiates it: fp32, bf16-mixed, fp16-mixed (dynamic loss "
+             "scaling) or bf16-pure; the same program as running "
+             "mem-opt --train-precision=mode=<mode> on the generated step. "
+             "Other options (grads=, loss-scale=, keep-fp32=): use mem-opt"),
+    cl::value_desc("mode"), cl::init(""), cl::cat(commonCategory));
 
 static cl::opt<bool> emitTrainingStep(
     "train",
@@ -490,6 +502,13 @@ static LogicalResult runMemGen() {
   if (!elementType)
     return fail("unknown --dtype '" + dtype +
                 "'; expected f32, bf16, f16 or f64");
+  if (!precision.empty() && !train::symbolizePrecisionMode(precision))
+    return fail("unknown --precision '" + precision +
+                "'; expected fp32, bf16-mixed, fp16-mixed or bf16-pure");
+  if (!precision.empty() && !elementType.isF32())
+    return fail("--precision lowers the fp32 model: it cannot be combined "
+                "with --dtype " +
+                dtype);
 
   // Resolve and validate the whole configuration before any work.
   FailureOr<ModelConfig> config = getModelConfig(*model);
@@ -518,6 +537,16 @@ static LogicalResult runMemGen() {
   if (failed(verify(*module)))
     return fail("internal error: the generated " + model->name +
                 " graph does not verify (see the diagnostic above)");
+
+  if (!precision.empty()) {
+    PassManager pm(&context);
+    TrainPrecisionPassOptions options;
+    options.mode = *train::symbolizePrecisionMode(precision);
+    pm.addNestedPass<func::FuncOp>(createTrainPrecisionPass(options));
+    if (failed(pm.run(*module)))
+      return fail("train-precision failed on the generated " + model->name +
+                  " graph (see the diagnostic above)");
+  }
 
   if (emitTrainingStep) {
     PassManager pm(&context);
