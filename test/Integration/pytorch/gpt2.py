@@ -41,11 +41,26 @@ def params(cfg):
     return out
 
 
-def emit_mlir(cfg):
+def tag_layer(line, layer):
+    """`line` (one op) with {train.layer = "h.<layer>"} among its
+    attributes, as mem-gen writes them (train-memory-report groups the saved
+    activations by it)."""
+    attr = 'train.layer = "h.%d"' % layer
+    if "} : tensor" in line:
+        return line.replace("} : tensor", ", %s} : tensor" % attr, 1)
+    return line.replace(" : tensor", " {%s} : tensor" % attr, 1)
+
+
+def emit_mlir(cfg, layer_attrs=False):
     b, t, c, nh = cfg["batch"], cfg["seq"], cfg["hidden"], cfg["heads"]
     v, d = cfg["vocab"], cfg["hidden"] // cfg["heads"]
     lines = []
-    emit = lines.append
+    current = {"layer": None}
+
+    def emit(line):
+        if layer_attrs and current["layer"] is not None:
+            line = tag_layer(line, current["layer"])
+        lines.append(line)
 
     def ty(*shape, elem="f32"):
         return "tensor<%s%s>" % ("".join("%dx" % s for s in shape), elem)
@@ -57,8 +72,11 @@ def emit_mlir(cfg):
     for name, shape in params(cfg):
         ssa = "%" + name.replace(".", "_")
         names[name] = ssa
+        if name.startswith("h."):
+            current["layer"] = int(name.split(".")[1])
         emit('  %s = train.param "%s" : %s loc("%s")'
              % (ssa, name, ty(*shape), name))
+        current["layer"] = None
     emit('  %%tok = train.embedding %s, %%ids : %s, %s -> %s loc("wte")'
          % (names["wte.weight"], ty(v, c), ty(b, t, elem="i64"), btc))
     emit('  %%posemb = train.embedding %s, %%pos : %s, %s -> %s loc("wpe")'
@@ -84,6 +102,7 @@ def emit_mlir(cfg):
                 ty(b, t, n_out), prefix))
 
     for layer in range(cfg["layers"]):
+        current["layer"] = layer
         h = "h.%d." % layer
         s = "%%l%d_" % layer
         layer_norm(h + "ln_1", x, s + "ln1")
@@ -126,6 +145,7 @@ def emit_mlir(cfg):
         emit('  %sx2 = train.add %sx1, %smlp : %s loc("%sresid2")'
              % (s, s, s, btc, h))
         x = s + "x2"
+    current["layer"] = None
     layer_norm("ln_f", x, "%lnf")
     emit('  %%logits = train.matmul %%lnf, %s {transpose_rhs} : %s, %s -> %s'
          ' loc("lm_head")' % (names["wte.weight"], btc, ty(v, c), ty(b, t, v)))
@@ -249,6 +269,9 @@ def run_torch(cfg, steps, autocast=None, grads=False):
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--emit-mlir", action="store_true")
+    parser.add_argument("--layer-attrs", action="store_true",
+                        help="with --emit-mlir: train.layer on each block's "
+                        "ops and parameters")
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--layers", type=int, default=CONFIG["layers"])
     parser.add_argument("--autocast", choices=["bf16"], default=None,
@@ -258,7 +281,7 @@ def main():
     args = parser.parse_args()
     cfg = dict(CONFIG, layers=args.layers)
     if args.emit_mlir:
-        print(emit_mlir(cfg))
+        print(emit_mlir(cfg, args.layer_attrs))
     else:
         run_torch(cfg, args.steps, args.autocast, args.grads)
 
