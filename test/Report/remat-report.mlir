@@ -70,3 +70,16 @@ func.func @chain(%x: tensor<4x8xf32>) -> tensor<f32> {
   %loss = train.reduce_sum %c {dims = array<i64: 0, 1>} : tensor<4x8xf32> -> tensor<f32> loc("loss")
   return %loss : tensor<f32>
 }
+
+// On a generated GPT-2 step (two layers), selective recomputation records
+// its name, and the budget when it is given one (3 MiB = 3145728 bytes), in
+// every format.
+// RUN: mem-gen gpt2 --layers 2 --hidden 64 --heads 4 --vocab 256 --seq 32 --train -o %t.gpt2.mlir
+// RUN: mem-opt %t.gpt2.mlir --train-lifetimes --train-remat=algorithm=selective --train-memory-report=format=text -o /dev/null | FileCheck %s --check-prefix=GPT2-TEXT
+// GPT2-TEXT:      recomputed   6 ops: train.matmul x2, train.softmax x2, train.dropout x2
+// GPT2-TEXT:      algorithm    selective, no budget{{$}}
+// RUN: mem-opt %t.gpt2.mlir --train-lifetimes --train-remat='algorithm=selective budget=3MiB' --train-memory-report='format=json output=%t.gpt2.json' -o /dev/null
+// RUN: %python %S/validate-report.py json %t.gpt2.json | FileCheck %s --check-prefix=GPT2-JSON
+// GPT2-JSON: remat algorithm: selective budget: 3145728{{$}}
+// RUN: mem-opt %t.gpt2.mlir --train-lifetimes --train-remat='algorithm=selective budget=3MiB' --train-memory-report=format=html -o /dev/null | FileCheck %s --check-prefix=GPT2-HTML
+// GPT2-HTML: <tr><th>Remat algorithm</th><td>selective, budget 3.00 MiB (3145728 B)</td></tr>
