@@ -76,14 +76,12 @@ int64_t ModelStates::getTotalBytes() const {
 void MemoryReport::collectRemat(FunctionOpInterface func) {
   auto flops = func->getAttrOfType<IntegerAttr>(
       train::TrainDialect::kRematFlopsAttrName);
-  auto record =
-      func->getAttrOfType<DictionaryAttr>(train::TrainDialect::kRematAttrName);
-  if (!flops && !record)
+  if (!flops)
     return;
   RematSummary summary;
-  if (flops)
-    summary.flops = flops.getInt();
-  if (record) {
+  summary.flops = flops.getInt();
+  if (auto record = func->getAttrOfType<DictionaryAttr>(
+          train::TrainDialect::kRematAttrName)) {
     if (auto algorithm =
             record.getAs<StringAttr>(train::TrainDialect::kRematAlgorithmKey))
       summary.algorithm = algorithm.getValue().str();

@@ -24,11 +24,19 @@
 // BUDGET-TEXT-NEXT: algorithm    greedy, budget 950 B{{$}}
 // BUDGET-JSON: remat algorithm: greedy budget: 950{{$}}
 // BUDGET-HTML: <tr><th>Remat algorithm</th><td>greedy, budget 950 B</td></tr>
-// A hand-written train.remat without train.remat_flops (IR from elsewhere)
-// still shows the algorithm, with no recomputed ops.
-// RUN: sed -e 's/^func.func @chain(\(.*\)) -> tensor<f32> {/func.func @chain(\1) -> tensor<f32> attributes {train.remat = {algorithm = "by-hand", budget = 4096 : i64}} {/' %s | mem-opt --mlir-print-debuginfo=false --train-memory-report=format=text -o /dev/null | FileCheck %s --check-prefix=RECORD
+// The attributes as written by hand: train.remat is read next to
+// train.remat_flops; a step with train.remat_flops alone says the algorithm
+// is not recorded; train.remat alone is no decision (no remat rows).
+// RUN: sed -e 's/^func.func @chain(\(.*\)) -> tensor<f32> {/func.func @chain(\1) -> tensor<f32> attributes {train.remat = {algorithm = "by-hand", budget = 4096 : i64}, train.remat_flops = 0 : i64} {/' %s | mem-opt --mlir-print-debuginfo=false --train-memory-report=format=text -o /dev/null | FileCheck %s --check-prefix=RECORD
 // RECORD: recomputed   0 ops
 // RECORD: algorithm    by-hand, budget 4.00 KiB (4096 B){{$}}
+// RUN: sed -e 's/^func.func @chain(\(.*\)) -> tensor<f32> {/func.func @chain(\1) -> tensor<f32> attributes {train.remat_flops = 0 : i64} {/' %s | mem-opt --mlir-print-debuginfo=false --train-memory-report=format=json -o /dev/null | FileCheck %s --check-prefix=UNRECORDED
+// UNRECORDED: "algorithm": null,
+// UNRECORDED-NEXT: "budget": null
+// RUN: sed -e 's/^func.func @chain(\(.*\)) -> tensor<f32> {/func.func @chain(\1) -> tensor<f32> attributes {train.remat_flops = 0 : i64} {/' %s | mem-opt --mlir-print-debuginfo=false --train-memory-report=format=text -o /dev/null | FileCheck %s --check-prefix=UNRECORDED-TEXT
+// UNRECORDED-TEXT: algorithm    not recorded{{$}}
+// RUN: sed -e 's/^func.func @chain(\(.*\)) -> tensor<f32> {/func.func @chain(\1) -> tensor<f32> attributes {train.remat = {algorithm = "by-hand"}} {/' %s | mem-opt --mlir-print-debuginfo=false --train-memory-report=format=json -o /dev/null | FileCheck %s --check-prefix=NO-DECISION
+// NO-DECISION: "remat": null,
 // Without train-remat the JSON says so.
 // RUN: mem-opt --mlir-print-debuginfo=false %s --train-autodiff=optimizer=sgd --train-lifetimes --train-memory-report=format=json -o /dev/null | FileCheck %s --check-prefix=NONE
 // The recomputed ops carry the marker.
