@@ -1,0 +1,44 @@
+"""Checks the saved activations per GPT-2 layer in the memory report against
+Korthikanti et al. (2022), "Reducing Activation Recomputation in Large
+Transformer Models", eq. (1): per layer, with 16-bit activations and
+dropout, sbh(34 + 5as/h) bytes = 34sbh + 5as^2b, where s is the sequence,
+b the batch, h the hidden size and a the heads. Its terms: attention
+11sbh + 5as^2b (QKV input 2sbh, Q and K 4sbh, softmax output 2as^2b, its
+dropout mask as^2b, dropout output 2as^2b, V 2sbh, projection input 2sbh,
+dropout mask sbh), MLP 19sbh (fc1 input 2sbh, GeLU input 8sbh, fc2 input
+8sbh, dropout mask sbh), the two LayerNorm inputs 4sbh.
+
+memopt's bf16-mixed step keeps exactly these, in bf16 (masks in i8), plus
+three f32 extras its op classes ask for (KeepFP32: normalizations and softmax
+compute in f32; docs/precision.md):
+  * each LayerNorm saves its f32 input (the cast of the bf16 residual
+    stream): 4sbh instead of 2sbh, +2sbh per LayerNorm, +4sbh per layer;
+  * softmax saves its f32 output (its backward reads it): 4as^2b instead of
+    2as^2b, +2as^2b;
+  * each LayerNorm saves its f32 mean and rstd: 2 * 4sb, +16sb per layer.
+In fp32 every 2-byte term doubles and the masks stay 1 byte: 66sbh + 9as^2b
++ 16sb.
+
+usage: activations-per-layer.py MODE S B H A LAYERS < report.json"""
+import json
+import sys
+
+mode, s, b, h, a, layers = sys.argv[1], *map(int, sys.argv[2:7])
+report = json.load(sys.stdin)
+korthikanti = s * b * h * 34 + 5 * a * s * s * b
+if mode == "bf16-mixed":
+    expected = korthikanti + 4 * s * b * h + 2 * a * s * s * b + 16 * s * b
+elif mode == "fp32":
+    expected = 66 * s * b * h + 9 * a * s * s * b + 16 * s * b
+else:
+    sys.exit(f"unknown mode {mode}")
+by_layer = {row["layer"]: row["bytes"]
+            for row in report["saved_activations"]["by_layer"]}
+print(f"{mode} s={s} b={b} h={h} a={a}: Korthikanti sbh(34 + 5as/h) = "
+      f"{korthikanti}, expected per layer {expected}")
+for i in range(layers):
+    got = by_layer.get(f"h.{i}")
+    print(f"  h.{i}: {got}")
+    if got != expected:
+        sys.exit(f"h.{i}: the report says {got} bytes, expected {expected}")
+print("per-layer activations match")
