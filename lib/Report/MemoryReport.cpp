@@ -163,7 +163,7 @@ template <typename ParamMap>
 static std::optional<StringRef> findStateOwner(StringRef stateName,
                                                const ParamMap &params) {
   for (size_t dot = stateName.rfind('.'); dot != StringRef::npos && dot > 0;
-       dot = stateName.rfind('.', dot - 1)) {
+       dot = stateName.rfind('.', dot)) {
     StringRef prefix = stateName.take_front(dot);
     if (params.contains(prefix))
       return prefix;

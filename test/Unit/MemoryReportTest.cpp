@@ -40,8 +40,8 @@ protected:
 };
 
 /// A state belongs to the parameter named by its longest prefix that ends
-/// before a '.': "h.w.exp_avg" is h.w's, "h.exp_avg" is h's, and "hw.m" (no
-/// parameter "hw") is tied to none.
+/// before a '.': "h.w.exp_avg" is h.w's, "h.exp_avg" is h's, "h..v" is h's
+/// (no parameter "h."), and "hw.m" (no parameter "hw") is tied to none.
 TEST_F(MemoryReportTest, StatesBelongToTheLongestParameterPrefix) {
   FailureOr<MemoryReport> result = report(R"mlir(
     func.func @step(%x: tensor<4xf32>) -> tensor<f32> {
@@ -52,6 +52,7 @@ TEST_F(MemoryReportTest, StatesBelongToTheLongestParameterPrefix) {
       %s1 = train.opt_state "h.w.exp_avg" : tensor<2xf32>
       %s2 = train.opt_state "h.exp_avg" : tensor<4xf32>
       %s3 = train.opt_state "hw.m" : tensor<3xf32>
+      %s4 = train.opt_state "h..v" : tensor<1xf32>
       return %l : tensor<f32>
     }
   )mlir");
@@ -61,12 +62,12 @@ TEST_F(MemoryReportTest, StatesBelongToTheLongestParameterPrefix) {
   EXPECT_EQ(states.weightBytes, 24);
   EXPECT_EQ(states.masterWeightBytes, 0);
   EXPECT_EQ(states.gradientBytes, 0);
-  EXPECT_EQ(states.optimizerStateBytes, 8 + 16);
+  EXPECT_EQ(states.optimizerStateBytes, 8 + 16 + 4);
   ASSERT_EQ(states.otherStates.size(), 1u);
   EXPECT_EQ(states.otherStates[0].first, "hw.m");
   EXPECT_EQ(states.otherStates[0].second, 12);
-  EXPECT_EQ(states.getTotalBytes(), 24 + 24 + 12);
-  EXPECT_DOUBLE_EQ(states.perParameter(states.getTotalBytes()), 10.0);
+  EXPECT_EQ(states.getTotalBytes(), 24 + 28 + 12);
+  EXPECT_DOUBLE_EQ(states.perParameter(states.getTotalBytes()), 64.0 / 6);
   EXPECT_EQ(states.precision, "fp32");
   EXPECT_EQ(states.gradients, "fp32");
 }
