@@ -104,6 +104,85 @@ def MemoptAddStepEntryPass
   ];
 }
 
+def MemoptExpandFP8ConversionsPass : Pass<"memopt-expand-fp8-conversions"> {
+  let summary = "Expands conversions to and from f8E4M3FN and f8E5M2 into "
+                "integer bit operations";
+  let description = [{
+    LLVM has no 8-bit float types: its type conversion stores MLIR's
+    `f8E4M3FN` and `f8E5M2` (Transformer Engine's HYBRID format: E4M3 in
+    forward, E5M2 for gradients) as `i8` in memrefs, constants and
+    `arith.bitcast`s, but `convert-arith-to-llvm` cannot lower an
+    `arith.truncf` or `arith.extf` that involves them. This pass rewrites
+    those conversions, on scalars and vectors, into integer arithmetic on
+    the bits, with `arith.bitcast` between the fp8 type and `i8` at the
+    ends, so LLVM only ever sees `i8`. Part of `memopt-lower-to-cpu` and
+    `memopt-lower-to-gpu` (host and device code), after the loops are
+    formed and before `arith-expand`; `memopt-check-fp8-conversions` then
+    fails on whatever is left.
+
+    `arith.truncf` from f16, bf16, f32 or f64 rounds the source value
+    directly (in integers of the source's width, so a f64 is rounded once,
+    not first to f32) with the saturating semantics of NVIDIA's
+    `__NV_SATFINITE` conversion, which Transformer Engine uses, in the
+    formats of the OCP 8-bit floating point specification:
+
+    * round to nearest, ties to even, subnormals included;
+    * finite values beyond the largest finite magnitude (448 for E4M3FN,
+      57344 for E5M2) and infinities saturate to that magnitude with their
+      sign: E5M2's infinities are never produced;
+    * NaN becomes the canonical NaN with the input's sign: S.1111.111
+      (0x7F / 0xFF) for E4M3FN, which has no infinity, and the quiet NaN
+      S.11111.10 (0x7E / 0xFE) for E5M2;
+    * -0 stays -0.
+
+    `arith.extf` to f16, bf16, f32 or f64 is exact: the bits are decoded
+    to f32 (subnormals through an exact `arith.uitofp` and a multiplication
+    by a power of two; E5M2's infinities to infinities; every NaN to a
+    quiet NaN of the same sign, E5M2's payload kept), then extended to f64
+    or truncated to f16 or bf16, which every fp8 value fits exactly.
+
+    Only round-to-nearest-even conversions (no `roundingmode`, or
+    `to_nearest_even`) on scalars and vectors are rewritten; a conversion of
+    those formats on tensors, with another rounding mode or from or to
+    another float type is an error. Conversions of other 8-bit formats are
+    left alone.
+
+    ```mlir
+    %h = arith.truncf %x : f32 to f8E4M3FN
+    // becomes
+    %bits = arith.bitcast %x : f32 to i32
+    ... arith.andi, arith.shrui, arith.subi, arith.addi, arith.select ...
+    %code = arith.trunci %r : i32 to i8
+    %h = arith.bitcast %code : i8 to f8E4M3FN
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
+def MemoptCheckFP8ConversionsPass : Pass<"memopt-check-fp8-conversions"> {
+  let summary = "Fails on 8-bit float arithmetic that LLVM cannot lower";
+  let description = [{
+    Runs in `memopt-lower-to-cpu` and `memopt-lower-to-gpu` after
+    `memopt-expand-fp8-conversions` and `arith-expand`. LLVM stores 8-bit
+    (and narrower) floats as integers, so an `arith` or `math` op that still
+    converts or computes on them would otherwise be left unconverted and
+    fail late (a translation or JIT error without a location). This pass
+    reports every such op at its location: an `arith.truncf` or
+    `arith.extf` (a format no pass expands, or a conversion left behind),
+    or arithmetic on such floats. `arith.constant`, `arith.bitcast` and
+    `arith.select`, which LLVM's type conversion handles, are allowed. The
+    pass changes nothing.
+
+    ```mlir
+    %y = arith.extf %x : f8E4M3FNUZ to f32
+    // error: 'arith.extf' op converts 'f8E4M3FNUZ' to 'f32', which the LLVM
+    //        lowering cannot do: memopt-expand-fp8-conversions expands
+    //        conversions to and from f8E4M3FN and f8E5M2 and arith-expand
+    //        those of f8E8M0FNU
+    ```
+  }];
+}
+
 //===----------------------------------------------------------------------===//
 // GPU lowering (memopt-lower-to-gpu)
 //===----------------------------------------------------------------------===//

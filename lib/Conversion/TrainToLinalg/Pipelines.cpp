@@ -49,11 +49,16 @@ void mlir::memopt::buildLoopsToControlFlowPipeline(OpPassManager &pm) {
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
-  // bf16 and fp8 conversions in software (no libmlir_float16_utils needed).
+  // bf16 and fp8 conversions in software (no libmlir_float16_utils needed):
+  // E4M3FN and E5M2 first, since their conversions to bf16 truncate f32.
+  pm.addPass(createMemoptExpandFP8ConversionsPass());
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   expand.includeF8E8M0 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));
+  // An 8-bit float conversion or computation left now would fail late in
+  // LLVM, without a location.
+  pm.addPass(createMemoptCheckFP8ConversionsPass());
 }
 
 void mlir::memopt::buildHostToLLVMPipeline(OpPassManager &pm) {
