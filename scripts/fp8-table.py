@@ -57,7 +57,13 @@ def ensure_venv(path):
     if not os.path.exists(python):
         print(f"creating {path}", file=sys.stderr)
         venv.create(path, with_pip=True)
-    subprocess.run([python, "-m", "pip", "install", "-q", ML_DTYPES], check=True)
+    version = ML_DTYPES.split("==")[1]
+    have = subprocess.run(
+        [python, "-c", "import ml_dtypes; print(ml_dtypes.__version__)"],
+        capture_output=True, text=True)
+    if have.returncode != 0 or have.stdout.strip() != version:
+        subprocess.run([python, "-m", "pip", "install", "-q", ML_DTYPES],
+                       check=True)
     os.execv(python, [python, os.path.abspath(__file__)] + sys.argv[1:])
 
 
