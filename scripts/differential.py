@@ -24,11 +24,17 @@ and checked:
   * no variant leaks (mem-run's warning) or fails, except a remat algorithm
     that reports the budget infeasible or the step not a chain (skipped).
 
+With --precision MODE every case is generated in fp32 and lowered by
+train-precision{mode=MODE} (mem-gen --precision) before the variants run, so
+the same checks hold for the mixed-precision step (fp16-mixed: returned
+gradients become Adam, loss scaling needs an optimizer).
+
 Each failure prints one line: seed, shape, variant, the numbers and a command
 that reproduces it; the exit status is 1 when anything failed.
 
   scripts/differential.py --bin build/bin --ci          # the lit test's set
   scripts/differential.py --bin build/bin --seeds 1000  # seeds 0..999
+  scripts/differential.py --bin build/bin --ci --precision bf16-mixed
 """
 
 import argparse
@@ -76,17 +82,26 @@ def run_tool(cmd, **kwargs):
             time.sleep(10)
 
 
-def shape_of(seed, ops=None):
-    return {
+def shape_of(seed, ops=None, precision=None):
+    shape = {
         "ops": ops if ops is not None else OPS[seed % len(OPS)],
         "dtype": DTYPES[seed % len(DTYPES)],
         "optimizer": OPTIMIZERS[seed % len(OPTIMIZERS)],
+        "precision": precision,
     }
+    if precision:
+        shape["dtype"] = "f32"
+        if precision == "fp16-mixed" and shape["optimizer"] == "none":
+            shape["optimizer"] = "adam"
+    return shape
 
 
 def describe(shape):
-    return "ops=%d dtype=%s optimizer=%s" % (shape["ops"], shape["dtype"],
+    text = "ops=%d dtype=%s optimizer=%s" % (shape["ops"], shape["dtype"],
                                              shape["optimizer"])
+    if shape["precision"]:
+        text += " precision=" + shape["precision"]
+    return text
 
 
 class Runner:
@@ -96,14 +111,18 @@ class Runner:
         self.opt_level = args.opt_level
         self.allow_below = args.allow_below
         self.workdir = args.workdir
+        self.precision = args.precision
 
     def tool(self, name):
         return os.path.join(self.bin, name)
 
     def gen_command(self, seed, shape, out):
-        return [self.tool("mem-gen"), "random", "--seed", str(seed), "--ops",
-                str(shape["ops"]), "--dtype", shape["dtype"], "--optimizer",
-                shape["optimizer"], "--train", "-o", out]
+        cmd = [self.tool("mem-gen"), "random", "--seed", str(seed), "--ops",
+               str(shape["ops"]), "--dtype", shape["dtype"], "--optimizer",
+               shape["optimizer"], "--train", "-o", out]
+        if shape["precision"]:
+            cmd.append("--precision=" + shape["precision"])
+        return cmd
 
     def run_command(self, step, pipeline):
         cmd = [self.tool("mem-run"), step, "--steps", str(self.steps),
@@ -170,7 +189,7 @@ class Runner:
 
     def run_case(self, case):
         seed, ops = case
-        shape = shape_of(seed, ops)
+        shape = shape_of(seed, ops, self.precision)
         failures, skipped = [], []
         with tempfile.TemporaryDirectory(dir=self.workdir) as tmp:
             step = os.path.join(tmp, "step.mlir")
@@ -284,6 +303,10 @@ def main():
                         help="planned: accept measured < arena")
     parser.add_argument("--workdir", default=None,
                         help="where the temporary steps go")
+    parser.add_argument("--precision", default=None,
+                        choices=["bf16-mixed", "fp16-mixed", "bf16-pure"],
+                        help="generate in fp32 and lower every case with "
+                             "train-precision{mode=...}")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="one line per case")
     args = parser.parse_args()

@@ -176,11 +176,17 @@ LogicalResult TrainDialect::verifyRegionResultAttribute(
     if (function.isExternal())
       return success();
     // The gradient has its parameter's shape (its type may be narrower).
+    // Once lowered, the function reads its parameters from globals and has
+    // no train.param left to check against.
     ParamOp found;
+    bool readsParameters = false;
     function->walk([&](ParamOp read) {
+      readsParameters = true;
       if (read.getName() == param.getValue())
         found = read;
     });
+    if (!readsParameters)
+      return success();
     if (!found)
       return op->emitError() << "'" << name << "' on result " << resultIndex
                              << " names '" << param.getValue()
