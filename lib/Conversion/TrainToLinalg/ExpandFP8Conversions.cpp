@@ -30,6 +30,9 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 
+#include <cmath>
+#include <optional>
+
 namespace mlir::memopt {
 #define GEN_PASS_DEF_MEMOPTEXPANDFP8CONVERSIONSPASS
 #define GEN_PASS_DEF_MEMOPTCHECKFP8CONVERSIONSPASS
