@@ -104,6 +104,28 @@ def MemoptAddStepEntryPass
   ];
 }
 
+def MemoptWidenContractionAccumulatorsPass
+    : Pass<"memopt-widen-contraction-accumulators"> {
+  let summary = "Accumulates bf16/f16 contractions in f32 (CPU lowering)";
+  let description = [{
+    By linalg's semantics a contraction with a bf16 or f16 output
+    accumulates in that type: every partial sum is rounded to 16 bits (a sum
+    of 300 bf16 ones stops at 256). GEMM libraries keep the sum in f32 and
+    round once (cuBLAS with `CUBLAS_COMPUTE_32F`, which memopt-lower-to-gpu
+    calls; PyTorch's CPU GEMMs at most shapes). This pass gives the CPU
+    lowering the same semantics: after bufferization it rewrites each
+    contraction on memrefs whose output is narrower than f32 (a mul-add
+    body, projected-permutation maps, static sizes) into `scf.for` loops,
+    parallel dimensions outermost, whose reduction loops carry an f32 sum in
+    a register that starts from the output's initial value; the rounded sum
+    is stored once. No buffer is added, so the memory model is unchanged.
+    Part of `memopt-lower-to-cpu`, before `convert-linalg-to-loops`.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def MemoptExpandFP8ConversionsPass : Pass<"memopt-expand-fp8-conversions"> {
   let summary = "Expands conversions to and from f8E4M3FN and f8E5M2 into "
                 "integer bit operations";

@@ -83,6 +83,8 @@ void mlir::memopt::buildLowerToCPUPipeline(OpPassManager &pm) {
   check.pipeline = "memopt-lower-to-cpu";
   pm.addPass(createMemoptCheckLinalgInputPass(check));
   buildBufferizationPipeline(pm);
+  // bf16/f16 contractions sum in f32, as cuBLAS does on the GPU path.
+  pm.addPass(createMemoptWidenContractionAccumulatorsPass());
   pm.addPass(createConvertLinalgToLoopsPass());
   buildLoopsToControlFlowPipeline(pm);
   buildHostToLLVMPipeline(pm);

@@ -9,13 +9,14 @@ gradient has its value's type), as mlp_lowp.py does for pure bf16 steps:
     reads the copy, LayerNorm's weight and bias as the copy widened back to
     f32; each master receives the gradient of its copy, widened (so rounded
     to bf16 once), and torch.optim.Adam steps the f32 masters;
-  * matmul (LowPrecisionSafe) in bf16, accumulating in its bf16 result:
-    out = round(out + round(a[.., k] * b[k, ..])), k in order, forward and
-    both gradient matmuls (train.matmul's definition on the CPU, docs/gpu.md;
-    --accumulate f32 accumulates in f32 and rounds once, as oneDNN and
-    cuBLAS do; --accumulate torch runs the installed PyTorch's own CPU bf16
-    kernels, which in Debian's torch 1.13 accumulate in bf16 or in f32
-    depending on the shapes and layouts);
+  * matmul (LowPrecisionSafe) in bf16, summing the products in f32 and
+    rounding once, forward and both gradient matmuls (memopt's CPU lowering,
+    memopt-widen-contraction-accumulators, and cuBLAS; the default
+    --accumulate f32); --accumulate bf16 rounds after every product,
+    out = round(out + round(a[.., k] * b[k, ..])), k in order (memopt's CPU
+    lowering before it accumulated in f32); --accumulate torch runs the
+    installed PyTorch's own CPU bf16 kernels, which in Debian's torch 1.13
+    accumulate in bf16 or in f32 depending on the shapes and layouts;
   * the embedding gathers from the bf16 copy; add and bias_add
     (PromoteToWidest) of bf16 operands round once to bf16, so the residual
     stream is bf16; GeLU and ReLU compute in f32 and round once;
@@ -352,7 +353,7 @@ def main():
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--grads", action="store_true")
     parser.add_argument("--accumulate", choices=["bf16", "f32", "torch"],
-                        default="bf16")
+                        default="f32")
     parser.add_argument("--autocast-rule", action="append", default=[],
                         choices=AUTOCAST_RULES + ["all"],
                         help="replace one of memopt's rules by torch "

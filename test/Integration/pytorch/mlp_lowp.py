@@ -7,12 +7,12 @@ The arithmetic is float32 with a rounding to the 16-bit type wherever a
 op of its own), after every gradient op of the backward pass (the gradient
 arriving for each stored value, and each parameter's gradient). The loss is
 computed in float32 from the 16-bit logits and stays float32. Rounding
-points that are memopt's semantics rather than PyTorch's (--accumulate 16,
-the default):
-  * a matmul accumulates in its result type (train.matmul's definition; the
-    CPU lowering rounds every partial sum, docs/gpu.md), k in order:
-    out = round(out + round(a[:, k] * b[k, :])); PyTorch (and cuBLAS)
-    accumulate in float32 and round once (--accumulate f32);
+points that are memopt's semantics rather than PyTorch's:
+  * a matmul sums its products in float32 and rounds once, as cuBLAS does
+    (memopt's CPU lowering: memopt-widen-contraction-accumulators; the
+    default, --accumulate f32); --accumulate 16 rounds every partial sum,
+    k in order: out = round(out + round(a[:, k] * b[k, :])) (memopt's CPU
+    lowering before it summed in float32);
   * train.adam runs in the parameter's type, with moments of that type (as
     mem-gen declares them), one rounding per arithmetic operation and the
     constants (1 - beta1, beta2, lr / (1 - beta1^t), ...) rounded to it,
@@ -53,7 +53,7 @@ def main():
     parser.add_argument("--classes", type=int, required=True)
     parser.add_argument("--steps", type=int, default=3)
     parser.add_argument("--grads", action="store_true")
-    parser.add_argument("--accumulate", choices=["16", "f32"], default="16")
+    parser.add_argument("--accumulate", choices=["16", "f32"], default="f32")
     parser.add_argument("--no-round", action="store_true")
     args = parser.parse_args()
     torch.set_num_threads(1)
