@@ -13,6 +13,11 @@ using namespace mlir;
 void mlir::memopt::buildPipeline(OpPassManager &pm,
                                  const PipelineOptions &options) {
   OpPassManager &step = pm.nest<func::FuncOp>();
+  if (options.precision != train::PrecisionMode::FP32) {
+    TrainPrecisionPassOptions precision;
+    precision.mode = options.precision;
+    step.addPass(createTrainPrecisionPass(precision));
+  }
   step.addPass(createTrainVerifyStepPass());
   if (options.lifetimes)
     step.addPass(createTrainLifetimesPass());
@@ -50,7 +55,8 @@ void mlir::memopt::buildPipeline(OpPassManager &pm,
 void mlir::memopt::registerPipeline() {
   PassPipelineRegistration<PipelineOptions>(
       "memopt-pipeline",
-      "memopt's passes on a training step, in order: train-verify-step, "
+      "memopt's passes on a training step, in order: train-precision, "
+      "train-verify-step, "
       "train-lifetimes, train-remat, train-plan-memory with "
       "train-verify-plan, train-memory-report, and a lowering to the CPU or "
       "the GPU, each as its options ask",

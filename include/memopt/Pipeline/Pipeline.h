@@ -31,6 +31,19 @@ enum class PipelineTarget { None, CPU, GPU };
 /// Options of memopt-pipeline. The defaults verify the step and make its
 /// lifetimes explicit, and nothing else.
 struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
+  Option<train::PrecisionMode> precision{
+      *this, "precision",
+      llvm::cl::desc("Lower the fp32 step to this precision first "
+                     "(train-precision with its defaults; docs/precision.md)"),
+      llvm::cl::init(train::PrecisionMode::FP32),
+      llvm::cl::values(
+          clEnumValN(train::PrecisionMode::FP32, "fp32", "no change"),
+          clEnumValN(train::PrecisionMode::BF16Mixed, "bf16-mixed",
+                     "bf16 compute, fp32 master weights"),
+          clEnumValN(train::PrecisionMode::FP16Mixed, "fp16-mixed",
+                     "fp16 compute, fp32 master weights, loss scaling"),
+          clEnumValN(train::PrecisionMode::BF16Pure, "bf16-pure",
+                     "bf16 parameters, gradients and states"))};
   Option<bool> lifetimes{
       *this, "lifetimes",
       llvm::cl::desc("Insert train.free after each tensor's last use "

@@ -37,8 +37,7 @@ static Type getWiderAccumulator(Type outputType) {
   auto output = dyn_cast<FloatType>(outputType);
   if (!output)
     return {};
-  auto accumulator =
-      dyn_cast<FloatType>(train::getAccumulatorType(outputType));
+  auto accumulator = dyn_cast<FloatType>(train::getAccumulatorType(outputType));
   if (!accumulator || accumulator.getWidth() <= output.getWidth())
     return {};
   return accumulator;
