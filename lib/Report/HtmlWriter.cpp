@@ -315,18 +315,10 @@ static void printModelStates(const MemoryReport &report, raw_ostream &os) {
      << ", " << states.parameterCount
      << " parameters; unpadded bytes.</p>\n<table id=\"model-states\">\n"
      << "<tr><th>state</th><th>bytes</th><th>per parameter</th></tr>\n";
-  auto row = [&](const std::string &name, int64_t bytes) {
+  for (const auto &[name, bytes] : states.getRows())
     os << "<tr><td>" << escapeXML(name) << "</td><td class=\"num\">"
        << formatBytes(bytes) << "</td><td class=\"num\">"
        << formatFixed2(states.perParameter(bytes)) << "</td></tr>\n";
-  };
-  row("weights", states.weightBytes);
-  row("master weights", states.masterWeightBytes);
-  row("gradients", states.gradientBytes);
-  row("optimizer states", states.optimizerStateBytes);
-  for (const auto &[name, bytes] : states.otherStates)
-    row("other: " + name, bytes);
-  row("total", states.getTotalBytes());
   os << "</table>\n";
 }
 

@@ -64,6 +64,18 @@ int64_t ModelStates::getOtherBytes() const {
   return bytes;
 }
 
+SmallVector<std::pair<std::string, int64_t>> ModelStates::getRows() const {
+  SmallVector<std::pair<std::string, int64_t>> rows = {
+      {"weights", weightBytes},
+      {"master weights", masterWeightBytes},
+      {"gradients", gradientBytes},
+      {"optimizer states", optimizerStateBytes}};
+  for (const auto &[name, bytes] : otherStates)
+    rows.push_back({"other: " + name, bytes});
+  rows.push_back({"total", getTotalBytes()});
+  return rows;
+}
+
 int64_t ModelStates::getTotalBytes() const {
   return weightBytes + masterWeightBytes + gradientBytes + optimizerStateBytes +
          getOtherBytes();

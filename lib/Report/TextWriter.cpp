@@ -84,17 +84,9 @@ static void printModelStates(const MemoryReport &report, raw_ostream &os) {
      << states.parameterCount << " parameters\n";
   SmallVector<SmallVector<std::string>> rows = {
       {"state", "bytes", "per parameter"}};
-  auto row = [&](const std::string &name, int64_t bytes) {
+  for (const auto &[name, bytes] : states.getRows())
     rows.push_back(
         {name, formatBytes(bytes), formatFixed2(states.perParameter(bytes))});
-  };
-  row("weights", states.weightBytes);
-  row("master weights", states.masterWeightBytes);
-  row("gradients", states.gradientBytes);
-  row("optimizer states", states.optimizerStateBytes);
-  for (const auto &[name, bytes] : states.otherStates)
-    row("other: " + name, bytes);
-  row("total", states.getTotalBytes());
   printTable(os, rows, {false, true, true});
 }
 

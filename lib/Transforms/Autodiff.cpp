@@ -359,29 +359,31 @@ LogicalResult memopt::appendBackward(func::FuncOp func,
   return success();
 }
 
+/// The options of an adam or adamw update.
+template <typename OpTy>
+static AutodiffOptions readAdamOptions(OpTy op, AutodiffOptimizer kind) {
+  AutodiffOptions options;
+  options.optimizer = kind;
+  options.lr = op.getLr().convertToDouble();
+  options.beta1 = op.getBeta1().convertToDouble();
+  options.beta2 = op.getBeta2().convertToDouble();
+  options.epsilon = op.getEpsilon().convertToDouble();
+  options.weightDecay = op.getWeightDecay().convertToDouble();
+  return options;
+}
+
 FailureOr<AutodiffOptions> memopt::inferAutodiffOptions(func::FuncOp step) {
   AutodiffOptions options;
   Operation *first = nullptr;
-  auto f64 = [](FloatAttr attr) { return attr.getValueAsDouble(); };
   for (Operation &op : step.getBody().front()) {
     AutodiffOptions found;
     if (auto adam = dyn_cast<train::AdamOp>(op)) {
-      found.optimizer = AutodiffOptimizer::Adam;
-      found.lr = f64(adam.getLrAttr());
-      found.beta1 = adam.getBeta1().convertToDouble();
-      found.beta2 = adam.getBeta2().convertToDouble();
-      found.epsilon = adam.getEpsilon().convertToDouble();
-      found.weightDecay = adam.getWeightDecay().convertToDouble();
+      found = readAdamOptions(adam, AutodiffOptimizer::Adam);
     } else if (auto adamw = dyn_cast<train::AdamWOp>(op)) {
-      found.optimizer = AutodiffOptimizer::AdamW;
-      found.lr = f64(adamw.getLrAttr());
-      found.beta1 = adamw.getBeta1().convertToDouble();
-      found.beta2 = adamw.getBeta2().convertToDouble();
-      found.epsilon = adamw.getEpsilon().convertToDouble();
-      found.weightDecay = adamw.getWeightDecay().convertToDouble();
+      found = readAdamOptions(adamw, AutodiffOptimizer::AdamW);
     } else if (auto sgd = dyn_cast<train::SgdOp>(op)) {
       found.optimizer = AutodiffOptimizer::Sgd;
-      found.lr = f64(sgd.getLrAttr());
+      found.lr = sgd.getLr().convertToDouble();
       found.momentum = sgd.getMomentum().convertToDouble();
       found.weightDecay = sgd.getWeightDecay().convertToDouble();
     } else {

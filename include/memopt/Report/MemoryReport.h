@@ -104,6 +104,10 @@ struct ModelStates {
   int64_t getOtherBytes() const;
   /// weights + master weights + gradients + optimizer states + other.
   int64_t getTotalBytes() const;
+  /// The rows the text and HTML reports print, in order: weights, master
+  /// weights, gradients, optimizer states, each other state ("other:
+  /// <name>"), total.
+  SmallVector<std::pair<std::string, int64_t>> getRows() const;
   /// `bytes` over parameterCount (0 without parameters).
   double perParameter(int64_t bytes) const {
     return parameterCount == 0 ? 0.0
