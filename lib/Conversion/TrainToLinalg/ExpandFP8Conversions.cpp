@@ -183,9 +183,14 @@ static Value buildRoundToFP8(BitBuilder &bb, Value input,
   // mantissa + 2 give 0 as well (the value is below half the smallest
   // subnormal), so the shift is clamped into [1, mantissa + 2].
   Value isSourceNormal = bb.cmp(Pred::ne, exponent, c(0));
-  Value significand =
-      bb.ori(bb.andi(magnitude, c((uint64_t(1) << mantissa) - 1)),
-             bb.select(isSourceNormal, c(uint64_t(1) << mantissa), c(0)));
+  // Each operation built in its own statement: the order in which a call's
+  // arguments are evaluated (and so the order of the ops they create)
+  // differs between compilers.
+  Value fraction = bb.andi(magnitude, c((uint64_t(1) << mantissa) - 1));
+  Value implicitOne = c(uint64_t(1) << mantissa);
+  Value zero = c(0);
+  Value leading = bb.select(isSourceNormal, implicitOne, zero);
+  Value significand = bb.ori(fraction, leading);
   Value effectiveExponent =
       arith::MaxUIOp::create(bb.b, bb.loc, exponent, c(1));
   Value shift =
@@ -217,20 +222,24 @@ static Value buildDecodeFP8(BitBuilder &bb, Value code,
   const unsigned d = format.mantissaBits;
 
   Value bits = arith::ExtUIOp::create(bb.b, bb.loc, bb.intType(32), code);
-  Value sign = bb.shl(bb.andi(bits, c(0x80)), c(24));
+  Value signBit = bb.andi(bits, c(0x80));
+  Value sign = bb.shl(signBit, c(24));
   Value magnitude = bb.andi(bits, c(0x7F));
   Value exponent = bb.shr(magnitude, c(d));
   Value mantissa = bb.andi(magnitude, c((1u << d) - 1));
 
   // Normal codes: move exponent and mantissa into place and rebias.
-  Value normal = bb.add(bb.shl(magnitude, c(23 - d)),
-                        c(uint64_t(127 - format.bias) << 23));
+  Value moved = bb.shl(magnitude, c(23 - d));
+  Value normal = bb.add(moved, c(uint64_t(127 - format.bias) << 23));
   // Subnormal codes (and zero): mantissa * 2^(1 - bias - d).
   FloatType f32 = bb.b.getF32Type();
-  Value subnormalValue = arith::MulFOp::create(
-      bb.b, bb.loc,
-      arith::UIToFPOp::create(bb.b, bb.loc, bb.get(f32), mantissa),
-      bb.floatConstant(f32, std::ldexp(1.0, 1 - int(format.bias) - int(d))));
+  // (Sequenced, as in buildRoundToFP8.)
+  Value scale =
+      bb.floatConstant(f32, std::ldexp(1.0, 1 - int(format.bias) - int(d)));
+  Value mantissaValue =
+      arith::UIToFPOp::create(bb.b, bb.loc, bb.get(f32), mantissa);
+  Value subnormalValue =
+      arith::MulFOp::create(bb.b, bb.loc, mantissaValue, scale);
   Value subnormal = bb.bitcast(bb.b.getIntegerType(32), subnormalValue);
   Value result = bb.select(bb.cmp(Pred::eq, exponent, c(0)), subnormal, normal);
 
@@ -238,10 +247,13 @@ static Value buildDecodeFP8(BitBuilder &bb, Value code,
     // E5M2: S.11111.00 is infinity, S.11111.xx a NaN (made quiet, payload
     // kept).
     Value isSpecial = bb.cmp(Pred::uge, magnitude, c(*format.inf));
-    Value quiet =
-        bb.select(bb.cmp(Pred::ne, mantissa, c(0)), c(0x00400000), c(0));
-    Value special =
-        bb.ori(c(0x7F800000), bb.ori(bb.shl(mantissa, c(23 - d)), quiet));
+    Value hasPayload = bb.cmp(Pred::ne, mantissa, c(0));
+    Value quietBit = c(0x00400000);
+    Value zero = c(0);
+    Value quiet = bb.select(hasPayload, quietBit, zero);
+    Value infinity = c(0x7F800000);
+    Value payload = bb.shl(mantissa, c(23 - d));
+    Value special = bb.ori(infinity, bb.ori(payload, quiet));
     result = bb.select(isSpecial, special, result);
   } else {
     // E4M3FN: S.1111.111 is its only NaN.
