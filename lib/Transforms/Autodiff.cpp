@@ -262,6 +262,17 @@ castGradients(OpBuilder &builder, const train::PrecisionConfig &config,
   }
 }
 
+/// Delayed fp8 scaling: adds the amax of every quantization whose scale a
+/// train.fp8_scale computes to that scale's history, after everything else
+/// in the step, so that every scale of the step reads the same history.
+static void recordAmaxes(OpBuilder &builder, Block &body) {
+  SmallVector<train::QuantizeOp> quantizations(body.getOps<train::QuantizeOp>());
+  for (train::QuantizeOp quantize : quantizations)
+    if (auto scale = quantize.getScale().getDefiningOp<train::FP8ScaleOp>())
+      train::AmaxRecordOp::create(builder, quantize.getLoc(),
+                                  quantize.getAmax(), scale.getAmaxHistory());
+}
+
 LogicalResult memopt::appendBackward(func::FuncOp func,
                                      const AutodiffOptions &options) {
   FailureOr<Value> loss = getLossToDifferentiate(func);
@@ -331,8 +342,12 @@ LogicalResult memopt::appendBackward(func::FuncOp func,
   if (precision && precision->mode != train::PrecisionMode::FP32 &&
       precision->mode != train::PrecisionMode::BF16Pure)
     castGradients(builder, *precision, paramGrads);
-  if (scaling != train::LossScaling::Dynamic)
-    return emitUpdates(func, builder, options, paramGrads, lossScale);
+  if (scaling != train::LossScaling::Dynamic) {
+    if (failed(emitUpdates(func, builder, options, paramGrads, lossScale)))
+      return failure();
+    recordAmaxes(builder, body);
+    return success();
+  }
 
   // Dynamic scaling: check every gradient, skip the updates on inf/NaN, and
   // update the scale after them (PyTorch's GradScaler).
@@ -356,6 +371,7 @@ LogicalResult memopt::appendBackward(func::FuncOp func,
   train::LossScaleUpdateOp::create(builder, scalerLoc, lossScale.exponent,
                                    tracker, skipped, lossScale.found,
                                    precision->growthInterval);
+  recordAmaxes(builder, body);
   return success();
 }
 

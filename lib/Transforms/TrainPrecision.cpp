@@ -76,8 +76,8 @@ namespace {
 class ForwardLowering {
 public:
   ForwardLowering(func::FuncOp func, const PrecisionConfig &config,
-                  ArrayRef<std::string> pinned)
-      : func(func), config(config), pinned(pinned),
+                  ArrayRef<std::string> pinned, ArrayRef<std::string> excluded)
+      : func(func), config(config), pinned(pinned), excluded(excluded),
         low(config.getLowType(func.getContext())),
         f32(Float32Type::get(func.getContext())) {}
 
@@ -87,23 +87,27 @@ public:
   const llvm::StringSet<> &getUsedEntries() const { return used; }
 
 private:
-  bool isPinned(Operation *op);
+  bool isNamedBy(ArrayRef<std::string> entries, Operation *op);
   Type getComputeType(Operation *op, bool isPinned);
   Value convert(Value value, Type elementType, Operation *user);
+  void lowerToFP8(train::MatmulOp op);
 
   func::FuncOp func;
   const PrecisionConfig &config;
-  ArrayRef<std::string> pinned;
+  ArrayRef<std::string> pinned, excluded;
   Type low, f32;
   llvm::StringSet<> used;
   llvm::DenseMap<std::pair<Value, Type>, Value> casts;
+  /// The names of the fp8 matmuls so far, to keep state names unique.
+  llvm::StringMap<unsigned> fp8Names;
 };
 
 } // namespace
 
-bool ForwardLowering::isPinned(Operation *op) {
+bool ForwardLowering::isNamedBy(ArrayRef<std::string> entries,
+                                Operation *op) {
   bool found = false;
-  for (const std::string &entry : pinned)
+  for (const std::string &entry : entries)
     if (namesOp(entry, op)) {
       used.insert(entry);
       found = true;
@@ -171,6 +175,68 @@ Value ForwardLowering::convert(Value value, Type elementType, Operation *user) {
   return it->second = castOp.getResult();
 }
 
+/// Whether `op` is a linear layer fp8 applies to: a matmul reading a
+/// parameter.
+static bool isLinearLayer(Operation *op) {
+  auto matmul = dyn_cast<train::MatmulOp>(op);
+  return matmul && (isParameter(matmul.getLhs()) ||
+                    isParameter(matmul.getRhs()));
+}
+
+/// Replaces `op` by Transformer Engine's fp8 linear layer: each operand
+/// quantized to E4M3 with the scale of its amax history (a parameter from
+/// its f32 master, an activation from the value it computes), one
+/// train.scaled_matmul into bf16 whose output gradient has a history too.
+void ForwardLowering::lowerToFP8(train::MatmulOp op) {
+  MLIRContext *ctx = func.getContext();
+  OpBuilder builder(op);
+  std::string name = getLocationName(op.getLoc()).str();
+  if (name.empty())
+    name = "matmul";
+  unsigned &count = fp8Names[name];
+  if (count++ > 0)
+    name += "#" + std::to_string(count);
+  Attribute layer = op->getAttr(train::TrainDialect::kLayerAttrName);
+  auto tag = [&](Operation *created) {
+    if (layer)
+      created->setAttr(train::TrainDialect::kLayerAttrName, layer);
+  };
+  auto historyType = RankedTensorType::get({config.amaxHistory}, f32);
+  auto scalar = RankedTensorType::get({}, f32);
+  Type e4m3 = Float8E4M3FNType::get(ctx);
+  auto readHistory = [&](StringRef role) -> Value {
+    std::string state = "fp8." + name + "." + role.str() + ".amax_history";
+    auto history = train::OptStateOp::create(
+        builder, NameLoc::get(StringAttr::get(ctx, state), op.getLoc()),
+        historyType, state);
+    return history.getResult();
+  };
+  auto quantize = [&](Value value, StringRef role) -> std::pair<Value, Value> {
+    Value history = readHistory(role);
+    Location loc = NameLoc::get(
+        StringAttr::get(ctx, name + "." + role + ".fp8"), op.getLoc());
+    auto scale = train::FP8ScaleOp::create(
+        builder, loc, scalar, history, e4m3,
+        static_cast<uint64_t>(config.margin));
+    tag(scale);
+    auto type = cast<RankedTensorType>(value.getType());
+    auto quantized = train::QuantizeOp::create(
+        builder, loc, TypeRange{type.clone(e4m3), scalar}, value, scale);
+    tag(quantized);
+    return {quantized.getResult(), scale.getResult()};
+  };
+  auto [lhs, lhsScale] = quantize(op.getLhs(), "lhs");
+  auto [rhs, rhsScale] = quantize(op.getRhs(), "rhs");
+  Value gradHistory = readHistory("grad_output");
+  auto resultType = cast<RankedTensorType>(op.getType()).clone(low);
+  auto scaled = train::ScaledMatmulOp::create(
+      builder, op.getLoc(), resultType, lhs, rhs, lhsScale, rhsScale,
+      gradHistory, op.getTransposeLhs(), op.getTransposeRhs());
+  tag(scaled);
+  op.getResult().replaceAllUsesWith(scaled.getResult());
+  op->erase();
+}
+
 void ForwardLowering::run() {
   Block &body = func.getBody().front();
   bool pure = config.mode == PrecisionMode::BF16Pure;
@@ -188,7 +254,18 @@ void ForwardLowering::run() {
     }
     if (!isa<train::TrainDialect>(op->getDialect()))
       continue;
-    bool isPinnedOp = isPinned(op);
+    bool isPinnedOp = isNamedBy(pinned, op);
+    bool isExcluded = isNamedBy(excluded, op);
+    // Excluded ops are one step wider than the mode's narrowest type: bf16
+    // under fp8, f32 otherwise.
+    if (config.mode == PrecisionMode::FP8) {
+      if (!isPinnedOp && !isExcluded && isLinearLayer(op)) {
+        lowerToFP8(cast<train::MatmulOp>(op));
+        continue;
+      }
+    } else {
+      isPinnedOp |= isExcluded;
+    }
     Type computeType = getComputeType(op, isPinnedOp);
     if (!computeType)
       continue;
@@ -312,6 +389,7 @@ private:
   FailureOr<PrecisionConfig>
   buildConfig(function_ref<LogicalResult(const Twine &)> errorHandler);
   LogicalResult lowerStep(func::FuncOp step, ArrayRef<std::string> pinned,
+                          ArrayRef<std::string> excluded,
                           llvm::StringSet<> &used);
 
   PrecisionConfig config;
@@ -347,6 +425,20 @@ FailureOr<PrecisionConfig> TrainPrecisionPass::buildConfig(
       return failure();
     }
     result.lowPrecisionGradients = mode == PrecisionMode::BF16Pure;
+  }
+
+  if (mode == PrecisionMode::FP8) {
+    if (amaxHistory < 1 || margin < 0 || margin > 64) {
+      (void)errorHandler("train-precision: amax-history must be at least 1 "
+                         "and margin in [0, 64]");
+      return failure();
+    }
+    result.amaxHistory = amaxHistory;
+    result.margin = margin;
+  } else if (amaxHistory != 16 || margin != 0) {
+    (void)errorHandler("train-precision: amax-history and margin apply to "
+                       "mode=fp8 only");
+    return failure();
   }
 
   StringRef scaleText = lossScale;
@@ -388,6 +480,7 @@ FailureOr<PrecisionConfig> TrainPrecisionPass::buildConfig(
 
 LogicalResult TrainPrecisionPass::lowerStep(func::FuncOp step,
                                             ArrayRef<std::string> pinned,
+                                            ArrayRef<std::string> excluded,
                                             llvm::StringSet<> &used) {
   FailureOr<AutodiffOptions> options = inferAutodiffOptions(step);
   if (failed(options))
@@ -415,7 +508,7 @@ LogicalResult TrainPrecisionPass::lowerStep(func::FuncOp step,
                 "produced, before other passes";
   }
 
-  ForwardLowering lowering(forward, config, pinned);
+  ForwardLowering lowering(forward, config, pinned, excluded);
   lowering.run();
   for (const auto &entry : lowering.getUsedEntries())
     used.insert(entry.getKey());
@@ -447,26 +540,26 @@ void TrainPrecisionPass::runOnOperation() {
     return signalPassFailure();
 
   SmallVector<std::string> pinned(keepFp32.begin(), keepFp32.end());
-  pinned.append(exclude.begin(), exclude.end());
+  SmallVector<std::string> excluded(exclude.begin(), exclude.end());
   llvm::StringSet<> used;
   if (config.mode != PrecisionMode::FP32) {
     if (isTrainingStep(func)) {
-      if (failed(lowerStep(func, pinned, used)))
+      if (failed(lowerStep(func, pinned, excluded, used)))
         return signalPassFailure();
     } else {
-      ForwardLowering lowering(func, config, pinned);
+      ForwardLowering lowering(func, config, pinned, excluded);
       lowering.run();
       used = lowering.getUsedEntries();
     }
   } else {
     // fp32 changes nothing, but a pin that names no op is still a mistake.
     func.walk([&](Operation *op) {
-      for (const std::string &entry : pinned)
+      for (const std::string &entry : llvm::concat<std::string>(pinned, excluded))
         if (namesOp(entry, op))
           used.insert(entry);
     });
   }
-  for (const std::string &entry : pinned)
+  for (const std::string &entry : llvm::concat<std::string>(pinned, excluded))
     if (!used.contains(entry)) {
       func.emitOpError() << "has no op named '" << entry
                          << "' (train-precision keep-fp32/exclude): give an "

@@ -20,6 +20,8 @@ StringRef train::stringifyPrecisionMode(PrecisionMode mode) {
     return "fp16-mixed";
   case PrecisionMode::BF16Pure:
     return "bf16-pure";
+  case PrecisionMode::FP8:
+    return "fp8";
   }
   llvm_unreachable("unknown precision mode");
 }
@@ -30,6 +32,7 @@ std::optional<PrecisionMode> train::symbolizePrecisionMode(StringRef text) {
       .Case("bf16-mixed", PrecisionMode::BF16Mixed)
       .Case("fp16-mixed", PrecisionMode::FP16Mixed)
       .Case("bf16-pure", PrecisionMode::BF16Pure)
+      .Case("fp8", PrecisionMode::FP8)
       .Default(std::nullopt);
 }
 
@@ -39,6 +42,7 @@ Type PrecisionConfig::getLowType(MLIRContext *ctx) const {
     return {};
   case PrecisionMode::BF16Mixed:
   case PrecisionMode::BF16Pure:
+  case PrecisionMode::FP8:
     return BFloat16Type::get(ctx);
   case PrecisionMode::FP16Mixed:
     return Float16Type::get(ctx);
@@ -57,6 +61,8 @@ static constexpr StringLiteral kGradsKey = "grads";
 static constexpr StringLiteral kLossScaleKey = "loss_scale";
 static constexpr StringLiteral kInitialScaleKey = "initial_scale";
 static constexpr StringLiteral kGrowthIntervalKey = "growth_interval";
+static constexpr StringLiteral kAmaxHistoryKey = "amax_history";
+static constexpr StringLiteral kMarginKey = "margin";
 
 DictionaryAttr PrecisionConfig::toAttr(MLIRContext *ctx) const {
   Builder b(ctx);
@@ -83,6 +89,11 @@ DictionaryAttr PrecisionConfig::toAttr(MLIRContext *ctx) const {
                                      b.getI64IntegerAttr(growthInterval)));
     break;
   }
+  if (mode == PrecisionMode::FP8) {
+    entries.push_back(
+        b.getNamedAttr(kAmaxHistoryKey, b.getI64IntegerAttr(amaxHistory)));
+    entries.push_back(b.getNamedAttr(kMarginKey, b.getI64IntegerAttr(margin)));
+  }
   return b.getDictionaryAttr(entries);
 }
 
@@ -95,7 +106,7 @@ PrecisionConfig::fromAttr(DictionaryAttr attr,
       mode ? symbolizePrecisionMode(mode.getValue()) : std::nullopt;
   if (!parsed)
     return emitError() << "'train.precision' needs a 'mode': fp32, "
-                          "bf16-mixed, fp16-mixed or bf16-pure";
+                          "bf16-mixed, fp16-mixed, bf16-pure or fp8";
   config.mode = *parsed;
   auto grads = dyn_cast_or_null<StringAttr>(attr.get(kGradsKey));
   if (!grads || !llvm::is_contained({"fp32", "bf16", "fp16"}, grads.getValue()))
@@ -132,6 +143,15 @@ PrecisionConfig::fromAttr(DictionaryAttr attr,
                           "finite number";
   if (config.lossScaling == LossScaling::Dynamic && config.growthInterval < 1)
     return emitError() << "'train.precision' growth_interval must be >= 1";
+  if (config.mode == PrecisionMode::FP8) {
+    auto history = dyn_cast_or_null<IntegerAttr>(attr.get(kAmaxHistoryKey));
+    auto margin = dyn_cast_or_null<IntegerAttr>(attr.get(kMarginKey));
+    if (!history || !margin || history.getInt() < 1 || margin.getInt() < 0)
+      return emitError() << "'train.precision' mode fp8 needs 'amax_history' "
+                            "(an i64 >= 1) and 'margin' (an i64 >= 0)";
+    config.amaxHistory = history.getInt();
+    config.margin = margin.getInt();
+  }
   return config;
 }
 
@@ -146,4 +166,12 @@ train::getPrecisionConfig(FunctionOpInterface func) {
   if (failed(config))
     return std::nullopt;
   return *config;
+}
+
+std::optional<double> train::getFP8MaxFinite(Type type) {
+  if (isa<Float8E4M3FNType>(type))
+    return 448.0;
+  if (isa<Float8E5M2Type>(type))
+    return 57344.0;
+  return std::nullopt;
 }

@@ -348,6 +348,103 @@ LogicalResult MatmulOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
   return success();
 }
 
+/// A scaled matmul of fp8 `lhs` and `rhs` with the given transposes and
+/// scales, its result of element type `elementType`.
+static Value buildScaledMatmul(OpBuilder &b, Location loc, Value lhs,
+                               Value rhs, Value lhsScale, Value rhsScale,
+                               bool transposeLhs, bool transposeRhs,
+                               Type elementType) {
+  ArrayRef<int64_t> l = typeOf(lhs).getShape(), r = typeOf(rhs).getShape();
+  int64_t lr = l.size(), rr = r.size();
+  SmallVector<int64_t> shape(l.drop_back(2));
+  shape.push_back(transposeLhs ? l[lr - 1] : l[lr - 2]);
+  shape.push_back(transposeRhs ? r[rr - 2] : r[rr - 1]);
+  return ScaledMatmulOp::create(b, loc, RankedTensorType::get(shape, elementType),
+                                lhs, rhs, lhsScale, rhsScale,
+                                /*grad_history=*/Value(), transposeLhs,
+                                transposeRhs);
+}
+
+LogicalResult ScaledMatmulOp::buildGradients(OpBuilder &b,
+                                             ValueRange resultGrads,
+                                             ArrayRef<bool> needed,
+                                             SmallVectorImpl<Value> &grads) {
+  initGrads(*this, grads);
+  if (!needed[0] && !needed[1])
+    return success();
+  Value history = getGradHistory();
+  if (!history)
+    return emitOpError("has no grad_history, the amax history that scales "
+                       "its output gradient into f8E5M2; cannot "
+                       "differentiate through it");
+  Location loc = gradLoc(*this);
+  MLIRContext *ctx = getContext();
+  Type element = typeOf(getResult()).getElementType();
+  Value lhs = getLhs(), rhs = getRhs();
+  Value lhsScale = getLhsScale(), rhsScale = getRhsScale();
+  bool tl = getTransposeLhs(), tr = getTransposeRhs();
+
+  // The output gradient in E5M2, with the margin of the forward scales.
+  int64_t margin = 0;
+  if (auto scale = lhsScale.getDefiningOp<FP8ScaleOp>())
+    margin = scale.getMargin();
+  Value g = resultGrads[0];
+  auto scalar = RankedTensorType::get({}, b.getF32Type());
+  Type e5m2 = Float8E5M2Type::get(ctx);
+  // Each op in its own statement: argument evaluation order differs
+  // between compilers, and so would the order of the created ops.
+  Value gScale = FP8ScaleOp::create(b, loc, scalar, history, e5m2,
+                                    static_cast<uint64_t>(margin));
+  auto quantized = QuantizeOp::create(
+      b, loc, TypeRange{typeOf(g).clone(e5m2), scalar}, g, gScale);
+  Value qg = quantized.getResult();
+  bool sharedRhs = typeOf(rhs).getRank() == 2 && typeOf(lhs).getRank() > 2;
+
+  // As train.matmul's rule, on the saved fp8 operands.
+  if (needed[0]) {
+    Value dOpA = buildScaledMatmul(b, loc, qg, rhs, gScale, rhsScale, false,
+                                   !tr, element);
+    if (!tl)
+      grads[0] = dOpA;
+    else if (!sharedRhs)
+      grads[0] = buildScaledMatmul(b, loc, rhs, qg, rhsScale, gScale, tr, true,
+                                   element);
+    else
+      grads[0] = transposeLastTwo(b, loc, dOpA);
+  }
+  if (needed[1]) {
+    if (sharedRhs) {
+      Value opA = tl ? transposeLastTwo(b, loc, lhs) : lhs;
+      Value a2 = flattenToMatrix(b, loc, opA);
+      Value g2 = flattenToMatrix(b, loc, qg);
+      grads[1] = tr ? buildScaledMatmul(b, loc, g2, a2, gScale, lhsScale, true,
+                                        false, element)
+                    : buildScaledMatmul(b, loc, a2, g2, lhsScale, gScale, true,
+                                        false, element);
+    } else {
+      grads[1] = tr ? buildScaledMatmul(b, loc, qg, lhs, gScale, lhsScale,
+                                        true, tl, element)
+                    : buildScaledMatmul(b, loc, lhs, qg, lhsScale, gScale,
+                                        !tl, false, element);
+    }
+  }
+  return success();
+}
+
+LogicalResult QuantizeOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                         ArrayRef<bool> needed,
+                                         SmallVectorImpl<Value> &grads) {
+  if (failed(requireOnlyFirstResultGrad(*this, resultGrads)))
+    return failure();
+  initGrads(*this, grads);
+  // Straight through: the gradient of the dequantized value.
+  if (needed[0])
+    grads[0] = castTo(b, gradLoc(*this), resultGrads[0],
+                      typeOf(resultGrads[0]).clone(
+                          typeOf(getInput()).getElementType()));
+  return success();
+}
+
 LogicalResult EmbeddingOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
                                           ArrayRef<bool> needed,
                                           SmallVectorImpl<Value> &grads) {

@@ -178,6 +178,13 @@ LogicalResult verifyWindow(Operation *op, Value full, Value window,
 LogicalResult verifyLossScaledUpdate(Operation *op, Value foundNonfinite,
                                      Value skippedSteps);
 
+/// The shapes of a (batched) matmul: `B... x M x K` times `K x N` or
+/// `B... x K x N`, with optional transposes of the last two dimensions,
+/// gives `B... x M x N` (train.matmul, train.scaled_matmul).
+LogicalResult verifyMatmulShapes(Operation *op, Value lhs, Value rhs,
+                                 Value result, bool transposeLhs,
+                                 bool transposeRhs);
+
 } // namespace mlir::memopt::train::detail
 
 #endif // MEMOPT_DIALECTS_TRAIN_IR_TRAINOPUTILS_H

@@ -338,36 +338,50 @@ LogicalResult DropoutOp::verify() {
 // Linear algebra, embeddings, attention
 //===----------------------------------------------------------------------===//
 
-LogicalResult MatmulOp::verify() {
-  if (failed(checkMinRank(*this, "lhs", getLhs(), 2)) ||
-      failed(checkMinRank(*this, "rhs", getRhs(), 2)))
+LogicalResult mlir::memopt::train::detail::verifyMatmulShapes(
+    Operation *op, Value lhsValue, Value rhsValue, Value resultValue,
+    bool transposeLhs, bool transposeRhs) {
+  if (failed(checkMinRank(op, "lhs", lhsValue, 2)) ||
+      failed(checkMinRank(op, "rhs", rhsValue, 2)))
     return failure();
-  ArrayRef<int64_t> lhs = shapeOf(getLhs()), rhs = shapeOf(getRhs());
+  ArrayRef<int64_t> lhs = shapeOf(lhsValue), rhs = shapeOf(rhsValue);
   int64_t lhsRank = lhs.size(), rhsRank = rhs.size();
   if (rhsRank != 2 && rhsRank != lhsRank)
-    return emitOpError() << "expected rhs of rank 2 or of the lhs rank "
-                         << lhsRank << ", got rank " << rhsRank << " ("
-                         << formatShape(rhs) << ")";
+    return op->emitOpError() << "expected rhs of rank 2 or of the lhs rank "
+                             << lhsRank << ", got rank " << rhsRank << " ("
+                             << formatShape(rhs) << ")";
   ArrayRef<int64_t> batch = lhs.drop_back(2);
-  if (rhsRank == lhsRank && failed(checkShape(*this, "rhs batch dimensions",
+  if (rhsRank == lhsRank && failed(checkShape(op, "rhs batch dimensions",
                                               batch, rhs.drop_back(2))))
     return failure();
-  if (failed(checkElementType(*this, "rhs", elementTypeOf(getLhs()),
-                              elementTypeOf(getRhs()))))
-    return failure();
-  int64_t m = getTransposeLhs() ? lhs[lhsRank - 1] : lhs[lhsRank - 2];
-  int64_t kl = getTransposeLhs() ? lhs[lhsRank - 2] : lhs[lhsRank - 1];
-  int64_t kr = getTransposeRhs() ? rhs[rhsRank - 1] : rhs[rhsRank - 2];
-  int64_t n = getTransposeRhs() ? rhs[rhsRank - 2] : rhs[rhsRank - 1];
+  int64_t m = transposeLhs ? lhs[lhsRank - 1] : lhs[lhsRank - 2];
+  int64_t kl = transposeLhs ? lhs[lhsRank - 2] : lhs[lhsRank - 1];
+  int64_t kr = transposeRhs ? rhs[rhsRank - 1] : rhs[rhsRank - 2];
+  int64_t n = transposeRhs ? rhs[rhsRank - 2] : rhs[rhsRank - 1];
   if (kl != kr)
-    return emitOpError() << "contraction dimension mismatch: lhs "
-                         << formatShape(lhs) << " contracts " << kl << ", rhs "
-                         << formatShape(rhs) << " contracts " << kr;
+    return op->emitOpError()
+           << "contraction dimension mismatch: lhs " << formatShape(lhs)
+           << " contracts " << kl << ", rhs " << formatShape(rhs)
+           << " contracts " << kr;
   SmallVector<int64_t> expected(batch);
   expected.append({m, n});
-  if (failed(checkShape(*this, "result", expected, shapeOf(getResult()))))
+  return checkShape(op, "result", expected, shapeOf(resultValue));
+}
+
+LogicalResult MatmulOp::verify() {
+  if (failed(verifyMatmulShapes(*this, getLhs(), getRhs(), getResult(),
+                                getTransposeLhs(), getTransposeRhs())))
     return failure();
   Type operandType = elementTypeOf(getLhs());
+  if (operandType.getIntOrFloatBitWidth() <= 8)
+    return emitOpError()
+           << "cannot read " << operandType
+           << " operands: fp8 values are scaled, so multiply them with "
+              "train.scaled_matmul and their scales (or widen them with "
+              "train.cast first)";
+  if (failed(checkElementType(*this, "rhs", operandType,
+                              elementTypeOf(getRhs()))))
+    return failure();
   Type resultType = elementTypeOf(getResult());
   if (resultType != operandType &&
       resultType.getIntOrFloatBitWidth() <= operandType.getIntOrFloatBitWidth())

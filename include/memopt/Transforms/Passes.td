@@ -35,7 +35,7 @@ def TrainVerifyStepPass : Pass<"train-verify-step", "::mlir::func::FuncOp"> {
 }
 
 def TrainPrecisionPass : Pass<"train-precision", "::mlir::func::FuncOp"> {
-  let summary = "Lowers an fp32 step to mixed precision (bf16 or fp16)";
+  let summary = "Lowers an fp32 step to mixed precision (bf16, fp16 or fp8)";
   let description = [{
     Rewrites an fp32 forward + loss function, or a whole training step, to
     the mixed precision people train in. The op classes decide, not a list
@@ -54,6 +54,16 @@ def TrainPrecisionPass : Pass<"train-precision", "::mlir::func::FuncOp"> {
     step, which all compute reads (ops pinned with `keep-fp32` read the
     master). `bf16-pure` makes the parameters themselves bf16, and with them
     their gradients and optimizer states.
+
+    `fp8` is `bf16-mixed` with every matmul that reads a parameter (a linear
+    layer) in fp8, Transformer Engine's HYBRID format: its operands are
+    quantized to E4M3 (`train.quantize`, the weight from its f32 master),
+    multiplied by `train.scaled_matmul` into bf16, and its output gradient
+    is quantized to E5M2 in the backward pass. Each quantized tensor has a
+    persistent amax history (`amax-history` steps, a `train.opt_state`)
+    whose largest value sets the next step's scale (delayed scaling,
+    `train.fp8_scale`); `train-autodiff` records each step's amaxes after
+    the optimizer updates. Ops named by `exclude` stay bf16.
 
     The function gets `train.precision`, which `train-autodiff` reads: the
     gradient each optimizer receives is f32 (`grads=fp32`: Megatron's main
@@ -78,7 +88,7 @@ def TrainPrecisionPass : Pass<"train-precision", "::mlir::func::FuncOp"> {
   let options = [
     Option<"mode", "mode", "::mlir::memopt::train::PrecisionMode",
            /*default=*/"::mlir::memopt::train::PrecisionMode::BF16Mixed",
-           "fp32, bf16-mixed, fp16-mixed or bf16-pure",
+           "fp32, bf16-mixed, fp16-mixed, bf16-pure or fp8",
            [{::llvm::cl::values(
              clEnumValN(::mlir::memopt::train::PrecisionMode::FP32, "fp32",
                         "no change"),
@@ -90,7 +100,10 @@ def TrainPrecisionPass : Pass<"train-precision", "::mlir::func::FuncOp"> {
                         "fp16 compute, fp32 master weights, loss scaling"),
              clEnumValN(::mlir::memopt::train::PrecisionMode::BF16Pure,
                         "bf16-pure",
-                        "bf16 parameters, gradients and optimizer states"))}]>,
+                        "bf16 parameters, gradients and optimizer states"),
+             clEnumValN(::mlir::memopt::train::PrecisionMode::FP8, "fp8",
+                        "bf16-mixed with fp8 linear layers (E4M3 forward, "
+                        "E5M2 gradients, delayed scaling)"))}]>,
     Option<"grads", "grads", "std::string", /*default=*/"\"\"",
            "The optimizer's gradient type: fp32, or the mode's low type "
            "(bf16 / fp16). Default: fp32 for bf16-mixed, fp16 for "
@@ -108,7 +121,13 @@ def TrainPrecisionPass : Pass<"train-precision", "::mlir::func::FuncOp"> {
                "location name, a prefix of it ending before a '.', or a "
                "train.layer name (e.g. lm_head,h.0)">,
     ListOption<"exclude", "exclude", "std::string",
-               "Ops the pass leaves in f32 (as keep-fp32)">,
+               "Ops kept out of the mode's narrowest type: bf16 rather than "
+               "fp8 under mode=fp8, f32 (as keep-fp32) otherwise">,
+    Option<"amaxHistory", "amax-history", "int64_t", /*default=*/"16",
+           "fp8: the steps of amax each quantized tensor's history keeps">,
+    Option<"margin", "margin", "int64_t", /*default=*/"0",
+           "fp8: powers of two of headroom below the format's largest "
+           "value">,
   ];
   let dependentDialects = ["::mlir::memopt::train::TrainDialect",
                            "::mlir::arith::ArithDialect"];

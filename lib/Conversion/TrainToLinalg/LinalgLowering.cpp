@@ -284,71 +284,73 @@ static void getWindow(OpBuilder &b, ArrayRef<int64_t> window,
   }
 }
 
-namespace {
-
 /// matmul: rank 2 -> linalg.matmul; rank 3 (same batch) ->
 /// linalg.batch_matmul; higher ranks collapse their batch dimensions into
 /// one; a rank-N lhs with a shared rank-2 rhs collapses the lhs rows into
 /// one matmul (or, with transpose_lhs, a generic).
+Value mlir::memopt::buildMatmul(OpBuilder &b, Location loc, Value lhs,
+                                Value rhs, RankedTensorType resultType,
+                                bool tl, bool tr) {
+  auto lhsType = cast<RankedTensorType>(lhs.getType());
+  auto rhsType = cast<RankedTensorType>(rhs.getType());
+  Type accType = resultType.getElementType();
+  int64_t lhsRank = lhsType.getRank(), rhsRank = rhsType.getRank();
+  ArrayRef<int64_t> resultShape = resultType.getShape();
+  int64_t batch = product(resultShape.drop_back(2));
+  int64_t m = resultShape[lhsRank - 2], n = resultShape[lhsRank - 1];
+
+  if (lhsRank == 2)
+    return buildNamedMatmul<linalg::MatmulOp>(b, loc, lhs, rhs, resultType,
+                                              tl, tr);
+  if (rhsRank == 2 && !tl && collapsesToView(lhs, 1)) {
+    // A linear layer: (B... * M) x K rows times the shared weight.
+    Value rows = collapseRows(b, loc, lhs);
+    auto flatType = RankedTensorType::get({batch * m, n}, accType);
+    Value result = buildNamedMatmul<linalg::MatmulOp>(b, loc, rows, rhs,
+                                                      flatType, false, tr);
+    return reshapeStatic(b, loc, result, resultType);
+  }
+  if (rhsRank == 2) {
+    // A transposed lhs, or an lhs whose rows do not collapse into a view
+    // (a strided view, e.g. a transpose): one contraction over its batch
+    // dimensions, reading it in place rather than copying it.
+    return buildContractionGeneric(b, loc, lhs, rhs, resultType, tl, tr,
+                                   /*rhsBatched=*/false);
+  }
+  if (lhsRank > 3) {
+    // Several batch dimensions (e.g. [B, H, T, D] attention heads, often a
+    // transposed view): one contraction over all of them, so that no
+    // operand is collapsed (which would copy a strided view). The loops
+    // and the summation order are those of linalg.batch_matmul.
+    return buildContractionGeneric(b, loc, lhs, rhs, resultType, tl, tr,
+                                   /*rhsBatched=*/true);
+  }
+  // Same batch dimensions: one batch dimension for linalg.batch_matmul.
+  auto collapseBatch = [&](Value v) {
+    auto type = cast<RankedTensorType>(v.getType());
+    ArrayRef<int64_t> shape = type.getShape();
+    return reshapeStatic(
+        b, loc, v,
+        RankedTensorType::get({batch, shape[shape.size() - 2], shape.back()},
+                              type.getElementType()));
+  };
+  auto batchType = RankedTensorType::get({batch, m, n}, accType);
+  Value result = buildNamedMatmul<linalg::BatchMatmulOp>(
+      b, loc, collapseBatch(lhs), collapseBatch(rhs), batchType, tl, tr);
+  return reshapeStatic(b, loc, result, resultType);
+}
+
+namespace {
+
 struct MatmulLowering : public TrainOpLowering<train::MatmulOp> {
   using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::MatmulOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value lhs = adaptor.getLhs(), rhs = adaptor.getRhs();
-    auto lhsType = cast<RankedTensorType>(lhs.getType());
-    auto rhsType = cast<RankedTensorType>(rhs.getType());
-    auto resultType = cast<RankedTensorType>(op.getType());
-    Type accType = resultType.getElementType();
-    bool tl = op.getTransposeLhs(), tr = op.getTransposeRhs();
-    int64_t lhsRank = lhsType.getRank(), rhsRank = rhsType.getRank();
-    ArrayRef<int64_t> resultShape = resultType.getShape();
-    int64_t batch = product(resultShape.drop_back(2));
-    int64_t m = resultShape[lhsRank - 2], n = resultShape[lhsRank - 1];
-
-    Value result;
-    if (lhsRank == 2) {
-      result = buildNamedMatmul<linalg::MatmulOp>(rewriter, loc, lhs, rhs,
-                                                  resultType, tl, tr);
-    } else if (rhsRank == 2 && !tl && collapsesToView(lhs, 1)) {
-      // A linear layer: (B... * M) x K rows times the shared weight.
-      Value rows = collapseRows(rewriter, loc, lhs);
-      auto flatType = RankedTensorType::get({batch * m, n}, accType);
-      result = buildNamedMatmul<linalg::MatmulOp>(rewriter, loc, rows, rhs,
-                                                  flatType, false, tr);
-      result = reshapeStatic(rewriter, loc, result, resultType);
-    } else if (rhsRank == 2) {
-      // A transposed lhs, or an lhs whose rows do not collapse into a view
-      // (a strided view, e.g. a transpose): one contraction over its batch
-      // dimensions, reading it in place rather than copying it.
-      result = buildContractionGeneric(rewriter, loc, lhs, rhs, resultType, tl,
-                                       tr, /*rhsBatched=*/false);
-    } else if (lhsRank > 3) {
-      // Several batch dimensions (e.g. [B, H, T, D] attention heads, often a
-      // transposed view): one contraction over all of them, so that no
-      // operand is collapsed (which would copy a strided view). The loops
-      // and the summation order are those of linalg.batch_matmul.
-      result = buildContractionGeneric(rewriter, loc, lhs, rhs, resultType, tl,
-                                       tr, /*rhsBatched=*/true);
-    } else {
-      // Same batch dimensions: one batch dimension for linalg.batch_matmul.
-      auto collapseBatch = [&](Value v) {
-        ArrayRef<int64_t> shape =
-            cast<RankedTensorType>(v.getType()).getShape();
-        return reshapeStatic(
-            rewriter, loc, v,
-            RankedTensorType::get(
-                {batch, shape[shape.size() - 2], shape.back()},
-                cast<RankedTensorType>(v.getType()).getElementType()));
-      };
-      auto batchType = RankedTensorType::get({batch, m, n}, accType);
-      result = buildNamedMatmul<linalg::BatchMatmulOp>(
-          rewriter, loc, collapseBatch(lhs), collapseBatch(rhs), batchType, tl,
-          tr);
-      result = reshapeStatic(rewriter, loc, result, resultType);
-    }
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(
+        op, buildMatmul(rewriter, op.getLoc(), adaptor.getLhs(),
+                        adaptor.getRhs(), cast<RankedTensorType>(op.getType()),
+                        op.getTransposeLhs(), op.getTransposeRhs()));
     return success();
   }
 };

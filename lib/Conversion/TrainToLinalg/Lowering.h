@@ -42,6 +42,7 @@ void populateNormAttentionLoweringPatterns(RewritePatternSet &patterns);
 /// conv2d, pooling, upsampling, batch_norm and gradients (ConvLowering.cpp).
 void populateConvLoweringPatterns(RewritePatternSet &patterns);
 void populateBatchNormLoweringPatterns(RewritePatternSet &patterns);
+void populateFP8LoweringPatterns(RewritePatternSet &patterns);
 
 //===----------------------------------------------------------------------===//
 // Arena placement (ArenaPlacement.cpp)
@@ -168,6 +169,12 @@ Value buildMeanInPlace(OpBuilder &b, Location loc, Value sum, double n);
 /// compute rstd from a sum of squares), overwriting `sum`.
 Value buildRstd(OpBuilder &b, Location loc, Value sum, double n,
                 double epsilon);
+
+/// The linalg form of a train.matmul of `lhs` and `rhs` (any float types)
+/// into a new tensor of `resultType`, accumulating in its element type.
+Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                  RankedTensorType resultType, bool transposeLhs,
+                  bool transposeRhs);
 
 } // namespace mlir::memopt
 

@@ -10,6 +10,7 @@
 #include "Lowering.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include <limits>
 
@@ -389,12 +390,48 @@ struct LossScaleUpdateLowering
   }
 };
 
+/// amax_record, in place: history[i] = history[i - 1] from the last index
+/// down (an scf.for on the state, which bufferizes without a copy), then
+/// history[0] = amax.
+struct AmaxRecordLowering : public OpConversionPattern<train::AmaxRecordOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::AmaxRecordOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value history = adaptor.getAmaxHistory();
+    int64_t size = cast<RankedTensorType>(history.getType()).getDimSize(0);
+    auto index = [&](int64_t value) -> Value {
+      return arith::ConstantIndexOp::create(rewriter, loc, value);
+    };
+    Value zero = index(0);
+    Value last = index(size - 1);
+    Value one = index(1);
+    auto loop = scf::ForOp::create(
+        rewriter, loc, zero, last, one, ValueRange{history},
+        [&](OpBuilder &b, Location l, Value iv, ValueRange args) {
+          Value to = arith::SubIOp::create(b, l, last, iv);
+          Value from = arith::SubIOp::create(b, l, to, one);
+          Value moved = tensor::ExtractOp::create(b, l, args[0], from);
+          Value updated = tensor::InsertOp::create(b, l, moved, args[0], to);
+          scf::YieldOp::create(b, l, updated);
+        });
+    Value amax = tensor::ExtractOp::create(rewriter, loc, adaptor.getAmax());
+    Value recorded = tensor::InsertOp::create(rewriter, loc, amax,
+                                              loop.getResult(0), zero);
+    writeBack(rewriter, loc, op.getAmaxHistory(), recorded);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::memopt::populateStateLoweringPatterns(RewritePatternSet &patterns) {
   patterns.add<ParamLowering, OptStateLowering, FreeLowering, SgdLowering,
                AdamLowering<train::AdamOp, false>,
                AdamLowering<train::AdamWOp, true>, LossScaleLowering,
-               AnyNonfiniteLowering, LossScaleUpdateLowering>(
+               AnyNonfiniteLowering, LossScaleUpdateLowering,
+               AmaxRecordLowering>(
       patterns.getContext());
 }

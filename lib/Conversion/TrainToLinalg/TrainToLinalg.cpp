@@ -110,6 +110,7 @@ void ConvertTrainToLinalgPass::runOnOperation() {
   populateNormAttentionLoweringPatterns(patterns);
   populateConvLoweringPatterns(patterns);
   populateBatchNormLoweringPatterns(patterns);
+  populateFP8LoweringPatterns(patterns);
   if (failed(applyPartialConversion(module, target, std::move(patterns))))
     return signalPassFailure();
   for (ArenaPlacement &placement : placements)

@@ -32,6 +32,10 @@ enum class PrecisionMode {
   /// Parameters, gradients and optimizer states in bf16 (no master copy);
   /// KeepFP32 ops still compute in f32.
   BF16Pure,
+  /// As BF16Mixed, with the matmuls that read a parameter (linear layers)
+  /// in fp8: E4M3 operands in the forward pass, E5M2 output gradients in
+  /// the backward pass, each scaled by delayed scaling.
+  FP8,
 };
 
 /// The option spelling of `mode` ("bf16-mixed").
@@ -52,6 +56,10 @@ struct PrecisionConfig {
   double scale = 1.0;
   /// Dynamic scaling: finite steps before the scale doubles.
   int64_t growthInterval = 2000;
+  /// fp8: the amax steps each history keeps.
+  int64_t amaxHistory = 16;
+  /// fp8: powers of two of headroom below the format's largest value.
+  int64_t margin = 0;
 
   /// bf16 or f16; null for FP32.
   Type getLowType(MLIRContext *ctx) const;
@@ -65,6 +73,10 @@ struct PrecisionConfig {
 
 /// The configuration recorded on `func`, if train-precision lowered it.
 std::optional<PrecisionConfig> getPrecisionConfig(FunctionOpInterface func);
+
+/// The largest finite value of an fp8 format train.fp8_scale accepts
+/// (f8E4M3FN: 448, f8E5M2: 57344); nullopt for other types.
+std::optional<double> getFP8MaxFinite(Type type);
 
 /// The names of the persistent states dynamic loss scaling keeps. The scale
 /// is `initial_scale * 2^exponent`: growth doubles it and backoff halves it,

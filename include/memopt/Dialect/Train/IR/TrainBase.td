@@ -184,4 +184,11 @@ def Train_CounterTensor
                 CPred<"::llvm::cast<::mlir::ShapedType>($_self).getRank() == 0">]>,
            "0-d i64 tensor", "::mlir::TensorType">;
 
+def Train_FP8Tensor : StaticShapeTensorOf<[F8E4M3FN, F8E5M2]>;
+def Train_AmaxHistoryTensor
+    : Type<And<[StaticShapeTensorOf<[F32]>.predicate,
+                CPred<"::llvm::cast<::mlir::ShapedType>($_self).getRank() == 1">,
+                CPred<"::llvm::cast<::mlir::ShapedType>($_self).getDimSize(0) >= 1">]>,
+           "1-d f32 tensor of at least one element", "::mlir::TensorType">;
+
 #endif // MEMOPT_DIALECT_TRAIN_IR_TRAINBASE_TD
