@@ -5,7 +5,7 @@
 // RUN: not mem-opt %s --train-precision='mode=fp16-mixed loss-scale=big' 2>&1 | FileCheck %s --check-prefix=SCALE
 // RUN: not mem-opt %s --train-precision='mode=fp16-mixed growth-interval=0' 2>&1 | FileCheck %s --check-prefix=INTERVAL
 
-// MODE: error: train-precision: unknown mode 'fp4'; expected one of fp32, bf16-mixed, fp16-mixed, bf16-pure{{$}}
+// MODE: error: train-precision: unknown mode 'fp4'; expected one of fp32, bf16-mixed, fp16-mixed, bf16-pure, fp8{{$}}
 // GRADS: error: train-precision: grads='fp16' does not fit mode=bf16-mixed; expected fp32 or bf16{{$}}
 // BF16SCALE: error: train-precision: loss-scale applies to mode=fp16-mixed only (bf16 has fp32's exponent range and needs no loss scaling){{$}}
 // SCALE: error: train-precision: loss-scale='big' is not dynamic, none or a positive number{{$}}
@@ -85,7 +85,7 @@ func.func @mixed_optimizers(%x: tensor<4xf32>, %t: tensor<i64> {train.step}) -> 
 // -----
 
 // A malformed record.
-// expected-error @+1 {{'train.precision' needs a 'mode': fp32, bf16-mixed, fp16-mixed or bf16-pure}}
+// expected-error @+1 {{'train.precision' needs a 'mode': fp32, bf16-mixed, fp16-mixed, bf16-pure or fp8}}
 func.func @bad_record(%x: tensor<4xf32>) -> tensor<f32> attributes {train.precision = {grads = "fp32"}} {
   %l = train.reduce_sum %x {dims = array<i64: 0>} : tensor<4xf32> -> tensor<f32>
   return %l : tensor<f32>

@@ -73,7 +73,8 @@ static cl::opt<std::string> precision(
     "precision",
     cl::desc("Lower the fp32 model with train-precision before --train "
              "differentiates it: fp32, bf16-mixed, fp16-mixed (dynamic loss "
-             "scaling) or bf16-pure; the same program as running "
+             "scaling), bf16-pure or fp8 (fp8 linear layers, delayed "
+             "scaling); the same program as running "
              "mem-opt --train-precision=mode=<mode> on the generated step. "
              "Other options (grads=, loss-scale=, keep-fp32=): use mem-opt"),
     cl::value_desc("mode"), cl::init(""), cl::cat(commonCategory));
@@ -504,7 +505,7 @@ static LogicalResult runMemGen() {
                 "'; expected f32, bf16, f16 or f64");
   if (!precision.empty() && !train::symbolizePrecisionMode(precision))
     return fail("unknown --precision '" + precision +
-                "'; expected fp32, bf16-mixed, fp16-mixed or bf16-pure");
+                "'; expected fp32, bf16-mixed, fp16-mixed, bf16-pure or fp8");
   if (!precision.empty() && !elementType.isF32())
     return fail("--precision lowers the fp32 model: it cannot be combined "
                 "with --dtype " +

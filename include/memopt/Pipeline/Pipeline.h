@@ -43,7 +43,9 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
           clEnumValN(train::PrecisionMode::FP16Mixed, "fp16-mixed",
                      "fp16 compute, fp32 master weights, loss scaling"),
           clEnumValN(train::PrecisionMode::BF16Pure, "bf16-pure",
-                     "bf16 parameters, gradients and states"))};
+                     "bf16 parameters, gradients and states"),
+          clEnumValN(train::PrecisionMode::FP8, "fp8",
+                     "bf16-mixed with fp8 linear layers"))};
   Option<bool> lifetimes{
       *this, "lifetimes",
       llvm::cl::desc("Insert train.free after each tensor's last use "
