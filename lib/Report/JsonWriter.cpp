@@ -62,6 +62,12 @@ static void writeModelStates(const MemoryReport &report,
     kind("master_weights", states.masterWeightBytes);
     kind("gradients", states.gradientBytes);
     kind("optimizer_states", states.optimizerStateBytes);
+    json.attributeObject("fp8_amax_histories", [&] {
+      json.attribute("count", states.fp8HistoryCount);
+      json.attribute("bytes", states.fp8ScalingBytes);
+      json.attribute("per_parameter",
+                     states.perParameter(states.fp8ScalingBytes));
+    });
     json.attributeArray("other_states", [&] {
       for (const auto &[name, bytes] : states.otherStates) {
         json.objectBegin();

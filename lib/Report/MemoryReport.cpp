@@ -16,7 +16,9 @@
 
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -70,6 +72,10 @@ SmallVector<std::pair<std::string, int64_t>> ModelStates::getRows() const {
       {"master weights", masterWeightBytes},
       {"gradients", gradientBytes},
       {"optimizer states", optimizerStateBytes}};
+  if (fp8HistoryCount > 0)
+    rows.push_back({"fp8 amax histories (" + std::to_string(fp8HistoryCount) +
+                        ")",
+                    fp8ScalingBytes});
   for (const auto &[name, bytes] : otherStates)
     rows.push_back({"other: " + name, bytes});
   rows.push_back({"total", getTotalBytes()});
@@ -78,7 +84,7 @@ SmallVector<std::pair<std::string, int64_t>> ModelStates::getRows() const {
 
 int64_t ModelStates::getTotalBytes() const {
   return weightBytes + masterWeightBytes + gradientBytes + optimizerStateBytes +
-         getOtherBytes();
+         fp8ScalingBytes + getOtherBytes();
 }
 
 //===----------------------------------------------------------------------===//
@@ -154,19 +160,38 @@ static FloatType getFloatElementType(Type type) {
 }
 
 /// The low copy of `param`: its first `train.cast` to a narrower float type.
-static train::CastOp findLowCopy(train::ParamOp param) {
+/// The narrower copies of `param` compute reads: its train.casts to a
+/// narrower float type and its fp8 train.quantizes.
+static void collectLowCopies(train::ParamOp param,
+                             SmallVectorImpl<RankedTensorType> &copies) {
   FloatType wide = getFloatElementType(param.getType());
   if (!wide)
-    return {};
+    return;
   for (Operation *user : param->getUsers()) {
+    if (auto quantize = dyn_cast<train::QuantizeOp>(user)) {
+      copies.push_back(quantize.getResult().getType());
+      continue;
+    }
     auto cast = dyn_cast<train::CastOp>(user);
     if (!cast)
       continue;
     FloatType narrow = getFloatElementType(cast.getType());
     if (narrow && narrow.getWidth() < wide.getWidth())
-      return cast;
+      copies.push_back(cast.getType());
   }
-  return {};
+}
+
+/// Whether the persistent state `state` is an fp8 amax history.
+static bool isAmaxHistory(train::OptStateOp state) {
+  for (OpOperand &use : state->getUses()) {
+    Operation *user = use.getOwner();
+    if (isa<train::FP8ScaleOp, train::AmaxRecordOp>(user))
+      return true;
+    if (auto matmul = dyn_cast<train::ScaledMatmulOp>(user);
+        matmul && matmul.getGradHistory() == use.get())
+      return true;
+  }
+  return false;
 }
 
 /// The parameter named by the longest prefix of `stateName` that ends
@@ -203,9 +228,11 @@ LogicalResult MemoryReport::collectModelStates(FunctionOpInterface func) {
     int64_t weightBytes = 0;
     bool hasLowCopy = false;
     bool hasGradient = false;
+    llvm::SmallPtrSet<Type, 2> copyTypes;
   };
   llvm::MapVector<StringRef, ParamState> params;
   llvm::MapVector<StringRef, int64_t> optStates;
+  llvm::StringSet<> fp8Histories;
   // (param, grad) of each optimizer op.
   SmallVector<std::pair<Value, Value>> updates;
   func->walk([&](Operation *op) {
@@ -219,14 +246,28 @@ LogicalResult MemoryReport::collectModelStates(FunctionOpInterface func) {
             type && type.hasStaticShape())
           states.parameterCount += type.getNumElements();
       }
-      if (train::CastOp lowCopy = findLowCopy(param);
-          lowCopy && !state.hasLowCopy) {
+      // One copy per element type, however many reads of the name make
+      // one (a tied weight can have a bf16 and an fp8 copy).
+      SmallVector<RankedTensorType> copies;
+      collectLowCopies(param, copies);
+      for (RankedTensorType copy : copies) {
+        if (!state.copyTypes.insert(copy.getElementType()).second)
+          continue;
+        if (!state.hasLowCopy)
+          state.weightBytes = 0;
         state.hasLowCopy = true;
-        state.weightBytes = train::getTensorBytes(lowCopy.getType());
+        state.weightBytes += train::getTensorBytes(copy);
       }
       return;
     }
     if (auto state = dyn_cast<train::OptStateOp>(op)) {
+      if (isAmaxHistory(state)) {
+        if (fp8Histories.insert(state.getName()).second) {
+          ++states.fp8HistoryCount;
+          states.fp8ScalingBytes += train::getTensorBytes(state.getType());
+        }
+        return;
+      }
       optStates.try_emplace(state.getName(),
                             train::getTensorBytes(state.getType()));
       return;
@@ -273,11 +314,17 @@ LogicalResult MemoryReport::collectModelStates(FunctionOpInterface func) {
   return success();
 }
 
-/// Whether `value` is a parameter converted by casts only (a low copy, or a
-/// cast of one).
+/// Whether `value` is a parameter converted by casts and fp8 quantizations
+/// only (a low copy, or a conversion of one).
 static bool isParameterCopy(Value value) {
-  while (auto cast = value.getDefiningOp<train::CastOp>())
-    value = cast.getInput();
+  while (Operation *def = value.getDefiningOp()) {
+    if (auto cast = dyn_cast<train::CastOp>(def))
+      value = cast.getInput();
+    else if (auto quantize = dyn_cast<train::QuantizeOp>(def))
+      value = quantize.getInput();
+    else
+      break;
+  }
   return value.getDefiningOp<train::ParamOp>() != nullptr;
 }
 

@@ -206,6 +206,9 @@ def check_json(path):
         entry = states[kind]
         # repr: an exact figure prints as an integer (16), others in full.
         print(f"  {kind}: {entry['bytes']} B, {entry['per_parameter']!r} B/param")
+    fp8 = states["fp8_amax_histories"]
+    if fp8["count"]:
+        print(f"  fp8_amax_histories: {fp8['count']}, {fp8['bytes']} B")
     for other in states["other_states"]:
         print(f"  other: {other['name']} {other['bytes']} B")
     saved = report["saved_activations"]
@@ -235,12 +238,13 @@ def check_model_states(report):
             "master_weights",
             "gradients",
             "optimizer_states",
+            "fp8_amax_histories",
             "other_states",
             "total",
         ],
         f"model_states keys {list(states)}",
     )
-    expect(states["precision"] in ("fp32", "bf16-mixed", "fp16-mixed", "bf16-pure"),
+    expect(states["precision"] in ("fp32", "bf16-mixed", "fp16-mixed", "bf16-pure", "fp8"),
            "model_states precision")
     expect(states["gradients_precision"] in ("fp32", "bf16", "fp16"),
            "model_states gradients_precision")
@@ -255,7 +259,10 @@ def check_model_states(report):
     for other in states["other_states"]:
         expect(list(other) == ["name", "bytes"], "other_states keys")
         expect(is_int(other["bytes"]), "other_states bytes")
-    summed = sum(states[k]["bytes"] for k in STATE_KINDS[:-1]) + sum(
+    fp8 = states["fp8_amax_histories"]
+    expect(list(fp8) == ["count", "bytes", "per_parameter"], "fp8_amax_histories keys")
+    expect(is_int(fp8["count"]) and is_int(fp8["bytes"]), "fp8_amax_histories integers")
+    summed = sum(states[k]["bytes"] for k in STATE_KINDS[:-1]) + fp8["bytes"] + sum(
         other["bytes"] for other in states["other_states"])
     expect(states["total"]["bytes"] == summed, "model_states total is not the sum")
 

@@ -86,8 +86,9 @@ struct ModelStates {
   std::string gradients = "fp32";
   /// Elements of the distinct parameters.
   int64_t parameterCount = 0;
-  /// The tensors compute reads: a parameter's low copy (its one
-  /// `train.cast` to a narrower float type), else the parameter itself.
+  /// The tensors compute reads: a parameter's low copies (its
+  /// `train.cast`s to a narrower float type and its fp8 `train.quantize`s),
+  /// else the parameter itself.
   int64_t weightBytes = 0;
   /// The parameters that have a low copy: their own (master) bytes.
   int64_t masterWeightBytes = 0;
@@ -96,17 +97,23 @@ struct ModelStates {
   int64_t gradientBytes = 0;
   /// The `train.opt_state` tensors named "<param>.<suffix>".
   int64_t optimizerStateBytes = 0;
+  /// fp8 delayed scaling: the amax histories (`train.opt_state`s read by
+  /// train.fp8_scale, train.amax_record or as a scaled_matmul's
+  /// grad_history) and their bytes.
+  int64_t fp8HistoryCount = 0;
+  int64_t fp8ScalingBytes = 0;
   /// The other `train.opt_state` tensors (not tied to a parameter, e.g. a
   /// loss scaler's state), by name in program order, with their bytes.
   SmallVector<std::pair<std::string, int64_t>> otherStates;
 
   /// The bytes of otherStates.
   int64_t getOtherBytes() const;
-  /// weights + master weights + gradients + optimizer states + other.
+  /// weights + master weights + gradients + optimizer states + fp8
+  /// scaling + other.
   int64_t getTotalBytes() const;
   /// The rows the text and HTML reports print, in order: weights, master
-  /// weights, gradients, optimizer states, each other state ("other:
-  /// <name>"), total.
+  /// weights, gradients, optimizer states, fp8 amax histories (when there
+  /// are any), each other state ("other: <name>"), total.
   SmallVector<std::pair<std::string, int64_t>> getRows() const;
   /// `bytes` over parameterCount (0 without parameters).
   double perParameter(int64_t bytes) const {
