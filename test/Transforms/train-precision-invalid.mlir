@@ -4,12 +4,18 @@
 // RUN: not mem-opt %s --train-precision='mode=bf16-mixed loss-scale=1024' 2>&1 | FileCheck %s --check-prefix=BF16SCALE
 // RUN: not mem-opt %s --train-precision='mode=fp16-mixed loss-scale=big' 2>&1 | FileCheck %s --check-prefix=SCALE
 // RUN: not mem-opt %s --train-precision='mode=fp16-mixed growth-interval=0' 2>&1 | FileCheck %s --check-prefix=INTERVAL
+// RUN: not mem-opt %s --train-precision='mode=fp8 amax-history=0' 2>&1 | FileCheck %s --check-prefix=HISTORY
+// RUN: not mem-opt %s --train-precision='mode=fp8 margin=65' 2>&1 | FileCheck %s --check-prefix=HISTORY
+// RUN: not mem-opt %s --train-precision='mode=bf16-mixed margin=1' 2>&1 | FileCheck %s --check-prefix=NOTFP8
+// RUN: not mem-opt %s --train-precision='mode=fp8 loss-scale=dynamic' 2>&1 | FileCheck %s --check-prefix=BF16SCALE
 
 // MODE: error: train-precision: unknown mode 'fp4'; expected one of fp32, bf16-mixed, fp16-mixed, bf16-pure, fp8{{$}}
 // GRADS: error: train-precision: grads='fp16' does not fit mode=bf16-mixed; expected fp32 or bf16{{$}}
 // BF16SCALE: error: train-precision: loss-scale applies to mode=fp16-mixed only (bf16 has fp32's exponent range and needs no loss scaling){{$}}
 // SCALE: error: train-precision: loss-scale='big' is not dynamic, none or a positive number{{$}}
 // INTERVAL: error: train-precision: initial-scale must be a positive number and growth-interval at least 1{{$}}
+// HISTORY: error: train-precision: amax-history must be at least 1 and margin in [0, 64]{{$}}
+// NOTFP8: error: train-precision: amax-history and margin apply to mode=fp8 only{{$}}
 
 // Applied twice.
 // expected-error @+1 {{was already lowered by train-precision ({grads = "fp32", mode = "bf16-mixed"}); apply it once, to the fp32 program}}

@@ -95,11 +95,11 @@ func.func @fp8_scale_bf16_scale() -> tensor<bf16> {
   return %s : tensor<bf16>
 }
 
+// -----
+
 //===----------------------------------------------------------------------===//
 // train.quantize
 //===----------------------------------------------------------------------===//
-
-// -----
 
 // An input that is already fp8.
 func.func @quantize_fp8_input(%x: tensor<4x8xf8E5M2>, %s: tensor<f32>) {
@@ -135,11 +135,11 @@ func.func @quantize_rank1_scale(%x: tensor<4x8xf32>, %s: tensor<1xf32>) {
   return
 }
 
+// -----
+
 //===----------------------------------------------------------------------===//
 // train.scaled_matmul
 //===----------------------------------------------------------------------===//
-
-// -----
 
 // An f16 result (neither bf16 nor f32).
 func.func @scaled_matmul_f16_result(%a: tensor<4x8xf8E4M3FN>, %b: tensor<8x6xf8E4M3FN>, %s: tensor<f32>) -> tensor<4x6xf16> {
@@ -203,11 +203,11 @@ func.func @scaled_matmul_f32_rhs(%a: tensor<4x8xf8E4M3FN>, %b: tensor<8x6xf32>, 
   return %y : tensor<4x6xbf16>
 }
 
+// -----
+
 //===----------------------------------------------------------------------===//
 // train.amax_record
 //===----------------------------------------------------------------------===//
-
-// -----
 
 // The history is a function argument, not a train.opt_state.
 func.func @amax_record_argument_history(%a: tensor<f32>, %h: tensor<16xf32>) {
@@ -226,11 +226,11 @@ func.func @amax_record_empty_history(%a: tensor<f32>) {
   return
 }
 
+// -----
+
 //===----------------------------------------------------------------------===//
 // train.matmul on fp8
 //===----------------------------------------------------------------------===//
-
-// -----
 
 // f8E4M3FN operands: fp8 values need their scales (train.scaled_matmul).
 func.func @matmul_f8E4M3FN(%a: tensor<4x8xf8E4M3FN>, %b: tensor<8x6xf8E4M3FN>) -> tensor<4x6xf32> {
