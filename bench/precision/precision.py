@@ -24,7 +24,7 @@ import os
 import subprocess
 import sys
 
-MODES = ["fp32", "bf16-mixed", "fp16-mixed", "bf16-pure"]
+MODES = ["fp32", "bf16-mixed", "fp16-mixed", "bf16-pure", "fp8"]
 GIB = 1 << 30
 
 
