@@ -73,9 +73,9 @@ SmallVector<std::pair<std::string, int64_t>> ModelStates::getRows() const {
       {"gradients", gradientBytes},
       {"optimizer states", optimizerStateBytes}};
   if (fp8HistoryCount > 0)
-    rows.push_back({"fp8 amax histories (" + std::to_string(fp8HistoryCount) +
-                        ")",
-                    fp8ScalingBytes});
+    rows.push_back(
+        {"fp8 amax histories (" + std::to_string(fp8HistoryCount) + ")",
+         fp8ScalingBytes});
   for (const auto &[name, bytes] : otherStates)
     rows.push_back({"other: " + name, bytes});
   rows.push_back({"total", getTotalBytes()});

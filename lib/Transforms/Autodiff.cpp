@@ -266,7 +266,8 @@ castGradients(OpBuilder &builder, const train::PrecisionConfig &config,
 /// train.fp8_scale computes to that scale's history, after everything else
 /// in the step, so that every scale of the step reads the same history.
 static void recordAmaxes(OpBuilder &builder, Block &body) {
-  SmallVector<train::QuantizeOp> quantizations(body.getOps<train::QuantizeOp>());
+  SmallVector<train::QuantizeOp> quantizations(
+      body.getOps<train::QuantizeOp>());
   for (train::QuantizeOp quantize : quantizations)
     if (auto scale = quantize.getScale().getDefiningOp<train::FP8ScaleOp>())
       train::AmaxRecordOp::create(builder, quantize.getLoc(),

@@ -104,8 +104,7 @@ private:
 
 } // namespace
 
-bool ForwardLowering::isNamedBy(ArrayRef<std::string> entries,
-                                Operation *op) {
+bool ForwardLowering::isNamedBy(ArrayRef<std::string> entries, Operation *op) {
   bool found = false;
   for (const std::string &entry : entries)
     if (namesOp(entry, op)) {
@@ -179,8 +178,8 @@ Value ForwardLowering::convert(Value value, Type elementType, Operation *user) {
 /// parameter.
 static bool isLinearLayer(Operation *op) {
   auto matmul = dyn_cast<train::MatmulOp>(op);
-  return matmul && (isParameter(matmul.getLhs()) ||
-                    isParameter(matmul.getRhs()));
+  return matmul &&
+         (isParameter(matmul.getLhs()) || isParameter(matmul.getRhs()));
 }
 
 /// Replaces `op` by Transformer Engine's fp8 linear layer: each operand
@@ -215,9 +214,9 @@ void ForwardLowering::lowerToFP8(train::MatmulOp op) {
     Value history = readHistory(role);
     Location loc = NameLoc::get(
         StringAttr::get(ctx, name + "." + role + ".fp8"), op.getLoc());
-    auto scale = train::FP8ScaleOp::create(
-        builder, loc, scalar, history, e4m3,
-        static_cast<uint64_t>(config.margin));
+    auto scale =
+        train::FP8ScaleOp::create(builder, loc, scalar, history, e4m3,
+                                  static_cast<uint64_t>(config.margin));
     tag(scale);
     auto type = cast<RankedTensorType>(value.getType());
     auto quantized = train::QuantizeOp::create(
@@ -554,7 +553,8 @@ void TrainPrecisionPass::runOnOperation() {
   } else {
     // fp32 changes nothing, but a pin that names no op is still a mistake.
     func.walk([&](Operation *op) {
-      for (const std::string &entry : llvm::concat<std::string>(pinned, excluded))
+      for (const std::string &entry :
+           llvm::concat<std::string>(pinned, excluded))
         if (namesOp(entry, op))
           used.insert(entry);
     });

@@ -30,8 +30,7 @@ LogicalResult FP8ScaleOp::verify() {
   // Beyond 2^64 of headroom every scale would be a subnormal.
   int64_t margin = static_cast<int64_t>(getMargin());
   if (margin < 0 || margin > 64)
-    return emitOpError() << "expected a margin in [0, 64], got "
-                         << margin;
+    return emitOpError() << "expected a margin in [0, 64], got " << margin;
   return checkHistory(*this, getAmaxHistory());
 }
 int64_t FP8ScaleOp::getFlops() { return numElements(getAmaxHistory()) + 2; }
@@ -41,8 +40,7 @@ LogicalResult QuantizeOp::verify() {
   if (input.getIntOrFloatBitWidth() <= 8)
     return emitOpError() << "expected an input of at least 16 bits, got "
                          << input;
-  return checkShape(*this, "result", shapeOf(getInput()),
-                    shapeOf(getResult()));
+  return checkShape(*this, "result", shapeOf(getInput()), shapeOf(getResult()));
 }
 int64_t QuantizeOp::getFlops() { return 3 * numElements(getInput()); }
 

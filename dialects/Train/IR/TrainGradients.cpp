@@ -350,8 +350,8 @@ LogicalResult MatmulOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
 
 /// A scaled matmul of fp8 `lhs` and `rhs` with the given transposes and
 /// scales, its result of element type `elementType`.
-static Value buildScaledMatmul(OpBuilder &b, Location loc, Value lhs,
-                               Value rhs, Value lhsScale, Value rhsScale,
+static Value buildScaledMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                               Value lhsScale, Value rhsScale,
                                bool transposeLhs, bool transposeRhs,
                                Type elementType) {
   ArrayRef<int64_t> l = typeOf(lhs).getShape(), r = typeOf(rhs).getShape();
@@ -359,10 +359,10 @@ static Value buildScaledMatmul(OpBuilder &b, Location loc, Value lhs,
   SmallVector<int64_t> shape(l.drop_back(2));
   shape.push_back(transposeLhs ? l[lr - 1] : l[lr - 2]);
   shape.push_back(transposeRhs ? r[rr - 2] : r[rr - 1]);
-  return ScaledMatmulOp::create(b, loc, RankedTensorType::get(shape, elementType),
-                                lhs, rhs, lhsScale, rhsScale,
-                                /*grad_history=*/Value(), transposeLhs,
-                                transposeRhs);
+  return ScaledMatmulOp::create(
+      b, loc, RankedTensorType::get(shape, elementType), lhs, rhs, lhsScale,
+      rhsScale,
+      /*grad_history=*/Value(), transposeLhs, transposeRhs);
 }
 
 LogicalResult ScaledMatmulOp::buildGradients(OpBuilder &b,
@@ -422,10 +422,10 @@ LogicalResult ScaledMatmulOp::buildGradients(OpBuilder &b,
                     : buildScaledMatmul(b, loc, a2, g2, lhsScale, gScale, true,
                                         false, element);
     } else {
-      grads[1] = tr ? buildScaledMatmul(b, loc, qg, lhs, gScale, lhsScale,
-                                        true, tl, element)
-                    : buildScaledMatmul(b, loc, lhs, qg, lhsScale, gScale,
-                                        !tl, false, element);
+      grads[1] = tr ? buildScaledMatmul(b, loc, qg, lhs, gScale, lhsScale, true,
+                                        tl, element)
+                    : buildScaledMatmul(b, loc, lhs, qg, lhsScale, gScale, !tl,
+                                        false, element);
     }
   }
   return success();
@@ -439,9 +439,9 @@ LogicalResult QuantizeOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
   initGrads(*this, grads);
   // Straight through: the gradient of the dequantized value.
   if (needed[0])
-    grads[0] = castTo(b, gradLoc(*this), resultGrads[0],
-                      typeOf(resultGrads[0]).clone(
-                          typeOf(getInput()).getElementType()));
+    grads[0] = castTo(
+        b, gradLoc(*this), resultGrads[0],
+        typeOf(resultGrads[0]).clone(typeOf(getInput()).getElementType()));
   return success();
 }
 

@@ -347,12 +347,12 @@ LogicalResult mlir::memopt::train::detail::verifyMatmulShapes(
   ArrayRef<int64_t> lhs = shapeOf(lhsValue), rhs = shapeOf(rhsValue);
   int64_t lhsRank = lhs.size(), rhsRank = rhs.size();
   if (rhsRank != 2 && rhsRank != lhsRank)
-    return op->emitOpError() << "expected rhs of rank 2 or of the lhs rank "
-                             << lhsRank << ", got rank " << rhsRank << " ("
-                             << formatShape(rhs) << ")";
+    return op->emitOpError()
+           << "expected rhs of rank 2 or of the lhs rank " << lhsRank
+           << ", got rank " << rhsRank << " (" << formatShape(rhs) << ")";
   ArrayRef<int64_t> batch = lhs.drop_back(2);
-  if (rhsRank == lhsRank && failed(checkShape(op, "rhs batch dimensions",
-                                              batch, rhs.drop_back(2))))
+  if (rhsRank == lhsRank &&
+      failed(checkShape(op, "rhs batch dimensions", batch, rhs.drop_back(2))))
     return failure();
   int64_t m = transposeLhs ? lhs[lhsRank - 1] : lhs[lhsRank - 2];
   int64_t kl = transposeLhs ? lhs[lhsRank - 2] : lhs[lhsRank - 1];
@@ -379,8 +379,8 @@ LogicalResult MatmulOp::verify() {
            << " operands: fp8 values are scaled, so multiply them with "
               "train.scaled_matmul and their scales (or widen them with "
               "train.cast first)";
-  if (failed(checkElementType(*this, "rhs", operandType,
-                              elementTypeOf(getRhs()))))
+  if (failed(
+          checkElementType(*this, "rhs", operandType, elementTypeOf(getRhs()))))
     return failure();
   Type resultType = elementTypeOf(getResult());
   if (resultType != operandType &&

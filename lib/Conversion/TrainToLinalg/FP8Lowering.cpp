@@ -29,8 +29,7 @@ static Value constantI64(OpBuilder &b, Location loc, int64_t value) {
 /// f32: its exponent field is k + 127.
 static Value buildPowerOfTwo(OpBuilder &b, Location loc, Value k) {
   Value clamped = arith::MaxSIOp::create(b, loc, k, constantI64(b, loc, -126));
-  clamped =
-      arith::MinSIOp::create(b, loc, clamped, constantI64(b, loc, 127));
+  clamped = arith::MinSIOp::create(b, loc, clamped, constantI64(b, loc, 127));
   Value biased =
       arith::AddIOp::create(b, loc, clamped, constantI64(b, loc, 127));
   Value bits = arith::ShLIOp::create(b, loc, biased, constantI64(b, loc, 23));
@@ -55,8 +54,7 @@ struct FP8ScaleLowering : public TrainOpLowering<train::FP8ScaleOp> {
     int maxExponent = 0;
     double maxFraction = std::frexp(maxFinite, &maxExponent) * 2.0 - 1.0;
     maxExponent -= 1;
-    auto maxFractionBits =
-        static_cast<int64_t>(std::ldexp(maxFraction, 52));
+    auto maxFractionBits = static_cast<int64_t>(std::ldexp(maxFraction, 52));
     int64_t margin = static_cast<int64_t>(op.getMargin());
 
     Value amax = createFilled(rewriter, loc, type, 0.0);
@@ -79,18 +77,18 @@ struct FP8ScaleLowering : public TrainOpLowering<train::FP8ScaleOp> {
               arith::SubIOp::create(b, l, biased, constantI64(b, l, 1023));
           Value fraction = arith::AndIOp::create(
               b, l, bits, constantI64(b, l, (int64_t(1) << 52) - 1));
-          Value above = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ugt,
-                                              fraction,
-                                              constantI64(b, l, maxFractionBits));
+          Value above =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::ugt, fraction,
+                                    constantI64(b, l, maxFractionBits));
           Value extra = arith::ExtUIOp::create(b, l, b.getI64Type(), above);
           Value k = arith::SubIOp::create(
               b, l, constantI64(b, l, maxExponent - margin), exponent);
           k = arith::SubIOp::create(b, l, k, extra);
           Value power = buildPowerOfTwo(b, l, k);
           // Positive and finite (false for NaN).
-          Value positive = arith::CmpFOp::create(
-              b, l, arith::CmpFPredicate::OGT, value,
-              createScalar(b, l, value.getType(), 0.0));
+          Value positive =
+              arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, value,
+                                    createScalar(b, l, value.getType(), 0.0));
           Value finite = arith::CmpFOp::create(
               b, l, arith::CmpFPredicate::OLT, value,
               createScalar(b, l, value.getType(),
@@ -134,8 +132,8 @@ struct QuantizeLowering : public TrainOpLowering<train::QuantizeOp> {
     auto reduce = linalg::ReduceOp::create(
         rewriter, loc, input, amax, dims,
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Value magnitude = castScalar(
-              b, l, math::AbsFOp::create(b, l, args[0]), f32);
+          Value magnitude =
+              castScalar(b, l, math::AbsFOp::create(b, l, args[0]), f32);
           linalg::YieldOp::create(
               b, l, Value(arith::MaximumFOp::create(b, l, args[1], magnitude)));
         });
@@ -156,9 +154,9 @@ struct ScaledMatmulLowering : public TrainOpLowering<train::ScaledMatmulOp> {
     Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
     Type f32 = rewriter.getF32Type();
-    Value product = buildMatmul(rewriter, loc, adaptor.getLhs(),
-                                adaptor.getRhs(), resultType,
-                                op.getTransposeLhs(), op.getTransposeRhs());
+    Value product =
+        buildMatmul(rewriter, loc, adaptor.getLhs(), adaptor.getRhs(),
+                    resultType, op.getTransposeLhs(), op.getTransposeRhs());
     Value one = createScalar(rewriter, loc, f32, 1.0);
     Value lhsScale =
         tensor::ExtractOp::create(rewriter, loc, adaptor.getLhsScale());

@@ -289,8 +289,8 @@ static void getWindow(OpBuilder &b, ArrayRef<int64_t> window,
 /// one; a rank-N lhs with a shared rank-2 rhs collapses the lhs rows into
 /// one matmul (or, with transpose_lhs, a generic).
 Value mlir::memopt::buildMatmul(OpBuilder &b, Location loc, Value lhs,
-                                Value rhs, RankedTensorType resultType,
-                                bool tl, bool tr) {
+                                Value rhs, RankedTensorType resultType, bool tl,
+                                bool tr) {
   auto lhsType = cast<RankedTensorType>(lhs.getType());
   auto rhsType = cast<RankedTensorType>(rhs.getType());
   Type accType = resultType.getElementType();
@@ -300,8 +300,8 @@ Value mlir::memopt::buildMatmul(OpBuilder &b, Location loc, Value lhs,
   int64_t m = resultShape[lhsRank - 2], n = resultShape[lhsRank - 1];
 
   if (lhsRank == 2)
-    return buildNamedMatmul<linalg::MatmulOp>(b, loc, lhs, rhs, resultType,
-                                              tl, tr);
+    return buildNamedMatmul<linalg::MatmulOp>(b, loc, lhs, rhs, resultType, tl,
+                                              tr);
   if (rhsRank == 2 && !tl && collapsesToView(lhs, 1)) {
     // A linear layer: (B... * M) x K rows times the shared weight.
     Value rows = collapseRows(b, loc, lhs);

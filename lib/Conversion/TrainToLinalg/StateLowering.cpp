@@ -417,8 +417,8 @@ struct AmaxRecordLowering : public OpConversionPattern<train::AmaxRecordOp> {
           scf::YieldOp::create(b, l, updated);
         });
     Value amax = tensor::ExtractOp::create(rewriter, loc, adaptor.getAmax());
-    Value recorded = tensor::InsertOp::create(rewriter, loc, amax,
-                                              loop.getResult(0), zero);
+    Value recorded =
+        tensor::InsertOp::create(rewriter, loc, amax, loop.getResult(0), zero);
     writeBack(rewriter, loc, op.getAmaxHistory(), recorded);
     rewriter.eraseOp(op);
     return success();
@@ -428,10 +428,10 @@ struct AmaxRecordLowering : public OpConversionPattern<train::AmaxRecordOp> {
 } // namespace
 
 void mlir::memopt::populateStateLoweringPatterns(RewritePatternSet &patterns) {
-  patterns.add<ParamLowering, OptStateLowering, FreeLowering, SgdLowering,
-               AdamLowering<train::AdamOp, false>,
-               AdamLowering<train::AdamWOp, true>, LossScaleLowering,
-               AnyNonfiniteLowering, LossScaleUpdateLowering,
-               AmaxRecordLowering>(
-      patterns.getContext());
+  patterns
+      .add<ParamLowering, OptStateLowering, FreeLowering, SgdLowering,
+           AdamLowering<train::AdamOp, false>,
+           AdamLowering<train::AdamWOp, true>, LossScaleLowering,
+           AnyNonfiniteLowering, LossScaleUpdateLowering, AmaxRecordLowering>(
+          patterns.getContext());
 }
