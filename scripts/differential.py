@@ -26,7 +26,7 @@ and checked:
 
 With --precision MODE every case is generated in fp32 and lowered by
 train-precision{mode=MODE} (mem-gen --precision) before the variants run, so
-the same checks hold for the mixed-precision step (fp16-mixed: returned
+the same checks hold for the mixed-precision step (fp8 included; fp16-mixed: returned
 gradients become Adam, loss scaling needs an optimizer).
 
 Each failure prints one line: seed, shape, variant, the numbers and a command
@@ -304,7 +304,7 @@ def main():
     parser.add_argument("--workdir", default=None,
                         help="where the temporary steps go")
     parser.add_argument("--precision", default=None,
-                        choices=["bf16-mixed", "fp16-mixed", "bf16-pure"],
+                        choices=["bf16-mixed", "fp16-mixed", "bf16-pure", "fp8"],
                         help="generate in fp32 and lower every case with "
                              "train-precision{mode=...}")
     parser.add_argument("-v", "--verbose", action="store_true",

@@ -46,15 +46,9 @@ static FailureOr<Value> getLossToDifferentiate(func::FuncOp func) {
       diag << ", but nothing is returned";
     return failure();
   }
-  for (Operation &op : body) {
-    auto aliasing = dyn_cast<train::AliasingOpInterface>(op);
-    if (!aliasing)
-      continue;
-    for (unsigned i = 0, e = op.getNumOperands(); i < e; ++i)
-      if (aliasing.isUpdatedInPlace(i))
-        return op.emitOpError("the function already updates its parameters; "
-                              "train-autodiff expects forward and loss only");
-  }
+  if (Operation *update = train::findInPlaceUpdate(func))
+    return update->emitOpError("the function already updates its parameters; "
+                               "train-autodiff expects forward and loss only");
   return ret.getOperand(0);
 }
 

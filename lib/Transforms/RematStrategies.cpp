@@ -48,13 +48,18 @@ int64_t mlir::memopt::applyKeepSet(func::FuncOp func,
       kept.insert(buffer->value);
 
   // A value is available in the backward pass unless a forward op computes
-  // it and its buffer is not kept (forward temporaries died in the forward).
+  // it and it is an activation the keep set drops (forward temporaries died
+  // in the forward). Other forward values read later stay: an fp8 amax that
+  // train.amax_record reads after the optimizer updates (consumed by an
+  // in-place op, so not an activation) must not be recomputed there, from
+  // parameters the updates have changed.
   auto available = [&](Value value) {
     Operation *def = value.getDefiningOp();
     if (!def || !computesForward(liveness, def))
       return true;
     const Buffer *buffer = liveness.lookup(value);
-    return !buffer || kept.contains(buffer->value);
+    return !buffer || buffer->memoryClass != MemoryClass::Activation ||
+           kept.contains(buffer->value);
   };
   llvm::DenseMap<Value, Value> recomputed;
   int64_t flops = 0;

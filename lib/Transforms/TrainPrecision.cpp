@@ -337,13 +337,7 @@ static bool isTrainingStep(func::FuncOp func) {
   for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
     if (func.getResultAttr(i, train::TrainDialect::kGradOfAttrName))
       return true;
-  WalkResult walk = func.walk([](train::AliasingOpInterface op) {
-    for (unsigned i = 0, e = op->getNumOperands(); i < e; ++i)
-      if (op.isUpdatedInPlace(i))
-        return WalkResult::interrupt();
-    return WalkResult::advance();
-  });
-  return walk.wasInterrupted();
+  return train::findInPlaceUpdate(func) != nullptr;
 }
 
 namespace {
@@ -485,7 +479,7 @@ LogicalResult TrainPrecisionPass::lowerStep(func::FuncOp step,
   if (failed(options))
     return failure();
   auto forward = cast<func::FuncOp>(step->clone());
-  auto eraseForward = llvm::make_scope_exit([&] { forward->erase(); });
+  llvm::scope_exit eraseForward([&] { forward->erase(); });
   eraseBackward(forward);
   forward->removeAttr(train::TrainDialect::kPrecisionAttrName);
 
@@ -493,7 +487,7 @@ LogicalResult TrainPrecisionPass::lowerStep(func::FuncOp step,
   // deriving it again would drop what another pass or a person changed.
   {
     auto derived = cast<func::FuncOp>(forward->clone());
-    auto eraseDerived = llvm::make_scope_exit([&] { derived->erase(); });
+    llvm::scope_exit eraseDerived([&] { derived->erase(); });
     if (failed(appendBackward(derived, *options)))
       return failure();
     if (StringRef(printWithoutLocations(derived)).rtrim() !=

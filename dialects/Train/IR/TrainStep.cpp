@@ -2,6 +2,7 @@
 
 #include "memopt/Dialect/Train/IR/TrainStep.h"
 #include "memopt/Dialect/Train/IR/TrainDialect.h"
+#include "memopt/Dialect/Train/IR/TrainInterfaces.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLExtras.h"
@@ -54,6 +55,19 @@ Operation *train::findTrainOp(Operation *root) {
       return WalkResult::advance();
     found = op;
     return WalkResult::interrupt();
+  });
+  return found;
+}
+
+Operation *train::findInPlaceUpdate(Operation *root) {
+  Operation *found = nullptr;
+  root->walk([&](AliasingOpInterface op) {
+    for (unsigned i = 0, e = op->getNumOperands(); i < e; ++i)
+      if (op.isUpdatedInPlace(i)) {
+        found = op;
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
   });
   return found;
 }

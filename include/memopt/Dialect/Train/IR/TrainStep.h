@@ -25,6 +25,11 @@ LogicalResult verifyNotLowered(FunctionOpInterface func, StringRef passName);
 /// The first op of the train dialect in `root` (itself included), if any.
 Operation *findTrainOp(Operation *root);
 
+/// The first op in `root` that updates an operand in place (an optimizer
+/// update, a loss-scale or amax-history update), if any: a forward + loss
+/// function has none, a training step has some.
+Operation *findInPlaceUpdate(Operation *root);
+
 } // namespace mlir::memopt::train
 
 #endif // MEMOPT_DIALECT_TRAIN_IR_TRAINSTEP_H
