@@ -3,6 +3,7 @@
 // RUN: mem-opt --mlir-print-debuginfo=false %s --train-precision='mode=fp8 exclude=head' | FileCheck %s --check-prefix=EXCLUDE
 // RUN: mem-opt --mlir-print-debuginfo=false %s --train-precision='mode=fp8 keep-fp32=head amax-history=4 margin=1' | FileCheck %s --check-prefix=KEEP
 // RUN: mem-opt --mlir-print-debuginfo=false %s --train-precision=mode=fp8 --train-autodiff --train-verify-step --train-lifetimes --train-plan-memory --train-verify-plan -o /dev/null
+// RUN: mem-opt --mlir-print-debuginfo=false %s --train-precision=mode=fp8 --train-autodiff --train-remat=algorithm=sqrt --train-verify-step | FileCheck %s --check-prefix=REMAT
 
 // fp8 is bf16-mixed with each matmul that reads a parameter in fp8: both
 // operands quantized to E4M3 with the scale of their own amax history (the
@@ -47,6 +48,18 @@
 // STEP-NEXT:    train.amax_record %{{.+}}, %fp8.head.grad_output.amax_history
 // STEP-NEXT:    train.amax_record %[[AG]], %fp8.fc.grad_output.amax_history
 // STEP-NEXT:    return
+
+// train-remat recomputes quantizations (their fp8 results are activations)
+// before the updates, but never an amax the records read after them: that
+// would quantize the updated weight.
+// REMAT-LABEL: func.func @block(
+// REMAT:         %{{.+}}, %[[AW:.+]] = train.quantize %fc.weight, %{{[^ ]+}} : tensor<8x8xf32>
+// REMAT:         train.quantize %fc.weight, %{{.+}} {train.recomputed}
+// REMAT:         train.adam
+// REMAT-NOT:     train.recomputed
+// REMAT:         train.amax_record %[[AW]], %fp8.fc.rhs.amax_history
+// REMAT-NOT:     train.recomputed
+// REMAT:         return
 
 // exclude=head keeps the head out of fp8: a bf16 matmul of bf16 copies.
 // EXCLUDE-LABEL: func.func @block(
