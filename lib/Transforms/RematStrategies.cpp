@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "memopt/Transforms/RematStrategies.h"
+#include "memopt/Dialect/Train/IR/TrainStep.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 #include "memopt/Transforms/Passes.h"
 
@@ -35,6 +36,16 @@ static void eraseFrees(func::FuncOp func) {
 // Rewrites
 //===----------------------------------------------------------------------===//
 
+/// Whether `op` may read recomputed copies of forward values. In-place
+/// updates may not: they run after the backward pass, and a recomputation
+/// placed before one of them would run after the updates before it and read
+/// the parameters they changed (an fp8 amax that train.amax_record reads
+/// after the optimizer updates must be the forward pass's own). They read
+/// the values as they are, which stay live until then.
+static bool readsRecomputed(Operation *op) {
+  return !train::isInPlaceUpdate(op);
+}
+
 int64_t mlir::memopt::applyKeepSet(func::FuncOp func,
                                    const llvm::SmallBitVector &keep) {
   Block &block = func.getBody().front();
@@ -49,17 +60,13 @@ int64_t mlir::memopt::applyKeepSet(func::FuncOp func,
 
   // A value is available in the backward pass unless a forward op computes
   // it and it is an activation the keep set drops (forward temporaries died
-  // in the forward). Other forward values read later stay: an fp8 amax that
-  // train.amax_record reads after the optimizer updates (consumed by an
-  // in-place op, so not an activation) must not be recomputed there, from
-  // parameters the updates have changed.
+  // in the forward).
   auto available = [&](Value value) {
     Operation *def = value.getDefiningOp();
     if (!def || !computesForward(liveness, def))
       return true;
     const Buffer *buffer = liveness.lookup(value);
-    return !buffer || buffer->memoryClass != MemoryClass::Activation ||
-           kept.contains(buffer->value);
+    return !buffer || kept.contains(buffer->value);
   };
   llvm::DenseMap<Value, Value> recomputed;
   int64_t flops = 0;
@@ -90,6 +97,9 @@ int64_t mlir::memopt::applyKeepSet(func::FuncOp func,
         !isa<train::ParamOp, train::OptStateOp>(op))
       backward.push_back(&op);
   for (Operation *op : backward) {
+    // In-place updates read values as they are (see readsRecomputed).
+    if (!readsRecomputed(op))
+      continue;
     OpBuilder builder(op);
     for (OpOperand &use : op->getOpOperands())
       if (!available(use.get()))
@@ -109,6 +119,8 @@ int64_t mlir::memopt::applyStagePlan(func::FuncOp func,
   IRMapping latest;
   SmallVector<Operation *> clones;
   auto remap = [&](Operation *op) {
+    if (!readsRecomputed(op))
+      return;
     for (OpOperand &use : op->getOpOperands())
       if (Value copy = latest.lookupOrNull(use.get()))
         use.set(copy);

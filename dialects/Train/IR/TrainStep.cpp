@@ -59,15 +59,23 @@ Operation *train::findTrainOp(Operation *root) {
   return found;
 }
 
+bool train::isInPlaceUpdate(Operation *op) {
+  auto aliasing = dyn_cast<AliasingOpInterface>(op);
+  if (!aliasing)
+    return false;
+  for (unsigned i = 0, e = op->getNumOperands(); i < e; ++i)
+    if (aliasing.isUpdatedInPlace(i))
+      return true;
+  return false;
+}
+
 Operation *train::findInPlaceUpdate(Operation *root) {
   Operation *found = nullptr;
-  root->walk([&](AliasingOpInterface op) {
-    for (unsigned i = 0, e = op->getNumOperands(); i < e; ++i)
-      if (op.isUpdatedInPlace(i)) {
-        found = op;
-        return WalkResult::interrupt();
-      }
-    return WalkResult::advance();
+  root->walk([&](Operation *op) {
+    if (!isInPlaceUpdate(op))
+      return WalkResult::advance();
+    found = op;
+    return WalkResult::interrupt();
   });
   return found;
 }

@@ -106,7 +106,7 @@ def MemoptAddStepEntryPass
 
 def MemoptWidenContractionAccumulatorsPass
     : Pass<"memopt-widen-contraction-accumulators"> {
-  let summary = "Accumulates bf16/f16 contractions in f32 (CPU lowering)";
+  let summary = "Accumulates bf16/f16 contractions in f32";
   let description = [{
     By linalg's semantics a contraction with a bf16 or f16 output
     accumulates in that type: every partial sum is rounded to 16 bits (a sum
@@ -120,7 +120,18 @@ def MemoptWidenContractionAccumulatorsPass
     a register that starts from the output's initial value; the rounded sum
     is stored once. No buffer is added, so the memory model is unchanged.
     Part of `memopt-lower-to-cpu`, before `convert-linalg-to-loops`.
+
+    With `parallel`, the parallel dimensions become one `scf.parallel`
+    instead (the reduction loops inside it): `memopt-lower-to-gpu` runs it
+    after `memopt-linalg-to-cublas`, so that the contractions cuBLAS does
+    not take (fp8 operands, strided views) become kernels with a thread per
+    output element that sum in f32 too.
   }];
+  let options = [
+    Option<"parallel", "parallel", "bool", /*default=*/"false",
+           "Emit the parallel dimensions as one scf.parallel (for GPU "
+           "mapping) rather than nested scf.for loops">,
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::memref::MemRefDialect",
                            "::mlir::scf::SCFDialect"];

@@ -42,6 +42,11 @@ void mlir::memopt::buildLowerToGPUPipeline(OpPassManager &pm,
   buildBufferizationPipeline(pm);
   if (options.cublas)
     pm.addPass(createMemoptLinalgToCublasPass());
+  // The narrow contractions cuBLAS did not take (fp8 operands, strided
+  // views) sum in f32 in their kernels, as cuBLAS and the CPU lowering do.
+  MemoptWidenContractionAccumulatorsPassOptions widen;
+  widen.parallel = true;
+  pm.addPass(createMemoptWidenContractionAccumulatorsPass(widen));
   pm.addNestedPass<func::FuncOp>(createMemoptGPUPrepareLinalgPass());
 
   // Long reductions onto a block per output element, the other loops onto

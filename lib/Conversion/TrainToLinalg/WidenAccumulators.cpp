@@ -75,7 +75,8 @@ static bool isNarrowContraction(linalg::LinalgOp op) {
 
 /// Rewrites `op` into scf.for loops: the parallel dimensions outermost, then
 /// the reduction dimensions carrying the f32 sum.
-static void rewriteContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
+static void rewriteContraction(RewriterBase &rewriter, linalg::LinalgOp op,
+                               bool parallel) {
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
@@ -93,14 +94,30 @@ static void rewriteContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
   SmallVector<Value> bounds;
   for (int64_t size : ranges)
     bounds.push_back(arith::ConstantIndexOp::create(rewriter, loc, size));
-  // Parallel loops (their induction variables index the output).
+  // Parallel loops (their induction variables index the output): nested
+  // scf.for, or one scf.parallel.
   OpBuilder::InsertionGuard guard(rewriter);
-  for (auto [dim, kind] : llvm::enumerate(iterators)) {
-    if (kind != utils::IteratorType::parallel)
-      continue;
-    auto loop = scf::ForOp::create(rewriter, loc, zero, bounds[dim], one);
-    ivs[dim] = loop.getInductionVar();
+  SmallVector<unsigned> parallelDims;
+  for (auto [dim, kind] : llvm::enumerate(iterators))
+    if (kind == utils::IteratorType::parallel)
+      parallelDims.push_back(dim);
+  if (parallel && !parallelDims.empty()) {
+    SmallVector<Value> lowerBounds(parallelDims.size(), zero);
+    SmallVector<Value> steps(parallelDims.size(), one);
+    SmallVector<Value> upperBounds;
+    for (unsigned dim : parallelDims)
+      upperBounds.push_back(bounds[dim]);
+    auto loop =
+        scf::ParallelOp::create(rewriter, loc, lowerBounds, upperBounds, steps);
+    for (auto [index, dim] : llvm::enumerate(parallelDims))
+      ivs[dim] = loop.getInductionVars()[index];
     rewriter.setInsertionPoint(loop.getBody()->getTerminator());
+  } else {
+    for (unsigned dim : parallelDims) {
+      auto loop = scf::ForOp::create(rewriter, loc, zero, bounds[dim], one);
+      ivs[dim] = loop.getInductionVar();
+      rewriter.setInsertionPoint(loop.getBody()->getTerminator());
+    }
   }
   SmallVector<Value> outIndices = selectIndices(maps[2], ivs);
   Value initial = memref::LoadOp::create(rewriter, loc, out, outIndices);
@@ -148,6 +165,7 @@ namespace {
 struct MemoptWidenContractionAccumulatorsPass
     : public memopt::impl::MemoptWidenContractionAccumulatorsPassBase<
           MemoptWidenContractionAccumulatorsPass> {
+  using Base::Base;
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> contractions;
     getOperation()->walk([&](linalg::LinalgOp op) {
@@ -156,7 +174,7 @@ struct MemoptWidenContractionAccumulatorsPass
     });
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : contractions)
-      rewriteContraction(rewriter, op);
+      rewriteContraction(rewriter, op, parallel);
   }
 };
 

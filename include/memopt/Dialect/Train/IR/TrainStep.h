@@ -25,6 +25,10 @@ LogicalResult verifyNotLowered(FunctionOpInterface func, StringRef passName);
 /// The first op of the train dialect in `root` (itself included), if any.
 Operation *findTrainOp(Operation *root);
 
+/// Whether `op` updates one of its operands in place (an optimizer update,
+/// a loss-scale or amax-history update).
+bool isInPlaceUpdate(Operation *op);
+
 /// The first op in `root` that updates an operand in place (an optimizer
 /// update, a loss-scale or amax-history update), if any: a forward + loss
 /// function has none, a training step has some.
