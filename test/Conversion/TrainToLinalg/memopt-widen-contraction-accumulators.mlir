@@ -1,4 +1,5 @@
 // RUN: mem-opt --mlir-print-debuginfo=false %s --memopt-widen-contraction-accumulators | FileCheck %s
+// RUN: mem-opt --mlir-print-debuginfo=false %s --memopt-widen-contraction-accumulators=parallel=true | FileCheck %s --check-prefix=PARALLEL
 
 // A bf16 matmul on memrefs becomes loops: the parallel dimensions outside,
 // the reduction inside carrying an f32 sum that starts from the output's
@@ -20,8 +21,31 @@
 // CHECK-NEXT:        %[[R:.+]] = arith.truncf %[[SUM]] : f32 to bf16
 // CHECK-NEXT:        memref.store %[[R]], %arg2[%[[M]], %[[N]]] : memref<2x3xbf16>
 // CHECK-NOT:     linalg.matmul
+// parallel (memopt-lower-to-gpu, for the contractions cuBLAS does not take):
+// the parallel dimensions are one scf.parallel that memopt-gpu-map-loops
+// maps onto threads; the reduction inside is the same. fp8 operands widen
+// to f32 as well.
+// PARALLEL-LABEL: func.func @bf16
+// PARALLEL:         scf.parallel (%[[M:.+]], %[[N:.+]]) = (%c0, %c0) to (%c2, %c3) step (%c1, %c1) {
+// PARALLEL-NEXT:      %[[INIT:.+]] = memref.load %arg2[%[[M]], %[[N]]] : memref<2x3xbf16>
+// PARALLEL-NEXT:      %[[WIDE:.+]] = arith.extf %[[INIT]] : bf16 to f32
+// PARALLEL-NEXT:      %[[SUM:.+]] = scf.for %{{.+}} = %c0 to %c5 step %c1 iter_args(%{{.+}} = %[[WIDE]]) -> (f32) {
+// PARALLEL:           scf.yield
+// PARALLEL-NEXT:      }
+// PARALLEL-NEXT:      %[[R:.+]] = arith.truncf %[[SUM]] : f32 to bf16
+// PARALLEL-NEXT:      memref.store %[[R]], %arg2[%[[M]], %[[N]]] : memref<2x3xbf16>
+// PARALLEL-NEXT:      scf.reduce
+// PARALLEL-LABEL: func.func @fp8
+// PARALLEL:         scf.parallel
+// PARALLEL:           arith.extf %{{.+}} : f8E4M3FN to f32
+// PARALLEL:           arith.extf %{{.+}} : f8E5M2 to f32
 func.func @bf16(%a: memref<2x5xbf16>, %b: memref<5x3xbf16>, %c: memref<2x3xbf16>) {
   linalg.matmul ins(%a, %b : memref<2x5xbf16>, memref<5x3xbf16>) outs(%c : memref<2x3xbf16>)
+  return
+}
+
+func.func @fp8(%a: memref<2x5xf8E4M3FN>, %b: memref<5x3xf8E5M2>, %c: memref<2x3xbf16>) {
+  linalg.matmul ins(%a, %b : memref<2x5xf8E4M3FN>, memref<5x3xf8E5M2>) outs(%c : memref<2x3xbf16>)
   return
 }
 
