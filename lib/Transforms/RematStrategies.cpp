@@ -59,8 +59,7 @@ int64_t mlir::memopt::applyKeepSet(func::FuncOp func,
       kept.insert(buffer->value);
 
   // A value is available in the backward pass unless a forward op computes
-  // it and it is an activation the keep set drops (forward temporaries died
-  // in the forward).
+  // it and its buffer is not kept (forward temporaries died in the forward).
   auto available = [&](Value value) {
     Operation *def = value.getDefiningOp();
     if (!def || !computesForward(liveness, def))
