@@ -8,8 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "memopt/Transforms/RematStrategies.h"
-#include "memopt/Dialect/Train/IR/TrainStep.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
+#include "memopt/Dialect/Train/IR/TrainStep.h"
 #include "memopt/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"

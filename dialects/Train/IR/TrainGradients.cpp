@@ -306,29 +306,32 @@ static Value flattenToMatrix(OpBuilder &b, Location loc, Value value) {
   return ReshapeOp::create(b, loc, flat, value);
 }
 
-LogicalResult MatmulOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
-                                       ArrayRef<bool> needed,
-                                       SmallVectorImpl<Value> &grads) {
-  initGrads(*this, grads);
-  Location loc = gradLoc(*this);
-  Value lhs = getLhs(), rhs = getRhs();
-  bool tl = getTransposeLhs(), tr = getTransposeRhs();
-  // Gradients are computed in the operands' element type.
-  Type operandElement = typeOf(lhs).getElementType();
-  Value g = resultGrads[0];
-  if (typeOf(g).getElementType() != operandElement)
-    g = castTo(b, loc, g,
-               RankedTensorType::get(typeOf(g).getShape(), operandElement));
-  bool sharedRhs = typeOf(rhs).getRank() == 2 && typeOf(lhs).getRank() > 2;
+namespace {
+/// The value of a matmul a gradient matmul reads (itself or a view of it).
+enum class MatmulValue { Lhs, Rhs, Grad };
+/// Creates one gradient matmul: `build(x, xRole, y, yRole, transposeX,
+/// transposeY)`.
+using GradientMatmulBuilder =
+    function_ref<Value(Value, MatmulValue, Value, MatmulValue, bool, bool)>;
+} // namespace
 
-  // With C = op(A) op(B): d op(A) = g op(B)^T and d op(B) = op(A)^T g.
+/// The rule of train.matmul and train.scaled_matmul: with C = op(A) op(B)
+/// and g = dC, d op(A) = g op(B)^T and d op(B) = op(A)^T g, each matmul
+/// made by `build`.
+static void buildMatmulGradients(OpBuilder &b, Location loc, Value lhs,
+                                 Value rhs, Value g, bool tl, bool tr,
+                                 ArrayRef<bool> needed,
+                                 SmallVectorImpl<Value> &grads,
+                                 GradientMatmulBuilder build) {
+  using V = MatmulValue;
+  bool sharedRhs = typeOf(rhs).getRank() == 2 && typeOf(lhs).getRank() > 2;
   if (needed[0]) {
     // g op(B)^T = matmul(g, B) with B transposed unless op(B) is already B^T.
-    Value dOpA = buildMatmul(b, loc, g, rhs, false, !tr);
+    Value dOpA = build(g, V::Grad, rhs, V::Rhs, false, !tr);
     if (!tl)
       grads[0] = dOpA;
     else if (!sharedRhs)
-      grads[0] = buildMatmul(b, loc, rhs, g, tr, true); // op(B) g^T
+      grads[0] = build(rhs, V::Rhs, g, V::Grad, tr, true); // op(B) g^T
     else
       grads[0] = transposeLastTwo(b, loc, dOpA);
   }
@@ -338,13 +341,32 @@ LogicalResult MatmulOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
       Value opA = tl ? transposeLastTwo(b, loc, lhs) : lhs;
       Value a2 = flattenToMatrix(b, loc, opA);
       Value g2 = flattenToMatrix(b, loc, g);
-      grads[1] = tr ? buildMatmul(b, loc, g2, a2, true, false)  // g^T op(A)
-                    : buildMatmul(b, loc, a2, g2, true, false); // op(A)^T g
+      grads[1] = tr ? build(g2, V::Grad, a2, V::Lhs, true, false)  // g^T op(A)
+                    : build(a2, V::Lhs, g2, V::Grad, true, false); // op(A)^T g
     } else {
-      grads[1] = tr ? buildMatmul(b, loc, g, lhs, true, tl)    // g^T op(A)
-                    : buildMatmul(b, loc, lhs, g, !tl, false); // op(A)^T g
+      grads[1] = tr ? build(g, V::Grad, lhs, V::Lhs, true, tl)    // g^T op(A)
+                    : build(lhs, V::Lhs, g, V::Grad, !tl, false); // op(A)^T g
     }
   }
+}
+
+LogicalResult MatmulOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                       ArrayRef<bool> needed,
+                                       SmallVectorImpl<Value> &grads) {
+  initGrads(*this, grads);
+  Location loc = gradLoc(*this);
+  // Gradients are computed in the operands' element type.
+  Type operandElement = typeOf(getLhs()).getElementType();
+  Value g = resultGrads[0];
+  if (typeOf(g).getElementType() != operandElement)
+    g = castTo(b, loc, g,
+               RankedTensorType::get(typeOf(g).getShape(), operandElement));
+  buildMatmulGradients(
+      b, loc, getLhs(), getRhs(), g, getTransposeLhs(), getTransposeRhs(),
+      needed, grads,
+      [&](Value x, MatmulValue, Value y, MatmulValue, bool tx, bool ty) {
+        return buildMatmul(b, loc, x, y, tx, ty);
+      });
   return success();
 }
 
@@ -380,9 +402,7 @@ LogicalResult ScaledMatmulOp::buildGradients(OpBuilder &b,
   Location loc = gradLoc(*this);
   MLIRContext *ctx = getContext();
   Type element = typeOf(getResult()).getElementType();
-  Value lhs = getLhs(), rhs = getRhs();
   Value lhsScale = getLhsScale(), rhsScale = getRhsScale();
-  bool tl = getTransposeLhs(), tr = getTransposeRhs();
 
   // The output gradient in E5M2, with the margin of the forward scales.
   int64_t margin = 0;
@@ -397,37 +417,27 @@ LogicalResult ScaledMatmulOp::buildGradients(OpBuilder &b,
                                     static_cast<uint64_t>(margin));
   auto quantized = QuantizeOp::create(
       b, loc, TypeRange{typeOf(g).clone(e5m2), scalar}, g, gScale);
-  Value qg = quantized.getResult();
-  bool sharedRhs = typeOf(rhs).getRank() == 2 && typeOf(lhs).getRank() > 2;
 
-  // As train.matmul's rule, on the saved fp8 operands.
-  if (needed[0]) {
-    Value dOpA = buildScaledMatmul(b, loc, qg, rhs, gScale, rhsScale, false,
-                                   !tr, element);
-    if (!tl)
-      grads[0] = dOpA;
-    else if (!sharedRhs)
-      grads[0] = buildScaledMatmul(b, loc, rhs, qg, rhsScale, gScale, tr, true,
-                                   element);
-    else
-      grads[0] = transposeLastTwo(b, loc, dOpA);
-  }
-  if (needed[1]) {
-    if (sharedRhs) {
-      Value opA = tl ? transposeLastTwo(b, loc, lhs) : lhs;
-      Value a2 = flattenToMatrix(b, loc, opA);
-      Value g2 = flattenToMatrix(b, loc, qg);
-      grads[1] = tr ? buildScaledMatmul(b, loc, g2, a2, gScale, lhsScale, true,
-                                        false, element)
-                    : buildScaledMatmul(b, loc, a2, g2, lhsScale, gScale, true,
-                                        false, element);
-    } else {
-      grads[1] = tr ? buildScaledMatmul(b, loc, qg, lhs, gScale, lhsScale, true,
-                                        tl, element)
-                    : buildScaledMatmul(b, loc, lhs, qg, lhsScale, gScale, !tl,
-                                        false, element);
+  // As train.matmul's rule, on the saved fp8 operands and their scales.
+  auto scaleOf = [&](MatmulValue value) {
+    switch (value) {
+    case MatmulValue::Lhs:
+      return lhsScale;
+    case MatmulValue::Rhs:
+      return rhsScale;
+    case MatmulValue::Grad:
+      return gScale;
     }
-  }
+    llvm_unreachable("unknown matmul value");
+  };
+  buildMatmulGradients(b, loc, getLhs(), getRhs(), quantized.getResult(),
+                       getTransposeLhs(), getTransposeRhs(), needed, grads,
+                       [&](Value x, MatmulValue xValue, Value y,
+                           MatmulValue yValue, bool tx, bool ty) {
+                         return buildScaledMatmul(b, loc, x, y, scaleOf(xValue),
+                                                  scaleOf(yValue), tx, ty,
+                                                  element);
+                       });
   return success();
 }
 
