@@ -28,6 +28,7 @@ set(MEMOPT_EXPORTED_TARGETS
   MemoptModels Models
   MemoptExecution Execution
   memopt_runtime Runtime
+  memopt_mpi_runtime MpiRuntime
   )
 
 set(memopt_install_targets)

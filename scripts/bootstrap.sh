@@ -14,8 +14,9 @@ PACKAGES=(cmake ninja-build g++ python3 libmlir-22-dev mlir-22-tools
           # clang and its sanitizer runtimes: the sanitizer and fuzzer build
           # (.ci/run, docs/reliability.md).
           clang-22 libclang-rt-22-dev
-          # mpiexec, the launcher of the data-parallel GPU steps (docs/gpu.md).
-          mpich)
+          # MPI: mpiexec and the library of the multi-process CPU runs of
+          # sharded steps (docs/sharding.md), the launcher of GPU steps.
+          mpich libmpich-dev)
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

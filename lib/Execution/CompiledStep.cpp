@@ -125,19 +125,24 @@ CompiledStep::CompiledStep(std::unique_ptr<ExecutionEngine> engine,
 
 CompiledStep::~CompiledStep() = default;
 
-/// Fills `tensor` with the `sin` formula of amplitude `amplitude`.
-static void fillFloat(const GlobalTensor &tensor, double amplitude) {
+/// Fills `tensor` with the `sin` formula of amplitude `amplitude`; a part
+/// of a split tensor with the whole tensor's values at its elements.
+static void fillFloat(const StepPlan &plan, const GlobalTensor &tensor,
+                      double amplitude) {
   Type elementType = tensor.type.getElementType();
   unsigned bytes = getStorageBytes(elementType);
   double phase = initPhase(tensor.name);
   for (int64_t i = 0, e = tensor.type.getNumElements(); i < e; ++i)
-    storeFloat(elementType, tensor.data + i * bytes,
-               initValue(amplitude, phase, i));
+    storeFloat(
+        elementType, tensor.data + i * bytes,
+        initValue(amplitude, phase,
+                  getWholeIndex(tensor, plan.gridShape, plan.processRank, i)));
 }
 
 void CompiledStep::initialize(int64_t seed) {
   for (const GlobalTensor &param : plan.params)
-    fillFloat(param, paramAmplitude(param.type));
+    fillFloat(plan, param,
+              paramAmplitude(getWholeType(param, plan.gridShape)));
   for (const GlobalTensor &state : plan.states)
     std::memset(state.data, 0, state.getByteSize());
   if (plan.seedData)
@@ -146,7 +151,7 @@ void CompiledStep::initialize(int64_t seed) {
   for (const StepArgument &arg : plan.arguments) {
     const GlobalTensor &tensor = arg.tensor;
     if (arg.kind == ArgKind::Float) {
-      fillFloat(tensor, 1.0);
+      fillFloat(plan, tensor, 1.0);
       continue;
     }
     if (arg.kind != ArgKind::Integer)
@@ -154,8 +159,12 @@ void CompiledStep::initialize(int64_t seed) {
     Type elementType = tensor.type.getElementType();
     unsigned bytes = getStorageBytes(elementType);
     for (int64_t i = 0, e = tensor.type.getNumElements(); i < e; ++i)
-      storeInteger(elementType, tensor.data + i * bytes,
-                   initInteger(tensor.name, i, arg.bound));
+      storeInteger(
+          elementType, tensor.data + i * bytes,
+          initInteger(tensor.name,
+                      getWholeIndex(tensor, plan.gridShape, plan.processRank,
+                                    i),
+                      arg.bound));
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include "memopt/Runtime/AllocHook.h"
 #include "memopt/Runtime/Cublas.h"
+#include "memopt/Runtime/MpiCollectives.h"
 #include "memopt/Runtime/OneProcessCollectives.h"
 
 #include "mlir/ExecutionEngine/CRunnerUtils.h"
@@ -34,6 +35,10 @@ execution::getRuntimeSymbols(llvm::orc::MangleAndInterner interner) {
   add("memopt_cublas_gemm", &memopt_cublas_gemm);
   for (const ::memopt::runtime::RuntimeFunction &function :
        ::memopt::runtime::getOneProcessCollectives())
+    addAddress(function.name, function.address);
+  // Collectives of CPU code (memopt-shard-to-mpi).
+  for (const ::memopt::runtime::RuntimeFunction &function :
+       ::memopt::runtime::getMpiCollectives())
     addAddress(function.name, function.address);
   using F1 = float (*)(float);
   using D1 = double (*)(double);

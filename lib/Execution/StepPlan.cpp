@@ -9,6 +9,8 @@
 
 #include "memopt/Execution/StepPlan.h"
 
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+
 #include "memopt/Analysis/TensorLiveness.h"
 #include "memopt/Conversion/Passes.h"
 #include "memopt/Conversion/StepFunction.h"
@@ -90,6 +92,11 @@ static FailureOr<StepArgument> planArgument(BlockArgument arg) {
   plan.tensor.name = ("arg" + Twine(index)).str();
   plan.tensor.symbol = getStepArgumentGlobalName(index);
   plan.tensor.type = *type;
+  auto func = cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  if (auto split = func.getArgAttrOfType<DenseI64ArrayAttr>(
+          index, train::TrainDialect::kSplitAttrName))
+    plan.tensor.split.assign(split.asArrayRef().begin(),
+                             split.asArrayRef().end());
   std::optional<uint64_t> bound;
   bool isStep = false;
   inferIntegerRange(arg, bound, isStep);
@@ -145,6 +152,12 @@ public:
   }
 
 private:
+  static void readSplit(Operation *op, GlobalTensor &tensor) {
+    if (auto split = op->getAttrOfType<DenseI64ArrayAttr>(
+            train::TrainDialect::kSplitAttrName))
+      tensor.split.assign(split.asArrayRef().begin(), split.asArrayRef().end());
+  }
+
   LogicalResult visit(Operation *op) {
     if (auto param = dyn_cast<train::ParamOp>(op)) {
       if (!seenParams.insert(param.getName()).second)
@@ -157,6 +170,7 @@ private:
         return op->emitError() << "mem-run initializes float parameters only";
       plan.params.push_back(
           {param.getName().str(), getParamGlobalName(param.getName()), *type});
+      readSplit(op, plan.params.back());
       return success();
     }
     if (auto state = dyn_cast<train::OptStateOp>(op)) {
@@ -169,6 +183,7 @@ private:
         return failure();
       plan.states.push_back(
           {state.getName().str(), getStateGlobalName(state.getName()), *type});
+      readSplit(op, plan.states.back());
       return success();
     }
     if (isa<train::DropoutOp>(op)) {
@@ -216,6 +231,44 @@ static void predictMemory(StepPlan &plan) {
                     getPlannedBytesOutsideArena(step, kCPUBufferAlignment);
 }
 
+/// Records the shape of the step's grid: the one its `train.shard` names,
+/// or the module's only `shard.grid`. Split tensors need one whose axes
+/// their triples name.
+static LogicalResult findGrid(ModuleOp module, StepPlan &plan) {
+  shard::GridOp grid;
+  if (auto config = plan.step->getAttrOfType<DictionaryAttr>(
+          train::TrainDialect::kShardAttrName))
+    if (auto name = dyn_cast_or_null<FlatSymbolRefAttr>(config.get("grid")))
+      grid = module.lookupSymbol<shard::GridOp>(name.getAttr());
+  if (!grid) {
+    auto grids = module.getOps<shard::GridOp>();
+    if (!grids.empty() && std::next(grids.begin()) == grids.end())
+      grid = *grids.begin();
+  }
+  if (grid) {
+    if (ShapedType::isDynamicShape(grid.getShape()))
+      return grid.emitOpError("has a dynamic shape; a run needs a static grid");
+    plan.gridShape.assign(grid.getShape().begin(), grid.getShape().end());
+  }
+  auto check = [&](const GlobalTensor &tensor) -> LogicalResult {
+    for (size_t i = 0; i + 2 < tensor.split.size(); i += 3)
+      if (tensor.split[i + 2] >= static_cast<int64_t>(plan.gridShape.size()))
+        return emitError(plan.step.getLoc())
+               << "'" << tensor.name << "' is split over grid axis "
+               << tensor.split[i + 2] << ", but the step's grid has "
+               << plan.gridShape.size() << " axes";
+    return success();
+  };
+  for (const StepArgument &arg : plan.arguments)
+    if (failed(check(arg.tensor)))
+      return failure();
+  for (const GlobalTensor &tensor : llvm::concat<const GlobalTensor>(
+           plan.params, plan.states))
+    if (failed(check(tensor)))
+      return failure();
+  return success();
+}
+
 FailureOr<StepPlan> execution::planStep(ModuleOp module, func::FuncOp step) {
   StepPlan plan;
   plan.step = step;
@@ -245,8 +298,59 @@ FailureOr<StepPlan> execution::planStep(ModuleOp module, func::FuncOp step) {
         i, train::TrainDialect::kGradOfAttrName);
     plan.resultGradOf.push_back(gradOf ? gradOf.str() : std::string());
   }
+  if (failed(findGrid(module, plan)))
+    return failure();
   predictMemory(plan);
   return plan;
+}
+
+int64_t execution::getGridSize(const StepPlan &plan) {
+  int64_t size = 1;
+  for (int64_t extent : plan.gridShape)
+    size *= extent;
+  return size;
+}
+
+RankedTensorType execution::getWholeType(const GlobalTensor &tensor,
+                                         ArrayRef<int64_t> gridShape) {
+  SmallVector<int64_t> shape(tensor.type.getShape());
+  for (size_t i = 0; i + 2 < tensor.split.size(); i += 3)
+    shape[tensor.split[i]] *= gridShape[tensor.split[i + 2]];
+  return RankedTensorType::get(shape, tensor.type.getElementType());
+}
+
+int64_t execution::getWholeIndex(const GlobalTensor &tensor,
+                                 ArrayRef<int64_t> gridShape, int64_t rank,
+                                 int64_t index) {
+  if (tensor.split.empty())
+    return index;
+  // The process's coordinates on the grid (last axis fastest).
+  SmallVector<int64_t> coords(gridShape.size());
+  for (int64_t axis = gridShape.size() - 1, r = rank; axis >= 0; --axis) {
+    coords[axis] = r % gridShape[axis];
+    r /= gridShape[axis];
+  }
+  // The element's coordinates in the part, then in the whole tensor: the
+  // triples undone last to first.
+  SmallVector<int64_t> shape(tensor.type.getShape());
+  SmallVector<int64_t> position(shape.size());
+  for (int64_t dim = shape.size() - 1, i = index; dim >= 0; --dim) {
+    position[dim] = i % shape[dim];
+    i /= shape[dim];
+  }
+  for (int64_t i = tensor.split.size() - 3; i >= 0; i -= 3) {
+    int64_t dim = tensor.split[i], blocks = tensor.split[i + 1];
+    int64_t parts = gridShape[tensor.split[i + 2]];
+    int64_t width = shape[dim] / blocks;
+    int64_t block = position[dim] / width, offset = position[dim] % width;
+    position[dim] = (block * parts + coords[tensor.split[i + 2]]) * width +
+                    offset;
+    shape[dim] *= parts;
+  }
+  int64_t whole = 0;
+  for (size_t dim = 0; dim < shape.size(); ++dim)
+    whole = whole * shape[dim] + position[dim];
+  return whole;
 }
 
 LogicalResult execution::checkStepFits(const StepPlan &plan,

@@ -4,6 +4,7 @@
 
 #include "memopt/Conversion/Passes.h"
 #include "memopt/Dialect/Train/IR/TrainDialect.h"
+#include "memopt/Dialect/Train/IR/TrainOps.h"
 #include "memopt/Pipeline/Pipeline.h"
 #include "memopt/Report/Passes.h"
 #include "memopt/Transforms/Passes.h"
@@ -54,6 +55,7 @@ void mlir::memopt::registerAllDialects(DialectRegistry &registry) {
                   NVVM::NVVMDialect, scf::SCFDialect, shard::ShardDialect,
                   tensor::TensorDialect, cf::ControlFlowDialect>();
   // What bufferization and deallocation need to know of those dialects.
+  train::registerShardGradientModels(registry);
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   arith::registerBufferDeallocationOpInterfaceExternalModels(registry);
   bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(

@@ -1,11 +1,14 @@
 //===- Autodiff.cpp - reverse-mode differentiation of a step --------------===//
 
 #include "memopt/Transforms/Autodiff.h"
+
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "memopt/Dialect/Train/IR/Precision.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 #include "memopt/Dialect/Train/IR/TrainStep.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseSet.h"
@@ -268,6 +271,28 @@ static void recordAmaxes(OpBuilder &builder, Block &body) {
                                   quantize.getAmax(), scale.getAmaxHistory());
 }
 
+/// In a step train-shard made data-parallel (`train.shard` with dp > 1):
+/// every parameter gradient averaged over the data-parallel grid axis
+/// before its update, as DistributedDataParallel does.
+static void averageOverDataParallel(
+    func::FuncOp func, OpBuilder &builder,
+    llvm::MapVector<StringRef, std::pair<Value, Value>> &paramGrads) {
+  auto config = func->getAttrOfType<DictionaryAttr>(
+      train::TrainDialect::kShardAttrName);
+  if (!config)
+    return;
+  auto dp = dyn_cast_or_null<IntegerAttr>(config.get("dp"));
+  auto grid = dyn_cast_or_null<FlatSymbolRefAttr>(config.get("grid"));
+  if (!dp || dp.getInt() <= 1 || !grid)
+    return;
+  for (auto &entry : paramGrads) {
+    Value grad = entry.second.second;
+    entry.second.second = shard::AllReduceOp::create(
+        builder, grad.getLoc(), grad.getType(), grid.getValue(),
+        ArrayRef<int16_t>{0}, grad, shard::ReductionKind::Average);
+  }
+}
+
 LogicalResult memopt::appendBackward(func::FuncOp func,
                                      const AutodiffOptions &options) {
   FailureOr<Value> loss = getLossToDifferentiate(func);
@@ -337,6 +362,7 @@ LogicalResult memopt::appendBackward(func::FuncOp func,
   if (precision && precision->mode != train::PrecisionMode::FP32 &&
       precision->mode != train::PrecisionMode::BF16Pure)
     castGradients(builder, *precision, paramGrads);
+  averageOverDataParallel(func, builder, paramGrads);
   if (scaling != train::LossScaling::Dynamic) {
     if (failed(emitUpdates(func, builder, options, paramGrads, lossScale)))
       return failure();

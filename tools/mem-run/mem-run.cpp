@@ -19,6 +19,8 @@
 #include "memopt/Execution/Init.h"
 #include "memopt/Execution/StepPlan.h"
 #include "memopt/InitAll.h"
+#include "memopt/Runtime/Collectives.h"
+#include "memopt/Runtime/MpiCollectives.h"
 #include "memopt/Runtime/OneProcessCollectives.h"
 #include "memopt/Support/SourcePositions.h"
 
@@ -40,6 +42,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fcntl.h>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::memopt;
@@ -155,6 +159,40 @@ static cl::opt<unsigned>
              cl::init(2), cl::cat(memRunCategory));
 
 //===----------------------------------------------------------------------===//
+// Processes
+//===----------------------------------------------------------------------===//
+
+/// The run's processes: one, or the MPI world of a sharded step.
+static int64_t worldRank = 0, worldSize = 1;
+
+/// Whether a launcher (mpiexec) started this process as one of several.
+static bool isLaunchedAsRank() {
+  ::memopt::runtime::ProcessPlace place;
+  std::string error;
+  return ::memopt::runtime::readProcessPlace(
+             [](const char *name) { return std::getenv(name); }, place,
+             error) &&
+         place.worldSize > 1;
+}
+
+/// The sum over every process of a value each holds: whole-tensor sums
+/// from the processes' parts. `replicas` processes hold each part.
+static double sumOverProcesses(double value, int64_t replicas) {
+  if (worldSize == 1)
+    return value;
+  return ::memopt::runtime::mpiSumDouble(value) / static_cast<double>(replicas);
+}
+
+/// How many processes hold each part of `tensor`: all of them for a whole
+/// tensor, fewer for a split one.
+static int64_t getReplicas(const StepPlan &plan, const GlobalTensor &tensor) {
+  int64_t parts = 1;
+  for (size_t i = 0; i + 2 < tensor.split.size(); i += 3)
+    parts *= plan.gridShape[tensor.split[i + 2]];
+  return worldSize / parts;
+}
+
+//===----------------------------------------------------------------------===//
 // Output
 //===----------------------------------------------------------------------===//
 
@@ -237,13 +275,18 @@ static void printStepLine(const StepPlan &plan, unsigned stepNumber,
   os << "\n";
 }
 
-/// Prints `<kind> <name>: sum = ... sumsq = ...`.
-static void printSummary(StringRef kind, const GlobalTensor &tensor) {
+/// Prints `<kind> <name>: sum = ... sumsq = ...` of the whole tensor (for a
+/// split tensor, summed over the processes' parts); returns the sum.
+static double printSummary(const StepPlan &plan, StringRef kind,
+                           const GlobalTensor &tensor) {
   TensorSummary summary = summarize(tensor);
+  int64_t replicas = getReplicas(plan, tensor);
+  double sum = sumOverProcesses(summary.sum, replicas);
+  double sumSquares = sumOverProcesses(summary.sumSquares, replicas);
   llvm::outs() << kind << " " << tensor.name
-               << ": sum = " << llvm::format("%.9e", summary.sum)
-               << " sumsq = " << llvm::format("%.9e", summary.sumSquares)
-               << "\n";
+               << ": sum = " << llvm::format("%.9e", sum)
+               << " sumsq = " << llvm::format("%.9e", sumSquares) << "\n";
+  return sum;
 }
 
 /// Prints the --measure-peak lines of the last step.
@@ -253,6 +296,16 @@ static void printPeak(const StepPlan &plan, const StepStats &stats) {
   os << "predicted_peak_bytes: " << plan.predictedPeak << "\n";
   if (plan.arenaBytes >= 0)
     os << "arena_bytes: " << plan.arenaBytes << "\n";
+  if (worldSize > 1) {
+    // Every process's, gathered (each runs its own part of the step).
+    std::vector<int64_t> measured =
+        ::memopt::runtime::mpiGatherInt64(stats.peakBytes);
+    std::vector<int64_t> predicted =
+        ::memopt::runtime::mpiGatherInt64(plan.predictedPeak);
+    for (int64_t rank = 0; rank < worldSize; ++rank)
+      os << "rank " << rank << ": measured_peak_bytes: " << measured[rank]
+         << " predicted_peak_bytes: " << predicted[rank] << "\n";
+  }
   // The state and inputs live in globals, not in allocations: their
   // measured bytes are the globals' sizes in the compiled program.
   os << "measured_persistent_bytes: " << plan.measuredPersistent << "\n";
@@ -362,11 +415,12 @@ static LogicalResult runSteps(ModuleOp module, StepPlan &plan) {
   }
   for (const GlobalTensor &result : plan.results)
     if (numSteps > 0 && result.type.getRank() != 0)
-      printSummary("result", result);
+      printSummary(plan, "result", result);
+  double checksum = 0.0;
   for (const GlobalTensor &param : plan.params)
-    printSummary("param", param);
-  llvm::outs() << "params_checksum: "
-               << llvm::format("%.9e", step.getParamsChecksum()) << "\n";
+    checksum += printSummary(plan, "param", param);
+  llvm::outs() << "params_checksum: " << llvm::format("%.9e", checksum)
+               << "\n";
   llvm::outs().flush();
   return success();
 }
@@ -435,6 +489,59 @@ static FailureOr<StepPlan> prepareStep(ModuleOp module, Target target) {
   if (failed(plan))
     return fail("cannot run @" + step->getSymName() + " (see above)");
   return plan;
+}
+
+/// Starts MPI for a step with a grid on the CPU (or a process mpiexec
+/// started) and checks that the processes match the grid. Every process
+/// reaches the same verdict, so none waits for another that gave up.
+static LogicalResult startProcesses(StepPlan &plan, Target target) {
+  int64_t gridSize = getGridSize(plan);
+  bool launched = isLaunchedAsRank();
+  if (!plan.gridShape.empty() && target == Target::CPU) {
+    if (!emitAOT.empty())
+      return fail("--emit-aot builds one process; a sharded step runs on "
+                  "the CPU under mpiexec: mpiexec -n " +
+                  std::to_string(gridSize) + " mem-run " + inputFile);
+    if (checkGradients && gridSize > 1)
+      return fail("--check-gradients runs one process; check the gradients "
+                  "of the step before train-shard partitions it");
+  }
+  if (target == Target::CPU && (!plan.gridShape.empty() || launched)) {
+    ::memopt::runtime::mpiInitialize(nullptr, nullptr);
+    worldRank = ::memopt::runtime::mpiWorldRank();
+    worldSize = ::memopt::runtime::mpiWorldSize();
+  }
+  if (worldRank != 0) {
+    // Rank 0 prints; the others' output would repeat it.
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+      llvm::outs().flush();
+      dup2(null, STDOUT_FILENO);
+      close(null);
+    }
+  }
+  if (launched && target != Target::CPU)
+    return fail("--target=gpu-emulator runs one process; run several under "
+                "mpiexec with --target=cpu");
+  if (worldSize == gridSize)
+    return success();
+  std::string shape;
+  for (int64_t extent : plan.gridShape)
+    shape += (shape.empty() ? "" : "x") + std::to_string(extent);
+  if (worldRank != 0)
+    return failure();
+  if (plan.gridShape.empty())
+    return fail("mpiexec started " + std::to_string(worldSize) +
+                " processes, but @" + plan.stepName +
+                " has no shard.grid: it runs as one process (partition it "
+                "with train-shard first)");
+  return fail("@" + plan.stepName + " runs on a grid of " +
+              std::to_string(gridSize) + " processes (" + shape +
+              "), but " + std::to_string(worldSize) +
+              (worldSize == 1 ? " process was started: run it with mpiexec -n "
+                              : " processes were started: run it with "
+                                "mpiexec -n ") +
+              std::to_string(gridSize));
 }
 
 /// Adds the entry function and lowers the module for `target`.
@@ -519,7 +626,7 @@ static LogicalResult runMain() {
   if (!userPipeline.empty() && failed(runUserPipeline(*module)))
     return failure();
   FailureOr<StepPlan> plan = prepareStep(*module, *stepTarget);
-  if (failed(plan))
+  if (failed(plan) || failed(startProcesses(*plan, *stepTarget)))
     return failure();
   if (listInputs) {
     printInputs(*plan);
@@ -530,6 +637,7 @@ static LogicalResult runMain() {
     return failure();
   if (!emitAOT.empty())
     return writeAotFiles(*module, *plan, emitAOT, numSteps, seed);
+  plan->processRank = worldRank;
   return runSteps(*module, *plan);
 }
 
@@ -546,5 +654,11 @@ int main(int argc, char **argv) {
       argc, argv,
       "mem-run: runs a training step on the CPU for N steps and prints its "
       "losses and parameter checksums\n");
-  return failed(runMain()) ? 1 : 0;
+  int status = failed(runMain()) ? 1 : 0;
+  // A process that failed alone (its own error) ends the run: mpiexec stops
+  // the others rather than leaving them waiting in a collective.
+  if (status == 0)
+    ::memopt::runtime::mpiFinalize();
+  llvm::outs().flush();
+  return status;
 }

@@ -64,6 +64,31 @@ static LogicalResult verifyRematRecord(Operation *op,
   return success();
 }
 
+/// Verifies a `train.split` attribute on a value of `type`: triples
+/// (dim, blocks, axis) with dim a dimension of the tensor whose extent
+/// `blocks` divides, and axis a grid axis.
+static LogicalResult verifySplit(Operation *op, NamedAttribute attribute,
+                                 Type type) {
+  auto split = dyn_cast<DenseI64ArrayAttr>(attribute.getValue());
+  // A tensor, or a memref once the step is bufferized.
+  auto tensor = dyn_cast<ShapedType>(type);
+  if (!split || split.size() == 0 || split.size() % 3 != 0 || !tensor ||
+      !tensor.hasRank())
+    return op->emitError() << "'" << attribute.getName().strref()
+                           << "' must be an array<i64> of (dim, blocks, axis) "
+                              "triples on a ranked tensor";
+  ArrayRef<int64_t> values = split.asArrayRef();
+  for (size_t i = 0; i < values.size(); i += 3) {
+    int64_t dim = values[i], blocks = values[i + 1], axis = values[i + 2];
+    if (dim < 0 || dim >= tensor.getRank() || blocks < 1 || axis < 0 ||
+        tensor.isDynamicDim(dim) || tensor.getDimSize(dim) % blocks != 0)
+      return op->emitError()
+             << "'" << attribute.getName().strref() << "' triple (" << dim
+             << ", " << blocks << ", " << axis << ") does not fit " << type;
+  }
+  return success();
+}
+
 LogicalResult TrainDialect::verifyOperationAttribute(Operation *op,
                                                      NamedAttribute attribute) {
   StringRef name = attribute.getName().strref();
@@ -124,6 +149,29 @@ LogicalResult TrainDialect::verifyOperationAttribute(Operation *op,
     return failure(failed(
         PrecisionConfig::fromAttr(config, [&] { return op->emitError(); })));
   }
+  if (name == kSplitAttrName) {
+    if (!isa<ParamOp, OptStateOp>(op))
+      return op->emitError() << "'" << name
+                             << "' belongs on a train.param, a train.opt_state "
+                                "or a function argument";
+    return verifySplit(op, attribute, op->getResult(0).getType());
+  }
+  if (name == kShardAttrName) {
+    auto config = dyn_cast<DictionaryAttr>(attribute.getValue());
+    if (!config || !isa<FunctionOpInterface>(op) ||
+        !isa_and_nonnull<FlatSymbolRefAttr>(config.get("grid")))
+      return op->emitError() << "'" << name
+                             << "' must be a dictionary with a `grid` symbol "
+                                "on a function";
+    for (StringRef key : {"dp", "tp", "zero"}) {
+      auto value = dyn_cast_or_null<IntegerAttr>(config.get(key));
+      if (!value || value.getInt() < (key == "zero" ? 0 : 1))
+        return op->emitError() << "'" << name << "' must have an integer '"
+                               << key << "' of at least "
+                               << (key == "zero" ? 0 : 1);
+    }
+    return success();
+  }
   return op->emitError() << "unknown train attribute '" << name << "'";
 }
 
@@ -156,6 +204,13 @@ LogicalResult TrainDialect::verifyRegionArgAttribute(Operation *op, unsigned,
   }
   if (name == kOffsetAttrName)
     return verifyByteCount(op, attribute);
+  if (name == kSplitAttrName) {
+    auto function = dyn_cast<FunctionOpInterface>(op);
+    if (!function)
+      return op->emitError() << "'" << name << "' on argument " << argIndex
+                             << " must be on a function argument";
+    return verifySplit(op, attribute, function.getArgumentTypes()[argIndex]);
+  }
   return op->emitError() << "unknown train attribute '" << name
                          << "' on argument " << argIndex;
 }

@@ -327,6 +327,35 @@ def MemoptShardToNcclPass
   ];
 }
 
+def MemoptShardToMpiPass
+    : Pass<"memopt-shard-to-mpi", "::mlir::ModuleOp"> {
+  let summary = "Rewrites shard collectives on tensors into MPI calls";
+  let description = [{
+    The CPU counterpart of `memopt-shard-to-nccl`, run before bufferization
+    in `memopt-lower-to-cpu`: the same rewrite, calling the MPI runtime's
+    entry points `memopt_mpi_group`, `memopt_mpi_rank` and
+    `memopt_mpi_{all_reduce,all_gather,reduce_scatter}_<type>`
+    (lib/Runtime/MpiCollectives.cpp), which call `MPI_Allreduce`,
+    `MPI_Allgather` and `MPI_Reduce_scatter_block` on a communicator split
+    once per group of the grid (`MPI_Comm_split`). LLVM 22's
+    `convert-shard-to-mpi` lowers only `all_reduce`, and its `mpi` dialect
+    has neither an allgather nor a reduce-scatter.
+
+    Supported: element types f32, f64, f16, bf16 (reduced in f32), i8, i32,
+    i64; reductions sum, product, max, min and average (floats); static
+    grids of at most 4 axes.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
 def MemoptLinalgToCublasPass
     : Pass<"memopt-linalg-to-cublas", "::mlir::ModuleOp"> {
   let summary = "Rewrites matmul-like linalg ops on memrefs into cuBLAS calls";

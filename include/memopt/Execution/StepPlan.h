@@ -76,6 +76,9 @@ struct GlobalTensor {
   RankedTensorType type;
   /// Address in the compiled program; set once the JIT has resolved it.
   char *data = nullptr;
+  /// For a part of a sharded tensor (`train.split`): its (dim, blocks,
+  /// grid axis) triples; empty for a whole tensor.
+  SmallVector<int64_t> split;
 
   /// Bytes of the tensor in its global.
   int64_t getByteSize() const;
@@ -109,6 +112,12 @@ struct StepPlan {
   /// Per result, the parameter whose gradient it is (its train.grad_of
   /// attribute), or empty.
   SmallVector<std::string> resultGradOf;
+  /// The shape of the step's `shard.grid` (the one its `train.shard` names,
+  /// or the module's only grid); empty without one.
+  SmallVector<int64_t> gridShape;
+  /// This process's linear index on the grid (last axis fastest): which
+  /// part of every split tensor it holds. Set by the runtime.
+  int64_t processRank = 0;
   /// The memory model's prediction of the peak the allocation hooks measure.
   int64_t predictedPeak = 0;
   /// The model's persistent bytes (parameters and optimizer states) and
@@ -131,8 +140,8 @@ struct StepPlan {
 FailureOr<func::FuncOp> findStep(ModuleOp module, StringRef name,
                                  StringRef source);
 
-/// Fails at the first collective (`shard` op other than a grid) when
-/// `target` cannot run collectives (the CPU).
+/// Succeeds: every target runs collectives (MPI calls on the CPU, NCCL on
+/// the GPU, one process on the GPU emulator).
 LogicalResult checkTargetSupportsStep(ModuleOp module, Target target);
 
 /// Differentiates every function with train-autodiff{optimizer=none}, so
@@ -151,6 +160,19 @@ LogicalResult verifyArenaPlan(ModuleOp module, func::FuncOp step);
 /// parameters, optimizer states and seed the step uses, with the memory
 /// model's predictions. Fails with a diagnostic at what cannot be fed.
 FailureOr<StepPlan> planStep(ModuleOp module, func::FuncOp step);
+
+/// The number of processes of the plan's grid (1 without a grid).
+int64_t getGridSize(const StepPlan &plan);
+
+/// The element of the whole tensor that element `index` (row-major) of the
+/// part `tensor` holds on process `rank` of a grid of `gridShape`
+/// (docs/execution.md); `index` itself for a whole tensor.
+int64_t getWholeIndex(const GlobalTensor &tensor, ArrayRef<int64_t> gridShape,
+                      int64_t rank, int64_t index);
+
+/// The type of the whole tensor a part `tensor` belongs to.
+RankedTensorType getWholeType(const GlobalTensor &tensor,
+                              ArrayRef<int64_t> gridShape);
 
 /// Fails when the step would not fit in this machine's memory: its globals
 /// plus what it allocates at its peak (its arena when planned).

@@ -133,6 +133,54 @@ def TrainPrecisionPass : Pass<"train-precision", "::mlir::func::FuncOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def TrainShardPass : Pass<"train-shard", "::mlir::ModuleOp"> {
+  let summary = "Partitions a step into the program of one process of a "
+                "dp x tp grid (Megatron tensor parallelism, data parallelism)";
+  let description = [{
+    Rewrites a forward + loss function, or a whole training step, into the
+    program every process of a `shard.grid @grid(shape = dp x tp)` runs,
+    with every collective explicit as an upstream `shard` op. A whole step
+    is partitioned through its forward pass: the backward pass and the
+    updates are derived again by train-autodiff's rules (the step must be
+    what train-autodiff produced, as for train-precision).
+
+    * Tensor parallelism (`tp`, grid axis 1), as in Megatron-LM. A matmul
+      that reads a replicated activation and a parameter becomes
+      column-parallel (the parameter split along its output features) when
+      what it feeds reaches row-parallel matmuls (parameters split along
+      their input features) through ops that work per head or per column
+      (bias, slices, reshapes, transposes, attention, softmax, activations);
+      otherwise it stays replicated. Attention heads (and grouped-query KV
+      heads) are split. The input of a column-parallel region enters
+      through `train.copy_to_parallel` (its gradient is an all-reduce), and
+      the partial sums of row-parallel matmuls are summed by
+      `shard.all_reduce` (whose gradient is the identity).
+    * Data parallelism (`dp`, grid axis 0): every function argument is split
+      along its first dimension (the batch); the loss is averaged over the
+      axis (`shard.all_reduce ... reduction = average`), and train-autodiff
+      averages every parameter's gradient over it before the update.
+
+    Parameters and arguments that are split carry `train.split` (which
+    part of the whole tensor a process holds), and the function
+    `train.shard` (`{grid = @grid, dp, tp, zero}`); mem-run fills a split
+    tensor with the whole tensor's values, so a run on `dp x tp` processes
+    computes what one process computes on the whole program.
+
+    Errors: a degree below 1, heads, KV heads or a split feature count not
+    divisible by `tp`, a batch not divisible by `dp`, a module that already
+    has a grid named `@grid`, a function train-shard already partitioned.
+  }];
+  let options = [
+    Option<"tp", "tp", "int64_t", /*default=*/"1",
+           "Tensor-parallel degree (grid axis 1)">,
+    Option<"dp", "dp", "int64_t", /*default=*/"1",
+           "Data-parallel degree (grid axis 0)">,
+  ];
+  let dependentDialects = ["::mlir::memopt::train::TrainDialect",
+                           "::mlir::shard::ShardDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def TrainAutodiffPass : Pass<"train-autodiff", "::mlir::func::FuncOp"> {
   let summary = "Appends the backward pass and the optimizer update to a step";
   let description = [{

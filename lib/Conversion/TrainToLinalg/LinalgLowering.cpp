@@ -409,6 +409,19 @@ struct TransposeLowering : public TrainOpLowering<train::TransposeOp> {
   }
 };
 
+/// copy_to_parallel: the identity (its gradient rule, not its lowering, is
+/// what the op is for).
+struct CopyToParallelLowering
+    : public TrainOpLowering<train::CopyToParallelOp> {
+  using TrainOpLowering::TrainOpLowering;
+  LogicalResult
+  matchAndRewrite(train::CopyToParallelOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getInput());
+    return success();
+  }
+};
+
 /// slice: tensor.extract_slice with the window's offsets and strides.
 struct SliceLowering : public TrainOpLowering<train::SliceOp> {
   using TrainOpLowering::TrainOpLowering;
@@ -767,6 +780,7 @@ struct SoftmaxGradLowering : public TrainOpLowering<train::SoftmaxGradOp> {
 void mlir::memopt::populateLinalgLoweringPatterns(RewritePatternSet &patterns) {
   patterns
       .add<MatmulLowering, ReshapeLowering, TransposeLowering, SliceLowering,
+           CopyToParallelLowering,
            SliceGradLowering, ConcatLowering, EmbeddingLowering,
            EmbeddingGradLowering, SoftmaxLowering, SoftmaxGradLowering>(
           patterns.getContext());

@@ -82,6 +82,8 @@ void mlir::memopt::buildLowerToCPUPipeline(OpPassManager &pm) {
   MemoptCheckLinalgInputPassOptions check;
   check.pipeline = "memopt-lower-to-cpu";
   pm.addPass(createMemoptCheckLinalgInputPass(check));
+  // Collectives of a sharded step: MPI calls on buffers.
+  pm.addPass(createMemoptShardToMpiPass());
   buildBufferizationPipeline(pm);
   // bf16/f16 contractions sum in f32, as cuBLAS does on the GPU path.
   pm.addPass(createMemoptWidenContractionAccumulatorsPass());

@@ -66,7 +66,19 @@ def Train_Dialect : Dialect {
       `{mode = "bf16-mixed", grads = "fp32"}`, with `loss_scale` (an f64
       static scale, or `"dynamic"` with `initial_scale` and
       `growth_interval`) under loss scaling.
+    * `train.split`: on a `train.param`, a `train.opt_state` or a function
+      argument of a step `train-shard` partitioned, how this process's
+      tensor is part of the whole one: an `array<i64>` of triples
+      `(dim, blocks, axis)`. Dimension `dim` of the whole tensor, viewed as
+      `blocks x P x n` (P the extent of grid axis `axis`), keeps this
+      process's `n`-sized block within each of the `blocks` blocks; several
+      triples apply in order. A runtime fills such a tensor with the
+      whole tensor's values at those positions.
+    * `train.shard`: on a function `train-shard` partitioned, the grid
+      (`grid`, a symbol) and the degrees: `{grid = @grid, dp = 2, tp = 2,
+      zero = 0}`.
   }];
+  let dependentDialects = ["::mlir::shard::ShardDialect"];
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;
@@ -102,6 +114,8 @@ def Train_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kGradOfAttrName = "train.grad_of";
     static constexpr ::llvm::StringLiteral kPrecisionAttrName =
         "train.precision";
+    static constexpr ::llvm::StringLiteral kSplitAttrName = "train.split";
+    static constexpr ::llvm::StringLiteral kShardAttrName = "train.shard";
   }];
 }
 

@@ -3,6 +3,7 @@
 #ifndef MEMOPT_DIALECT_TRAIN_IR_TRAINDIALECT_H
 #define MEMOPT_DIALECT_TRAIN_IR_TRAINDIALECT_H
 
+#include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/IR/Dialect.h"
 
 #include "memopt/Dialect/Train/IR/TrainDialect.h.inc"

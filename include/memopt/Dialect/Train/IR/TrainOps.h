@@ -22,6 +22,10 @@ namespace mlir::memopt::train {
 /// views (transpose, slice, reshape) implies over the source buffer.
 SmallVector<int64_t> getBufferStrides(Value value);
 
+/// Attaches the gradient rule of `shard.all_reduce` (an identity: see
+/// TrainParallelOps.cpp) as an external DifferentiableOpInterface model.
+void registerShardGradientModels(DialectRegistry &registry);
+
 } // namespace mlir::memopt::train
 
 #endif // MEMOPT_DIALECT_TRAIN_IR_TRAINOPS_H

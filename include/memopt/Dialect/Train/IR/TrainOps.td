@@ -1652,4 +1652,38 @@ def Train_AmaxRecordOp : Train_Op<"amax_record", [Train_KeepFP32,
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Tensor parallelism
+//===----------------------------------------------------------------------===//
+
+def Train_CopyToParallelOp : Train_Op<"copy_to_parallel", [Train_Differentiable,
+    Pure, Train_LowPrecisionSafe, Train_ViewOp, Train_ForwardsValues,
+    AllTypesMatch<["input", "result"]>]> {
+  let summary = "Enters a tensor-parallel region: identity forward, gradient summed";
+  let description = [{
+    The input of column-parallel layers in a step that `train-shard` split
+    over the processes of `grid_axes` of the `shard.grid` named `grid`
+    (Megatron-LM's operator *f*). Forward, the result is the input (a view:
+    no bytes, no FLOPs). Each process then computes a part of what reads
+    the result (its own heads, its own columns), so the gradient flowing
+    back is a partial sum: its gradient rule is a `shard.all_reduce` (sum)
+    of the result's gradient over `grid_axes`. The matching operator *g*,
+    after row-parallel layers, is a plain `shard.all_reduce`, whose
+    gradient is the identity.
+
+    Example:
+    ```mlir
+    %xp = train.copy_to_parallel %x on @grid grid_axes = [1]
+        : tensor<8x128x768xf32>
+    ```
+  }];
+  let arguments = (ins Train_AnyTensor:$input, FlatSymbolRefAttr:$grid,
+                   DenseI16ArrayAttr:$grid_axes);
+  let results = (outs Train_AnyTensor:$result);
+  let assemblyFormat = [{
+    $input `on` $grid `grid_axes` `=` $grid_axes attr-dict `:` type($input)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // MEMOPT_DIALECT_TRAIN_IR_TRAINOPS_TD

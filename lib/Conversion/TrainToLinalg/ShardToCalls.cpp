@@ -1,17 +1,20 @@
-//===- ShardToNccl.cpp - shard collectives as NCCL calls ------------------===//
+//===- ShardToCalls.cpp - shard collectives as NCCL or MPI calls ----------===//
 //
 // Rewrites the `shard` dialect's all_reduce, all_gather and reduce_scatter on
-// tensors into calls of the CUDA runtime's NCCL entry points
-// (lib/Runtime/CUDA/CudaCollectives.cpp), before bufferization:
+// tensors into calls of a collective runtime, before bufferization: the CUDA
+// runtime's NCCL entry points (memopt-shard-to-nccl,
+// lib/Runtime/CUDA/CudaCollectives.cpp) or the MPI runtime's
+// (memopt-shard-to-mpi, lib/Runtime/MpiCollectives.cpp). Both take the same
+// arguments; only the prefix of the names differs:
 //
 //   %send = bufferization.to_buffer %input read_only   (contiguous)
 //   %recv = memref.alloc()
-//   func.call @memopt_nccl_<op>_<type>(%group, %send, %recv, %count, ...)
+//   func.call @memopt_<nccl|mpi>_<op>_<type>(%group, %send, %recv, %count, ...)
 //   %result = bufferization.to_tensor %recv restrict writable
 //
 // The buffers are passed as unranked memrefs, so they stay operands of the
 // call (the deallocation passes see it as their last use) and the runtime
-// reads each address from its descriptor. NCCL gathers and scatters
+// reads each address from its descriptor. NCCL and MPI gather and scatter
 // contiguous chunks in group order; a gather or scatter along another axis
 // is a transpose of the chunked tensor, done here in linalg.
 //
@@ -24,9 +27,11 @@
 #include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 namespace mlir::memopt {
 #define GEN_PASS_DEF_MEMOPTSHARDTONCCLPASS
+#define GEN_PASS_DEF_MEMOPTSHARDTOMPIPASS
 #include "memopt/Conversion/Passes.h.inc"
 } // namespace mlir::memopt
 
@@ -102,15 +107,16 @@ static SmallVector<int64_t> moveDim(int64_t rank, int64_t from, int64_t to) {
 
 namespace {
 
-struct MemoptShardToNcclPass
-    : public memopt::impl::MemoptShardToNcclPassBase<MemoptShardToNcclPass> {
-  using Base::Base;
+/// The rewrite of one module for one runtime.
+class ShardToCalls {
+public:
+  /// `pass` names the pass in messages, `runtime` the library ("NCCL",
+  /// "MPI"), `prefix` the entry points' names ("memopt_nccl_").
+  ShardToCalls(ModuleOp module, StringRef pass, StringRef runtime,
+               StringRef prefix)
+      : module(module), pass(pass), runtime(runtime), prefix(prefix) {}
 
-  /// Set when a runtime function is already declared with another type.
-  bool badDeclaration = false;
-
-  void runOnOperation() override {
-    ModuleOp module = getOperation();
+  LogicalResult run() {
     SymbolTableCollection symbols;
     SmallVector<Operation *> collectives;
     WalkResult walk = module.walk([&](Operation *op) {
@@ -122,26 +128,38 @@ struct MemoptShardToNcclPass
         collectives.push_back(op);
         return WalkResult::advance();
       }
-      op->emitError() << "'" << op->getName()
-                      << "' has no NCCL lowering: memopt-shard-to-nccl "
-                         "lowers shard.all_reduce, shard.all_gather, "
+      op->emitError() << "'" << op->getName() << "' has no " << runtime
+                      << " lowering: " << pass
+                      << " lowers shard.all_reduce, shard.all_gather, "
                          "shard.reduce_scatter and the process indices";
       return WalkResult::interrupt();
     });
     if (walk.wasInterrupted())
-      return signalPassFailure();
+      return failure();
 
     for (Operation *op : collectives)
       if (failed(lower(op, symbols)))
-        return signalPassFailure();
+        return failure();
     if (badDeclaration)
-      return signalPassFailure();
+      return failure();
 
-    // The grids have no users left.
+    // The grids have no users left but the record of train-shard on the
+    // functions (`train.shard`), which the lowered program no longer needs.
+    for (auto func : module.getOps<FunctionOpInterface>())
+      func->removeAttr("train.shard");
     for (auto grid : llvm::make_early_inc_range(module.getOps<shard::GridOp>()))
       if (SymbolTable::symbolKnownUseEmpty(grid, module))
         grid.erase();
+    return success();
   }
+
+private:
+  ModuleOp module;
+  StringRef pass, runtime, prefix;
+  /// Set when a runtime function is already declared with another type.
+  bool badDeclaration = false;
+
+public:
 
   LogicalResult lower(Operation *op, SymbolTableCollection &symbols) {
     auto gridAttr = op->getAttrOfType<FlatSymbolRefAttr>("grid");
@@ -153,7 +171,8 @@ struct MemoptShardToNcclPass
     if (ShapedType::isDynamicShape(shape))
       return op->emitError("grid @")
              << grid.getSymName()
-             << " has a dynamic shape; NCCL groups need a static grid";
+             << " has a dynamic shape; " << runtime
+             << " groups need a static grid";
     if (static_cast<int64_t>(shape.size()) > kMaxGridRank)
       return op->emitError("grid @")
              << grid.getSymName() << " has " << shape.size()
@@ -181,17 +200,19 @@ struct MemoptShardToNcclPass
     auto inputType = dyn_cast<RankedTensorType>(input.getType());
     auto resultType = dyn_cast<RankedTensorType>(result.getType());
     if (!inputType || !resultType)
-      return op->emitError("is on buffers; memopt-shard-to-nccl lowers "
-                           "collectives on tensors, before bufferization");
+      return op->emitError("is on buffers; ")
+             << pass
+             << " lowers collectives on tensors, before bufferization";
     if (!inputType.hasStaticShape() || !resultType.hasStaticShape())
-      return op->emitError("has a dynamic shape; NCCL calls need static "
-                           "element counts");
+      return op->emitError("has a dynamic shape; ")
+             << runtime << " calls need static element counts";
     Type element = resultType.getElementType();
     std::optional<StringRef> suffix = getTypeSuffix(element);
     if (!suffix)
       return op->emitError("element type ")
              << element
-             << " has no NCCL type (f32, f64, f16, bf16, i8, i32, i64)";
+             << " has no " << runtime
+             << " type (f32, f64, f16, bf16, i8, i32, i64)";
     Type inputElement = inputType.getElementType();
     if (inputElement != element &&
         !(isa<FloatType>(inputElement) && isa<FloatType>(element)))
@@ -213,11 +234,12 @@ struct MemoptShardToNcclPass
     else if (auto scatter = dyn_cast<shard::ReduceScatterOp>(op))
       reduction = getReductionCode(scatter.getReduction());
     if (!isa<shard::AllGatherOp>(op) && !reduction)
-      return op->emitError("reduction kind has no NCCL operation (sum, "
-                           "product, max, min and average do)");
+      return op->emitError("reduction kind has no ")
+             << runtime
+             << " operation (sum, product, max, min and average do)";
     if (reduction == kAverageCode && !isa<FloatType>(element))
-      return op->emitError("average of integers is not lowered (NCCL "
-                           "would truncate)");
+      return op->emitError("average of integers is not lowered (")
+             << runtime << " would truncate)";
 
     Location loc = op->getLoc();
     Value send = convertElements(b, loc, input, element);
@@ -282,12 +304,11 @@ struct MemoptShardToNcclPass
   /// Declares `name` (private) in the module on first use. A declaration
   /// of another type already there is reported (and fails the pass).
   func::FuncOp getFunction(OpBuilder &b, StringRef name, FunctionType type) {
-    ModuleOp module = getOperation();
     if (auto func = module.lookupSymbol<func::FuncOp>(name)) {
       if (func.getFunctionType() != type && !badDeclaration) {
         func.emitError("@")
-            << name << " has type " << func.getFunctionType()
-            << ", but memopt-shard-to-nccl calls the runtime's " << type;
+            << name << " has type " << func.getFunctionType() << ", but "
+            << pass << " calls the runtime's " << type;
         badDeclaration = true;
       }
       return func;
@@ -311,7 +332,7 @@ struct MemoptShardToNcclPass
 
   /// This process's rank, as an index.
   Value getRank(OpBuilder &b, Location loc) {
-    Value value = callRuntime(b, loc, "memopt_nccl_rank",
+    Value value = callRuntime(b, loc, (prefix + "rank").str(),
                               b.getFunctionType({}, {b.getI64Type()}), {})
                       .getResult(0);
     return arith::IndexCastOp::create(b, loc, b.getIndexType(), value);
@@ -330,7 +351,7 @@ struct MemoptShardToNcclPass
       args.push_back(arith::ConstantIntOp::create(
           b, loc, b.getI64Type(),
           i < static_cast<int64_t>(axes.size()) ? axes[i] : -1));
-    return callRuntime(b, loc, "memopt_nccl_group",
+    return callRuntime(b, loc, (prefix + "group").str(),
                        b.getFunctionType(types, {b.getI64Type()}), args)
         .getResult(0);
   }
@@ -381,7 +402,10 @@ struct MemoptShardToNcclPass
         b, loc, MemRefType::get(sendType.getShape(), element), send,
         /*read_only=*/true);
     auto recvBufferType = MemRefType::get(recvType.getShape(), element);
-    Value recvBuffer = memref::AllocOp::create(b, loc, recvBufferType);
+    // At the alignment bufferization gives every buffer, so the allocation
+    // hooks count what the memory model counts.
+    Value recvBuffer = memref::AllocOp::create(
+        b, loc, recvBufferType, b.getI64IntegerAttr(memopt::kCPUBufferAlignment));
 
     SmallVector<Type> types{b.getI64Type(), unranked, unranked, b.getI64Type()};
     SmallVector<Value> args{
@@ -393,11 +417,31 @@ struct MemoptShardToNcclPass
       args.push_back(
           arith::ConstantIntOp::create(b, loc, b.getI32Type(), *reduction));
     }
-    std::string name = ("memopt_nccl_" + kind + "_" + suffix).str();
+    std::string name = (prefix + kind + "_" + suffix).str();
     callRuntime(b, loc, name, b.getFunctionType(types, {}), args);
     return bufferization::ToTensorOp::create(b, loc, recvType, recvBuffer,
                                              /*restrict=*/b.getUnitAttr(),
                                              /*writable=*/b.getUnitAttr());
+  }
+};
+
+struct MemoptShardToNcclPass
+    : public memopt::impl::MemoptShardToNcclPassBase<MemoptShardToNcclPass> {
+  void runOnOperation() override {
+    if (failed(ShardToCalls(getOperation(), "memopt-shard-to-nccl", "NCCL",
+                            "memopt_nccl_")
+                   .run()))
+      signalPassFailure();
+  }
+};
+
+struct MemoptShardToMpiPass
+    : public memopt::impl::MemoptShardToMpiPassBase<MemoptShardToMpiPass> {
+  void runOnOperation() override {
+    if (failed(ShardToCalls(getOperation(), "memopt-shard-to-mpi", "MPI",
+                            "memopt_mpi_")
+                   .run()))
+      signalPassFailure();
   }
 };
 

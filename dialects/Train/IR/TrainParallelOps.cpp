@@ -1,0 +1,107 @@
+//===- TrainParallelOps.cpp - tensor-parallel regions ---------------------===//
+//
+// train.copy_to_parallel (Megatron-LM's operator f): its verifier, cost and
+// gradient rule; and the gradient rule of the upstream `shard.all_reduce`
+// (operator g), attached as an external model of
+// DifferentiableOpInterface.
+//
+// Both rules follow the convention train-shard's programs keep: a value
+// outside a tensor-parallel region is replicated (every process of the
+// region's group holds the same whole value and computes the same thing
+// from it), and the gradient each process builds is its own share of the
+// gradient, summed across the group where shares are partial. Under that
+// convention:
+//   * the gradient of copy_to_parallel's input is the sum over the group of
+//     the per-process gradients of its result (each process only saw the
+//     heads or columns it owns);
+//   * the gradient of an all_reduce's input is its result's gradient: the
+//     result is replicated and each process's gradient of it is whole.
+// A data-parallel loss average (an all_reduce over the data-parallel axis)
+// follows the same rule: each process differentiates its own loss, and
+// train-autodiff averages the parameter gradients over that axis.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/Dialect/Train/IR/TrainOps.h"
+
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "llvm/ADT/SmallSet.h"
+
+using namespace mlir;
+using namespace mlir::memopt::train;
+
+LogicalResult CopyToParallelOp::verify() {
+  ArrayRef<int16_t> axes = getGridAxes();
+  if (axes.empty())
+    return emitOpError("expected at least one grid axis");
+  llvm::SmallSet<int16_t, 4> seen;
+  for (int16_t axis : axes)
+    if (axis < 0 || !seen.insert(axis).second)
+      return emitOpError() << "grid axes must be distinct and non-negative, "
+                              "got "
+                           << axis;
+  return success();
+}
+
+int64_t CopyToParallelOp::getFlops() { return 0; }
+
+bool CopyToParallelOp::forwardsValues(unsigned operandIndex) { return true; }
+
+/// The location of a gradient op of `op`: "<name>.grad" for a named op.
+static Location getGradientLoc(Operation *op) {
+  Location loc = op->getLoc();
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return NameLoc::get(
+        StringAttr::get(op->getContext(), name.getName().str() + ".grad"),
+        name.getChildLoc());
+  return loc;
+}
+
+LogicalResult
+CopyToParallelOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                 ArrayRef<bool> needed,
+                                 SmallVectorImpl<Value> &grads) {
+  grads.assign(1, Value());
+  if (!needed[0] || !resultGrads[0])
+    return success();
+  grads[0] = shard::AllReduceOp::create(
+      b, getGradientLoc(*this), resultGrads[0].getType(), getGrid(),
+      getGridAxes(), resultGrads[0], shard::ReductionKind::Sum);
+  return success();
+}
+
+namespace {
+
+/// shard.all_reduce: the gradient of the input is the result's gradient
+/// (see the file comment for the convention that makes this exact).
+struct AllReduceGradientModel
+    : public DifferentiableOpInterface::ExternalModel<AllReduceGradientModel,
+                                                      shard::AllReduceOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &b,
+                               ValueRange resultGrads, ArrayRef<bool> needed,
+                               SmallVectorImpl<Value> &grads) const {
+    auto reduce = cast<shard::AllReduceOp>(op);
+    grads.assign(1, Value());
+    if (!needed[0] || !resultGrads[0])
+      return success();
+    if (reduce.getReduction() != shard::ReductionKind::Sum &&
+        reduce.getReduction() != shard::ReductionKind::Average)
+      return op->emitOpError("has no gradient rule: only sum and average "
+                             "all-reduces are differentiable");
+    if (resultGrads[0].getType() != reduce.getInput().getType())
+      return op->emitOpError("has no gradient rule: its input and result "
+                             "types differ");
+    grads[0] = resultGrads[0];
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::memopt::train::registerShardGradientModels(
+    DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *context, shard::ShardDialect *) {
+    shard::AllReduceOp::attachInterface<AllReduceGradientModel>(*context);
+  });
+}

@@ -1,0 +1,699 @@
+//===- TrainShard.cpp - one process's program of a dp x tp grid -----------===//
+//
+// train-shard rewrites a forward + loss function (or a whole step, through
+// its forward pass) into the program each process of a `dp x tp` grid runs:
+//
+//   1. Data parallelism: every argument is split along dimension 0 over grid
+//      axis 0; everything computed from an argument is split along its
+//      batch dimension too (dimension 0, or where a transpose moved it).
+//      The returned loss is averaged over the axis.
+//   2. Tensor parallelism (Megatron-LM): the pass finds column-parallel
+//      regions by simulation. Every matmul that reads a parameter (or a cast
+//      of one) used nowhere else, and a replicated activation, starts a
+//      candidate region; its result is split along its last dimension, and
+//      the split follows the users (per-head and per-column ops) until
+//      row-parallel matmuls end it. A region that reaches an op with no
+//      rule (a layer norm, a loss, an add with a replicated value) is
+//      dropped, and the simulation runs again without it, until every
+//      remaining region closes.
+//   3. The rewrite retypes every value to its per-process shape in place,
+//      localizes slice offsets, splits the parameters (`train.split` tells
+//      the runtime which part of the whole tensor each process holds), and
+//      inserts Megatron's f (`train.copy_to_parallel`) before the
+//      column-parallel matmuls and g (`shard.all_reduce`) after the
+//      row-parallel ones.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/Dialect/Train/IR/TrainOps.h"
+#include "memopt/Dialect/Train/IR/TrainStep.h"
+#include "memopt/Transforms/Autodiff.h"
+#include "memopt/Transforms/Passes.h"
+
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::memopt {
+#define GEN_PASS_DEF_TRAINSHARDPASS
+#include "memopt/Transforms/Passes.h.inc"
+} // namespace mlir::memopt
+
+using namespace mlir;
+using namespace mlir::memopt;
+
+/// The grid train-shard creates: axis 0 data-parallel, axis 1 tensor-parallel.
+static constexpr StringLiteral kGridName = "grid";
+static constexpr int16_t kDataAxis = 0;
+static constexpr int16_t kTensorAxis = 1;
+
+namespace {
+
+/// How a value is split over the tensor-parallel axis: dimension `dim`,
+/// viewed as `blocks x tp x n`, keeps one `n`-block per block.
+struct TensorSplit {
+  int64_t dim = -1;
+  int64_t blocks = 1;
+  /// The candidate regions this value belongs to.
+  llvm::BitVector starts;
+};
+
+/// The result of simulating a set of candidate regions.
+struct Simulation {
+  llvm::DenseMap<Value, TensorSplit> splits;
+  /// Matmuls that start a region (column-parallel) and end one
+  /// (row-parallel), in program order.
+  llvm::SetVector<Operation *> columnParallel, rowParallel;
+  /// Set when a region reached an op without a rule: the op and the regions.
+  Operation *failedAt = nullptr;
+  llvm::BitVector blamed;
+  std::string reason;
+};
+
+class Sharder {
+public:
+  Sharder(func::FuncOp func, int64_t dp, int64_t tp)
+      : func(func), dp(dp), tp(tp), body(func.getBody().front()) {}
+
+  LogicalResult run();
+
+private:
+  LogicalResult planTensorParallel();
+  Simulation simulate(const llvm::BitVector &active);
+  LogicalResult propagate(Operation *op, Simulation &sim);
+  LogicalResult planDataParallel();
+  LogicalResult rewrite();
+  RankedTensorType getLocalType(Value value);
+
+  /// The parameter a candidate matmul reads as its rhs (through a cast), or
+  /// null.
+  train::ParamOp getWeight(train::MatmulOp matmul);
+
+  func::FuncOp func;
+  int64_t dp, tp;
+  Block &body;
+  /// Candidate column-parallel matmuls, indexed by region number.
+  SmallVector<train::MatmulOp> candidates;
+  Simulation plan;
+  /// Values split along the batch: the dimension.
+  llvm::DenseMap<Value, int64_t> batchDims;
+};
+
+} // namespace
+
+train::ParamOp Sharder::getWeight(train::MatmulOp matmul) {
+  Value rhs = matmul.getRhs();
+  if (!rhs.hasOneUse() || cast<RankedTensorType>(rhs.getType()).getRank() != 2)
+    return nullptr;
+  if (auto cast = rhs.getDefiningOp<train::CastOp>()) {
+    rhs = cast.getInput();
+    if (!rhs.hasOneUse())
+      return nullptr;
+  }
+  return rhs.getDefiningOp<train::ParamOp>();
+}
+
+/// The dimension of `type` a reshape to `resultType` maps dimension `dim`
+/// onto, when a split of `dim` into `parts` contiguous chunks is a split of
+/// that dimension into `parts` contiguous chunks; std::nullopt otherwise.
+static std::optional<int64_t> mapReshapeDim(RankedTensorType type,
+                                            RankedTensorType resultType,
+                                            int64_t dim, int64_t parts) {
+  ArrayRef<int64_t> in = type.getShape(), out = resultType.getShape();
+  // Walk both shapes in groups of equal products.
+  size_t i = 0, o = 0;
+  while (i < in.size() && o < out.size()) {
+    size_t groupIn = i, groupOut = o;
+    int64_t productIn = in[i++], productOut = out[o++];
+    while (productIn != productOut) {
+      if (productIn < productOut && i < in.size())
+        productIn *= in[i++];
+      else if (o < out.size())
+        productOut *= out[o++];
+      else
+        return std::nullopt;
+    }
+    // Skip unit dimensions that do not start the group.
+    if (dim >= static_cast<int64_t>(groupIn) && dim < static_cast<int64_t>(i)) {
+      // Only the group's leading dimension splits into contiguous chunks.
+      for (size_t d = groupIn; d < static_cast<size_t>(dim); ++d)
+        if (in[d] != 1)
+          return std::nullopt;
+      while (groupOut < o && out[groupOut] == 1)
+        ++groupOut;
+      if (groupOut == o || out[groupOut] % parts != 0)
+        return std::nullopt;
+      return groupOut;
+    }
+  }
+  return std::nullopt;
+}
+
+/// The number of equal blocks the users of a column-parallel result read
+/// along its last dimension: slices of a third of a fused QKV output make
+/// three. 1 when the users do not slice it.
+static int64_t getSliceBlocks(Value result) {
+  auto type = cast<RankedTensorType>(result.getType());
+  int64_t last = type.getRank() - 1, extent = type.getDimSize(last);
+  int64_t size = 0;
+  SmallVector<Value> worklist{result};
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    for (Operation *user : value.getUsers()) {
+      if (auto bias = dyn_cast<train::BiasAddOp>(user)) {
+        if (bias.getInput() == value)
+          worklist.push_back(bias.getResult());
+        continue;
+      }
+      auto slice = dyn_cast<train::SliceOp>(user);
+      if (!slice)
+        return 1;
+      int64_t width = slice.getType().getDimSize(last);
+      if (width == extent)
+        continue;
+      if ((size && width != size) || extent % width != 0 ||
+          slice.getOffsets()[last] % width != 0)
+        return 1;
+      size = width;
+    }
+  }
+  return size ? extent / size : 1;
+}
+
+/// Applies the tensor-parallel rule of `op` given its operands' splits.
+LogicalResult Sharder::propagate(Operation *op, Simulation &sim) {
+  SmallVector<const TensorSplit *> in;
+  llvm::BitVector starts(candidates.size());
+  bool anySplit = false;
+  for (Value operand : op->getOperands()) {
+    auto it = sim.splits.find(operand);
+    in.push_back(it == sim.splits.end() ? nullptr : &it->second);
+    if (in.back()) {
+      anySplit = true;
+      starts |= in.back()->starts;
+    }
+  }
+  auto setSplit = [&](Value value, int64_t dim, int64_t blocks = 1) {
+    sim.splits[value] = TensorSplit{dim, blocks, starts};
+  };
+  auto fail = [&](const Twine &reason) {
+    sim.failedAt = op;
+    sim.blamed = starts;
+    sim.reason = reason.str();
+    return failure();
+  };
+
+  if (auto matmul = dyn_cast<train::MatmulOp>(op)) {
+    auto lhsType = cast<RankedTensorType>(matmul.getLhs().getType());
+    int64_t rank = lhsType.getRank();
+    // Start a region.
+    if (!anySplit) {
+      auto it = llvm::find(candidates, matmul);
+      if (it == candidates.end() || matmul.getTransposeLhs())
+        return success();
+      unsigned index = it - candidates.begin();
+      if (!sim.blamed.empty() && index < sim.blamed.size() &&
+          sim.blamed.test(index))
+        return success();
+      starts.set(index);
+      sim.columnParallel.insert(op);
+      setSplit(matmul.getResult(), rank - 1,
+               getSliceBlocks(matmul.getResult()));
+      return success();
+    }
+    // End a region: lhs split along the contraction, rhs a weight.
+    if (in[0] && !in[1] && getWeight(matmul) && !matmul.getTransposeLhs() &&
+        in[0]->dim == rank - 1 && in[0]->blocks == 1) {
+      sim.rowParallel.insert(op);
+      return success();
+    }
+    // Per-head products (attention scores and context): both split along
+    // the same batch dimension.
+    if (in[0] && in[1] && in[0]->dim == in[1]->dim && in[0]->blocks == 1 &&
+        in[1]->blocks == 1 && in[0]->dim < rank - 2) {
+      setSplit(matmul.getResult(), in[0]->dim);
+      return success();
+    }
+    return fail("a matmul whose operands are split differently");
+  }
+  if (!anySplit)
+    return success();
+
+  if (auto bias = dyn_cast<train::BiasAddOp>(op)) {
+    if (!in[0] || in[1] || !bias.getBias().getDefiningOp<train::ParamOp>() ||
+        !bias.getBias().hasOneUse() ||
+        in[0]->dim != bias.getInput().getType().getRank() - 1)
+      return fail("a bias add that is not along the split features");
+    setSplit(bias.getResult(), in[0]->dim, in[0]->blocks);
+    return success();
+  }
+  if (auto slice = dyn_cast<train::SliceOp>(op)) {
+    const TensorSplit &split = *in[0];
+    auto type = cast<RankedTensorType>(slice.getInput().getType());
+    int64_t extent = type.getDimSize(split.dim);
+    int64_t width = slice.getType().getDimSize(split.dim);
+    if (slice.getStrides() &&
+        llvm::any_of(*slice.getStrides(), [](int64_t s) { return s != 1; }))
+      return fail("a strided slice");
+    if (width == extent) {
+      setSplit(slice.getResult(), split.dim, split.blocks);
+      return success();
+    }
+    if (split.blocks * width != extent ||
+        slice.getOffsets()[split.dim] % width != 0)
+      return fail("a slice that does not take whole blocks");
+    setSplit(slice.getResult(), split.dim);
+    return success();
+  }
+  if (auto reshape = dyn_cast<train::ReshapeOp>(op)) {
+    if (in[0]->blocks != 1)
+      return fail("a reshape of a tensor split in blocks");
+    std::optional<int64_t> dim =
+        mapReshapeDim(cast<RankedTensorType>(reshape.getInput().getType()),
+                      cast<RankedTensorType>(reshape.getType()), in[0]->dim,
+                      tp);
+    if (!dim)
+      return fail("a reshape that does not keep the split contiguous");
+    setSplit(reshape.getResult(), *dim);
+    return success();
+  }
+  if (auto transpose = dyn_cast<train::TransposeOp>(op)) {
+    ArrayRef<int64_t> perm = transpose.getPermutation();
+    int64_t dim = llvm::find(perm, in[0]->dim) - perm.begin();
+    setSplit(transpose.getResult(), dim, in[0]->blocks);
+    return success();
+  }
+  if (auto softmax = dyn_cast<train::SoftmaxOp>(op)) {
+    int64_t rank = softmax.getType().getRank();
+    int64_t axis = softmax.getAxis();
+    if (axis < 0)
+      axis += rank;
+    if (in[0]->dim == axis || (softmax.getCausal() && in[0]->dim >= rank - 2))
+      return fail("a softmax along the split dimension");
+    setSplit(softmax.getResult(), in[0]->dim);
+    return success();
+  }
+  if (auto rotary = dyn_cast<train::RotaryOp>(op)) {
+    if (in[0]->dim >= rotary.getType().getRank() - 2)
+      return fail("a rotary embedding along the split dimension");
+    setSplit(rotary.getResult(), in[0]->dim);
+    return success();
+  }
+  if (auto attention = dyn_cast<train::AttentionOp>(op)) {
+    if (!in[0] || !in[1] || !in[2] || in[0]->dim != 1 || in[1]->dim != 1 ||
+        in[2]->dim != 1)
+      return fail("an attention whose heads are not all split");
+    setSplit(attention.getResult(), 1);
+    setSplit(attention.getLse(), 1);
+    return success();
+  }
+  if (auto dropout = dyn_cast<train::DropoutOp>(op)) {
+    setSplit(dropout.getResult(), in[0]->dim, in[0]->blocks);
+    setSplit(dropout.getMask(), in[0]->dim, in[0]->blocks);
+    return success();
+  }
+  // Elementwise ops: every tensor operand split the same way.
+  if (isa<train::GeluOp, train::ReluOp, train::SiluOp, train::SwigluOp,
+          train::MulOp, train::ScaleOp, train::CastOp>(op)) {
+    for (const TensorSplit *split : in)
+      if (!split || split->dim != in[0]->dim ||
+          split->blocks != in[0]->blocks)
+        return fail("an elementwise op with a replicated operand");
+    setSplit(op->getResult(0), in[0]->dim, in[0]->blocks);
+    return success();
+  }
+  return fail("no tensor-parallel rule");
+}
+
+Simulation Sharder::simulate(const llvm::BitVector &dropped) {
+  Simulation sim;
+  sim.blamed = dropped;
+  for (Operation &op : body)
+    if (failed(propagate(&op, sim)))
+      return sim;
+  // A region that never reached a row-parallel matmul stays open: its
+  // split values would reach the function's results.
+  for (auto [value, split] : sim.splits)
+    for (OpOperand &use : value.getUses())
+      if (isa<func::ReturnOp>(use.getOwner())) {
+        sim.failedAt = use.getOwner();
+        sim.blamed = split.starts;
+        sim.reason = "a returned value";
+        return sim;
+      }
+  sim.blamed = llvm::BitVector(candidates.size());
+  return sim;
+}
+
+LogicalResult Sharder::planTensorParallel() {
+  if (tp == 1)
+    return success();
+  for (auto matmul : body.getOps<train::MatmulOp>())
+    if (getWeight(matmul))
+      candidates.push_back(matmul);
+  llvm::BitVector dropped(candidates.size());
+  while (true) {
+    Simulation sim = simulate(dropped);
+    if (!sim.failedAt) {
+      plan = std::move(sim);
+      break;
+    }
+    llvm::BitVector blamed = sim.blamed;
+    blamed.resize(candidates.size());
+    blamed.reset(dropped);
+    if (blamed.none())
+      return sim.failedAt->emitOpError()
+             << "cannot be sharded by train-shard: " << sim.reason;
+    for (unsigned index : blamed.set_bits()) {
+      dropped.set(index);
+      InFlightDiagnostic diag =
+          candidates[index]->emitWarning()
+          << "train-shard keeps this matmul replicated (not column-parallel): "
+             "its output reaches '"
+          << sim.failedAt->getName() << "' (" << sim.reason << ")";
+      diag.attachNote(sim.failedAt->getLoc()) << "reached here";
+    }
+  }
+  if (plan.columnParallel.empty())
+    return func.emitOpError()
+           << "has no column-parallel layer for tp=" << tp
+           << ": no matmul of a parameter leads to a row-parallel one";
+  // Every split must divide by tp, in blocks.
+  for (auto [value, split] : plan.splits) {
+    auto type = cast<RankedTensorType>(value.getType());
+    int64_t extent = type.getDimSize(split.dim);
+    if (extent % (split.blocks * tp) != 0) {
+      Operation *at = value.getDefiningOp() ? value.getDefiningOp()
+                                            : func.getOperation();
+      return at->emitOpError()
+             << "cannot split dimension " << split.dim << " of " << type
+             << " over tp=" << tp << ": " << extent
+             << " (heads, KV heads or features) is not divisible by "
+             << split.blocks * tp;
+    }
+  }
+  return success();
+}
+
+LogicalResult Sharder::planDataParallel() {
+  if (dp == 1)
+    return success();
+  for (BlockArgument arg : func.getArguments()) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!type || func.getArgAttr(arg.getArgNumber(),
+                                 train::TrainDialect::kStepAttrName))
+      continue;
+    if (type.getRank() == 0 || type.getDimSize(0) % dp != 0)
+      return emitError(arg.getLoc())
+             << "train-shard: argument " << arg.getArgNumber() << " ("
+             << type << ") cannot be split over dp=" << dp
+             << ": its first (batch) dimension is not divisible";
+    batchDims[arg] = 0;
+  }
+  for (Operation &op : body) {
+    std::optional<int64_t> dim;
+    for (Value operand : op.getOperands())
+      if (auto it = batchDims.find(operand); it != batchDims.end())
+        dim = it->second;
+    if (!dim || isa<func::ReturnOp>(op))
+      continue;
+    if (isa<train::BatchNormOp>(op))
+      return op.emitOpError("cannot be data-parallel: its statistics over a "
+                            "process's part of the batch differ from the "
+                            "whole batch's (train-shard has no synchronized "
+                            "batch norm)");
+    if (auto slice = dyn_cast<train::SliceOp>(op))
+      if (slice.getOffsets()[*dim] != 0 ||
+          slice.getType().getDimSize(*dim) !=
+              slice.getInput().getType().getDimSize(*dim))
+        return op.emitOpError("slices the batch dimension; train-shard cannot "
+                              "split it over dp");
+    for (Value result : op.getResults()) {
+      auto type = dyn_cast<RankedTensorType>(result.getType());
+      if (!type || type.getRank() == 0)
+        continue;
+      int64_t resultDim = 0;
+      if (auto transpose = dyn_cast<train::TransposeOp>(op))
+        resultDim = llvm::find(transpose.getPermutation(), *dim) -
+                    transpose.getPermutation().begin();
+      else if (auto reshape = dyn_cast<train::ReshapeOp>(op)) {
+        std::optional<int64_t> mapped = mapReshapeDim(
+            cast<RankedTensorType>(reshape.getInput().getType()), type, *dim,
+            dp);
+        if (!mapped)
+          return op.emitOpError("reshapes the batch dimension so that dp=")
+                 << dp << " parts are not contiguous";
+        resultDim = *mapped;
+      } else if (*dim != 0) {
+        return op.emitOpError("reads a tensor whose batch dimension a "
+                              "transpose moved; train-shard splits the batch "
+                              "of such ops only along dimension 0");
+      }
+      if (type.getDimSize(resultDim) % dp != 0)
+        return op.emitOpError() << "cannot split " << type << " over dp=" << dp
+                                << " along dimension " << resultDim;
+      batchDims[result] = resultDim;
+    }
+  }
+  return success();
+}
+
+RankedTensorType Sharder::getLocalType(Value value) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  if (auto it = batchDims.find(value); it != batchDims.end())
+    shape[it->second] /= dp;
+  if (auto it = plan.splits.find(value); it != plan.splits.end())
+    shape[it->second.dim] /= tp;
+  return RankedTensorType::get(shape, type.getElementType(),
+                               type.getEncoding());
+}
+
+LogicalResult Sharder::rewrite() {
+  MLIRContext *ctx = func.getContext();
+  auto grid = FlatSymbolRefAttr::get(ctx, kGridName);
+  OpBuilder builder(ctx);
+
+  // Split parameters: the weights and biases of the regions.
+  llvm::DenseMap<Value, TensorSplit> paramSplits;
+  for (Operation *op : plan.columnParallel) {
+    auto matmul = cast<train::MatmulOp>(op);
+    const TensorSplit &split = plan.splits[matmul.getResult()];
+    int64_t dim = matmul.getTransposeRhs() ? 0 : 1;
+    paramSplits[getWeight(matmul).getResult()] =
+        TensorSplit{dim, split.blocks, {}};
+  }
+  for (Operation *op : plan.rowParallel) {
+    auto matmul = cast<train::MatmulOp>(op);
+    int64_t dim = matmul.getTransposeRhs() ? 1 : 0;
+    paramSplits[getWeight(matmul).getResult()] = TensorSplit{dim, 1, {}};
+  }
+  for (auto [value, split] : plan.splits)
+    for (Operation *user : value.getUsers())
+      if (auto bias = dyn_cast<train::BiasAddOp>(user))
+        if (bias.getInput() == value)
+          paramSplits[bias.getBias()] = TensorSplit{0, split.blocks, {}};
+  for (auto [value, split] : paramSplits) {
+    auto param = value.getDefiningOp<train::ParamOp>();
+    auto type = cast<RankedTensorType>(value.getType());
+    if (type.getDimSize(split.dim) % (split.blocks * tp) != 0)
+      return param.emitOpError()
+             << "cannot split dimension " << split.dim << " of " << type
+             << " over tp=" << tp;
+    // The weight's cast (mixed precision) splits with it.
+    plan.splits[value] = split;
+    if (value.hasOneUse())
+      if (auto cast = dyn_cast<train::CastOp>(*value.getUsers().begin()))
+        plan.splits[cast.getResult()] = split;
+    param->setAttr(train::TrainDialect::kSplitAttrName,
+                   builder.getDenseI64ArrayAttr(
+                       {split.dim, split.blocks, int64_t(kTensorAxis)}));
+  }
+
+  // Arguments.
+  SmallVector<Type> argTypes;
+  for (BlockArgument arg : func.getArguments()) {
+    if (isa<RankedTensorType>(arg.getType()) && batchDims.count(arg)) {
+      func.setArgAttr(arg.getArgNumber(), train::TrainDialect::kSplitAttrName,
+                      builder.getDenseI64ArrayAttr(
+                          {0, 1, static_cast<int64_t>(kDataAxis)}));
+      arg.setType(getLocalType(arg));
+    }
+    argTypes.push_back(arg.getType());
+  }
+
+  // Ops, in order: local result types, slice offsets, f and g.
+  llvm::DenseMap<Value, Value> entered;
+  for (Operation &op : llvm::make_early_inc_range(body)) {
+    if (isa<func::ReturnOp>(op))
+      break;
+    if (plan.columnParallel.contains(&op)) {
+      auto matmul = cast<train::MatmulOp>(op);
+      Value input = matmul.getLhs();
+      Value &copy = entered[input];
+      if (!copy) {
+        builder.setInsertionPointAfterValue(input);
+        copy = train::CopyToParallelOp::create(
+            builder, op.getLoc(), input.getType(), input, grid,
+            builder.getDenseI16ArrayAttr({kTensorAxis}));
+      }
+      matmul.getLhsMutable().assign(copy);
+    }
+    if (auto slice = dyn_cast<train::SliceOp>(op)) {
+      auto it = plan.splits.find(slice.getInput());
+      if (it != plan.splits.end()) {
+        SmallVector<int64_t> offsets(slice.getOffsets());
+        offsets[it->second.dim] /= tp;
+        slice.setOffsets(offsets);
+      }
+    }
+    for (Value result : op.getResults())
+      if (isa<RankedTensorType>(result.getType()))
+        result.setType(getLocalType(result));
+    if (plan.rowParallel.contains(&op)) {
+      builder.setInsertionPointAfter(&op);
+      Value partial = op.getResult(0);
+      auto sum = shard::AllReduceOp::create(
+          builder, op.getLoc(), partial.getType(), kGridName,
+          ArrayRef<int16_t>{kTensorAxis}, partial, shard::ReductionKind::Sum);
+      partial.replaceAllUsesExcept(sum.getResult(), sum);
+    }
+  }
+
+  // The loss: the average of the processes' losses.
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  if (dp > 1 && ret.getNumOperands() > 0 && batchDims.empty() == false) {
+    Value loss = ret.getOperand(0);
+    builder.setInsertionPoint(ret);
+    auto average = shard::AllReduceOp::create(
+        builder, loss.getLoc(), loss.getType(), kGridName,
+        ArrayRef<int16_t>{kDataAxis}, loss, shard::ReductionKind::Average);
+    ret->setOperand(0, average.getResult());
+  }
+  func.setType(FunctionType::get(ctx, argTypes, ret.getOperandTypes()));
+  func->setAttr(train::TrainDialect::kShardAttrName,
+                builder.getDictionaryAttr({
+                    builder.getNamedAttr("grid", grid),
+                    builder.getNamedAttr("dp", builder.getI64IntegerAttr(dp)),
+                    builder.getNamedAttr("tp", builder.getI64IntegerAttr(tp)),
+                    builder.getNamedAttr("zero", builder.getI64IntegerAttr(0)),
+                }));
+  // Every op still verifies with its local types (a failure names the op).
+  WalkResult walk = func.walk([](Operation *op) {
+    return failed(verify(op, /*verifyRecursively=*/false))
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}
+
+LogicalResult Sharder::run() {
+  if (failed(planTensorParallel()) || failed(planDataParallel()))
+    return failure();
+  return rewrite();
+}
+
+/// Whether `func` is a whole step rather than a forward + loss function.
+static bool isTrainingStep(func::FuncOp func) {
+  for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
+    if (func.getResultAttr(i, train::TrainDialect::kGradOfAttrName))
+      return true;
+  return train::findInPlaceUpdate(func) != nullptr;
+}
+
+/// Prints `func` without locations, to compare two derivations.
+static std::string printWithoutLocations(func::FuncOp func) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  func->print(os, OpPrintingFlags().enableDebugInfo(false));
+  return text;
+}
+
+/// Shards a whole step through its forward pass.
+static LogicalResult shardStep(func::FuncOp step, int64_t dp, int64_t tp) {
+  FailureOr<AutodiffOptions> options = inferAutodiffOptions(step);
+  if (failed(options))
+    return failure();
+  auto forward = cast<func::FuncOp>(step->clone());
+  llvm::scope_exit eraseForward([&] { forward->erase(); });
+  eraseBackward(forward);
+  {
+    auto derived = cast<func::FuncOp>(forward->clone());
+    llvm::scope_exit eraseDerived([&] { derived->erase(); });
+    if (failed(appendBackward(derived, *options)))
+      return failure();
+    if (StringRef(printWithoutLocations(derived)).rtrim() !=
+        StringRef(printWithoutLocations(step)).rtrim())
+      return step.emitOpError()
+             << "is not the step train-autodiff derives from its forward "
+                "pass (another pass or a hand edit changed it); apply "
+                "train-shard to the forward + loss function, or to the step "
+                "train-autodiff (and train-precision) produced, before other "
+                "passes";
+  }
+  if (failed(Sharder(forward, dp, tp).run()) ||
+      failed(appendBackward(forward, *options)))
+    return failure();
+  step.getBody().takeBody(forward.getBody());
+  step.setType(forward.getFunctionType());
+  step->setAttrs(forward->getAttrDictionary());
+  return success();
+}
+
+namespace {
+
+struct TrainShardPass
+    : public memopt::impl::TrainShardPassBase<TrainShardPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (tp < 1 || dp < 1) {
+      module.emitError() << "train-shard: tp and dp must be at least 1, got "
+                            "tp="
+                         << tp << " dp=" << dp;
+      return signalPassFailure();
+    }
+    SmallVector<func::FuncOp> funcs;
+    for (auto func : module.getOps<func::FuncOp>())
+      if (!func.isExternal() && train::findTrainOp(func))
+        funcs.push_back(func);
+    if (funcs.empty() || (tp == 1 && dp == 1))
+      return;
+    if (Operation *existing = module.lookupSymbol(kGridName)) {
+      existing->emitOpError()
+          << "is named @" << kGridName
+          << ", the grid train-shard creates; rename it or shard once";
+      return signalPassFailure();
+    }
+    for (func::FuncOp func : funcs) {
+      if (func->hasAttr(train::TrainDialect::kShardAttrName)) {
+        func.emitOpError("was already partitioned by train-shard; apply it "
+                         "once, to the whole program");
+        return signalPassFailure();
+      }
+      if (!func.getBody().hasOneBlock()) {
+        func.emitOpError("expected a single-block function");
+        return signalPassFailure();
+      }
+      if (failed(train::verifyNotLowered(func, "train-shard")))
+        return signalPassFailure();
+    }
+    OpBuilder builder(module.getBodyRegion());
+    builder.setInsertionPointToStart(module.getBody());
+    shard::GridOp::create(builder, module.getLoc(), kGridName,
+                          ArrayRef<int64_t>{dp, tp});
+    for (func::FuncOp func : funcs) {
+      LogicalResult sharded = isTrainingStep(func)
+                                  ? shardStep(func, dp, tp)
+                                  : Sharder(func, dp, tp).run();
+      if (failed(sharded))
+        return signalPassFailure();
+    }
+  }
+};
+
+} // namespace

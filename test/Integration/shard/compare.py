@@ -1,0 +1,68 @@
+"""Compares a multi-process run of a sharded step with the one-process run
+of the whole step: compare.py WHOLE SHARDED.
+
+Checks, from mem-run's output:
+  * the losses, to 1e-6 relative;
+  * every parameter's sum and sum of squares (mem-run sums a split
+    parameter over the processes' parts), to 1e-5 relative; a sum
+    relative to the larger of itself and the parameter's 2-norm, since a
+    sum can be near zero;
+  * when the sharded run measured its peak: on every rank, the measured
+    peak equals the predicted one.
+"""
+import math
+import re
+import sys
+
+LOSS = re.compile(r"step (\d+): loss = (\S+)")
+PARAM = re.compile(r"param (\S+): sum = (\S+) sumsq = (\S+)")
+RANK = re.compile(r"rank (\d+): measured_peak_bytes: (\d+) predicted_peak_bytes: (\d+)")
+
+
+def read(path):
+    losses, params, ranks = [], {}, []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if m := LOSS.fullmatch(line):
+                losses.append(float(m.group(2)))
+            elif m := PARAM.fullmatch(line):
+                params[m.group(1)] = (float(m.group(2)), float(m.group(3)))
+            elif m := RANK.fullmatch(line):
+                ranks.append((int(m.group(1)), int(m.group(2)), int(m.group(3))))
+    return losses, params, ranks
+
+
+whole, sharded = read(sys.argv[1]), read(sys.argv[2])
+errors = []
+if not whole[0] or len(whole[0]) != len(sharded[0]):
+    errors.append(f"expected as many losses: {len(whole[0])} vs {len(sharded[0])}")
+worst_loss = 0.0
+for step, (a, b) in enumerate(zip(whole[0], sharded[0]), 1):
+    error = abs(a - b) / abs(a)
+    worst_loss = max(worst_loss, error)
+    if not error <= 1e-6:
+        errors.append(f"step {step}: loss {b:.9e} vs {a:.9e} ({error:.2e} relative)")
+if set(whole[1]) != set(sharded[1]):
+    errors.append(f"different parameters: {sorted(set(whole[1]) ^ set(sharded[1]))}")
+worst_param = 0.0
+for name, (sum_a, sq_a) in whole[1].items():
+    if name not in sharded[1]:
+        continue
+    sum_b, sq_b = sharded[1][name]
+    scale = max(abs(sum_a), math.sqrt(sq_a), 1e-30)
+    errors_here = [abs(sq_a - sq_b) / max(sq_a, 1e-30), abs(sum_a - sum_b) / scale]
+    worst_param = max(worst_param, *errors_here)
+    if not max(errors_here) <= 1e-5:
+        errors.append(f"param {name}: sum {sum_b:.9e} sumsq {sq_b:.9e} vs "
+                      f"{sum_a:.9e} {sq_a:.9e}")
+for rank, measured, predicted in sharded[2]:
+    if measured != predicted:
+        errors.append(f"rank {rank}: measured peak {measured} != predicted {predicted}")
+for error in errors:
+    print("error:", error)
+if errors:
+    sys.exit(1)
+print(f"same training: {len(whole[0])} losses (worst {worst_loss:.1e} relative), "
+      f"{len(whole[1])} parameters (worst {worst_param:.1e}), "
+      f"{len(sharded[2])} ranks with measured == predicted peak")
