@@ -36,6 +36,7 @@
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/FormatVariadic.h"
 
 namespace mlir::memopt {
 #define GEN_PASS_DEF_TRAINSHARDPASS
@@ -71,6 +72,8 @@ struct Simulation {
   Operation *failedAt = nullptr;
   llvm::BitVector blamed;
   std::string reason;
+  /// Set when the failure is an error of the input, not a region to drop.
+  bool hardError = false;
 };
 
 class Sharder {
@@ -118,7 +121,9 @@ train::ParamOp Sharder::getWeight(train::MatmulOp matmul) {
 
 /// The dimension of `type` a reshape to `resultType` maps dimension `dim`
 /// onto, when a split of `dim` into `parts` contiguous chunks is a split of
-/// that dimension into `parts` contiguous chunks; std::nullopt otherwise.
+/// that dimension into `parts` contiguous chunks; -1 when it would be but
+/// `parts` does not divide that dimension (e.g. heads); std::nullopt
+/// otherwise.
 static std::optional<int64_t> mapReshapeDim(RankedTensorType type,
                                             RankedTensorType resultType,
                                             int64_t dim, int64_t parts) {
@@ -144,8 +149,10 @@ static std::optional<int64_t> mapReshapeDim(RankedTensorType type,
           return std::nullopt;
       while (groupOut < o && out[groupOut] == 1)
         ++groupOut;
-      if (groupOut == o || out[groupOut] % parts != 0)
+      if (groupOut == o)
         return std::nullopt;
+      if (out[groupOut] % parts != 0)
+        return -1;
       return groupOut;
     }
   }
@@ -277,6 +284,16 @@ LogicalResult Sharder::propagate(Operation *op, Simulation &sim) {
                       tp);
     if (!dim)
       return fail("a reshape that does not keep the split contiguous");
+    if (*dim < 0) {
+      sim.hardError = true;
+      return fail(Twine("its result ") +
+                  llvm::formatv("{0}", reshape.getType()).str() +
+                  " splits a dimension (heads or KV heads) that tp=" +
+                  Twine(tp) +
+                  " does not divide; train-shard does not replicate KV heads "
+                  "(Megatron does when tp exceeds them): use a tp that "
+                  "divides every head count");
+    }
     setSplit(reshape.getResult(), *dim);
     return success();
   }
@@ -361,6 +378,9 @@ LogicalResult Sharder::planTensorParallel() {
       plan = std::move(sim);
       break;
     }
+    if (sim.hardError)
+      return sim.failedAt->emitOpError()
+             << "cannot be sharded by train-shard: " << sim.reason;
     llvm::BitVector blamed = sim.blamed;
     blamed.resize(candidates.size());
     blamed.reset(dropped);
