@@ -152,6 +152,36 @@ static void writeTimeline(const TensorLiveness &live,
   });
 }
 
+/// The "communication" object, or null when the step has no collectives.
+static void writeCommunication(const MemoryReport &report,
+                               llvm::json::OStream &json) {
+  const std::optional<Communication> &comm = report.getCommunication();
+  if (!comm) {
+    json.attribute("communication", nullptr);
+    return;
+  }
+  json.attributeObject("communication", [&] {
+    json.attribute("grid", toJSONString(comm->grid));
+    json.attributeArray("grid_shape", [&] {
+      for (int64_t extent : comm->gridShape)
+        json.value(extent);
+    });
+    json.attribute("processes", comm->getProcesses());
+    json.attribute("total_sent_bytes", comm->totalSentBytes);
+    json.attributeArray("collectives", [&] {
+      for (const CollectiveTraffic &row : comm->collectives)
+        json.object([&] {
+          json.attribute("kind", row.kind);
+          json.attribute("axes", row.axes);
+          json.attribute("group_size", row.groupSize);
+          json.attribute("count", row.count);
+          json.attribute("tensor_bytes", row.tensorBytes);
+          json.attribute("sent_bytes", row.sentBytes);
+        });
+    });
+  });
+}
+
 void mlir::memopt::printJSONReport(const MemoryReport &report,
                                    raw_ostream &os) {
   const TensorLiveness &live = report.getLiveness();
@@ -182,6 +212,7 @@ void mlir::memopt::printJSONReport(const MemoryReport &report,
   writeRemat(report, json);
   writeModelStates(report, json);
   writeSavedActivations(report, json);
+  writeCommunication(report, json);
   json.attributeBegin("by_class");
   writeByClass(json, live.getLiveBytesByClass(peak));
   json.attributeEnd();

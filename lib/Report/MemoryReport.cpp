@@ -14,6 +14,8 @@
 #include "memopt/Dialect/Train/IR/TrainStep.h"
 #include "memopt/Report/ReportWriters.h"
 
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -409,6 +411,8 @@ FailureOr<MemoryReport> MemoryReport::create(FunctionOpInterface func) {
   });
 
   report.collectRemat(func);
+  if (failed(report.collectCommunication(func)))
+    return failure();
   if (failed(report.collectModelStates(func)))
     return failure();
   report.collectSavedActivations();
@@ -437,6 +441,81 @@ FailureOr<MemoryReport> MemoryReport::create(FunctionOpInterface func) {
     report.topTensors.push_back(std::move(tensor));
   }
   return report;
+}
+
+int64_t Communication::getProcesses() const {
+  int64_t processes = 1;
+  for (int64_t extent : gridShape)
+    processes *= extent;
+  return processes;
+}
+
+LogicalResult MemoryReport::collectCommunication(FunctionOpInterface func) {
+  // train-shard's grid names its axes.
+  FlatSymbolRefAttr shardedGrid;
+  if (auto config =
+          func->getAttrOfType<DictionaryAttr>(train::TrainDialect::kShardAttrName))
+    shardedGrid = dyn_cast_or_null<FlatSymbolRefAttr>(config.get("grid"));
+  Communication result;
+  llvm::StringMap<size_t> rows;
+  WalkResult walk = func->walk([&](Operation *op) -> WalkResult {
+    if (!isa<shard::AllReduceOp, shard::AllGatherOp, shard::ReduceScatterOp>(
+            op))
+      return WalkResult::advance();
+    auto gridAttr = op->getAttrOfType<FlatSymbolRefAttr>("grid");
+    auto grid = gridAttr ? SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
+                               op, gridAttr.getAttr())
+                         : shard::GridOp();
+    if (!grid || ShapedType::isDynamicShape(grid.getShape()))
+      return op->emitOpError("has no shard.grid of static shape; the report "
+                             "counts communication on static grids only");
+    if (result.grid.empty()) {
+      result.grid = grid.getSymName().str();
+      result.gridShape.assign(grid.getShape().begin(), grid.getShape().end());
+    } else if (result.grid != grid.getSymName()) {
+      return op->emitOpError("is on grid @")
+             << grid.getSymName() << ", but the step's collectives are on @"
+             << result.grid << "; the report counts one grid";
+    }
+    std::string axes;
+    int64_t groupSize = 1;
+    ArrayRef<int16_t> gridAxes;
+    if (auto attr = op->getAttrOfType<DenseI16ArrayAttr>("grid_axes"))
+      gridAxes = attr.asArrayRef();
+    for (int16_t axis : gridAxes) {
+      if (!axes.empty())
+        axes += ",";
+      if (shardedGrid && shardedGrid.getValue() == grid.getSymName() &&
+          axis < 2)
+        axes += axis == 0 ? "dp" : "tp";
+      else
+        axes += "axis " + std::to_string(axis);
+      groupSize *= grid.getShape()[axis];
+    }
+    StringRef kind = isa<shard::AllReduceOp>(op)   ? "all_reduce"
+                     : isa<shard::AllGatherOp>(op) ? "all_gather"
+                                                   : "reduce_scatter";
+    // The larger side: an all-gather's result, a reduce-scatter's input.
+    int64_t bytes = std::max(train::getTensorBytes(op->getOperand(0).getType()),
+                             train::getTensorBytes(op->getResult(0).getType()));
+    int64_t sent = (isa<shard::AllReduceOp>(op) ? 2 : 1) * bytes *
+                   (groupSize - 1) / groupSize;
+    auto [it, inserted] =
+        rows.try_emplace((kind + "/" + axes).str(), result.collectives.size());
+    if (inserted)
+      result.collectives.push_back({kind.str(), axes, groupSize});
+    CollectiveTraffic &row = result.collectives[it->second];
+    ++row.count;
+    row.tensorBytes += bytes;
+    row.sentBytes += sent;
+    result.totalSentBytes += sent;
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  if (!result.collectives.empty())
+    communication = std::move(result);
+  return success();
 }
 
 void MemoryReport::print(raw_ostream &os, ReportFormat format) const {

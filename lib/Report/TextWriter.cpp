@@ -90,6 +90,27 @@ static void printModelStates(const MemoryReport &report, raw_ostream &os) {
   printTable(os, rows, {false, true, true});
 }
 
+/// The collectives per process and step, by kind and grid axes.
+static void printCommunication(const MemoryReport &report, raw_ostream &os) {
+  const std::optional<Communication> &comm = report.getCommunication();
+  if (!comm)
+    return;
+  std::string shape;
+  for (int64_t extent : comm->gridShape)
+    shape += (shape.empty() ? "" : "x") + std::to_string(extent);
+  os << "\n  communication per process per step: "
+     << formatBytes(comm->totalSentBytes) << " sent (ring algorithms); "
+     << "each of the " << comm->getProcesses() << " processes of @"
+     << comm->grid << " (" << shape << ") runs this program\n";
+  SmallVector<SmallVector<std::string>> rows = {
+      {"collective", "axes", "group", "count", "tensors", "sent"}};
+  for (const CollectiveTraffic &row : comm->collectives)
+    rows.push_back({row.kind, row.axes, std::to_string(row.groupSize),
+                    std::to_string(row.count), formatBytes(row.tensorBytes),
+                    formatBytes(row.sentBytes)});
+  printTable(os, rows, {false, false, true, true, true, true});
+}
+
 /// The activations saved for the backward pass, per layer.
 static void printSavedActivations(const MemoryReport &report, raw_ostream &os) {
   const SavedActivations &saved = report.getSavedActivations();
@@ -151,4 +172,5 @@ void mlir::memopt::printTextReport(const MemoryReport &report,
 
   printModelStates(report, os);
   printSavedActivations(report, os);
+  printCommunication(report, os);
 }

@@ -107,16 +107,23 @@ private:
 
 } // namespace
 
-train::ParamOp Sharder::getWeight(train::MatmulOp matmul) {
-  Value rhs = matmul.getRhs();
-  if (!rhs.hasOneUse() || cast<RankedTensorType>(rhs.getType()).getRank() != 2)
+/// The parameter `value` is, directly or through a cast (its low-precision
+/// copy), when neither has another use; null otherwise.
+static train::ParamOp getOwnParam(Value value) {
+  if (!value.hasOneUse())
     return nullptr;
-  if (auto cast = rhs.getDefiningOp<train::CastOp>()) {
-    rhs = cast.getInput();
-    if (!rhs.hasOneUse())
+  if (auto cast = value.getDefiningOp<train::CastOp>()) {
+    value = cast.getInput();
+    if (!value.hasOneUse())
       return nullptr;
   }
-  return rhs.getDefiningOp<train::ParamOp>();
+  return value.getDefiningOp<train::ParamOp>();
+}
+
+train::ParamOp Sharder::getWeight(train::MatmulOp matmul) {
+  if (cast<RankedTensorType>(matmul.getRhs().getType()).getRank() != 2)
+    return nullptr;
+  return getOwnParam(matmul.getRhs());
 }
 
 /// The dimension of `type` a reshape to `resultType` maps dimension `dim`
@@ -250,9 +257,12 @@ LogicalResult Sharder::propagate(Operation *op, Simulation &sim) {
     return success();
 
   if (auto bias = dyn_cast<train::BiasAddOp>(op)) {
-    if (!in[0] || in[1] || !bias.getBias().getDefiningOp<train::ParamOp>() ||
-        !bias.getBias().hasOneUse() ||
-        in[0]->dim != bias.getInput().getType().getRank() - 1)
+    int64_t rank = bias.getInput().getType().getRank();
+    int64_t biasDim = static_cast<int64_t>(bias.getDim());
+    if (biasDim < 0)
+      biasDim += rank;
+    if (!in[0] || in[1] || !getOwnParam(bias.getBias()) ||
+        in[0]->dim != rank - 1 || biasDim != rank - 1)
       return fail("a bias add that is not along the split features");
     setSplit(bias.getResult(), in[0]->dim, in[0]->blocks);
     return success();
@@ -305,7 +315,7 @@ LogicalResult Sharder::propagate(Operation *op, Simulation &sim) {
   }
   if (auto softmax = dyn_cast<train::SoftmaxOp>(op)) {
     int64_t rank = softmax.getType().getRank();
-    int64_t axis = softmax.getAxis();
+    int64_t axis = static_cast<int64_t>(softmax.getAxis());
     if (axis < 0)
       axis += rank;
     if (in[0]->dim == axis || (softmax.getCausal() && in[0]->dim >= rank - 2))
@@ -515,7 +525,8 @@ LogicalResult Sharder::rewrite() {
     for (Operation *user : value.getUsers())
       if (auto bias = dyn_cast<train::BiasAddOp>(user))
         if (bias.getInput() == value)
-          paramSplits[bias.getBias()] = TensorSplit{0, split.blocks, {}};
+          paramSplits[getOwnParam(bias.getBias()).getResult()] =
+              TensorSplit{0, split.blocks, {}};
   for (auto [value, split] : paramSplits) {
     auto param = value.getDefiningOp<train::ParamOp>();
     auto type = cast<RankedTensorType>(value.getType());

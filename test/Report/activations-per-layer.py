@@ -19,23 +19,34 @@ compute in f32; docs/precision.md):
 In fp32 every 2-byte term doubles and the masks stay 1 byte: 66sbh + 9as^2b
 + 16sb.
 
-usage: activations-per-layer.py MODE S B H A LAYERS < report.json"""
+With tensor parallelism over t processes (train-shard, Korthikanti's
+Table 2: sbh(10 + 24/t + 5as/(ht))), what a column-parallel layer reads is
+whole on every process (the LayerNorm outputs, 4sbh) as are the dropout
+masks after the row-parallel layers (2sbh) and the LayerNorm inputs
+(4sbh); the rest splits over t. memopt's extras follow the same split: the
+f32 LayerNorm inputs and statistics are whole, softmax's f32 output splits.
+In fp32: 18sbh + 48sbh/t + 9as^2b/t + 16sb.
+
+usage: activations-per-layer.py MODE S B H A LAYERS [T] < report.json"""
 import json
 import sys
 
 mode, s, b, h, a, layers = sys.argv[1], *map(int, sys.argv[2:7])
+t = int(sys.argv[7]) if len(sys.argv) > 7 else 1
 report = json.load(sys.stdin)
-korthikanti = s * b * h * 34 + 5 * a * s * s * b
+# Korthikanti's formula, exact when t divides every term.
+korthikanti = 10 * s * b * h + 24 * s * b * h // t + 5 * a * s * s * b // t
 if mode == "bf16-mixed":
-    expected = korthikanti + 4 * s * b * h + 2 * a * s * s * b + 16 * s * b
+    expected = korthikanti + 4 * s * b * h + 2 * a * s * s * b // t + 16 * s * b
 elif mode == "fp32":
-    expected = 66 * s * b * h + 9 * a * s * s * b + 16 * s * b
+    expected = (18 * s * b * h + 48 * s * b * h // t + 9 * a * s * s * b // t +
+                16 * s * b)
 else:
     sys.exit(f"unknown mode {mode}")
 by_layer = {row["layer"]: row["bytes"]
             for row in report["saved_activations"]["by_layer"]}
-print(f"{mode} s={s} b={b} h={h} a={a}: Korthikanti sbh(34 + 5as/h) = "
-      f"{korthikanti}, expected per layer {expected}")
+print(f"{mode} s={s} b={b} h={h} a={a} t={t}: Korthikanti "
+      f"sbh(10 + 24/t + 5as/(ht)) = {korthikanti}, expected per layer {expected}")
 for i in range(layers):
     got = by_layer.get(f"h.{i}")
     print(f"  h.{i}: {got}")

@@ -152,6 +152,36 @@ struct SavedActivations {
 };
 
 /// The memory report of one training step.
+/// One kind of collective over some grid axes in a step, and the bytes each
+/// process sends for it per step under the ring algorithms: an all-reduce of
+/// N bytes over g processes sends 2(g-1)/g N, an all-gather into N bytes and
+/// a reduce-scatter of N bytes (g-1)/g N.
+struct CollectiveTraffic {
+  /// `all_reduce`, `all_gather` or `reduce_scatter`.
+  std::string kind;
+  /// The grid axes: `dp`, `tp` (train-shard's grid) or `axis N`,
+  /// comma-separated.
+  std::string axes;
+  /// Processes in each group.
+  int64_t groupSize = 1;
+  int64_t count = 0;
+  /// The collectives' tensors (all-gather: the gathered result).
+  int64_t tensorBytes = 0;
+  int64_t sentBytes = 0;
+};
+
+/// The collectives of a step on a `shard.grid`, per process and step.
+struct Communication {
+  std::string grid;
+  SmallVector<int64_t> gridShape;
+  /// By kind and axes, in order of first appearance.
+  SmallVector<CollectiveTraffic> collectives;
+  int64_t totalSentBytes = 0;
+
+  /// The processes of the grid, each running the step.
+  int64_t getProcesses() const;
+};
+
 class MemoryReport {
 public:
   /// The number of tensors listed at the peak, largest first.
@@ -213,6 +243,10 @@ public:
   const SavedActivations &getSavedActivations() const {
     return savedActivations;
   }
+  /// The collectives, when the step has any.
+  const std::optional<Communication> &getCommunication() const {
+    return communication;
+  }
   /// The number of buffers live at the peak.
   int64_t getNumLiveAtPeak() const { return numLiveAtPeak; }
   /// The op at the peak point: its name and formatLocation of its location.
@@ -227,6 +261,8 @@ private:
 
   /// Reads what train-remat recorded on `func`, if it ran.
   void collectRemat(FunctionOpInterface func);
+  /// Sums the step's collectives by kind and grid axes.
+  LogicalResult collectCommunication(FunctionOpInterface func);
   /// The arena: the plan train-plan-memory recorded in the IR, else one
   /// planned here with the default options.
   LogicalResult collectArena(FunctionOpInterface func);
@@ -249,6 +285,7 @@ private:
   std::string peakLocation;
   SmallVector<ReportTensor> topTensors;
   std::optional<RematSummary> remat;
+  std::optional<Communication> communication;
   ModelStates modelStates;
   SavedActivations savedActivations;
 };

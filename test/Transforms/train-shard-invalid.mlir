@@ -1,0 +1,90 @@
+// RUN: mem-opt %s -split-input-file -verify-diagnostics --train-shard='tp=2 dp=2'
+// RUN: not mem-opt %s --train-shard=tp=0 2>&1 | FileCheck %s --check-prefix=TP0
+// RUN: not mem-opt %s --train-shard='tp=2 dp=0' 2>&1 | FileCheck %s --check-prefix=DP0
+
+// A degree below 1 is an error of the pass options, reported on the module.
+// TP0: error: train-shard: tp and dp must be at least 1, got tp=
+// DP0: error: train-shard: tp and dp must be at least 1, got tp=
+
+// 3 heads cannot be split over tp=2: the reshape into heads is an error of
+// the input, not a region train-shard keeps replicated.
+func.func @heads(%x: tensor<2x4x12xf32>) -> tensor<f32> {
+  %wq = train.param "q.weight" : tensor<12x12xf32>
+  %q = train.matmul %x, %wq : tensor<2x4x12xf32>, tensor<12x12xf32> -> tensor<2x4x12xf32>
+  // expected-error @+1 {{'train.reshape' op cannot be sharded by train-shard: its result tensor<2x4x3x4xf32> splits a dimension (heads or KV heads) that tp=2 does not divide; train-shard does not replicate KV heads (Megatron does when tp exceeds them): use a tp that divides every head count}}
+  %q1 = train.reshape %q : tensor<2x4x12xf32> -> tensor<2x4x3x4xf32>
+  %q2 = train.reshape %q1 : tensor<2x4x3x4xf32> -> tensor<2x4x12xf32>
+  %wo = train.param "o.weight" : tensor<12x12xf32>
+  %o = train.matmul %q2, %wo : tensor<2x4x12xf32>, tensor<12x12xf32> -> tensor<2x4x12xf32>
+  %l = train.reduce_sum %o {dims = array<i64: 0, 1, 2>} : tensor<2x4x12xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// A batch of 3 cannot be split over dp=2.
+func.func @batch(
+    // expected-error @+1 {{train-shard: argument 0 ('tensor<3x8xf32>') cannot be split over dp=2: its first (batch) dimension is not divisible}}
+    %x: tensor<3x8xf32>) -> tensor<f32> {
+  %w1 = train.param "fc1.weight" : tensor<8x16xf32>
+  %h = train.matmul %x, %w1 : tensor<3x8xf32>, tensor<8x16xf32> -> tensor<3x16xf32>
+  %w2 = train.param "fc2.weight" : tensor<16x8xf32>
+  %y = train.matmul %h, %w2 : tensor<3x16xf32>, tensor<16x8xf32> -> tensor<3x8xf32>
+  %l = train.reduce_sum %y {dims = array<i64: 0, 1>} : tensor<3x8xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// The module already has a symbol named like the grid train-shard creates.
+// expected-error @+1 {{'shard.grid' op is named @grid, the grid train-shard creates; rename it or shard once}}
+shard.grid @grid(shape = 2)
+func.func @grid_taken(%x: tensor<4x8xf32>) -> tensor<f32> {
+  %w = train.param "w" : tensor<8x8xf32>
+  %y = train.matmul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %l = train.reduce_sum %y {dims = array<i64: 0, 1>} : tensor<4x8xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// A function train-shard already partitioned.
+// expected-error @+1 {{'func.func' op was already partitioned by train-shard; apply it once, to the whole program}}
+func.func @twice(%x: tensor<4x8xf32>) -> tensor<f32> attributes {train.shard = {dp = 2 : i64, grid = @other, tp = 1 : i64, zero = 0 : i64}} {
+  %w = train.param "w" : tensor<8x8xf32>
+  %y = train.matmul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %l = train.reduce_sum %y {dims = array<i64: 0, 1>} : tensor<4x8xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// Batch norm's statistics would be computed over a process's part of the
+// batch: no data parallelism (the MLP after it is tensor-parallel).
+func.func @batch_norm(%x: tensor<4x8x2x2xf32>) -> tensor<f32> {
+  %g = train.param "bn.weight" : tensor<8xf32>
+  %b = train.param "bn.bias" : tensor<8xf32>
+  // expected-error @+1 {{'train.batch_norm' op cannot be data-parallel: its statistics over a process's part of the batch differ from the whole batch's (train-shard has no synchronized batch norm)}}
+  %y, %m, %r = train.batch_norm %x, %g, %b : tensor<4x8x2x2xf32>, tensor<8xf32>, tensor<8xf32> -> tensor<4x8x2x2xf32>, tensor<8xf32>, tensor<8xf32>
+  %f = train.reshape %y : tensor<4x8x2x2xf32> -> tensor<4x32xf32>
+  %w1 = train.param "fc1.weight" : tensor<32x16xf32>
+  %h = train.matmul %f, %w1 : tensor<4x32xf32>, tensor<32x16xf32> -> tensor<4x16xf32>
+  %w2 = train.param "fc2.weight" : tensor<16x8xf32>
+  %o = train.matmul %h, %w2 : tensor<4x16xf32>, tensor<16x8xf32> -> tensor<4x8xf32>
+  %l = train.reduce_sum %o {dims = array<i64: 0, 1>} : tensor<4x8xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// tp=2 on a model whose only parameter matmul feeds the loss: nothing can be
+// column-parallel (the matmul is first kept replicated, with a warning).
+// expected-error @+1 {{'func.func' op has no column-parallel layer for tp=2: no matmul of a parameter leads to a row-parallel one}}
+func.func @no_column(%x: tensor<4x8xf32>, %labels: tensor<4xi64>) -> tensor<f32> {
+  %w = train.param "head.weight" : tensor<8x6xf32>
+  // expected-warning @+1 {{train-shard keeps this matmul replicated (not column-parallel): its output reaches 'train.cross_entropy' (no tensor-parallel rule)}}
+  %y = train.matmul %x, %w : tensor<4x8xf32>, tensor<8x6xf32> -> tensor<4x6xf32>
+  // expected-note @+1 {{reached here}}
+  %l = train.cross_entropy %y, %labels : tensor<4x6xf32>, tensor<4xi64> -> tensor<f32>
+  return %l : tensor<f32>
+}
