@@ -36,7 +36,6 @@
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
-#include "llvm/Support/FormatVariadic.h"
 
 namespace mlir::memopt {
 #define GEN_PASS_DEF_TRAINSHARDPASS
@@ -72,8 +71,6 @@ struct Simulation {
   Operation *failedAt = nullptr;
   llvm::BitVector blamed;
   std::string reason;
-  /// Set when the failure is an error of the input, not a region to drop.
-  bool hardError = false;
 };
 
 class Sharder {
@@ -127,10 +124,9 @@ train::ParamOp Sharder::getWeight(train::MatmulOp matmul) {
 }
 
 /// The dimension of `type` a reshape to `resultType` maps dimension `dim`
-/// onto, when a split of `dim` into `parts` contiguous chunks is a split of
-/// that dimension into `parts` contiguous chunks; -1 when it would be but
-/// `parts` does not divide that dimension (e.g. heads); std::nullopt
-/// otherwise.
+/// onto, when a split of `dim` into contiguous chunks is a split of that
+/// dimension into contiguous chunks (whether `parts` divides it is the
+/// caller's check); std::nullopt otherwise.
 static std::optional<int64_t> mapReshapeDim(RankedTensorType type,
                                             RankedTensorType resultType,
                                             int64_t dim, int64_t parts) {
@@ -158,8 +154,6 @@ static std::optional<int64_t> mapReshapeDim(RankedTensorType type,
         ++groupOut;
       if (groupOut == o)
         return std::nullopt;
-      if (out[groupOut] % parts != 0)
-        return -1;
       return groupOut;
     }
   }
@@ -294,16 +288,6 @@ LogicalResult Sharder::propagate(Operation *op, Simulation &sim) {
                       tp);
     if (!dim)
       return fail("a reshape that does not keep the split contiguous");
-    if (*dim < 0) {
-      sim.hardError = true;
-      return fail(Twine("its result ") +
-                  llvm::formatv("{0}", reshape.getType()).str() +
-                  " splits a dimension (heads or KV heads) that tp=" +
-                  Twine(tp) +
-                  " does not divide; train-shard does not replicate KV heads "
-                  "(Megatron does when tp exceeds them): use a tp that "
-                  "divides every head count");
-    }
     setSplit(reshape.getResult(), *dim);
     return success();
   }
@@ -388,9 +372,6 @@ LogicalResult Sharder::planTensorParallel() {
       plan = std::move(sim);
       break;
     }
-    if (sim.hardError)
-      return sim.failedAt->emitOpError()
-             << "cannot be sharded by train-shard: " << sim.reason;
     llvm::BitVector blamed = sim.blamed;
     blamed.resize(candidates.size());
     blamed.reset(dropped);
@@ -411,18 +392,28 @@ LogicalResult Sharder::planTensorParallel() {
     return func.emitOpError()
            << "has no column-parallel layer for tp=" << tp
            << ": no matmul of a parameter leads to a row-parallel one";
-  // Every split must divide by tp, in blocks.
-  for (auto [value, split] : plan.splits) {
+  // Every split must divide by tp, in blocks; the first that does not, in
+  // program order, is the error.
+  SmallVector<Value> splitValues;
+  for (Operation &op : body)
+    for (Value result : op.getResults())
+      if (plan.splits.count(result))
+        splitValues.push_back(result);
+  for (Value value : splitValues) {
+    const TensorSplit &split = plan.splits[value];
     auto type = cast<RankedTensorType>(value.getType());
     int64_t extent = type.getDimSize(split.dim);
     if (extent % (split.blocks * tp) != 0) {
       Operation *at = value.getDefiningOp() ? value.getDefiningOp()
                                             : func.getOperation();
       return at->emitOpError()
-             << "cannot split dimension " << split.dim << " of " << type
-             << " over tp=" << tp << ": " << extent
-             << " (heads, KV heads or features) is not divisible by "
-             << split.blocks * tp;
+             << "cannot be sharded by train-shard: dimension " << split.dim
+             << " of its result " << type << " (heads, KV heads or features) "
+             << "is " << extent << ", not divisible by "
+             << split.blocks * static_cast<int64_t>(tp)
+             << "; train-shard does not replicate KV heads (Megatron does "
+                "when tp exceeds them): use a tp that divides every head "
+                "count";
     }
   }
   return success();
@@ -431,6 +422,25 @@ LogicalResult Sharder::planTensorParallel() {
 LogicalResult Sharder::planDataParallel() {
   if (dp == 1)
     return success();
+  // Averaging the processes' losses and gradients gives the whole batch's
+  // only for a mean over the batch.
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  if (ret.getNumOperands() > 0) {
+    Operation *loss = ret.getOperand(0).getDefiningOp();
+    if (!isa_and_nonnull<train::CrossEntropyOp, train::MseLossOp>(loss)) {
+      InFlightDiagnostic diag =
+          ret.emitOpError()
+          << "returns a loss train-shard cannot make data-parallel: dp="
+          << static_cast<int64_t>(dp)
+          << " averages the processes' losses and gradients, which equals "
+             "the whole batch's only for a mean loss (train.cross_entropy, "
+             "train.mse_loss)";
+      if (loss)
+        diag.attachNote(loss->getLoc())
+            << "the loss is computed by '" << loss->getName() << "'";
+      return diag;
+    }
+  }
   for (BlockArgument arg : func.getArguments()) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     if (!type || func.getArgAttr(arg.getArgNumber(),
@@ -685,13 +695,22 @@ struct TrainShardPass
     if (tp < 1 || dp < 1) {
       module.emitError() << "train-shard: tp and dp must be at least 1, got "
                             "tp="
-                         << tp << " dp=" << dp;
+                         << static_cast<int64_t>(tp)
+                         << " dp=" << static_cast<int64_t>(dp);
       return signalPassFailure();
     }
     SmallVector<func::FuncOp> funcs;
     for (auto func : module.getOps<func::FuncOp>())
       if (!func.isExternal() && train::findTrainOp(func))
         funcs.push_back(func);
+    for (func::FuncOp func : funcs) {
+      if (func->hasAttr(train::TrainDialect::kShardAttrName)) {
+        func.emitOpError("was already partitioned by train-shard; apply it "
+                         "once, to the whole program");
+        return signalPassFailure();
+      }
+    }
+    // One process: the program is already that process's.
     if (funcs.empty() || (tp == 1 && dp == 1))
       return;
     if (Operation *existing = module.lookupSymbol(kGridName)) {
@@ -701,11 +720,6 @@ struct TrainShardPass
       return signalPassFailure();
     }
     for (func::FuncOp func : funcs) {
-      if (func->hasAttr(train::TrainDialect::kShardAttrName)) {
-        func.emitOpError("was already partitioned by train-shard; apply it "
-                         "once, to the whole program");
-        return signalPassFailure();
-      }
       if (!func.getBody().hasOneBlock()) {
         func.emitOpError("expected a single-block function");
         return signalPassFailure();

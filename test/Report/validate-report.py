@@ -43,6 +43,7 @@ KEYS = [
     "remat",
     "model_states",
     "saved_activations",
+    "communication",
     "by_class",
     "num_live_at_peak",
     "top_tensors",

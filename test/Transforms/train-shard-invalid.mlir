@@ -3,20 +3,56 @@
 // RUN: not mem-opt %s --train-shard='tp=2 dp=0' 2>&1 | FileCheck %s --check-prefix=DP0
 
 // A degree below 1 is an error of the pass options, reported on the module.
-// TP0: error: train-shard: tp and dp must be at least 1, got tp=
-// DP0: error: train-shard: tp and dp must be at least 1, got tp=
+// TP0: error: train-shard: tp and dp must be at least 1, got tp=0 dp=1{{$}}
+// DP0: error: train-shard: tp and dp must be at least 1, got tp=2 dp=0{{$}}
 
-// 3 heads cannot be split over tp=2: the reshape into heads is an error of
-// the input, not a region train-shard keeps replicated.
-func.func @heads(%x: tensor<2x4x12xf32>) -> tensor<f32> {
+// 3 heads cannot be split over tp=2: in a region that closes (the heads
+// reach a row-parallel matmul), an error of the input rather than a region
+// train-shard keeps replicated.
+func.func @heads(%x: tensor<2x4x12xf32>, %y: tensor<2x4x12xf32>) -> tensor<f32> {
   %wq = train.param "q.weight" : tensor<12x12xf32>
   %q = train.matmul %x, %wq : tensor<2x4x12xf32>, tensor<12x12xf32> -> tensor<2x4x12xf32>
-  // expected-error @+1 {{'train.reshape' op cannot be sharded by train-shard: its result tensor<2x4x3x4xf32> splits a dimension (heads or KV heads) that tp=2 does not divide; train-shard does not replicate KV heads (Megatron does when tp exceeds them): use a tp that divides every head count}}
+  // expected-error @+1 {{'train.reshape' op cannot be sharded by train-shard: dimension 2 of its result 'tensor<2x4x3x4xf32>' (heads, KV heads or features) is 3, not divisible by 2; train-shard does not replicate KV heads (Megatron does when tp exceeds them): use a tp that divides every head count}}
   %q1 = train.reshape %q : tensor<2x4x12xf32> -> tensor<2x4x3x4xf32>
   %q2 = train.reshape %q1 : tensor<2x4x3x4xf32> -> tensor<2x4x12xf32>
   %wo = train.param "o.weight" : tensor<12x12xf32>
   %o = train.matmul %q2, %wo : tensor<2x4x12xf32>, tensor<12x12xf32> -> tensor<2x4x12xf32>
-  %l = train.reduce_sum %o {dims = array<i64: 0, 1, 2>} : tensor<2x4x12xf32> -> tensor<f32>
+  %l = train.mse_loss %o, %y : tensor<2x4x12xf32>, tensor<2x4x12xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// A reshape into groups tp does not divide, in a region that would be
+// kept replicated anyway (it reaches the loss), is no error: the matmul
+// stays replicated.
+func.func @replicated_reshape(%x: tensor<2x4x12xf32>, %labels: tensor<2x4xi64>) -> tensor<f32> {
+  %w1 = train.param "fc1.weight" : tensor<12x16xf32>
+  %h = train.matmul %x, %w1 : tensor<2x4x12xf32>, tensor<12x16xf32> -> tensor<2x4x16xf32>
+  %w2 = train.param "fc2.weight" : tensor<16x12xf32>
+  %o = train.matmul %h, %w2 : tensor<2x4x16xf32>, tensor<16x12xf32> -> tensor<2x4x12xf32>
+  %wh = train.param "head.weight" : tensor<12x6xf32>
+  // expected-warning @+1 {{train-shard keeps this matmul replicated}}
+  %logits = train.matmul %o, %wh : tensor<2x4x12xf32>, tensor<12x6xf32> -> tensor<2x4x6xf32>
+  %r = train.reshape %logits : tensor<2x4x6xf32> -> tensor<2x4x3x2xf32>
+  %r2 = train.reshape %r : tensor<2x4x3x2xf32> -> tensor<2x4x6xf32>
+  // expected-note @+1 {{reached here}}
+  %l = train.cross_entropy %r2, %labels : tensor<2x4x6xf32>, tensor<2x4xi64> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// dp averages the processes' losses and gradients: a sum over the batch
+// would come out halved.
+func.func @sum_loss(%x: tensor<4x8xf32>) -> tensor<f32> {
+  %w1 = train.param "fc1.weight" : tensor<8x16xf32>
+  %h = train.matmul %x, %w1 : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+  %w2 = train.param "fc2.weight" : tensor<16x8xf32>
+  %y = train.matmul %h, %w2 : tensor<4x16xf32>, tensor<16x8xf32> -> tensor<4x8xf32>
+  // expected-note @+1 {{the loss is computed by 'train.reduce_sum'}}
+  %l = train.reduce_sum %y {dims = array<i64: 0, 1>} : tensor<4x8xf32> -> tensor<f32>
+  // expected-error @+1 {{'func.return' op returns a loss train-shard cannot make data-parallel: dp=2 averages the processes' losses and gradients, which equals the whole batch's only for a mean loss (train.cross_entropy, train.mse_loss)}}
   return %l : tensor<f32>
 }
 
@@ -25,12 +61,12 @@ func.func @heads(%x: tensor<2x4x12xf32>) -> tensor<f32> {
 // A batch of 3 cannot be split over dp=2.
 func.func @batch(
     // expected-error @+1 {{train-shard: argument 0 ('tensor<3x8xf32>') cannot be split over dp=2: its first (batch) dimension is not divisible}}
-    %x: tensor<3x8xf32>) -> tensor<f32> {
+    %x: tensor<3x8xf32>, %t: tensor<3x8xf32>) -> tensor<f32> {
   %w1 = train.param "fc1.weight" : tensor<8x16xf32>
   %h = train.matmul %x, %w1 : tensor<3x8xf32>, tensor<8x16xf32> -> tensor<3x16xf32>
   %w2 = train.param "fc2.weight" : tensor<16x8xf32>
   %y = train.matmul %h, %w2 : tensor<3x16xf32>, tensor<16x8xf32> -> tensor<3x8xf32>
-  %l = train.reduce_sum %y {dims = array<i64: 0, 1>} : tensor<3x8xf32> -> tensor<f32>
+  %l = train.mse_loss %y, %t : tensor<3x8xf32>, tensor<3x8xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
 
@@ -61,7 +97,7 @@ func.func @twice(%x: tensor<4x8xf32>) -> tensor<f32> attributes {train.shard = {
 
 // Batch norm's statistics would be computed over a process's part of the
 // batch: no data parallelism (the MLP after it is tensor-parallel).
-func.func @batch_norm(%x: tensor<4x8x2x2xf32>) -> tensor<f32> {
+func.func @batch_norm(%x: tensor<4x8x2x2xf32>, %t: tensor<4x8xf32>) -> tensor<f32> {
   %g = train.param "bn.weight" : tensor<8xf32>
   %b = train.param "bn.bias" : tensor<8xf32>
   // expected-error @+1 {{'train.batch_norm' op cannot be data-parallel: its statistics over a process's part of the batch differ from the whole batch's (train-shard has no synchronized batch norm)}}
@@ -71,7 +107,7 @@ func.func @batch_norm(%x: tensor<4x8x2x2xf32>) -> tensor<f32> {
   %h = train.matmul %f, %w1 : tensor<4x32xf32>, tensor<32x16xf32> -> tensor<4x16xf32>
   %w2 = train.param "fc2.weight" : tensor<16x8xf32>
   %o = train.matmul %h, %w2 : tensor<4x16xf32>, tensor<16x8xf32> -> tensor<4x8xf32>
-  %l = train.reduce_sum %o {dims = array<i64: 0, 1>} : tensor<4x8xf32> -> tensor<f32>
+  %l = train.mse_loss %o, %t : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
 

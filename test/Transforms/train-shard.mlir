@@ -106,7 +106,7 @@ func.func @mlp_bias(%x: tensor<4x8xf32>, %labels: tensor<4xi64>) -> tensor<f32> 
 // slice offsets 0/8/16 become 0/4/8 of the local 12 columns, each process
 // computes one head, and the output projection is row-parallel.
 // CHECK-LABEL: func.func @attention(
-// CHECK-SAME:      %[[X:[^:]+]]: tensor<2x4x8xf32>)
+// CHECK-SAME:      %[[X:[^:]+]]: tensor<2x4x8xf32>, %{{[^:]+}}: tensor<2x4x8xf32>)
 // CHECK-NEXT:    %[[XP:.+]] = train.copy_to_parallel %[[X]] on @grid grid_axes = [1] : tensor<2x4x8xf32>
 // CHECK-NEXT:    %[[W:.+]] = train.param "attn.qkv.weight" {train.split = array<i64: 1, 3, 1>} : tensor<8x12xf32>
 // CHECK-NEXT:    %[[QKV:.+]] = train.matmul %[[XP]], %[[W]] : tensor<2x4x8xf32>, tensor<8x12xf32> -> tensor<2x4x12xf32>
@@ -123,7 +123,7 @@ func.func @mlp_bias(%x: tensor<4x8xf32>, %labels: tensor<4xi64>) -> tensor<f32> 
 // CHECK-NEXT:    %[[WO:.+]] = train.param "attn.proj.weight" {train.split = array<i64: 0, 1, 1>} : tensor<4x8xf32>
 // CHECK-NEXT:    %[[O:.+]] = train.matmul %[[C]], %[[WO]] : tensor<2x4x4xf32>, tensor<4x8xf32> -> tensor<2x4x8xf32>
 // CHECK-NEXT:    shard.all_reduce %[[O]] on @grid grid_axes = [1] : tensor<2x4x8xf32> -> tensor<2x4x8xf32>
-func.func @attention(%x: tensor<2x4x8xf32>) -> tensor<f32> {
+func.func @attention(%x: tensor<2x4x8xf32>, %t: tensor<2x4x8xf32>) -> tensor<f32> {
   %wqkv = train.param "attn.qkv.weight" : tensor<8x24xf32>
   %qkv = train.matmul %x, %wqkv : tensor<2x4x8xf32>, tensor<8x24xf32> -> tensor<2x4x24xf32>
   %bqkv = train.param "attn.qkv.bias" : tensor<24xf32>
@@ -144,7 +144,7 @@ func.func @attention(%x: tensor<2x4x8xf32>) -> tensor<f32> {
   %c2 = train.reshape %c1 : tensor<2x4x2x4xf32> -> tensor<2x4x8xf32>
   %wo = train.param "attn.proj.weight" : tensor<8x8xf32>
   %o = train.matmul %c2, %wo : tensor<2x4x8xf32>, tensor<8x8xf32> -> tensor<2x4x8xf32>
-  %l = train.reduce_sum %o {dims = array<i64: 0, 1, 2>} : tensor<2x4x8xf32> -> tensor<f32>
+  %l = train.mse_loss %o, %t : tensor<2x4x8xf32>, tensor<2x4x8xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
 

@@ -44,6 +44,20 @@ LogicalResult CopyToParallelOp::verify() {
   return success();
 }
 
+LogicalResult
+CopyToParallelOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
+  auto grid = symbolTable.lookupNearestSymbolFrom<shard::GridOp>(
+      *this, getGridAttr());
+  if (!grid)
+    return emitOpError() << "no shard.grid named " << getGridAttr();
+  for (int16_t axis : getGridAxes())
+    if (axis >= grid.getRank())
+      return emitOpError() << "grid axis " << axis << " is out of range: @"
+                           << grid.getSymName() << " has " << grid.getRank()
+                           << " axes";
+  return success();
+}
+
 int64_t CopyToParallelOp::getFlops() { return 0; }
 
 bool CopyToParallelOp::forwardsValues(unsigned operandIndex) { return true; }

@@ -55,3 +55,22 @@ func.func @result_type(%x: tensor<4x8xf32>) -> tensor<4x4xf32> {
   %y = "train.copy_to_parallel"(%x) {grid = @grid, grid_axes = array<i16: 1>} : (tensor<4x8xf32>) -> tensor<4x4xf32>
   return %y : tensor<4x4xf32>
 }
+
+// -----
+
+// The grid must exist.
+func.func @no_grid(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'train.copy_to_parallel' op no shard.grid named @nogrid}}
+  %y = train.copy_to_parallel %x on @nogrid grid_axes = [0] : tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// Its axes are the grid's.
+shard.grid @grid(shape = 2x2)
+func.func @axis_out_of_range(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'train.copy_to_parallel' op grid axis 7 is out of range: @grid has 2 axes}}
+  %y = train.copy_to_parallel %x on @grid grid_axes = [7] : tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}

@@ -6,6 +6,7 @@
 include "memopt/Dialect/Train/IR/TrainBase.td"
 include "memopt/Dialect/Train/IR/TrainInterfaces.td"
 include "mlir/IR/OpAsmInterface.td"
+include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
 /// A forward op with a gradient rule (DifferentiableOpInterface).
@@ -1658,7 +1659,8 @@ def Train_AmaxRecordOp : Train_Op<"amax_record", [Train_KeepFP32,
 
 def Train_CopyToParallelOp : Train_Op<"copy_to_parallel", [Train_Differentiable,
     Pure, Train_LowPrecisionSafe, Train_ViewOp, Train_ForwardsValues,
-    AllTypesMatch<["input", "result"]>]> {
+    AllTypesMatch<["input", "result"]>,
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
   let summary = "Enters a tensor-parallel region: identity forward, gradient summed";
   let description = [{
     The input of column-parallel layers in a step that `train-shard` split
