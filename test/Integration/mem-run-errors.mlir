@@ -51,9 +51,10 @@
 // GPU: gpu-op.mlir:2:8: error: cannot be converted to LLVM IR: missing `LLVMTranslationDialectInterface` registration for dialect for op: gpu.thread_id
 // GPU: mem-run: error: cannot compile the lowered step: could not convert to LLVM IR
 
-// Collectives lower to NCCL calls on the GPU target only.
+// A step with collectives on a grid of two processes runs under mpiexec
+// (test/Integration/shard), not as one process.
 // RUN: not mem-run %t/collective.mlir 2>&1 | FileCheck %s --check-prefix=COLLECTIVE
-// COLLECTIVE: collective.mlir:3:8: error: 'shard.all_reduce' runs on the GPU target only (NCCL; scripts/aot-build.sh --target gpu, or --target=gpu-emulator for one process): the CPU path has no collectives yet
+// COLLECTIVE: mem-run: error: @step runs on a grid of 2 processes (2), but 1 process was started: run it with mpiexec -n 2
 
 // Symbols mem-run adds must be free.
 // RUN: not mem-run %t/reserved.mlir 2>&1 | FileCheck %s --check-prefix=RESERVED

@@ -520,9 +520,16 @@ static LogicalResult startProcesses(StepPlan &plan, Target target) {
       close(null);
     }
   }
-  if (launched && target != Target::CPU)
-    return fail("--target=gpu-emulator runs one process; run several under "
-                "mpiexec with --target=cpu");
+  // A GPU binary (--emit-aot) runs under its own launcher; the emulator
+  // runs one process, and a grid of several fails at its first collective.
+  if (target == Target::GPU)
+    return success();
+  if (target == Target::GPUEmulator) {
+    if (launched)
+      return fail("--target=gpu-emulator runs one process; run several "
+                  "under mpiexec with --target=cpu");
+    return success();
+  }
   if (worldSize == gridSize)
     return success();
   std::string shape;

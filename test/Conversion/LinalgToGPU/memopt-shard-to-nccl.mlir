@@ -23,7 +23,7 @@
 // CHECK-DAG: %[[SUM:.*]] = arith.constant 0 : i32
 // CHECK: %[[G:.*]] = call @memopt_nccl_group(%[[C2]], %[[C4]], %[[C0]], %[[C0]], %[[C1]], %[[C0]], %[[CM1]], %[[CM1]])
 // CHECK: %[[IN:.*]] = bufferization.to_buffer %[[A]] read_only : tensor<4x8xf32> to memref<4x8xf32>
-// CHECK: %[[OUT:.*]] = memref.alloc() : memref<4x8xf32>
+// CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4x8xf32>
 // CHECK: %[[INU:.*]] = memref.cast %[[IN]] : memref<4x8xf32> to memref<*xf32>
 // CHECK: %[[OUTU:.*]] = memref.cast %[[OUT]] : memref<4x8xf32> to memref<*xf32>
 // CHECK: call @memopt_nccl_all_reduce_f32(%[[G]], %[[INU]], %[[OUTU]], %[[C32]], %[[SUM]]) : (i64, memref<*xf32>, memref<*xf32>, i64, i32) -> ()
@@ -58,7 +58,7 @@ func.func @all_reduce_convert(%a: tensor<16xbf16>) -> tensor<16xf32> {
 // Group of 4 (axis 1 of a 2x4 grid); 6 elements sent.
 // CHECK-LABEL: func.func @all_gather_axis0
 // CHECK: %[[G:.*]] = call @memopt_nccl_group(%c2_i64, %c4_i64, %c0_i64, %c0_i64, %c1_i64, %c-1_i64, %c-1_i64, %c-1_i64)
-// CHECK: %[[OUT:.*]] = memref.alloc() : memref<4x2x3xbf16>
+// CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4x2x3xbf16>
 // CHECK: call @memopt_nccl_all_gather_bf16(%[[G]], %{{.*}}, %{{.*}}, %c6_i64) : (i64, memref<*xbf16>, memref<*xbf16>, i64) -> ()
 // CHECK: %[[T:.*]] = bufferization.to_tensor %[[OUT]]
 // CHECK-NOT: linalg.transpose
@@ -90,7 +90,7 @@ func.func @all_gather_axis1(%a: tensor<2x3xi32>) -> tensor<2x12xi32> {
 // CHECK-LABEL: func.func @reduce_scatter_axis0
 // CHECK-SAME: (%[[A:.*]]: tensor<8x6xf64>)
 // CHECK: %[[IN:.*]] = bufferization.to_buffer %[[A]] read_only : tensor<8x6xf64> to memref<8x6xf64>
-// CHECK: %[[OUT:.*]] = memref.alloc() : memref<4x6xf64>
+// CHECK: %[[OUT:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4x6xf64>
 // CHECK: call @memopt_nccl_reduce_scatter_f64(%{{.*}}, %{{.*}}, %{{.*}}, %c24_i64, %c0_i32) : (i64, memref<*xf64>, memref<*xf64>, i64, i32) -> ()
 shard.grid @grid(shape = 2x4)
 func.func @reduce_scatter_axis0(%a: tensor<8x6xf64>) -> tensor<4x6xf64> {
