@@ -11,7 +11,13 @@ dp dividing the batch), then:
      in one process;
   2. train-shard partitions it and `mpiexec -n tp*dp mem-run` runs it;
   3. test/Integration/shard/compare.py checks the losses (1e-6 relative),
-     the parameters (1e-5) and measured == predicted peak on every rank.
+     the parameters and measured == predicted peak on every rank. The
+     parameters to 1e-5 with SGD; with Adam to 1e-3: Adam divides each
+     gradient by its own magnitude, so a gradient that is zero in exact
+     arithmetic (a key bias's: softmax ignores it) updates its parameter by
+     about the learning rate in a direction set by rounding noise, which
+     the processes' summation order changes. With SGD the same cases agree
+     to 1e-9.
 
 A failure prints the case and the commands that reproduce it; the exit
 status is 1 when any case failed.
@@ -42,8 +48,11 @@ def draw(seed, max_processes):
              if 1 < tp * dp <= max_processes]
     tp, dp = rng.choice(grids)
     batch = dp * rng.choice([1, 2])
+    # An MLP of one linear layer has nothing tensor-parallel (train-shard
+    # rejects tp > 1 for it): at least two.
+    layers = rng.choice([2, 3] if model == "mlp" else [1, 2])
     args = [model, "--train", f"--optimizer={optimizer}", f"--batch={batch}",
-            f"--layers={rng.choice([1, 2])}"]
+            f"--layers={layers}"]
     if model == "mlp":
         args += [f"--hidden={tp * rng.choice([4, 8])}", "--classes=10"]
     else:
@@ -96,7 +105,8 @@ def main():
                   "-o", sharded], None),
                 (["mpiexec", "-n", str(tp * dp), tool("mem-run"), sharded] +
                  run_args, shard_out),
-                ([sys.executable, COMPARE, whole_out, shard_out], None),
+                ([sys.executable, COMPARE, whole_out, shard_out,
+                  "1e-5" if "--optimizer=sgd" in gen else "1e-3"], None),
             ]
             what = f"seed {seed}: {' '.join(gen)} tp={tp} dp={dp}"
             for cmd, out in commands:

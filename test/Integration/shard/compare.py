@@ -1,5 +1,5 @@
 """Compares a multi-process run of a sharded step with the one-process run
-of the whole step: compare.py WHOLE SHARDED.
+of the whole step: compare.py WHOLE SHARDED [PARAM_RTOL].
 
 Checks, from mem-run's output:
   * the losses, to 1e-6 relative;
@@ -34,6 +34,7 @@ def read(path):
 
 
 whole, sharded = read(sys.argv[1]), read(sys.argv[2])
+param_rtol = float(sys.argv[3]) if len(sys.argv) > 3 else 1e-5
 errors = []
 if not whole[0] or len(whole[0]) != len(sharded[0]):
     errors.append(f"expected as many losses: {len(whole[0])} vs {len(sharded[0])}")
@@ -53,7 +54,7 @@ for name, (sum_a, sq_a) in whole[1].items():
     scale = max(abs(sum_a), math.sqrt(sq_a), 1e-30)
     errors_here = [abs(sq_a - sq_b) / max(sq_a, 1e-30), abs(sum_a - sum_b) / scale]
     worst_param = max(worst_param, *errors_here)
-    if not max(errors_here) <= 1e-5:
+    if not max(errors_here) <= param_rtol:
         errors.append(f"param {name}: sum {sum_b:.9e} sumsq {sq_b:.9e} vs "
                       f"{sum_a:.9e} {sq_a:.9e}")
 for rank, measured, predicted in sharded[2]:
