@@ -165,14 +165,15 @@ static cl::opt<unsigned>
 /// The run's processes: one, or the MPI world of a sharded step.
 static int64_t worldRank = 0, worldSize = 1;
 
-/// Whether a launcher (mpiexec) started this process as one of several.
-static bool isLaunchedAsRank() {
+/// This process's place as the launcher (mpiexec) set it in the
+/// environment: rank 0 of 1 without one.
+static ::memopt::runtime::ProcessPlace readLauncherPlace() {
   ::memopt::runtime::ProcessPlace place;
   std::string error;
-  return ::memopt::runtime::readProcessPlace(
-             [](const char *name) { return std::getenv(name); }, place,
-             error) &&
-         place.worldSize > 1;
+  if (!::memopt::runtime::readProcessPlace(
+          [](const char *name) { return std::getenv(name); }, place, error))
+    place = ::memopt::runtime::ProcessPlace();
+  return place;
 }
 
 /// The sum over every process of a value each holds: whole-tensor sums
@@ -496,7 +497,10 @@ static FailureOr<StepPlan> prepareStep(ModuleOp module, Target target) {
 /// reaches the same verdict, so none waits for another that gave up.
 static LogicalResult startProcesses(StepPlan &plan, Target target) {
   int64_t gridSize = getGridSize(plan);
-  bool launched = isLaunchedAsRank();
+  // The launcher's count decides before MPI starts: a run that cannot go on
+  // stops without initializing MPI, on every process alike.
+  ::memopt::runtime::ProcessPlace place = readLauncherPlace();
+  bool launched = place.worldSize > 1;
   if (!plan.gridShape.empty() && target == Target::CPU) {
     if (!emitAOT.empty())
       return fail("--emit-aot builds one process; a sharded step runs on "
@@ -505,20 +509,6 @@ static LogicalResult startProcesses(StepPlan &plan, Target target) {
     if (checkGradients && gridSize > 1)
       return fail("--check-gradients runs one process; check the gradients "
                   "of the step before train-shard partitions it");
-  }
-  if (target == Target::CPU && (!plan.gridShape.empty() || launched)) {
-    ::memopt::runtime::mpiInitialize(nullptr, nullptr);
-    worldRank = ::memopt::runtime::mpiWorldRank();
-    worldSize = ::memopt::runtime::mpiWorldSize();
-  }
-  if (worldRank != 0) {
-    // Rank 0 prints; the others' output would repeat it.
-    int null = open("/dev/null", O_WRONLY);
-    if (null >= 0) {
-      llvm::outs().flush();
-      dup2(null, STDOUT_FILENO);
-      close(null);
-    }
   }
   // A GPU binary (--emit-aot) runs under its own launcher; the emulator
   // runs one process, and a grid of several fails at its first collective.
@@ -530,25 +520,47 @@ static LogicalResult startProcesses(StepPlan &plan, Target target) {
                   "under mpiexec with --target=cpu");
     return success();
   }
-  if (worldSize == gridSize)
-    return success();
-  std::string shape;
-  for (int64_t extent : plan.gridShape)
-    shape += (shape.empty() ? "" : "x") + std::to_string(extent);
-  if (worldRank != 0)
-    return failure();
+  if (place.worldSize != gridSize) {
+    if (place.rank != 0) {
+      // Rank 0 says why.
+      llvm::outs().flush();
+      return failure();
+    }
+    std::string shape;
+    for (int64_t extent : plan.gridShape)
+      shape += (shape.empty() ? "" : "x") + std::to_string(extent);
+    if (plan.gridShape.empty())
+      return fail("mpiexec started " + std::to_string(place.worldSize) +
+                  " processes, but @" + plan.stepName +
+                  " has no shard.grid: it runs as one process (partition it "
+                  "with train-shard first)");
+    return fail("@" + plan.stepName + " runs on a grid of " +
+                std::to_string(gridSize) + " processes (" + shape + "), but " +
+                std::to_string(place.worldSize) +
+                (place.worldSize == 1
+                     ? " process was started: run it with mpiexec -n "
+                     : " processes were started: run it with mpiexec -n ") +
+                std::to_string(gridSize));
+  }
   if (plan.gridShape.empty())
-    return fail("mpiexec started " + std::to_string(worldSize) +
-                " processes, but @" + plan.stepName +
-                " has no shard.grid: it runs as one process (partition it "
-                "with train-shard first)");
-  return fail("@" + plan.stepName + " runs on a grid of " +
-              std::to_string(gridSize) + " processes (" + shape +
-              "), but " + std::to_string(worldSize) +
-              (worldSize == 1 ? " process was started: run it with mpiexec -n "
-                              : " processes were started: run it with "
-                                "mpiexec -n ") +
-              std::to_string(gridSize));
+    return success();
+  ::memopt::runtime::mpiInitialize(nullptr, nullptr);
+  worldRank = ::memopt::runtime::mpiWorldRank();
+  worldSize = ::memopt::runtime::mpiWorldSize();
+  if (worldSize != gridSize)
+    return fail("MPI's world has " + std::to_string(worldSize) +
+                " processes, but the launcher's environment (" + place.source +
+                ") says " + std::to_string(place.worldSize));
+  if (worldRank != 0) {
+    // Rank 0 prints; the others' output would repeat it.
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+      llvm::outs().flush();
+      dup2(null, STDOUT_FILENO);
+      close(null);
+    }
+  }
+  return success();
 }
 
 /// Adds the entry function and lowers the module for `target`.
