@@ -43,6 +43,10 @@ if getattr(config, "memopt_sanitize", ""):
     for name in ["ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"]:
         user = os.environ.get(name)
         config.environment[name] = sanitizer_options + (":" + user if user else "")
+    # MPICH's UCX transport (libucm, loaded with libmpich by mem-run and the
+    # unit tests) patches mmap's code when it loads, which crashes under
+    # ASan's interception of mmap: its hook stays off here.
+    config.environment["UCX_MEM_MMAP_HOOK_MODE"] = "none"
     # mlir-runner is not instrumented; it loads memopt's instrumented runtime,
     # which needs the ASan runtime loaded first. Its JIT and LLVM's
     # allocations are not memopt's: no leak check there.

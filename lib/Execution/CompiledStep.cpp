@@ -141,8 +141,7 @@ static void fillFloat(const StepPlan &plan, const GlobalTensor &tensor,
 
 void CompiledStep::initialize(int64_t seed) {
   for (const GlobalTensor &param : plan.params)
-    fillFloat(plan, param,
-              paramAmplitude(getWholeType(param, plan.gridShape)));
+    fillFloat(plan, param, paramAmplitude(getWholeType(param, plan.gridShape)));
   for (const GlobalTensor &state : plan.states)
     std::memset(state.data, 0, state.getByteSize());
   if (plan.seedData)
@@ -159,12 +158,11 @@ void CompiledStep::initialize(int64_t seed) {
     Type elementType = tensor.type.getElementType();
     unsigned bytes = getStorageBytes(elementType);
     for (int64_t i = 0, e = tensor.type.getNumElements(); i < e; ++i)
-      storeInteger(
-          elementType, tensor.data + i * bytes,
-          initInteger(tensor.name,
-                      getWholeIndex(tensor, plan.gridShape, plan.processRank,
-                                    i),
-                      arg.bound));
+      storeInteger(elementType, tensor.data + i * bytes,
+                   initInteger(tensor.name,
+                               getWholeIndex(tensor, plan.gridShape,
+                                             plan.processRank, i),
+                               arg.bound));
   }
 }
 

@@ -262,8 +262,8 @@ static LogicalResult findGrid(ModuleOp module, StepPlan &plan) {
   for (const StepArgument &arg : plan.arguments)
     if (failed(check(arg.tensor)))
       return failure();
-  for (const GlobalTensor &tensor : llvm::concat<const GlobalTensor>(
-           plan.params, plan.states))
+  for (const GlobalTensor &tensor :
+       llvm::concat<const GlobalTensor>(plan.params, plan.states))
     if (failed(check(tensor)))
       return failure();
   return success();
@@ -343,8 +343,8 @@ int64_t execution::getWholeIndex(const GlobalTensor &tensor,
     int64_t parts = gridShape[tensor.split[i + 2]];
     int64_t width = shape[dim] / blocks;
     int64_t block = position[dim] / width, offset = position[dim] % width;
-    position[dim] = (block * parts + coords[tensor.split[i + 2]]) * width +
-                    offset;
+    position[dim] =
+        (block * parts + coords[tensor.split[i + 2]]) * width + offset;
     shape[dim] *= parts;
   }
   int64_t whole = 0;

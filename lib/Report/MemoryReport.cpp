@@ -453,8 +453,8 @@ int64_t Communication::getProcesses() const {
 LogicalResult MemoryReport::collectCommunication(FunctionOpInterface func) {
   // train-shard's grid names its axes.
   FlatSymbolRefAttr shardedGrid;
-  if (auto config =
-          func->getAttrOfType<DictionaryAttr>(train::TrainDialect::kShardAttrName))
+  if (auto config = func->getAttrOfType<DictionaryAttr>(
+          train::TrainDialect::kShardAttrName))
     shardedGrid = dyn_cast_or_null<FlatSymbolRefAttr>(config.get("grid"));
   Communication result;
   llvm::StringMap<size_t> rows;

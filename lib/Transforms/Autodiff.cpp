@@ -2,10 +2,10 @@
 
 #include "memopt/Transforms/Autodiff.h"
 
-#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "memopt/Dialect/Train/IR/Precision.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 #include "memopt/Dialect/Train/IR/TrainStep.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
@@ -277,8 +277,8 @@ static void recordAmaxes(OpBuilder &builder, Block &body) {
 static void averageOverDataParallel(
     func::FuncOp func, OpBuilder &builder,
     llvm::MapVector<StringRef, std::pair<Value, Value>> &paramGrads) {
-  auto config = func->getAttrOfType<DictionaryAttr>(
-      train::TrainDialect::kShardAttrName);
+  auto config =
+      func->getAttrOfType<DictionaryAttr>(train::TrainDialect::kShardAttrName);
   if (!config)
     return;
   auto dp = dyn_cast_or_null<IntegerAttr>(config.get("dp"));

@@ -67,6 +67,8 @@ struct Simulation {
   /// Matmuls that start a region (column-parallel) and end one
   /// (row-parallel), in program order.
   llvm::SetVector<Operation *> columnParallel, rowParallel;
+  /// The candidate regions left out of this simulation.
+  llvm::BitVector dropped;
   /// Set when a region reached an op without a rule: the op and the regions.
   Operation *failedAt = nullptr;
   llvm::BitVector blamed;
@@ -223,8 +225,7 @@ LogicalResult Sharder::propagate(Operation *op, Simulation &sim) {
       if (it == candidates.end() || matmul.getTransposeLhs())
         return success();
       unsigned index = it - candidates.begin();
-      if (!sim.blamed.empty() && index < sim.blamed.size() &&
-          sim.blamed.test(index))
+      if (sim.dropped.test(index))
         return success();
       starts.set(index);
       sim.columnParallel.insert(op);
@@ -282,10 +283,9 @@ LogicalResult Sharder::propagate(Operation *op, Simulation &sim) {
   if (auto reshape = dyn_cast<train::ReshapeOp>(op)) {
     if (in[0]->blocks != 1)
       return fail("a reshape of a tensor split in blocks");
-    std::optional<int64_t> dim =
-        mapReshapeDim(cast<RankedTensorType>(reshape.getInput().getType()),
-                      cast<RankedTensorType>(reshape.getType()), in[0]->dim,
-                      tp);
+    std::optional<int64_t> dim = mapReshapeDim(
+        cast<RankedTensorType>(reshape.getInput().getType()),
+        cast<RankedTensorType>(reshape.getType()), in[0]->dim, tp);
     if (!dim)
       return fail("a reshape that does not keep the split contiguous");
     setSplit(reshape.getResult(), *dim);
@@ -330,8 +330,7 @@ LogicalResult Sharder::propagate(Operation *op, Simulation &sim) {
   if (isa<train::GeluOp, train::ReluOp, train::SiluOp, train::SwigluOp,
           train::MulOp, train::ScaleOp, train::CastOp>(op)) {
     for (const TensorSplit *split : in)
-      if (!split || split->dim != in[0]->dim ||
-          split->blocks != in[0]->blocks)
+      if (!split || split->dim != in[0]->dim || split->blocks != in[0]->blocks)
         return fail("an elementwise op with a replicated operand");
     setSplit(op->getResult(0), in[0]->dim, in[0]->blocks);
     return success();
@@ -341,21 +340,20 @@ LogicalResult Sharder::propagate(Operation *op, Simulation &sim) {
 
 Simulation Sharder::simulate(const llvm::BitVector &dropped) {
   Simulation sim;
-  sim.blamed = dropped;
+  sim.dropped = dropped;
   for (Operation &op : body)
     if (failed(propagate(&op, sim)))
       return sim;
   // A region that never reached a row-parallel matmul stays open: its
   // split values would reach the function's results.
-  for (auto [value, split] : sim.splits)
-    for (OpOperand &use : value.getUses())
-      if (isa<func::ReturnOp>(use.getOwner())) {
-        sim.failedAt = use.getOwner();
-        sim.blamed = split.starts;
-        sim.reason = "a returned value";
-        return sim;
-      }
-  sim.blamed = llvm::BitVector(candidates.size());
+  Operation *ret = body.getTerminator();
+  for (Value value : ret->getOperands())
+    if (auto it = sim.splits.find(value); it != sim.splits.end()) {
+      sim.failedAt = ret;
+      sim.blamed = it->second.starts;
+      sim.reason = "a returned value";
+      return sim;
+    }
   return sim;
 }
 
@@ -404,8 +402,8 @@ LogicalResult Sharder::planTensorParallel() {
     auto type = cast<RankedTensorType>(value.getType());
     int64_t extent = type.getDimSize(split.dim);
     if (extent % (split.blocks * tp) != 0) {
-      Operation *at = value.getDefiningOp() ? value.getDefiningOp()
-                                            : func.getOperation();
+      Operation *at =
+          value.getDefiningOp() ? value.getDefiningOp() : func.getOperation();
       return at->emitOpError()
              << "cannot be sharded by train-shard: dimension " << split.dim
              << " of its result " << type << " (heads, KV heads or features) "
@@ -443,13 +441,13 @@ LogicalResult Sharder::planDataParallel() {
   }
   for (BlockArgument arg : func.getArguments()) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
-    if (!type || func.getArgAttr(arg.getArgNumber(),
-                                 train::TrainDialect::kStepAttrName))
+    if (!type ||
+        func.getArgAttr(arg.getArgNumber(), train::TrainDialect::kStepAttrName))
       continue;
     if (type.getRank() == 0 || type.getDimSize(0) % dp != 0)
       return emitError(arg.getLoc())
-             << "train-shard: argument " << arg.getArgNumber() << " ("
-             << type << ") cannot be split over dp=" << dp
+             << "train-shard: argument " << arg.getArgNumber() << " (" << type
+             << ") cannot be split over dp=" << dp
              << ": its first (batch) dimension is not divisible";
     batchDims[arg] = 0;
   }
@@ -480,9 +478,9 @@ LogicalResult Sharder::planDataParallel() {
         resultDim = llvm::find(transpose.getPermutation(), *dim) -
                     transpose.getPermutation().begin();
       else if (auto reshape = dyn_cast<train::ReshapeOp>(op)) {
-        std::optional<int64_t> mapped = mapReshapeDim(
-            cast<RankedTensorType>(reshape.getInput().getType()), type, *dim,
-            dp);
+        std::optional<int64_t> mapped =
+            mapReshapeDim(cast<RankedTensorType>(reshape.getInput().getType()),
+                          type, *dim, dp);
         if (!mapped)
           return op.emitOpError("reshapes the batch dimension so that dp=")
                  << dp << " parts are not contiguous";
@@ -541,9 +539,8 @@ LogicalResult Sharder::rewrite() {
     auto param = value.getDefiningOp<train::ParamOp>();
     auto type = cast<RankedTensorType>(value.getType());
     if (type.getDimSize(split.dim) % (split.blocks * tp) != 0)
-      return param.emitOpError()
-             << "cannot split dimension " << split.dim << " of " << type
-             << " over tp=" << tp;
+      return param.emitOpError() << "cannot split dimension " << split.dim
+                                 << " of " << type << " over tp=" << tp;
     // The weight's cast (mixed precision) splits with it.
     plan.splits[value] = split;
     if (value.hasOneUse())

@@ -420,8 +420,7 @@ static LogicalResult runSteps(ModuleOp module, StepPlan &plan) {
   double checksum = 0.0;
   for (const GlobalTensor &param : plan.params)
     checksum += printSummary(plan, "param", param);
-  llvm::outs() << "params_checksum: " << llvm::format("%.9e", checksum)
-               << "\n";
+  llvm::outs() << "params_checksum: " << llvm::format("%.9e", checksum) << "\n";
   llvm::outs().flush();
   return success();
 }
@@ -512,8 +511,21 @@ static LogicalResult startProcesses(StepPlan &plan, Target target) {
   }
   // A GPU binary (--emit-aot) runs under its own launcher; the emulator
   // runs one process, and a grid of several fails at its first collective.
-  if (target == Target::GPU)
+  if (target == Target::GPU) {
+    auto isSplit = [](const GlobalTensor &tensor) {
+      return !tensor.split.empty();
+    };
+    if (llvm::any_of(plan.params, isSplit) ||
+        llvm::any_of(plan.arguments, [&](const StepArgument &arg) {
+          return isSplit(arg.tensor);
+        }))
+      llvm::WithColor::warning(llvm::errs(), "mem-run")
+          << "the AOT driver fills each process's part of a split tensor "
+             "from the part's own indices, not the whole tensor's: a sharded "
+             "GPU run trains from other initial values and inputs than one "
+             "process of the whole step\n";
     return success();
+  }
   if (target == Target::GPUEmulator) {
     if (launched)
       return fail("--target=gpu-emulator runs one process; run several "

@@ -166,9 +166,9 @@ LogicalResult TrainDialect::verifyOperationAttribute(Operation *op,
     for (StringRef key : {"dp", "tp", "zero"}) {
       auto value = dyn_cast_or_null<IntegerAttr>(config.get(key));
       if (!value || value.getInt() < (key == "zero" ? 0 : 1))
-        return op->emitError() << "'" << name << "' must have an integer '"
-                               << key << "' of at least "
-                               << (key == "zero" ? 0 : 1);
+        return op->emitError()
+               << "'" << name << "' must have an integer '" << key
+               << "' of at least " << (key == "zero" ? 0 : 1);
     }
     return success();
   }

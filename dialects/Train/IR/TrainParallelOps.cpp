@@ -46,8 +46,8 @@ LogicalResult CopyToParallelOp::verify() {
 
 LogicalResult
 CopyToParallelOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
-  auto grid = symbolTable.lookupNearestSymbolFrom<shard::GridOp>(
-      *this, getGridAttr());
+  auto grid =
+      symbolTable.lookupNearestSymbolFrom<shard::GridOp>(*this, getGridAttr());
   if (!grid)
     return emitOpError() << "no shard.grid named " << getGridAttr();
   for (int16_t axis : getGridAxes())
@@ -72,10 +72,10 @@ static Location getGradientLoc(Operation *op) {
   return loc;
 }
 
-LogicalResult
-CopyToParallelOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
-                                 ArrayRef<bool> needed,
-                                 SmallVectorImpl<Value> &grads) {
+LogicalResult CopyToParallelOp::buildGradients(OpBuilder &b,
+                                               ValueRange resultGrads,
+                                               ArrayRef<bool> needed,
+                                               SmallVectorImpl<Value> &grads) {
   grads.assign(1, Value());
   if (!needed[0] || !resultGrads[0])
     return success();

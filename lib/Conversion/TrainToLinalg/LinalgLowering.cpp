@@ -778,10 +778,8 @@ struct SoftmaxGradLowering : public TrainOpLowering<train::SoftmaxGradOp> {
 } // namespace
 
 void mlir::memopt::populateLinalgLoweringPatterns(RewritePatternSet &patterns) {
-  patterns
-      .add<MatmulLowering, ReshapeLowering, TransposeLowering, SliceLowering,
-           CopyToParallelLowering,
-           SliceGradLowering, ConcatLowering, EmbeddingLowering,
-           EmbeddingGradLowering, SoftmaxLowering, SoftmaxGradLowering>(
-          patterns.getContext());
+  patterns.add<MatmulLowering, ReshapeLowering, TransposeLowering,
+               SliceLowering, CopyToParallelLowering, SliceGradLowering,
+               ConcatLowering, EmbeddingLowering, EmbeddingGradLowering,
+               SoftmaxLowering, SoftmaxGradLowering>(patterns.getContext());
 }

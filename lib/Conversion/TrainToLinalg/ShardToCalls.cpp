@@ -160,7 +160,6 @@ private:
   bool badDeclaration = false;
 
 public:
-
   LogicalResult lower(Operation *op, SymbolTableCollection &symbols) {
     auto gridAttr = op->getAttrOfType<FlatSymbolRefAttr>("grid");
     shard::GridOp grid =
@@ -170,8 +169,7 @@ public:
     ArrayRef<int64_t> shape = grid.getShape();
     if (ShapedType::isDynamicShape(shape))
       return op->emitError("grid @")
-             << grid.getSymName()
-             << " has a dynamic shape; " << runtime
+             << grid.getSymName() << " has a dynamic shape; " << runtime
              << " groups need a static grid";
     if (static_cast<int64_t>(shape.size()) > kMaxGridRank)
       return op->emitError("grid @")
@@ -201,8 +199,7 @@ public:
     auto resultType = dyn_cast<RankedTensorType>(result.getType());
     if (!inputType || !resultType)
       return op->emitError("is on buffers; ")
-             << pass
-             << " lowers collectives on tensors, before bufferization";
+             << pass << " lowers collectives on tensors, before bufferization";
     if (!inputType.hasStaticShape() || !resultType.hasStaticShape())
       return op->emitError("has a dynamic shape; ")
              << runtime << " calls need static element counts";
@@ -210,8 +207,7 @@ public:
     std::optional<StringRef> suffix = getTypeSuffix(element);
     if (!suffix)
       return op->emitError("element type ")
-             << element
-             << " has no " << runtime
+             << element << " has no " << runtime
              << " type (f32, f64, f16, bf16, i8, i32, i64)";
     Type inputElement = inputType.getElementType();
     if (inputElement != element &&
@@ -235,8 +231,7 @@ public:
       reduction = getReductionCode(scatter.getReduction());
     if (!isa<shard::AllGatherOp>(op) && !reduction)
       return op->emitError("reduction kind has no ")
-             << runtime
-             << " operation (sum, product, max, min and average do)";
+             << runtime << " operation (sum, product, max, min and average do)";
     if (reduction == kAverageCode && !isa<FloatType>(element))
       return op->emitError("average of integers is not lowered (")
              << runtime << " would truncate)";
@@ -405,7 +400,8 @@ public:
     // At the alignment bufferization gives every buffer, so the allocation
     // hooks count what the memory model counts.
     Value recvBuffer = memref::AllocOp::create(
-        b, loc, recvBufferType, b.getI64IntegerAttr(memopt::kCPUBufferAlignment));
+        b, loc, recvBufferType,
+        b.getI64IntegerAttr(memopt::kCPUBufferAlignment));
 
     SmallVector<Type> types{b.getI64Type(), unranked, unranked, b.getI64Type()};
     SmallVector<Value> args{
