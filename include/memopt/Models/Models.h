@@ -17,6 +17,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <limits>
 #include <optional>
 #include <string>
 #include <variant>
@@ -67,7 +68,14 @@ struct TransformerConfig {
 
   int64_t getKvHeads() const { return kvHeads.value_or(heads); }
   int64_t getHeadDim() const { return headDim.value_or(hidden / heads); }
-  int64_t getFfn() const { return ffn.value_or(4 * hidden); }
+  /// Saturates rather than overflows for a hidden size validate() rejects.
+  int64_t getFfn() const {
+    if (ffn)
+      return *ffn;
+    return hidden > std::numeric_limits<int64_t>::max() / 4
+               ? std::numeric_limits<int64_t>::max()
+               : 4 * hidden;
+  }
   int64_t getSeq() const { return seq.value_or(positions); }
 };
 
