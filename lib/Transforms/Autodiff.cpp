@@ -13,6 +13,7 @@
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/ScopeExit.h"
 
 using namespace mlir;
 using namespace mlir::memopt;
@@ -477,4 +478,29 @@ void memopt::eraseBackward(func::FuncOp step) {
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
     if (!live.contains(&op))
       op.erase();
+}
+
+bool memopt::isTrainingStep(func::FuncOp func) {
+  for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
+    if (func.getResultAttr(i, train::TrainDialect::kGradOfAttrName))
+      return true;
+  return train::findInPlaceUpdate(func) != nullptr;
+}
+
+/// The text of `func` without locations, to compare two programs.
+static std::string printWithoutLocations(func::FuncOp func) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  func->print(os, OpPrintingFlags().enableDebugInfo(false));
+  return text;
+}
+
+FailureOr<bool> memopt::isDerivedFrom(func::FuncOp step, func::FuncOp forward,
+                                      const AutodiffOptions &options) {
+  auto derived = cast<func::FuncOp>(forward->clone());
+  llvm::scope_exit eraseDerived([&] { derived->erase(); });
+  if (failed(appendBackward(derived, options)))
+    return failure();
+  return StringRef(printWithoutLocations(derived)).rtrim() ==
+         StringRef(printWithoutLocations(step)).rtrim();
 }

@@ -324,22 +324,6 @@ static LogicalResult verifyFP32(func::FuncOp func) {
   return failure(walk.wasInterrupted());
 }
 
-/// The text of `func` without locations, to compare two programs.
-static std::string printWithoutLocations(func::FuncOp func) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  func->print(os, OpPrintingFlags().enableDebugInfo(false));
-  return text;
-}
-
-/// Whether `func` is a whole step rather than a forward + loss function.
-static bool isTrainingStep(func::FuncOp func) {
-  for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
-    if (func.getResultAttr(i, train::TrainDialect::kGradOfAttrName))
-      return true;
-  return train::findInPlaceUpdate(func) != nullptr;
-}
-
 namespace {
 
 struct TrainPrecisionPass
@@ -485,21 +469,17 @@ LogicalResult TrainPrecisionPass::lowerStep(func::FuncOp step,
 
   // The step must be what autodiff derives from its forward pass: otherwise
   // deriving it again would drop what another pass or a person changed.
-  {
-    auto derived = cast<func::FuncOp>(forward->clone());
-    llvm::scope_exit eraseDerived([&] { derived->erase(); });
-    if (failed(appendBackward(derived, *options)))
-      return failure();
-    if (StringRef(printWithoutLocations(derived)).rtrim() !=
-        StringRef(printWithoutLocations(step)).rtrim())
-      return mlir::emitError(step.getLoc())
-             << "@" << step.getSymName()
-             << " is not the step train-autodiff derives from its forward "
-                "pass (another pass, such as train-lifetimes or train-remat, "
-                "or a hand edit changed it); apply train-precision to the "
-                "forward + loss function, or to the step train-autodiff "
-                "produced, before other passes";
-  }
+  FailureOr<bool> derived = isDerivedFrom(step, forward, *options);
+  if (failed(derived))
+    return failure();
+  if (!*derived)
+    return mlir::emitError(step.getLoc())
+           << "@" << step.getSymName()
+           << " is not the step train-autodiff derives from its forward "
+              "pass (another pass, such as train-lifetimes or train-remat, "
+              "or a hand edit changed it); apply train-precision to the "
+              "forward + loss function, or to the step train-autodiff "
+              "produced, before other passes";
 
   ForwardLowering lowering(forward, config, pinned, excluded);
   lowering.run();

@@ -634,22 +634,6 @@ LogicalResult Sharder::run() {
   return rewrite();
 }
 
-/// Whether `func` is a whole step rather than a forward + loss function.
-static bool isTrainingStep(func::FuncOp func) {
-  for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
-    if (func.getResultAttr(i, train::TrainDialect::kGradOfAttrName))
-      return true;
-  return train::findInPlaceUpdate(func) != nullptr;
-}
-
-/// Prints `func` without locations, to compare two derivations.
-static std::string printWithoutLocations(func::FuncOp func) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  func->print(os, OpPrintingFlags().enableDebugInfo(false));
-  return text;
-}
-
 /// Shards a whole step through its forward pass.
 static LogicalResult shardStep(func::FuncOp step, int64_t dp, int64_t tp) {
   FailureOr<AutodiffOptions> options = inferAutodiffOptions(step);
@@ -658,20 +642,16 @@ static LogicalResult shardStep(func::FuncOp step, int64_t dp, int64_t tp) {
   auto forward = cast<func::FuncOp>(step->clone());
   llvm::scope_exit eraseForward([&] { forward->erase(); });
   eraseBackward(forward);
-  {
-    auto derived = cast<func::FuncOp>(forward->clone());
-    llvm::scope_exit eraseDerived([&] { derived->erase(); });
-    if (failed(appendBackward(derived, *options)))
-      return failure();
-    if (StringRef(printWithoutLocations(derived)).rtrim() !=
-        StringRef(printWithoutLocations(step)).rtrim())
-      return step.emitOpError()
-             << "is not the step train-autodiff derives from its forward "
-                "pass (another pass or a hand edit changed it); apply "
-                "train-shard to the forward + loss function, or to the step "
-                "train-autodiff (and train-precision) produced, before other "
-                "passes";
-  }
+  FailureOr<bool> derived = isDerivedFrom(step, forward, *options);
+  if (failed(derived))
+    return failure();
+  if (!*derived)
+    return step.emitOpError()
+           << "is not the step train-autodiff derives from its forward "
+              "pass (another pass or a hand edit changed it); apply "
+              "train-shard to the forward + loss function, or to the step "
+              "train-autodiff (and train-precision) produced, before other "
+              "passes";
   if (failed(Sharder(forward, dp, tp).run()) ||
       failed(appendBackward(forward, *options)))
     return failure();

@@ -10,6 +10,7 @@
 
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/Builders.h"
 
 #include <numeric>
@@ -539,6 +540,21 @@ LogicalResult BroadcastOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
 //===----------------------------------------------------------------------===//
 // Shape ops
 //===----------------------------------------------------------------------===//
+
+/// copy_to_parallel: the sum over its grid axes of the gradients each
+/// process computed for its part (TrainParallelOps.cpp).
+LogicalResult CopyToParallelOp::buildGradients(OpBuilder &b,
+                                               ValueRange resultGrads,
+                                               ArrayRef<bool> needed,
+                                               SmallVectorImpl<Value> &grads) {
+  initGrads(*this, grads);
+  if (!needed[0] || !resultGrads[0])
+    return success();
+  grads[0] = shard::AllReduceOp::create(
+      b, gradLoc(*this), resultGrads[0].getType(), getGrid(), getGridAxes(),
+      resultGrads[0], shard::ReductionKind::Sum);
+  return success();
+}
 
 LogicalResult ReshapeOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
                                         ArrayRef<bool> needed,

@@ -1,9 +1,9 @@
 //===- TrainParallelOps.cpp - tensor-parallel regions ---------------------===//
 //
-// train.copy_to_parallel (Megatron-LM's operator f): its verifier, cost and
-// gradient rule; and the gradient rule of the upstream `shard.all_reduce`
-// (operator g), attached as an external model of
-// DifferentiableOpInterface.
+// train.copy_to_parallel (Megatron-LM's operator f): its verifier and cost
+// (its gradient rule, an all-reduce, is in TrainGradients.cpp); and the
+// gradient rule of the upstream `shard.all_reduce` (operator g), attached as
+// an external model of DifferentiableOpInterface.
 //
 // Both rules follow the convention train-shard's programs keep: a value
 // outside a tensor-parallel region is replicated (every process of the
@@ -61,29 +61,6 @@ CopyToParallelOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 int64_t CopyToParallelOp::getFlops() { return 0; }
 
 bool CopyToParallelOp::forwardsValues(unsigned operandIndex) { return true; }
-
-/// The location of a gradient op of `op`: "<name>.grad" for a named op.
-static Location getGradientLoc(Operation *op) {
-  Location loc = op->getLoc();
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return NameLoc::get(
-        StringAttr::get(op->getContext(), name.getName().str() + ".grad"),
-        name.getChildLoc());
-  return loc;
-}
-
-LogicalResult CopyToParallelOp::buildGradients(OpBuilder &b,
-                                               ValueRange resultGrads,
-                                               ArrayRef<bool> needed,
-                                               SmallVectorImpl<Value> &grads) {
-  grads.assign(1, Value());
-  if (!needed[0] || !resultGrads[0])
-    return success();
-  grads[0] = shard::AllReduceOp::create(
-      b, getGradientLoc(*this), resultGrads[0].getType(), getGrid(),
-      getGridAxes(), resultGrads[0], shard::ReductionKind::Sum);
-  return success();
-}
 
 namespace {
 

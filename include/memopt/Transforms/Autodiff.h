@@ -43,6 +43,18 @@ FailureOr<AutodiffOptions> inferAutodiffOptions(func::FuncOp step);
 /// is the forward + loss function.
 void eraseBackward(func::FuncOp step);
 
+/// Whether `func` is a whole step (it updates parameters or returns
+/// gradients) rather than a forward + loss function.
+bool isTrainingStep(func::FuncOp func);
+
+/// Whether `step` is exactly (locations aside) what appendBackward with
+/// `options` derives from `forward`. Passes that rewrite a whole step
+/// through its forward pass check this first: deriving the step again
+/// would drop what another pass or a person changed. Fails with
+/// appendBackward's diagnostic when `forward` cannot be differentiated.
+FailureOr<bool> isDerivedFrom(func::FuncOp step, func::FuncOp forward,
+                              const AutodiffOptions &options);
+
 } // namespace mlir::memopt
 
 #endif // MEMOPT_TRANSFORMS_AUTODIFF_H
