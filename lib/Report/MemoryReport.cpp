@@ -237,28 +237,60 @@ LogicalResult MemoryReport::collectModelStates(FunctionOpInterface func) {
   llvm::StringSet<> fp8Histories;
   // (param, grad) of each optimizer op.
   SmallVector<std::pair<Value, Value>> updates;
+  // ZeRO (train-shard): a partitioned parameter counts as the whole of its
+  // data-parallel parts (the model's size per tensor-parallel rank, as
+  // DeepSpeed's formulas count it). Under stages 1 and 2 compute reads the
+  // gathered copy, which lives through the step: those are its weights, and
+  // the part is its master. Under stage 1 its whole gradient lives until
+  // the end of the backward pass.
+  int64_t dp = 1, zero = 0;
+  if (auto shard = func->getAttrOfType<DictionaryAttr>(
+          train::TrainDialect::kShardAttrName)) {
+    if (auto attr = dyn_cast_or_null<IntegerAttr>(shard.get("dp")))
+      dp = attr.getInt();
+    if (auto attr = dyn_cast_or_null<IntegerAttr>(shard.get("zero")))
+      zero = attr.getInt();
+  }
+  auto isPartitioned = [&](train::ParamOp param) {
+    auto split = param->getAttrOfType<DenseI64ArrayAttr>(
+        train::TrainDialect::kSplitAttrName);
+    if (zero == 0 || dp <= 1 || !split)
+      return false;
+    ArrayRef<int64_t> triples = split.asArrayRef();
+    for (size_t i = 0; i + 2 < triples.size(); i += 3)
+      if (triples[i + 2] == 0)
+        return true;
+    return false;
+  };
   func->walk([&](Operation *op) {
     if (auto param = dyn_cast<train::ParamOp>(op)) {
+      bool partitioned = isPartitioned(param);
+      int64_t wholeFactor = partitioned ? dp : 1;
       auto [it, inserted] = params.try_emplace(param.getName());
       ParamState &state = it->second;
       if (inserted) {
         state.bytes = train::getTensorBytes(param.getType());
         state.weightBytes = state.bytes;
+        if (partitioned && zero < 3) {
+          state.weightBytes *= dp;
+          state.hasLowCopy = true;
+        }
         if (auto type = dyn_cast<RankedTensorType>(param.getType());
             type && type.hasStaticShape())
-          states.parameterCount += type.getNumElements();
+          states.parameterCount += type.getNumElements() * wholeFactor;
       }
       // One copy per element type, however many reads of the name make
       // one (a tied weight can have a bf16 and an fp8 copy).
       SmallVector<RankedTensorType> copies;
       collectLowCopies(param, copies);
+      int64_t copyFactor = partitioned && zero < 3 ? dp : 1;
       for (RankedTensorType copy : copies) {
         if (!state.copyTypes.insert(copy.getElementType()).second)
           continue;
-        if (!state.hasLowCopy)
+        if (!state.hasLowCopy || state.copyTypes.size() == 1)
           state.weightBytes = 0;
         state.hasLowCopy = true;
-        state.weightBytes += train::getTensorBytes(copy);
+        state.weightBytes += train::getTensorBytes(copy) * copyFactor;
       }
       return;
     }
@@ -282,8 +314,10 @@ LogicalResult MemoryReport::collectModelStates(FunctionOpInterface func) {
 
   // Gradients: what each optimizer op receives for its parameter.
   for (auto [param, grad] : updates) {
-    states.gradientBytes += train::getTensorBytes(grad.getType());
-    if (auto def = param.getDefiningOp<train::ParamOp>()) {
+    auto def = param.getDefiningOp<train::ParamOp>();
+    int64_t factor = zero == 1 && def && isPartitioned(def) ? dp : 1;
+    states.gradientBytes += train::getTensorBytes(grad.getType()) * factor;
+    if (def) {
       auto it = params.find(def.getName());
       if (it != params.end())
         it->second.hasGradient = true;

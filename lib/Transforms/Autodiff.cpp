@@ -5,7 +5,6 @@
 #include "memopt/Dialect/Train/IR/Precision.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 #include "memopt/Dialect/Train/IR/TrainStep.h"
-#include "mlir/Dialect/Shard/IR/ShardOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
@@ -14,6 +13,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace mlir::memopt;
@@ -272,25 +272,132 @@ static void recordAmaxes(OpBuilder &builder, Block &body) {
                                   quantize.getAmax(), scale.getAmaxHistory());
 }
 
-/// In a step train-shard made data-parallel (`train.shard` with dp > 1):
-/// every parameter gradient averaged over the data-parallel grid axis
-/// before its update, as DistributedDataParallel does.
-static void averageOverDataParallel(
-    func::FuncOp func, OpBuilder &builder,
-    llvm::MapVector<StringRef, std::pair<Value, Value>> &paramGrads) {
+/// The data-parallel configuration train-shard recorded on `func`
+/// (`train.shard` with dp > 1): the grid and the ZeRO stage.
+namespace {
+struct DataParallel {
+  FlatSymbolRefAttr grid;
+  int64_t zero = 0;
+};
+} // namespace
+
+static std::optional<DataParallel> getDataParallel(func::FuncOp func) {
   auto config =
       func->getAttrOfType<DictionaryAttr>(train::TrainDialect::kShardAttrName);
   if (!config)
-    return;
+    return std::nullopt;
   auto dp = dyn_cast_or_null<IntegerAttr>(config.get("dp"));
   auto grid = dyn_cast_or_null<FlatSymbolRefAttr>(config.get("grid"));
   if (!dp || dp.getInt() <= 1 || !grid)
+    return std::nullopt;
+  DataParallel result{grid};
+  if (auto zero = dyn_cast_or_null<IntegerAttr>(config.get("zero")))
+    result.zero = zero.getInt();
+  return result;
+}
+
+/// Whether `op` is a collective over the data-parallel grid axis (axis 0)
+/// alone.
+static bool isOverDataParallel(Operation *op) {
+  auto collective = dyn_cast_or_null<shard::ReduceScatterOp>(op);
+  return collective && collective.getGridAxes() == ArrayRef<int16_t>{0};
+}
+
+/// The reduce-scatters over the data-parallel axis that the gradient `grad`
+/// of a ZeRO-partitioned parameter sums (through casts and the sums of tied
+/// reads), and the ops between them and `grad`; false when `grad` does not
+/// come from such reduce-scatters alone.
+static bool collectGradientReductions(Value grad,
+                                      llvm::SetVector<Operation *> &chain) {
+  Operation *def = grad.getDefiningOp();
+  if (!def)
+    return false;
+  if (isOverDataParallel(def)) {
+    chain.insert(def);
+    return true;
+  }
+  if (isa<train::CastOp, train::AddOp>(def) &&
+      llvm::all_of(def->getOperands(), [&](Value operand) {
+        return collectGradientReductions(operand, chain);
+      })) {
+    chain.insert(def);
+    return true;
+  }
+  return false;
+}
+
+/// In a step train-shard made data-parallel: every parameter gradient
+/// averaged over the data-parallel grid axis before its update, as
+/// DistributedDataParallel does. A whole parameter's gradient is
+/// all-reduced; a ZeRO-partitioned one's gradient already comes from the
+/// reduce-scatter its gather's gradient rule built (a sum), which becomes an
+/// average. Under ZeRO-1 those reductions move after the whole backward
+/// pass (each whole gradient lives until then, as with DeepSpeed's stage 1);
+/// under ZeRO-2 and 3 they stay where the gradient is complete.
+static void averageOverDataParallel(
+    func::FuncOp func, OpBuilder &builder,
+    llvm::MapVector<StringRef, std::pair<Value, Value>> &paramGrads) {
+  std::optional<DataParallel> dataParallel = getDataParallel(func);
+  if (!dataParallel)
     return;
   for (auto &entry : paramGrads) {
     Value grad = entry.second.second;
+    llvm::SetVector<Operation *> chain;
+    if (dataParallel->zero > 0 && collectGradientReductions(grad, chain)) {
+      SmallVector<Operation *> ordered(chain.begin(), chain.end());
+      llvm::sort(ordered, [](Operation *a, Operation *b) {
+        return a->isBeforeInBlock(b);
+      });
+      for (Operation *op : ordered) {
+        if (auto scatter = dyn_cast<shard::ReduceScatterOp>(op))
+          scatter.setReduction(shard::ReductionKind::Average);
+        if (dataParallel->zero == 1)
+          op->moveBefore(builder.getInsertionBlock(),
+                         builder.getInsertionPoint());
+      }
+      continue;
+    }
     entry.second.second = shard::AllReduceOp::create(
-        builder, grad.getLoc(), grad.getType(), grid.getValue(),
+        builder, grad.getLoc(), grad.getType(), dataParallel->grid.getValue(),
         ArrayRef<int16_t>{0}, grad, shard::ReductionKind::Average);
+  }
+}
+
+/// ZeRO-3: a parameter gathered in the forward pass is gathered again
+/// before its first use in the backward pass (after `lastForward`), so that
+/// the forward's gathered copy dies with its last forward use.
+static void regatherForBackward(func::FuncOp func, OpBuilder &builder,
+                                Operation *lastForward) {
+  std::optional<DataParallel> dataParallel = getDataParallel(func);
+  if (!dataParallel || dataParallel->zero != 3 || !lastForward)
+    return;
+  Block &body = func.getBody().front();
+  SmallVector<shard::AllGatherOp> gathers;
+  for (Operation &op : body) {
+    if (auto gather = dyn_cast<shard::AllGatherOp>(op);
+        gather && gather.getGridAxes() == ArrayRef<int16_t>{0})
+      gathers.push_back(gather);
+    if (&op == lastForward)
+      break;
+  }
+  for (shard::AllGatherOp gather : gathers) {
+    SmallVector<OpOperand *> backwardUses;
+    Operation *first = nullptr;
+    for (OpOperand &use : gather->getUses()) {
+      Operation *user = use.getOwner();
+      if (!lastForward->isBeforeInBlock(user))
+        continue;
+      backwardUses.push_back(&use);
+      if (!first || user->isBeforeInBlock(first))
+        first = user;
+    }
+    if (!first)
+      continue;
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(first);
+    Operation *again = builder.clone(*gather);
+    for (OpOperand *use : backwardUses)
+      use->set(again->getResult(0));
   }
 }
 
@@ -301,6 +408,7 @@ LogicalResult memopt::appendBackward(func::FuncOp func,
     return failure();
   Block &body = func.getBody().front();
   Operation *ret = body.getTerminator();
+  Operation *lastForward = ret->getPrevNode();
   llvm::DenseSet<Value> active = getActiveValues(body, *loss);
   if (!active.contains(*loss))
     return ret->emitOpError("the loss does not depend on any train.param; "
@@ -347,6 +455,7 @@ LogicalResult memopt::appendBackward(func::FuncOp func,
   llvm::DenseMap<Value, Value> grads;
   if (failed(buildBackward(builder, body, ret, *loss, seed, active, grads)))
     return failure();
+  regatherForBackward(func, builder, lastForward);
 
   // One gradient per parameter name: reads of one name (tied weights) sum.
   llvm::MapVector<StringRef, std::pair<Value, Value>> paramGrads;

@@ -25,6 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "memopt/Dialect/Train/IR/Precision.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 #include "memopt/Dialect/Train/IR/TrainStep.h"
 #include "memopt/Transforms/Autodiff.h"
@@ -77,8 +78,8 @@ struct Simulation {
 
 class Sharder {
 public:
-  Sharder(func::FuncOp func, int64_t dp, int64_t tp)
-      : func(func), dp(dp), tp(tp), body(func.getBody().front()) {}
+  Sharder(func::FuncOp func, int64_t dp, int64_t tp, int64_t zero)
+      : func(func), dp(dp), tp(tp), zero(zero), body(func.getBody().front()) {}
 
   LogicalResult run();
 
@@ -88,6 +89,7 @@ private:
   LogicalResult propagate(Operation *op, Simulation &sim);
   LogicalResult planDataParallel();
   LogicalResult rewrite();
+  void partitionParameters(OpBuilder &builder);
   RankedTensorType getLocalType(Value value);
 
   /// The parameter a candidate matmul reads as its rhs (through a cast), or
@@ -95,7 +97,7 @@ private:
   train::ParamOp getWeight(train::MatmulOp matmul);
 
   func::FuncOp func;
-  int64_t dp, tp;
+  int64_t dp, tp, zero;
   Block &body;
   /// Candidate column-parallel matmuls, indexed by region number.
   SmallVector<train::MatmulOp> candidates;
@@ -611,13 +613,15 @@ LogicalResult Sharder::rewrite() {
         ArrayRef<int16_t>{kDataAxis}, loss, shard::ReductionKind::Average);
     ret->setOperand(0, average.getResult());
   }
+  partitionParameters(builder);
   func.setType(FunctionType::get(ctx, argTypes, ret.getOperandTypes()));
   func->setAttr(train::TrainDialect::kShardAttrName,
                 builder.getDictionaryAttr({
                     builder.getNamedAttr("grid", grid),
                     builder.getNamedAttr("dp", builder.getI64IntegerAttr(dp)),
                     builder.getNamedAttr("tp", builder.getI64IntegerAttr(tp)),
-                    builder.getNamedAttr("zero", builder.getI64IntegerAttr(0)),
+                    builder.getNamedAttr("zero",
+                                         builder.getI64IntegerAttr(zero)),
                 }));
   // Every op still verifies with its local types (a failure names the op).
   WalkResult walk = func.walk([](Operation *op) {
@@ -628,6 +632,53 @@ LogicalResult Sharder::rewrite() {
   return failure(walk.wasInterrupted());
 }
 
+/// ZeRO: every parameter whose first dimension divides by dp is stored
+/// split along it over the data-parallel axis. What compute reads (its
+/// single low-precision cast, else the parameter) is gathered just before
+/// its first use; the gradient of the gather (a reduce-scatter) then gives
+/// each process the gradient of its own part, and the optimizer states
+/// train-autodiff creates take the part's type.
+void Sharder::partitionParameters(OpBuilder &builder) {
+  if (zero == 0)
+    return;
+  for (auto param : llvm::to_vector(body.getOps<train::ParamOp>())) {
+    auto type = cast<RankedTensorType>(param.getType());
+    if (type.getRank() == 0 || type.getDimSize(0) % dp != 0 ||
+        param->use_empty())
+      continue;
+    Value read = param.getResult();
+    if (param->hasOneUse())
+      if (auto copy = dyn_cast<train::CastOp>(*param->user_begin()))
+        read = copy.getResult();
+    auto wholeType = cast<RankedTensorType>(read.getType());
+    Operation *first = nullptr;
+    for (Operation *user : read.getUsers())
+      if (!first || user->isBeforeInBlock(first))
+        first = user;
+    if (!first)
+      continue;
+    auto part = [&](RankedTensorType whole) {
+      SmallVector<int64_t> shape(whole.getShape());
+      shape[0] /= dp;
+      return whole.clone(shape);
+    };
+    param.getResult().setType(part(type));
+    read.setType(part(wholeType));
+    builder.setInsertionPoint(first);
+    auto gather = shard::AllGatherOp::create(
+        builder, param.getLoc(), wholeType, kGridName,
+        ArrayRef<int16_t>{kDataAxis}, read, APInt(64, 0));
+    read.replaceAllUsesExcept(gather.getResult(), gather);
+    SmallVector<int64_t> split;
+    if (auto existing = param->getAttrOfType<DenseI64ArrayAttr>(
+            train::TrainDialect::kSplitAttrName))
+      llvm::append_range(split, existing.asArrayRef());
+    llvm::append_range(split, ArrayRef<int64_t>{0, 1, kDataAxis});
+    param->setAttr(train::TrainDialect::kSplitAttrName,
+                   builder.getDenseI64ArrayAttr(split));
+  }
+}
+
 LogicalResult Sharder::run() {
   if (failed(planTensorParallel()) || failed(planDataParallel()))
     return failure();
@@ -635,7 +686,8 @@ LogicalResult Sharder::run() {
 }
 
 /// Shards a whole step through its forward pass.
-static LogicalResult shardStep(func::FuncOp step, int64_t dp, int64_t tp) {
+static LogicalResult shardStep(func::FuncOp step, int64_t dp, int64_t tp,
+                               int64_t zero) {
   FailureOr<AutodiffOptions> options = inferAutodiffOptions(step);
   if (failed(options))
     return failure();
@@ -652,7 +704,7 @@ static LogicalResult shardStep(func::FuncOp step, int64_t dp, int64_t tp) {
               "train-shard to the forward + loss function, or to the step "
               "train-autodiff (and train-precision) produced, before other "
               "passes";
-  if (failed(Sharder(forward, dp, tp).run()) ||
+  if (failed(Sharder(forward, dp, tp, zero).run()) ||
       failed(appendBackward(forward, *options)))
     return failure();
   step.getBody().takeBody(forward.getBody());
@@ -674,6 +726,19 @@ struct TrainShardPass
                             "tp="
                          << static_cast<int64_t>(tp)
                          << " dp=" << static_cast<int64_t>(dp);
+      return signalPassFailure();
+    }
+    if (zero < 0 || zero > 3) {
+      module.emitError() << "train-shard: zero must be a ZeRO stage from 0 "
+                            "to 3, got "
+                         << static_cast<int64_t>(zero);
+      return signalPassFailure();
+    }
+    if (zero > 0 && dp == 1) {
+      module.emitError()
+          << "train-shard: zero=" << static_cast<int64_t>(zero)
+          << " partitions the model states over the data-parallel "
+             "processes, and dp=1 has one; give dp > 1";
       return signalPassFailure();
     }
     SmallVector<func::FuncOp> funcs;
@@ -703,6 +768,19 @@ struct TrainShardPass
       }
       if (failed(train::verifyNotLowered(func, "train-shard")))
         return signalPassFailure();
+      std::optional<train::PrecisionConfig> precision =
+          train::getPrecisionConfig(func);
+      if (zero > 0 && precision &&
+          precision->lossScaling == train::LossScaling::Dynamic) {
+        func.emitOpError()
+            << "has dynamic loss scaling, which train-shard cannot combine "
+               "with zero="
+            << static_cast<int64_t>(zero)
+            << ": each process would check only its part of the gradients "
+               "for inf/NaN, and the processes could disagree on skipping a "
+               "step; use static loss scaling or bf16";
+        return signalPassFailure();
+      }
     }
     OpBuilder builder(module.getBodyRegion());
     builder.setInsertionPointToStart(module.getBody());
@@ -710,8 +788,8 @@ struct TrainShardPass
                           ArrayRef<int64_t>{dp, tp});
     for (func::FuncOp func : funcs) {
       LogicalResult sharded = isTrainingStep(func)
-                                  ? shardStep(func, dp, tp)
-                                  : Sharder(func, dp, tp).run();
+                                  ? shardStep(func, dp, tp, zero)
+                                  : Sharder(func, dp, tp, zero).run();
       if (failed(sharded))
         return signalPassFailure();
     }

@@ -10,6 +10,8 @@
 
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 
+#include "TrainOpUtils.h"
+
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/Builders.h"
 
@@ -17,20 +19,11 @@
 
 using namespace mlir;
 using namespace mlir::memopt::train;
+using mlir::memopt::train::detail::gradLoc;
 
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
-
-/// The location of the gradient ops of `op`: "<name>.grad" for a named op.
-static Location gradLoc(Operation *op) {
-  Location loc = op->getLoc();
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return NameLoc::get(
-        StringAttr::get(op->getContext(), name.getName().str() + ".grad"),
-        name.getChildLoc());
-  return loc;
-}
 
 /// `value` converted to `type`'s element type (a train.cast) if needed.
 static Value castTo(OpBuilder &b, Location loc, Value value, Type type) {

@@ -1,7 +1,8 @@
 //===- TrainOpUtils.h - helpers of the op files -*- C++ -*-===//
 //
 // Internal to the dialect library: the accessors and verifier helpers that
-// the op files (TrainOps.cpp, TrainConvOps.cpp, TrainGradOps.cpp) and
+// the op files (TrainOps.cpp, TrainConvOps.cpp, TrainGradOps.cpp,
+// TrainGradients.cpp, TrainParallelOps.cpp) and
 // TrainCosts.cpp (FLOPs, bytes, workspaces) share.
 //
 //===----------------------------------------------------------------------===//
@@ -10,6 +11,7 @@
 #define MEMOPT_DIALECTS_TRAIN_IR_TRAINOPUTILS_H
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Location.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/STLExtras.h"
@@ -21,6 +23,17 @@
 #include <string>
 
 namespace mlir::memopt::train::detail {
+
+/// The location of the ops that compute `op`'s gradients: its name with
+/// ".grad" appended (any other location unchanged).
+inline Location gradLoc(Operation *op) {
+  Location loc = op->getLoc();
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return NameLoc::get(
+        StringAttr::get(op->getContext(), name.getName().str() + ".grad"),
+        name.getChildLoc());
+  return loc;
+}
 
 inline RankedTensorType tensorType(Value v) {
   return cast<RankedTensorType>(v.getType());

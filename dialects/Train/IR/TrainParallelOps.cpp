@@ -15,7 +15,14 @@
 //     the per-process gradients of its result (each process only saw the
 //     heads or columns it owns);
 //   * the gradient of an all_reduce's input is its result's gradient: the
-//     result is replicated and each process's gradient of it is whole.
+//     result is replicated and each process's gradient of it is whole;
+//   * the gradient of an all_gather's input is the reduce_scatter (sum) of
+//     its result's gradient: the gathered value is replicated, each process
+//     holds its own share of its gradient, and the input is the process's
+//     part of it (ZeRO's gathered parameters; sequence parallelism);
+//   * the gradient of a reduce_scatter (sum)'s input is the all_gather of
+//     its result's gradient: every process's input contributes to every
+//     part.
 // A data-parallel loss average (an all_reduce over the data-parallel axis)
 // follows the same rule: each process differentiates its own loss, and
 // train-autodiff averages the parameter gradients over that axis.
@@ -24,12 +31,15 @@
 
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 
+#include "TrainOpUtils.h"
+
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "llvm/ADT/SmallSet.h"
 
 using namespace mlir;
 using namespace mlir::memopt::train;
+using mlir::memopt::train::detail::gradLoc;
 
 LogicalResult CopyToParallelOp::verify() {
   ArrayRef<int16_t> axes = getGridAxes();
@@ -88,11 +98,59 @@ struct AllReduceGradientModel
   }
 };
 
+/// shard.all_gather: the gradient of the input is the sum over the group of
+/// the processes' gradients of the result, each keeping its own part.
+struct AllGatherGradientModel
+    : public DifferentiableOpInterface::ExternalModel<AllGatherGradientModel,
+                                                      shard::AllGatherOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &b,
+                               ValueRange resultGrads, ArrayRef<bool> needed,
+                               SmallVectorImpl<Value> &grads) const {
+    auto gather = cast<shard::AllGatherOp>(op);
+    grads.assign(1, Value());
+    if (!needed[0] || !resultGrads[0])
+      return success();
+    grads[0] = shard::ReduceScatterOp::create(
+        b, gradLoc(op), gather.getInput().getType(), gather.getGridAttr(),
+        gather.getGridAxesAttr(), resultGrads[0],
+        shard::ReductionKindAttr::get(op->getContext(),
+                                      shard::ReductionKind::Sum),
+        gather.getGatherAxisAttr());
+    return success();
+  }
+};
+
+/// shard.reduce_scatter (sum): the gradient of the input is the gathered
+/// gradient of the result.
+struct ReduceScatterGradientModel
+    : public DifferentiableOpInterface::ExternalModel<
+          ReduceScatterGradientModel, shard::ReduceScatterOp> {
+  LogicalResult buildGradients(Operation *op, OpBuilder &b,
+                               ValueRange resultGrads, ArrayRef<bool> needed,
+                               SmallVectorImpl<Value> &grads) const {
+    auto scatter = cast<shard::ReduceScatterOp>(op);
+    grads.assign(1, Value());
+    if (!needed[0] || !resultGrads[0])
+      return success();
+    if (scatter.getReduction() != shard::ReductionKind::Sum)
+      return op->emitOpError("has no gradient rule: only sum reduce-scatters "
+                             "are differentiable");
+    grads[0] = shard::AllGatherOp::create(
+        b, gradLoc(op), scatter.getInput().getType(), scatter.getGridAttr(),
+        scatter.getGridAxesAttr(), resultGrads[0],
+        scatter.getScatterAxisAttr());
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::memopt::train::registerShardGradientModels(
     DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *context, shard::ShardDialect *) {
     shard::AllReduceOp::attachInterface<AllReduceGradientModel>(*context);
+    shard::AllGatherOp::attachInterface<AllGatherGradientModel>(*context);
+    shard::ReduceScatterOp::attachInterface<ReduceScatterGradientModel>(
+        *context);
   });
 }

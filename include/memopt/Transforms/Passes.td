@@ -159,6 +159,21 @@ def TrainShardPass : Pass<"train-shard", "::mlir::ModuleOp"> {
       along its first dimension (the batch); the loss is averaged over the
       axis (`shard.all_reduce ... reduction = average`), and train-autodiff
       averages every parameter's gradient over it before the update.
+    * ZeRO (`zero`, 1 to 3, needs `dp` > 1), as DeepSpeed partitions the
+      model states over the data-parallel processes. Every parameter whose
+      first dimension (after tensor parallelism) divides by `dp` is stored
+      split along it (each process holds and updates its part, fp32 master
+      weights included), so its optimizer states and its gradient are split
+      too. The part (or its low-precision copy) is gathered
+      (`shard.all_gather`) just before its first use; the gradient of the
+      gather is a reduce-scatter, which train-autodiff turns into the
+      average over `dp`. Stages 1 and 2 keep the gathered parameter for the
+      backward pass; stage 1 reduces each gradient after the whole backward
+      pass (whole gradients live until then), stage 2 as soon as it is
+      complete; stage 3 gathers the parameter again before its first use in
+      the backward pass, so the gathered copy lives only while a layer
+      computes. Parameters whose first dimension does not divide stay
+      whole, with an all-reduced gradient.
 
     Parameters and arguments that are split carry `train.split` (which
     part of the whole tensor a process holds), and the function
@@ -167,14 +182,19 @@ def TrainShardPass : Pass<"train-shard", "::mlir::ModuleOp"> {
     computes what one process computes on the whole program.
 
     Errors: a degree below 1, heads, KV heads or a split feature count not
-    divisible by `tp`, a batch not divisible by `dp`, a module that already
-    has a grid named `@grid`, a function train-shard already partitioned.
+    divisible by `tp`, a batch not divisible by `dp`, `zero` outside 0 to 3
+    or above 0 with `dp` = 1, dynamic loss scaling with `zero` (each process
+    would check only its part of the gradients), a module that already has
+    a grid named `@grid`, a function train-shard already partitioned.
   }];
   let options = [
     Option<"tp", "tp", "int64_t", /*default=*/"1",
            "Tensor-parallel degree (grid axis 1)">,
     Option<"dp", "dp", "int64_t", /*default=*/"1",
            "Data-parallel degree (grid axis 0)">,
+    Option<"zero", "zero", "int64_t", /*default=*/"0",
+           "ZeRO stage (0 to 3): partition optimizer states (1), gradients "
+           "(2) and parameters (3) over the data-parallel processes">,
   ];
   let dependentDialects = ["::mlir::memopt::train::TrainDialect",
                            "::mlir::shard::ShardDialect",
