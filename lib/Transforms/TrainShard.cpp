@@ -698,8 +698,9 @@ static LogicalResult shardStep(func::FuncOp step, int64_t dp, int64_t tp,
   if (failed(derived))
     return failure();
   if (!*derived)
-    return step.emitOpError()
-           << "is not the step train-autodiff derives from its forward "
+    return mlir::emitError(step.getLoc())
+           << "train-shard: @" << step.getSymName()
+           << " is not the step train-autodiff derives from its forward "
               "pass (another pass or a hand edit changed it); apply "
               "train-shard to the forward + loss function, or to the step "
               "train-autodiff (and train-precision) produced, before other "
@@ -772,8 +773,9 @@ struct TrainShardPass
           train::getPrecisionConfig(func);
       if (zero > 0 && precision &&
           precision->lossScaling == train::LossScaling::Dynamic) {
-        func.emitOpError()
-            << "has dynamic loss scaling, which train-shard cannot combine "
+        emitError(func.getLoc())
+            << "train-shard: @" << func.getSymName()
+            << " has dynamic loss scaling, which train-shard cannot combine "
                "with zero="
             << static_cast<int64_t>(zero)
             << ": each process would check only its part of the gradients "

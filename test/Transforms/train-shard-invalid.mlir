@@ -1,10 +1,21 @@
 // RUN: mem-opt %s -split-input-file -verify-diagnostics --train-shard='tp=2 dp=2'
 // RUN: not mem-opt %s --train-shard=tp=0 2>&1 | FileCheck %s --check-prefix=TP0
 // RUN: not mem-opt %s --train-shard='tp=2 dp=0' 2>&1 | FileCheck %s --check-prefix=DP0
+// RUN: not mem-opt %s --train-shard='dp=2 zero=4' 2>&1 | FileCheck %s --check-prefix=ZERO4
+// RUN: not mem-opt %s --train-shard='tp=2 zero=1' 2>&1 | FileCheck %s --check-prefix=ZERODP
+// RUN: mem-gen mlp --batch 4 --train --precision=fp16-mixed | not mem-opt --train-shard='dp=2 zero=2' 2>&1 | FileCheck %s --check-prefix=ZERODYN
 
 // A degree below 1 is an error of the pass options, reported on the module.
 // TP0: error: train-shard: tp and dp must be at least 1, got tp=0 dp=1{{$}}
 // DP0: error: train-shard: tp and dp must be at least 1, got tp=2 dp=0{{$}}
+
+// ZeRO needs a stage from 0 to 3 and data-parallel processes to partition
+// over; it cannot combine with dynamic loss scaling (each process would
+// check only its part of the gradients).
+// ZERO4: error: train-shard: zero must be a ZeRO stage from 0 to 3, got 4{{$}}
+// ZERODP: error: train-shard: zero=1 partitions the model states over the data-parallel processes, and dp=1 has one; give dp > 1
+// ZERODYN: <stdin>:2:3: error: train-shard: @mlp has dynamic loss scaling, which train-shard cannot combine with zero=2: each process would check only its part of the gradients for inf/NaN
+// ZERODYN-NOT: see current operation
 
 // 3 heads cannot be split over tp=2: in a region that closes (the heads
 // reach a row-parallel matmul), an error of the input rather than a region
