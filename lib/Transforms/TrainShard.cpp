@@ -197,12 +197,14 @@ static int64_t getSliceBlocks(Value result) {
 
 /// Applies the tensor-parallel rule of `op` given its operands' splits.
 LogicalResult Sharder::propagate(Operation *op, Simulation &sim) {
-  SmallVector<const TensorSplit *> in;
+  // Copies: setSplit inserts into sim.splits, which may move its entries.
+  SmallVector<std::optional<TensorSplit>> in;
   llvm::BitVector starts(candidates.size());
   bool anySplit = false;
   for (Value operand : op->getOperands()) {
     auto it = sim.splits.find(operand);
-    in.push_back(it == sim.splits.end() ? nullptr : &it->second);
+    in.push_back(it == sim.splits.end() ? std::nullopt
+                                        : std::optional(it->second));
     if (in.back()) {
       anySplit = true;
       starts |= in.back()->starts;
@@ -331,7 +333,7 @@ LogicalResult Sharder::propagate(Operation *op, Simulation &sim) {
   // Elementwise ops: every tensor operand split the same way.
   if (isa<train::GeluOp, train::ReluOp, train::SiluOp, train::SwigluOp,
           train::MulOp, train::ScaleOp, train::CastOp>(op)) {
-    for (const TensorSplit *split : in)
+    for (const std::optional<TensorSplit> &split : in)
       if (!split || split->dim != in[0]->dim || split->blocks != in[0]->blocks)
         return fail("an elementwise op with a replicated operand");
     setSplit(op->getResult(0), in[0]->dim, in[0]->blocks);
