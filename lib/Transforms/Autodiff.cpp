@@ -296,6 +296,17 @@ static std::optional<DataParallel> getDataParallel(func::FuncOp func) {
   return result;
 }
 
+/// The tensor-parallel degree of a step train-shard made sequence-parallel
+/// (`train.shard` with `sequence_parallel`), else 1.
+static int64_t getSequenceParallelDegree(func::FuncOp func) {
+  auto config =
+      func->getAttrOfType<DictionaryAttr>(train::TrainDialect::kShardAttrName);
+  if (!config || !config.get("sequence_parallel"))
+    return 1;
+  auto tp = dyn_cast_or_null<IntegerAttr>(config.get("tp"));
+  return tp ? tp.getInt() : 1;
+}
+
 /// Whether `op` is a collective over the data-parallel grid axis (axis 0)
 /// alone.
 static bool isOverDataParallel(Operation *op) {
@@ -365,18 +376,26 @@ static void averageOverDataParallel(
 
 /// ZeRO-3: a parameter gathered in the forward pass is gathered again
 /// before its first use in the backward pass (after `lastForward`), so that
-/// the forward's gathered copy dies with its last forward use.
+/// the forward's gathered copy dies with its last forward use. Sequence
+/// parallelism does the same with the sequence gathers before the
+/// tensor-parallel regions (Korthikanti et al. save each process's part of
+/// a region's input, not the gathered whole).
 static void regatherForBackward(func::FuncOp func, OpBuilder &builder,
                                 Operation *lastForward) {
   std::optional<DataParallel> dataParallel = getDataParallel(func);
-  if (!dataParallel || dataParallel->zero != 3 || !lastForward)
+  bool parameters = dataParallel && dataParallel->zero == 3;
+  bool sequence = getSequenceParallelDegree(func) > 1;
+  if ((!parameters && !sequence) || !lastForward)
     return;
   Block &body = func.getBody().front();
   SmallVector<shard::AllGatherOp> gathers;
   for (Operation &op : body) {
-    if (auto gather = dyn_cast<shard::AllGatherOp>(op);
-        gather && gather.getGridAxes() == ArrayRef<int16_t>{0})
-      gathers.push_back(gather);
+    if (auto gather = dyn_cast<shard::AllGatherOp>(op)) {
+      ArrayRef<int16_t> axes = gather.getGridAxes();
+      if ((parameters && axes == ArrayRef<int16_t>{0}) ||
+          (sequence && axes == ArrayRef<int16_t>{1}))
+        gathers.push_back(gather);
+    }
     if (&op == lastForward)
       break;
   }
@@ -445,6 +464,11 @@ LogicalResult memopt::appendBackward(func::FuncOp func,
   } else {
     double value =
         scaling == train::LossScaling::Static ? precision->scale : 1.0;
+    // Sequence parallelism: the loss is the average of the tensor-parallel
+    // processes' losses, each over its part of the sequence, and the
+    // collectives of the tensor-parallel regions sum the processes' shares
+    // of each gradient; so each process's loss contributes 1/tp.
+    value /= static_cast<double>(getSequenceParallelDegree(func));
     seed = arith::ConstantOp::create(
         builder, seedLoc,
         DenseElementsAttr::get(

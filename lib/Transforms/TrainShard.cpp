@@ -78,8 +78,10 @@ struct Simulation {
 
 class Sharder {
 public:
-  Sharder(func::FuncOp func, int64_t dp, int64_t tp, int64_t zero)
-      : func(func), dp(dp), tp(tp), zero(zero), body(func.getBody().front()) {}
+  Sharder(func::FuncOp func, int64_t dp, int64_t tp, int64_t zero,
+          bool sequenceParallel)
+      : func(func), dp(dp), tp(tp), zero(zero),
+        sequenceParallel(sequenceParallel), body(func.getBody().front()) {}
 
   LogicalResult run();
 
@@ -88,6 +90,7 @@ private:
   Simulation simulate(const llvm::BitVector &active);
   LogicalResult propagate(Operation *op, Simulation &sim);
   LogicalResult planDataParallel();
+  LogicalResult planSequenceParallel();
   LogicalResult rewrite();
   void partitionParameters(OpBuilder &builder);
   RankedTensorType getLocalType(Value value);
@@ -98,12 +101,24 @@ private:
 
   func::FuncOp func;
   int64_t dp, tp, zero;
+  bool sequenceParallel;
   Block &body;
   /// Candidate column-parallel matmuls, indexed by region number.
   SmallVector<train::MatmulOp> candidates;
   Simulation plan;
   /// Values split along the batch: the dimension.
   llvm::DenseMap<Value, int64_t> batchDims;
+  /// Sequence parallelism: values split along the sequence over the
+  /// tensor-parallel axis (the dimension); the inputs of column-parallel
+  /// matmuls gathered along it (the dimension); the sequence dimension of
+  /// each region's partial sums, by candidate region; the operands that
+  /// read a parameter whole from a per-token op; whether the returned loss
+  /// is a process's share.
+  llvm::DenseMap<Value, int64_t> seqDims;
+  llvm::MapVector<Value, int64_t> seqGathers;
+  llvm::DenseMap<unsigned, int64_t> regionSeqDims;
+  SmallVector<OpOperand *> replicatedReads;
+  bool seqLoss = false;
 };
 
 } // namespace
@@ -503,6 +518,185 @@ LogicalResult Sharder::planDataParallel() {
   return success();
 }
 
+/// Whether `value` reads a parameter whole: a train.param or casts of one.
+static bool isParameterRead(Value value) {
+  while (auto cast = value.getDefiningOp<train::CastOp>())
+    value = cast.getInput();
+  return value.getDefiningOp<train::ParamOp>() != nullptr;
+}
+
+LogicalResult Sharder::planSequenceParallel() {
+  if (!sequenceParallel)
+    return success();
+  for (BlockArgument arg : func.getArguments()) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!type ||
+        func.getArgAttr(arg.getArgNumber(), train::TrainDialect::kStepAttrName))
+      continue;
+    if (type.getRank() < 2 || type.getDimSize(1) % tp != 0)
+      return emitError(arg.getLoc())
+             << "train-shard: argument " << arg.getArgNumber() << " (" << type
+             << ") cannot be split along the sequence over tp=" << tp
+             << ": sequence parallelism splits dimension 1 of every argument";
+    seqDims[arg] = 1;
+  }
+  auto setDim = [&](Operation &op, Value value, int64_t dim) -> LogicalResult {
+    auto type = cast<RankedTensorType>(value.getType());
+    if (dim < 0 || dim >= type.getRank() || type.getDimSize(dim) % tp != 0)
+      return op.emitOpError()
+             << "cannot be sequence-parallel: its result " << type
+             << " cannot be split along dimension " << dim << " over tp="
+             << tp;
+    seqDims[value] = dim;
+    return success();
+  };
+  for (Operation &op : body) {
+    if (isa<func::ReturnOp>(op))
+      break;
+    // A region's partial sums are reduce-scattered along the sequence.
+    if (plan.rowParallel.contains(&op)) {
+      auto matmul = cast<train::MatmulOp>(op);
+      const llvm::BitVector &starts = plan.splits[matmul.getLhs()].starts;
+      auto it = starts.any() ? regionSeqDims.find(starts.find_first())
+                             : regionSeqDims.end();
+      if (it == regionSeqDims.end())
+        return op.emitOpError("cannot be sequence-parallel: its region's "
+                              "input is not split along the sequence");
+      if (failed(setDim(op, matmul.getResult(), it->second)))
+        return failure();
+      continue;
+    }
+    SmallVector<std::optional<int64_t>> in;
+    bool anySplit = false;
+    for (Value operand : op.getOperands()) {
+      auto it = seqDims.find(operand);
+      in.push_back(it == seqDims.end() ? std::nullopt
+                                       : std::optional(it->second));
+      anySplit |= in.back().has_value();
+    }
+    if (!anySplit)
+      continue;
+    auto fail = [&](const Twine &reason) {
+      return op.emitOpError()
+             << "cannot be sequence-parallel: " << reason
+             << "; train-shard splits only per-token ops along the sequence";
+    };
+    // A region's input is gathered along the sequence.
+    if (plan.columnParallel.contains(&op)) {
+      auto matmul = cast<train::MatmulOp>(op);
+      if (!in[0] || in[1])
+        return fail("a column-parallel matmul whose input is not split "
+                    "along the sequence");
+      seqGathers[matmul.getLhs()] = *in[0];
+      const llvm::BitVector &starts = plan.splits[matmul.getResult()].starts;
+      for (unsigned index : starts.set_bits())
+        regionSeqDims.try_emplace(index, *in[0]);
+      continue;
+    }
+    if (llvm::any_of(op.getResults(),
+                     [&](Value result) { return plan.splits.count(result); }))
+      return fail("a tensor-parallel region reads a sequence-split value "
+                  "other than through its column-parallel matmuls");
+    // The other operands: split the same way, or a parameter read whole
+    // (its gradient then sums the processes' shares).
+    int64_t dim = **llvm::find_if(
+        in, [](const std::optional<int64_t> &d) { return d.has_value(); });
+    for (auto [operand, operandDim] : llvm::zip_equal(op.getOpOperands(), in)) {
+      if (operandDim) {
+        if (*operandDim != dim)
+          return fail("its operands are split along different dimensions");
+        continue;
+      }
+      if (!isa<RankedTensorType>(operand.get().getType()))
+        continue;
+      if (!isParameterRead(operand.get()))
+        return fail("it combines a sequence-split value with a whole one "
+                    "that is not a parameter");
+      replicatedReads.push_back(&operand);
+    }
+    int64_t rank =
+        cast<RankedTensorType>(op.getOperand(0).getType()).getRank();
+    if (isa<train::AddOp, train::SubOp, train::MulOp, train::ScaleOp,
+            train::CastOp, train::GeluOp, train::ReluOp, train::SiluOp,
+            train::DropoutOp>(op)) {
+      for (Value result : op.getResults())
+        if (failed(setDim(op, result, dim)))
+          return failure();
+      continue;
+    }
+    if (auto bias = dyn_cast<train::BiasAddOp>(op)) {
+      int64_t biasDim = static_cast<int64_t>(bias.getDim());
+      if (biasDim < 0)
+        biasDim += rank;
+      if (!in[0] || biasDim == dim)
+        return fail("a bias add along the sequence");
+      if (failed(setDim(op, bias.getResult(), dim)))
+        return failure();
+      continue;
+    }
+    if (isa<train::LayerNormOp, train::RmsNormOp>(op)) {
+      if (!in[0] || dim >= rank - 1)
+        return fail("a normalization over the sequence");
+      for (Value result : op.getResults())
+        if (failed(setDim(op, result, dim)))
+          return failure();
+      continue;
+    }
+    if (auto embedding = dyn_cast<train::EmbeddingOp>(op)) {
+      if (!in[1])
+        return fail("an embedding whose indices are not split");
+      if (failed(setDim(op, embedding.getResult(), dim)))
+        return failure();
+      continue;
+    }
+    if (auto matmul = dyn_cast<train::MatmulOp>(op)) {
+      if (!in[0] || in[1] || matmul.getTransposeLhs() || dim >= rank - 1)
+        return fail("a matmul that contracts the sequence");
+      if (failed(setDim(op, matmul.getResult(), dim)))
+        return failure();
+      continue;
+    }
+    if (isa<train::CrossEntropyOp, train::MseLossOp>(op)) {
+      if (!in[0] || !in[1])
+        return fail("a loss whose inputs are not both split");
+      // A mean over the process's tokens: averaged over the axis below.
+      continue;
+    }
+    if (auto reshape = dyn_cast<train::ReshapeOp>(op)) {
+      std::optional<int64_t> mapped = mapReshapeDim(
+          cast<RankedTensorType>(reshape.getInput().getType()),
+          reshape.getType(), dim, tp);
+      if (!mapped)
+        return fail("a reshape that makes the sequence parts non-contiguous");
+      if (failed(setDim(op, reshape.getResult(), *mapped)))
+        return failure();
+      continue;
+    }
+    if (auto transpose = dyn_cast<train::TransposeOp>(op)) {
+      ArrayRef<int64_t> perm = transpose.getPermutation();
+      if (failed(setDim(op, transpose.getResult(),
+                        llvm::find(perm, dim) - perm.begin())))
+        return failure();
+      continue;
+    }
+    return fail("no sequence-parallel rule");
+  }
+  auto ret = cast<func::ReturnOp>(body.getTerminator());
+  for (auto [index, value] : llvm::enumerate(ret.getOperands())) {
+    if (seqDims.count(value))
+      return ret.emitOpError()
+             << "returns value " << index
+             << " split along the sequence; train-shard returns whole values";
+    Operation *def = value.getDefiningOp();
+    if (index == 0 && isa_and_nonnull<train::CrossEntropyOp, train::MseLossOp>(
+                          def) &&
+        llvm::any_of(def->getOperands(),
+                     [&](Value operand) { return seqDims.count(operand); }))
+      seqLoss = true;
+  }
+  return success();
+}
+
 RankedTensorType Sharder::getLocalType(Value value) {
   auto type = cast<RankedTensorType>(value.getType());
   SmallVector<int64_t> shape(type.getShape());
@@ -510,6 +704,8 @@ RankedTensorType Sharder::getLocalType(Value value) {
     shape[it->second] /= dp;
   if (auto it = plan.splits.find(value); it != plan.splits.end())
     shape[it->second.dim] /= tp;
+  if (auto it = seqDims.find(value); it != seqDims.end())
+    shape[it->second] /= tp;
   return RankedTensorType::get(shape, type.getElementType(),
                                type.getEncoding());
 }
@@ -558,16 +754,38 @@ LogicalResult Sharder::rewrite() {
   // Arguments.
   SmallVector<Type> argTypes;
   for (BlockArgument arg : func.getArguments()) {
-    if (isa<RankedTensorType>(arg.getType()) && batchDims.count(arg)) {
+    if (isa<RankedTensorType>(arg.getType()) &&
+        (batchDims.count(arg) || seqDims.count(arg))) {
+      SmallVector<int64_t> split;
+      if (batchDims.count(arg))
+        llvm::append_range(split, ArrayRef<int64_t>{0, 1, kDataAxis});
+      if (seqDims.count(arg))
+        llvm::append_range(split, ArrayRef<int64_t>{1, 1, kTensorAxis});
       func.setArgAttr(arg.getArgNumber(), train::TrainDialect::kSplitAttrName,
-                      builder.getDenseI64ArrayAttr(
-                          {0, 1, static_cast<int64_t>(kDataAxis)}));
+                      builder.getDenseI64ArrayAttr(split));
       arg.setType(getLocalType(arg));
     }
     argTypes.push_back(arg.getType());
   }
 
-  // Ops, in order: local result types, slice offsets, f and g.
+  // Sequence parallelism: the parameters per-token ops read whole enter
+  // through copy_to_parallel (one per read value), so that their gradients
+  // sum the processes' shares.
+  llvm::DenseMap<Value, Value> copies;
+  for (OpOperand *read : replicatedReads) {
+    Value &copy = copies[read->get()];
+    if (!copy) {
+      builder.setInsertionPointAfterValue(read->get());
+      copy = train::CopyToParallelOp::create(
+          builder, read->getOwner()->getLoc(), read->get().getType(),
+          read->get(), grid, builder.getDenseI16ArrayAttr({kTensorAxis}));
+    }
+    read->set(copy);
+  }
+
+  // Ops, in order: local result types, slice offsets, f and g (or, with
+  // sequence parallelism, the gathers and reduce-scatters along the
+  // sequence).
   llvm::DenseMap<Value, Value> entered;
   for (Operation &op : llvm::make_early_inc_range(body)) {
     if (isa<func::ReturnOp>(op))
@@ -578,9 +796,20 @@ LogicalResult Sharder::rewrite() {
       Value &copy = entered[input];
       if (!copy) {
         builder.setInsertionPointAfterValue(input);
-        copy = train::CopyToParallelOp::create(
-            builder, op.getLoc(), input.getType(), input, grid,
-            builder.getDenseI16ArrayAttr({kTensorAxis}));
+        auto gather = seqGathers.find(input);
+        if (gather != seqGathers.end()) {
+          auto type = cast<RankedTensorType>(input.getType());
+          SmallVector<int64_t> shape(type.getShape());
+          shape[gather->second] *= tp;
+          copy = shard::AllGatherOp::create(
+              builder, op.getLoc(), type.clone(shape), kGridName,
+              ArrayRef<int16_t>{kTensorAxis}, input,
+              APInt(64, gather->second));
+        } else {
+          copy = train::CopyToParallelOp::create(
+              builder, op.getLoc(), input.getType(), input, grid,
+              builder.getDenseI16ArrayAttr({kTensorAxis}));
+        }
       }
       matmul.getLhsMutable().assign(copy);
     }
@@ -592,27 +821,52 @@ LogicalResult Sharder::rewrite() {
         slice.setOffsets(offsets);
       }
     }
+    // A region's partial sums are whole along the sequence until reduced.
+    std::optional<int64_t> scatterDim;
+    if (plan.rowParallel.contains(&op))
+      if (auto it = seqDims.find(op.getResult(0)); it != seqDims.end())
+        scatterDim = it->second;
     for (Value result : op.getResults())
       if (isa<RankedTensorType>(result.getType()))
         result.setType(getLocalType(result));
     if (plan.rowParallel.contains(&op)) {
       builder.setInsertionPointAfter(&op);
       Value partial = op.getResult(0);
-      auto sum = shard::AllReduceOp::create(
-          builder, op.getLoc(), partial.getType(), kGridName,
-          ArrayRef<int16_t>{kTensorAxis}, partial, shard::ReductionKind::Sum);
-      partial.replaceAllUsesExcept(sum.getResult(), sum);
+      Value sum;
+      if (scatterDim) {
+        auto type = cast<RankedTensorType>(partial.getType());
+        SmallVector<int64_t> shape(type.getShape());
+        shape[*scatterDim] *= tp;
+        partial.setType(type.clone(shape));
+        sum = shard::ReduceScatterOp::create(
+            builder, op.getLoc(), type, kGridName,
+            ArrayRef<int16_t>{kTensorAxis}, partial,
+            shard::ReductionKind::Sum, APInt(64, *scatterDim));
+      } else {
+        sum = shard::AllReduceOp::create(builder, op.getLoc(),
+                                         partial.getType(), kGridName,
+                                         ArrayRef<int16_t>{kTensorAxis},
+                                         partial, shard::ReductionKind::Sum);
+      }
+      partial.replaceAllUsesExcept(sum, sum.getDefiningOp());
     }
   }
 
-  // The loss: the average of the processes' losses.
+  // The loss: the average of the processes' losses (over the data-parallel
+  // axis, and the tensor-parallel one when each process's loss covers its
+  // part of the sequence).
   auto ret = cast<func::ReturnOp>(body.getTerminator());
-  if (dp > 1 && ret.getNumOperands() > 0 && batchDims.empty() == false) {
+  SmallVector<int16_t> lossAxes;
+  if (dp > 1 && !batchDims.empty())
+    lossAxes.push_back(kDataAxis);
+  if (seqLoss)
+    lossAxes.push_back(kTensorAxis);
+  if (!lossAxes.empty() && ret.getNumOperands() > 0) {
     Value loss = ret.getOperand(0);
     builder.setInsertionPoint(ret);
     auto average = shard::AllReduceOp::create(
-        builder, loss.getLoc(), loss.getType(), kGridName,
-        ArrayRef<int16_t>{kDataAxis}, loss, shard::ReductionKind::Average);
+        builder, loss.getLoc(), loss.getType(), kGridName, lossAxes, loss,
+        shard::ReductionKind::Average);
     ret->setOperand(0, average.getResult());
   }
   partitionParameters(builder);
@@ -625,6 +879,14 @@ LogicalResult Sharder::rewrite() {
                     builder.getNamedAttr("zero",
                                          builder.getI64IntegerAttr(zero)),
                 }));
+  if (sequenceParallel) {
+    auto config = func->getAttrOfType<DictionaryAttr>(
+        train::TrainDialect::kShardAttrName);
+    NamedAttrList entries(config);
+    entries.set("sequence_parallel", builder.getUnitAttr());
+    func->setAttr(train::TrainDialect::kShardAttrName,
+                  entries.getDictionary(ctx));
+  }
   // Every op still verifies with its local types (a failure names the op).
   WalkResult walk = func.walk([](Operation *op) {
     return failed(verify(op, /*verifyRecursively=*/false))
@@ -682,14 +944,15 @@ void Sharder::partitionParameters(OpBuilder &builder) {
 }
 
 LogicalResult Sharder::run() {
-  if (failed(planTensorParallel()) || failed(planDataParallel()))
+  if (failed(planTensorParallel()) || failed(planSequenceParallel()) ||
+      failed(planDataParallel()))
     return failure();
   return rewrite();
 }
 
 /// Shards a whole step through its forward pass.
 static LogicalResult shardStep(func::FuncOp step, int64_t dp, int64_t tp,
-                               int64_t zero) {
+                               int64_t zero, bool sequenceParallel) {
   FailureOr<AutodiffOptions> options = inferAutodiffOptions(step);
   if (failed(options))
     return failure();
@@ -707,7 +970,7 @@ static LogicalResult shardStep(func::FuncOp step, int64_t dp, int64_t tp,
               "train-shard to the forward + loss function, or to the step "
               "train-autodiff (and train-precision) produced, before other "
               "passes";
-  if (failed(Sharder(forward, dp, tp, zero).run()) ||
+  if (failed(Sharder(forward, dp, tp, zero, sequenceParallel).run()) ||
       failed(appendBackward(forward, *options)))
     return failure();
   step.getBody().takeBody(forward.getBody());
@@ -744,6 +1007,12 @@ struct TrainShardPass
              "processes, and dp=1 has one; give dp > 1";
       return signalPassFailure();
     }
+    if (sequenceParallel && tp == 1) {
+      module.emitError("train-shard: sequence-parallel splits the sequence "
+                       "over the tensor-parallel processes, and tp=1 has "
+                       "one; give tp > 1");
+      return signalPassFailure();
+    }
     SmallVector<func::FuncOp> funcs;
     for (auto func : module.getOps<func::FuncOp>())
       if (!func.isExternal() && train::findTrainOp(func))
@@ -773,13 +1042,14 @@ struct TrainShardPass
         return signalPassFailure();
       std::optional<train::PrecisionConfig> precision =
           train::getPrecisionConfig(func);
-      if (zero > 0 && precision &&
+      if ((zero > 0 || sequenceParallel) && precision &&
           precision->lossScaling == train::LossScaling::Dynamic) {
         emitError(func.getLoc())
             << "train-shard: @" << func.getSymName()
             << " has dynamic loss scaling, which train-shard cannot combine "
-               "with zero="
-            << static_cast<int64_t>(zero)
+               "with "
+            << (zero > 0 ? "zero=" + std::to_string(zero)
+                         : std::string("sequence-parallel"))
             << ": each process would check only its part of the gradients "
                "for inf/NaN, and the processes could disagree on skipping a "
                "step; use static loss scaling or bf16";
@@ -792,8 +1062,8 @@ struct TrainShardPass
                           ArrayRef<int64_t>{dp, tp});
     for (func::FuncOp func : funcs) {
       LogicalResult sharded = isTrainingStep(func)
-                                  ? shardStep(func, dp, tp, zero)
-                                  : Sharder(func, dp, tp, zero).run();
+                                  ? shardStep(func, dp, tp, zero, sequenceParallel)
+                                  : Sharder(func, dp, tp, zero, sequenceParallel).run();
       if (failed(sharded))
         return signalPassFailure();
     }

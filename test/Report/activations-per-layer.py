@@ -27,16 +27,30 @@ masks after the row-parallel layers (2sbh) and the LayerNorm inputs
 f32 LayerNorm inputs and statistics are whole, softmax's f32 output splits.
 In fp32: 18sbh + 48sbh/t + 9as^2b/t + 16sb.
 
-usage: activations-per-layer.py MODE S B H A LAYERS [T] < report.json"""
+With sequence parallelism as well (Table 2's sbh/t (34 + 5as/h)), every
+term splits over t: the LayerNorms, dropouts and residual stream are split
+along the sequence, and a column-parallel layer saves its process's part of
+its input (the backward pass gathers it again). memopt's extras split too:
+(sbh/t)(34 + 5as/h) + (4sbh + 2as^2b + 16sb)/t in bf16-mixed, and
+(66sbh + 9as^2b + 16sb)/t in fp32.
+
+usage: activations-per-layer.py MODE S B H A LAYERS [T [sp]] < report.json"""
 import json
 import sys
 
 mode, s, b, h, a, layers = sys.argv[1], *map(int, sys.argv[2:7])
 t = int(sys.argv[7]) if len(sys.argv) > 7 else 1
+sp = len(sys.argv) > 8 and sys.argv[8] == "sp"
 report = json.load(sys.stdin)
 # Korthikanti's formula, exact when t divides every term.
 korthikanti = 10 * s * b * h + 24 * s * b * h // t + 5 * a * s * s * b // t
-if mode == "bf16-mixed":
+if sp:
+    korthikanti = (34 * s * b * h + 5 * a * s * s * b) // t
+if sp and mode == "bf16-mixed":
+    expected = korthikanti + (4 * s * b * h + 2 * a * s * s * b + 16 * s * b) // t
+elif sp and mode == "fp32":
+    expected = (66 * s * b * h + 9 * a * s * s * b + 16 * s * b) // t
+elif mode == "bf16-mixed":
     expected = korthikanti + 4 * s * b * h + 2 * a * s * s * b // t + 16 * s * b
 elif mode == "fp32":
     expected = (18 * s * b * h + 48 * s * b * h // t + 9 * a * s * s * b // t +
@@ -45,8 +59,9 @@ else:
     sys.exit(f"unknown mode {mode}")
 by_layer = {row["layer"]: row["bytes"]
             for row in report["saved_activations"]["by_layer"]}
-print(f"{mode} s={s} b={b} h={h} a={a} t={t}: Korthikanti "
-      f"sbh(10 + 24/t + 5as/(ht)) = {korthikanti}, expected per layer {expected}")
+formula = "sbh/t (34 + 5as/h)" if sp else "sbh(10 + 24/t + 5as/(ht))"
+print(f"{mode} s={s} b={b} h={h} a={a} t={t}{' sp' if sp else ''}: Korthikanti "
+      f"{formula} = {korthikanti}, expected per layer {expected}")
 for i in range(layers):
     got = by_layer.get(f"h.{i}")
     print(f"  h.{i}: {got}")

@@ -170,6 +170,11 @@ LogicalResult TrainDialect::verifyOperationAttribute(Operation *op,
                << "'" << name << "' must have an integer '" << key
                << "' of at least " << (key == "zero" ? 0 : 1);
     }
+    if (Attribute sequence = config.get("sequence_parallel");
+        sequence && !isa<UnitAttr>(sequence))
+      return op->emitError() << "'" << name
+                             << "' must have a unit 'sequence_parallel' "
+                                "when it has one";
     return success();
   }
   return op->emitError() << "unknown train attribute '" << name << "'";

@@ -143,6 +143,39 @@ struct ReduceScatterGradientModel
   }
 };
 
+/// The cost of a shard collective: no FLOPs counted, and the staging
+/// buffer its lowering (ShardToCalls.cpp) needs when it gathers or scatters
+/// along a dimension other than the first: the runtimes move contiguous
+/// chunks, so a gather receives into a [group, input...] buffer and
+/// transposes it into the result, and a reduce-scatter transposes its input
+/// into such a buffer before sending.
+template <typename OpTy>
+struct CollectiveCostModel
+    : public CostOpInterface::ExternalModel<CollectiveCostModel<OpTy>, OpTy> {
+  int64_t getFlops(Operation *op) const { return 0; }
+
+  SmallVector<int64_t> getWorkspaceBuffers(Operation *op) const {
+    if (auto gather = dyn_cast<shard::AllGatherOp>(op)) {
+      if (gather.getGatherAxis().isZero())
+        return {};
+      return {getTensorBytes(gather.getResult().getType())};
+    }
+    if (auto scatter = dyn_cast<shard::ReduceScatterOp>(op)) {
+      if (scatter.getScatterAxis().isZero())
+        return {};
+      return {getTensorBytes(scatter.getInput().getType())};
+    }
+    return {};
+  }
+
+  int64_t getWorkspaceBytes(Operation *op) const {
+    int64_t bytes = 0;
+    for (int64_t buffer : getWorkspaceBuffers(op))
+      bytes += buffer;
+    return bytes;
+  }
+};
+
 } // namespace
 
 void mlir::memopt::train::registerShardGradientModels(
@@ -152,5 +185,11 @@ void mlir::memopt::train::registerShardGradientModels(
     shard::AllGatherOp::attachInterface<AllGatherGradientModel>(*context);
     shard::ReduceScatterOp::attachInterface<ReduceScatterGradientModel>(
         *context);
+    shard::AllReduceOp::attachInterface<
+        CollectiveCostModel<shard::AllReduceOp>>(*context);
+    shard::AllGatherOp::attachInterface<
+        CollectiveCostModel<shard::AllGatherOp>>(*context);
+    shard::ReduceScatterOp::attachInterface<
+        CollectiveCostModel<shard::ReduceScatterOp>>(*context);
   });
 }

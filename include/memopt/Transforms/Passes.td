@@ -174,6 +174,19 @@ def TrainShardPass : Pass<"train-shard", "::mlir::ModuleOp"> {
       the backward pass, so the gathered copy lives only while a layer
       computes. Parameters whose first dimension does not divide stay
       whole, with an all-reduced gradient.
+    * Sequence parallelism (`sequence-parallel`, needs `tp` > 1), as in
+      Korthikanti et al. (2022): every argument is split along dimension 1
+      (the sequence) over the tensor-parallel axis, and so is everything
+      computed from it outside the tensor-parallel regions (embeddings,
+      norms, residual adds, dropout, the LM head and the loss, each per
+      token). A region's input is gathered along the sequence
+      (`shard.all_gather`, whose gradient is a reduce-scatter) instead of
+      entering through `train.copy_to_parallel`, and a region's partial sums
+      are reduce-scattered along it (`shard.reduce_scatter`, whose gradient
+      is an all-gather) instead of all-reduced. A parameter those per-token
+      ops read enters through `train.copy_to_parallel`, so that its
+      gradient sums the processes' shares; the loss is averaged over the
+      axis, and train-autodiff seeds its gradient with 1/tp.
 
     Parameters and arguments that are split carry `train.split` (which
     part of the whole tensor a process holds), and the function
@@ -183,8 +196,11 @@ def TrainShardPass : Pass<"train-shard", "::mlir::ModuleOp"> {
 
     Errors: a degree below 1, heads, KV heads or a split feature count not
     divisible by `tp`, a batch not divisible by `dp`, `zero` outside 0 to 3
-    or above 0 with `dp` = 1, dynamic loss scaling with `zero` (each process
-    would check only its part of the gradients), a module that already has
+    or above 0 with `dp` = 1, dynamic loss scaling with `zero` or
+    `sequence-parallel` (each process would check only its part of the
+    gradients), `sequence-parallel` with `tp` = 1, an argument whose
+    sequence `tp` does not divide, an op with no per-token rule on a
+    sequence-split value, a module that already has
     a grid named `@grid`, a function train-shard already partitioned.
   }];
   let options = [
@@ -195,6 +211,11 @@ def TrainShardPass : Pass<"train-shard", "::mlir::ModuleOp"> {
     Option<"zero", "zero", "int64_t", /*default=*/"0",
            "ZeRO stage (0 to 3): partition optimizer states (1), gradients "
            "(2) and parameters (3) over the data-parallel processes">,
+    Option<"sequenceParallel", "sequence-parallel", "bool",
+           /*default=*/"false",
+           "Sequence parallelism (needs tp > 1): outside the tensor-parallel "
+           "regions, split every activation along the sequence over the "
+           "tensor-parallel processes">,
   ];
   let dependentDialects = ["::mlir::memopt::train::TrainDialect",
                            "::mlir::shard::ShardDialect",
