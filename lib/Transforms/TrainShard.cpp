@@ -545,8 +545,7 @@ LogicalResult Sharder::planSequenceParallel() {
     if (dim < 0 || dim >= type.getRank() || type.getDimSize(dim) % tp != 0)
       return op.emitOpError()
              << "cannot be sequence-parallel: its result " << type
-             << " cannot be split along dimension " << dim << " over tp="
-             << tp;
+             << " cannot be split along dimension " << dim << " over tp=" << tp;
     seqDims[value] = dim;
     return success();
   };
@@ -614,8 +613,7 @@ LogicalResult Sharder::planSequenceParallel() {
                     "that is not a parameter");
       replicatedReads.push_back(&operand);
     }
-    int64_t rank =
-        cast<RankedTensorType>(op.getOperand(0).getType()).getRank();
+    int64_t rank = cast<RankedTensorType>(op.getOperand(0).getType()).getRank();
     if (isa<train::AddOp, train::SubOp, train::MulOp, train::ScaleOp,
             train::CastOp, train::GeluOp, train::ReluOp, train::SiluOp,
             train::DropoutOp>(op)) {
@@ -663,9 +661,9 @@ LogicalResult Sharder::planSequenceParallel() {
       continue;
     }
     if (auto reshape = dyn_cast<train::ReshapeOp>(op)) {
-      std::optional<int64_t> mapped = mapReshapeDim(
-          cast<RankedTensorType>(reshape.getInput().getType()),
-          reshape.getType(), dim, tp);
+      std::optional<int64_t> mapped =
+          mapReshapeDim(cast<RankedTensorType>(reshape.getInput().getType()),
+                        reshape.getType(), dim, tp);
       if (!mapped)
         return fail("a reshape that makes the sequence parts non-contiguous");
       if (failed(setDim(op, reshape.getResult(), *mapped)))
@@ -688,8 +686,8 @@ LogicalResult Sharder::planSequenceParallel() {
              << "returns value " << index
              << " split along the sequence; train-shard returns whole values";
     Operation *def = value.getDefiningOp();
-    if (index == 0 && isa_and_nonnull<train::CrossEntropyOp, train::MseLossOp>(
-                          def) &&
+    if (index == 0 &&
+        isa_and_nonnull<train::CrossEntropyOp, train::MseLossOp>(def) &&
         llvm::any_of(def->getOperands(),
                      [&](Value operand) { return seqDims.count(operand); }))
       seqLoss = true;
@@ -803,8 +801,7 @@ LogicalResult Sharder::rewrite() {
           shape[gather->second] *= tp;
           copy = shard::AllGatherOp::create(
               builder, op.getLoc(), type.clone(shape), kGridName,
-              ArrayRef<int16_t>{kTensorAxis}, input,
-              APInt(64, gather->second));
+              ArrayRef<int16_t>{kTensorAxis}, input, APInt(64, gather->second));
         } else {
           copy = train::CopyToParallelOp::create(
               builder, op.getLoc(), input.getType(), input, grid,
@@ -840,13 +837,12 @@ LogicalResult Sharder::rewrite() {
         partial.setType(type.clone(shape));
         sum = shard::ReduceScatterOp::create(
             builder, op.getLoc(), type, kGridName,
-            ArrayRef<int16_t>{kTensorAxis}, partial,
-            shard::ReductionKind::Sum, APInt(64, *scatterDim));
+            ArrayRef<int16_t>{kTensorAxis}, partial, shard::ReductionKind::Sum,
+            APInt(64, *scatterDim));
       } else {
-        sum = shard::AllReduceOp::create(builder, op.getLoc(),
-                                         partial.getType(), kGridName,
-                                         ArrayRef<int16_t>{kTensorAxis},
-                                         partial, shard::ReductionKind::Sum);
+        sum = shard::AllReduceOp::create(
+            builder, op.getLoc(), partial.getType(), kGridName,
+            ArrayRef<int16_t>{kTensorAxis}, partial, shard::ReductionKind::Sum);
       }
       partial.replaceAllUsesExcept(sum, sum.getDefiningOp());
     }
@@ -871,14 +867,14 @@ LogicalResult Sharder::rewrite() {
   }
   partitionParameters(builder);
   func.setType(FunctionType::get(ctx, argTypes, ret.getOperandTypes()));
-  func->setAttr(train::TrainDialect::kShardAttrName,
-                builder.getDictionaryAttr({
-                    builder.getNamedAttr("grid", grid),
-                    builder.getNamedAttr("dp", builder.getI64IntegerAttr(dp)),
-                    builder.getNamedAttr("tp", builder.getI64IntegerAttr(tp)),
-                    builder.getNamedAttr("zero",
-                                         builder.getI64IntegerAttr(zero)),
-                }));
+  func->setAttr(
+      train::TrainDialect::kShardAttrName,
+      builder.getDictionaryAttr({
+          builder.getNamedAttr("grid", grid),
+          builder.getNamedAttr("dp", builder.getI64IntegerAttr(dp)),
+          builder.getNamedAttr("tp", builder.getI64IntegerAttr(tp)),
+          builder.getNamedAttr("zero", builder.getI64IntegerAttr(zero)),
+      }));
   if (sequenceParallel) {
     auto config = func->getAttrOfType<DictionaryAttr>(
         train::TrainDialect::kShardAttrName);
@@ -1061,9 +1057,10 @@ struct TrainShardPass
     shard::GridOp::create(builder, module.getLoc(), kGridName,
                           ArrayRef<int64_t>{dp, tp});
     for (func::FuncOp func : funcs) {
-      LogicalResult sharded = isTrainingStep(func)
-                                  ? shardStep(func, dp, tp, zero, sequenceParallel)
-                                  : Sharder(func, dp, tp, zero, sequenceParallel).run();
+      LogicalResult sharded =
+          isTrainingStep(func)
+              ? shardStep(func, dp, tp, zero, sequenceParallel)
+              : Sharder(func, dp, tp, zero, sequenceParallel).run();
       if (failed(sharded))
         return signalPassFailure();
     }
