@@ -70,6 +70,31 @@ def run(command, stdin=None):
     return result.stdout
 
 
+def parse_args(description, results):
+    """The options run.py and zero.py share; `results` names the JSON file
+    written beside the scripts by default."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--bin", default="build/bin")
+    parser.add_argument("--vocab", type=int, default=50304)
+    parser.add_argument("--layers", type=int, default=0,
+                        help="layers of every model (0: each model's full depth)")
+    parser.add_argument("--models", default=",".join(m[0] for m in MODELS))
+    parser.add_argument("--out", default=os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), results))
+    return parser.parse_args()
+
+
+def configurations(wanted, layers_option):
+    """(name, h, a, s, b, layers, t) of every model in `wanted` at every
+    tensor-parallel degree its heads and hidden size divide by."""
+    for name, h, a, s, b, depth, _ in MODELS:
+        if name not in wanted:
+            continue
+        for t in TPS:
+            if a % t == 0 and h % t == 0:
+                yield name, h, a, s, b, layers_option or depth, t
+
+
 def report(bindir, h, a, s, b, layers, vocab, t):
     gen = run([os.path.join(bindir, "mem-gen"), "gpt2", "--layers", str(layers),
                "--hidden", str(h), "--heads", str(a), "--seq", str(s),
@@ -171,15 +196,7 @@ def measure(bindir, name, h, a, s, b, layers, vocab, t):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bin", default="build/bin")
-    parser.add_argument("--vocab", type=int, default=50304)
-    parser.add_argument("--layers", type=int, default=0,
-                        help="layers of every model (0: each model's full depth)")
-    parser.add_argument("--models", default=",".join(m[0] for m in MODELS))
-    parser.add_argument("--out", default=os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "results.json"))
-    args = parser.parse_args()
+    args = parse_args(__doc__.splitlines()[0], "results.json")
     wanted = args.models.split(",")
 
     start = time.time()

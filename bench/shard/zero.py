@@ -24,7 +24,6 @@ Nothing runs on a device. Usage:
           [--out bench/shard/zero-results.json]
 """
 
-import argparse
 import json
 import os
 import sys
@@ -32,7 +31,7 @@ import time
 from fractions import Fraction
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run import MODELS, TPS, GIB, exact, run  # noqa: E402
+from run import GIB, configurations, exact, parse_args, run  # noqa: E402
 
 DP = 8
 STAGES = [0, 1, 2, 3]
@@ -54,55 +53,42 @@ def report(bindir, h, a, s, b, layers, vocab, t, zero):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bin", default="build/bin")
-    parser.add_argument("--vocab", type=int, default=50304)
-    parser.add_argument("--layers", type=int, default=0)
-    parser.add_argument("--models", default=",".join(m[0] for m in MODELS))
-    parser.add_argument("--out", default=os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "zero-results.json"))
-    args = parser.parse_args()
-    wanted = args.models.split(",")
+    args = parse_args(__doc__.splitlines()[0], "zero-results.json")
 
     start = time.time()
     rows, errors = [], []
-    for name, h, a, s, b, depth, _ in MODELS:
-        if name not in wanted:
-            continue
-        layers = args.layers or depth
-        for t in TPS:
-            if a % t or h % t:
-                continue
-            for zero in STAGES:
-                began = time.time()
-                r = report(args.bin, h, a, s, b, layers, args.vocab, t, zero)
-                states = r["model_states"]
-                p = states["parameter_count"]
-                got = states["total"]["bytes"]
-                whole, split = FORMULAS[zero]
-                formula = whole * p + Fraction(split * p, DP)
-                if got != formula:
-                    errors.append(f"{name} tp={t} zero={zero}: model states "
-                                  f"{got}, formula {exact(formula)}")
-                megatron = 18 * p if zero == 0 else (
-                    6 * p + Fraction(12 * p, DP) if zero == 1 else None)
-                largest = Fraction(args.vocab * h, t)  # the embedding part
-                deepspeed = {2: 4 * p + Fraction(16 * p, DP),
-                             3: 4 * largest + Fraction(18 * p, DP)}.get(zero)
-                rows.append({
-                    "model": name, "layers": layers, "tp": t, "dp": DP,
-                    "zero": zero, "parameters": p,
-                    "model_states_bytes": got,
-                    "formula_bytes": exact(formula),
-                    "megatron_bytes": exact(megatron) if megatron else None,
-                    "deepspeed_bytes": exact(deepspeed) if deepspeed else None,
-                    "peak_bytes": r["peak_bytes"],
-                    "sent_bytes": (r["communication"] or {}).get(
-                        "total_sent_bytes", 0),
-                    "seconds": round(time.time() - began, 3),
-                })
-                print(f"{name} tp={t} zero={zero}: {rows[-1]['seconds']} s",
-                      file=sys.stderr, flush=True)
+    for name, h, a, s, b, layers, t in configurations(
+            args.models.split(","), args.layers):
+        for zero in STAGES:
+            began = time.time()
+            r = report(args.bin, h, a, s, b, layers, args.vocab, t, zero)
+            states = r["model_states"]
+            p = states["parameter_count"]
+            got = states["total"]["bytes"]
+            whole, split = FORMULAS[zero]
+            formula = whole * p + Fraction(split * p, DP)
+            if got != formula:
+                errors.append(f"{name} tp={t} zero={zero}: model states "
+                              f"{got}, formula {exact(formula)}")
+            megatron = 18 * p if zero == 0 else (
+                6 * p + Fraction(12 * p, DP) if zero == 1 else None)
+            largest = Fraction(args.vocab * h, t)  # the embedding part
+            deepspeed = {2: 4 * p + Fraction(16 * p, DP),
+                         3: 4 * largest + Fraction(18 * p, DP)}.get(zero)
+            rows.append({
+                "model": name, "layers": layers, "tp": t, "dp": DP,
+                "zero": zero, "parameters": p,
+                "model_states_bytes": got,
+                "formula_bytes": exact(formula),
+                "megatron_bytes": exact(megatron) if megatron else None,
+                "deepspeed_bytes": exact(deepspeed) if deepspeed else None,
+                "peak_bytes": r["peak_bytes"],
+                "sent_bytes": (r["communication"] or {}).get(
+                    "total_sent_bytes", 0),
+                "seconds": round(time.time() - began, 3),
+            })
+            print(f"{name} tp={t} zero={zero}: {rows[-1]['seconds']} s",
+                  file=sys.stderr, flush=True)
     total = time.time() - start
 
     def gib(value):
