@@ -602,14 +602,19 @@ void memopt::eraseBackward(func::FuncOp step) {
   }
   ret->setOperands(kept);
   (void)step.eraseResults(dropped);
+  // train-autodiff appends everything it builds after the forward pass, so
+  // the ops before the loss's are forward ops, kept even when nothing reads
+  // them (a dead op of the forward + loss function stays in its step).
+  Operation *loss =
+      kept.empty() ? nullptr : kept.front().getDefiningOp();
   llvm::DenseSet<Operation *> live{ret};
   for (Operation &op : llvm::reverse(body))
-    if (live.contains(&op))
+    if (live.contains(&op) || (loss && op.isBeforeInBlock(loss)))
       for (Value operand : op.getOperands())
         if (Operation *def = operand.getDefiningOp())
           live.insert(def);
   for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
-    if (!live.contains(&op))
+    if (!live.contains(&op) && !(loss && op.isBeforeInBlock(loss)))
       op.erase();
 }
 

@@ -38,9 +38,10 @@ LogicalResult appendBackward(func::FuncOp func, const AutodiffOptions &options);
 /// with a diagnostic when `step` has neither, or mixes optimizers.
 FailureOr<AutodiffOptions> inferAutodiffOptions(func::FuncOp step);
 
-/// Erases what train-autodiff appended to `step`: every op the non-gradient
-/// results do not depend on, and the `train.grad_of` results. What is left
-/// is the forward + loss function.
+/// Erases what train-autodiff appended to `step`: every op after the loss's
+/// that the non-gradient results do not depend on, and the `train.grad_of`
+/// results. What is left is the forward + loss function, dead forward ops
+/// included.
 void eraseBackward(func::FuncOp step);
 
 /// Whether `func` is a whole step (it updates parameters or returns
