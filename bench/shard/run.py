@@ -79,9 +79,18 @@ def parse_args(description, results):
     parser.add_argument("--layers", type=int, default=0,
                         help="layers of every model (0: each model's full depth)")
     parser.add_argument("--models", default=",".join(m[0] for m in MODELS))
-    parser.add_argument("--out", default=os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), results))
-    return parser.parse_args()
+    parser.add_argument("--sequence-parallel", action="store_true",
+                        help="partition with sequence parallelism too (t > 1)")
+    parser.add_argument("--out", default=None,
+                        help=f"default: {results} beside the script, "
+                        f"{results.replace('.json', '-sp.json')} with "
+                        "--sequence-parallel")
+    args = parser.parse_args()
+    if args.out is None:
+        name = results.replace(".json", "-sp.json") if args.sequence_parallel \
+            else results
+        args.out = os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
+    return args
 
 
 def configurations(wanted, layers_option):
@@ -95,12 +104,15 @@ def configurations(wanted, layers_option):
                 yield name, h, a, s, b, layers_option or depth, t
 
 
-def report(bindir, h, a, s, b, layers, vocab, t):
+def report(bindir, h, a, s, b, layers, vocab, t, sp=False):
     gen = run([os.path.join(bindir, "mem-gen"), "gpt2", "--layers", str(layers),
                "--hidden", str(h), "--heads", str(a), "--seq", str(s),
                "--batch", str(b), "--vocab", str(vocab), "--train",
                "--precision=bf16-mixed"])
-    out = run([os.path.join(bindir, "mem-opt"), f"--train-shard=tp={t}",
+    shard = f"--train-shard=tp={t}"
+    if sp and t > 1:
+        shard += " sequence-parallel=true"
+    out = run([os.path.join(bindir, "mem-opt"), shard,
                "--train-lifetimes", "--train-memory-report=format=json",
                "-o", "/dev/null"], stdin=gen)
     return json.loads(out)
@@ -111,10 +123,11 @@ def exact(value):
     return int(value) if value.denominator == 1 else float(value)
 
 
-def measure(bindir, name, h, a, s, b, layers, vocab, t):
+def measure(bindir, name, h, a, s, b, layers, vocab, t, sp=False):
     start = time.time()
-    full = report(bindir, h, a, s, b, layers, vocab, t)
-    one = report(bindir, h, a, s, b, 1, vocab, t)
+    full = report(bindir, h, a, s, b, layers, vocab, t, sp)
+    one = report(bindir, h, a, s, b, 1, vocab, t, sp)
+    sp = sp and t > 1
     seconds = time.time() - start
     sbh = s * b * h
     errors = []
@@ -124,6 +137,12 @@ def measure(bindir, name, h, a, s, b, layers, vocab, t):
     extras = {"layernorm_f32_inputs": 4 * sbh,
               "softmax_f32_output": Fraction(2 * a * s * s * b, t),
               "layernorm_statistics": 16 * s * b}
+    if sp:
+        # Table 2's TP + SP row; memopt's extras split along the sequence.
+        korthikanti = Fraction(sbh, t) * (34 + Fraction(5 * a * s, h))
+        extras = {"layernorm_f32_inputs": Fraction(4 * sbh, t),
+                  "softmax_f32_output": Fraction(2 * a * s * s * b, t),
+                  "layernorm_statistics": Fraction(16 * s * b, t)}
     expected = korthikanti + sum(extras.values())
     by_layer = {row["layer"]: row["bytes"]
                 for row in full["saved_activations"]["by_layer"]}
@@ -136,16 +155,25 @@ def measure(bindir, name, h, a, s, b, layers, vocab, t):
 
     # Tensor-parallel traffic per layer.
     comm = full["communication"]
+    # The activations' collectives: all-reduces without sequence
+    # parallelism; all-gathers and reduce-scatters with it (its all-reduces
+    # are the per-token weights' gradients).
+    activation_kinds = ("all_gather", "reduce_scatter") if sp else ("all_reduce",)
     tp_rows = [row for row in (comm["collectives"] if comm else [])
-               if row["axes"] == "tp"]
+               if row["axes"] == "tp" and row["kind"] in activation_kinds]
     tp_sent = sum(row["sent_bytes"] for row in tp_rows)
     tp_count = sum(row["count"] for row in tp_rows)
     megatron_comm = 2 * Fraction(8 * sbh * (t - 1), t)  # bf16 bytes
-    if Fraction(tp_sent, layers) != megatron_comm:
-        errors.append(f"tp traffic {tp_sent}/{layers} bytes per layer, Megatron "
-                      f"{exact(megatron_comm)}")
-    if t > 1 and tp_count != 4 * layers:
-        errors.append(f"{tp_count} tp collectives, expected 4 per layer")
+    # With sequence parallelism: 4 all-gathers and 4 reduce-scatters, which
+    # send what the 4 all-reduces send, plus memopt's 2 backward re-gathers.
+    expected_comm = megatron_comm * Fraction(10, 8) if sp else megatron_comm
+    if Fraction(tp_sent, layers) != expected_comm:
+        errors.append(f"tp traffic {tp_sent}/{layers} bytes per layer, expected "
+                      f"{exact(expected_comm)}")
+    expected_count = 10 if sp else 4
+    if t > 1 and tp_count != expected_count * layers:
+        errors.append(f"{tp_count} tp collectives, expected {expected_count} "
+                      f"per layer")
     other_comm = (comm["total_sent_bytes"] - tp_sent) if comm else 0
 
     # Model states.
@@ -209,14 +237,22 @@ def main():
             if a % t or h % t:
                 skipped.append(f"{name} tp={t}: {a} heads do not split over {t}")
                 continue
-            rows.append(measure(args.bin, name, h, a, s, b, layers, args.vocab, t))
+            rows.append(measure(args.bin, name, h, a, s, b, layers, args.vocab, t,
+                                args.sequence_parallel))
             print(f"{name} tp={t}: {rows[-1]['seconds']} s", file=sys.stderr,
                   flush=True)
     total = time.time() - start
 
     print("Per layer (bytes per process; MiB = 2^20 bytes):\n")
-    print("| model | t | saved activations (MiB) | Korthikanti sbh(10+24/t+5as/(ht)) "
-          "| + f32 extras 4sbh + 2as²b/t + 16sb | TP sent per step (MiB) "
+    if args.sequence_parallel:
+        print("With sequence parallelism (t > 1): Korthikanti's TP + SP row "
+              "sbh/t (34 + 5as/h), extras /t; the sequence collectives send "
+              "10/8 of Megatron's 8bsh(t−1)/t × 2 B.\n")
+    formula, extras = ("sbh/t (34+5as/h)", "(4sbh + 2as²b + 16sb)/t") \
+        if args.sequence_parallel else \
+        ("sbh(10+24/t+5as/(ht))", "4sbh + 2as²b/t + 16sb")
+    print(f"| model | t | saved activations (MiB) | Korthikanti {formula} "
+          f"| + f32 extras {extras} | TP sent per step (MiB) "
           "| Megatron 8bsh(t−1)/t × 2 B | model states (MiB) "
           "| Megatron 18 × ((12h²+7h)/t + 6h) |")
     print("|---|---|---|---|---|---|---|---|---|")
@@ -249,6 +285,7 @@ def main():
     errors = [f"{r['model']} tp={r['tp']}: {e}" for r in rows for e in r["errors"]]
     with open(args.out, "w") as f:
         json.dump({"precision": "bf16-mixed", "optimizer": "adam",
+                   "sequence_parallel": args.sequence_parallel,
                    "vocab": args.vocab, "seconds": round(total, 1),
                    "skipped": skipped, "configurations": rows,
                    "mismatches": errors}, f, indent=1)

@@ -40,13 +40,14 @@ STAGES = [0, 1, 2, 3]
 FORMULAS = {0: (18, 0), 1: (6, 12), 2: (2, 16), 3: (0, 18)}
 
 
-def report(bindir, h, a, s, b, layers, vocab, t, zero):
+def report(bindir, h, a, s, b, layers, vocab, t, zero, sp):
     gen = run([os.path.join(bindir, "mem-gen"), "gpt2", "--layers", str(layers),
                "--hidden", str(h), "--heads", str(a), "--seq", str(s),
                "--batch", str(b * DP), "--vocab", str(vocab), "--train",
                "--precision=bf16-mixed"])
     out = run([os.path.join(bindir, "mem-opt"),
-               f"--train-shard=tp={t} dp={DP} zero={zero}",
+               f"--train-shard=tp={t} dp={DP} zero={zero}"
+               + (" sequence-parallel=true" if sp and t > 1 else ""),
                "--train-lifetimes", "--train-memory-report=format=json",
                "-o", "/dev/null"], stdin=gen)
     return json.loads(out)
@@ -61,7 +62,8 @@ def main():
             args.models.split(","), args.layers):
         for zero in STAGES:
             began = time.time()
-            r = report(args.bin, h, a, s, b, layers, args.vocab, t, zero)
+            r = report(args.bin, h, a, s, b, layers, args.vocab, t, zero,
+                       args.sequence_parallel)
             states = r["model_states"]
             p = states["parameter_count"]
             got = states["total"]["bytes"]
@@ -106,6 +108,7 @@ def main():
     print(f"\n{len(rows)} configurations, {total:.1f} s in all")
     with open(args.out, "w") as f:
         json.dump({"precision": "bf16-mixed", "gradients": "fp32",
+                   "sequence_parallel": args.sequence_parallel,
                    "optimizer": "adam", "dp": DP, "vocab": args.vocab,
                    "seconds": round(total, 1), "configurations": rows,
                    "mismatches": errors}, f, indent=1)
