@@ -14,6 +14,7 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
 using namespace mlir::memopt;
@@ -359,7 +360,37 @@ static void averageOverDataParallel(
       llvm::sort(ordered, [](Operation *a, Operation *b) {
         return a->isBeforeInBlock(b);
       });
+      // A reduce-scatter of a 16-bit gradient that is widened for the
+      // optimizer (fp32 gradients) reduces the widened gradient instead, as
+      // Megatron-LM reduces its fp32 gradient buffer: the average is then
+      // rounded once, like data parallelism's all-reduce of the widened
+      // gradient.
+      llvm::SmallPtrSet<Operation *, 4> erased;
       for (Operation *op : ordered) {
+        auto scatter = dyn_cast<shard::ReduceScatterOp>(op);
+        if (!scatter || !scatter->hasOneUse())
+          continue;
+        auto widen = dyn_cast<train::CastOp>(*scatter->user_begin());
+        if (!widen || !chain.contains(widen))
+          continue;
+        auto inputType = cast<RankedTensorType>(scatter.getInput().getType());
+        Type wideElement =
+            cast<RankedTensorType>(widen.getType()).getElementType();
+        OpBuilder before(scatter);
+        Value wide = train::CastOp::create(before, widen.getLoc(),
+                                           inputType.clone(wideElement),
+                                           scatter.getInput());
+        scatter.getInputMutable().assign(wide);
+        scatter.getResult().setType(widen.getType());
+        widen.getResult().replaceAllUsesWith(scatter.getResult());
+        if (entry.second.second == widen.getResult())
+          entry.second.second = scatter.getResult();
+        erased.insert(widen);
+        widen->erase();
+      }
+      for (Operation *op : ordered) {
+        if (erased.contains(op))
+          continue;
         if (auto scatter = dyn_cast<shard::ReduceScatterOp>(op))
           scatter.setReduction(shard::ReductionKind::Average);
         if (dataParallel->zero == 1)

@@ -2,6 +2,7 @@
 // RUN: mem-opt --mlir-print-debuginfo=false %s --train-autodiff=optimizer=sgd --train-shard='dp=2 zero=2' | FileCheck %s --check-prefixes=COMMON,TWO
 // RUN: mem-opt --mlir-print-debuginfo=false %s --train-autodiff=optimizer=sgd --train-shard='dp=2 zero=3' | FileCheck %s --check-prefixes=COMMON,THREE
 // RUN: mem-opt --mlir-print-debuginfo=false %s --train-precision=mode=bf16-mixed --train-autodiff=optimizer=adam --train-shard='dp=2 zero=3' | FileCheck %s --check-prefix=MIXED
+// RUN: mem-opt --mlir-print-debuginfo=false %s --train-precision='mode=bf16-mixed grads=bf16' --train-autodiff=optimizer=adam --train-shard='dp=2 zero=3' | FileCheck %s --check-prefix=BF16GRADS
 
 // Sharding the forward pass and then deriving the step gives the program
 // train-shard derives from the whole step, for every stage.
@@ -53,15 +54,21 @@
 // COMMON-NEXT:    train.sgd %[[B2]], %[[RB]] {{.*}} : tensor<5xf32>, tensor<5xf32>
 
 // Mixed precision: the fp32 master part is the parameter; its bf16 copy is
-// what is gathered (half the bytes), and the reduce-scatter carries the
-// bf16 gradient. Adam's moments take the part's shape.
+// what is gathered (half the bytes). With fp32 gradients (bf16-mixed's
+// default) the bf16 gradient is widened before the reduce-scatter, so the
+// average is taken in fp32 (as Megatron-LM reduces its fp32 gradient
+// buffer); with bf16 gradients the reduce-scatter carries bf16. Adam's
+// moments take the part's shape.
 // MIXED-LABEL: func.func @mlp(
 // MIXED:         %[[W1:.+]] = train.param "fc1.weight" {train.split = array<i64: 0, 1, 0>} : tensor<4x16xf32>
 // MIXED:         %[[L1:.+]] = train.cast %[[W1]] : tensor<4x16xf32> -> tensor<4x16xbf16>
 // MIXED-NEXT:    shard.all_gather %[[L1]] on @grid grid_axes = [0] gather_axis = 0 : tensor<4x16xbf16> -> tensor<8x16xbf16>
-// MIXED:         shard.reduce_scatter %{{.+}} on @grid grid_axes = [0] reduction = average scatter_axis = 0 : tensor<8x16xbf16> -> tensor<4x16xbf16>
+// MIXED:         %[[D1:.+]] = train.matmul %{{.+}}, %{{.+}} {transpose_lhs} : tensor<2x8xbf16>, tensor<2x16xbf16> -> tensor<8x16xbf16>
+// MIXED-NEXT:    %[[W:.+]] = train.cast %[[D1]] : tensor<8x16xbf16> -> tensor<8x16xf32>
+// MIXED-NEXT:    %[[R1:.+]] = shard.reduce_scatter %[[W]] on @grid grid_axes = [0] reduction = average scatter_axis = 0 : tensor<8x16xf32> -> tensor<4x16xf32>
 // MIXED:         train.opt_state "fc1.weight.exp_avg" : tensor<4x16xf32>
-// MIXED:         train.adam %[[W1]]
+// MIXED:         train.adam %[[W1]], %[[R1]]
+// BF16GRADS:     shard.reduce_scatter %{{.+}} on @grid grid_axes = [0] reduction = average scatter_axis = 0 : tensor<8x16xbf16> -> tensor<4x16xbf16>
 func.func @mlp(%x: tensor<4x8xf32>, %labels: tensor<4xi64>) -> tensor<f32> {
   %w1 = train.param "fc1.weight" : tensor<8x16xf32>
   %h = train.matmul %x, %w1 : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
