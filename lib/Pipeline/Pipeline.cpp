@@ -12,12 +12,23 @@ using namespace mlir;
 
 void mlir::memopt::buildPipeline(OpPassManager &pm,
                                  const PipelineOptions &options) {
-  OpPassManager &step = pm.nest<func::FuncOp>();
   if (options.precision != train::PrecisionMode::FP32) {
     TrainPrecisionPassOptions precision;
     precision.mode = options.precision;
-    step.addPass(createTrainPrecisionPass(precision));
+    pm.nest<func::FuncOp>().addPass(createTrainPrecisionPass(precision));
   }
+  // train-shard partitions the whole module (it adds the grid), after
+  // train-precision and before the passes that read the partitioned step.
+  if (options.tp != 1 || options.dp != 1 || options.zero != 0 ||
+      options.sequenceParallel) {
+    TrainShardPassOptions shard;
+    shard.tp = options.tp;
+    shard.dp = options.dp;
+    shard.zero = options.zero;
+    shard.sequenceParallel = options.sequenceParallel;
+    pm.addPass(createTrainShardPass(shard));
+  }
+  OpPassManager &step = pm.nest<func::FuncOp>();
   step.addPass(createTrainVerifyStepPass());
   if (options.lifetimes)
     step.addPass(createTrainLifetimesPass());
@@ -56,7 +67,7 @@ void mlir::memopt::registerPipeline() {
   PassPipelineRegistration<PipelineOptions>(
       "memopt-pipeline",
       "memopt's passes on a training step, in order: train-precision, "
-      "train-verify-step, "
+      "train-shard, train-verify-step, "
       "train-lifetimes, train-remat, train-plan-memory with "
       "train-verify-plan, train-memory-report, and a lowering to the CPU or "
       "the GPU, each as its options ask",

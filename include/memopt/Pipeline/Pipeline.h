@@ -46,6 +46,26 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "bf16 parameters, gradients and states"),
           clEnumValN(train::PrecisionMode::FP8, "fp8",
                      "bf16-mixed with fp8 linear layers"))};
+  Option<int64_t> tp{
+      *this, "tp",
+      llvm::cl::desc("Partition the step for tensor parallelism over this "
+                     "many processes (train-shard; docs/sharding.md)"),
+      llvm::cl::init(1)};
+  Option<int64_t> dp{
+      *this, "dp",
+      llvm::cl::desc("Partition the step for data parallelism over this many "
+                     "processes (train-shard)"),
+      llvm::cl::init(1)};
+  Option<int64_t> zero{
+      *this, "zero",
+      llvm::cl::desc("ZeRO stage 0 to 3 over the data-parallel processes "
+                     "(train-shard)"),
+      llvm::cl::init(0)};
+  Option<bool> sequenceParallel{
+      *this, "sequence-parallel",
+      llvm::cl::desc("Sequence parallelism over the tensor-parallel "
+                     "processes (train-shard)"),
+      llvm::cl::init(false)};
   Option<bool> lifetimes{
       *this, "lifetimes",
       llvm::cl::desc("Insert train.free after each tensor's last use "
@@ -113,10 +133,11 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
 };
 
 /// Adds memopt-pipeline to `pm` (anchored on builtin.module):
-/// train-verify-step; train-lifetimes; train-remat (when a budget or an
-/// algorithm other than auto is given); train-plan-memory and
-/// train-verify-plan; train-memory-report; then the lowering of `target`.
-/// The train passes run on every func.func of the module.
+/// train-precision (when asked); train-shard (when tp, dp, zero or
+/// sequence-parallel ask for it); train-verify-step; train-lifetimes;
+/// train-remat (when a budget or an algorithm other than auto is given);
+/// train-plan-memory and train-verify-plan; train-memory-report; then the
+/// lowering of `target`. The train passes run on every func.func of the module.
 void buildPipeline(OpPassManager &pm, const PipelineOptions &options);
 
 /// Registers `memopt-pipeline`.
