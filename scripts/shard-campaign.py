@@ -5,7 +5,8 @@ sizes, partitioned over random grids, run under mpiexec against one process.
 Each case draws (from its seed) a model (mlp, gpt2 or llama), its sizes
 (layers, hidden, heads, KV heads, sequence, batch, vocabulary), an optimizer
 and a grid (tp, dp with tp * dp <= --max-processes, tp dividing the heads,
-dp dividing the batch), then:
+dp dividing the batch), a ZeRO stage when dp > 1 and, for transformers with
+tp > 1, sequence parallelism or not, then:
 
   1. mem-gen writes the whole step (fp32, dropout off) and mem-run runs it
      in one process;
@@ -66,7 +67,14 @@ def draw(seed, max_processes):
             args.append(f"--kv-heads={kv_heads}")
         else:
             args.append("--dropout=0")
-    return args, tp, dp
+    # ZeRO over the data-parallel processes, and sequence parallelism over
+    # the tensor-parallel ones (transformers only: an MLP has no sequence).
+    options = [f"tp={tp}", f"dp={dp}"]
+    if dp > 1:
+        options.append(f"zero={rng.choice([0, 1, 2, 3])}")
+    if tp > 1 and model != "mlp" and rng.choice([False, True]):
+        options.append("sequence-parallel=true")
+    return args, tp, dp, " ".join(options)
 
 
 def run(cmd, out=None):
@@ -92,7 +100,7 @@ def main():
     start = time.time()
     with tempfile.TemporaryDirectory(prefix="shard-campaign-") as work:
         for seed in seeds:
-            gen, tp, dp = draw(seed, args.max_processes)
+            gen, tp, dp, options = draw(seed, args.max_processes)
             step = os.path.join(work, f"{seed}.mlir")
             sharded = os.path.join(work, f"{seed}.shard.mlir")
             whole_out = os.path.join(work, f"{seed}.whole")
@@ -101,14 +109,14 @@ def main():
             commands = [
                 ([tool("mem-gen")] + gen + ["-o", step], None),
                 ([tool("mem-run"), step] + run_args, whole_out),
-                ([tool("mem-opt"), step, f"--train-shard=tp={tp} dp={dp}",
+                ([tool("mem-opt"), step, f"--train-shard={options}",
                   "-o", sharded], None),
                 (["mpiexec", "-n", str(tp * dp), tool("mem-run"), sharded] +
                  run_args, shard_out),
                 ([sys.executable, COMPARE, whole_out, shard_out,
                   "1e-5" if "--optimizer=sgd" in gen else "1e-3"], None),
             ]
-            what = f"seed {seed}: {' '.join(gen)} tp={tp} dp={dp}"
+            what = f"seed {seed}: {' '.join(gen)} {options}"
             for cmd, out in commands:
                 code, err = run(cmd, out)
                 if code != 0:
