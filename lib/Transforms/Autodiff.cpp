@@ -367,6 +367,8 @@ static void averageOverDataParallel(
       // gradient.
       llvm::SmallPtrSet<Operation *, 4> erased;
       for (Operation *op : ordered) {
+        if (erased.contains(op))
+          continue;
         auto scatter = dyn_cast<shard::ReduceScatterOp>(op);
         if (!scatter || !scatter->hasOneUse())
           continue;
@@ -385,8 +387,8 @@ static void averageOverDataParallel(
         widen.getResult().replaceAllUsesWith(scatter.getResult());
         if (entry.second.second == widen.getResult())
           entry.second.second = scatter.getResult();
+        // Erased after the loops: it is later in `ordered`.
         erased.insert(widen);
-        widen->erase();
       }
       for (Operation *op : ordered) {
         if (erased.contains(op))
@@ -397,6 +399,8 @@ static void averageOverDataParallel(
           op->moveBefore(builder.getInsertionBlock(),
                          builder.getInsertionPoint());
       }
+      for (Operation *op : erased)
+        op->erase();
       continue;
     }
     entry.second.second = shard::AllReduceOp::create(
