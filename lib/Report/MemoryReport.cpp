@@ -532,8 +532,10 @@ LogicalResult MemoryReport::collectCommunication(FunctionOpInterface func) {
     // The larger side: an all-gather's result, a reduce-scatter's input.
     int64_t bytes = std::max(train::getTensorBytes(op->getOperand(0).getType()),
                              train::getTensorBytes(op->getResult(0).getType()));
-    int64_t sent = (isa<shard::AllReduceOp>(op) ? 2 : 1) * bytes *
-                   (groupSize - 1) / groupSize;
+    // A grid axis of size 0 (a grid the verifier accepts) sends nothing.
+    int64_t sent = groupSize <= 0 ? 0
+                                  : (isa<shard::AllReduceOp>(op) ? 2 : 1) *
+                                        bytes * (groupSize - 1) / groupSize;
     auto [it, inserted] =
         rows.try_emplace((kind + "/" + axes).str(), result.collectives.size());
     if (inserted)
