@@ -640,8 +640,7 @@ void memopt::eraseBackward(func::FuncOp step) {
   // train-autodiff appends everything it builds after the forward pass, so
   // the ops before the loss's are forward ops, kept even when nothing reads
   // them (a dead op of the forward + loss function stays in its step).
-  Operation *loss =
-      kept.empty() ? nullptr : kept.front().getDefiningOp();
+  Operation *loss = kept.empty() ? nullptr : kept.front().getDefiningOp();
   llvm::DenseSet<Operation *> live{ret};
   for (Operation &op : llvm::reverse(body))
     if (live.contains(&op) || (loss && op.isBeforeInBlock(loss)))
