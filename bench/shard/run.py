@@ -153,27 +153,41 @@ def measure(bindir, name, h, a, s, b, layers, vocab, t, sp=False):
                           f"{exact(expected)}")
     layer_acts = by_layer.get(f"h.{min(1, layers - 1)}")
 
-    # Tensor-parallel traffic per layer.
-    comm = full["communication"]
+    # Tensor-parallel traffic per layer: the difference between the L-layer
+    # and the 1-layer step, over L - 1 (what is left of the 1-layer step's is
+    # the vocabulary-parallel embedding and head's).
     # The activations' collectives: all-reduces without sequence
     # parallelism; all-gathers and reduce-scatters with it (its all-reduces
     # are the per-token weights' gradients).
     activation_kinds = ("all_gather", "reduce_scatter") if sp else ("all_reduce",)
-    tp_rows = [row for row in (comm["collectives"] if comm else [])
-               if row["axes"] == "tp" and row["kind"] in activation_kinds]
-    tp_sent = sum(row["sent_bytes"] for row in tp_rows)
-    tp_count = sum(row["count"] for row in tp_rows)
+
+    def tp_traffic(result):
+        comm = result["communication"]
+        rows = [row for row in (comm["collectives"] if comm else [])
+                if row["axes"] == "tp" and row["kind"] in activation_kinds]
+        return (sum(row["sent_bytes"] for row in rows),
+                sum(row["count"] for row in rows))
+
+    comm = full["communication"]
+    tp_sent, tp_count = tp_traffic(full)
+    one_sent, one_count = tp_traffic(one)
+    if layers > 1:
+        layer_sent = Fraction(tp_sent - one_sent, layers - 1)
+        layer_count = Fraction(tp_count - one_count, layers - 1)
+    else:
+        layer_sent, layer_count = None, None
+    head_sent = one_sent - layer_sent if layer_sent is not None else None
     megatron_comm = 2 * Fraction(8 * sbh * (t - 1), t)  # bf16 bytes
     # With sequence parallelism: 4 all-gathers and 4 reduce-scatters, which
     # send what the 4 all-reduces send, plus memopt's 2 backward re-gathers.
     expected_comm = megatron_comm * Fraction(10, 8) if sp else megatron_comm
-    if Fraction(tp_sent, layers) != expected_comm:
-        errors.append(f"tp traffic {tp_sent}/{layers} bytes per layer, expected "
-                      f"{exact(expected_comm)}")
+    if layer_sent is not None and layer_sent != expected_comm:
+        errors.append(f"tp traffic {exact(layer_sent)} bytes per layer, "
+                      f"expected {exact(expected_comm)}")
     expected_count = 10 if sp else 4
-    if t > 1 and tp_count != expected_count * layers:
-        errors.append(f"{tp_count} tp collectives, expected {expected_count} "
-                      f"per layer")
+    if t > 1 and layer_count is not None and layer_count != expected_count:
+        errors.append(f"{exact(layer_count)} tp collectives per layer, "
+                      f"expected {expected_count}")
     other_comm = (comm["total_sent_bytes"] - tp_sent) if comm else 0
 
     # Model states.
@@ -199,7 +213,8 @@ def measure(bindir, name, h, a, s, b, layers, vocab, t, sp=False):
             "korthikanti": exact(korthikanti),
             "extras": {k: exact(v) for k, v in extras.items()},
             "korthikanti_plus_extras": exact(expected),
-            "tp_sent_bytes": exact(Fraction(tp_sent, layers)),
+            "tp_sent_bytes": exact(layer_sent) if layer_sent is not None
+            else None,
             "megatron_tp_bytes": exact(megatron_comm),
             "model_states": exact(per_layer_states) if per_layer_states
             is not None else None,
@@ -216,6 +231,8 @@ def measure(bindir, name, h, a, s, b, layers, vocab, t, sp=False):
             "saved_activations_bytes": full["saved_activations"]["bytes"],
             "tp_collectives": tp_count,
             "tp_sent_bytes": tp_sent,
+            "tp_head_sent_bytes": exact(head_sent) if head_sent is not None
+            else None,
             "other_sent_bytes": other_comm,
         },
         "errors": errors,
@@ -267,8 +284,9 @@ def main():
     print("\nWhole step, per process (GiB = 2^30 bytes):\n")
     print("| model | layers | t | parameters per process | model states (GiB) "
           "| Megatron, vocab-parallel embedding (GiB) | saved activations (GiB) "
-          "| peak (GiB) | TP sent per step (GiB) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| peak (GiB) | TP sent per step (GiB) "
+          "| of it, embedding and LM head (MiB) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         q = r["step"]
         print(f"| {r['model']} | {r['layers']} | {r['tp']} "
@@ -276,7 +294,8 @@ def main():
               f"| {q['model_states_bytes'] / GIB:.2f} "
               f"| {q['megatron_model_states_bytes'] / GIB:.2f} "
               f"| {q['saved_activations_bytes'] / GIB:.2f} "
-              f"| {q['peak_bytes'] / GIB:.2f} | {q['tp_sent_bytes'] / GIB:.2f} |")
+              f"| {q['peak_bytes'] / GIB:.2f} | {q['tp_sent_bytes'] / GIB:.2f} "
+              f"| {(q['tp_head_sent_bytes'] or 0) / MIB:.2f} |")
     for line in skipped:
         print(f"\nskipped: {line}", end="")
     print(f"\n\n{len(rows)} configurations, {2 * len(rows)} reports, "

@@ -189,7 +189,8 @@ Value ModelBuilder::embedding(Value table, Value ids, StringRef name) {
   SmallVector<int64_t> shape(shapeOf(ids));
   shape.push_back(shapeOf(table)[1]);
   return train::EmbeddingOp::create(builder, loc(name), tensorType(shape),
-                                    table, ids);
+                                    table, ids, /*part=*/Value(),
+                                    /*parts=*/nullptr);
 }
 
 Value ModelBuilder::attention(Value q, Value k, Value v, double scale,

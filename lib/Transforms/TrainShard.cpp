@@ -70,6 +70,10 @@ struct Simulation {
   llvm::SetVector<Operation *> columnParallel, rowParallel;
   /// The candidate regions left out of this simulation.
   llvm::BitVector dropped;
+  /// Vocabulary parallelism: the cross-entropies that end a region (their
+  /// logits split along the classes), and those regions.
+  llvm::SetVector<Operation *> vocabLosses;
+  llvm::BitVector vocabRegions;
   /// Set when a region reached an op without a rule: the op and the regions.
   Operation *failedAt = nullptr;
   llvm::BitVector blamed;
@@ -79,9 +83,11 @@ struct Simulation {
 class Sharder {
 public:
   Sharder(func::FuncOp func, int64_t dp, int64_t tp, int64_t zero,
-          bool sequenceParallel)
+          bool sequenceParallel, bool vocabParallel)
       : func(func), dp(dp), tp(tp), zero(zero),
-        sequenceParallel(sequenceParallel), body(func.getBody().front()) {}
+        sequenceParallel(sequenceParallel),
+        vocabParallel(vocabParallel && !sequenceParallel && tp > 1),
+        body(func.getBody().front()) {}
 
   LogicalResult run();
 
@@ -93,18 +99,33 @@ private:
   LogicalResult planSequenceParallel();
   LogicalResult rewrite();
   void partitionParameters(OpBuilder &builder);
+  void planVocabEmbeddings(llvm::DenseMap<Value, TensorSplit> &paramSplits);
+  void rewriteVocabParallel(OpBuilder &builder);
   RankedTensorType getLocalType(Value value);
 
   /// The parameter a candidate matmul reads as its rhs (through a cast), or
   /// null.
   train::ParamOp getWeight(train::MatmulOp matmul);
+  /// The parameter of a column-parallel matmul: its own weight, or (a
+  /// vocabulary-parallel head) an embedding table it shares.
+  train::ParamOp getRegionWeight(train::MatmulOp matmul) {
+    if (train::ParamOp param = getWeight(matmul))
+      return param;
+    return getTiedTable(matmul);
+  }
+  train::ParamOp getTiedTable(train::MatmulOp matmul);
 
   func::FuncOp func;
   int64_t dp, tp, zero;
-  bool sequenceParallel;
+  bool sequenceParallel, vocabParallel;
   Block &body;
-  /// Candidate column-parallel matmuls, indexed by region number.
+  /// Candidate column-parallel matmuls, indexed by region number, and those
+  /// whose weight is an embedding table too (they can only end at a
+  /// vocabulary-parallel cross-entropy).
   SmallVector<train::MatmulOp> candidates;
+  llvm::BitVector tiedCandidates;
+  /// Vocabulary parallelism: the embeddings split along the vocabulary.
+  SmallVector<train::EmbeddingOp> vocabEmbeddings;
   Simulation plan;
   /// Values split along the batch: the dimension.
   llvm::DenseMap<Value, int64_t> batchDims;
@@ -140,6 +161,45 @@ train::ParamOp Sharder::getWeight(train::MatmulOp matmul) {
   if (cast<RankedTensorType>(matmul.getRhs().getType()).getRank() != 2)
     return nullptr;
   return getOwnParam(matmul.getRhs());
+}
+
+/// What compute reads of `param`: its single cast (its low-precision copy),
+/// else the parameter itself.
+static Value getParamRead(train::ParamOp param) {
+  if (param->hasOneUse())
+    if (auto copy = dyn_cast<train::CastOp>(*param->user_begin()))
+      return copy.getResult();
+  return param.getResult();
+}
+
+/// The parameter `value` reads (itself or its single cast), or null.
+static train::ParamOp getReadParam(Value value) {
+  if (auto copy = value.getDefiningOp<train::CastOp>()) {
+    if (!copy.getInput().hasOneUse())
+      return nullptr;
+    value = copy.getInput();
+  }
+  return value.getDefiningOp<train::ParamOp>();
+}
+
+/// Whether every use of `read` other than `except` is an embedding's table.
+static bool isReadAsTables(Value read, Operation *except = nullptr) {
+  return llvm::all_of(read.getUses(), [&](OpOperand &use) {
+    return use.getOwner() == except ||
+           (isa<train::EmbeddingOp>(use.getOwner()) &&
+            use.getOperandNumber() == 0);
+  });
+}
+
+train::ParamOp Sharder::getTiedTable(train::MatmulOp matmul) {
+  if (!vocabParallel ||
+      cast<RankedTensorType>(matmul.getRhs().getType()).getRank() != 2 ||
+      !matmul.getTransposeRhs())
+    return nullptr;
+  train::ParamOp param = getReadParam(matmul.getRhs());
+  if (!param || !isReadAsTables(matmul.getRhs(), matmul))
+    return nullptr;
+  return param;
 }
 
 /// The dimension of `type` a reshape to `resultType` maps dimension `dim`
@@ -255,6 +315,9 @@ LogicalResult Sharder::propagate(Operation *op, Simulation &sim) {
     // End a region: lhs split along the contraction, rhs a weight.
     if (in[0] && !in[1] && getWeight(matmul) && !matmul.getTransposeLhs() &&
         in[0]->dim == rank - 1 && in[0]->blocks == 1) {
+      if (starts.anyCommon(tiedCandidates))
+        return fail("a row-parallel matmul after a matmul by an embedding "
+                    "table");
       sim.rowParallel.insert(op);
       return success();
     }
@@ -345,6 +408,16 @@ LogicalResult Sharder::propagate(Operation *op, Simulation &sim) {
     setSplit(dropout.getMask(), in[0]->dim, in[0]->blocks);
     return success();
   }
+  // Vocabulary parallelism: logits split along the classes end the region.
+  if (auto loss = dyn_cast<train::CrossEntropyOp>(op); loss && vocabParallel) {
+    int64_t rank = loss.getLogits().getType().getRank();
+    if (!in[0] || in[1] || in[0]->dim != rank - 1 || in[0]->blocks != 1)
+      return fail("a cross-entropy whose logits are not split along the "
+                  "classes");
+    sim.vocabLosses.insert(op);
+    sim.vocabRegions |= starts;
+    return success();
+  }
   // Elementwise ops: every tensor operand split the same way.
   if (isa<train::GeluOp, train::ReluOp, train::SiluOp, train::SwigluOp,
           train::MulOp, train::ScaleOp, train::CastOp>(op)) {
@@ -360,6 +433,7 @@ LogicalResult Sharder::propagate(Operation *op, Simulation &sim) {
 Simulation Sharder::simulate(const llvm::BitVector &dropped) {
   Simulation sim;
   sim.dropped = dropped;
+  sim.vocabRegions.resize(candidates.size());
   for (Operation &op : body)
     if (failed(propagate(&op, sim)))
       return sim;
@@ -380,12 +454,36 @@ LogicalResult Sharder::planTensorParallel() {
   if (tp == 1)
     return success();
   for (auto matmul : body.getOps<train::MatmulOp>())
-    if (getWeight(matmul))
+    if (getWeight(matmul) || getTiedTable(matmul))
       candidates.push_back(matmul);
+  tiedCandidates.resize(candidates.size());
+  for (auto [index, matmul] : llvm::enumerate(candidates))
+    if (!getWeight(matmul))
+      tiedCandidates.set(index);
   llvm::BitVector dropped(candidates.size());
   while (true) {
     Simulation sim = simulate(dropped);
     if (!sim.failedAt) {
+      // A vocabulary-parallel head whose classes tp does not divide stays
+      // replicated (Megatron-LM pads the vocabulary instead; a padded
+      // vocabulary would change the model).
+      bool retry = false;
+      for (unsigned index : sim.vocabRegions.set_bits()) {
+        train::MatmulOp head = candidates[index];
+        int64_t classes = head.getType().getShape().back();
+        if (!sim.columnParallel.contains(head) || classes % tp == 0)
+          continue;
+        dropped.set(index);
+        retry = true;
+        head->emitWarning()
+            << "train-shard keeps this matmul replicated (not "
+               "vocabulary-parallel): its "
+            << classes << " classes do not divide by tp=" << tp
+            << "; pad the vocabulary to a multiple of tp (mem-gen --vocab) to "
+               "split it, as Megatron-LM does";
+      }
+      if (retry)
+        continue;
       plan = std::move(sim);
       break;
     }
@@ -719,7 +817,7 @@ LogicalResult Sharder::rewrite() {
     auto matmul = cast<train::MatmulOp>(op);
     const TensorSplit &split = plan.splits[matmul.getResult()];
     int64_t dim = matmul.getTransposeRhs() ? 0 : 1;
-    paramSplits[getWeight(matmul).getResult()] =
+    paramSplits[getRegionWeight(matmul).getResult()] =
         TensorSplit{dim, split.blocks, {}};
   }
   for (Operation *op : plan.rowParallel) {
@@ -733,6 +831,7 @@ LogicalResult Sharder::rewrite() {
         if (bias.getInput() == value)
           paramSplits[getOwnParam(bias.getBias()).getResult()] =
               TensorSplit{0, split.blocks, {}};
+  planVocabEmbeddings(paramSplits);
   for (auto [value, split] : paramSplits) {
     auto param = value.getDefiningOp<train::ParamOp>();
     auto type = cast<RankedTensorType>(value.getType());
@@ -848,6 +947,8 @@ LogicalResult Sharder::rewrite() {
     }
   }
 
+  rewriteVocabParallel(builder);
+
   // The loss: the average of the processes' losses (over the data-parallel
   // axis, and the tensor-parallel one when each process's loss covers its
   // part of the sequence).
@@ -890,6 +991,86 @@ LogicalResult Sharder::rewrite() {
                : WalkResult::advance();
   });
   return failure(walk.wasInterrupted());
+}
+
+/// Vocabulary parallelism: the embeddings whose table is a vocabulary-
+/// parallel head's weight (tied), or has as many rows as the vocabulary and
+/// is read by embeddings only (untied), are split along the rows.
+void Sharder::planVocabEmbeddings(
+    llvm::DenseMap<Value, TensorSplit> &paramSplits) {
+  if (plan.vocabLosses.empty())
+    return;
+  auto loss = cast<train::CrossEntropyOp>(plan.vocabLosses.front());
+  int64_t vocab = loss.getLogits().getType().getShape().back();
+  for (auto embedding : body.getOps<train::EmbeddingOp>()) {
+    train::ParamOp param = getReadParam(embedding.getTable());
+    if (!param)
+      continue;
+    auto it = paramSplits.find(param.getResult());
+    if (it == paramSplits.end()) {
+      auto type = cast<RankedTensorType>(param.getType());
+      if (type.getDimSize(0) != vocab || vocab % tp != 0 ||
+          !isReadAsTables(getParamRead(param)))
+        continue;
+      it = paramSplits.try_emplace(param.getResult(), TensorSplit{0, 1, {}})
+               .first;
+    }
+    if (it->second.dim == 0 && it->second.blocks == 1)
+      vocabEmbeddings.push_back(embedding);
+  }
+}
+
+/// Vocabulary parallelism: each split embedding looks up its part's rows
+/// and the processes' rows are summed; each vocabulary-parallel
+/// cross-entropy becomes the maximum, the statistics and the loss, with an
+/// all-reduce between them (as Megatron-LM's vocab_parallel_cross_entropy).
+void Sharder::rewriteVocabParallel(OpBuilder &builder) {
+  if (plan.vocabLosses.empty() && vocabEmbeddings.empty())
+    return;
+  builder.setInsertionPointToStart(&body);
+  Value part =
+      shard::ProcessMultiIndexOp::create(builder, func.getLoc(), kGridName,
+                                         ArrayRef<shard::GridAxis>{kTensorAxis})
+          .getResult()[0];
+  IntegerAttr parts = builder.getI64IntegerAttr(tp);
+  for (train::EmbeddingOp embedding : vocabEmbeddings) {
+    embedding.getPartMutable().assign(part);
+    embedding.setPartsAttr(parts);
+    builder.setInsertionPointAfter(embedding);
+    auto sum = shard::AllReduceOp::create(
+        builder, embedding.getLoc(), embedding.getType(), kGridName,
+        ArrayRef<int16_t>{kTensorAxis}, embedding.getResult(),
+        shard::ReductionKind::Sum);
+    embedding.getResult().replaceAllUsesExcept(sum.getResult(), sum);
+  }
+  for (Operation *op : plan.vocabLosses) {
+    auto loss = cast<train::CrossEntropyOp>(op);
+    Location loc = loss.getLoc();
+    Value logits = loss.getLogits(), labels = loss.getLabels();
+    auto logitsType = cast<RankedTensorType>(logits.getType());
+    Type statType = logitsType.getElementType().isF64()
+                        ? logitsType.getElementType()
+                        : builder.getF32Type();
+    auto rowType =
+        RankedTensorType::get(logitsType.getShape().drop_back(), statType);
+    SmallVector<int64_t> statShape = {2};
+    llvm::append_range(statShape, rowType.getShape());
+    auto statsType = RankedTensorType::get(statShape, statType);
+    builder.setInsertionPoint(loss);
+    Value max = train::RowMaxOp::create(builder, loc, rowType, logits);
+    max = shard::AllReduceOp::create(builder, loc, rowType, kGridName,
+                                     ArrayRef<int16_t>{kTensorAxis}, max,
+                                     shard::ReductionKind::Max);
+    Value stats = train::VocabParallelStatsOp::create(
+        builder, loc, statsType, logits, max, labels, part, parts);
+    stats = shard::AllReduceOp::create(builder, loc, statsType, kGridName,
+                                       ArrayRef<int16_t>{kTensorAxis}, stats,
+                                       shard::ReductionKind::Sum);
+    Value result = train::CrossEntropyFromStatsOp::create(
+        builder, loc, loss.getType(), stats, labels, loss.getIgnoreIndexAttr());
+    loss.getResult().replaceAllUsesWith(result);
+    loss.erase();
+  }
 }
 
 /// ZeRO: every parameter whose first dimension divides by dp is stored
@@ -948,7 +1129,8 @@ LogicalResult Sharder::run() {
 
 /// Shards a whole step through its forward pass.
 static LogicalResult shardStep(func::FuncOp step, int64_t dp, int64_t tp,
-                               int64_t zero, bool sequenceParallel) {
+                               int64_t zero, bool sequenceParallel,
+                               bool vocabParallel) {
   FailureOr<AutodiffOptions> options = inferAutodiffOptions(step);
   if (failed(options))
     return failure();
@@ -966,7 +1148,8 @@ static LogicalResult shardStep(func::FuncOp step, int64_t dp, int64_t tp,
               "train-shard to the forward + loss function, or to the step "
               "train-autodiff (and train-precision) produced, before other "
               "passes";
-  if (failed(Sharder(forward, dp, tp, zero, sequenceParallel).run()) ||
+  if (failed(Sharder(forward, dp, tp, zero, sequenceParallel, vocabParallel)
+                 .run()) ||
       failed(appendBackward(forward, *options)))
     return failure();
   step.getBody().takeBody(forward.getBody());
@@ -1059,8 +1242,9 @@ struct TrainShardPass
     for (func::FuncOp func : funcs) {
       LogicalResult sharded =
           isTrainingStep(func)
-              ? shardStep(func, dp, tp, zero, sequenceParallel)
-              : Sharder(func, dp, tp, zero, sequenceParallel).run();
+              ? shardStep(func, dp, tp, zero, sequenceParallel, vocabParallel)
+              : Sharder(func, dp, tp, zero, sequenceParallel, vocabParallel)
+                    .run();
       if (failed(sharded))
         return signalPassFailure();
     }

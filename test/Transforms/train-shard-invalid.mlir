@@ -35,9 +35,9 @@ func.func @heads(%x: tensor<2x4x12xf32>, %y: tensor<2x4x12xf32>) -> tensor<f32> 
 // -----
 
 // A reshape into groups tp does not divide, in a region that would be
-// kept replicated anyway (it reaches the loss), is no error: the matmul
+// kept replicated anyway (it reaches an mse_loss), is no error: the matmul
 // stays replicated.
-func.func @replicated_reshape(%x: tensor<2x4x12xf32>, %labels: tensor<2x4xi64>) -> tensor<f32> {
+func.func @replicated_reshape(%x: tensor<2x4x12xf32>, %t: tensor<2x4x6xf32>) -> tensor<f32> {
   %w1 = train.param "fc1.weight" : tensor<12x16xf32>
   %h = train.matmul %x, %w1 : tensor<2x4x12xf32>, tensor<12x16xf32> -> tensor<2x4x16xf32>
   %w2 = train.param "fc2.weight" : tensor<16x12xf32>
@@ -48,7 +48,7 @@ func.func @replicated_reshape(%x: tensor<2x4x12xf32>, %labels: tensor<2x4xi64>) 
   %r = train.reshape %logits : tensor<2x4x6xf32> -> tensor<2x4x3x2xf32>
   %r2 = train.reshape %r : tensor<2x4x3x2xf32> -> tensor<2x4x6xf32>
   // expected-note @+1 {{reached here}}
-  %l = train.cross_entropy %r2, %labels : tensor<2x4x6xf32>, tensor<2x4xi64> -> tensor<f32>
+  %l = train.mse_loss %r2, %t : tensor<2x4x6xf32>, tensor<2x4x6xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
 
@@ -124,14 +124,15 @@ func.func @batch_norm(%x: tensor<4x8x2x2xf32>, %t: tensor<4x8xf32>) -> tensor<f3
 
 // -----
 
-// tp=2 on a model whose only parameter matmul feeds the loss: nothing can be
-// column-parallel (the matmul is first kept replicated, with a warning).
+// tp=2 on a model whose only parameter matmul feeds an mse_loss: nothing
+// can be column-parallel (the matmul is first kept replicated, with a
+// warning). Before a cross-entropy it would be a vocabulary-parallel head.
 // expected-error @+1 {{'func.func' op has no column-parallel layer for tp=2: no matmul of a parameter leads to a row-parallel one}}
-func.func @no_column(%x: tensor<4x8xf32>, %labels: tensor<4xi64>) -> tensor<f32> {
+func.func @no_column(%x: tensor<4x8xf32>, %t: tensor<4x6xf32>) -> tensor<f32> {
   %w = train.param "head.weight" : tensor<8x6xf32>
-  // expected-warning @+1 {{train-shard keeps this matmul replicated (not column-parallel): its output reaches 'train.cross_entropy' (no tensor-parallel rule)}}
+  // expected-warning @+1 {{train-shard keeps this matmul replicated (not column-parallel): its output reaches 'train.mse_loss' (no tensor-parallel rule)}}
   %y = train.matmul %x, %w : tensor<4x8xf32>, tensor<8x6xf32> -> tensor<4x6xf32>
   // expected-note @+1 {{reached here}}
-  %l = train.cross_entropy %y, %labels : tensor<4x6xf32>, tensor<4xi64> -> tensor<f32>
+  %l = train.mse_loss %y, %t : tensor<4x6xf32>, tensor<4x6xf32> -> tensor<f32>
   return %l : tensor<f32>
 }

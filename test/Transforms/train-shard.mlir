@@ -194,27 +194,3 @@ func.func @block(%x: tensor<4x8xf32>, %labels: tensor<4xi64>) -> tensor<f32> {
   %l = train.cross_entropy %y, %labels : tensor<4x8xf32>, tensor<4xi64> -> tensor<f32>
   return %l : tensor<f32>
 }
-
-// -----
-
-// A matmul whose output reaches the loss directly (an LM head) cannot end in
-// a row-parallel matmul: it stays replicated (whole weight, no
-// copy_to_parallel), with a warning, while the MLP before it is sharded.
-// CHECK-LABEL: func.func @lm_head(
-// CHECK:         %[[Y:.+]] = shard.all_reduce %{{.+}} on @grid grid_axes = [1] : tensor<4x8xf32> -> tensor<4x8xf32>
-// CHECK-NEXT:    %[[WH:.+]] = train.param "head.weight" : tensor<8x6xf32>
-// CHECK-NEXT:    %[[LOGITS:.+]] = train.matmul %[[Y]], %[[WH]] : tensor<4x8xf32>, tensor<8x6xf32> -> tensor<4x6xf32>
-// CHECK-NEXT:    train.cross_entropy %[[LOGITS]], %{{.+}} : tensor<4x6xf32>, tensor<4xi64> -> tensor<f32>
-func.func @lm_head(%x: tensor<4x8xf32>, %labels: tensor<4xi64>) -> tensor<f32> {
-  %w1 = train.param "fc1.weight" : tensor<8x16xf32>
-  %h = train.matmul %x, %w1 : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
-  %a = train.relu %h : tensor<4x16xf32>
-  %w2 = train.param "fc2.weight" : tensor<16x8xf32>
-  %y = train.matmul %a, %w2 : tensor<4x16xf32>, tensor<16x8xf32> -> tensor<4x8xf32>
-  %wh = train.param "head.weight" : tensor<8x6xf32>
-  // expected-warning @+1 {{train-shard keeps this matmul replicated (not column-parallel): its output reaches 'train.cross_entropy' (no tensor-parallel rule)}}
-  %logits = train.matmul %y, %wh : tensor<4x8xf32>, tensor<8x6xf32> -> tensor<4x6xf32>
-  // expected-note @+1 {{reached here}}
-  %l = train.cross_entropy %logits, %labels : tensor<4x6xf32>, tensor<4xi64> -> tensor<f32>
-  return %l : tensor<f32>
-}

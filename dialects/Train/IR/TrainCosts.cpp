@@ -96,6 +96,16 @@ int64_t CrossEntropyOp::getFlops() { return 5 * numElements(getLogits()); }
 
 int64_t MseLossOp::getFlops() { return 3 * numElements(getInput()); }
 
+int64_t RowMaxOp::getFlops() { return numElements(getLogits()); }
+
+int64_t VocabParallelStatsOp::getFlops() {
+  return 4 * numElements(getLogits());
+}
+
+int64_t CrossEntropyFromStatsOp::getFlops() {
+  return 2 * numElements(getLabels());
+}
+
 int64_t ReduceSumOp::getFlops() { return numElements(getInput()); }
 
 int64_t BroadcastOp::getFlops() { return 0; }
@@ -157,6 +167,14 @@ int64_t EmbeddingGradOp::getFlops() { return numElements(getGrad()); }
 int64_t CrossEntropyGradOp::getFlops() { return 6 * numElements(getLogits()); }
 
 int64_t MseLossGradOp::getFlops() { return 3 * numElements(getInput()); }
+
+int64_t VocabParallelStatsGradOp::getFlops() {
+  return 3 * numElements(getLogits());
+}
+
+int64_t CrossEntropyFromStatsGradOp::getFlops() {
+  return 2 * numElements(getLabels());
+}
 
 int64_t AttentionGradOp::getFlops() {
   // Five matmuls (recomputed scores, dV, dP, dQ, dK) of 2*B*Hq*Sq*Sk*D each.
@@ -331,6 +349,17 @@ SmallVector<int64_t> CrossEntropyOp::getWorkspaceBuffers() {
                               elementTypeOf(getResult()));
   int64_t rows = numElements(getLogits()) / shapeOf(getLogits()).back();
   return {bytesOf(rows, c), bytesOf(rows, c), bytesOf(1, c), bytesOf(1, c)};
+}
+
+SmallVector<int64_t> CrossEntropyFromStatsOp::getWorkspaceBuffers() {
+  Type c = elementTypeOf(getStats());
+  return {bytesOf(1, c), bytesOf(1, c)};
+}
+
+SmallVector<int64_t> CrossEntropyFromStatsGradOp::getWorkspaceBuffers() {
+  if (!getIgnoreIndex())
+    return {};
+  return {bytesOf(1, elementTypeOf(getStats()))};
 }
 
 SmallVector<int64_t> CrossEntropyGradOp::getWorkspaceBuffers() {

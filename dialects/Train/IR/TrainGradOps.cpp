@@ -119,7 +119,9 @@ LogicalResult EmbeddingGradOp::verify() {
     return failure();
   SmallVector<int64_t> expected(shapeOf(getIds()));
   expected.push_back(shapeOf(getResult())[1]);
-  if (failed(checkShape(*this, "grad", expected, shapeOf(getGrad()))))
+  if (failed(checkShape(*this, "grad", expected, shapeOf(getGrad()))) ||
+      failed(checkVocabParts(*this, getPart(), getParts(),
+                             shapeOf(getResult())[0])))
     return failure();
   return checkElementType(*this, "result", elementTypeOf(getGrad()),
                           elementTypeOf(getResult()));
@@ -131,6 +133,19 @@ LogicalResult CrossEntropyGradOp::verify() {
                         shapeOf(getLabels()))))
     return failure();
   return checkSameType(*this, "result", getLogits(), getResult());
+}
+
+LogicalResult VocabParallelStatsGradOp::verify() {
+  if (failed(verifyVocabParallelStats(*this, getLogits(), getMax(), getLabels(),
+                                      getGrad(), getPart(), getParts())))
+    return failure();
+  return checkSameType(*this, "result", getLogits(), getResult());
+}
+
+LogicalResult CrossEntropyFromStatsGradOp::verify() {
+  if (failed(verifyCrossEntropyStats(*this, getStats(), getLabels())))
+    return failure();
+  return checkSameType(*this, "result", getStats(), getResult());
 }
 
 LogicalResult MseLossGradOp::verify() {

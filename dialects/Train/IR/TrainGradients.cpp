@@ -454,7 +454,8 @@ LogicalResult EmbeddingOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
                                           SmallVectorImpl<Value> &grads) {
   initGrads(*this, grads);
   grads[0] = EmbeddingGradOp::create(b, gradLoc(*this), getTable().getType(),
-                                     resultGrads[0], getIds());
+                                     resultGrads[0], getIds(), getPart(),
+                                     getPartsAttr());
   return success();
 }
 
@@ -492,6 +493,29 @@ LogicalResult CrossEntropyOp::buildGradients(OpBuilder &b,
   initGrads(*this, grads);
   grads[0] = CrossEntropyGradOp::create(
       b, gradLoc(*this), getLogits().getType(), resultGrads[0], getLogits(),
+      getLabels(), getIgnoreIndexAttr());
+  return success();
+}
+
+LogicalResult
+VocabParallelStatsOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                     ArrayRef<bool> needed,
+                                     SmallVectorImpl<Value> &grads) {
+  // Nothing flows into the maximum: the loss does not depend on the shift.
+  initGrads(*this, grads);
+  grads[0] = VocabParallelStatsGradOp::create(
+      b, gradLoc(*this), getLogits().getType(), resultGrads[0], getLogits(),
+      getMax(), getLabels(), getPart(), getPartsAttr());
+  return success();
+}
+
+LogicalResult
+CrossEntropyFromStatsOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                        ArrayRef<bool> needed,
+                                        SmallVectorImpl<Value> &grads) {
+  initGrads(*this, grads);
+  grads[0] = CrossEntropyFromStatsGradOp::create(
+      b, gradLoc(*this), getStats().getType(), resultGrads[0], getStats(),
       getLabels(), getIgnoreIndexAttr());
   return success();
 }

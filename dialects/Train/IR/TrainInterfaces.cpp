@@ -162,14 +162,29 @@ std::optional<int64_t> EmbeddingOp::getIndexBound(unsigned operandIndex) {
   // Ids index the table's rows.
   if (operandIndex != getIdsMutable().getOperandNumber())
     return std::nullopt;
-  return getDimSize(getTable(), 0);
+  return getDimSize(getTable(), 0) * getParts().value_or(1);
 }
 
 std::optional<int64_t> EmbeddingGradOp::getIndexBound(unsigned operandIndex) {
   // Ids index the rows of the table gradient.
   if (operandIndex != getIdsMutable().getOperandNumber())
     return std::nullopt;
-  return getDimSize(getResult(), 0);
+  return getDimSize(getResult(), 0) * getParts().value_or(1);
+}
+
+std::optional<int64_t>
+VocabParallelStatsOp::getIndexBound(unsigned operandIndex) {
+  // Labels index the whole vocabulary, the parts' columns together.
+  if (operandIndex != getLabelsMutable().getOperandNumber())
+    return std::nullopt;
+  return getDimSize(getLogits(), -1) * getParts();
+}
+
+std::optional<int64_t>
+VocabParallelStatsGradOp::getIndexBound(unsigned operandIndex) {
+  if (operandIndex != getLabelsMutable().getOperandNumber())
+    return std::nullopt;
+  return getDimSize(getLogits(), -1) * getParts();
 }
 
 std::optional<int64_t> CrossEntropyOp::getIndexBound(unsigned operandIndex) {

@@ -17,6 +17,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/CheckedArithmetic.h"
+#include <limits>
 
 #include <optional>
 
@@ -103,6 +104,26 @@ inline LogicalResult checkMinRank(Operation *op, StringRef what, Value v,
                            << formatShape(shapeOf(v)) << ")";
 }
 
+/// Checks a vocabulary part `part of parts` (the vocabulary-parallel ops):
+/// both present or both absent, and at least one part; the parts of a
+/// `rows`-row table (or logits' columns) must total at most INT64_MAX rows.
+inline LogicalResult checkVocabParts(Operation *op, Value part,
+                                     std::optional<int64_t> parts,
+                                     int64_t rows) {
+  if (static_cast<bool>(part) != parts.has_value())
+    return op->emitOpError("expected both a vocabulary part and a part "
+                           "count, or neither");
+  if (!parts)
+    return success();
+  if (*parts < 1)
+    return op->emitOpError()
+           << "expected at least one vocabulary part, got " << *parts;
+  if (rows > 0 && *parts > std::numeric_limits<int64_t>::max() / rows)
+    return op->emitOpError() << "expected " << *parts << " parts of " << rows
+                             << " rows to total at most 2^63 - 1";
+  return success();
+}
+
 /// Normalizes a possibly negative dimension index; fails with a diagnostic if
 /// it is outside [-rank, rank).
 inline FailureOr<int64_t> normalizeDim(Operation *op, StringRef what,
@@ -179,6 +200,17 @@ LogicalResult verifyChannelNorm(Operation *op, Value input,
 /// with Hq a multiple of Hkv; lse is an fp32 B x Hq x Sq.
 LogicalResult verifyAttentionShapes(Operation *op, Value q, Value k, Value v,
                                     Value lse, double scale);
+
+/// vocab_parallel_stats and its gradient: logits `P... x V` (part of
+/// `parts`), the whole-row maximum and labels `P...`, statistics `2 x P...`
+/// of the maximum's type (f32 or f64).
+LogicalResult verifyVocabParallelStats(Operation *op, Value logits, Value max,
+                                       Value labels, Value stats, Value part,
+                                       int64_t parts);
+
+/// cross_entropy_from_stats and its gradient: statistics `2 x P...` for
+/// labels `P...`.
+LogicalResult verifyCrossEntropyStats(Operation *op, Value stats, Value labels);
 
 /// A window of `full` at `offsets` with `strides`, of the shape of `window`;
 /// `windowName` names the window operand or result in diagnostics.

@@ -396,7 +396,9 @@ LogicalResult EmbeddingOp::verify() {
     return failure();
   SmallVector<int64_t> expected(shapeOf(getIds()));
   expected.push_back(shapeOf(getTable())[1]);
-  if (failed(checkShape(*this, "result", expected, shapeOf(getResult()))))
+  if (failed(checkShape(*this, "result", expected, shapeOf(getResult()))) ||
+      failed(checkVocabParts(*this, getPart(), getParts(),
+                             shapeOf(getTable())[0])))
     return failure();
   return checkElementType(*this, "result", elementTypeOf(getTable()),
                           elementTypeOf(getResult()));
@@ -455,6 +457,65 @@ LogicalResult CrossEntropyOp::verify() {
     return failure();
   return checkShape(*this, "labels", dropLast(shapeOf(getLogits())),
                     shapeOf(getLabels()));
+}
+
+LogicalResult RowMaxOp::verify() {
+  if (failed(checkMinRank(*this, "logits", getLogits(), 1)) ||
+      failed(checkShape(*this, "result", dropLast(shapeOf(getLogits())),
+                        shapeOf(getResult()))))
+    return failure();
+  if (!elementTypeOf(getResult()).isF32() &&
+      !elementTypeOf(getResult()).isF64())
+    return emitOpError() << "expected an f32 or f64 result, got "
+                         << elementTypeOf(getResult());
+  return success();
+}
+
+/// The `2 x P...` statistics of `P... x V` logits.
+static SmallVector<int64_t> getStatsShape(Value logits) {
+  SmallVector<int64_t> shape = {2};
+  llvm::append_range(shape, shapeOf(logits).drop_back());
+  return shape;
+}
+
+LogicalResult mlir::memopt::train::detail::verifyVocabParallelStats(
+    Operation *op, Value logits, Value max, Value labels, Value stats,
+    Value part, int64_t parts) {
+  if (failed(checkMinRank(op, "logits", logits, 1)) ||
+      failed(checkShape(op, "max", dropLast(shapeOf(logits)), shapeOf(max))) ||
+      failed(checkShape(op, "labels", dropLast(shapeOf(logits)),
+                        shapeOf(labels))) ||
+      failed(checkShape(op, "statistics", getStatsShape(logits),
+                        shapeOf(stats))) ||
+      failed(checkElementType(op, "statistics", elementTypeOf(max),
+                              elementTypeOf(stats))) ||
+      failed(checkVocabParts(op, part, parts, shapeOf(logits).back())))
+    return failure();
+  if (!elementTypeOf(max).isF32() && !elementTypeOf(max).isF64())
+    return op->emitOpError()
+           << "expected an f32 or f64 max, got " << elementTypeOf(max);
+  return success();
+}
+
+LogicalResult VocabParallelStatsOp::verify() {
+  return verifyVocabParallelStats(*this, getLogits(), getMax(), getLabels(),
+                                  getResult(), getPart(), getParts());
+}
+
+LogicalResult
+mlir::memopt::train::detail::verifyCrossEntropyStats(Operation *op, Value stats,
+                                                     Value labels) {
+  if (failed(checkMinRank(op, "statistics", stats, 1)))
+    return failure();
+  if (shapeOf(stats)[0] != 2)
+    return op->emitOpError()
+           << "expected statistics of shape 2x" << formatShape(shapeOf(labels))
+           << ", got " << formatShape(shapeOf(stats));
+  return checkShape(op, "labels", shapeOf(stats).drop_front(), shapeOf(labels));
+}
+
+LogicalResult CrossEntropyFromStatsOp::verify() {
+  return verifyCrossEntropyStats(*this, getStats(), getLabels());
 }
 
 LogicalResult MseLossOp::verify() {

@@ -188,14 +188,32 @@ def TrainShardPass : Pass<"train-shard", "::mlir::ModuleOp"> {
       gradient sums the processes' shares; the loss is averaged over the
       axis, and train-autodiff seeds its gradient with 1/tp.
 
+    * Vocabulary parallelism (`vocab-parallel`, on by default when `tp` >
+      1 and sequence parallelism is off), as in Megatron-LM: a matmul of a
+      parameter whose output reaches `train.cross_entropy` as the logits is
+      column-parallel too, so each process computes the logits of its part
+      of the vocabulary and they are never whole on a process. The loss
+      becomes `train.row_max`, a `shard.all_reduce` (max),
+      `train.vocab_parallel_stats`, a `shard.all_reduce` (sum) and
+      `train.cross_entropy_from_stats`. Embeddings of the head's table (a
+      tied LM head), and of any table with as many rows as the vocabulary
+      that only embeddings read (an untied one), are split along the rows:
+      each process looks up the ids its part holds (`part %p of tp`, from
+      `shard.process_multi_index`), and a `shard.all_reduce` sums the
+      processes' rows. The vocabulary must divide by `tp` (Megatron pads
+      it; `mem-gen --vocab` sets it). With sequence parallelism the head
+      is per token instead (its logits are split along the sequence), and
+      with `vocab-parallel=false` it stays replicated.
+
     Parameters and arguments that are split carry `train.split` (which
     part of the whole tensor a process holds), and the function
     `train.shard` (`{grid = @grid, dp, tp, zero}`); mem-run fills a split
     tensor with the whole tensor's values, so a run on `dp x tp` processes
     computes what one process computes on the whole program.
 
-    Errors: a degree below 1, heads, KV heads or a split feature count not
-    divisible by `tp`, a batch not divisible by `dp`, `zero` outside 0 to 3
+    Errors: a degree below 1, heads, KV heads, a split feature count or a
+    vocabulary-parallel head's vocabulary not divisible by `tp`, a batch
+    not divisible by `dp`, `zero` outside 0 to 3
     or above 0 with `dp` = 1, dynamic loss scaling with `zero` or
     `sequence-parallel` (each process would check only its part of the
     gradients), `sequence-parallel` with `tp` = 1, an argument whose
@@ -216,6 +234,10 @@ def TrainShardPass : Pass<"train-shard", "::mlir::ModuleOp"> {
            "Sequence parallelism (needs tp > 1): outside the tensor-parallel "
            "regions, split every activation along the sequence over the "
            "tensor-parallel processes">,
+    Option<"vocabParallel", "vocab-parallel", "bool", /*default=*/"true",
+           "Split the LM head, its cross-entropy and the vocabulary's "
+           "embedding over the tensor-parallel processes (tp > 1, without "
+           "sequence-parallel)">,
   ];
   let dependentDialects = ["::mlir::memopt::train::TrainDialect",
                            "::mlir::shard::ShardDialect",

@@ -502,7 +502,32 @@ struct ConcatLowering : public TrainOpLowering<train::ConcatOp> {
 // Embedding
 //===----------------------------------------------------------------------===//
 
-/// embedding: a gather, `result[i..., h] = table[ids[i...], h]`.
+/// The first row of vocabulary part `part` of `rows`-row parts, or null for
+/// a whole table (no part).
+static Value getVocabPartOffset(OpBuilder &b, Location loc, Value part,
+                                int64_t rows) {
+  if (!part)
+    return Value();
+  return arith::MulIOp::create(b, loc, part,
+                               arith::ConstantIndexOp::create(b, loc, rows));
+}
+
+/// The local row of the whole-table row `id` in the part starting at
+/// `offset` (row 0 when outside it), and whether the part holds it.
+static std::pair<Value, Value> getLocalRow(OpBuilder &b, Location loc, Value id,
+                                           Value offset, int64_t rows) {
+  Value local = arith::SubIOp::create(b, loc, id, offset);
+  // Unsigned: a row before the part wraps around to a large value.
+  Value inPart =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, local,
+                            arith::ConstantIndexOp::create(b, loc, rows));
+  Value row = arith::SelectOp::create(
+      b, loc, inPart, local, arith::ConstantIndexOp::create(b, loc, 0));
+  return {row, inPart};
+}
+
+/// embedding: a gather, `result[i..., h] = table[ids[i...], h]` (with a
+/// vocabulary part, zero where the part does not hold the row).
 struct EmbeddingLowering : public TrainOpLowering<train::EmbeddingOp> {
   using TrainOpLowering::TrainOpLowering;
   LogicalResult
@@ -513,6 +538,8 @@ struct EmbeddingLowering : public TrainOpLowering<train::EmbeddingOp> {
     int64_t rank = type.getRank();
     MLIRContext *ctx = rewriter.getContext();
     Value table = adaptor.getTable();
+    int64_t rows = cast<RankedTensorType>(table.getType()).getShape()[0];
+    Value offset = getVocabPartOffset(rewriter, loc, adaptor.getPart(), rows);
     SmallVector<AffineMap> maps = {getDroppedDimsMap(ctx, rank, {rank - 1}),
                                    rewriter.getMultiDimIdentityMap(rank)};
     auto generic = linalg::GenericOp::create(
@@ -521,9 +548,16 @@ struct EmbeddingLowering : public TrainOpLowering<train::EmbeddingOp> {
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value row =
               arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]);
+          Value inPart;
+          if (offset)
+            std::tie(row, inPart) = getLocalRow(b, l, row, offset, rows);
           Value column = linalg::IndexOp::create(b, l, rank - 1);
           Value value =
               tensor::ExtractOp::create(b, l, table, ValueRange{row, column});
+          if (inPart)
+            value = arith::SelectOp::create(
+                b, l, inPart, value,
+                createScalar(b, l, type.getElementType(), 0.0));
           linalg::YieldOp::create(b, l, value);
         });
     rewriter.replaceOp(op, generic.getResult(0));
@@ -545,6 +579,8 @@ struct EmbeddingGradLowering : public TrainOpLowering<train::EmbeddingGradOp> {
     Value ids = flatten(rewriter, loc, adaptor.getIds());
     Value grad = collapseRows(rewriter, loc, adaptor.getGrad());
     int64_t positions = cast<RankedTensorType>(ids.getType()).getShape()[0];
+    int64_t rows = type.getShape()[0];
+    Value offset = getVocabPartOffset(rewriter, loc, adaptor.getPart(), rows);
     Value zeros = createFilled(rewriter, loc, type, 0.0);
     auto rowType = RankedTensorType::get({1, h}, type.getElementType());
     Value lower = arith::ConstantIndexOp::create(rewriter, loc, 0);
@@ -559,6 +595,10 @@ struct EmbeddingGradLowering : public TrainOpLowering<train::EmbeddingGradOp> {
         [&](OpBuilder &b, Location l, Value position, ValueRange iterArgs) {
           Value id = tensor::ExtractOp::create(b, l, ids, position);
           id = arith::IndexCastOp::create(b, l, b.getIndexType(), id);
+          // An id outside this vocabulary part adds nothing (to row 0).
+          Value inPart;
+          if (offset)
+            std::tie(id, inPart) = getLocalRow(b, l, id, offset, rows);
           SmallVector<OpFoldResult> gradOffsets = {position, b.getIndexAttr(0)};
           SmallVector<OpFoldResult> tableOffsets = {id, b.getIndexAttr(0)};
           Value gradRow = tensor::ExtractSliceOp::create(
@@ -566,16 +606,18 @@ struct EmbeddingGradLowering : public TrainOpLowering<train::EmbeddingGradOp> {
           Value tableRow = tensor::ExtractSliceOp::create(
               b, l, rowType, iterArgs[0], tableOffsets, sizes, unitStrides);
           SmallVector<AffineMap> maps(2, b.getMultiDimIdentityMap(2));
-          Value sum =
-              linalg::GenericOp::create(
-                  b, l, TypeRange{rowType}, ValueRange{gradRow},
-                  ValueRange{tableRow}, maps, getIterators(2),
-                  [&](OpBuilder &nested, Location nl, ValueRange args) {
-                    linalg::YieldOp::create(nested, nl,
-                                            Value(arith::AddFOp::create(
-                                                nested, nl, args[1], args[0])));
-                  })
-                  .getResult(0);
+          Value sum = linalg::GenericOp::create(
+                          b, l, TypeRange{rowType}, ValueRange{gradRow},
+                          ValueRange{tableRow}, maps, getIterators(2),
+                          [&](OpBuilder &nested, Location nl, ValueRange args) {
+                            Value sum = arith::AddFOp::create(nested, nl,
+                                                              args[1], args[0]);
+                            if (inPart)
+                              sum = arith::SelectOp::create(nested, nl, inPart,
+                                                            sum, args[1]);
+                            linalg::YieldOp::create(nested, nl, sum);
+                          })
+                          .getResult(0);
           Value updated = tensor::InsertSliceOp::create(
               b, l, sum, iterArgs[0], tableOffsets, sizes, unitStrides);
           scf::YieldOp::create(b, l, updated);

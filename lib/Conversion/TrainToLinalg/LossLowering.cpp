@@ -133,6 +133,60 @@ static Value buildCount(OpBuilder &b, Location loc, Value labels,
       .getResult(0);
 }
 
+/// The mean of a per-position loss over the counted positions (labels !=
+/// `ignoreIndex`) as a 0-d tensor of `resultType`: one reduction over the
+/// positions (row-major order) into the summed losses and the count, in
+/// `computeType`, then their quotient (NaN when every position is ignored,
+/// as PyTorch). `inputs` (the labels first) are read per position;
+/// `lossOf` receives their scalars, an ignored label replaced by 0 (a valid
+/// index), and returns the position's loss.
+static Value
+buildMeanLoss(OpBuilder &b, Location loc, RankedTensorType resultType,
+              Type computeType, ValueRange inputs,
+              std::optional<int64_t> ignoreIndex,
+              function_ref<Value(OpBuilder &, Location, ValueRange)> lossOf) {
+  MLIRContext *ctx = b.getContext();
+  int64_t rank = cast<RankedTensorType>(inputs[0].getType()).getRank();
+  auto scalarType = RankedTensorType::get({}, computeType);
+  SmallVector<AffineMap> maps(inputs.size(), b.getMultiDimIdentityMap(rank));
+  maps.append(2, AffineMap::get(rank, 0, {}, ctx));
+  auto sums = linalg::GenericOp::create(
+      b, loc, TypeRange{scalarType, scalarType}, inputs,
+      ValueRange{createFilledScalar(b, loc, computeType, 0.0),
+                 createFilledScalar(b, loc, computeType, 0.0)},
+      maps, getIterators(rank, llvm::to_vector(llvm::seq<int64_t>(0, rank))),
+      [&](OpBuilder &nested, Location l, ValueRange args) {
+        SmallVector<Value> scalars(args.drop_back(2));
+        Value zero = createScalar(nested, l, computeType, 0.0);
+        Value one = createScalar(nested, l, computeType, 1.0);
+        Value counted;
+        if (ignoreIndex) {
+          counted = isCounted(nested, l, scalars[0], *ignoreIndex);
+          scalars[0] = arith::SelectOp::create(
+              nested, l, counted, scalars[0],
+              createScalar(nested, l, scalars[0].getType(), 0));
+        }
+        Value loss = lossOf(nested, l, scalars);
+        Value count = one;
+        if (counted) {
+          loss = arith::SelectOp::create(nested, l, counted, loss, zero);
+          count = arith::SelectOp::create(nested, l, counted, one, zero);
+        }
+        Value total = args[args.size() - 2], number = args.back();
+        linalg::YieldOp::create(
+            nested, l,
+            ValueRange{arith::AddFOp::create(nested, l, total, loss),
+                       arith::AddFOp::create(nested, l, number, count)});
+      });
+  return buildElementwise(
+      b, loc, resultType, sums.getResults(),
+      [&](OpBuilder &nested, Location l, ValueRange args) {
+        return castScalar(nested, l,
+                          arith::DivFOp::create(nested, l, args[0], args[1]),
+                          resultType.getElementType());
+      });
+}
+
 namespace {
 
 //===----------------------------------------------------------------------===//
@@ -162,59 +216,21 @@ struct CrossEntropyLowering : public TrainOpLowering<train::CrossEntropyOp> {
     auto [rowMax, sumExp] =
         buildRowLogSumExp(rewriter, loc, logits, computeType);
 
-    // One reduction over the positions: the summed losses and the count.
-    MLIRContext *ctx = rewriter.getContext();
-    auto scalarType = RankedTensorType::get({}, computeType);
-    AffineMap identity = rewriter.getMultiDimIdentityMap(positionRank);
-    AffineMap toScalar = AffineMap::get(positionRank, 0, {}, ctx);
-    SmallVector<AffineMap> maps = {identity, identity, identity, toScalar,
-                                   toScalar};
-    auto sums = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{scalarType, scalarType},
-        ValueRange{labels, rowMax, sumExp},
-        ValueRange{createFilledScalar(rewriter, loc, computeType, 0.0),
-                   createFilledScalar(rewriter, loc, computeType, 0.0)},
-        maps,
-        getIterators(positionRank,
-                     llvm::to_vector(llvm::seq<int64_t>(0, positionRank))),
+    Value mean = buildMeanLoss(
+        rewriter, loc, resultType, computeType,
+        ValueRange{labels, rowMax, sumExp}, ignoreIndex,
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Value label = args[0];
-          Value zero = createScalar(b, l, computeType, 0.0);
-          Value one = createScalar(b, l, computeType, 1.0);
-          Value counted;
-          if (ignoreIndex) {
-            // Ignored labels (e.g. -100) are not valid indices: read column 0.
-            counted = isCounted(b, l, label, *ignoreIndex);
-            label = arith::SelectOp::create(
-                b, l, counted, label, createScalar(b, l, label.getType(), 0));
-          }
           SmallVector<Value> indices;
           for (int64_t d = 0; d < positionRank; ++d)
             indices.push_back(linalg::IndexOp::create(b, l, d));
           indices.push_back(
-              arith::IndexCastOp::create(b, l, b.getIndexType(), label));
+              arith::IndexCastOp::create(b, l, b.getIndexType(), args[0]));
           Value picked =
               castScalar(b, l, tensor::ExtractOp::create(b, l, logits, indices),
                          computeType);
           Value lse = arith::AddFOp::create(b, l, args[1],
                                             math::LogOp::create(b, l, args[2]));
-          Value loss = arith::SubFOp::create(b, l, lse, picked);
-          Value count = one;
-          if (counted) {
-            loss = arith::SelectOp::create(b, l, counted, loss, zero);
-            count = arith::SelectOp::create(b, l, counted, one, zero);
-          }
-          linalg::YieldOp::create(
-              b, l,
-              ValueRange{arith::AddFOp::create(b, l, args[3], loss),
-                         arith::AddFOp::create(b, l, args[4], count)});
-        });
-    // mean = total / count (NaN when every position is ignored, as PyTorch).
-    Value mean = buildElementwise(
-        rewriter, loc, resultType, sums.getResults(),
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          return castScalar(b, l, arith::DivFOp::create(b, l, args[0], args[1]),
-                            resultType.getElementType());
+          return Value(arith::SubFOp::create(b, l, lse, picked));
         });
     rewriter.replaceOp(op, mean);
     return success();
@@ -291,6 +307,238 @@ struct CrossEntropyGradLowering
     if (result.getType() != resultType)
       result = reshapeStatic(rewriter, loc, result, resultType);
     rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Vocabulary-parallel cross-entropy
+//===----------------------------------------------------------------------===//
+
+/// Row `k` of `2 x P...` statistics, a `P...` view.
+static Value sliceStat(OpBuilder &b, Location loc, Value stats, int64_t k) {
+  auto type = cast<RankedTensorType>(stats.getType());
+  int64_t rank = type.getRank();
+  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+  offsets[0] = b.getIndexAttr(k);
+  SmallVector<OpFoldResult> sizes = {b.getIndexAttr(1)};
+  for (int64_t size : type.getShape().drop_front())
+    sizes.push_back(b.getIndexAttr(size));
+  SmallVector<OpFoldResult> strides(rank, b.getIndexAttr(1));
+  auto rowType = RankedTensorType::get(type.getShape().drop_front(),
+                                       type.getElementType());
+  return tensor::ExtractSliceOp::create(b, loc, rowType, stats, offsets, sizes,
+                                        strides);
+}
+
+/// The first column of vocabulary part `part` of `columns` columns.
+static Value getPartOffset(OpBuilder &b, Location loc, Value part,
+                           int64_t columns) {
+  return arith::MulIOp::create(b, loc, part,
+                               arith::ConstantIndexOp::create(b, loc, columns));
+}
+
+/// Whether `label` (an integer) names local column `column` of the part
+/// starting at `offset` (index values).
+static Value isLocalLabel(OpBuilder &b, Location loc, Value label, Value column,
+                          Value offset) {
+  Value index = arith::IndexCastOp::create(b, loc, b.getIndexType(), label);
+  Value local = arith::SubIOp::create(b, loc, index, offset);
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, column, local);
+}
+
+/// row_max: a linalg.reduce (maximum) over the last dimension.
+struct RowMaxLowering : public TrainOpLowering<train::RowMaxOp> {
+  using TrainOpLowering::TrainOpLowering;
+  LogicalResult
+  matchAndRewrite(train::RowMaxOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type computeType = resultType.getElementType();
+    int64_t rank =
+        cast<RankedTensorType>(adaptor.getLogits().getType()).getRank();
+    Value init = createFilled(rewriter, loc, resultType, -INFINITY);
+    Value max =
+        linalg::ReduceOp::create(
+            rewriter, loc, ValueRange{adaptor.getLogits()}, ValueRange{init},
+            {rank - 1},
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              Value x = castScalar(b, l, args[0], computeType);
+              linalg::YieldOp::create(
+                  b, l, Value(arith::MaximumFOp::create(b, l, x, args[1])));
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, max);
+    return success();
+  }
+};
+
+/// vocab_parallel_stats: one reduction over `2 x P... x V` into the
+/// `2 x P...` result: row 0 sums exp(x - max), row 1 sums x - max at the
+/// label's local column (a single term, so exact) and 0 elsewhere.
+struct VocabParallelStatsLowering
+    : public TrainOpLowering<train::VocabParallelStatsOp> {
+  using TrainOpLowering::TrainOpLowering;
+  LogicalResult
+  matchAndRewrite(train::VocabParallelStatsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type computeType = resultType.getElementType();
+    auto logitsType = cast<RankedTensorType>(adaptor.getLogits().getType());
+    int64_t logitsRank = logitsType.getRank(), rank = logitsRank + 1;
+    Value offset = getPartOffset(rewriter, loc, adaptor.getPart(),
+                                 logitsType.getShape().back());
+    MLIRContext *ctx = rewriter.getContext();
+    AffineMap perRow = getDroppedDimsMap(ctx, rank, {0, rank - 1});
+    SmallVector<AffineMap> maps = {getDroppedDimsMap(ctx, rank, {0}), perRow,
+                                   perRow,
+                                   getDroppedDimsMap(ctx, rank, {rank - 1})};
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{resultType},
+        ValueRange{adaptor.getLogits(), adaptor.getMax(), adaptor.getLabels()},
+        ValueRange{createFilled(rewriter, loc, resultType, 0.0)}, maps,
+        getIterators(rank, {rank - 1}),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value shifted = arith::SubFOp::create(
+              b, l, castScalar(b, l, args[0], computeType), args[1]);
+          Value zero = createScalar(b, l, computeType, 0.0);
+          Value row = linalg::IndexOp::create(b, l, 0);
+          Value column = linalg::IndexOp::create(b, l, rank - 1);
+          Value isSum =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, row,
+                                    arith::ConstantIndexOp::create(b, l, 0));
+          Value target = arith::SelectOp::create(
+              b, l, isLocalLabel(b, l, args[2], column, offset), shifted, zero);
+          Value term = arith::SelectOp::create(
+              b, l, isSum, math::ExpOp::create(b, l, shifted), target);
+          linalg::YieldOp::create(
+              b, l, Value(arith::AddFOp::create(b, l, args[3], term)));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// vocab_parallel_stats_grad: `grad[0] * exp(x - max) + grad[1] * onehot`,
+/// elementwise over the logits.
+struct VocabParallelStatsGradLowering
+    : public TrainOpLowering<train::VocabParallelStatsGradOp> {
+  using TrainOpLowering::TrainOpLowering;
+  LogicalResult
+  matchAndRewrite(train::VocabParallelStatsGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type elementType = resultType.getElementType();
+    Type computeType =
+        cast<RankedTensorType>(adaptor.getMax().getType()).getElementType();
+    int64_t rank = resultType.getRank();
+    Value offset = getPartOffset(rewriter, loc, adaptor.getPart(),
+                                 resultType.getShape().back());
+    Value dSum = sliceStat(rewriter, loc, adaptor.getGrad(), 0);
+    Value dTarget = sliceStat(rewriter, loc, adaptor.getGrad(), 1);
+    MLIRContext *ctx = rewriter.getContext();
+    AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
+    AffineMap perRow = getDroppedDimsMap(ctx, rank, {rank - 1});
+    SmallVector<AffineMap> maps = {identity, perRow, perRow,
+                                   perRow,   perRow, identity};
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{resultType},
+        ValueRange{adaptor.getLogits(), adaptor.getMax(), adaptor.getLabels(),
+                   dSum, dTarget},
+        ValueRange{createEmpty(rewriter, loc, resultType)}, maps,
+        getIterators(rank), [&](OpBuilder &b, Location l, ValueRange args) {
+          Value shifted = arith::SubFOp::create(
+              b, l, castScalar(b, l, args[0], computeType), args[1]);
+          Value column = linalg::IndexOp::create(b, l, rank - 1);
+          Value d = arith::MulFOp::create(b, l, args[3],
+                                          math::ExpOp::create(b, l, shifted));
+          Value target = arith::SelectOp::create(
+              b, l, isLocalLabel(b, l, args[2], column, offset), args[4],
+              createScalar(b, l, computeType, 0.0));
+          d = arith::AddFOp::create(b, l, d, target);
+          linalg::YieldOp::create(b, l, castScalar(b, l, d, elementType));
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+/// cross_entropy_from_stats: mean over the counted positions of
+/// `log(sum) - target`, one reduction into the summed losses and the count.
+struct CrossEntropyFromStatsLowering
+    : public TrainOpLowering<train::CrossEntropyFromStatsOp> {
+  using TrainOpLowering::TrainOpLowering;
+  LogicalResult
+  matchAndRewrite(train::CrossEntropyFromStatsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type computeType =
+        cast<RankedTensorType>(adaptor.getStats().getType()).getElementType();
+    Value sum = sliceStat(rewriter, loc, adaptor.getStats(), 0);
+    Value target = sliceStat(rewriter, loc, adaptor.getStats(), 1);
+    Value mean = buildMeanLoss(
+        rewriter, loc, resultType, computeType,
+        ValueRange{adaptor.getLabels(), sum, target}, op.getIgnoreIndex(),
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          return Value(arith::SubFOp::create(
+              b, l, math::LogOp::create(b, l, args[1]), args[2]));
+        });
+    rewriter.replaceOp(op, mean);
+    return success();
+  }
+};
+
+/// cross_entropy_from_stats_grad: `grad / (count * sum)` and
+/// `-grad / count` per counted position, 0 on ignored ones.
+struct CrossEntropyFromStatsGradLowering
+    : public TrainOpLowering<train::CrossEntropyFromStatsGradOp> {
+  using TrainOpLowering::TrainOpLowering;
+  LogicalResult
+  matchAndRewrite(train::CrossEntropyFromStatsGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto resultType = cast<RankedTensorType>(op.getType());
+    Type computeType = resultType.getElementType();
+    std::optional<int64_t> ignoreIndex = op.getIgnoreIndex();
+    Value labels = adaptor.getLabels();
+    auto labelsType = cast<RankedTensorType>(labels.getType());
+    Value count =
+        ignoreIndex
+            ? extractScalar(
+                  rewriter, loc,
+                  buildCount(rewriter, loc, labels, *ignoreIndex, computeType))
+            : createScalar(rewriter, loc, computeType,
+                           static_cast<double>(labelsType.getNumElements()));
+    Value grad = extractLossGrad(rewriter, loc, adaptor.getGrad(), computeType);
+    Value factor = arith::DivFOp::create(rewriter, loc, grad, count);
+    int64_t rank = resultType.getRank();
+    MLIRContext *ctx = rewriter.getContext();
+    AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
+    SmallVector<AffineMap> maps = {identity, getDroppedDimsMap(ctx, rank, {0}),
+                                   identity};
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{resultType},
+        ValueRange{adaptor.getStats(), labels},
+        ValueRange{createEmpty(rewriter, loc, resultType)}, maps,
+        getIterators(rank), [&](OpBuilder &b, Location l, ValueRange args) {
+          Value row = linalg::IndexOp::create(b, l, 0);
+          Value isSum =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, row,
+                                    arith::ConstantIndexOp::create(b, l, 0));
+          Value d = arith::SelectOp::create(
+              b, l, isSum, arith::DivFOp::create(b, l, factor, args[0]),
+              arith::NegFOp::create(b, l, factor));
+          if (ignoreIndex)
+            d = arith::SelectOp::create(
+                b, l, isCounted(b, l, args[1], *ignoreIndex), d,
+                createScalar(b, l, computeType, 0.0));
+          linalg::YieldOp::create(b, l, d);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
     return success();
   }
 };
@@ -377,5 +625,7 @@ struct MseLossGradLowering : public TrainOpLowering<train::MseLossGradOp> {
 
 void mlir::memopt::populateLossLoweringPatterns(RewritePatternSet &patterns) {
   patterns.add<CrossEntropyLowering, CrossEntropyGradLowering, MseLossLowering,
-               MseLossGradLowering>(patterns.getContext());
+               MseLossGradLowering, RowMaxLowering, VocabParallelStatsLowering,
+               VocabParallelStatsGradLowering, CrossEntropyFromStatsLowering,
+               CrossEntropyFromStatsGradLowering>(patterns.getContext());
 }

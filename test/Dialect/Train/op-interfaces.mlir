@@ -398,3 +398,31 @@ func.func @reshape_views(%x: tensor<2x4x6x8xf32>, %m: tensor<8x12xf32>, %b: tens
   %bb = train.broadcast %b {dims = array<i64: 0, 1>} : tensor<12xf32> -> tensor<3x5x12xf32> loc("bcast")
   return
 }
+
+// -----
+
+// CHECK-LABEL: func @vocab_parallel
+// CHECK-NEXT:  train.embedding loc("emb_part"): flops=0 read=192 written=384 workspace=0 precision=low-precision-safe{{$}}
+// CHECK-NEXT:  train.embedding_grad loc("emb_part_grad"): flops=96 read=480 written=96 workspace=0 precision=keep-fp32{{$}}
+// CHECK-NEXT:  train.row_max loc("row_max"): flops=36 read=72 written=48 workspace=0 precision=keep-fp32{{$}}
+// CHECK-NEXT:  train.vocab_parallel_stats loc("stats"): flops=144 read=216 written=96 workspace=0 precision=keep-fp32{{$}}
+// CHECK-NEXT:  train.cross_entropy_from_stats loc("from_stats"): flops=24 read=192 written=4 workspace=8 buffers=[4, 4] precision=keep-fp32{{$}}
+// CHECK-NEXT:  train.cross_entropy_from_stats_grad loc("from_stats_grad"): flops=24 read=196 written=96 workspace=0 precision=keep-fp32{{$}}
+// CHECK-NEXT:  train.cross_entropy_from_stats_grad loc("from_stats_grad_ignore"): flops=24 read=196 written=96 workspace=4 buffers=[4] precision=keep-fp32{{$}}
+// CHECK-NEXT:  train.vocab_parallel_stats_grad loc("stats_grad"): flops=108 read=312 written=72 workspace=0 precision=keep-fp32{{$}}
+func.func @vocab_parallel(%t: tensor<3x8xf32>, %ids: tensor<3x4xi64>, %x: tensor<3x4x3xbf16>, %y: tensor<3x4xi64>, %g: tensor<f32>) {
+  %p = arith.constant 1 : index
+  // embedding: the table (96) and the ids (96) read; 12 rows of 8 f32 written
+  %e = train.embedding %t, %ids part %p of 2 : tensor<3x8xf32>, tensor<3x4xi64> -> tensor<3x4x8xf32> loc("emb_part")
+  // embedding_grad: 1 FLOP per element of grad
+  %dt = train.embedding_grad %e, %ids part %p of 2 : tensor<3x4x8xf32>, tensor<3x4xi64> -> tensor<3x8xf32> loc("emb_part_grad")
+  // row_max: 1 FLOP/logit; stats: 4 FLOPs/logit; their grad: 3 FLOPs/logit
+  %m = train.row_max %x : tensor<3x4x3xbf16> -> tensor<3x4xf32> loc("row_max")
+  %s = train.vocab_parallel_stats %x, %m, %y part %p of 2 : tensor<3x4x3xbf16>, tensor<3x4xf32>, tensor<3x4xi64> -> tensor<2x3x4xf32> loc("stats")
+  // from_stats and its gradient: 2 FLOPs per position
+  %l = train.cross_entropy_from_stats %s, %y : tensor<2x3x4xf32>, tensor<3x4xi64> -> tensor<f32> loc("from_stats")
+  %ds = train.cross_entropy_from_stats_grad %g, %s, %y : tensor<f32>, tensor<2x3x4xf32>, tensor<3x4xi64> -> tensor<2x3x4xf32> loc("from_stats_grad")
+  %di = train.cross_entropy_from_stats_grad %g, %s, %y {ignore_index = 0 : i64} : tensor<f32>, tensor<2x3x4xf32>, tensor<3x4xi64> -> tensor<2x3x4xf32> loc("from_stats_grad_ignore")
+  %dx = train.vocab_parallel_stats_grad %ds, %x, %m, %y part %p of 2 : tensor<2x3x4xf32>, tensor<3x4x3xbf16>, tensor<3x4xf32>, tensor<3x4xi64> -> tensor<3x4x3xbf16> loc("stats_grad")
+  return
+}

@@ -467,15 +467,25 @@ def Train_EmbeddingOp : Train_Op<"embedding", [Train_Differentiable, Pure, Train
     ids of any shape; the result has shape `ids.shape x H`. No FLOPs. Saves
     the **ids** (the table gradient scatters into rows).
 
+    Vocabulary-parallel form (`part %p of N`, created by `train-shard`): the
+    table holds rows `[p*V, (p+1)*V)` of an `N*V`-row table, and `p` is an
+    `index` (the process's position on the tensor-parallel grid axis). An
+    id in that range reads its local row `id - p*V`; any other id gives a
+    zero row, so summing the N processes' results (`shard.all_reduce`) gives
+    the whole table's lookup. Ids must lie in `[0, N*V)`.
+
     Example:
     ```mlir
     %e = train.embedding %wte, %ids : tensor<50257x768xf32>, tensor<8x1024xi64> -> tensor<8x1024x768xf32>
+    %p = shard.process_multi_index on @grid axes = [1] : index
+    %e0 = train.embedding %wte0, %ids part %p of 2 : tensor<25216x768xf32>, tensor<8x1024xi64> -> tensor<8x1024x768xf32>
     ```
   }];
-  let arguments = (ins Train_FloatTensor:$table, Train_IndexTensor:$ids);
+  let arguments = (ins Train_FloatTensor:$table, Train_IndexTensor:$ids,
+                   Optional<Index>:$part, OptionalAttr<I64Attr>:$parts);
   let results = (outs Train_FloatTensor:$result);
-  let assemblyFormat = "$table `,` $ids attr-dict `:` type($table) `,` "
-                       "type($ids) `->` type($result)";
+  let assemblyFormat = "$table `,` $ids (`part` $part^ `of` $parts)? attr-dict "
+                       "`:` type($table) `,` type($ids) `->` type($result)";
   let hasVerifier = 1;
 }
 
@@ -1056,17 +1066,20 @@ def Train_EmbeddingGradOp : Train_Op<"embedding_grad", [Pure,
   let description = [{
     Scatter-adds the rows of `grad` (`ids.shape x H`) into a zero `V x H`
     table gradient at rows `ids`; the result type gives `V`. 1 FLOP per
-    element of `grad`.
+    element of `grad`. With `part %p of N` (the vocabulary-parallel
+    `train.embedding`), the result is the gradient of rows `[p*V, (p+1)*V)`
+    of the whole table: ids outside them add nothing.
 
     Example:
     ```mlir
     %dwte = train.embedding_grad %de, %ids : tensor<8x1024x768xf32>, tensor<8x1024xi64> -> tensor<50257x768xf32>
     ```
   }];
-  let arguments = (ins Train_FloatTensor:$grad, Train_IndexTensor:$ids);
+  let arguments = (ins Train_FloatTensor:$grad, Train_IndexTensor:$ids,
+                   Optional<Index>:$part, OptionalAttr<I64Attr>:$parts);
   let results = (outs Train_FloatTensor:$result);
-  let assemblyFormat = "$grad `,` $ids attr-dict `:` type($grad) `,` "
-                       "type($ids) `->` type($result)";
+  let assemblyFormat = "$grad `,` $ids (`part` $part^ `of` $parts)? attr-dict "
+                       "`:` type($grad) `,` type($ids) `->` type($result)";
   let hasVerifier = 1;
 }
 
@@ -1650,6 +1663,148 @@ def Train_AmaxRecordOp : Train_Op<"amax_record", [Train_KeepFP32,
                    Train_AmaxHistoryTensor:$amax_history);
   let assemblyFormat = "$amax `,` $amax_history attr-dict `:` type($amax) `,` "
                        "type($amax_history)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Vocabulary-parallel cross-entropy
+//===----------------------------------------------------------------------===//
+
+def Train_RowMaxOp : Train_Op<"row_max", [Pure, Train_KeepFP32]> {
+  let summary = "Maximum of each row of logits";
+  let description = [{
+    `result[i...] = max_v logits[i..., v]` over the last dimension, in the
+    result's element type (f32 or f64). The first step of the
+    vocabulary-parallel cross-entropy `train-shard` builds: a
+    `shard.all_reduce` (max) of it gives every process the maximum over the
+    whole vocabulary. No gradient rule: the loss does not depend on the
+    maximum it is shifted by (`train.vocab_parallel_stats`). 1 FLOP per
+    logit.
+
+    Example:
+    ```mlir
+    %m = train.row_max %logits : tensor<8x128x25216xf32> -> tensor<8x128xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$logits);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$logits attr-dict `:` type($logits) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_VocabParallelStatsOp : Train_Op<"vocab_parallel_stats",
+    [Train_Differentiable, Pure, Train_KeepFP32, Train_IndexBound]> {
+  let summary = "A process's share of the cross-entropy's row statistics";
+  let description = [{
+    For logits `P... x V` that are part `p` of `N` of the vocabulary
+    (columns `[p*V, (p+1)*V)` of the whole logits), the row maximum `max`
+    over the whole vocabulary (`P...`), and labels `P...` in `[0, N*V)`,
+    returns `2 x P...` in `max`'s type:
+
+    * `result[0]`: `sum_v exp(logits[..., v] - max)` over this part;
+    * `result[1]`: `logits[..., label - p*V] - max` where this part holds the
+      label's column, else 0.
+
+    Summed over the N processes (`shard.all_reduce`), they are the whole
+    row's sum of exponentials and target logit, both shifted by `max`,
+    from which `train.cross_entropy_from_stats` computes the loss. The
+    gradient treats `max` as a constant, which is exact: the loss
+    `log(sum) - target` does not depend on the shift. 4 FLOPs per logit.
+
+    Example:
+    ```mlir
+    %s = train.vocab_parallel_stats %logits, %m, %labels part %p of 2
+        : tensor<8x128x25216xf32>, tensor<8x128xf32>, tensor<8x128xi64> -> tensor<2x8x128xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$logits, Train_FloatTensor:$max,
+                   Train_IndexTensor:$labels, Index:$part, I64Attr:$parts);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$logits `,` $max `,` $labels `part` $part `of` $parts "
+                       "attr-dict `:` type($logits) `,` type($max) `,` "
+                       "type($labels) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_CrossEntropyFromStatsOp : Train_Op<"cross_entropy_from_stats",
+    [Train_Differentiable, Pure, Train_KeepFP32], ["getWorkspaceBuffers"]> {
+  let summary = "Mean cross-entropy from summed row statistics";
+  let description = [{
+    `result = mean_i(log(stats[0, i...]) - stats[1, i...])` for the `2 x P...`
+    statistics of `train.vocab_parallel_stats` summed over the vocabulary
+    parts, i.e. the mean of `logsumexp(logits) - logits[label]` of
+    `train.cross_entropy`. With `ignore_index`, positions whose label equals
+    it count for nothing and the mean is over the others, as in
+    `train.cross_entropy`. 2 FLOPs per position.
+
+    Workspace (the scratch buffers of the CPU lowering,
+    `getWorkspaceBuffers`): the two 0-d sums (loss and count), in the
+    statistics' type.
+
+    Example:
+    ```mlir
+    %l = train.cross_entropy_from_stats %s, %labels : tensor<2x8x128xf32>, tensor<8x128xi64> -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$stats, Train_IndexTensor:$labels,
+                   OptionalAttr<I64Attr>:$ignore_index);
+  let results = (outs Train_ScalarFloatTensor:$result);
+  let assemblyFormat = "$stats `,` $labels attr-dict `:` type($stats) `,` "
+                       "type($labels) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_VocabParallelStatsGradOp : Train_Op<"vocab_parallel_stats_grad",
+    [Pure, Train_KeepFP32, Train_IndexBound]> {
+  let summary = "Gradient of vocab_parallel_stats with respect to the logits";
+  let description = [{
+    `result[..., v] = grad[0, ...] * exp(logits[..., v] - max) +
+    grad[1, ...] * (v == label - p*V)`, in the logits' type: the gradient of
+    `train.vocab_parallel_stats` for its `2 x P...` incoming gradient.
+    3 FLOPs per logit.
+
+    Example:
+    ```mlir
+    %dlogits = train.vocab_parallel_stats_grad %ds, %logits, %m, %labels part %p of 2
+        : tensor<2x8x128xf32>, tensor<8x128x25216xf32>, tensor<8x128xf32>, tensor<8x128xi64> -> tensor<8x128x25216xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$grad, Train_FloatTensor:$logits,
+                   Train_FloatTensor:$max, Train_IndexTensor:$labels,
+                   Index:$part, I64Attr:$parts);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$grad `,` $logits `,` $max `,` $labels `part` $part "
+                       "`of` $parts attr-dict `:` type($grad) `,` "
+                       "type($logits) `,` type($max) `,` type($labels) `->` "
+                       "type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_CrossEntropyFromStatsGradOp : Train_Op<"cross_entropy_from_stats_grad",
+    [Pure, Train_KeepFP32], ["getWorkspaceBuffers"]> {
+  let summary = "Gradient of cross_entropy_from_stats";
+  let description = [{
+    For the 0-d loss gradient `grad` and `P` counted positions,
+    `result[0, i...] = grad / (P * stats[0, i...])` and
+    `result[1, i...] = -grad / P`, zero at positions whose label is
+    `ignore_index`. 2 FLOPs per position.
+
+    Workspace (the scratch buffers of the CPU lowering,
+    `getWorkspaceBuffers`): a 0-d count with `ignore_index`.
+
+    Example:
+    ```mlir
+    %ds = train.cross_entropy_from_stats_grad %dl, %s, %labels
+        : tensor<f32>, tensor<2x8x128xf32>, tensor<8x128xi64> -> tensor<2x8x128xf32>
+    ```
+  }];
+  let arguments = (ins Train_ScalarFloatTensor:$grad, Train_FloatTensor:$stats,
+                   Train_IndexTensor:$labels,
+                   OptionalAttr<I64Attr>:$ignore_index);
+  let results = (outs Train_FloatTensor:$result);
+  let assemblyFormat = "$grad `,` $stats `,` $labels attr-dict `:` "
+                       "type($grad) `,` type($stats) `,` type($labels) `->` "
+                       "type($result)";
   let hasVerifier = 1;
 }
 
