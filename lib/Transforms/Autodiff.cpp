@@ -308,6 +308,19 @@ static int64_t getSequenceParallelDegree(func::FuncOp func) {
   return tp ? tp.getInt() : 1;
 }
 
+/// The number of sequence parts a sequence-parallel step's `loss` averages:
+/// the tensor-parallel degree when train-shard averaged the processes'
+/// losses over the tensor-parallel axis (each the mean over its part of the
+/// sequence), else 1 (a vocabulary-parallel loss is whole on every
+/// process).
+static int64_t getLossSequenceParts(func::FuncOp func, Value loss) {
+  auto average = loss.getDefiningOp<shard::AllReduceOp>();
+  if (!average || average.getReduction() != shard::ReductionKind::Average ||
+      !llvm::is_contained(average.getGridAxes(), int16_t(1)))
+    return 1;
+  return getSequenceParallelDegree(func);
+}
+
 /// Whether `op` is a collective over the data-parallel grid axis (axis 0)
 /// alone.
 static bool isOverDataParallel(Operation *op) {
@@ -499,11 +512,12 @@ LogicalResult memopt::appendBackward(func::FuncOp func,
   } else {
     double value =
         scaling == train::LossScaling::Static ? precision->scale : 1.0;
-    // Sequence parallelism: the loss is the average of the tensor-parallel
-    // processes' losses, each over its part of the sequence, and the
-    // collectives of the tensor-parallel regions sum the processes' shares
-    // of each gradient; so each process's loss contributes 1/tp.
-    value /= static_cast<double>(getSequenceParallelDegree(func));
+    // Sequence parallelism: when the loss is the average of the
+    // tensor-parallel processes' losses, each over its part of the
+    // sequence, the collectives of the tensor-parallel regions sum the
+    // processes' shares of each gradient; so each process's loss
+    // contributes 1/tp.
+    value /= static_cast<double>(getLossSequenceParts(func, *loss));
     seed = arith::ConstantOp::create(
         builder, seedLoc,
         DenseElementsAttr::get(

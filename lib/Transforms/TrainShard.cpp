@@ -37,6 +37,7 @@
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir::memopt {
 #define GEN_PASS_DEF_TRAINSHARDPASS
@@ -86,7 +87,7 @@ public:
           bool sequenceParallel, bool vocabParallel)
       : func(func), dp(dp), tp(tp), zero(zero),
         sequenceParallel(sequenceParallel),
-        vocabParallel(vocabParallel && !sequenceParallel && tp > 1),
+        vocabParallel(vocabParallel && tp > 1),
         body(func.getBody().front()) {}
 
   LogicalResult run();
@@ -99,7 +100,7 @@ private:
   LogicalResult planSequenceParallel();
   LogicalResult rewrite();
   void partitionParameters(OpBuilder &builder);
-  void planVocabEmbeddings(llvm::DenseMap<Value, TensorSplit> &paramSplits);
+  void planVocabEmbeddings();
   void rewriteVocabParallel(OpBuilder &builder);
   RankedTensorType getLocalType(Value value);
 
@@ -124,8 +125,12 @@ private:
   /// vocabulary-parallel cross-entropy).
   SmallVector<train::MatmulOp> candidates;
   llvm::BitVector tiedCandidates;
-  /// Vocabulary parallelism: the embeddings split along the vocabulary.
+  /// Vocabulary parallelism: the embeddings split along the vocabulary,
+  /// their tables, and (with sequence parallelism) those whose summed rows
+  /// are reduce-scattered along the sequence.
   SmallVector<train::EmbeddingOp> vocabEmbeddings;
+  SmallVector<Value> vocabTables;
+  llvm::SmallPtrSet<Operation *, 2> seqScatteredEmbeddings;
   Simulation plan;
   /// Values split along the batch: the dimension.
   llvm::DenseMap<Value, int64_t> batchDims;
@@ -626,10 +631,22 @@ static bool isParameterRead(Value value) {
 LogicalResult Sharder::planSequenceParallel() {
   if (!sequenceParallel)
     return success();
+  // With a vocabulary-parallel head, the ids its embeddings look up and the
+  // labels of its loss are whole, as in Megatron-LM: each process computes
+  // its vocabulary part of the whole sequence.
+  auto isWholeVocabularyRead = [&](OpOperand &use) {
+    Operation *user = use.getOwner();
+    if (auto embedding = dyn_cast<train::EmbeddingOp>(user))
+      return use.getOperandNumber() == 1 &&
+             llvm::is_contained(vocabEmbeddings, embedding);
+    return use.getOperandNumber() == 1 && plan.vocabLosses.contains(user);
+  };
   for (BlockArgument arg : func.getArguments()) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
     if (!type ||
         func.getArgAttr(arg.getArgNumber(), train::TrainDialect::kStepAttrName))
+      continue;
+    if (!arg.use_empty() && llvm::all_of(arg.getUses(), isWholeVocabularyRead))
       continue;
     if (type.getRank() < 2 || type.getDimSize(1) % tp != 0)
       return emitError(arg.getLoc())
@@ -670,6 +687,20 @@ LogicalResult Sharder::planSequenceParallel() {
       in.push_back(it == seqDims.end() ? std::nullopt
                                        : std::optional(it->second));
       anySplit |= in.back().has_value();
+    }
+    // A vocabulary-parallel embedding of whole ids: its summed rows are
+    // reduce-scattered along the sequence.
+    if (auto embedding = dyn_cast<train::EmbeddingOp>(op);
+        embedding && llvm::is_contained(vocabEmbeddings, embedding)) {
+      if (in[1] || embedding.getIds().getType().getRank() < 2)
+        return op.emitOpError(
+            "cannot be sequence-parallel: a vocabulary-parallel embedding "
+            "needs the ids of the whole sequence (dimension 1), as an "
+            "argument that only such embeddings read");
+      if (failed(setDim(op, embedding.getResult(), 1)))
+        return failure();
+      seqScatteredEmbeddings.insert(embedding);
+      continue;
     }
     if (!anySplit)
       continue;
@@ -831,7 +862,8 @@ LogicalResult Sharder::rewrite() {
         if (bias.getInput() == value)
           paramSplits[getOwnParam(bias.getBias()).getResult()] =
               TensorSplit{0, split.blocks, {}};
-  planVocabEmbeddings(paramSplits);
+  for (Value table : vocabTables)
+    paramSplits.try_emplace(table, TensorSplit{0, 1, {}});
   for (auto [value, split] : paramSplits) {
     auto param = value.getDefiningOp<train::ParamOp>();
     auto type = cast<RankedTensorType>(value.getType());
@@ -944,6 +976,12 @@ LogicalResult Sharder::rewrite() {
             ArrayRef<int16_t>{kTensorAxis}, partial, shard::ReductionKind::Sum);
       }
       partial.replaceAllUsesExcept(sum, sum.getDefiningOp());
+      // A column-parallel matmul that reads the sum directly gathers it.
+      if (auto it = seqGathers.find(partial); it != seqGathers.end()) {
+        int64_t dim = it->second;
+        seqGathers.erase(it);
+        seqGathers[sum] = dim;
+      }
     }
   }
 
@@ -996,27 +1034,32 @@ LogicalResult Sharder::rewrite() {
 /// Vocabulary parallelism: the embeddings whose table is a vocabulary-
 /// parallel head's weight (tied), or has as many rows as the vocabulary and
 /// is read by embeddings only (untied), are split along the rows.
-void Sharder::planVocabEmbeddings(
-    llvm::DenseMap<Value, TensorSplit> &paramSplits) {
+void Sharder::planVocabEmbeddings() {
   if (plan.vocabLosses.empty())
     return;
   auto loss = cast<train::CrossEntropyOp>(plan.vocabLosses.front());
   int64_t vocab = loss.getLogits().getType().getShape().back();
+  // The heads' weights split along the vocabulary (dimension 0: read
+  // transposed, [V, h]).
+  llvm::SmallPtrSet<Value, 2> headTables;
+  for (unsigned index : plan.vocabRegions.set_bits()) {
+    train::MatmulOp head = candidates[index];
+    if (plan.columnParallel.contains(head) && head.getTransposeRhs())
+      headTables.insert(getRegionWeight(head).getResult());
+  }
   for (auto embedding : body.getOps<train::EmbeddingOp>()) {
     train::ParamOp param = getReadParam(embedding.getTable());
     if (!param)
       continue;
-    auto it = paramSplits.find(param.getResult());
-    if (it == paramSplits.end()) {
+    if (!headTables.contains(param.getResult())) {
       auto type = cast<RankedTensorType>(param.getType());
       if (type.getDimSize(0) != vocab || vocab % tp != 0 ||
           !isReadAsTables(getParamRead(param)))
         continue;
-      it = paramSplits.try_emplace(param.getResult(), TensorSplit{0, 1, {}})
-               .first;
+      if (!llvm::is_contained(vocabTables, param.getResult()))
+        vocabTables.push_back(param.getResult());
     }
-    if (it->second.dim == 0 && it->second.blocks == 1)
-      vocabEmbeddings.push_back(embedding);
+    vocabEmbeddings.push_back(embedding);
   }
 }
 
@@ -1037,11 +1080,25 @@ void Sharder::rewriteVocabParallel(OpBuilder &builder) {
     embedding.getPartMutable().assign(part);
     embedding.setPartsAttr(parts);
     builder.setInsertionPointAfter(embedding);
-    auto sum = shard::AllReduceOp::create(
-        builder, embedding.getLoc(), embedding.getType(), kGridName,
-        ArrayRef<int16_t>{kTensorAxis}, embedding.getResult(),
-        shard::ReductionKind::Sum);
-    embedding.getResult().replaceAllUsesExcept(sum.getResult(), sum);
+    Value rows = embedding.getResult();
+    Value sum;
+    if (seqScatteredEmbeddings.contains(embedding)) {
+      // Sequence parallelism: the rows of the whole sequence (the ids are
+      // whole), reduce-scattered into the process's part of it.
+      auto local = cast<RankedTensorType>(rows.getType());
+      SmallVector<int64_t> shape(local.getShape());
+      shape[1] *= tp;
+      rows.setType(local.clone(shape));
+      sum = shard::ReduceScatterOp::create(
+          builder, embedding.getLoc(), local, kGridName,
+          ArrayRef<int16_t>{kTensorAxis}, rows, shard::ReductionKind::Sum,
+          APInt(64, 1));
+    } else {
+      sum = shard::AllReduceOp::create(
+          builder, embedding.getLoc(), rows.getType(), kGridName,
+          ArrayRef<int16_t>{kTensorAxis}, rows, shard::ReductionKind::Sum);
+    }
+    rows.replaceAllUsesExcept(sum, sum.getDefiningOp());
   }
   for (Operation *op : plan.vocabLosses) {
     auto loss = cast<train::CrossEntropyOp>(op);
@@ -1121,8 +1178,10 @@ void Sharder::partitionParameters(OpBuilder &builder) {
 }
 
 LogicalResult Sharder::run() {
-  if (failed(planTensorParallel()) || failed(planSequenceParallel()) ||
-      failed(planDataParallel()))
+  if (failed(planTensorParallel()))
+    return failure();
+  planVocabEmbeddings();
+  if (failed(planSequenceParallel()) || failed(planDataParallel()))
     return failure();
   return rewrite();
 }

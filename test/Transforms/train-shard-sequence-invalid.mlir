@@ -45,3 +45,25 @@ func.func @constant(%x: tensor<2x4x8xf32>, %t: tensor<2x4x8xf32>) -> tensor<f32>
   %l = train.mse_loss %y, %t : tensor<2x4x8xf32>, tensor<2x4x8xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// A vocabulary-parallel embedding looks up the ids of the whole sequence; ids
+// that something else reads too (here a second, position-like embedding) are
+// split along the sequence, and the vocabulary part cannot be looked up.
+func.func @split_vocab_ids(%ids: tensor<2x8xi64>, %labels: tensor<2x8xi64>) -> tensor<f32> {
+  %wte = train.param "wte" : tensor<16x8xf32>
+  // expected-error @+1 {{'train.embedding' op cannot be sequence-parallel: a vocabulary-parallel embedding needs the ids of the whole sequence (dimension 1), as an argument that only such embeddings read}}
+  %x = train.embedding %wte, %ids : tensor<16x8xf32>, tensor<2x8xi64> -> tensor<2x8x8xf32>
+  %wpe = train.param "wpe" : tensor<32x8xf32>
+  %p = train.embedding %wpe, %ids : tensor<32x8xf32>, tensor<2x8xi64> -> tensor<2x8x8xf32>
+  %s = train.add %x, %p : tensor<2x8x8xf32>
+  %w1 = train.param "fc1.weight" : tensor<8x16xf32>
+  %h = train.matmul %s, %w1 : tensor<2x8x8xf32>, tensor<8x16xf32> -> tensor<2x8x16xf32>
+  %a = train.relu %h : tensor<2x8x16xf32>
+  %w2 = train.param "fc2.weight" : tensor<16x8xf32>
+  %y = train.matmul %a, %w2 : tensor<2x8x16xf32>, tensor<16x8xf32> -> tensor<2x8x8xf32>
+  %logits = train.matmul %y, %wte {transpose_rhs} : tensor<2x8x8xf32>, tensor<16x8xf32> -> tensor<2x8x16xf32>
+  %loss = train.cross_entropy %logits, %labels : tensor<2x8x16xf32>, tensor<2x8xi64> -> tensor<f32>
+  return %loss : tensor<f32>
+}

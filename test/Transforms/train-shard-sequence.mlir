@@ -1,13 +1,20 @@
-// RUN: mem-opt --mlir-print-debuginfo=false %s --train-shard='tp=2 sequence-parallel=true' 2>/dev/null | FileCheck %s
-// RUN: mem-opt --mlir-print-debuginfo=false %s --train-autodiff=optimizer=sgd --train-shard='tp=2 sequence-parallel=true' 2>/dev/null | FileCheck %s --check-prefix=STEP
+// RUN: mem-opt --mlir-print-debuginfo=false %s --train-shard='tp=2 sequence-parallel=true vocab-parallel=false' 2>/dev/null | FileCheck %s
+// RUN: mem-opt --mlir-print-debuginfo=false %s --train-autodiff=optimizer=sgd --train-shard='tp=2 sequence-parallel=true vocab-parallel=false' 2>/dev/null | FileCheck %s --check-prefix=STEP
 
 // Sharding the forward pass and then deriving the step gives the program
 // train-shard derives from the whole step.
-// RUN: mem-opt %s --train-shard='tp=2 dp=2 sequence-parallel=true' --train-autodiff=optimizer=sgd --mlir-print-debuginfo=false -o %t.a 2>/dev/null
-// RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-shard='tp=2 dp=2 sequence-parallel=true' --mlir-print-debuginfo=false -o %t.b 2>/dev/null
+// RUN: mem-opt %s --train-shard='tp=2 dp=2 sequence-parallel=true vocab-parallel=false' --train-autodiff=optimizer=sgd --mlir-print-debuginfo=false -o %t.a 2>/dev/null
+// RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-shard='tp=2 dp=2 sequence-parallel=true vocab-parallel=false' --mlir-print-debuginfo=false -o %t.b 2>/dev/null
 // RUN: diff %t.a %t.b
+// RUN: mem-opt --mlir-print-debuginfo=false %s --train-shard='tp=2 sequence-parallel=true' | FileCheck %s --check-prefix=VOCAB
+// RUN: mem-opt --mlir-print-debuginfo=false %s --train-autodiff=optimizer=sgd --train-shard='tp=2 sequence-parallel=true' | FileCheck %s --check-prefix=VSTEP
+// RUN: mem-opt %s --train-shard='tp=2 dp=2 sequence-parallel=true' --train-autodiff=optimizer=sgd --mlir-print-debuginfo=false -o %t.c
+// RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-shard='tp=2 dp=2 sequence-parallel=true' --mlir-print-debuginfo=false -o %t.d
+// RUN: diff %t.c %t.d
 
-// Sequence parallelism with tp=2: the token ids and labels are split along
+// Sequence parallelism with tp=2, the LM head per token (vocab-parallel=false;
+// test/Transforms/train-shard-vocab.mlir has it vocabulary-parallel, the
+// default): the token ids and labels are split along
 // dimension 1 (the sequence) over grid axis 1, so the embedding, the layer
 // norm, the residual add, the LM head and the loss each work on half of the
 // tokens. The tables and norm weights those per-token ops read enter
@@ -49,6 +56,28 @@
 // STEP:         train.layer_norm_grad
 // STEP:         %[[DWTE:.+]] = shard.all_reduce %{{.+}} on @grid grid_axes = [1] : tensor<16x8xf32> -> tensor<16x8xf32>
 // STEP:         train.sgd %wte, %[[DWTE]]
+// With the vocabulary-parallel head (the default; Megatron-LM combines the
+// two): the ids and the labels are whole, the embedding looks up its
+// vocabulary part's rows of the whole sequence and reduce-scatters them along
+// it, the head is column-parallel with its input gathered along the
+// sequence, and the loss, whole on every process, is not averaged over the
+// axis: its gradient is seeded with 1.
+// VOCAB-LABEL: func.func @block(
+// VOCAB-SAME:      %[[IDS:[^:]+]]: tensor<2x8xi64>, %[[L:[^:]+]]: tensor<2x8xi64>) -> tensor<f32>
+// VOCAB:         %[[P:.+]] = shard.process_multi_index on @grid axes = [1] : index
+// VOCAB-NEXT:    %wte = train.param "wte" {train.split = array<i64: 0, 1, 1>} : tensor<8x8xf32>
+// VOCAB-NEXT:    %[[E:.+]] = train.embedding %wte, %[[IDS]] part %[[P]] of 2 : tensor<8x8xf32>, tensor<2x8xi64> -> tensor<2x8x8xf32>
+// VOCAB-NEXT:    %[[X:.+]] = shard.reduce_scatter %[[E]] on @grid grid_axes = [1] scatter_axis = 1 : tensor<2x8x8xf32> -> tensor<2x4x8xf32>
+// VOCAB:         %[[R:.+]] = train.add %[[X]], %{{.+}} : tensor<2x4x8xf32>
+// VOCAB-NEXT:    %[[G:.+]] = shard.all_gather %[[R]] on @grid grid_axes = [1] gather_axis = 1 : tensor<2x4x8xf32> -> tensor<2x8x8xf32>
+// VOCAB-NEXT:    %head.weight = train.param "head.weight" {train.split = array<i64: 1, 1, 1>} : tensor<8x8xf32>
+// VOCAB-NEXT:    %[[LOGITS:.+]] = train.matmul %[[G]], %head.weight : tensor<2x8x8xf32>, tensor<8x8xf32> -> tensor<2x8x8xf32>
+// VOCAB:         train.vocab_parallel_stats %[[LOGITS]], %{{.+}}, %[[L]] part %[[P]] of 2
+// VOCAB:         %[[LOSS:.+]] = train.cross_entropy_from_stats %{{.+}}, %[[L]] : tensor<2x2x8xf32>, tensor<2x8xi64> -> tensor<f32>
+// VOCAB-NEXT:    return %[[LOSS]] : tensor<f32>
+// VSTEP-LABEL: func.func @block(
+// VSTEP:         arith.constant dense<1.000000e+00> : tensor<f32>
+// VSTEP-NEXT:    train.cross_entropy_from_stats_grad
 func.func @block(%ids: tensor<2x8xi64>, %labels: tensor<2x8xi64>) -> tensor<f32> {
   %wte = train.param "wte" : tensor<16x8xf32>
   %x = train.embedding %wte, %ids : tensor<16x8xf32>, tensor<2x8xi64> -> tensor<2x8x8xf32>

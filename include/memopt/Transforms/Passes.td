@@ -189,7 +189,7 @@ def TrainShardPass : Pass<"train-shard", "::mlir::ModuleOp"> {
       axis, and train-autodiff seeds its gradient with 1/tp.
 
     * Vocabulary parallelism (`vocab-parallel`, on by default when `tp` >
-      1 and sequence parallelism is off), as in Megatron-LM: a matmul of a
+      1), as in Megatron-LM: a matmul of a
       parameter whose output reaches `train.cross_entropy` as the logits is
       column-parallel too, so each process computes the logits of its part
       of the vocabulary and they are never whole on a process. The loss
@@ -201,9 +201,12 @@ def TrainShardPass : Pass<"train-shard", "::mlir::ModuleOp"> {
       each process looks up the ids its part holds (`part %p of tp`, from
       `shard.process_multi_index`), and a `shard.all_reduce` sums the
       processes' rows. The vocabulary must divide by `tp` (Megatron pads
-      it; `mem-gen --vocab` sets it). With sequence parallelism the head
-      is per token instead (its logits are split along the sequence), and
-      with `vocab-parallel=false` it stays replicated.
+      it; `mem-gen --vocab` sets it), else the head stays replicated, with
+      a warning. With sequence parallelism, the ids and the labels those
+      ops read are whole: the embedding's summed rows are reduce-scattered
+      along the sequence, the head's input is gathered along it, and the
+      loss is whole on every process. With `vocab-parallel=false` the head
+      stays replicated (per token, under sequence parallelism).
 
     Parameters and arguments that are split carry `train.split` (which
     part of the whole tensor a process holds), and the function
@@ -211,14 +214,14 @@ def TrainShardPass : Pass<"train-shard", "::mlir::ModuleOp"> {
     tensor with the whole tensor's values, so a run on `dp x tp` processes
     computes what one process computes on the whole program.
 
-    Errors: a degree below 1, heads, KV heads, a split feature count or a
-    vocabulary-parallel head's vocabulary not divisible by `tp`, a batch
-    not divisible by `dp`, `zero` outside 0 to 3
+    Errors: a degree below 1, heads, KV heads or a split feature count not
+    divisible by `tp`, a batch not divisible by `dp`, `zero` outside 0 to 3
     or above 0 with `dp` = 1, dynamic loss scaling with `zero` or
     `sequence-parallel` (each process would check only its part of the
     gradients), `sequence-parallel` with `tp` = 1, an argument whose
     sequence `tp` does not divide, an op with no per-token rule on a
-    sequence-split value, a module that already has
+    sequence-split value, a vocabulary-parallel embedding under
+    sequence parallelism whose ids something else reads too, a module that already has
     a grid named `@grid`, a function train-shard already partitioned.
   }];
   let options = [
@@ -236,8 +239,7 @@ def TrainShardPass : Pass<"train-shard", "::mlir::ModuleOp"> {
            "tensor-parallel processes">,
     Option<"vocabParallel", "vocab-parallel", "bool", /*default=*/"true",
            "Split the LM head, its cross-entropy and the vocabulary's "
-           "embedding over the tensor-parallel processes (tp > 1, without "
-           "sequence-parallel)">,
+           "embedding over the tensor-parallel processes (tp > 1)">,
   ];
   let dependentDialects = ["::mlir::memopt::train::TrainDialect",
                            "::mlir::shard::ShardDialect",
