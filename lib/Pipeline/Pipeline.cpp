@@ -26,6 +26,7 @@ void mlir::memopt::buildPipeline(OpPassManager &pm,
     shard.dp = options.dp;
     shard.zero = options.zero;
     shard.sequenceParallel = options.sequenceParallel;
+    shard.vocabParallel = options.vocabParallel;
     pm.addPass(createTrainShardPass(shard));
   }
   OpPassManager &step = pm.nest<func::FuncOp>();

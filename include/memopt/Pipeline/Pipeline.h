@@ -66,6 +66,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("Sequence parallelism over the tensor-parallel "
                      "processes (train-shard)"),
       llvm::cl::init(false)};
+  Option<bool> vocabParallel{
+      *this, "vocab-parallel",
+      llvm::cl::desc("Split the LM head, its cross-entropy and the "
+                     "vocabulary's embedding over the tensor-parallel "
+                     "processes (train-shard)"),
+      llvm::cl::init(true)};
   Option<bool> lifetimes{
       *this, "lifetimes",
       llvm::cl::desc("Insert train.free after each tensor's last use "
