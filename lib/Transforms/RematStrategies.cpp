@@ -230,16 +230,25 @@ mlir::memopt::getSqrtKeepSet(const TensorLiveness &liveness) {
   return keep;
 }
 
+/// Whether `value` is a softmax output, directly or through casts (its
+/// low-precision copy under mixed precision).
+static bool isSoftmaxOutput(Value value) {
+  while (auto cast = value.getDefiningOp<train::CastOp>())
+    value = cast.getInput();
+  return value.getDefiningOp<train::SoftmaxOp>() != nullptr;
+}
+
 llvm::SmallBitVector
 mlir::memopt::getSelectiveKeepSet(const TensorLiveness &liveness) {
   return buildKeepSet(liveness, [](Value activation) {
     Operation *def = activation.getDefiningOp();
     if (!def)
       return true;
-    bool scores = isa<train::SoftmaxOp>(def);
+    // The attention scores: softmax outputs (and their casts) and the
+    // dropout applied to them.
+    bool scores = isSoftmaxOutput(activation);
     if (auto dropout = dyn_cast<train::DropoutOp>(def))
-      scores =
-          dropout->getOperand(0).getDefiningOp<train::SoftmaxOp>() != nullptr;
+      scores = isSoftmaxOutput(dropout.getInput());
     return !scores;
   });
 }

@@ -34,19 +34,26 @@ its input (the backward pass gathers it again). memopt's extras split too:
 (sbh/t)(34 + 5as/h) + (4sbh + 2as^2b + 16sb)/t in bf16-mixed, and
 (66sbh + 9as^2b + 16sb)/t in fp32.
 
-usage: activations-per-layer.py MODE S B H A LAYERS [T [sp]] < report.json"""
+usage: activations-per-layer.py MODE S B H A LAYERS [T [sp|sp-selective]] < report.json"""
 import json
 import sys
 
 mode, s, b, h, a, layers = sys.argv[1], *map(int, sys.argv[2:7])
 t = int(sys.argv[7]) if len(sys.argv) > 7 else 1
-sp = len(sys.argv) > 8 and sys.argv[8] == "sp"
+sp = len(sys.argv) > 8 and sys.argv[8] in ("sp", "sp-selective")
+# Megatron's selective recomputation (train-remat=algorithm=selective): the
+# attention scores (softmax, its f32 output, the dropout on it) recomputed.
+selective = len(sys.argv) > 8 and sys.argv[8] == "sp-selective"
 report = json.load(sys.stdin)
 # Korthikanti's formula, exact when t divides every term.
 korthikanti = 10 * s * b * h + 24 * s * b * h // t + 5 * a * s * s * b // t
 if sp:
     korthikanti = (34 * s * b * h + 5 * a * s * s * b) // t
-if sp and mode == "bf16-mixed":
+if selective:
+    korthikanti = 34 * s * b * h // t
+if selective and mode == "bf16-mixed":
+    expected = korthikanti + (4 * s * b * h + 16 * s * b) // t
+elif sp and mode == "bf16-mixed":
     expected = korthikanti + (4 * s * b * h + 2 * a * s * s * b + 16 * s * b) // t
 elif sp and mode == "fp32":
     expected = (66 * s * b * h + 9 * a * s * s * b + 16 * s * b) // t
@@ -59,8 +66,9 @@ else:
     sys.exit(f"unknown mode {mode}")
 by_layer = {row["layer"]: row["bytes"]
             for row in report["saved_activations"]["by_layer"]}
-formula = "sbh/t (34 + 5as/h)" if sp else "sbh(10 + 24/t + 5as/(ht))"
-print(f"{mode} s={s} b={b} h={h} a={a} t={t}{' sp' if sp else ''}: Korthikanti "
+formula = "34sbh/t" if selective else \
+    "sbh/t (34 + 5as/h)" if sp else "sbh(10 + 24/t + 5as/(ht))"
+print(f"{mode} s={s} b={b} h={h} a={a} t={t}{' ' + sys.argv[8] if sp else ''}: Korthikanti "
       f"{formula} = {korthikanti}, expected per layer {expected}")
 for i in range(layers):
     got = by_layer.get(f"h.{i}")
