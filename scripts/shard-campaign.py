@@ -6,7 +6,9 @@ Each case draws (from its seed) a model (mlp, gpt2 or llama), its sizes
 (layers, hidden, heads, KV heads, sequence, batch, vocabulary), an optimizer
 and a grid (tp, dp with tp * dp <= --max-processes, tp dividing the heads,
 dp dividing the batch), a ZeRO stage when dp > 1 and, for transformers with
-tp > 1, sequence parallelism or not, then:
+tp > 1, sequence parallelism or not and a vocabulary-parallel LM head or a
+replicated one (asked for, or because tp does not divide the vocabulary),
+then:
 
   1. mem-gen writes the whole step (fp32, dropout off) and mem-run runs it
      in one process;
@@ -74,6 +76,16 @@ def draw(seed, max_processes):
         options.append(f"zero={rng.choice([0, 1, 2, 3])}")
     if tp > 1 and model != "mlp" and rng.choice([False, True]):
         options.append("sequence-parallel=true")
+    # The LM head: vocabulary-parallel (the default), replicated on request,
+    # or replicated because tp does not divide the vocabulary (drawn last,
+    # so that the draws above stay those of earlier versions of the script).
+    if tp > 1 and model != "mlp":
+        head = rng.choice(["vocab", "vocab", "replicated", "indivisible"])
+        if head == "replicated":
+            options.append("vocab-parallel=false")
+        elif head == "indivisible":
+            vocab = next(i for i, a in enumerate(args) if a.startswith("--vocab="))
+            args[vocab] = f"--vocab={tp * rng.choice([8, 16]) + 1}"
     return args, tp, dp, " ".join(options)
 
 
