@@ -87,8 +87,7 @@ public:
           bool sequenceParallel, bool vocabParallel)
       : func(func), dp(dp), tp(tp), zero(zero),
         sequenceParallel(sequenceParallel),
-        vocabParallel(vocabParallel && tp > 1),
-        body(func.getBody().front()) {}
+        vocabParallel(vocabParallel && tp > 1), body(func.getBody().front()) {}
 
   LogicalResult run();
 
