@@ -502,16 +502,6 @@ struct ConcatLowering : public TrainOpLowering<train::ConcatOp> {
 // Embedding
 //===----------------------------------------------------------------------===//
 
-/// The first row of vocabulary part `part` of `rows`-row parts, or null for
-/// a whole table (no part).
-static Value getVocabPartOffset(OpBuilder &b, Location loc, Value part,
-                                int64_t rows) {
-  if (!part)
-    return Value();
-  return arith::MulIOp::create(b, loc, part,
-                               arith::ConstantIndexOp::create(b, loc, rows));
-}
-
 /// The local row of the whole-table row `id` in the part starting at
 /// `offset` (row 0 when outside it), and whether the part holds it.
 static std::pair<Value, Value> getLocalRow(OpBuilder &b, Location loc, Value id,

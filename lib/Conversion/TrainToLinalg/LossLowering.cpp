@@ -37,27 +37,37 @@ static Value extractLossGrad(OpBuilder &b, Location loc, Value grad,
   return castScalar(b, loc, extractScalar(b, loc, grad), computeType);
 }
 
+/// The maximum of each row of `P... x V` logits in `computeType` (a
+/// linalg.reduce over the last dimension, into `P...`).
+static Value buildRowMax(OpBuilder &b, Location loc, Value logits,
+                         Type computeType) {
+  auto type = cast<RankedTensorType>(logits.getType());
+  int64_t rank = type.getRank();
+  auto statType =
+      RankedTensorType::get(type.getShape().drop_back(), computeType);
+  Value maxInit = createFilled(b, loc, statType, -INFINITY);
+  return linalg::ReduceOp::create(
+             b, loc, ValueRange{logits}, ValueRange{maxInit}, {rank - 1},
+             [&](OpBuilder &nested, Location l, ValueRange args) {
+               Value x = castScalar(nested, l, args[0], computeType);
+               linalg::YieldOp::create(
+                   nested, l,
+                   Value(arith::MaximumFOp::create(nested, l, x, args[1])));
+             })
+      .getResult(0);
+}
+
 /// Row statistics of `P... x V` logits in `computeType`, each of shape
-/// `P...`: the row maximum (linalg.reduce over the last dimension) and the
-/// sum of exp(logit - max) (a reduction generic). Nothing is collapsed, so
-/// strided logits (a transpose or slice view) are read in place.
+/// `P...`: the row maximum (buildRowMax) and the sum of exp(logit - max) (a
+/// reduction generic). Nothing is collapsed, so strided logits (a transpose
+/// or slice view) are read in place.
 static std::pair<Value, Value>
 buildRowLogSumExp(OpBuilder &b, Location loc, Value logits, Type computeType) {
   auto type = cast<RankedTensorType>(logits.getType());
   int64_t rank = type.getRank();
   auto statType =
       RankedTensorType::get(type.getShape().drop_back(), computeType);
-  Value maxInit = createFilled(b, loc, statType, -INFINITY);
-  Value rowMax =
-      linalg::ReduceOp::create(
-          b, loc, ValueRange{logits}, ValueRange{maxInit}, {rank - 1},
-          [&](OpBuilder &nested, Location l, ValueRange args) {
-            Value x = castScalar(nested, l, args[0], computeType);
-            linalg::YieldOp::create(
-                nested, l,
-                Value(arith::MaximumFOp::create(nested, l, x, args[1])));
-          })
-          .getResult(0);
+  Value rowMax = buildRowMax(b, loc, logits, computeType);
   MLIRContext *ctx = b.getContext();
   AffineMap perRow = getDroppedDimsMap(ctx, rank, {rank - 1});
   SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank), perRow,
@@ -331,13 +341,6 @@ static Value sliceStat(OpBuilder &b, Location loc, Value stats, int64_t k) {
                                         strides);
 }
 
-/// The first column of vocabulary part `part` of `columns` columns.
-static Value getPartOffset(OpBuilder &b, Location loc, Value part,
-                           int64_t columns) {
-  return arith::MulIOp::create(b, loc, part,
-                               arith::ConstantIndexOp::create(b, loc, columns));
-}
-
 /// Whether `label` (an integer) names local column `column` of the part
 /// starting at `offset` (index values).
 static Value isLocalLabel(OpBuilder &b, Location loc, Value label, Value column,
@@ -354,21 +357,8 @@ struct RowMaxLowering : public TrainOpLowering<train::RowMaxOp> {
   matchAndRewrite(train::RowMaxOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto resultType = cast<RankedTensorType>(op.getType());
-    Type computeType = resultType.getElementType();
-    int64_t rank =
-        cast<RankedTensorType>(adaptor.getLogits().getType()).getRank();
-    Value init = createFilled(rewriter, loc, resultType, -INFINITY);
-    Value max =
-        linalg::ReduceOp::create(
-            rewriter, loc, ValueRange{adaptor.getLogits()}, ValueRange{init},
-            {rank - 1},
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              Value x = castScalar(b, l, args[0], computeType);
-              linalg::YieldOp::create(
-                  b, l, Value(arith::MaximumFOp::create(b, l, x, args[1])));
-            })
-            .getResult(0);
+    Type computeType = cast<RankedTensorType>(op.getType()).getElementType();
+    Value max = buildRowMax(rewriter, loc, adaptor.getLogits(), computeType);
     rewriter.replaceOp(op, max);
     return success();
   }
@@ -387,9 +377,9 @@ struct VocabParallelStatsLowering
     auto resultType = cast<RankedTensorType>(op.getType());
     Type computeType = resultType.getElementType();
     auto logitsType = cast<RankedTensorType>(adaptor.getLogits().getType());
-    int64_t logitsRank = logitsType.getRank(), rank = logitsRank + 1;
-    Value offset = getPartOffset(rewriter, loc, adaptor.getPart(),
-                                 logitsType.getShape().back());
+    int64_t rank = logitsType.getRank() + 1;
+    Value offset = getVocabPartOffset(rewriter, loc, adaptor.getPart(),
+                                      logitsType.getShape().back());
     MLIRContext *ctx = rewriter.getContext();
     AffineMap perRow = getDroppedDimsMap(ctx, rank, {0, rank - 1});
     SmallVector<AffineMap> maps = {getDroppedDimsMap(ctx, rank, {0}), perRow,
@@ -435,8 +425,8 @@ struct VocabParallelStatsGradLowering
     Type computeType =
         cast<RankedTensorType>(adaptor.getMax().getType()).getElementType();
     int64_t rank = resultType.getRank();
-    Value offset = getPartOffset(rewriter, loc, adaptor.getPart(),
-                                 resultType.getShape().back());
+    Value offset = getVocabPartOffset(rewriter, loc, adaptor.getPart(),
+                                      resultType.getShape().back());
     Value dSum = sliceStat(rewriter, loc, adaptor.getGrad(), 0);
     Value dTarget = sliceStat(rewriter, loc, adaptor.getGrad(), 1);
     MLIRContext *ctx = rewriter.getContext();

@@ -129,6 +129,10 @@ Value castTensor(OpBuilder &b, Location loc, Value value, Type elementType);
 /// Converts a scalar float to `type` (extf / truncf), or returns it.
 Value castScalar(OpBuilder &b, Location loc, Value value, Type type);
 
+/// The first row (or column) of vocabulary part `part` (an index) of parts
+/// of `size` rows each, or null when `part` is null (a whole table).
+Value getVocabPartOffset(OpBuilder &b, Location loc, Value part, int64_t size);
+
 /// The body of an elementwise op: scalar operands in, scalar result out.
 using ScalarBody = llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>;
 

@@ -37,6 +37,14 @@ Value mlir::memopt::createFilled(OpBuilder &b, Location loc,
       .getResult(0);
 }
 
+Value mlir::memopt::getVocabPartOffset(OpBuilder &b, Location loc, Value part,
+                                       int64_t size) {
+  if (!part)
+    return Value();
+  return arith::MulIOp::create(b, loc, part,
+                               arith::ConstantIndexOp::create(b, loc, size));
+}
+
 Value mlir::memopt::castScalar(OpBuilder &b, Location loc, Value value,
                                Type type) {
   Type from = value.getType();
