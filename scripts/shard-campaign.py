@@ -6,9 +6,9 @@ Each case draws (from its seed) a model (mlp, gpt2 or llama), its sizes
 (layers, hidden, heads, KV heads, sequence, batch, vocabulary), an optimizer
 and a grid (tp, dp with tp * dp <= --max-processes, tp dividing the heads,
 dp dividing the batch), a ZeRO stage when dp > 1 and, for transformers with
-tp > 1, sequence parallelism or not and a vocabulary-parallel LM head or a
+tp > 1, sequence parallelism or not, a vocabulary-parallel LM head or a
 replicated one (asked for, or because tp does not divide the vocabulary),
-then:
+and for Llama fewer KV heads than tp or not (each then replicated), then:
 
   1. mem-gen writes the whole step (fp32, dropout off) and mem-run runs it
      in one process;
@@ -86,6 +86,11 @@ def draw(seed, max_processes):
         elif head == "indivisible":
             vocab = next(i for i, a in enumerate(args) if a.startswith("--vocab="))
             args[vocab] = f"--vocab={tp * rng.choice([8, 16]) + 1}"
+    # Llama's KV heads: often fewer than tp (a divisor of it), so that each
+    # is replicated over tp / kv processes (drawn last for the same reason).
+    if tp > 1 and model == "llama" and rng.choice([False, True]):
+        kv = next(i for i, a in enumerate(args) if a.startswith("--kv-heads="))
+        args[kv] = f"--kv-heads={rng.choice([d for d in (1, 2) if d < tp])}"
     return args, tp, dp, " ".join(options)
 
 

@@ -490,6 +490,7 @@ LogicalResult MemoryReport::collectCommunication(FunctionOpInterface func) {
   if (auto config = func->getAttrOfType<DictionaryAttr>(
           train::TrainDialect::kShardAttrName))
     shardedGrid = dyn_cast_or_null<FlatSymbolRefAttr>(config.get("grid"));
+  SmallVector<int16_t> tensorAxes = train::getTensorParallelAxes(func);
   Communication result;
   llvm::StringMap<size_t> rows;
   WalkResult walk = func->walk([&](Operation *op) -> WalkResult {
@@ -516,15 +517,26 @@ LogicalResult MemoryReport::collectCommunication(FunctionOpInterface func) {
     ArrayRef<int16_t> gridAxes;
     if (auto attr = op->getAttrOfType<DenseI16ArrayAttr>("grid_axes"))
       gridAxes = attr.asArrayRef();
-    for (int16_t axis : gridAxes) {
+    bool named = shardedGrid && shardedGrid.getValue() == grid.getSymName();
+    for (size_t i = 0; i < gridAxes.size(); ++i) {
+      int16_t axis = gridAxes[i];
+      groupSize *= grid.getShape()[axis];
       if (!axes.empty())
         axes += ",";
-      if (shardedGrid && shardedGrid.getValue() == grid.getSymName() &&
-          axis < 2)
-        axes += axis == 0 ? "dp" : "tp";
-      else
+      if (!named || axis >= static_cast<int16_t>(1 + tensorAxes.size())) {
         axes += "axis " + std::to_string(axis);
-      groupSize *= grid.getShape()[axis];
+      } else if (axis == 0) {
+        axes += "dp";
+      } else if (tensorAxes.size() == 1) {
+        axes += "tp";
+      } else if (axis == 1 && i + 1 < gridAxes.size() && gridAxes[i + 1] == 2) {
+        // Replicated KV heads split the tensor-parallel axis in two.
+        axes += "tp";
+        groupSize *= grid.getShape()[2];
+        ++i;
+      } else {
+        axes += axis == 1 ? "tp-kv" : "kv-replicas";
+      }
     }
     StringRef kind = isa<shard::AllReduceOp>(op)   ? "all_reduce"
                      : isa<shard::AllGatherOp>(op) ? "all_gather"

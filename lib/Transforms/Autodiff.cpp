@@ -436,12 +436,13 @@ static void regatherForBackward(func::FuncOp func, OpBuilder &builder,
   if ((!parameters && !sequence) || !lastForward)
     return;
   Block &body = func.getBody().front();
+  SmallVector<int16_t> tensorAxes = train::getTensorParallelAxes(func);
   SmallVector<shard::AllGatherOp> gathers;
   for (Operation &op : body) {
     if (auto gather = dyn_cast<shard::AllGatherOp>(op)) {
       ArrayRef<int16_t> axes = gather.getGridAxes();
       if ((parameters && axes == ArrayRef<int16_t>{0}) ||
-          (sequence && axes == ArrayRef<int16_t>{1}))
+          (sequence && axes == ArrayRef<int16_t>(tensorAxes)))
         gathers.push_back(gather);
     }
     if (&op == lastForward)

@@ -15,7 +15,10 @@
 //      row-parallel matmuls end it. A region that reaches an op with no
 //      rule (a layer norm, a loss, an add with a replicated value) is
 //      dropped, and the simulation runs again without it, until every
-//      remaining region closes.
+//      remaining region closes. An attention with fewer KV heads than tp
+//      (a divisor of it) keeps one KV head per process: the projections
+//      of its keys and values split over the KV heads only, and the grid's
+//      tensor-parallel axis becomes two (KV heads x replicas of each).
 //   3. The rewrite retypes every value to its per-process shape in place,
 //      localizes slice offsets, splits the parameters (`train.split` tells
 //      the runtime which part of the whole tensor each process holds), and
@@ -31,6 +34,7 @@
 #include "memopt/Transforms/Autodiff.h"
 #include "memopt/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/Verifier.h"
@@ -48,9 +52,13 @@ using namespace mlir;
 using namespace mlir::memopt;
 
 /// The grid train-shard creates: axis 0 data-parallel, axis 1 tensor-parallel.
+/// When tp exceeds a model's KV heads, the tensor-parallel axis is two: axis 1
+/// numbers the KV heads and axis 2 the processes that replicate each (a
+/// process's tensor-parallel index is then `kv * replicas + replica`).
 static constexpr StringLiteral kGridName = "grid";
 static constexpr int16_t kDataAxis = 0;
 static constexpr int16_t kTensorAxis = 1;
+static constexpr int16_t kReplicaAxis = 2;
 
 namespace {
 
@@ -61,6 +69,10 @@ struct TensorSplit {
   int64_t blocks = 1;
   /// The candidate regions this value belongs to.
   llvm::BitVector starts;
+  /// Split over the KV heads only (grid axis 1), each part replicated over
+  /// axis 2: the keys and values of an attention with fewer KV heads than
+  /// tp, and the projections that compute them.
+  bool kvOnly = false;
 };
 
 /// The result of simulating a set of candidate regions.
@@ -89,19 +101,41 @@ public:
         sequenceParallel(sequenceParallel),
         vocabParallel(vocabParallel && tp > 1), body(func.getBody().front()) {}
 
-  LogicalResult run();
+  /// Plans the partition; then `getReplicas` says how many processes each
+  /// KV head needs (1 when none is replicated).
+  LogicalResult analyze();
+  int64_t getReplicas() const { return kvHeads ? tp / kvHeads : 1; }
+  /// Rewrites the function into one process's program on a grid whose
+  /// tensor-parallel axis replicates each KV head `replicas` times.
+  LogicalResult rewrite(int64_t replicas);
 
 private:
   LogicalResult planTensorParallel();
+  bool needsKvReplication(train::AttentionOp attention) const;
+  LogicalResult planKvReplication();
   Simulation simulate(const llvm::BitVector &active);
   LogicalResult propagate(Operation *op, Simulation &sim);
   LogicalResult planDataParallel();
   LogicalResult planSequenceParallel();
-  LogicalResult rewrite();
   void partitionParameters(OpBuilder &builder);
   void planVocabEmbeddings();
   void rewriteVocabParallel(OpBuilder &builder);
   RankedTensorType getLocalType(Value value);
+  /// The number of parts a tensor-parallel split makes.
+  int64_t getParts(const TensorSplit &split) const {
+    return split.kvOnly ? kvHeads : tp;
+  }
+  /// The grid axes of tensor-parallel collectives.
+  SmallVector<int16_t> getTensorAxes() const {
+    if (replicas > 1)
+      return {kTensorAxis, kReplicaAxis};
+    return {kTensorAxis};
+  }
+  /// The `train.split` triples of a tensor-parallel split of `dim`.
+  SmallVector<int64_t> getSplitTriples(int64_t dim, int64_t blocks,
+                                       bool kvOnly) const;
+  /// This process's index on the tensor-parallel axes.
+  Value buildTensorIndex(OpBuilder &builder, Location loc);
 
   /// The parameter a candidate matmul reads as its rhs (through a cast), or
   /// null.
@@ -131,6 +165,12 @@ private:
   SmallVector<Value> vocabTables;
   llvm::SmallPtrSet<Operation *, 2> seqScatteredEmbeddings;
   Simulation plan;
+  /// KV-head replication: the candidate regions whose splits are over the
+  /// KV heads only, the KV heads (0 when none is replicated), and the
+  /// grid's replicas of each.
+  llvm::BitVector kvRegions;
+  int64_t kvHeads = 0;
+  int64_t replicas = 1;
   /// Values split along the batch: the dimension.
   llvm::DenseMap<Value, int64_t> batchDims;
   /// Sequence parallelism: values split along the sequence over the
@@ -209,7 +249,9 @@ train::ParamOp Sharder::getTiedTable(train::MatmulOp matmul) {
 /// The dimension of `type` a reshape to `resultType` maps dimension `dim`
 /// onto, when a split of `dim` into contiguous chunks is a split of that
 /// dimension into contiguous chunks (whether `parts` divides it is the
-/// caller's check); std::nullopt otherwise.
+/// caller's check); std::nullopt otherwise. A split into one part (one KV
+/// head) stays on the group's leading dimension even when it is a unit one
+/// (the heads of `b x s x 1 x d`).
 static std::optional<int64_t> mapReshapeDim(RankedTensorType type,
                                             RankedTensorType resultType,
                                             int64_t dim, int64_t parts) {
@@ -227,13 +269,13 @@ static std::optional<int64_t> mapReshapeDim(RankedTensorType type,
       else
         return std::nullopt;
     }
-    // Skip unit dimensions that do not start the group.
     if (dim >= static_cast<int64_t>(groupIn) && dim < static_cast<int64_t>(i)) {
       // Only the group's leading dimension splits into contiguous chunks.
       for (size_t d = groupIn; d < static_cast<size_t>(dim); ++d)
         if (in[d] != 1)
           return std::nullopt;
-      while (groupOut < o && out[groupOut] == 1)
+      // Skip unit dimensions that start the group (they cannot split).
+      while (parts > 1 && groupOut < o && out[groupOut] == 1)
         ++groupOut;
       if (groupOut == o)
         return std::nullopt;
@@ -279,7 +321,7 @@ LogicalResult Sharder::propagate(Operation *op, Simulation &sim) {
   // Copies: setSplit inserts into sim.splits, which may move its entries.
   SmallVector<std::optional<TensorSplit>> in;
   llvm::BitVector starts(candidates.size());
-  bool anySplit = false;
+  bool anySplit = false, kvOnly = false;
   for (Value operand : op->getOperands()) {
     auto it = sim.splits.find(operand);
     in.push_back(it == sim.splits.end() ? std::nullopt
@@ -287,10 +329,11 @@ LogicalResult Sharder::propagate(Operation *op, Simulation &sim) {
     if (in.back()) {
       anySplit = true;
       starts |= in.back()->starts;
+      kvOnly |= in.back()->kvOnly;
     }
   }
   auto setSplit = [&](Value value, int64_t dim, int64_t blocks = 1) {
-    sim.splits[value] = TensorSplit{dim, blocks, starts};
+    sim.splits[value] = TensorSplit{dim, blocks, starts, kvOnly};
   };
   auto fail = [&](const Twine &reason) {
     sim.failedAt = op;
@@ -311,6 +354,7 @@ LogicalResult Sharder::propagate(Operation *op, Simulation &sim) {
       if (sim.dropped.test(index))
         return success();
       starts.set(index);
+      kvOnly = kvRegions.test(index);
       sim.columnParallel.insert(op);
       setSplit(matmul.getResult(), rank - 1,
                getSliceBlocks(matmul.getResult()));
@@ -319,6 +363,8 @@ LogicalResult Sharder::propagate(Operation *op, Simulation &sim) {
     // End a region: lhs split along the contraction, rhs a weight.
     if (in[0] && !in[1] && getWeight(matmul) && !matmul.getTransposeLhs() &&
         in[0]->dim == rank - 1 && in[0]->blocks == 1) {
+      if (kvOnly)
+        return fail("a row-parallel matmul of replicated KV heads");
       if (starts.anyCommon(tiedCandidates))
         return fail("a row-parallel matmul after a matmul by an embedding "
                     "table");
@@ -328,7 +374,8 @@ LogicalResult Sharder::propagate(Operation *op, Simulation &sim) {
     // Per-head products (attention scores and context): both split along
     // the same batch dimension.
     if (in[0] && in[1] && in[0]->dim == in[1]->dim && in[0]->blocks == 1 &&
-        in[1]->blocks == 1 && in[0]->dim < rank - 2) {
+        in[1]->blocks == 1 && in[0]->kvOnly == in[1]->kvOnly &&
+        in[0]->dim < rank - 2) {
       setSplit(matmul.getResult(), in[0]->dim);
       return success();
     }
@@ -369,9 +416,10 @@ LogicalResult Sharder::propagate(Operation *op, Simulation &sim) {
   if (auto reshape = dyn_cast<train::ReshapeOp>(op)) {
     if (in[0]->blocks != 1)
       return fail("a reshape of a tensor split in blocks");
-    std::optional<int64_t> dim = mapReshapeDim(
-        cast<RankedTensorType>(reshape.getInput().getType()),
-        cast<RankedTensorType>(reshape.getType()), in[0]->dim, tp);
+    std::optional<int64_t> dim =
+        mapReshapeDim(cast<RankedTensorType>(reshape.getInput().getType()),
+                      cast<RankedTensorType>(reshape.getType()), in[0]->dim,
+                      getParts(*in[0]));
     if (!dim)
       return fail("a reshape that does not keep the split contiguous");
     setSplit(reshape.getResult(), *dim);
@@ -403,6 +451,17 @@ LogicalResult Sharder::propagate(Operation *op, Simulation &sim) {
     if (!in[0] || !in[1] || !in[2] || in[0]->dim != 1 || in[1]->dim != 1 ||
         in[2]->dim != 1)
       return fail("an attention whose heads are not all split");
+    // Fewer KV heads than processes: each process keeps the KV head its
+    // query heads attend to (planKvReplication).
+    bool replicated = needsKvReplication(attention);
+    if (in[0]->kvOnly || in[1]->kvOnly != replicated ||
+        in[2]->kvOnly != replicated)
+      return fail(replicated ? "an attention with fewer KV heads than tp "
+                               "whose keys and values are not projections "
+                               "train-shard can replicate"
+                             : "an attention whose KV heads are split "
+                               "differently");
+    kvOnly = false;
     setSplit(attention.getResult(), 1);
     setSplit(attention.getLse(), 1);
     return success();
@@ -415,7 +474,8 @@ LogicalResult Sharder::propagate(Operation *op, Simulation &sim) {
   // Vocabulary parallelism: logits split along the classes end the region.
   if (auto loss = dyn_cast<train::CrossEntropyOp>(op); loss && vocabParallel) {
     int64_t rank = loss.getLogits().getType().getRank();
-    if (!in[0] || in[1] || in[0]->dim != rank - 1 || in[0]->blocks != 1)
+    if (!in[0] || in[1] || in[0]->dim != rank - 1 || in[0]->blocks != 1 ||
+        kvOnly)
       return fail("a cross-entropy whose logits are not split along the "
                   "classes");
     sim.vocabLosses.insert(op);
@@ -426,7 +486,8 @@ LogicalResult Sharder::propagate(Operation *op, Simulation &sim) {
   if (isa<train::GeluOp, train::ReluOp, train::SiluOp, train::SwigluOp,
           train::MulOp, train::ScaleOp, train::CastOp>(op)) {
     for (const std::optional<TensorSplit> &split : in)
-      if (!split || split->dim != in[0]->dim || split->blocks != in[0]->blocks)
+      if (!split || split->dim != in[0]->dim ||
+          split->blocks != in[0]->blocks || split->kvOnly != in[0]->kvOnly)
         return fail("an elementwise op with a replicated operand");
     setSplit(op->getResult(0), in[0]->dim, in[0]->blocks);
     return success();
@@ -454,6 +515,52 @@ Simulation Sharder::simulate(const llvm::BitVector &dropped) {
   return sim;
 }
 
+/// Whether `attention` has fewer KV heads than tp (a divisor of it), and as
+/// many query heads as tp divides.
+bool Sharder::needsKvReplication(train::AttentionOp attention) const {
+  int64_t heads = attention.getQuery().getType().getDimSize(1);
+  int64_t kv = attention.getKey().getType().getDimSize(1);
+  return kv % tp != 0 && tp % kv == 0 && heads % tp == 0;
+}
+
+/// KV-head replication: the candidate matmuls that project the keys and
+/// values of an attention with fewer KV heads than tp (through per-head
+/// ops) split their output over the KV heads only, one per process, each
+/// replicated over tp / kv processes. Every such attention must have the
+/// same number of KV heads (the grid's axes).
+LogicalResult Sharder::planKvReplication() {
+  kvRegions.resize(candidates.size());
+  for (auto attention : body.getOps<train::AttentionOp>()) {
+    if (!needsKvReplication(attention))
+      continue;
+    int64_t kv = attention.getKey().getType().getDimSize(1);
+    if (kvHeads && kv != kvHeads)
+      return attention.emitOpError()
+             << "cannot be sharded by train-shard: it has " << kv
+             << " KV heads and another attention has " << kvHeads
+             << "; replicating KV heads over tp=" << tp
+             << " needs the same number in every attention";
+    kvHeads = kv;
+    for (Value value : {attention.getKey(), attention.getValue()}) {
+      while (Operation *def = value.getDefiningOp()) {
+        if (auto bias = dyn_cast<train::BiasAddOp>(def)) {
+          value = bias.getInput();
+          continue;
+        }
+        if (!isa<train::RotaryOp, train::TransposeOp, train::ReshapeOp,
+                 train::SliceOp, train::CastOp, train::ScaleOp>(def))
+          break;
+        value = def->getOperand(0);
+      }
+      auto matmul = value.getDefiningOp<train::MatmulOp>();
+      auto it = matmul ? llvm::find(candidates, matmul) : candidates.end();
+      if (it != candidates.end())
+        kvRegions.set(it - candidates.begin());
+    }
+  }
+  return success();
+}
+
 LogicalResult Sharder::planTensorParallel() {
   if (tp == 1)
     return success();
@@ -464,6 +571,8 @@ LogicalResult Sharder::planTensorParallel() {
   for (auto [index, matmul] : llvm::enumerate(candidates))
     if (!getWeight(matmul))
       tiedCandidates.set(index);
+  if (failed(planKvReplication()))
+    return failure();
   llvm::BitVector dropped(candidates.size());
   while (true) {
     Simulation sim = simulate(dropped);
@@ -522,17 +631,17 @@ LogicalResult Sharder::planTensorParallel() {
     const TensorSplit &split = plan.splits[value];
     auto type = cast<RankedTensorType>(value.getType());
     int64_t extent = type.getDimSize(split.dim);
-    if (extent % (split.blocks * tp) != 0) {
+    if (extent % (split.blocks * getParts(split)) != 0) {
       Operation *at =
           value.getDefiningOp() ? value.getDefiningOp() : func.getOperation();
       return at->emitOpError()
              << "cannot be sharded by train-shard: dimension " << split.dim
              << " of its result " << type << " (heads, KV heads or features) "
              << "is " << extent << ", not divisible by "
-             << split.blocks * static_cast<int64_t>(tp)
-             << "; train-shard does not replicate KV heads (Megatron does "
-                "when tp exceeds them): use a tp that divides every head "
-                "count";
+             << split.blocks * getParts(split)
+             << "; use a tp that divides the attention heads and the MLP "
+                "width, and either divides the KV heads or is a multiple of "
+                "them (each KV head is then replicated)";
     }
   }
   return success();
@@ -829,17 +938,42 @@ RankedTensorType Sharder::getLocalType(Value value) {
   if (auto it = batchDims.find(value); it != batchDims.end())
     shape[it->second] /= dp;
   if (auto it = plan.splits.find(value); it != plan.splits.end())
-    shape[it->second.dim] /= tp;
+    shape[it->second.dim] /= getParts(it->second);
   if (auto it = seqDims.find(value); it != seqDims.end())
     shape[it->second] /= tp;
   return RankedTensorType::get(shape, type.getElementType(),
                                type.getEncoding());
 }
 
-LogicalResult Sharder::rewrite() {
+SmallVector<int64_t> Sharder::getSplitTriples(int64_t dim, int64_t blocks,
+                                              bool kvOnly) const {
+  SmallVector<int64_t> triples = {dim, blocks, kTensorAxis};
+  // Split over the KV heads, then (unless replicated) over their replicas.
+  if (replicas > 1 && !kvOnly)
+    llvm::append_range(triples, ArrayRef<int64_t>{dim, blocks, kReplicaAxis});
+  return triples;
+}
+
+Value Sharder::buildTensorIndex(OpBuilder &builder, Location loc) {
+  SmallVector<int16_t> axes = getTensorAxes();
+  SmallVector<shard::GridAxis> gridAxes(axes.begin(), axes.end());
+  ValueRange indices =
+      shard::ProcessMultiIndexOp::create(builder, loc, kGridName, gridAxes)
+          .getResult();
+  if (indices.size() == 1)
+    return indices[0];
+  // kv * replicas + replica.
+  Value scale = arith::ConstantIndexOp::create(builder, loc, replicas);
+  Value base = arith::MulIOp::create(builder, loc, indices[0], scale);
+  return arith::AddIOp::create(builder, loc, base, indices[1]);
+}
+
+LogicalResult Sharder::rewrite(int64_t gridReplicas) {
+  replicas = gridReplicas;
   MLIRContext *ctx = func.getContext();
   auto grid = FlatSymbolRefAttr::get(ctx, kGridName);
   OpBuilder builder(ctx);
+  SmallVector<int16_t> tensorAxes = getTensorAxes();
 
   // Split parameters: the weights and biases of the regions.
   llvm::DenseMap<Value, TensorSplit> paramSplits;
@@ -848,7 +982,7 @@ LogicalResult Sharder::rewrite() {
     const TensorSplit &split = plan.splits[matmul.getResult()];
     int64_t dim = matmul.getTransposeRhs() ? 0 : 1;
     paramSplits[getRegionWeight(matmul).getResult()] =
-        TensorSplit{dim, split.blocks, {}};
+        TensorSplit{dim, split.blocks, {}, split.kvOnly};
   }
   for (Operation *op : plan.rowParallel) {
     auto matmul = cast<train::MatmulOp>(op);
@@ -860,15 +994,17 @@ LogicalResult Sharder::rewrite() {
       if (auto bias = dyn_cast<train::BiasAddOp>(user))
         if (bias.getInput() == value)
           paramSplits[getOwnParam(bias.getBias()).getResult()] =
-              TensorSplit{0, split.blocks, {}};
+              TensorSplit{0, split.blocks, {}, split.kvOnly};
   for (Value table : vocabTables)
     paramSplits.try_emplace(table, TensorSplit{0, 1, {}});
+  SmallVector<Value> replicatedWeights;
   for (auto [value, split] : paramSplits) {
     auto param = value.getDefiningOp<train::ParamOp>();
     auto type = cast<RankedTensorType>(value.getType());
-    if (type.getDimSize(split.dim) % (split.blocks * tp) != 0)
-      return param.emitOpError() << "cannot split dimension " << split.dim
-                                 << " of " << type << " over tp=" << tp;
+    if (type.getDimSize(split.dim) % (split.blocks * getParts(split)) != 0)
+      return param.emitOpError()
+             << "cannot split dimension " << split.dim << " of " << type
+             << " into " << getParts(split) << " parts";
     // The weight's cast (mixed precision) splits with it.
     plan.splits[value] = split;
     if (value.hasOneUse())
@@ -876,7 +1012,9 @@ LogicalResult Sharder::rewrite() {
         plan.splits[cast.getResult()] = split;
     param->setAttr(train::TrainDialect::kSplitAttrName,
                    builder.getDenseI64ArrayAttr(
-                       {split.dim, split.blocks, int64_t(kTensorAxis)}));
+                       getSplitTriples(split.dim, split.blocks, split.kvOnly)));
+    if (split.kvOnly)
+      replicatedWeights.push_back(getParamRead(param));
   }
 
   // Arguments.
@@ -888,7 +1026,7 @@ LogicalResult Sharder::rewrite() {
       if (batchDims.count(arg))
         llvm::append_range(split, ArrayRef<int64_t>{0, 1, kDataAxis});
       if (seqDims.count(arg))
-        llvm::append_range(split, ArrayRef<int64_t>{1, 1, kTensorAxis});
+        llvm::append_range(split, getSplitTriples(1, 1, /*kvOnly=*/false));
       func.setArgAttr(arg.getArgNumber(), train::TrainDialect::kSplitAttrName,
                       builder.getDenseI64ArrayAttr(split));
       arg.setType(getLocalType(arg));
@@ -906,7 +1044,7 @@ LogicalResult Sharder::rewrite() {
       builder.setInsertionPointAfterValue(read->get());
       copy = train::CopyToParallelOp::create(
           builder, read->getOwner()->getLoc(), read->get().getType(),
-          read->get(), grid, builder.getDenseI16ArrayAttr({kTensorAxis}));
+          read->get(), grid, builder.getDenseI16ArrayAttr(tensorAxes));
     }
     read->set(copy);
   }
@@ -930,12 +1068,12 @@ LogicalResult Sharder::rewrite() {
           SmallVector<int64_t> shape(type.getShape());
           shape[gather->second] *= tp;
           copy = shard::AllGatherOp::create(
-              builder, op.getLoc(), type.clone(shape), kGridName,
-              ArrayRef<int16_t>{kTensorAxis}, input, APInt(64, gather->second));
+              builder, op.getLoc(), type.clone(shape), kGridName, tensorAxes,
+              input, APInt(64, gather->second));
         } else {
           copy = train::CopyToParallelOp::create(
               builder, op.getLoc(), input.getType(), input, grid,
-              builder.getDenseI16ArrayAttr({kTensorAxis}));
+              builder.getDenseI16ArrayAttr(tensorAxes));
         }
       }
       matmul.getLhsMutable().assign(copy);
@@ -944,7 +1082,7 @@ LogicalResult Sharder::rewrite() {
       auto it = plan.splits.find(slice.getInput());
       if (it != plan.splits.end()) {
         SmallVector<int64_t> offsets(slice.getOffsets());
-        offsets[it->second.dim] /= tp;
+        offsets[it->second.dim] /= getParts(it->second);
         slice.setOffsets(offsets);
       }
     }
@@ -966,13 +1104,12 @@ LogicalResult Sharder::rewrite() {
         shape[*scatterDim] *= tp;
         partial.setType(type.clone(shape));
         sum = shard::ReduceScatterOp::create(
-            builder, op.getLoc(), type, kGridName,
-            ArrayRef<int16_t>{kTensorAxis}, partial, shard::ReductionKind::Sum,
-            APInt(64, *scatterDim));
+            builder, op.getLoc(), type, kGridName, tensorAxes, partial,
+            shard::ReductionKind::Sum, APInt(64, *scatterDim));
       } else {
         sum = shard::AllReduceOp::create(
-            builder, op.getLoc(), partial.getType(), kGridName,
-            ArrayRef<int16_t>{kTensorAxis}, partial, shard::ReductionKind::Sum);
+            builder, op.getLoc(), partial.getType(), kGridName, tensorAxes,
+            partial, shard::ReductionKind::Sum);
       }
       partial.replaceAllUsesExcept(sum, sum.getDefiningOp());
       // A column-parallel matmul that reads the sum directly gathers it.
@@ -982,6 +1119,17 @@ LogicalResult Sharder::rewrite() {
         seqGathers[sum] = dim;
       }
     }
+  }
+
+  // Replicated KV heads: the processes that hold the same KV head each
+  // compute a share of its weights' gradients (from their own query heads),
+  // which copy_to_parallel over the replicas sums.
+  for (Value read : replicatedWeights) {
+    builder.setInsertionPointAfterValue(read);
+    auto copy = train::CopyToParallelOp::create(
+        builder, read.getLoc(), read.getType(), read, grid,
+        builder.getDenseI16ArrayAttr({kReplicaAxis}));
+    read.replaceAllUsesExcept(copy.getResult(), copy);
   }
 
   rewriteVocabParallel(builder);
@@ -994,7 +1142,7 @@ LogicalResult Sharder::rewrite() {
   if (dp > 1 && !batchDims.empty())
     lossAxes.push_back(kDataAxis);
   if (seqLoss)
-    lossAxes.push_back(kTensorAxis);
+    llvm::append_range(lossAxes, tensorAxes);
   if (!lossAxes.empty() && ret.getNumOperands() > 0) {
     Value loss = ret.getOperand(0);
     builder.setInsertionPoint(ret);
@@ -1013,11 +1161,14 @@ LogicalResult Sharder::rewrite() {
           builder.getNamedAttr("tp", builder.getI64IntegerAttr(tp)),
           builder.getNamedAttr("zero", builder.getI64IntegerAttr(zero)),
       }));
-  if (sequenceParallel) {
+  if (sequenceParallel || replicas > 1) {
     auto config = func->getAttrOfType<DictionaryAttr>(
         train::TrainDialect::kShardAttrName);
     NamedAttrList entries(config);
-    entries.set("sequence_parallel", builder.getUnitAttr());
+    if (sequenceParallel)
+      entries.set("sequence_parallel", builder.getUnitAttr());
+    if (replicas > 1)
+      entries.set("kv_replicas", builder.getI64IntegerAttr(replicas));
     func->setAttr(train::TrainDialect::kShardAttrName,
                   entries.getDictionary(ctx));
   }
@@ -1070,10 +1221,8 @@ void Sharder::rewriteVocabParallel(OpBuilder &builder) {
   if (plan.vocabLosses.empty() && vocabEmbeddings.empty())
     return;
   builder.setInsertionPointToStart(&body);
-  Value part =
-      shard::ProcessMultiIndexOp::create(builder, func.getLoc(), kGridName,
-                                         ArrayRef<shard::GridAxis>{kTensorAxis})
-          .getResult()[0];
+  SmallVector<int16_t> tensorAxes = getTensorAxes();
+  Value part = buildTensorIndex(builder, func.getLoc());
   IntegerAttr parts = builder.getI64IntegerAttr(tp);
   for (train::EmbeddingOp embedding : vocabEmbeddings) {
     embedding.getPartMutable().assign(part);
@@ -1089,13 +1238,12 @@ void Sharder::rewriteVocabParallel(OpBuilder &builder) {
       shape[1] *= tp;
       rows.setType(local.clone(shape));
       sum = shard::ReduceScatterOp::create(
-          builder, embedding.getLoc(), local, kGridName,
-          ArrayRef<int16_t>{kTensorAxis}, rows, shard::ReductionKind::Sum,
-          APInt(64, 1));
+          builder, embedding.getLoc(), local, kGridName, tensorAxes, rows,
+          shard::ReductionKind::Sum, APInt(64, 1));
     } else {
-      sum = shard::AllReduceOp::create(
-          builder, embedding.getLoc(), rows.getType(), kGridName,
-          ArrayRef<int16_t>{kTensorAxis}, rows, shard::ReductionKind::Sum);
+      sum = shard::AllReduceOp::create(builder, embedding.getLoc(),
+                                       rows.getType(), kGridName, tensorAxes,
+                                       rows, shard::ReductionKind::Sum);
     }
     rows.replaceAllUsesExcept(sum, sum.getDefiningOp());
   }
@@ -1114,13 +1262,13 @@ void Sharder::rewriteVocabParallel(OpBuilder &builder) {
     auto statsType = RankedTensorType::get(statShape, statType);
     builder.setInsertionPoint(loss);
     Value max = train::RowMaxOp::create(builder, loc, rowType, logits);
-    max = shard::AllReduceOp::create(builder, loc, rowType, kGridName,
-                                     ArrayRef<int16_t>{kTensorAxis}, max,
-                                     shard::ReductionKind::Max);
+    max =
+        shard::AllReduceOp::create(builder, loc, rowType, kGridName, tensorAxes,
+                                   max, shard::ReductionKind::Max);
     Value stats = train::VocabParallelStatsOp::create(
         builder, loc, statsType, logits, max, labels, part, parts);
     stats = shard::AllReduceOp::create(builder, loc, statsType, kGridName,
-                                       ArrayRef<int16_t>{kTensorAxis}, stats,
+                                       tensorAxes, stats,
                                        shard::ReductionKind::Sum);
     Value result = train::CrossEntropyFromStatsOp::create(
         builder, loc, loss.getType(), stats, labels, loss.getIgnoreIndexAttr());
@@ -1176,43 +1324,76 @@ void Sharder::partitionParameters(OpBuilder &builder) {
   }
 }
 
-LogicalResult Sharder::run() {
+LogicalResult Sharder::analyze() {
   if (failed(planTensorParallel()))
     return failure();
   planVocabEmbeddings();
-  if (failed(planSequenceParallel()) || failed(planDataParallel()))
-    return failure();
-  return rewrite();
+  return failure(failed(planSequenceParallel()) || failed(planDataParallel()));
 }
 
-/// Shards a whole step through its forward pass.
-static LogicalResult shardStep(func::FuncOp step, int64_t dp, int64_t tp,
-                               int64_t zero, bool sequenceParallel,
-                               bool vocabParallel) {
-  FailureOr<AutodiffOptions> options = inferAutodiffOptions(step);
+namespace {
+
+/// A function train-shard partitions: a forward + loss function in place,
+/// or a step through a clone of its forward pass, whose backward pass is
+/// derived again once the clone is partitioned.
+struct ShardJob {
+  func::FuncOp target;
+  func::FuncOp forward;
+  std::optional<AutodiffOptions> options;
+  std::unique_ptr<Sharder> sharder;
+
+  ShardJob() = default;
+  ShardJob(const ShardJob &) = delete;
+  ShardJob &operator=(const ShardJob &) = delete;
+  ~ShardJob() {
+    if (forward && forward != target)
+      forward->erase();
+  }
+};
+
+} // namespace
+
+/// Prepares the partition of `func`: for a step, the clone of its forward
+/// pass (after checking that the step is derived from it).
+static LogicalResult prepareJob(func::FuncOp func, ShardJob &job) {
+  job.target = func;
+  if (!isTrainingStep(func)) {
+    job.forward = func;
+    return success();
+  }
+  FailureOr<AutodiffOptions> options = inferAutodiffOptions(func);
   if (failed(options))
     return failure();
-  auto forward = cast<func::FuncOp>(step->clone());
-  llvm::scope_exit eraseForward([&] { forward->erase(); });
-  eraseBackward(forward);
-  FailureOr<bool> derived = isDerivedFrom(step, forward, *options);
+  job.options = *options;
+  job.forward = cast<func::FuncOp>(func->clone());
+  eraseBackward(job.forward);
+  FailureOr<bool> derived = isDerivedFrom(func, job.forward, *options);
   if (failed(derived))
     return failure();
   if (!*derived)
-    return mlir::emitError(step.getLoc())
-           << "train-shard: @" << step.getSymName()
+    return mlir::emitError(func.getLoc())
+           << "train-shard: @" << func.getSymName()
            << " is not the step train-autodiff derives from its forward "
               "pass (another pass or a hand edit changed it); apply "
               "train-shard to the forward + loss function, or to the step "
               "train-autodiff (and train-precision) produced, before other "
               "passes";
-  if (failed(Sharder(forward, dp, tp, zero, sequenceParallel, vocabParallel)
-                 .run()) ||
-      failed(appendBackward(forward, *options)))
+  return success();
+}
+
+/// Rewrites the planned function; a step takes the partitioned forward pass
+/// and its derived backward pass.
+static LogicalResult finishJob(ShardJob &job, int64_t replicas) {
+  if (failed(job.sharder->rewrite(replicas)))
     return failure();
-  step.getBody().takeBody(forward.getBody());
-  step.setType(forward.getFunctionType());
-  step->setAttrs(forward->getAttrDictionary());
+  if (!job.options)
+    return success();
+  if (failed(appendBackward(job.forward, *job.options)))
+    return failure();
+  func::FuncOp step = job.target;
+  step.getBody().takeBody(job.forward.getBody());
+  step.setType(job.forward.getFunctionType());
+  step->setAttrs(job.forward->getAttrDictionary());
   return success();
 }
 
@@ -1293,19 +1474,41 @@ struct TrainShardPass
         return signalPassFailure();
       }
     }
+    // Plan every function first: replicated KV heads add a grid axis,
+    // which all of them then use.
+    SmallVector<std::unique_ptr<ShardJob>> jobs;
+    int64_t replicas = 1;
+    func::FuncOp replicating;
+    for (func::FuncOp func : funcs) {
+      ShardJob &job = *jobs.emplace_back(std::make_unique<ShardJob>());
+      if (failed(prepareJob(func, job)))
+        return signalPassFailure();
+      job.sharder = std::make_unique<Sharder>(job.forward, dp, tp, zero,
+                                              sequenceParallel, vocabParallel);
+      if (failed(job.sharder->analyze()))
+        return signalPassFailure();
+      int64_t needed = job.sharder->getReplicas();
+      if (needed == 1)
+        continue;
+      if (replicas > 1 && needed != replicas) {
+        func.emitOpError()
+            << "replicates each KV head over " << needed << " processes, but @"
+            << replicating.getSymName() << " over " << replicas
+            << "; train-shard partitions a module's functions on one grid";
+        return signalPassFailure();
+      }
+      replicas = needed;
+      replicating = func;
+    }
     OpBuilder builder(module.getBodyRegion());
     builder.setInsertionPointToStart(module.getBody());
-    shard::GridOp::create(builder, module.getLoc(), kGridName,
-                          ArrayRef<int64_t>{dp, tp});
-    for (func::FuncOp func : funcs) {
-      LogicalResult sharded =
-          isTrainingStep(func)
-              ? shardStep(func, dp, tp, zero, sequenceParallel, vocabParallel)
-              : Sharder(func, dp, tp, zero, sequenceParallel, vocabParallel)
-                    .run();
-      if (failed(sharded))
+    SmallVector<int64_t> shape = {dp, tp};
+    if (replicas > 1)
+      shape = {dp, tp / replicas, replicas};
+    shard::GridOp::create(builder, module.getLoc(), kGridName, shape);
+    for (std::unique_ptr<ShardJob> &job : jobs)
+      if (failed(finishJob(*job, replicas)))
         return signalPassFailure();
-    }
   }
 };
 

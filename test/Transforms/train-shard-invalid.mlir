@@ -23,7 +23,7 @@
 func.func @heads(%x: tensor<2x4x12xf32>, %y: tensor<2x4x12xf32>) -> tensor<f32> {
   %wq = train.param "q.weight" : tensor<12x12xf32>
   %q = train.matmul %x, %wq : tensor<2x4x12xf32>, tensor<12x12xf32> -> tensor<2x4x12xf32>
-  // expected-error @+1 {{'train.reshape' op cannot be sharded by train-shard: dimension 2 of its result 'tensor<2x4x3x4xf32>' (heads, KV heads or features) is 3, not divisible by 2; train-shard does not replicate KV heads (Megatron does when tp exceeds them): use a tp that divides every head count}}
+  // expected-error @+1 {{'train.reshape' op cannot be sharded by train-shard: dimension 2 of its result 'tensor<2x4x3x4xf32>' (heads, KV heads or features) is 3, not divisible by 2; use a tp that divides the attention heads and the MLP width, and either divides the KV heads or is a multiple of them (each KV head is then replicated)}}
   %q1 = train.reshape %q : tensor<2x4x12xf32> -> tensor<2x4x3x4xf32>
   %q2 = train.reshape %q1 : tensor<2x4x3x4xf32> -> tensor<2x4x12xf32>
   %wo = train.param "o.weight" : tensor<12x12xf32>

@@ -170,6 +170,13 @@ LogicalResult TrainDialect::verifyOperationAttribute(Operation *op,
                << "'" << name << "' must have an integer '" << key
                << "' of at least " << (key == "zero" ? 0 : 1);
     }
+    if (Attribute replicas = config.get("kv_replicas")) {
+      auto value = dyn_cast<IntegerAttr>(replicas);
+      if (!value || value.getInt() < 2)
+        return op->emitError() << "'" << name
+                               << "' must have an integer 'kv_replicas' of "
+                                  "at least 2 when it has one";
+    }
     if (Attribute sequence = config.get("sequence_parallel");
         sequence && !isa<UnitAttr>(sequence))
       return op->emitError() << "'" << name

@@ -79,3 +79,13 @@ Operation *train::findInPlaceUpdate(Operation *root) {
   });
   return found;
 }
+
+SmallVector<int16_t> train::getTensorParallelAxes(Operation *func) {
+  auto config =
+      func->getAttrOfType<DictionaryAttr>(train::TrainDialect::kShardAttrName);
+  if (!config)
+    return {};
+  if (config.get("kv_replicas"))
+    return {1, 2};
+  return {1};
+}

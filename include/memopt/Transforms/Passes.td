@@ -151,7 +151,13 @@ def TrainShardPass : Pass<"train-shard", "::mlir::ModuleOp"> {
       their input features) through ops that work per head or per column
       (bias, slices, reshapes, transposes, attention, softmax, activations);
       otherwise it stays replicated. Attention heads (and grouped-query KV
-      heads) are split. The input of a column-parallel region enters
+      heads) are split. When `tp` is a multiple of an attention's KV heads
+      (and exceeds them), each process keeps one KV head, which
+      `tp / kv` processes share: the grid becomes `dp x kv x tp/kv` (tensor-parallel
+      collectives over axes 1 and 2), the K and V projections split over
+      axis 1 only, and their weights enter through
+      `train.copy_to_parallel` over axis 2, whose gradient sums the shares
+      of the processes that hold the same KV head. The input of a column-parallel region enters
       through `train.copy_to_parallel` (its gradient is an all-reduce), and
       the partial sums of row-parallel matmuls are summed by
       `shard.all_reduce` (whose gradient is the identity).
@@ -214,8 +220,9 @@ def TrainShardPass : Pass<"train-shard", "::mlir::ModuleOp"> {
     tensor with the whole tensor's values, so a run on `dp x tp` processes
     computes what one process computes on the whole program.
 
-    Errors: a degree below 1, heads, KV heads or a split feature count not
-    divisible by `tp`, a batch not divisible by `dp`, `zero` outside 0 to 3
+    Errors: a degree below 1, heads or a split feature count not divisible
+    by `tp`, KV heads that `tp` neither divides nor is a multiple of,
+    attentions whose replicated KV head counts differ, a batch not divisible by `dp`, `zero` outside 0 to 3
     or above 0 with `dp` = 1, dynamic loss scaling with `zero` or
     `sequence-parallel` (each process would check only its part of the
     gradients), `sequence-parallel` with `tp` = 1, an argument whose

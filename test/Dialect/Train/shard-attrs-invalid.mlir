@@ -96,3 +96,12 @@ func.func @shard_op(%x: tensor<8xf32>) -> tensor<8xf32> {
   %y = train.relu %x {train.shard = {dp = 1 : i64, grid = @grid, tp = 2 : i64, zero = 0 : i64}} : tensor<8xf32>
   return %y : tensor<8xf32>
 }
+
+// -----
+
+// train.shard's KV-head replicas (on a grid with replicated KV heads) are at
+// least 2.
+// expected-error @+1 {{'train.shard' must have an integer 'kv_replicas' of at least 2 when it has one}}
+func.func @shard_kv_replicas() attributes {train.shard = {dp = 1 : i64, grid = @grid, kv_replicas = 1 : i64, tp = 2 : i64, zero = 0 : i64}} {
+  return
+}

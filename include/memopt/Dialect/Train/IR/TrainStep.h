@@ -34,6 +34,11 @@ bool isInPlaceUpdate(Operation *op);
 /// function has none, a training step has some.
 Operation *findInPlaceUpdate(Operation *root);
 
+/// The grid axes over which train-shard's tensor-parallel collectives run
+/// in `func`: axis 1, or axes 1 and 2 when its `train.shard` replicates KV
+/// heads (`kv_replicas`); empty when train-shard did not partition it.
+SmallVector<int16_t> getTensorParallelAxes(Operation *func);
+
 } // namespace mlir::memopt::train
 
 #endif // MEMOPT_DIALECT_TRAIN_IR_TRAINSTEP_H
