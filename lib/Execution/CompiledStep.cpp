@@ -132,11 +132,13 @@ static void fillFloat(const StepPlan &plan, const GlobalTensor &tensor,
   Type elementType = tensor.type.getElementType();
   unsigned bytes = getStorageBytes(elementType);
   double phase = initPhase(tensor.name);
-  for (int64_t i = 0, e = tensor.type.getNumElements(); i < e; ++i)
-    storeFloat(
-        elementType, tensor.data + i * bytes,
-        initValue(amplitude, phase,
-                  getWholeIndex(tensor, plan.gridShape, plan.processRank, i)));
+  for (int64_t i = 0, e = tensor.type.getNumElements(); i < e; ++i) {
+    // Padding (the end of the last ZeRO part) is zero, and stays zero: its
+    // gradient is zero, and so is every optimizer's update of it.
+    int64_t whole = getWholeIndex(tensor, plan.gridShape, plan.processRank, i);
+    storeFloat(elementType, tensor.data + i * bytes,
+               whole < 0 ? 0.0 : initValue(amplitude, phase, whole));
+  }
 }
 
 void CompiledStep::initialize(int64_t seed) {

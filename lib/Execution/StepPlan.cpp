@@ -156,6 +156,9 @@ private:
     if (auto split = op->getAttrOfType<DenseI64ArrayAttr>(
             train::TrainDialect::kSplitAttrName))
       tensor.split.assign(split.asArrayRef().begin(), split.asArrayRef().end());
+    if (auto extent = op->getAttrOfType<IntegerAttr>(
+            train::TrainDialect::kSplitExtentAttrName))
+      tensor.splitExtent = extent.getInt();
   }
 
   LogicalResult visit(Operation *op) {
@@ -257,6 +260,21 @@ static LogicalResult findGrid(ModuleOp module, StepPlan &plan) {
                << "'" << tensor.name << "' is split over grid axis "
                << tensor.split[i + 2] << ", but the step's grid has "
                << plan.gridShape.size() << " axes";
+    // Padding ends the last part only: the extent is above the other
+    // parts' elements.
+    if (tensor.splitExtent) {
+      size_t last = tensor.split.size() - 3;
+      int64_t dim = tensor.split[last], blocks = tensor.split[last + 1];
+      int64_t parts = plan.gridShape[tensor.split[last + 2]];
+      int64_t held = tensor.type.getDimSize(dim) * parts;
+      if (blocks != 1 || tensor.splitExtent > held ||
+          tensor.splitExtent <= held - tensor.type.getDimSize(dim))
+        return emitError(plan.step.getLoc())
+               << "'" << tensor.name << "' has train.split_extent "
+               << tensor.splitExtent << ", but its " << parts << " parts hold "
+               << held << " elements of dimension " << dim
+               << " in one block: only the last part may end with padding";
+    }
     return success();
   };
   for (const StepArgument &arg : plan.arguments)
@@ -314,8 +332,14 @@ int64_t execution::getGridSize(const StepPlan &plan) {
 RankedTensorType execution::getWholeType(const GlobalTensor &tensor,
                                          ArrayRef<int64_t> gridShape) {
   SmallVector<int64_t> shape(tensor.type.getShape());
-  for (size_t i = 0; i + 2 < tensor.split.size(); i += 3)
-    shape[tensor.split[i]] *= gridShape[tensor.split[i + 2]];
+  // Undone last to first: the padding of the last triple's parts first.
+  for (int64_t i = tensor.split.size() - 3; i >= 0; i -= 3) {
+    int64_t dim = tensor.split[i];
+    shape[dim] *= gridShape[tensor.split[i + 2]];
+    if (tensor.splitExtent &&
+        i + 3 == static_cast<int64_t>(tensor.split.size()))
+      shape[dim] = tensor.splitExtent;
+  }
   return RankedTensorType::get(shape, tensor.type.getElementType());
 }
 
@@ -346,6 +370,12 @@ int64_t execution::getWholeIndex(const GlobalTensor &tensor,
     position[dim] =
         (block * parts + coords[tensor.split[i + 2]]) * width + offset;
     shape[dim] *= parts;
+    if (tensor.splitExtent &&
+        i + 3 == static_cast<int64_t>(tensor.split.size())) {
+      if (position[dim] >= tensor.splitExtent)
+        return -1;
+      shape[dim] = tensor.splitExtent;
+    }
   }
   int64_t whole = 0;
   for (size_t dim = 0; dim < shape.size(); ++dim)

@@ -276,8 +276,17 @@ LogicalResult MemoryReport::collectModelStates(FunctionOpInterface func) {
           state.hasLowCopy = true;
         }
         if (auto type = dyn_cast<RankedTensorType>(param.getType());
-            type && type.hasStaticShape())
-          states.parameterCount += type.getNumElements() * wholeFactor;
+            type && type.hasStaticShape()) {
+          // A padded ZeRO part counts the parameter's own rows, not the
+          // padding.
+          int64_t count = type.getNumElements() * wholeFactor;
+          if (auto extent = param->getAttrOfType<IntegerAttr>(
+                  train::TrainDialect::kSplitExtentAttrName);
+              extent && partitioned && type.getDimSize(0) > 0)
+            count =
+                type.getNumElements() / type.getDimSize(0) * extent.getInt();
+          states.parameterCount += count;
+        }
       }
       // One copy per element type, however many reads of the name make
       // one (a tied weight can have a bf16 and an fp8 copy).

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
@@ -449,9 +450,18 @@ static void regatherForBackward(func::FuncOp func, OpBuilder &builder,
       break;
   }
   for (shard::AllGatherOp gather : gathers) {
+    // A ZeRO part with padding is read through the slice that drops it.
+    Operation *trim = nullptr;
+    Value whole = gather.getResult();
+    if (gather->hasOneUse())
+      if (auto slice = dyn_cast<train::SliceOp>(*gather->user_begin()))
+        if (!lastForward->isBeforeInBlock(slice)) {
+          trim = slice;
+          whole = slice.getResult();
+        }
     SmallVector<OpOperand *> backwardUses;
     Operation *first = nullptr;
-    for (OpOperand &use : gather->getUses()) {
+    for (OpOperand &use : whole.getUses()) {
       Operation *user = use.getOwner();
       if (!lastForward->isBeforeInBlock(user))
         continue;
@@ -464,6 +474,11 @@ static void regatherForBackward(func::FuncOp func, OpBuilder &builder,
     OpBuilder::InsertionGuard guard(builder);
     builder.setInsertionPoint(first);
     Operation *again = builder.clone(*gather);
+    if (trim) {
+      IRMapping mapping;
+      mapping.map(gather.getResult(), again->getResult(0));
+      again = builder.clone(*trim, mapping);
+    }
     for (OpOperand *use : backwardUses)
       use->set(again->getResult(0));
   }

@@ -1277,20 +1277,24 @@ void Sharder::rewriteVocabParallel(OpBuilder &builder) {
   }
 }
 
-/// ZeRO: every parameter whose first dimension divides by dp is stored
-/// split along it over the data-parallel axis. What compute reads (its
-/// single low-precision cast, else the parameter) is gathered just before
-/// its first use; the gradient of the gather (a reduce-scatter) then gives
-/// each process the gradient of its own part, and the optimizer states
-/// train-autodiff creates take the part's type.
+/// ZeRO: every parameter whose first dimension has at least dp rows is
+/// stored split along it over the data-parallel axis. What compute reads
+/// (its single low-precision cast, else the parameter) is gathered just
+/// before its first use; the gradient of the gather (a reduce-scatter) then
+/// gives each process the gradient of its own part, and the optimizer
+/// states train-autodiff creates take the part's type. When dp does not
+/// divide the rows, every part has ceil(rows / dp) of them, the last ending
+/// with zero rows (as DeepSpeed pads its flat partitions), and a slice of
+/// the gathered tensor drops the padding (`train.split_extent`).
 void Sharder::partitionParameters(OpBuilder &builder) {
   if (zero == 0)
     return;
   for (auto param : llvm::to_vector(body.getOps<train::ParamOp>())) {
     auto type = cast<RankedTensorType>(param.getType());
-    if (type.getRank() == 0 || type.getDimSize(0) % dp != 0 ||
-        param->use_empty())
+    if (type.getRank() == 0 || type.getDimSize(0) < dp || param->use_empty())
       continue;
+    int64_t rows = type.getDimSize(0);
+    int64_t partRows = llvm::divideCeil(rows, dp);
     Value read = param.getResult();
     if (param->hasOneUse())
       if (auto copy = dyn_cast<train::CastOp>(*param->user_begin()))
@@ -1302,18 +1306,27 @@ void Sharder::partitionParameters(OpBuilder &builder) {
         first = user;
     if (!first)
       continue;
-    auto part = [&](RankedTensorType whole) {
+    auto withRows = [&](RankedTensorType whole, int64_t extent) {
       SmallVector<int64_t> shape(whole.getShape());
-      shape[0] /= dp;
+      shape[0] = extent;
       return whole.clone(shape);
     };
-    param.getResult().setType(part(type));
-    read.setType(part(wholeType));
+    param.getResult().setType(withRows(type, partRows));
+    read.setType(withRows(wholeType, partRows));
     builder.setInsertionPoint(first);
     auto gather = shard::AllGatherOp::create(
-        builder, param.getLoc(), wholeType, kGridName,
+        builder, param.getLoc(), withRows(wholeType, partRows * dp), kGridName,
         ArrayRef<int16_t>{kDataAxis}, read, APInt(64, 0));
-    read.replaceAllUsesExcept(gather.getResult(), gather);
+    Value gathered = gather.getResult();
+    if (partRows * dp != rows) {
+      // The padded rows are the last part's last ones: a view drops them.
+      gathered = train::SliceOp::create(
+          builder, param.getLoc(), wholeType, gathered,
+          SmallVector<int64_t>(wholeType.getRank(), 0), /*strides=*/nullptr);
+      param->setAttr(train::TrainDialect::kSplitExtentAttrName,
+                     builder.getI64IntegerAttr(rows));
+    }
+    read.replaceAllUsesExcept(gathered, gather);
     SmallVector<int64_t> split;
     if (auto existing = param->getAttrOfType<DenseI64ArrayAttr>(
             train::TrainDialect::kSplitAttrName))

@@ -17,7 +17,9 @@
 // each process stores half of each (train.split (0, 1, 0): dimension 0 over
 // grid axis 0) and updates that half, with a gradient of the same shape.
 // Each half is gathered (shard.all_gather) just before its first use. The
-// bias (5) does not divide: it stays whole, with an all-reduced gradient.
+// bias (5) does not divide: each process stores 3 elements, the second
+// process's last one padding (train.split_extent = 5, as DeepSpeed pads its
+// partitions), and a slice (a view) drops the padding after the gather.
 // COMMON:       shard.grid @grid(shape = 2x1)
 // COMMON-LABEL: func.func @mlp(
 // COMMON-SAME:      zero = [[STAGE:[123]]] : i64
@@ -27,8 +29,14 @@
 // COMMON:         %[[W2:.+]] = train.param "fc2.weight" {train.split = array<i64: 0, 1, 0>} : tensor<8x5xf32>
 // COMMON-NEXT:    %[[G2:.+]] = shard.all_gather %[[W2]] on @grid grid_axes = [0] gather_axis = 0 : tensor<8x5xf32> -> tensor<16x5xf32>
 // COMMON-NEXT:    train.matmul %{{.+}}, %[[G2]]
-// COMMON:         %[[B2:.+]] = train.param "fc2.bias" : tensor<5xf32>
+// COMMON:         %[[B2:.+]] = train.param "fc2.bias" {train.split = array<i64: 0, 1, 0>, train.split_extent = 5 : i64} : tensor<3xf32>
+// COMMON-NEXT:    %[[GB:.+]] = shard.all_gather %[[B2]] on @grid grid_axes = [0] gather_axis = 0 : tensor<3xf32> -> tensor<6xf32>
+// COMMON-NEXT:    %[[SB:.+]] = train.slice %[[GB]] {offsets = array<i64: 0>} : tensor<6xf32> -> tensor<5xf32>
+// COMMON-NEXT:    train.bias_add %{{.+}}, %[[SB]]
 // COMMON:         train.cross_entropy_grad
+// COMMON:         %[[DB:.+]] = train.slice_grad %{{.+}} {offsets = array<i64: 0>} : tensor<5xf32> -> tensor<6xf32>
+// TWO-NEXT:       %[[RB:.+]] = shard.reduce_scatter %[[DB]] on @grid grid_axes = [0] reduction = average scatter_axis = 0 : tensor<6xf32> -> tensor<3xf32>
+// THREE-NEXT:     %[[RB:.+]] = shard.reduce_scatter %[[DB]] on @grid grid_axes = [0] reduction = average scatter_axis = 0 : tensor<6xf32> -> tensor<3xf32>
 
 // Stages 1 and 2 read the forward's gathered fc2 weight in the backward
 // pass; stage 3 gathers it again there, so the forward's copy dies with
@@ -41,17 +49,18 @@
 // The gradient of the gather is a reduce-scatter, averaged over dp. Stage 1
 // reduces every gradient after the whole backward pass; stages 2 and 3 as
 // soon as the gradient is complete (fc2's before fc1's gradient is
-// computed).
+// computed). The bias's gradient (padded back by slice_grad, so the
+// padding's gradient is zero) is the first to be complete.
 // COMMON:         %[[D2:.+]] = train.matmul %{{.+}}, %{{.+}} {transpose_lhs} : tensor<2x16xf32>, tensor<2x5xf32> -> tensor<16x5xf32>
 // TWO-NEXT:       %[[R2:.+]] = shard.reduce_scatter %[[D2]] on @grid grid_axes = [0] reduction = average scatter_axis = 0 : tensor<16x5xf32> -> tensor<8x5xf32>
 // THREE-NEXT:     %[[R2:.+]] = shard.reduce_scatter %[[D2]] on @grid grid_axes = [0] reduction = average scatter_axis = 0 : tensor<16x5xf32> -> tensor<8x5xf32>
 // COMMON:         %[[D1:.+]] = train.matmul %{{.+}}, %{{.+}} {transpose_lhs} : tensor<2x8xf32>, tensor<2x16xf32> -> tensor<8x16xf32>
 // COMMON-NEXT:    %[[R1:.+]] = shard.reduce_scatter %[[D1]] on @grid grid_axes = [0] reduction = average scatter_axis = 0 : tensor<8x16xf32> -> tensor<4x16xf32>
 // ONE-NEXT:       %[[R2:.+]] = shard.reduce_scatter %[[D2]] on @grid grid_axes = [0] reduction = average scatter_axis = 0 : tensor<16x5xf32> -> tensor<8x5xf32>
-// COMMON-NEXT:    %[[RB:.+]] = shard.all_reduce %{{.+}} on @grid grid_axes = [0] reduction = average : tensor<5xf32> -> tensor<5xf32>
+// ONE-NEXT:       %[[RB:.+]] = shard.reduce_scatter %[[DB]] on @grid grid_axes = [0] reduction = average scatter_axis = 0 : tensor<6xf32> -> tensor<3xf32>
 // COMMON-NEXT:    train.sgd %[[W1]], %[[R1]] {{.*}} : tensor<4x16xf32>, tensor<4x16xf32>
 // COMMON-NEXT:    train.sgd %[[W2]], %[[R2]] {{.*}} : tensor<8x5xf32>, tensor<8x5xf32>
-// COMMON-NEXT:    train.sgd %[[B2]], %[[RB]] {{.*}} : tensor<5xf32>, tensor<5xf32>
+// COMMON-NEXT:    train.sgd %[[B2]], %[[RB]] {{.*}} : tensor<3xf32>, tensor<3xf32>
 
 // Mixed precision: the fp32 master part is the parameter; its bf16 copy is
 // what is gathered (half the bytes). With fp32 gradients (bf16-mixed's

@@ -156,6 +156,19 @@ LogicalResult TrainDialect::verifyOperationAttribute(Operation *op,
                                 "or a function argument";
     return verifySplit(op, attribute, op->getResult(0).getType());
   }
+  if (name == kSplitExtentAttrName) {
+    // The extent, in the tensor the last `train.split` triple splits, of
+    // that triple's dimension, when the parts hold more (padding at the end
+    // of the last part): ZeRO's parts of a dimension dp does not divide.
+    auto extent = dyn_cast<IntegerAttr>(attribute.getValue());
+    auto split = op->getAttrOfType<DenseI64ArrayAttr>(kSplitAttrName);
+    if (!extent || extent.getInt() < 1 || !isa<ParamOp>(op) || !split ||
+        split.size() < 3)
+      return op->emitError() << "'" << name
+                             << "' must be a positive integer on a "
+                                "train.param with a train.split";
+    return success();
+  }
   if (name == kShardAttrName) {
     auto config = dyn_cast<DictionaryAttr>(attribute.getValue());
     if (!config || !isa<FunctionOpInterface>(op) ||

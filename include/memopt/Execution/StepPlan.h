@@ -79,6 +79,9 @@ struct GlobalTensor {
   /// For a part of a sharded tensor (`train.split`): its (dim, blocks,
   /// grid axis) triples; empty for a whole tensor.
   SmallVector<int64_t> split;
+  /// `train.split_extent`: the extent of the last triple's dimension in the
+  /// tensor it splits, when the parts end with padding; 0 otherwise.
+  int64_t splitExtent = 0;
 
   /// Bytes of the tensor in its global.
   int64_t getByteSize() const;
@@ -166,7 +169,8 @@ int64_t getGridSize(const StepPlan &plan);
 
 /// The element of the whole tensor that element `index` (row-major) of the
 /// part `tensor` holds on process `rank` of a grid of `gridShape`
-/// (docs/execution.md); `index` itself for a whole tensor.
+/// (docs/execution.md); `index` itself for a whole tensor, and -1 for a
+/// padding element of a part (`train.split_extent`).
 int64_t getWholeIndex(const GlobalTensor &tensor, ArrayRef<int64_t> gridShape,
                       int64_t rank, int64_t index);
 

@@ -166,9 +166,9 @@ def TrainShardPass : Pass<"train-shard", "::mlir::ModuleOp"> {
       axis (`shard.all_reduce ... reduction = average`), and train-autodiff
       averages every parameter's gradient over it before the update.
     * ZeRO (`zero`, 1 to 3, needs `dp` > 1), as DeepSpeed partitions the
-      model states over the data-parallel processes. Every parameter whose
-      first dimension (after tensor parallelism) divides by `dp` is stored
-      split along it (each process holds and updates its part, fp32 master
+      model states over the data-parallel processes. Every parameter with at
+      least `dp` rows in its first dimension (after tensor parallelism) is
+      stored split along it (each process holds and updates its part, fp32 master
       weights included), so its optimizer states and its gradient are split
       too. The part (or its low-precision copy) is gathered
       (`shard.all_gather`) just before its first use; the gradient of the
@@ -178,8 +178,11 @@ def TrainShardPass : Pass<"train-shard", "::mlir::ModuleOp"> {
       pass (whole gradients live until then), stage 2 as soon as it is
       complete; stage 3 gathers the parameter again before its first use in
       the backward pass, so the gathered copy lives only while a layer
-      computes. Parameters whose first dimension does not divide stay
-      whole, with an all-reduced gradient.
+      computes. When `dp` does not divide the first dimension, the last
+      part ends with zero padding (`train.split_extent` gives the real
+      extent) and a `train.slice` of the gathered tensor drops it;
+      parameters with fewer rows than `dp` stay whole, with an all-reduced
+      gradient.
     * Sequence parallelism (`sequence-parallel`, needs `tp` > 1), as in
       Korthikanti et al. (2022): every argument is split along dimension 1
       (the sequence) over the tensor-parallel axis, and so is everything

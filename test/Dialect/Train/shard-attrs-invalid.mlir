@@ -105,3 +105,15 @@ func.func @shard_op(%x: tensor<8xf32>) -> tensor<8xf32> {
 func.func @shard_kv_replicas() attributes {train.shard = {dp = 1 : i64, grid = @grid, kv_replicas = 1 : i64, tp = 2 : i64, zero = 0 : i64}} {
   return
 }
+
+// -----
+
+// train.split_extent (a padded ZeRO part's whole extent) needs a
+// train.split.
+// expected-error @+1 {{'train.split_extent' must be a positive integer on a train.param with a train.split}}
+%p = train.param "w" {train.split_extent = 7 : i64} : tensor<4x8xf32>
+
+// -----
+
+// expected-error @+1 {{'train.split_extent' must be a positive integer on a train.param with a train.split}}
+%q = train.param "w" {train.split = array<i64: 0, 1, 0>, train.split_extent = 0 : i64} : tensor<4x8xf32>

@@ -115,6 +115,8 @@ def Train_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kPrecisionAttrName =
         "train.precision";
     static constexpr ::llvm::StringLiteral kSplitAttrName = "train.split";
+    static constexpr ::llvm::StringLiteral kSplitExtentAttrName =
+        "train.split_extent";
     static constexpr ::llvm::StringLiteral kShardAttrName = "train.shard";
   }];
 }
