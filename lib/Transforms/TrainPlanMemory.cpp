@@ -12,7 +12,6 @@
 #include "memopt/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace mlir::memopt {
@@ -75,26 +74,6 @@ struct TrainPlanMemoryPass
       return signalPassFailure();
     if (failed(train::verifyNotLowered(func, "train-plan-memory")))
       return signalPassFailure();
-    // The collectives' lowering (memopt-shard-to-mpi/nccl) allocates their
-    // results itself, outside the arena, so a planned step would use more
-    // than its arena.
-    Operation *collective = nullptr;
-    func.walk([&](Operation *op) {
-      if (isa_and_nonnull<shard::ShardDialect>(op->getDialect()))
-        collective = op;
-      return collective ? WalkResult::interrupt() : WalkResult::advance();
-    });
-    if (collective) {
-      InFlightDiagnostic diag =
-          mlir::emitError(func.getLoc())
-          << "train-plan-memory: @" << func.getSymName()
-          << " has collectives (train-shard), whose lowering allocates their "
-             "results outside the arena; a static arena for a partitioned "
-             "step is not supported yet (its memory report still gives the "
-             "arena the planner would find)";
-      diag.attachNote(collective->getLoc()) << "a collective";
-      return signalPassFailure();
-    }
     if (alignment <= 0 || !llvm::isPowerOf2_64(alignment) ||
         alignment > TrainDialect::kMaxPlanAlignment) {
       mlir::emitError(func.getLoc())

@@ -303,9 +303,16 @@ static void printPeak(const StepPlan &plan, const StepStats &stats) {
         ::memopt::runtime::mpiGatherInt64(stats.peakBytes);
     std::vector<int64_t> predicted =
         ::memopt::runtime::mpiGatherInt64(plan.predictedPeak);
-    for (int64_t rank = 0; rank < worldSize; ++rank)
+    std::vector<int64_t> arenas =
+        ::memopt::runtime::mpiGatherInt64(plan.arenaBytes);
+    for (int64_t rank = 0; rank < worldSize; ++rank) {
       os << "rank " << rank << ": measured_peak_bytes: " << measured[rank]
-         << " predicted_peak_bytes: " << predicted[rank] << "\n";
+         << " predicted_peak_bytes: " << predicted[rank];
+      // A planned step's peak is its arena (and the buffers it returns).
+      if (arenas[rank] >= 0)
+        os << " arena_bytes: " << arenas[rank];
+      os << "\n";
+    }
   }
   // The state and inputs live in globals, not in allocations: their
   // measured bytes are the globals' sizes in the compiled program.

@@ -300,6 +300,12 @@ def MemoptShardToNcclPass
     `shard.process_multi_index` become the runtime's rank (delinearized by
     the grid's shape); grids with no users left are erased.
 
+    In a step planned by `train-plan-memory`, `convert-train-to-linalg`
+    gives each planned collective `memopt.arena_offsets` (its result's and
+    its staging buffer's offsets in the arena, -1 for none) and the arena's
+    allocation `memopt.arena`: the result and the staging buffer are then
+    views of the arena (`memref.view`), not allocations.
+
     Supported: element types f32, f64, f16, bf16, i8, i32, i64; reductions
     sum, product, max, min and average (floats); static grids of at most 4
     axes. Anything else, and every other `shard` op, is an error.

@@ -364,7 +364,8 @@ def TrainPlanMemoryPass : Pass<"train-plan-memory", "::mlir::func::FuncOp"> {
     LOAD of the aligned sizes), `train.persistent_bytes` and
     `train.plan_alignment`. Planning again replaces an earlier plan.
     `convert-train-to-linalg` then places every planned tensor at its offset
-    in one arena.
+    in one arena, the results of a partitioned step's collectives included
+    (their lowering receives into the arena).
 
     Example:
     ```

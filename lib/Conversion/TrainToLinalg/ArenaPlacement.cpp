@@ -15,6 +15,12 @@
 // freed in the step, after its last use.
 //
 //
+// Collectives (train-shard's shard ops) are lowered later, by
+// memopt-shard-to-mpi or memopt-shard-to-nccl: a planned one gets
+// `memopt.arena_offsets` (its result's and its staging workspace's offsets
+// in the arena, -1 for none), and the arena allocation `memopt.arena`, so
+// that their lowering receives into the arena too.
+//
 // Before the conversion, each planned op gets a location tagged with its
 // index and each planned result a marker (an identity tensor.cast, legal
 // during the conversion) whose operand the conversion updates to the lowered
@@ -30,6 +36,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Shard/IR/ShardDialect.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -223,6 +230,7 @@ LogicalResult ArenaPlacement::apply() {
   Value arena = memref::AllocOp::create(
       builder, loc, arenaType, ValueRange{},
       builder.getI64IntegerAttr(std::max<int64_t>(impl->alignment, 64)));
+  arena.getDefiningOp()->setAttr(kArenaAttrName, builder.getUnitAttr());
 
   auto place = [&](tensor::EmptyOp empty, int64_t offset) {
     OpBuilder b(empty);
@@ -260,6 +268,17 @@ LogicalResult ArenaPlacement::apply() {
       placed.insert(empty);
       place(empty, offset - impl->persistentBytes);
     }
+    // A collective, lowered later: its result and workspace offsets.
+    if (Operation *collective = marker.getSource().getDefiningOp();
+        collective && isa<shard::ShardDialect>(collective->getDialect()) &&
+        getTag(collective->getLoc()) == key[0])
+      collective->setAttr(
+          kArenaOffsetsAttrName,
+          builder.getDenseI64ArrayAttr(
+              {offset - impl->persistentBytes,
+               planned.workspaceOffset < 0
+                   ? -1
+                   : planned.workspaceOffset - impl->persistentBytes}));
     marker.getResult().replaceAllUsesWith(marker.getSource());
     marker.erase();
   }

@@ -66,6 +66,12 @@ private:
   std::unique_ptr<Impl> impl;
 };
 
+/// The unit attribute on the arena's allocation, and the offsets (in the
+/// arena) of a planned collective's result and staging workspace (-1 for
+/// none) that its lowering (ShardToCalls.cpp) receives into.
+inline constexpr StringLiteral kArenaAttrName = "memopt.arena";
+inline constexpr StringLiteral kArenaOffsetsAttrName = "memopt.arena_offsets";
+
 //===----------------------------------------------------------------------===//
 // Allocation order
 //===----------------------------------------------------------------------===//

@@ -12,6 +12,12 @@
 //   func.call @memopt_<nccl|mpi>_<op>_<type>(%group, %send, %recv, %count, ...)
 //   %result = bufferization.to_tensor %recv restrict writable
 //
+// In a step planned by train-plan-memory, convert-train-to-linalg marks each
+// planned collective with its offsets in the step's arena
+// (`memopt.arena_offsets`): its result (%recv, or the transpose's
+// destination) and its staging buffer are then views of the arena instead
+// of allocations.
+//
 // The buffers are passed as unranked memrefs, so they stay operands of the
 // call (the deallocation passes see it as their last use) and the runtime
 // reads each address from its descriptor. NCCL and MPI gather and scatter
@@ -19,6 +25,8 @@
 // is a transpose of the chunked tensor, done here in linalg.
 //
 //===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
 
 #include "memopt/Conversion/Passes.h"
 
@@ -158,6 +166,9 @@ private:
   StringRef pass, runtime, prefix;
   /// Set when a runtime function is already declared with another type.
   bool badDeclaration = false;
+  /// The arena slots of the collective being lowered (findArenaSlots).
+  Value arena;
+  std::optional<int64_t> resultSlot, workspaceSlot;
 
 public:
   LogicalResult lower(Operation *op, SymbolTableCollection &symbols) {
@@ -237,6 +248,8 @@ public:
              << runtime << " would truncate)";
 
     Location loc = op->getLoc();
+    if (failed(findArenaSlots(op)))
+      return failure();
     Value send = convertElements(b, loc, input, element);
     Value group = getGroup(b, loc, shape, axes);
     Value replacement =
@@ -261,8 +274,9 @@ public:
     Value replacement;
     int64_t rank = inputType.getRank();
     if (isa<shard::AllReduceOp>(op)) {
-      replacement = callCollective(b, loc, "all_reduce", suffix, group, send,
-                                   resultType, resultCount, reduction);
+      replacement =
+          callCollective(b, loc, "all_reduce", suffix, group, send, resultType,
+                         resultCount, reduction, resultSlot);
     } else if (auto gather = dyn_cast<shard::AllGatherOp>(op)) {
       int64_t axis = gather.getGatherAxis().getSExtValue();
       // NCCL concatenates the sends: [group, input...]. The group dimension
@@ -271,9 +285,11 @@ public:
       llvm::append_range(chunked, inputType.getShape());
       Value gathered = callCollective(b, loc, "all_gather", suffix, group, send,
                                       RankedTensorType::get(chunked, element),
-                                      inputType.getNumElements(), std::nullopt);
+                                      inputType.getNumElements(), std::nullopt,
+                                      axis != 0 ? workspaceSlot : resultSlot);
       if (axis != 0)
-        gathered = transpose(b, loc, gathered, moveDim(rank + 1, 0, axis));
+        gathered =
+            transpose(b, loc, gathered, moveDim(rank + 1, 0, axis), resultSlot);
       replacement = tensor::CollapseShapeOp::create(
           b, loc, resultType, gathered, getPairReassociation(rank, axis));
     } else {
@@ -288,10 +304,12 @@ public:
         Value expanded = tensor::ExpandShapeOp::create(
             b, loc, RankedTensorType::get(split, element), send,
             getPairReassociation(rank, axis));
-        send = transpose(b, loc, expanded, moveDim(rank + 1, axis, 0));
+        send = transpose(b, loc, expanded, moveDim(rank + 1, axis, 0),
+                         workspaceSlot);
       }
-      replacement = callCollective(b, loc, "reduce_scatter", suffix, group,
-                                   send, resultType, resultCount, reduction);
+      replacement =
+          callCollective(b, loc, "reduce_scatter", suffix, group, send,
+                         resultType, resultCount, reduction, resultSlot);
     }
     return replacement;
   }
@@ -372,14 +390,59 @@ public:
         .getResult(0);
   }
 
-  /// `value` with its dimensions permuted (result dim i = input dim p[i]).
-  static Value transpose(OpBuilder &b, Location loc, Value value,
-                         ArrayRef<int64_t> permutation) {
+  /// The arena slots of the collective `op` (resultSlot, workspaceSlot),
+  /// from the offsets convert-train-to-linalg put on a planned one.
+  LogicalResult findArenaSlots(Operation *op) {
+    resultSlot = workspaceSlot = std::nullopt;
+    arena = nullptr;
+    auto offsets =
+        op->getAttrOfType<DenseI64ArrayAttr>(memopt::kArenaOffsetsAttrName);
+    if (!offsets)
+      return success();
+    if (auto func = op->getParentOfType<FunctionOpInterface>())
+      func->walk([&](memref::AllocOp alloc) {
+        if (!alloc->hasAttr(memopt::kArenaAttrName))
+          return WalkResult::advance();
+        arena = alloc.getResult();
+        return WalkResult::interrupt();
+      });
+    if (!arena || offsets.size() != 2)
+      return op->emitError("has arena offsets but its function has no "
+                           "arena: lower it with convert-train-to-linalg");
+    if (offsets[0] >= 0)
+      resultSlot = offsets[0];
+    if (offsets[1] >= 0)
+      workspaceSlot = offsets[1];
+    return success();
+  }
+
+  /// A buffer of `type`: a view of the arena at `slot`, else an allocation.
+  Value getBuffer(OpBuilder &b, Location loc, MemRefType type,
+                  std::optional<int64_t> slot) {
+    if (!slot)
+      return memref::AllocOp::create(
+          b, loc, type, b.getI64IntegerAttr(memopt::kCPUBufferAlignment));
+    Value shift = arith::ConstantIndexOp::create(b, loc, *slot);
+    return memref::ViewOp::create(b, loc, type, arena, shift, ValueRange{});
+  }
+
+  /// `value` with its dimensions permuted (result dim i = input dim p[i]),
+  /// into the arena at `slot` when given.
+  Value transpose(OpBuilder &b, Location loc, Value value,
+                  ArrayRef<int64_t> permutation, std::optional<int64_t> slot) {
     auto type = cast<RankedTensorType>(value.getType());
     SmallVector<int64_t> shape;
     for (int64_t dim : permutation)
       shape.push_back(type.getDimSize(dim));
-    Value init = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+    Value init;
+    if (slot)
+      init = bufferization::ToTensorOp::create(
+          b, loc, RankedTensorType::get(shape, type.getElementType()),
+          getBuffer(b, loc, MemRefType::get(shape, type.getElementType()),
+                    slot),
+          /*restrict=*/true, /*writable=*/true);
+    else
+      init = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
     return linalg::TransposeOp::create(b, loc, value, init, permutation)
         .getResult()[0];
   }
@@ -389,7 +452,8 @@ public:
   Value callCollective(OpBuilder &b, Location loc, StringRef kind,
                        StringRef suffix, Value group, Value send,
                        RankedTensorType recvType, int64_t count,
-                       std::optional<int32_t> reduction) {
+                       std::optional<int32_t> reduction,
+                       std::optional<int64_t> slot) {
     auto sendType = cast<RankedTensorType>(send.getType());
     Type element = recvType.getElementType();
     auto unranked = UnrankedMemRefType::get(element, /*memorySpace=*/0);
@@ -398,10 +462,8 @@ public:
         /*read_only=*/true);
     auto recvBufferType = MemRefType::get(recvType.getShape(), element);
     // At the alignment bufferization gives every buffer, so the allocation
-    // hooks count what the memory model counts.
-    Value recvBuffer = memref::AllocOp::create(
-        b, loc, recvBufferType,
-        b.getI64IntegerAttr(memopt::kCPUBufferAlignment));
+    // hooks count what the memory model counts; or in the arena.
+    Value recvBuffer = getBuffer(b, loc, recvBufferType, slot);
 
     SmallVector<Type> types{b.getI64Type(), unranked, unranked, b.getI64Type()};
     SmallVector<Value> args{

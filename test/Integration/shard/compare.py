@@ -8,7 +8,9 @@ Checks, from mem-run's output:
     relative to the larger of itself and the parameter's 2-norm, since a
     sum can be near zero;
   * when the sharded run measured its peak: on every rank, the measured
-    peak equals the predicted one.
+    peak equals the predicted one, or for a step planned by
+    train-plan-memory its arena (the planned peak, with the buffers the
+    step returns).
 """
 import math
 import re
@@ -16,7 +18,8 @@ import sys
 
 LOSS = re.compile(r"step (\d+): loss = (\S+)")
 PARAM = re.compile(r"param (\S+): sum = (\S+) sumsq = (\S+)")
-RANK = re.compile(r"rank (\d+): measured_peak_bytes: (\d+) predicted_peak_bytes: (\d+)")
+RANK = re.compile(r"rank (\d+): measured_peak_bytes: (\d+) predicted_peak_bytes: (\d+)"
+                  r"(?: arena_bytes: (\d+))?")
 
 
 def read(path):
@@ -29,7 +32,11 @@ def read(path):
             elif m := PARAM.fullmatch(line):
                 params[m.group(1)] = (float(m.group(2)), float(m.group(3)))
             elif m := RANK.fullmatch(line):
-                ranks.append((int(m.group(1)), int(m.group(2)), int(m.group(3))))
+                # A planned step's prediction is its arena.
+                planned = m.group(4) is not None
+                predicted = m.group(4) if planned else m.group(3)
+                ranks.append((int(m.group(1)), int(m.group(2)), int(predicted),
+                              planned))
     return losses, params, ranks
 
 
@@ -57,13 +64,15 @@ for name, (sum_a, sq_a) in whole[1].items():
     if not max(errors_here) <= param_rtol:
         errors.append(f"param {name}: sum {sum_b:.9e} sumsq {sq_b:.9e} vs "
                       f"{sum_a:.9e} {sq_a:.9e}")
-for rank, measured, predicted in sharded[2]:
+for rank, measured, predicted, _ in sharded[2]:
     if measured != predicted:
-        errors.append(f"rank {rank}: measured peak {measured} != predicted {predicted}")
+        errors.append(f"rank {rank}: measured peak {measured} != predicted "
+                      f"(or planned) {predicted}")
 for error in errors:
     print("error:", error)
 if errors:
     sys.exit(1)
 print(f"same training: {len(whole[0])} losses (worst {worst_loss:.1e} relative), "
       f"{len(whole[1])} parameters (worst {worst_param:.1e}), "
-      f"{len(sharded[2])} ranks with measured == predicted peak")
+      f"{len(sharded[2])} ranks with measured == "
+      + ("planned arena" if any(r[3] for r in sharded[2]) else "predicted peak"))
