@@ -8,10 +8,11 @@ and a grid (tp, dp with tp * dp <= --max-processes, tp dividing the heads,
 dp dividing the batch), a ZeRO stage when dp > 1 and, for transformers with
 tp > 1, sequence parallelism or not, a vocabulary-parallel LM head or a
 replicated one (asked for, or because tp does not divide the vocabulary),
-and for Llama fewer KV heads than tp or not (each then replicated), then:
+for Llama fewer KV heads than tp or not (each then replicated), and for
+GPT-2 dropout on (0.1) or off, then:
 
-  1. mem-gen writes the whole step (fp32, dropout off) and mem-run runs it
-     in one process;
+  1. mem-gen writes the whole step (fp32) and mem-run runs it in one
+     process;
   2. train-shard partitions it and `mpiexec -n tp*dp mem-run` runs it;
   3. test/Integration/shard/compare.py checks the losses (1e-6 relative),
      the parameters and measured == predicted peak on every rank. The
@@ -91,6 +92,9 @@ def draw(seed, max_processes):
     if tp > 1 and model == "llama" and rng.choice([False, True]):
         kv = next(i for i, a in enumerate(args) if a.startswith("--kv-heads="))
         args[kv] = f"--kv-heads={rng.choice([d for d in (1, 2) if d < tp])}"
+    # GPT-2's dropout: on or off (drawn last too).
+    if model == "gpt2" and rng.choice([False, True]):
+        args[args.index("--dropout=0")] = "--dropout=0.1"
     return args, tp, dp, " ".join(options)
 
 

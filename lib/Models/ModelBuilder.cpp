@@ -180,6 +180,8 @@ Value ModelBuilder::dropout(Value x, double rate, StringRef name) {
     return x;
   auto mask = RankedTensorType::get(shapeOf(x), builder.getI8Type());
   return train::DropoutOp::create(builder, loc(name), x.getType(), mask, x,
+                                  /*offsets=*/ValueRange{},
+                                  /*whole_shape=*/nullptr,
                                   builder.getF64FloatAttr(rate),
                                   builder.getI64IntegerAttr(nextDropoutId++))
       .getResult();

@@ -118,6 +118,9 @@ private:
   LogicalResult planDataParallel();
   LogicalResult planSequenceParallel();
   void partitionParameters(OpBuilder &builder);
+  void partitionDropouts(
+      OpBuilder &builder,
+      ArrayRef<std::pair<train::DropoutOp, SmallVector<int64_t>>> dropouts);
   void planVocabEmbeddings();
   void rewriteVocabParallel(OpBuilder &builder);
   RankedTensorType getLocalType(Value value);
@@ -968,6 +971,74 @@ Value Sharder::buildTensorIndex(OpBuilder &builder, Location loc) {
   return arith::AddIOp::create(builder, loc, base, indices[1]);
 }
 
+/// Dropout: each process draws, for its part of a split tensor, the mask
+/// one process draws for the whole tensor: the dropout gets its part's
+/// offset in every dimension (the process's index on the axis that splits
+/// it, times the part's extent) and the whole shape. A tensor split in
+/// blocks (a fused QKV output) keeps the process's own mask.
+void Sharder::partitionDropouts(
+    OpBuilder &builder,
+    ArrayRef<std::pair<train::DropoutOp, SmallVector<int64_t>>> dropouts) {
+  if (dropouts.empty())
+    return;
+  Location loc = func.getLoc();
+  builder.setInsertionPointToStart(&body);
+  auto indexOn = [&](ArrayRef<int16_t> axes) -> Value {
+    SmallVector<shard::GridAxis> gridAxes(axes.begin(), axes.end());
+    return shard::ProcessMultiIndexOp::create(builder, loc, kGridName, gridAxes)
+        .getResult()[0];
+  };
+  Value dataIndex = dp > 1 ? indexOn({kDataAxis}) : Value();
+  Value tensorIndex = tp > 1 ? buildTensorIndex(builder, loc) : Value();
+  Value kvIndex = replicas > 1 ? indexOn({kTensorAxis}) : Value();
+  Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
+  // One offset per (process index, part extent).
+  llvm::DenseMap<std::pair<Value, int64_t>, Value> offsetOf;
+  auto getOffset = [&](Value index, int64_t extent) {
+    Value &offset = offsetOf[{index, extent}];
+    if (!offset)
+      offset = arith::MulIOp::create(
+          builder, loc, index,
+          arith::ConstantIndexOp::create(builder, loc, extent));
+    return offset;
+  };
+  for (auto [op, whole] : dropouts) {
+    train::DropoutOp dropout = op;
+    Value input = dropout.getInput();
+    ArrayRef<int64_t> local =
+        cast<RankedTensorType>(input.getType()).getShape();
+    SmallVector<Value> index(local.size());
+    bool expressible = true;
+    auto setIndex = [&](int64_t dim, Value value) {
+      if (index[dim] || !value)
+        expressible = false;
+      index[dim] = value;
+    };
+    if (auto it = batchDims.find(input); it != batchDims.end())
+      setIndex(it->second, dataIndex);
+    if (auto it = plan.splits.find(input); it != plan.splits.end()) {
+      if (it->second.blocks != 1)
+        expressible = false;
+      else
+        setIndex(it->second.dim, it->second.kvOnly ? kvIndex : tensorIndex);
+    }
+    if (auto it = seqDims.find(input); it != seqDims.end())
+      setIndex(it->second, tensorIndex);
+    if (!expressible)
+      continue;
+    SmallVector<Value> offsets;
+    for (auto [dim, value] : llvm::enumerate(index)) {
+      if (!value) {
+        offsets.push_back(zero);
+        continue;
+      }
+      offsets.push_back(getOffset(value, local[dim]));
+    }
+    dropout.getOffsetsMutable().assign(offsets);
+    dropout.setWholeShapeAttr(builder.getDenseI64ArrayAttr(whole));
+  }
+}
+
 LogicalResult Sharder::rewrite(int64_t gridReplicas) {
   replicas = gridReplicas;
   MLIRContext *ctx = func.getContext();
@@ -1049,6 +1120,17 @@ LogicalResult Sharder::rewrite(int64_t gridReplicas) {
     read->set(copy);
   }
 
+  // Dropouts of split tensors, with their whole shapes (before retyping).
+  SmallVector<std::pair<train::DropoutOp, SmallVector<int64_t>>> dropouts;
+  for (auto dropout : body.getOps<train::DropoutOp>()) {
+    Value input = dropout.getInput();
+    if (batchDims.count(input) || plan.splits.count(input) ||
+        seqDims.count(input))
+      dropouts.emplace_back(
+          dropout, SmallVector<int64_t>(
+                       cast<RankedTensorType>(input.getType()).getShape()));
+  }
+
   // Ops, in order: local result types, slice offsets, f and g (or, with
   // sequence parallelism, the gathers and reduce-scatters along the
   // sequence).
@@ -1120,6 +1202,8 @@ LogicalResult Sharder::rewrite(int64_t gridReplicas) {
       }
     }
   }
+
+  partitionDropouts(builder, dropouts);
 
   // Replicated KV heads: the processes that hold the same KV head each
   // compute a share of its weights' gradients (from their own query heads),

@@ -69,6 +69,19 @@ func.func @recompute(%x: tensor<2x3x4xf32>) -> (tensor<2x3x4xf32>, tensor<2x3x4x
   return %y, %m : tensor<2x3x4xf32>, tensor<2x3x4xi8>
 }
 
+// The partitioned form: the part [1, 1:3, 0:4] of a 2x3x4 tensor draws the
+// whole tensor's mask at those elements (row-major indices 16 to 23).
+func.func @part(%x: tensor<1x2x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %y, %m = train.dropout %x at [%c1, %c1, %c0] in [2, 3, 4] {id = 3 : i64, rate = 5.000000e-01 : f64}
+      : tensor<1x2x4xf32> -> tensor<1x2x4xf32>, tensor<1x2x4xi8>
+  %yc = tensor.collapse_shape %y [[0, 1, 2]] : tensor<1x2x4xf32> into tensor<8xf32>
+  %yu = tensor.cast %yc : tensor<8xf32> to tensor<*xf32>
+  call @printMemrefF32(%yu) : (tensor<*xf32>) -> ()
+  return
+}
+
 func.func @step(%x: tensor<2x3x4xf32>, %xr: tensor<2x3x4xf32>,
                  %dy: tensor<2x3x4xf32>, %b: tensor<8xbf16>, %db: tensor<8xbf16>) {
   %y, %m = train.dropout %x {id = 3 : i64, rate = 5.000000e-01 : f64}
@@ -131,6 +144,10 @@ func.func @main() {
   // CHECK: [0,  0,  0,  1,  1,  0,  1,  1]
   // CHECK: [0,  0,  -0,  2.67188,  -4,  0,  2,  -1.33594]
   call @step(%x, %xr, %dy, %b, %db) : (tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<2x3x4xf32>, tensor<8xbf16>, tensor<8xbf16>) -> ()
+  // The part keeps what the whole keeps at indices 16 to 23: 1, 0, 0, 0, 1, 1, 1, 1.
+  // CHECK: [2,  0,  0,  0,  2,  2,  2,  2]
+  %ones = arith.constant dense<1.0> : tensor<1x2x4xf32>
+  call @part(%ones) : (tensor<1x2x4xf32>) -> ()
 
   memref.store %c5, %seed[] : memref<i64>
   // seed 5: id 3 keeps [1,  1,  0,  1,  0,  0,  0,  0,  0,  1,  1,  1,  1,  1,  1,  0,  0,  1,  1,  1,  0,  0,  1,  1]

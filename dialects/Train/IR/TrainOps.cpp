@@ -331,6 +331,25 @@ LogicalResult DropoutOp::verify() {
   if (static_cast<int64_t>(getId()) < 0)
     return emitOpError() << "expected id >= 0, got "
                          << static_cast<int64_t>(getId());
+  // The partitioned form: one offset per dimension, in a whole shape that
+  // holds the part.
+  ArrayRef<int64_t> shape = shapeOf(getInput());
+  std::optional<ArrayRef<int64_t>> whole = getWholeShape();
+  if (!getOffsets().empty() && !whole)
+    return emitOpError("expected the whole shape of a partitioned dropout "
+                       "with its offsets");
+  if (whole) {
+    if (whole->size() != shape.size() || getOffsets().size() != shape.size())
+      return emitOpError() << "expected " << shape.size()
+                           << " offsets and whole extents (one per dimension "
+                              "of the input), got "
+                           << getOffsets().size() << " and " << whole->size();
+    for (auto [dim, extent] : llvm::enumerate(*whole))
+      if (extent < shape[dim] || extent <= 0)
+        return emitOpError()
+               << "whole extent " << extent << " of dimension " << dim
+               << " is smaller than the part's " << shape[dim];
+  }
   return checkProbability(*this, "rate", getRate().convertToDouble());
 }
 

@@ -480,7 +480,9 @@ static Value createI64(OpBuilder &b, Location loc, uint64_t value) {
 ///   x *= 0x94D049BB133111EB; x ^= x >> 31
 ///   keep = f64(x >> 40) / 2^24 >= rate
 /// result = keep ? input * scale : 0 with scale = 1 / (1 - rate) rounded to
-/// the element type once; mask = keep.
+/// the element type once; mask = keep. A partitioned dropout (train-shard)
+/// hashes the element's row-major index in the whole tensor: index(d) +
+/// offset(d), with the whole shape's strides.
 struct DropoutLowering : public TrainOpLowering<train::DropoutOp> {
   using TrainOpLowering::TrainOpLowering;
   LogicalResult
@@ -494,6 +496,12 @@ struct DropoutLowering : public TrainOpLowering<train::DropoutOp> {
     double rate = op.getRate().convertToDouble();
     uint64_t id = op.getId();
     ArrayRef<int64_t> shape = type.getShape();
+    std::optional<ArrayRef<int64_t>> whole = op.getWholeShape();
+    ArrayRef<int64_t> strideShape = whole ? *whole : shape;
+    SmallVector<Value> offsets;
+    for (Value offset : adaptor.getOffsets())
+      offsets.push_back(arith::IndexCastOp::create(
+          rewriter, loc, rewriter.getI64Type(), offset));
 
     // Everything that does not depend on the element: seed * C + (id << 32).
     Value seedBuffer = memref::GetGlobalOp::create(
@@ -516,10 +524,12 @@ struct DropoutLowering : public TrainOpLowering<train::DropoutOp> {
                --d) {
             Value term = arith::IndexCastOp::create(
                 b, l, i64, linalg::IndexOp::create(b, l, d));
+            if (!offsets.empty())
+              term = arith::AddIOp::create(b, l, term, offsets[d]);
             if (stride != 1)
               term = arith::MulIOp::create(b, l, term, createI64(b, l, stride));
             index = index ? arith::AddIOp::create(b, l, index, term) : term;
-            stride *= shape[d];
+            stride *= strideShape[d];
           }
           if (!index)
             index = createI64(b, l, 0);

@@ -779,6 +779,22 @@ func.func @dropout_negative_id(%x: tensor<4x8xf32>) {
 
 // -----
 
+func.func @dropout_part_offsets(%x: tensor<4x8xf32>, %o: index) {
+  // expected-error @+1 {{'train.dropout' op expected 2 offsets and whole extents (one per dimension of the input), got 1 and 2}}
+  %y, %m = train.dropout %x at [%o] in [8, 8] {id = 0 : i64, rate = 0.1 : f64} : tensor<4x8xf32> -> tensor<4x8xf32>, tensor<4x8xi8>
+  return
+}
+
+// -----
+
+func.func @dropout_part_extent(%x: tensor<4x8xf32>, %o: index) {
+  // expected-error @+1 {{'train.dropout' op whole extent 2 of dimension 0 is smaller than the part's 4}}
+  %y, %m = train.dropout %x at [%o, %o] in [2, 8] {id = 0 : i64, rate = 0.1 : f64} : tensor<4x8xf32> -> tensor<4x8xf32>, tensor<4x8xi8>
+  return
+}
+
+// -----
+
 func.func @dropout_rate_one(%x: tensor<4x8xf32>) {
   // expected-error @+1 {{'train.dropout' op expected rate in [0, 1), got 1.000000e+00}}
   %y, %m = train.dropout %x {id = 0 : i64, rate = 1.0 : f64} : tensor<4x8xf32> -> tensor<4x8xf32>, tensor<4x8xi8>

@@ -207,10 +207,21 @@ func.func @norms(%x: tensor<3x5x12xbf16>, %g: tensor<12xbf16>, %b: tensor<12xbf1
 // CHECK-NEXT:    %[[Y:.+]], %[[M:.+]] = train.dropout %[[X]] {id = 3 : i64, rate = 1.000000e-01 : f64} : tensor<6x10xbf16> -> tensor<6x10xbf16>, tensor<6x10xi8>{{$}}
 // CHECK-NEXT:    %[[Y1:.+]], %[[M1:.+]] = train.dropout %[[F]] {id = 0 : i64, rate = 0.000000e+00 : f64} : tensor<4x9xf32> -> tensor<4x9xf32>, tensor<4x9xi1>{{$}}
 // CHECK-NEXT:    return %[[Y]], %[[M]], %[[Y1]], %[[M1]] :
+
+// The partitioned form (train-shard): the part of a 12x10 tensor that starts
+// at row %o.
+// CHECK-LABEL: func.func @dropout_part(
+// CHECK-SAME:      %[[X:.+]]: tensor<6x10xf32>, %[[O:.+]]: index, %[[Z:.+]]: index)
+// CHECK-NEXT:    train.dropout %[[X]] at [%[[O]], %[[Z]]] in [12, 10] {id = 1 : i64, rate = 1.000000e-01 : f64} : tensor<6x10xf32> -> tensor<6x10xf32>, tensor<6x10xi8>{{$}}
 func.func @dropout(%x: tensor<6x10xbf16>, %f: tensor<4x9xf32>) -> (tensor<6x10xbf16>, tensor<6x10xi8>, tensor<4x9xf32>, tensor<4x9xi1>) {
   %y, %m = train.dropout %x {rate = 1.000000e-01 : f64, id = 3 : i64} : tensor<6x10xbf16> -> tensor<6x10xbf16>, tensor<6x10xi8>
   %y1, %m1 = train.dropout %f {id = 0 : i64, rate = 0.0 : f64} : tensor<4x9xf32> -> tensor<4x9xf32>, tensor<4x9xi1>
   return %y, %m, %y1, %m1 : tensor<6x10xbf16>, tensor<6x10xi8>, tensor<4x9xf32>, tensor<4x9xi1>
+}
+
+func.func @dropout_part(%x: tensor<6x10xf32>, %o: index, %z: index) -> tensor<6x10xf32> {
+  %y, %m = train.dropout %x at [%o, %z] in [12, 10] {id = 1 : i64, rate = 0.1 : f64} : tensor<6x10xf32> -> tensor<6x10xf32>, tensor<6x10xi8>
+  return %y : tensor<6x10xf32>
 }
 
 //===----------------------------------------------------------------------===//

@@ -415,16 +415,28 @@ def Train_DropoutOp : Train_Op<"dropout", [Train_Differentiable, Pure, Train_Low
     identical mask. Returns the output and the 1-byte keep mask. 2 FLOPs per
     element. Saves only its **mask** for backward.
 
+    Partitioned form (`at [%o0, ...] in [n0, ...]`, created by
+    `train-shard`): the input is the part of a whole tensor of shape
+    `[n0, ...]` that starts at element `[%o0, ...]` (one `index` per
+    dimension), and the element index the mask hashes is the element's
+    row-major index in the whole tensor. So each process draws, for its
+    part, the mask one process draws for the whole tensor.
+
     Example:
     ```mlir
     %y, %mask = train.dropout %x {id = 3 : i64, rate = 1.000000e-01 : f64}
         : tensor<8x768xbf16> -> tensor<8x768xbf16>, tensor<8x768xi8>
+    %y2, %mask2 = train.dropout %x at [%off, %c0] in [16, 768] {id = 4 : i64, rate = 1.000000e-01 : f64}
+        : tensor<8x768xbf16> -> tensor<8x768xbf16>, tensor<8x768xi8>
     ```
   }];
-  let arguments = (ins Train_FloatTensor:$input, F64Attr:$rate, I64Attr:$id);
+  let arguments = (ins Train_FloatTensor:$input, Variadic<Index>:$offsets,
+                   OptionalAttr<DenseI64ArrayAttr>:$whole_shape, F64Attr:$rate,
+                   I64Attr:$id);
   let results = (outs Train_FloatTensor:$result, Train_MaskTensor:$mask);
-  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result) "
-                       "`,` type($mask)";
+  let assemblyFormat = "$input (`at` ` ` `[` $offsets^ `]` `in` $whole_shape)? "
+                       "attr-dict `:` type($input) `->` type($result) `,` "
+                       "type($mask)";
   let hasVerifier = 1;
 }
 
