@@ -329,6 +329,13 @@ int64_t execution::getGridSize(const StepPlan &plan) {
   return size;
 }
 
+/// Whether triple `i` of `tensor`'s split is the last one and its parts end
+/// with padding (`train.split_extent`).
+static bool isPaddedTriple(const GlobalTensor &tensor, int64_t i) {
+  return tensor.splitExtent &&
+         i + 3 == static_cast<int64_t>(tensor.split.size());
+}
+
 RankedTensorType execution::getWholeType(const GlobalTensor &tensor,
                                          ArrayRef<int64_t> gridShape) {
   SmallVector<int64_t> shape(tensor.type.getShape());
@@ -336,8 +343,7 @@ RankedTensorType execution::getWholeType(const GlobalTensor &tensor,
   for (int64_t i = tensor.split.size() - 3; i >= 0; i -= 3) {
     int64_t dim = tensor.split[i];
     shape[dim] *= gridShape[tensor.split[i + 2]];
-    if (tensor.splitExtent &&
-        i + 3 == static_cast<int64_t>(tensor.split.size()))
+    if (isPaddedTriple(tensor, i))
       shape[dim] = tensor.splitExtent;
   }
   return RankedTensorType::get(shape, tensor.type.getElementType());
@@ -370,8 +376,7 @@ int64_t execution::getWholeIndex(const GlobalTensor &tensor,
     position[dim] =
         (block * parts + coords[tensor.split[i + 2]]) * width + offset;
     shape[dim] *= parts;
-    if (tensor.splitExtent &&
-        i + 3 == static_cast<int64_t>(tensor.split.size())) {
+    if (isPaddedTriple(tensor, i)) {
       if (position[dim] >= tensor.splitExtent)
         return -1;
       shape[dim] = tensor.splitExtent;

@@ -957,12 +957,16 @@ SmallVector<int64_t> Sharder::getSplitTriples(int64_t dim, int64_t blocks,
   return triples;
 }
 
-Value Sharder::buildTensorIndex(OpBuilder &builder, Location loc) {
-  SmallVector<int16_t> axes = getTensorAxes();
+/// This process's coordinates on `axes` of the grid.
+static ValueRange buildAxesIndex(OpBuilder &builder, Location loc,
+                                 ArrayRef<int16_t> axes) {
   SmallVector<shard::GridAxis> gridAxes(axes.begin(), axes.end());
-  ValueRange indices =
-      shard::ProcessMultiIndexOp::create(builder, loc, kGridName, gridAxes)
-          .getResult();
+  return shard::ProcessMultiIndexOp::create(builder, loc, kGridName, gridAxes)
+      .getResult();
+}
+
+Value Sharder::buildTensorIndex(OpBuilder &builder, Location loc) {
+  ValueRange indices = buildAxesIndex(builder, loc, getTensorAxes());
   if (indices.size() == 1)
     return indices[0];
   // kv * replicas + replica.
@@ -983,14 +987,11 @@ void Sharder::partitionDropouts(
     return;
   Location loc = func.getLoc();
   builder.setInsertionPointToStart(&body);
-  auto indexOn = [&](ArrayRef<int16_t> axes) -> Value {
-    SmallVector<shard::GridAxis> gridAxes(axes.begin(), axes.end());
-    return shard::ProcessMultiIndexOp::create(builder, loc, kGridName, gridAxes)
-        .getResult()[0];
-  };
-  Value dataIndex = dp > 1 ? indexOn({kDataAxis}) : Value();
+  Value dataIndex =
+      dp > 1 ? buildAxesIndex(builder, loc, {kDataAxis})[0] : Value();
   Value tensorIndex = tp > 1 ? buildTensorIndex(builder, loc) : Value();
-  Value kvIndex = replicas > 1 ? indexOn({kTensorAxis}) : Value();
+  Value kvIndex =
+      replicas > 1 ? buildAxesIndex(builder, loc, {kTensorAxis})[0] : Value();
   Value zero = arith::ConstantIndexOp::create(builder, loc, 0);
   // One offset per (process index, part extent).
   llvm::DenseMap<std::pair<Value, int64_t>, Value> offsetOf;

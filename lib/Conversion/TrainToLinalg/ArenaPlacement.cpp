@@ -215,6 +215,17 @@ static tensor::EmptyOp findDestination(Value value) {
   return nullptr;
 }
 
+Value mlir::memopt::createArenaTensor(OpBuilder &b, Location loc, Value arena,
+                                      int64_t offset, RankedTensorType type) {
+  Value shift = arith::ConstantIndexOp::create(b, loc, offset);
+  auto viewType = MemRefType::get(type.getShape(), type.getElementType());
+  Value view =
+      memref::ViewOp::create(b, loc, viewType, arena, shift, ValueRange{});
+  return bufferization::ToTensorOp::create(b, loc, type, view,
+                                           /*restrict=*/true,
+                                           /*writable=*/true);
+}
+
 LogicalResult ArenaPlacement::apply() {
   if (!impl)
     return success();
@@ -234,14 +245,8 @@ LogicalResult ArenaPlacement::apply() {
 
   auto place = [&](tensor::EmptyOp empty, int64_t offset) {
     OpBuilder b(empty);
-    auto type = cast<RankedTensorType>(empty.getType());
-    Value shift = arith::ConstantIndexOp::create(b, empty.getLoc(), offset);
-    auto viewType = MemRefType::get(type.getShape(), type.getElementType());
-    Value view = memref::ViewOp::create(b, empty.getLoc(), viewType, arena,
-                                        shift, ValueRange{});
-    Value tensor = bufferization::ToTensorOp::create(
-        b, empty.getLoc(), type, view, /*restrict=*/true, /*writable=*/true);
-    empty.replaceAllUsesWith(tensor);
+    empty.replaceAllUsesWith(
+        createArenaTensor(b, empty.getLoc(), arena, offset, empty.getType()));
     empty.erase();
   };
 

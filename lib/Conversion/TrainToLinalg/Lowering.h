@@ -72,6 +72,11 @@ private:
 inline constexpr StringLiteral kArenaAttrName = "memopt.arena";
 inline constexpr StringLiteral kArenaOffsetsAttrName = "memopt.arena_offsets";
 
+/// A tensor of `type` that bufferization writes in place at `offset` bytes
+/// into `arena` (a `memref.view` wrapped in `to_tensor restrict writable`).
+Value createArenaTensor(OpBuilder &b, Location loc, Value arena, int64_t offset,
+                        RankedTensorType type);
+
 //===----------------------------------------------------------------------===//
 // Allocation order
 //===----------------------------------------------------------------------===//

@@ -166,8 +166,10 @@ private:
   StringRef pass, runtime, prefix;
   /// Set when a runtime function is already declared with another type.
   bool badDeclaration = false;
-  /// The arena slots of the collective being lowered (findArenaSlots).
+  /// The arena slots of the collective being lowered (findArenaSlots), and
+  /// each function's arena, found once.
   Value arena;
+  llvm::DenseMap<Operation *, Value> arenaOf;
   std::optional<int64_t> resultSlot, workspaceSlot;
 
 public:
@@ -399,13 +401,17 @@ public:
         op->getAttrOfType<DenseI64ArrayAttr>(memopt::kArenaOffsetsAttrName);
     if (!offsets)
       return success();
-    if (auto func = op->getParentOfType<FunctionOpInterface>())
-      func->walk([&](memref::AllocOp alloc) {
-        if (!alloc->hasAttr(memopt::kArenaAttrName))
-          return WalkResult::advance();
-        arena = alloc.getResult();
-        return WalkResult::interrupt();
-      });
+    if (auto func = op->getParentOfType<FunctionOpInterface>()) {
+      auto [it, inserted] = arenaOf.try_emplace(func, Value());
+      if (inserted)
+        func->walk([&](memref::AllocOp alloc) {
+          if (!alloc->hasAttr(memopt::kArenaAttrName))
+            return WalkResult::advance();
+          it->second = alloc.getResult();
+          return WalkResult::interrupt();
+        });
+      arena = it->second;
+    }
     if (!arena || offsets.size() != 2)
       return op->emitError("has arena offsets but its function has no "
                            "arena: lower it with convert-train-to-linalg");
@@ -434,15 +440,11 @@ public:
     SmallVector<int64_t> shape;
     for (int64_t dim : permutation)
       shape.push_back(type.getDimSize(dim));
-    Value init;
-    if (slot)
-      init = bufferization::ToTensorOp::create(
-          b, loc, RankedTensorType::get(shape, type.getElementType()),
-          getBuffer(b, loc, MemRefType::get(shape, type.getElementType()),
-                    slot),
-          /*restrict=*/true, /*writable=*/true);
-    else
-      init = tensor::EmptyOp::create(b, loc, shape, type.getElementType());
+    auto initType = RankedTensorType::get(shape, type.getElementType());
+    Value init =
+        slot ? memopt::createArenaTensor(b, loc, arena, *slot, initType)
+             : tensor::EmptyOp::create(b, loc, shape, type.getElementType())
+                   .getResult();
     return linalg::TransposeOp::create(b, loc, value, init, permutation)
         .getResult()[0];
   }
