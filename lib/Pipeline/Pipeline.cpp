@@ -31,6 +31,9 @@ void mlir::memopt::buildPipeline(OpPassManager &pm,
   }
   OpPassManager &step = pm.nest<func::FuncOp>();
   step.addPass(createTrainVerifyStepPass());
+  // A lower base peak first: remat then has less to recompute.
+  if (options.schedule)
+    step.addPass(createTrainSchedulePass());
   if (options.lifetimes)
     step.addPass(createTrainLifetimesPass());
   if (!options.rematBudget.empty() ||
@@ -68,7 +71,7 @@ void mlir::memopt::registerPipeline() {
   PassPipelineRegistration<PipelineOptions>(
       "memopt-pipeline",
       "memopt's passes on a training step, in order: train-precision, "
-      "train-shard, train-verify-step, "
+      "train-shard, train-verify-step, train-schedule, "
       "train-lifetimes, train-remat, train-plan-memory with "
       "train-verify-plan, train-memory-report, and a lowering to the CPU or "
       "the GPU, each as its options ask",

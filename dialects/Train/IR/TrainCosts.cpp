@@ -421,17 +421,10 @@ SmallVector<int64_t> MaxPool2dOp::getWorkspaceBuffers() {
 }
 
 SmallVector<int64_t> MaxPool2dGradOp::getWorkspaceBuffers() {
-  ArrayRef<int64_t> padding = getPadding();
-  Type acc = getAccumulatorType(elementTypeOf(getResult()));
+  // A gather that recomputes each window's argmax: only the accumulator.
   SmallVector<int64_t> buffers;
-  addPadded(buffers, getInput(), padding);
-  // Each window's maximum and its index (i32).
-  buffers.push_back(bytesOf(numElements(getGrad()), elementTypeOf(getGrad())));
-  buffers.push_back(4 * numElements(getGrad()));
-  // The gradient of the padded input, unless it is the result itself.
-  if (padding[0] != 0 || padding[1] != 0 || acc != elementTypeOf(getResult()))
-    buffers.push_back(grownBytes(shapeOf(getResult()),
-                                 {2 * padding[0], 2 * padding[1]}, acc));
+  addAccumulator(buffers, getResult(),
+                 getAccumulatorType(elementTypeOf(getResult())));
   return buffers;
 }
 
@@ -444,12 +437,10 @@ SmallVector<int64_t> AvgPool2dOp::getWorkspaceBuffers() {
 }
 
 SmallVector<int64_t> AvgPool2dGradOp::getWorkspaceBuffers() {
-  ArrayRef<int64_t> padding = getPadding(), kernel = getKernel();
-  Type acc = getAccumulatorType(elementTypeOf(getResult()));
-  SmallVector<int64_t> buffers = {grownBytes(
-      shapeOf(getResult()),
-      {2 * padding[0] + kernel[0] - 1, 2 * padding[1] + kernel[1] - 1}, acc)};
-  addAccumulator(buffers, getResult(), acc);
+  // A gather over the covering windows: only the accumulator.
+  SmallVector<int64_t> buffers;
+  addAccumulator(buffers, getResult(),
+                 getAccumulatorType(elementTypeOf(getResult())));
   return buffers;
 }
 

@@ -64,6 +64,28 @@ static LogicalResult verifyRematRecord(Operation *op,
   return success();
 }
 
+/// Verifies train-schedule's record on a function: a dictionary of exactly
+/// a non-empty string `heuristic` and non-negative i64 `load_before` and
+/// `load_after`.
+static LogicalResult verifyScheduleRecord(Operation *op,
+                                          NamedAttribute attribute) {
+  StringRef name = attribute.getName().strref();
+  auto record = dyn_cast<DictionaryAttr>(attribute.getValue());
+  auto heuristic = record ? record.getAs<StringAttr>("heuristic") : nullptr;
+  auto isBytes = [&](StringRef key) {
+    auto value = record.getAs<IntegerAttr>(key);
+    return value && value.getType().isInteger(64) && value.getInt() >= 0;
+  };
+  if (!record || !isa<FunctionOpInterface>(op) || record.size() != 3 ||
+      !heuristic || heuristic.getValue().empty() || !isBytes("load_before") ||
+      !isBytes("load_after"))
+    return op->emitError() << "'" << name
+                           << "' must be a dictionary {heuristic = \"<name>\", "
+                              "load_after = <i64>, load_before = <i64>} on a "
+                              "function";
+  return success();
+}
+
 /// Verifies a `train.split` attribute on a value of `type`: triples
 /// (dim, blocks, axis) with dim a dimension of the tensor whose extent
 /// `blocks` divides, and axis a grid axis.
@@ -123,6 +145,8 @@ LogicalResult TrainDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == kRematAttrName)
     return verifyRematRecord(op, attribute);
+  if (name == kScheduleAttrName)
+    return verifyScheduleRecord(op, attribute);
   if (name == kLayerAttrName) {
     auto layer = dyn_cast<StringAttr>(attribute.getValue());
     if (!layer || layer.getValue().empty())

@@ -28,8 +28,8 @@ namespace memopt {
 /// CPU (memopt-lower-to-cpu) or NVIDIA GPUs (memopt-lower-to-gpu).
 enum class PipelineTarget { None, CPU, GPU };
 
-/// Options of memopt-pipeline. The defaults verify the step and make its
-/// lifetimes explicit, and nothing else.
+/// Options of memopt-pipeline. The defaults verify the step, reorder it to
+/// lower its peak and make its lifetimes explicit, and nothing else.
 struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<train::PrecisionMode> precision{
       *this, "precision",
@@ -71,6 +71,11 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("Split the LM head, its cross-entropy and the "
                      "vocabulary's embedding over the tensor-parallel "
                      "processes (train-shard)"),
+      llvm::cl::init(true)};
+  Option<bool> schedule{
+      *this, "schedule",
+      llvm::cl::desc("Reorder the step's ops to lower its peak, results "
+                     "unchanged (train-schedule; docs/schedule.md)"),
       llvm::cl::init(true)};
   Option<bool> lifetimes{
       *this, "lifetimes",
@@ -140,7 +145,8 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
 
 /// Adds memopt-pipeline to `pm` (anchored on builtin.module):
 /// train-precision (when asked); train-shard (when tp, dp, zero or
-/// sequence-parallel ask for it); train-verify-step; train-lifetimes;
+/// sequence-parallel ask for it); train-verify-step; train-schedule;
+/// train-lifetimes;
 /// train-remat (when a budget or an algorithm other than auto is given);
 /// train-plan-memory and train-verify-plan; train-memory-report; then the
 /// lowering of `target`. The train passes run on every func.func of the module.

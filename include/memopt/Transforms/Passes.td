@@ -401,6 +401,59 @@ def TrainVerifyPlanPass : Pass<"train-verify-plan", "::mlir::func::FuncOp"> {
   }];
 }
 
+def TrainSchedulePass : Pass<"train-schedule", "::mlir::func::FuncOp"> {
+  let summary = "Reorders a training step's ops to lower its peak, results unchanged";
+  let description = [{
+    The program order of a step is its schedule. This pass moves ops to
+    another order that computes the same values and lowers LOAD, the peak of
+    the liveness analysis. An order is allowed when it keeps every
+    dependence:
+    * each op after the ops that define its operands;
+    * an op that updates a buffer in place (an optimizer, a loss-scale
+      update) or frees it (`train.free`) in its place relative to every
+      other op that touches the buffer, through any view;
+    * ops outside the `train`, `arith` and `tensor` dialects (collectives,
+      calls) in their relative order, and the terminator last.
+
+    Every rewrite only moves ops, so results are bitwise unchanged.
+
+    Heuristics (docs/schedule.md), each measured exactly:
+    * `program`: the order as written;
+    * `eager`: the program order, except that an op that releases at least
+      as many bytes as it allocates runs as soon as it is ready. Each
+      optimizer update then runs right after its gradient is complete and
+      the backward pass has read its parameter for the last time (optimizer
+      in backward), and every gradient and activation gradient dies as
+      early as the dependences allow;
+    * `greedy`: list scheduling that always runs the ready op of lowest net
+      allocation (bytes it allocates minus bytes whose last use it is);
+    * `exact`: the order of lowest LOAD, by dynamic programming over the
+      down-closed sets of ops; only for steps of at most `exact-limit` ops
+      (the terminator included), since the work grows as 2^ops;
+    * `best` (default): all of the above that apply, keeping the lowest LOAD
+      and, on ties, the first in this list, so the step never gets worse and
+      is left as written when nothing is better.
+
+    The step must not have a memory plan yet (run `train-plan-memory`
+    afterwards). The decision is recorded on the function as
+    `train.schedule = {heuristic, load_before, load_after}`, and a remark
+    states it.
+
+    Example:
+    ```
+    mem-opt --train-schedule --train-lifetimes step.mlir
+    ```
+  }];
+  let options = [
+    Option<"heuristic", "heuristic", "std::string", /*default=*/"\"best\"",
+           "best, program, eager, greedy or exact (docs/schedule.md)">,
+    Option<"exactLimit", "exact-limit", "unsigned", /*default=*/"16",
+           "exact (and best): the most ops, terminator included, the exact "
+           "search runs on; at most 22">,
+  ];
+  let dependentDialects = ["::mlir::memopt::train::TrainDialect"];
+}
+
 def TrainRematPass : Pass<"train-remat", "::mlir::func::FuncOp"> {
   let summary = "Recomputes forward values in the backward pass to meet a peak budget";
   let description = [{

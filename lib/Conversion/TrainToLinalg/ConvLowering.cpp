@@ -10,14 +10,14 @@
 //   then correlated with the flipped, channel-transposed filter. Correlating
 //   the window of the scattered tensor that the unpadded input reads gives
 //   the result directly.
-// * avg_pool2d_grad is the same construction with a window of ones (a sum
-//   pooling) after dividing `grad` by the window size.
 // * conv2d_grad_filter is one linalg.generic whose indexing maps carry the
 //   stride and dilation.
-// * max_pool2d_grad recomputes the argmax of each window (first maximum in
-//   row-major window order, as PyTorch's CPU kernel) and then adds `grad`
-//   for every window offset (kh, kw) into the strided slice of the padded
-//   input gradient that the offset addresses.
+// * max_pool2d_grad is a gather: each input position recomputes the argmax
+//   (first maximum in row-major window order, as PyTorch's CPU kernel) of
+//   the few windows that contain it and sums their `grad` where it is the
+//   maximum, with no scratch beyond a 16-bit type's f32 accumulator.
+// * avg_pool2d_grad is the same gather, summing grad / (KH * KW) over the
+//   covering windows.
 //
 // Sums of 16-bit inputs accumulate in f32 and round once at the end.
 //
@@ -474,58 +474,33 @@ struct MaxPool2dLowering : public TrainOpLowering<train::MaxPool2dOp> {
   }
 };
 
-/// The shape of a max_pool2d_grad: the input's shape `x` (N x C x H x W)
-/// and the pooling window.
-struct MaxPoolGeometry {
-  ArrayRef<int64_t> x, kernel, strides, padding;
+/// The shape of a pooling gradient: the input's shape `x` (N x C x H x W),
+/// the pooled shape `y` (N x C x OH x OW) and the pooling window.
+struct PoolGeometry {
+  ArrayRef<int64_t> x, y, kernel, strides, padding;
 };
 
 } // namespace
 
-/// Whether input position (oh * s + kh, ow * s + kw) of the window generic
-/// over (n, c, oh, ow | kh, kw) lies inside the unpadded input. Windows
-/// always fit the padded input, so only padding can be out.
-static Value buildInsideInput(OpBuilder &b, Location l,
-                              const MaxPoolGeometry &g) {
-  auto index = [&](int64_t dim) -> Value {
-    return linalg::IndexOp::create(b, l, dim);
-  };
-  auto constIndex = [&](int64_t v) -> Value {
-    return arith::ConstantIndexOp::create(b, l, v);
-  };
-  Value inside = arith::ConstantIntOp::create(b, l, 1, 1);
-  for (int i = 0; i < 2; ++i) {
-    if (g.padding[i] == 0)
-      continue;
-    Value pos = arith::AddIOp::create(
-        b, l,
-        arith::MulIOp::create(b, l, index(2 + i), constIndex(g.strides[i])),
-        index(4 + i));
-    Value above = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, pos,
-                                        constIndex(g.padding[i]));
-    Value below = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, pos,
-                                        constIndex(g.padding[i] + g.x[2 + i]));
-    inside = arith::AndIOp::create(b, l, inside,
-                                   arith::AndIOp::create(b, l, above, below));
-  }
-  return inside;
+/// `v` clamped into [0, extent): an index that stays in bounds where its
+/// load is not used.
+static Value clampIndex(OpBuilder &b, Location l, Value v, int64_t extent) {
+  return arith::MinSIOp::create(
+      b, l,
+      arith::MaxSIOp::create(b, l, v, arith::ConstantIndexOp::create(b, l, 0)),
+      arith::ConstantIndexOp::create(b, l, extent - 1));
 }
 
-/// One step of the window argmax: `args` are (value, window, best,
-/// bestIndex); yields the new (best, bestIndex), keeping PyTorch's choice
-/// (the first maximum in row-major order, or the last NaN).
-static SmallVector<Value> buildArgmaxStep(OpBuilder &b, Location l,
-                                          ValueRange args,
-                                          const MaxPoolGeometry &g) {
+/// One step of a window's argmax over candidate `value` at window-relative
+/// index `candidate` (i32), counted only when `inside` the unpadded input:
+/// returns the new (best, bestIndex), keeping PyTorch's choice (the first
+/// maximum in row-major order, or the last NaN). A negative `bestIndex`
+/// means no candidate yet.
+static std::pair<Value, Value> buildArgmaxStep(OpBuilder &b, Location l,
+                                               Value value, Value candidate,
+                                               Value inside, Value best,
+                                               Value bestIndex) {
   Type i32 = b.getI32Type();
-  Value value = args[0], best = args[2], bestIndex = args[3];
-  Value inside = buildInsideInput(b, l, g);
-  Value flat = arith::AddIOp::create(
-      b, l,
-      arith::MulIOp::create(b, l, linalg::IndexOp::create(b, l, 4),
-                            arith::ConstantIndexOp::create(b, l, g.kernel[1])),
-      linalg::IndexOp::create(b, l, 5));
-  Value candidate = arith::IndexCastOp::create(b, l, i32, flat);
   auto cmpf = [&](arith::CmpFPredicate p, Value lhs, Value rhs) {
     return arith::CmpFOp::create(b, l, p, lhs, rhs);
   };
@@ -553,116 +528,182 @@ static SmallVector<Value> buildArgmaxStep(OpBuilder &b, Location l,
                      arith::ConstantIntOp::create(b, l, i32, 0));
   Value take = arith::AndIOp::create(b, l, inside,
                                      arith::OrIOp::create(b, l, first, wins));
-  return SmallVector<Value>{
-      arith::SelectOp::create(b, l, take, value, best),
-      arith::SelectOp::create(b, l, take, candidate, bestIndex)};
+  return {arith::SelectOp::create(b, l, take, value, best),
+          arith::SelectOp::create(b, l, take, candidate, bestIndex)};
 }
 
-/// argmax[n, c, oh, ow] in [0, KH * KW): the window-relative index
-/// kh * KW + kw of each window's maximum in the (-inf) padded `input`, a
-/// linalg.generic over (n, c, oh, ow | kh, kw) that skips padding whatever
-/// order the reduction runs in.
-static Value buildWindowArgmax(OpBuilder &b, Location loc, Value input,
-                               Value lowest, RankedTensorType gradType,
-                               Type elementType, const MaxPoolGeometry &g) {
+/// The windows that cover an input position, for the gather generic over
+/// (n, c, h, w | j, i) of a pooling gradient: the padded position
+/// (ph, pw) = (h + pad, w + pad) lies in the windows (oh, ow) =
+/// (ph / s - j, pw / s - i) that start at most KH - 1 (KW - 1) before it.
+/// With j and i ascending, a position's windows come in the order of its
+/// offset (kh, kw) in them, row-major.
+struct CoveringWindow {
+  /// The window's (oh, ow), clamped into the pooled shape.
+  SmallVector<Value, 2> start;
+  /// The position's (kh, kw) in the window.
+  SmallVector<Value, 2> offset;
+  /// Whether the window exists (i1).
+  Value valid;
+};
+
+static CoveringWindow buildCoveringWindow(OpBuilder &b, Location l,
+                                          const PoolGeometry &g) {
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, l, v);
+  };
+  auto cmp = [&](arith::CmpIPredicate p, Value lhs, Value rhs) -> Value {
+    return arith::CmpIOp::create(b, l, p, lhs, rhs);
+  };
+  CoveringWindow w;
+  w.valid = arith::ConstantIntOp::create(b, l, 1, 1);
+  for (int d = 0; d < 2; ++d) {
+    Value padded = arith::AddIOp::create(
+        b, l, linalg::IndexOp::create(b, l, 2 + d), c(g.padding[d]));
+    Value o = arith::SubIOp::create(
+        b, l, arith::DivUIOp::create(b, l, padded, c(g.strides[d])),
+        linalg::IndexOp::create(b, l, 4 + d));
+    Value off = arith::SubIOp::create(
+        b, l, padded, arith::MulIOp::create(b, l, o, c(g.strides[d])));
+    for (Value ok : {cmp(arith::CmpIPredicate::sge, o, c(0)),
+                     cmp(arith::CmpIPredicate::slt, o, c(g.y[2 + d])),
+                     cmp(arith::CmpIPredicate::slt, off, c(g.kernel[d]))})
+      w.valid = arith::AndIOp::create(b, l, w.valid, ok);
+    w.start.push_back(clampIndex(b, l, o, g.y[2 + d]));
+    w.offset.push_back(off);
+  }
+  return w;
+}
+
+/// A pooling gradient as a gather: one generic over (n, c, h, w | j, i),
+/// j < ceil(KH / s), i < ceil(KW / s), that accumulates `contribution(b, l,
+/// window, acc)` of every window covering each input position
+/// (buildCoveringWindow) into zeros of `accType`, rounded to the result's
+/// type at the end. No padded or scattered copy: the workspace is the f32
+/// accumulator of 16-bit results alone.
+static Value buildWindowGather(
+    OpBuilder &b, Location loc, RankedTensorType resultType, Type accType,
+    const PoolGeometry &g,
+    function_ref<Value(OpBuilder &, Location, const CoveringWindow &, Value)>
+        contribution) {
   MLIRContext *ctx = b.getContext();
+  SmallVector<int64_t> reach = {
+      llvm::divideCeilSigned(g.kernel[0], g.strides[0]),
+      llvm::divideCeilSigned(g.kernel[1], g.strides[1])};
   SmallVector<AffineExpr> d;
   for (unsigned i = 0; i < 6; ++i)
     d.push_back(b.getAffineDimExpr(i));
-  AffineMap inputMap = AffineMap::get(
-      6, 0,
-      {d[0], d[1], d[2] * g.strides[0] + d[4], d[3] * g.strides[1] + d[5]},
-      ctx);
-  // The window operand only gives the (kh, kw) loops their extent, as in
-  // linalg's pooling ops.
+  // The window operand only gives the (j, i) loops their extent.
   AffineMap windowMap = AffineMap::get(6, 0, {d[4], d[5]}, ctx);
   AffineMap outMap = AffineMap::get(6, 0, {d[0], d[1], d[2], d[3]}, ctx);
-  Value window = createWindow(b, loc, g.kernel, elementType);
   auto par = utils::IteratorType::parallel;
   auto red = utils::IteratorType::reduction;
-  auto indexType = gradType.clone(b.getI32Type());
-  return buildGeneric(b, loc, TypeRange{gradType, indexType},
-                      ValueRange{input, window},
-                      ValueRange{createFilledWith(b, loc, gradType, lowest),
-                                 createFilled(b, loc, indexType, -1)},
-                      {inputMap, windowMap, outMap, outMap},
-                      {par, par, par, par, red, red},
-                      [&](OpBuilder &nb, Location l, ValueRange args) {
-                        return buildArgmaxStep(nb, l, args, g);
-                      })
-      .getResult(1);
+  auto accTensorType = resultType.clone(accType);
+  Value sum =
+      buildGeneric(b, loc, TypeRange{accTensorType},
+                   ValueRange{createWindow(b, loc, reach, accType)},
+                   ValueRange{createFilled(b, loc, accTensorType, 0.0)},
+                   {windowMap, outMap}, {par, par, par, par, red, red},
+                   [&](OpBuilder &nb, Location l, ValueRange args) {
+                     CoveringWindow w = buildCoveringWindow(nb, l, g);
+                     return SmallVector<Value>{contribution(nb, l, w, args[1])};
+                   })
+          .getResult(0);
+  return castTensor(b, loc, sum, resultType.getElementType());
 }
 
-/// The gradient of the padded input in `accType`: for each window offset
-/// (kh, kw), the windows whose `argmax` sits there add their `grad` to the
-/// strided slice xpad[:, :, kh::s, kw::s].
-static Value routeToMaxima(OpBuilder &b, Location loc, Value grad, Value argmax,
-                           Type accType, const MaxPoolGeometry &g) {
-  ArrayRef<int64_t> x = g.x;
-  auto paddedType = RankedTensorType::get(
-      {x[0], x[1], x[2] + 2 * g.padding[0], x[3] + 2 * g.padding[1]}, accType);
-  Value paddedGrad = createFilled(b, loc, paddedType, 0.0);
-  ArrayRef<int64_t> pooled =
-      cast<RankedTensorType>(grad.getType()).getShape().drop_front(2);
+/// max_pool2d_grad's contribution of `window` to `acc`: the window's argmax
+/// is recomputed from `input` (tensor.extract, clamped indices, padding
+/// skipped), and `grad` at the window is added when the argmax is the
+/// position.
+static Value buildRouteToArgmax(OpBuilder &b, Location l, Value input,
+                                Value grad, const CoveringWindow &window,
+                                Value acc, const PoolGeometry &g) {
   Type i32 = b.getI32Type();
+  Type elementType = cast<RankedTensorType>(input.getType()).getElementType();
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, l, v);
+  };
+  auto cmp = [&](arith::CmpIPredicate p, Value lhs, Value rhs) -> Value {
+    return arith::CmpIOp::create(b, l, p, lhs, rhs);
+  };
+  Value n = linalg::IndexOp::create(b, l, 0);
+  Value ch = linalg::IndexOp::create(b, l, 1);
+  // The window's argmax, unrolled over its KH x KW positions.
+  Value best = createScalar(b, l, elementType, 0.0);
+  Value bestIndex = arith::ConstantIntOp::create(b, l, i32, -1);
   for (int64_t kh = 0; kh < g.kernel[0]; ++kh) {
     for (int64_t kw = 0; kw < g.kernel[1]; ++kw) {
-      Value slice =
-          extractSpatial(b, loc, paddedGrad, {kh, kw}, pooled, g.strides);
-      int64_t offset = kh * g.kernel[1] + kw;
-      // Updated in place: the slice is a view of the padded gradient.
-      Value sum = buildElementwiseInPlace(
-          b, loc, ValueRange{grad, argmax}, slice,
-          [&](OpBuilder &nb, Location l, ValueRange args) -> Value {
-            Value hit = arith::CmpIOp::create(
-                nb, l, arith::CmpIPredicate::eq, args[1],
-                arith::ConstantIntOp::create(nb, l, i32, offset));
-            Value added = arith::AddFOp::create(
-                nb, l, args[2], castScalar(nb, l, args[0], accType));
-            return arith::SelectOp::create(nb, l, hit, added, args[2]);
-          });
-      paddedGrad = insertSpatial(b, loc, sum, paddedGrad, {kh, kw}, g.strides);
+      Value inside = arith::ConstantIntOp::create(b, l, 1, 1);
+      SmallVector<Value, 4> at = {n, ch};
+      int64_t position[2] = {kh, kw};
+      for (int d = 0; d < 2; ++d) {
+        int64_t k = position[d];
+        Value pos = arith::SubIOp::create(
+            b, l,
+            arith::AddIOp::create(
+                b, l,
+                arith::MulIOp::create(b, l, window.start[d], c(g.strides[d])),
+                c(k)),
+            c(g.padding[d]));
+        if (g.padding[d] == 0) {
+          at.push_back(pos);
+          continue;
+        }
+        for (Value ok : {cmp(arith::CmpIPredicate::sge, pos, c(0)),
+                         cmp(arith::CmpIPredicate::slt, pos, c(g.x[2 + d]))})
+          inside = arith::AndIOp::create(b, l, inside, ok);
+        at.push_back(clampIndex(b, l, pos, g.x[2 + d]));
+      }
+      Value value = tensor::ExtractOp::create(b, l, input, at);
+      Value candidate =
+          arith::ConstantIntOp::create(b, l, i32, kh * g.kernel[1] + kw);
+      std::tie(best, bestIndex) =
+          buildArgmaxStep(b, l, value, candidate, inside, best, bestIndex);
     }
   }
-  return paddedGrad;
+  Value here = arith::IndexCastOp::create(
+      b, l, i32,
+      arith::AddIOp::create(
+          b, l, arith::MulIOp::create(b, l, window.offset[0], c(g.kernel[1])),
+          window.offset[1]));
+  Value hit = arith::AndIOp::create(
+      b, l, window.valid, cmp(arith::CmpIPredicate::eq, bestIndex, here));
+  Value dy = castScalar(
+      b, l,
+      tensor::ExtractOp::create(
+          b, l, grad, ValueRange{n, ch, window.start[0], window.start[1]}),
+      acc.getType());
+  return arith::SelectOp::create(b, l, hit,
+                                 arith::AddFOp::create(b, l, acc, dy), acc);
 }
 
 namespace {
 
-/// max_pool2d_grad. First the window-relative index of each window's
-/// maximum (buildWindowArgmax), then the gradient routed to those maxima
-/// (routeToMaxima), then the interior of the padded gradient.
+/// max_pool2d_grad as a gather (buildWindowGather): each input position
+/// sums `grad` over the windows whose recomputed argmax it is
+/// (buildRouteToArgmax). No padded copy, no argmax or window-maximum
+/// tensors. (PyTorch instead saves int64 argmax indices from the forward
+/// pass, twice the pooled output's f32 bytes.)
 struct MaxPool2dGradLowering : public TrainOpLowering<train::MaxPool2dGradOp> {
   using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::MaxPool2dGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
-    auto gradType = cast<RankedTensorType>(adaptor.getGrad().getType());
-    Type elementType = resultType.getElementType();
-    Type accType = getAccumulatorType(elementType);
-    MaxPoolGeometry g{resultType.getShape(), op.getKernel(), op.getStrides(),
-                      op.getPadding()};
-    ArrayRef<int64_t> x = g.x, padding = g.padding;
-    // Padding is skipped explicitly; -inf only keeps it harmless.
-    Value lowest = createLowest(rewriter, loc, elementType);
-    Value input =
-        padSpatial(rewriter, loc, adaptor.getInput(), padding, padding, lowest);
-    Value argmax = buildWindowArgmax(rewriter, loc, input, lowest, gradType,
-                                     elementType, g);
-    Value paddedGrad =
-        routeToMaxima(rewriter, loc, adaptor.getGrad(), argmax, accType, g);
-    // The interior, copied (and rounded) into a buffer of the result's size.
-    Value result = paddedGrad;
-    if (padding[0] != 0 || padding[1] != 0 || accType != elementType)
-      result = buildElementwise(rewriter, loc, resultType,
-                                extractSpatial(rewriter, loc, paddedGrad,
-                                               padding, {x[2], x[3]}, {1, 1}),
-                                [&](OpBuilder &b, Location l, ValueRange args) {
-                                  return castScalar(b, l, args[0], elementType);
-                                });
-    rewriter.replaceOp(op, result);
+    PoolGeometry g{
+        resultType.getShape(),
+        cast<RankedTensorType>(adaptor.getGrad().getType()).getShape(),
+        op.getKernel(), op.getStrides(), op.getPadding()};
+    Value input = adaptor.getInput(), grad = adaptor.getGrad();
+    rewriter.replaceOp(
+        op,
+        buildWindowGather(
+            rewriter, op.getLoc(), resultType,
+            getAccumulatorType(resultType.getElementType()), g,
+            [&](OpBuilder &b, Location l, const CoveringWindow &w, Value acc) {
+              return buildRouteToArgmax(b, l, input, grad, w, acc, g);
+            }));
     return success();
   }
 };
@@ -699,36 +740,40 @@ struct AvgPool2dLowering : public TrainOpLowering<train::AvgPool2dOp> {
   }
 };
 
-/// avg_pool2d_grad: grad / (KH * KW) placed with the forward stride at
-/// offset k - 1 into zeros of size `H + 2 * pad + k - 1`, summed over
-/// stride-1 windows (linalg.pooling_nchw_sum) of the interior.
+/// avg_pool2d_grad (count_include_pad) as a gather (buildWindowGather):
+/// each input position sums grad / (KH * KW) over the windows that cover
+/// it, padding included in the count.
 struct AvgPool2dGradLowering : public TrainOpLowering<train::AvgPool2dGradOp> {
   using TrainOpLowering::TrainOpLowering;
   LogicalResult
   matchAndRewrite(train::AvgPool2dGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
     auto resultType = cast<RankedTensorType>(op.getType());
-    Type elementType = resultType.getElementType();
-    Type accType = getAccumulatorType(elementType);
-    ArrayRef<int64_t> x = resultType.getShape();
+    Type accType = getAccumulatorType(resultType.getElementType());
     ArrayRef<int64_t> kernel = op.getKernel();
-    ArrayRef<int64_t> padding = op.getPadding();
+    PoolGeometry g{
+        resultType.getShape(),
+        cast<RankedTensorType>(adaptor.getGrad().getType()).getShape(), kernel,
+        op.getStrides(), op.getPadding()};
     double count = static_cast<double>(kernel[0] * kernel[1]);
-
-    // grad / count, strided into zeros.
-    SmallVector<int64_t> reach = {kernel[0] - 1, kernel[1] - 1};
-    Value scattered = scatterStrided(
-        rewriter, loc, adaptor.getGrad(), x, padding, reach, op.getStrides(),
-        accType, [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-          return arith::DivFOp::create(b, l, castScalar(b, l, args[0], accType),
-                                       createScalar(b, l, accType, count));
-        });
-    // Only the interior of the padded input's gradient: the window of
-    // `scattered` it sums over (a view), straight into the result's size.
-    Value input = extractInterior(rewriter, loc, scattered, x, padding, reach);
-    Value result = sumPool(rewriter, loc, input, kernel, {1, 1}, x, accType);
-    rewriter.replaceOp(op, castTensor(rewriter, loc, result, elementType));
+    Value grad = adaptor.getGrad();
+    rewriter.replaceOp(
+        op, buildWindowGather(rewriter, op.getLoc(), resultType, accType, g,
+                              [&](OpBuilder &b, Location l,
+                                  const CoveringWindow &w, Value acc) -> Value {
+                                Value dy = tensor::ExtractOp::create(
+                                    b, l, grad,
+                                    ValueRange{linalg::IndexOp::create(b, l, 0),
+                                               linalg::IndexOp::create(b, l, 1),
+                                               w.start[0], w.start[1]});
+                                Value share = arith::DivFOp::create(
+                                    b, l, castScalar(b, l, dy, accType),
+                                    createScalar(b, l, accType, count));
+                                return arith::SelectOp::create(
+                                    b, l, w.valid,
+                                    arith::AddFOp::create(b, l, acc, share),
+                                    acc);
+                              }));
     return success();
   }
 };

@@ -5,6 +5,8 @@
 // so lit tests can check every op's implementation. It runs on the module so
 // that functions print one after another, in order (a function pass would
 // interleave their output under multi-threading).
+// `-test-print-workspace-ratios` prints each op's workspace relative to its
+// largest operand or result, and the train ops its input lacks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +15,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Format.h"
 
 using namespace mlir;
 using namespace mlir::memopt::train;
@@ -65,6 +69,61 @@ struct TestPrintOpInterfacesPass
   }
 };
 
+/// `-test-print-workspace-ratios`: for every op of a function that
+/// implements CostOpInterface, its workspace over the bytes of its largest
+/// operand or result (`ratio`), marked `over` above 1; then every train op
+/// with a cost that the module does not contain (`missing`), so that a test
+/// over reference shapes covers every op.
+struct TestPrintWorkspaceRatiosPass
+    : public PassWrapper<TestPrintWorkspaceRatiosPass,
+                         OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TestPrintWorkspaceRatiosPass)
+
+  StringRef getArgument() const final { return "test-print-workspace-ratios"; }
+  StringRef getDescription() const final {
+    return "Print every train op's workspace relative to its largest operand "
+           "or result, and the train ops the input lacks";
+  }
+
+  static int64_t bytesOf(Value value) {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type || !type.hasStaticShape())
+      return 0;
+    return type.getNumElements() *
+           llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  }
+
+  void runOnOperation() override {
+    markAllAnalysesPreserved();
+    raw_ostream &os = llvm::outs();
+    llvm::StringSet<> seen;
+    getOperation().walk([&](CostOpInterface cost) {
+      Operation *op = cost.getOperation();
+      seen.insert(op->getName().getStringRef());
+      int64_t largest = 0;
+      for (Value v : op->getOperands())
+        largest = std::max(largest, bytesOf(v));
+      for (Value v : op->getResults())
+        largest = std::max(largest, bytesOf(v));
+      int64_t workspace = cost.getWorkspaceBytes();
+      double ratio = largest ? double(workspace) / double(largest) : 0.0;
+      os << op->getName() << " " << op->getLoc() << ": workspace=" << workspace
+         << " largest=" << largest << " ratio=" << llvm::format("%.3f", ratio)
+         << (ratio > 1.0 ? " over" : "") << "\n";
+    });
+    SmallVector<StringRef> missing;
+    for (RegisteredOperationName name :
+         getOperation().getContext()->getRegisteredOperations())
+      if (name.getDialectNamespace() == "train" &&
+          name.hasInterface<CostOpInterface>() &&
+          !seen.contains(name.getStringRef()))
+        missing.push_back(name.getStringRef());
+    llvm::sort(missing);
+    for (StringRef name : missing)
+      os << "missing " << name << "\n";
+  }
+};
+
 } // namespace
 
 namespace mlir::memopt::test {
@@ -73,6 +132,7 @@ void registerTestRematGroupsPass();
 void registerTestTensorLivenessPass();
 void registerTestPasses() {
   PassRegistration<TestPrintOpInterfacesPass>();
+  PassRegistration<TestPrintWorkspaceRatiosPass>();
   registerTestMemoryPlanPass();
   registerTestRematGroupsPass();
   registerTestTensorLivenessPass();

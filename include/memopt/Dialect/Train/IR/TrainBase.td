@@ -118,6 +118,10 @@ def Train_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kSplitExtentAttrName =
         "train.split_extent";
     static constexpr ::llvm::StringLiteral kShardAttrName = "train.shard";
+    /// train-schedule's record: {heuristic = "<name>", load_before = <i64>,
+    /// load_after = <i64>}.
+    static constexpr ::llvm::StringLiteral kScheduleAttrName =
+        "train.schedule";
   }];
 }
 

@@ -1219,10 +1219,12 @@ def Train_MaxPool2dGradOp : Train_Op<"max_pool2d_grad",
     `KH*KW` FLOPs per element of `grad`.
 
     Workspace (the scratch buffers of the CPU lowering,
-    `getWorkspaceBuffers`): the `-inf`-padded input when padded, the maximum
-    of each window (grad shape and type) and its index (grad shape, i32),
-    and the gradient of the padded input `N*C*(H+2ph)*(W+2pw)` (accumulator
-    type) unless it is the result itself (no padding, no rounding).
+    `getWorkspaceBuffers`): the f32 sums (the result shape) before their
+    rounding for 16-bit results, nothing otherwise. The lowering is a gather:
+    each input element recomputes the argmax of the (at most
+    `ceil(KH/sh)*ceil(KW/sw)`) windows that contain it and sums the `grad`
+    of those whose maximum it is, so neither indices nor a padded copy are
+    stored.
 
     Example:
     ```mlir
@@ -1249,9 +1251,10 @@ def Train_AvgPool2dGradOp : Train_Op<"avg_pool2d_grad",
     gives the input shape. `KH*KW` FLOPs per element of `grad`.
 
     Workspace (the scratch buffers of the CPU lowering,
-    `getWorkspaceBuffers`): `grad / (KH*KW)` scattered with the stride into
-    zeros, `N*C*(H+2ph+KH-1)*(W+2pw+KW-1)` in the accumulator type, and the
-    f32 sums (the result shape) before their rounding for 16-bit results.
+    `getWorkspaceBuffers`): the f32 sums (the result shape) before their
+    rounding for 16-bit results, nothing otherwise. The lowering is a gather:
+    each input element sums `grad / (KH*KW)` over the windows that contain
+    it.
 
     Example:
     ```mlir
