@@ -157,35 +157,31 @@ func.func @max_pool2d(%x: tensor<2x3x8x8xf32>) -> tensor<2x3x4x4xf32> {
 
 // -----
 
-// The argmax (window-relative index kh * KW + kw, first maximum on ties) is
-// a reduction over (kh, kw); then each window offset adds dy where it is the
-// argmax into the strided slice of the input gradient it addresses, in place
-// (the slice is the generic's destination).
-//   CHECK-DAG: #[[$IN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 2 + d4, d3 * 2 + d5)>
+// A gather over (n, c, h, w | j, i): each input position visits the
+// ceil(2/2) x ceil(2/2) windows that cover it, recomputes each window's
+// argmax from the input (first maximum on ties, NaN wins) and adds dy where
+// the argmax is the position, straight into the zero-filled result. No
+// padded copy, no index tensor.
 //   CHECK-DAG: #[[$WIN:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>
 //   CHECK-DAG: #[[$OUT:.+]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>
 // CHECK-LABEL: func.func @max_pool2d_grad(
 //  CHECK-SAME:     %[[DY:.+]]: tensor<1x2x2x2xf32>, %[[X:.+]]: tensor<1x2x4x4xf32>)
-//       CHECK:   %[[ARG:.+]]:2 = linalg.generic {indexing_maps = [#[[$IN]], #[[$WIN]], #[[$OUT]], #[[$OUT]]],
+//       CHECK:   %[[Z:.+]] = linalg.fill {{.+}} -> tensor<1x2x4x4xf32>
+//       CHECK:   %[[DX:.+]] = linalg.generic {indexing_maps = [#[[$WIN]], #[[$OUT]]],
 //  CHECK-SAME:     iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]}
-//  CHECK-SAME:     ins(%[[X]], %{{.+}} : tensor<1x2x4x4xf32>, tensor<2x2xf32>)
-//  CHECK-SAME:     outs(%{{.+}}, %{{.+}} : tensor<1x2x2x2xf32>, tensor<1x2x2x2xi32>)
+//  CHECK-SAME:     ins(%{{.+}} : tensor<1x1xf32>) outs(%[[Z]] : tensor<1x2x4x4xf32>)
+//       CHECK:     tensor.extract %[[X]]
 //       CHECK:     arith.cmpf ogt
 //       CHECK:     arith.cmpf oeq
-//       CHECK:   %[[Z:.+]] = linalg.fill {{.+}} -> tensor<1x2x4x4xf32>
-//       CHECK:   %[[S0:.+]] = tensor.extract_slice %[[Z]][0, 0, 0, 0] [1, 2, 2, 2] [1, 1, 2, 2]
-//       CHECK:   %[[A0:.+]] = linalg.generic {{.+}} ins(%[[DY]], %[[ARG]]#1 : {{.+}}) outs(%[[S0]] :
-//       CHECK:     %[[C0:.+]] = arith.constant 0 : i32
-//       CHECK:     arith.cmpi eq, %{{.+}}, %[[C0]] : i32
-//       CHECK:   %[[G0:.+]] = tensor.insert_slice %[[A0]] into %[[Z]][0, 0, 0, 0] [1, 2, 2, 2] [1, 1, 2, 2]
-//       CHECK:   tensor.extract_slice %[[G0]][0, 0, 0, 1] [1, 2, 2, 2] [1, 1, 2, 2]
-//       CHECK:     arith.constant 1 : i32
-//       CHECK:   tensor.insert_slice {{.+}}[0, 0, 0, 1] [1, 2, 2, 2] [1, 1, 2, 2]
-//       CHECK:   tensor.extract_slice {{.+}}[0, 0, 1, 0] [1, 2, 2, 2] [1, 1, 2, 2]
-//       CHECK:     arith.constant 2 : i32
-//       CHECK:   tensor.extract_slice {{.+}}[0, 0, 1, 1] [1, 2, 2, 2] [1, 1, 2, 2]
-//       CHECK:     arith.constant 3 : i32
-//       CHECK:   %[[DX:.+]] = tensor.insert_slice {{.+}}[0, 0, 1, 1] [1, 2, 2, 2] [1, 1, 2, 2]
+//       CHECK:     tensor.extract %[[X]]
+//       CHECK:     tensor.extract %[[X]]
+//       CHECK:     tensor.extract %[[X]]
+//       CHECK:     arith.cmpi eq
+//       CHECK:     tensor.extract %[[DY]]
+//       CHECK:     arith.addf
+//       CHECK:     arith.select
+//       CHECK:     linalg.yield
+//   CHECK-NOT:   linalg.
 //       CHECK:   return %[[DX]] : tensor<1x2x4x4xf32>
 func.func @max_pool2d_grad(%dy: tensor<1x2x2x2xf32>, %x: tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32> {
   %dx = train.max_pool2d_grad %dy, %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}
@@ -215,19 +211,20 @@ func.func @avg_pool2d(%x: tensor<2x3x8x8xbf16>) -> tensor<2x3x4x4xbf16> {
 
 // -----
 
-// dy / 9 written with the stride at offset k - 1 into zeros (in place, into
-// the strided slice), summed over the stride-1 windows of the interior.
+// The same gather: each input position sums dy / 9 over the ceil(3/2) x
+// ceil(3/2) windows that may cover it, padding counted, straight into the
+// zero-filled result.
 // CHECK-LABEL: func.func @avg_pool2d_grad(
 //  CHECK-SAME:     %[[DY:.+]]: tensor<2x3x4x4xf32>)
-//       CHECK:   %[[Z:.+]] = linalg.fill {{.+}} -> tensor<2x3x12x12xf32>
-//       CHECK:   %[[SL:.+]] = tensor.extract_slice %[[Z]][0, 0, 2, 2] [2, 3, 4, 4] [1, 1, 2, 2]
-//       CHECK:   %[[SHARE:.+]] = linalg.generic {{.+}} ins(%[[DY]] : {{.+}}) outs(%[[SL]] :
-//       CHECK:     arith.divf %{{.+}}, %{{.+}} : f32
-//       CHECK:   %[[S:.+]] = tensor.insert_slice %[[SHARE]] into %[[Z]][0, 0, 2, 2] [2, 3, 4, 4] [1, 1, 2, 2]
-//       CHECK:   %[[WIN:.+]] = tensor.extract_slice %[[S]][0, 0, 1, 1] [2, 3, 10, 10] [1, 1, 1, 1]
-//       CHECK:   %[[DX:.+]] = linalg.pooling_nchw_sum
-//  CHECK-SAME:     strides = dense<1> : tensor<2xi64>
-//  CHECK-SAME:     ins(%[[WIN]], %{{.+}} : tensor<2x3x10x10xf32>, tensor<3x3xf32>) {{.+}} -> tensor<2x3x8x8xf32>
+//       CHECK:   %[[Z:.+]] = linalg.fill {{.+}} -> tensor<2x3x8x8xf32>
+//       CHECK:   %[[DX:.+]] = linalg.generic
+//  CHECK-SAME:     ins(%{{.+}} : tensor<2x2xf32>) outs(%[[Z]] : tensor<2x3x8x8xf32>)
+//       CHECK:     %[[V:.+]] = tensor.extract %[[DY]]
+//       CHECK:     %[[NINE:.+]] = arith.constant 9.000000e+00 : f32
+//       CHECK:     %[[SHARE:.+]] = arith.divf %[[V]], %[[NINE]] : f32
+//       CHECK:     arith.addf %{{.+}}, %[[SHARE]] : f32
+//       CHECK:     linalg.yield
+//   CHECK-NOT:   linalg.
 //       CHECK:   return %[[DX]] : tensor<2x3x8x8xf32>
 func.func @avg_pool2d_grad(%dy: tensor<2x3x4x4xf32>) -> tensor<2x3x8x8xf32> {
   %dx = train.avg_pool2d_grad %dy {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = array<i64: 1, 1>}

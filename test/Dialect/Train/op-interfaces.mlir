@@ -292,10 +292,10 @@ func.func @loss_grads(%de: tensor<3x5x12xf32>, %ids: tensor<3x5xi64>, %dl: tenso
 // CHECK-NEXT:  train.conv2d_grad_input loc("conv_gi_grouped"): flops=12960 read=2088 written=6864 workspace=19008 buffers=[18360, 648] precision=low-precision-safe{{$}}
 // CHECK-NEXT:  train.conv2d_grad_filter loc("conv_gf"): flops=233280 read=12048 written=2880 workspace=0 precision=low-precision-safe{{$}}
 // CHECK-NEXT:  train.conv2d_grad_filter loc("conv_gf_grouped"): flops=12960 read=8304 written=648 workspace=8112 buffers=[8112] precision=low-precision-safe{{$}}
-// CHECK-NEXT:  train.max_pool2d_grad loc("maxpool_grad"): flops=720 read=3600 written=2880 workspace=1440 buffers=[720, 720] precision=low-precision-safe{{$}}
-// CHECK-NEXT:  train.max_pool2d_grad loc("maxpool_grad_3x3"): flops=1620 read=3600 written=2880 workspace=9504 buffers=[4032, 720, 720, 4032] precision=low-precision-safe{{$}}
-// CHECK-NEXT:  train.avg_pool2d_grad loc("avgpool_grad"): flops=252 read=8 written=504 workspace=4544 buffers=[3536, 1008] precision=low-precision-safe{{$}}
-// CHECK-NEXT:  train.avg_pool2d_grad loc("avgpool_grad_2x2"): flops=720 read=720 written=2880 workspace=3432 buffers=[3432] precision=low-precision-safe{{$}}
+// CHECK-NEXT:  train.max_pool2d_grad loc("maxpool_grad"): flops=720 read=3600 written=2880 workspace=0 precision=low-precision-safe{{$}}
+// CHECK-NEXT:  train.max_pool2d_grad loc("maxpool_grad_3x3"): flops=1620 read=3600 written=2880 workspace=0 precision=low-precision-safe{{$}}
+// CHECK-NEXT:  train.avg_pool2d_grad loc("avgpool_grad"): flops=252 read=8 written=504 workspace=1008 buffers=[1008] precision=low-precision-safe{{$}}
+// CHECK-NEXT:  train.avg_pool2d_grad loc("avgpool_grad_2x2"): flops=720 read=720 written=2880 workspace=0 precision=low-precision-safe{{$}}
 // CHECK-NEXT:  train.upsample_nearest2d_grad loc("upsample_grad"): flops=480 read=960 written=240 workspace=480 buffers=[480] precision=low-precision-safe{{$}}
 func.func @conv_grads(%dy: tensor<2x8x9x9xf32>, %w: tensor<8x6x3x5xf32>, %x: tensor<2x6x11x13xf32>, %dyg: tensor<2x9x5x4xf32>, %wg: tensor<9x2x3x3xf32>, %dp: tensor<2x3x6x5xf32>, %p: tensor<2x3x12x10xf32>, %dph: tensor<1x4x1x1xf16>, %du: tensor<2x3x8x10xbf16>) {
   // conv_gi: the forward FLOPs

@@ -5,8 +5,8 @@
 // so lit tests can check every op's implementation. It runs on the module so
 // that functions print one after another, in order (a function pass would
 // interleave their output under multi-threading).
-// `-test-print-workspace-ratios` prints each op's workspace relative to its
-// largest operand or result, and the train ops its input lacks.
+// `-test-print-workspace-ratios` prints each op's largest workspace relative
+// to its largest operand or result, and the train ops its input lacks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,8 +15,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassRegistry.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Format.h"
+
+#include <map>
 
 using namespace mlir;
 using namespace mlir::memopt::train;
@@ -69,11 +70,12 @@ struct TestPrintOpInterfacesPass
   }
 };
 
-/// `-test-print-workspace-ratios`: for every op of a function that
-/// implements CostOpInterface, its workspace over the bytes of its largest
-/// operand or result (`ratio`), marked `over` above 1; then every train op
-/// with a cost that the module does not contain (`missing`), so that a test
-/// over reference shapes covers every op.
+/// `-test-print-workspace-ratios`: for every train op name in the module,
+/// the largest ratio of an op's workspace to the bytes of its largest
+/// operand or result, with that op's location and bytes, marked `over`
+/// above 1; then every train op with a cost that the module does not
+/// contain (`missing`), so that a test over reference shapes covers every
+/// op.
 struct TestPrintWorkspaceRatiosPass
     : public PassWrapper<TestPrintWorkspaceRatiosPass,
                          OperationPass<ModuleOp>> {
@@ -81,8 +83,8 @@ struct TestPrintWorkspaceRatiosPass
 
   StringRef getArgument() const final { return "test-print-workspace-ratios"; }
   StringRef getDescription() const final {
-    return "Print every train op's workspace relative to its largest operand "
-           "or result, and the train ops the input lacks";
+    return "Print each train op's largest workspace relative to its largest "
+           "operand or result, and the train ops the input lacks";
   }
 
   static int64_t bytesOf(Value value) {
@@ -93,13 +95,18 @@ struct TestPrintWorkspaceRatiosPass
            llvm::divideCeil(type.getElementTypeBitWidth(), 8);
   }
 
+  struct Worst {
+    Operation *op = nullptr;
+    int64_t workspace = 0, largest = 0;
+    double ratio = -1.0;
+  };
+
   void runOnOperation() override {
     markAllAnalysesPreserved();
     raw_ostream &os = llvm::outs();
-    llvm::StringSet<> seen;
+    std::map<std::string, Worst> worst;
     getOperation().walk([&](CostOpInterface cost) {
       Operation *op = cost.getOperation();
-      seen.insert(op->getName().getStringRef());
       int64_t largest = 0;
       for (Value v : op->getOperands())
         largest = std::max(largest, bytesOf(v));
@@ -107,16 +114,21 @@ struct TestPrintWorkspaceRatiosPass
         largest = std::max(largest, bytesOf(v));
       int64_t workspace = cost.getWorkspaceBytes();
       double ratio = largest ? double(workspace) / double(largest) : 0.0;
-      os << op->getName() << " " << op->getLoc() << ": workspace=" << workspace
-         << " largest=" << largest << " ratio=" << llvm::format("%.3f", ratio)
-         << (ratio > 1.0 ? " over" : "") << "\n";
+      Worst &entry = worst[op->getName().getStringRef().str()];
+      if (ratio > entry.ratio)
+        entry = {op, workspace, largest, ratio};
     });
+    for (auto &[name, entry] : worst)
+      os << name << " " << entry.op->getLoc() << ": ratio="
+         << llvm::format("%.3f", entry.ratio) << " workspace="
+         << entry.workspace << " largest=" << entry.largest
+         << (entry.ratio > 1.0 ? " over" : "") << "\n";
     SmallVector<StringRef> missing;
     for (RegisteredOperationName name :
          getOperation().getContext()->getRegisteredOperations())
       if (name.getDialectNamespace() == "train" &&
           name.hasInterface<CostOpInterface>() &&
-          !seen.contains(name.getStringRef()))
+          !worst.count(name.getStringRef().str()))
         missing.push_back(name.getStringRef());
     llvm::sort(missing);
     for (StringRef name : missing)

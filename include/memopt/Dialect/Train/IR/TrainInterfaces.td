@@ -35,7 +35,9 @@ def Train_CostOpInterface : OpInterface<"CostOpInterface"> {
         allocation: the memory model pads each to the allocation granularity
         separately and counts them all live together with the op's operands
         and results. Empty by default (the op computes straight into its
-        results).
+        results). An op whose scratch can exceed its largest operand or
+        result says why in its description (test/Dialect/Train/
+        workspace-ratios.mlir lists every op's ratio on reference shapes).
       }],
       "::llvm::SmallVector<int64_t>", "getWorkspaceBuffers", (ins), "",
       [{ return {}; }]>,

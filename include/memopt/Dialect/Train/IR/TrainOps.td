@@ -548,7 +548,9 @@ def Train_RotaryOp : Train_Op<"rotary", [Train_Differentiable, Pure, Train_LowPr
 
     Workspace (the scratch buffers of the CPU lowering,
     `getWorkspaceBuffers`): the cos and sin tables (`S*D/2` f32 elements
-    each) and the two rotated halves (half of the input each, input type).
+    each) and the two rotated halves (half of the input each, input type). Together
+    they exceed the input by the tables (3% on Llama-2-7B's heads): the
+    rotated halves are computed before they are interleaved into the result.
 
     Example:
     ```mlir
@@ -769,6 +771,9 @@ def Train_Conv2dOp : Train_Op<"conv2d", [Train_Differentiable, Pure, Train_LowPr
     `getWorkspaceBuffers`): the zero-padded input `N*C*(H+2ph)*(W+2pw)`
     (input type) when padded, and the f32 sums `N*O*OH*OW` before their
     rounding for 16-bit results.
+    The padded copy exceeds the input by its halo (`2ph` rows and `2pw`
+    columns; 65% on a 7x7 map padded by 1): linalg's named convolution reads
+    its input in bounds.
 
     Example:
     ```mlir
@@ -809,6 +814,8 @@ def Train_MaxPool2dOp : Train_PoolOp<"max_pool2d", [Train_Differentiable]> {
     Workspace (the scratch buffers of the CPU lowering,
     `getWorkspaceBuffers`): the `-inf`-padded input `N*C*(H+2ph)*(W+2pw)`
     when padded.
+    The `-inf`-padded copy exceeds the input by its halo: linalg's named
+    pooling reads its input in bounds.
 
     Example:
     ```mlir
@@ -829,7 +836,8 @@ def Train_AvgPool2dOp : Train_PoolOp<"avg_pool2d", [Train_Differentiable]> {
     Workspace (the scratch buffers of the CPU lowering,
     `getWorkspaceBuffers`): the zero-padded input when padded, and the f32
     window sums (the result shape) before their division and rounding for
-    16-bit results.
+    16-bit results. The padded copy exceeds the input by its halo, as for
+    `train.max_pool2d`; the sums of a 16-bit result are twice its bytes.
 
     Example:
     ```mlir
@@ -1166,6 +1174,12 @@ def Train_Conv2dGradInputOp : Train_ConvGradOp<"conv2d_grad_input"> {
     zeros, `N*O*(H+2ph+dh*(KH-1))*(W+2pw+dw*(KW-1))` (grad type), the
     flipped filter (the filter size), and the f32 sums (the result shape)
     before their rounding for 16-bit results.
+    Why more than the largest operand: the transposed convolution runs as
+    linalg's named convolution over the scattered gradient, which holds
+    `sh*sw` times the gradient's elements at strides `(sh, sw)` plus a halo,
+    next to a flipped copy of the filter (2 to 3 times the largest operand
+    on ResNet-18, MobileNetV2 and U-Net). A gather that reads the gradient
+    at the positions each input element contributes to would need neither.
 
     Example:
     ```mlir
@@ -1193,6 +1207,7 @@ def Train_Conv2dGradFilterOp : Train_ConvGradOp<"conv2d_grad_filter"> {
     `getWorkspaceBuffers`): the zero-padded input (as `train.conv2d`) when
     padded, and the f32 sums (the filter shape) before their rounding for
     16-bit results.
+    The padded copy exceeds the input by its halo, as for `train.conv2d`.
 
     Example:
     ```mlir
