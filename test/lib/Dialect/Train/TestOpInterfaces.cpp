@@ -119,9 +119,9 @@ struct TestPrintWorkspaceRatiosPass
         entry = {op, workspace, largest, ratio};
     });
     for (auto &[name, entry] : worst)
-      os << name << " " << entry.op->getLoc() << ": ratio="
-         << llvm::format("%.3f", entry.ratio) << " workspace="
-         << entry.workspace << " largest=" << entry.largest
+      os << name << " " << entry.op->getLoc()
+         << ": ratio=" << llvm::format("%.3f", entry.ratio)
+         << " workspace=" << entry.workspace << " largest=" << entry.largest
          << (entry.ratio > 1.0 ? " over" : "") << "\n";
     SmallVector<StringRef> missing;
     for (RegisteredOperationName name :
