@@ -17,6 +17,19 @@
 // RUN: mem-opt %s --convert-train-to-linalg %gpu_emulator \
 // RUN:   | %mlir_runner -e main -entry-point-result=void %runner_libs \
 // RUN:   | FileCheck %s
+// The same values in tiles of query rows: one row per tile (block_rows = 1),
+// and tiles of 2 rows where Sq is even (block_rows = 2; 1 where it is odd),
+// on the CPU and through the GPU kernels:
+// RUN: sed -e 's/{causal, scale/{block_rows = 1 : i64, causal, scale/' \
+// RUN:     -e 's/{scale/{block_rows = 1 : i64, scale/' %s \
+// RUN:   | mem-opt --convert-train-to-linalg --memopt-lower-to-cpu \
+// RUN:   | %mlir_runner -e main -entry-point-result=void %runner_libs \
+// RUN:   | FileCheck %s
+// RUN: sed -e 's/{causal, scale/{block_rows = 2 : i64, causal, scale/' \
+// RUN:     -e 's/{scale/{block_rows = 2 : i64, scale/' %s \
+// RUN:   | mem-opt --convert-train-to-linalg %gpu_emulator \
+// RUN:   | %mlir_runner -e main -entry-point-result=void %runner_libs \
+// RUN:   | FileCheck %s
 
 func.func @attention_f32_gqa_causal(%q: tensor<1x4x3x4xf32>, %k: tensor<1x2x5x4xf32>, %v: tensor<1x2x5x4xf32>) -> (tensor<1x4x3x4xf32>, tensor<1x4x3xf32>) {
   %o, %lse = train.attention %q, %k, %v {causal, scale = 5.000000e-01 : f64}

@@ -309,22 +309,27 @@ SmallVector<int64_t> AttentionOp::getWorkspaceBuffers() {
   Type query = elementTypeOf(getQuery());
   Type c = getComputeType({query});
   ArrayRef<int64_t> qs = shapeOf(getQuery()), ks = shapeOf(getKey());
-  int64_t rows = qs[0] * qs[1] * qs[2];
+  // One tile of rows at a time (the next reuses its buffers).
+  int64_t rows = qs[0] * qs[1] * getTileRows();
   SmallVector<int64_t> buffers = {bytesOf(rows * ks[2], c), bytesOf(rows, c)};
   if (c != elementTypeOf(getLse()))
     buffers.push_back(bytesOf(rows, c));
-  addAccumulator(buffers, getResult(), c);
+  if (c != query)
+    buffers.push_back(bytesOf(rows * qs[3], c));
   return buffers;
 }
 
 SmallVector<int64_t> AttentionGradOp::getWorkspaceBuffers() {
   Type c = getComputeType({elementTypeOf(getQuery())});
   ArrayRef<int64_t> qs = shapeOf(getQuery()), ks = shapeOf(getKey());
-  int64_t rows = qs[0] * qs[1] * qs[2];
+  // Per tile of rows (reused by the next): scores, dP, D and dq's
+  // accumulator; for the whole op, dv's and dk's.
+  int64_t rows = qs[0] * qs[1] * getTileRows();
   SmallVector<int64_t> buffers = {bytesOf(rows * ks[2], c),
                                   bytesOf(rows * ks[2], c), bytesOf(rows, c)};
+  if (c != elementTypeOf(getQuery()))
+    buffers.push_back(bytesOf(rows * qs[3], c));
   addAccumulator(buffers, getGradValue(), c);
-  addAccumulator(buffers, getGradQuery(), c);
   addAccumulator(buffers, getGradKey(), c);
   return buffers;
 }

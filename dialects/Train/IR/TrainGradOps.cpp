@@ -154,9 +154,14 @@ LogicalResult MseLossGradOp::verify() {
   return checkSameType(*this, "result", getInput(), getResult());
 }
 
+int64_t AttentionGradOp::getTileRows() {
+  return getAttentionTileRows(shapeOf(getQuery())[2], getBlockRows());
+}
+
 LogicalResult AttentionGradOp::verify() {
   if (failed(verifyAttentionShapes(*this, getQuery(), getKey(), getValue(),
-                                   getLse(), getScale().convertToDouble())) ||
+                                   getLse(), getScale().convertToDouble(),
+                                   getBlockRows())) ||
       failed(checkSameType(*this, "grad", getQuery(), getGrad())) ||
       failed(checkSameType(*this, "output", getQuery(), getOutput())) ||
       failed(checkSameType(*this, "grad_query", getQuery(), getGradQuery())) ||

@@ -468,7 +468,8 @@ LogicalResult AttentionOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
   auto grad = AttentionGradOp::create(
       b, gradLoc(*this), getQuery().getType(), getKey().getType(),
       getValue().getType(), resultGrads[0], getQuery(), getKey(), getValue(),
-      getResult(), getLse(), getScaleAttr(), getCausalAttr());
+      getResult(), getLse(), getScaleAttr(), getCausalAttr(),
+      getBlockRowsAttr());
   grads[0] = grad.getGradQuery();
   grads[1] = grad.getGradKey();
   grads[2] = grad.getGradValue();

@@ -197,9 +197,13 @@ LogicalResult verifyChannelNorm(Operation *op, Value input,
                                 std::optional<double> epsilon);
 
 /// Shapes of attention: q is B x Hq x Sq x D, k and v are B x Hkv x Sk x D
-/// with Hq a multiple of Hkv; lse is an fp32 B x Hq x Sq.
+/// with Hq a multiple of Hkv; lse is an fp32 B x Hq x Sq; block_rows >= 1.
 LogicalResult verifyAttentionShapes(Operation *op, Value q, Value k, Value v,
-                                    Value lse, double scale);
+                                    Value lse, double scale, int64_t blockRows);
+
+/// The rows of one query tile of attention's lowering: the largest divisor
+/// of `queryLen` not above `blockRows` (at least 1).
+int64_t getAttentionTileRows(int64_t queryLen, int64_t blockRows);
 
 /// vocab_parallel_stats and its gradient: logits `P... x V` (part of
 /// `parts`), the whole-row maximum and labels `P...`, statistics `2 x P...`

@@ -426,7 +426,10 @@ LogicalResult EmbeddingOp::verify() {
 /// Shapes of attention: q is B x Hq x Sq x D, k and v are B x Hkv x Sk x D
 /// with Hq a multiple of Hkv; lse is an fp32 B x Hq x Sq.
 LogicalResult mlir::memopt::train::detail::verifyAttentionShapes(
-    Operation *op, Value q, Value k, Value v, Value lse, double scale) {
+    Operation *op, Value q, Value k, Value v, Value lse, double scale,
+    int64_t blockRows) {
+  if (blockRows < 1)
+    return op->emitOpError() << "expected block_rows >= 1, got " << blockRows;
   if (failed(checkRank(op, "query", q, 4)) ||
       failed(checkRank(op, "key", k, 4)) ||
       failed(checkSameType(op, "value", k, v)) ||
@@ -449,9 +452,22 @@ LogicalResult mlir::memopt::train::detail::verifyAttentionShapes(
   return checkStatistics(op, "lse", lse, qs.drop_back());
 }
 
+int64_t mlir::memopt::train::detail::getAttentionTileRows(int64_t queryLen,
+                                                          int64_t blockRows) {
+  for (int64_t rows = std::min(queryLen, blockRows); rows > 1; --rows)
+    if (queryLen % rows == 0)
+      return rows;
+  return 1;
+}
+
+int64_t AttentionOp::getTileRows() {
+  return getAttentionTileRows(shapeOf(getQuery())[2], getBlockRows());
+}
+
 LogicalResult AttentionOp::verify() {
   if (failed(verifyAttentionShapes(*this, getQuery(), getKey(), getValue(),
-                                   getLse(), getScale().convertToDouble())))
+                                   getLse(), getScale().convertToDouble(),
+                                   getBlockRows())))
     return failure();
   return checkSameType(*this, "result", getQuery(), getResult());
 }

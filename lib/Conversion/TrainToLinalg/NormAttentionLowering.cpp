@@ -5,17 +5,18 @@
 // Statistics, reductions and attention scores are computed in f32 (in f64
 // when an operand is f64) and rounded once to the result type, so 16-bit
 // inputs get fp32 statistics as the ops document. Normalizations reduce over
-// the last dimension with linalg.reduce / linalg.generic; attention is a
-// reference lowering that materializes the score matrix and uses
-// linalg.batch_matmul (with transposing indexing maps) for its matmuls. Query
-// heads that share a key/value head (grouped-query attention) are stacked as
-// rows of one batch entry, so the group sum of dkey and dvalue is a plain
-// contraction of the batched matmul.
+// the last dimension with linalg.reduce / linalg.generic. Attention walks
+// the queries in tiles of rows (an scf.for), so only one tile's scores are
+// ever materialized; its matmuls are linalg.generic contractions. Query
+// heads that share a key/value head (grouped-query attention) are a
+// dimension of their own, so the group sum of dkey and dvalue is a plain
+// contraction.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/AffineMap.h"
@@ -507,22 +508,45 @@ struct RotaryGradLowering : public TrainOpLowering<train::RotaryGradOp> {
 
 namespace {
 
+/// `dest` filled with `value`.
+static Value fillTensor(OpBuilder &b, Location loc, Value dest, double value) {
+  Value scalar = createScalar(b, loc, elementTypeOf(dest), value);
+  return linalg::FillOp::create(b, loc, scalar, dest).getResult(0);
+}
+
+/// `value` converted elementwise into `dest` (of the same shape).
+static Value castInto(OpBuilder &b, Location loc, Value value, Value dest) {
+  Type type = elementTypeOf(dest);
+  return buildElementwiseInto(
+      b, loc, value, dest,
+      [&](OpBuilder &nb, Location l, ValueRange args) -> SmallVector<Value> {
+        return {castScalar(nb, l, args[0], type)};
+      })[0];
+}
+
 /// Shapes of one attention op and its grouped layout: the G = Hq / Hkv query
 /// heads that read one key/value head are a dimension of their own, so that
 /// query-shaped tensors [B, Hq, Sq, D] are read as [B, Hkv, G, Sq, D] (an
 /// expand_shape, a view of any layout) next to key-shaped ones
-/// [B, Hkv, Sk, D], and scores are [B, Hkv, G, Sq, Sk]. No operand is
-/// collapsed: a collapse of a strided view (transposed heads) would make
+/// [B, Hkv, Sk, D], and a tile's scores are [B, Hkv, G, T, Sk]. No operand
+/// is collapsed: a collapse of a strided view (transposed heads) would make
 /// bufferization copy it, outside the op's workspace.
+///
+/// The queries are processed in tiles of T rows (getTileRows), one
+/// iteration of an scf.for each: a tile's temporaries are allocated at the
+/// start of the iteration and freed in it, and its rows of the results are
+/// written in place (extract_slice / insert_slice of the loop-carried
+/// results).
 struct AttentionLayout {
   /// The layout of attention or attention_grad `op` (operands `adaptor`).
   template <typename OpTy>
-  AttentionLayout(OpBuilder &b, OpTy op, typename OpTy::Adaptor adaptor)
-      : AttentionLayout(b, adaptor.getQuery(), adaptor.getKey(),
-                        op.getScale().convertToDouble(), op.getCausal()) {}
-  AttentionLayout(OpBuilder &b, Value query, Value key, double scale,
-                  bool causal)
-      : scale(scale), causal(causal) {
+  AttentionLayout(OpTy op, typename OpTy::Adaptor adaptor)
+      : AttentionLayout(adaptor.getQuery(), adaptor.getKey(),
+                        op.getScale().convertToDouble(), op.getCausal(),
+                        op.getTileRows()) {}
+  AttentionLayout(Value query, Value key, double scale, bool causal,
+                  int64_t tileRows)
+      : tileRows(tileRows), scale(scale), causal(causal) {
     ArrayRef<int64_t> qs = tensorTypeOf(query).getShape();
     ArrayRef<int64_t> ks = tensorTypeOf(key).getShape();
     batch = qs[0];
@@ -536,24 +560,37 @@ struct AttentionLayout {
   }
 
   int64_t batch, queryHeads, queryLen, headDim, kvHeads, keyLen, group;
+  /// Query rows per tile (a divisor of queryLen).
+  int64_t tileRows;
   double scale;
   bool causal;
   Type computeType;
+  /// The first query row of the current tile (the loop's induction
+  /// variable), while buildTileLoop builds its body.
+  Value tileStart;
 
   /// Loop dimensions of the contractions and row statistics.
   enum Dim : unsigned { kBatch, kHead, kGroup, kQuery, kKey, kHeadDim };
 
+  /// [B, Hkv, G, rows] (with [D] appended when `withHeadDim`).
+  RankedTensorType groupedType(int64_t rows, bool withHeadDim,
+                               Type elementType) const {
+    SmallVector<int64_t> shape = {batch, kvHeads, group, rows};
+    if (withHeadDim)
+      shape.push_back(headDim);
+    return RankedTensorType::get(shape, elementType);
+  }
+
   /// [B, Hq, Sq, D] -> [B, Hkv, G, Sq, D] (and [B, Hq, Sq] ->
   /// [B, Hkv, G, Sq] for rows).
   Value splitHeads(OpBuilder &b, Location loc, Value t) const {
-    SmallVector<int64_t> shape = {batch, kvHeads, group, queryLen};
     SmallVector<ReassociationIndices> groups = {{0}, {1, 2}, {3}};
-    if (tensorTypeOf(t).getRank() == 4) {
-      shape.push_back(headDim);
+    bool withHeadDim = tensorTypeOf(t).getRank() == 4;
+    if (withHeadDim)
       groups.push_back({4});
-    }
-    auto type = RankedTensorType::get(shape, elementTypeOf(t));
-    return tensor::ExpandShapeOp::create(b, loc, type, t, groups);
+    return tensor::ExpandShapeOp::create(
+        b, loc, groupedType(queryLen, withHeadDim, elementTypeOf(t)), t,
+        groups);
   }
   /// The inverse of splitHeads, on a new (row-major) tensor.
   Value joinHeads(OpBuilder &b, Location loc, Value t) const {
@@ -563,33 +600,91 @@ struct AttentionLayout {
     return tensor::CollapseShapeOp::create(b, loc, t, groups);
   }
 
-  /// [B, Hkv, G, Sq, Sk] in the compute type.
+  /// A tile's scores [B, Hkv, G, T, Sk] in the compute type.
   RankedTensorType scoresType() const {
-    return RankedTensorType::get({batch, kvHeads, group, queryLen, keyLen},
+    return RankedTensorType::get({batch, kvHeads, group, tileRows, keyLen},
                                  computeType);
   }
-  /// [B, Hkv, G, Sq] in the compute type.
+  /// A tile's row statistics [B, Hkv, G, T] in the compute type.
   RankedTensorType rowStatsType() const {
-    return RankedTensorType::get({batch, kvHeads, group, queryLen},
-                                 computeType);
+    return groupedType(tileRows, false, computeType);
   }
-  RankedTensorType queryGradType() const {
-    return RankedTensorType::get({batch, kvHeads, group, queryLen, headDim},
-                                 computeType);
+  /// A tile's rows of a query-shaped result [B, Hkv, G, T, D] in the compute
+  /// type.
+  RankedTensorType queryTileType() const {
+    return groupedType(tileRows, true, computeType);
   }
   RankedTensorType keyGradType() const {
     return RankedTensorType::get({batch, kvHeads, keyLen, headDim},
                                  computeType);
   }
 
-  /// A zero-filled `resultType` accumulating sum(lhs * rhs) over the loop
-  /// dimensions that `out` omits, in the compute type; each operand is
-  /// indexed by the listed loop dimensions. The loops run in `loops` order,
-  /// reductions last (innermost, as linalg.batch_matmul).
+  /// Offsets, sizes and strides of the current tile's rows of a grouped
+  /// tensor of `shape`.
+  std::tuple<SmallVector<OpFoldResult>, SmallVector<OpFoldResult>,
+             SmallVector<OpFoldResult>>
+  tileWindow(OpBuilder &b, ArrayRef<int64_t> shape) const {
+    SmallVector<OpFoldResult> offsets(shape.size(), b.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(shape.size(), b.getIndexAttr(1));
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t size : shape)
+      sizes.push_back(b.getIndexAttr(size));
+    offsets[kQuery] = tileStart;
+    sizes[kQuery] = b.getIndexAttr(tileRows);
+    return {offsets, sizes, strides};
+  }
+  /// The current tile's rows of a grouped tensor (a view).
+  Value extractTile(OpBuilder &b, Location loc, Value t) const {
+    RankedTensorType type = tensorTypeOf(t);
+    auto [offsets, sizes, strides] = tileWindow(b, type.getShape());
+    return tensor::ExtractSliceOp::create(
+        b, loc,
+        groupedType(tileRows, type.getRank() == 5, type.getElementType()), t,
+        offsets, sizes, strides);
+  }
+  /// `tile` written as the current tile's rows of `into`.
+  Value insertTile(OpBuilder &b, Location loc, Value tile, Value into) const {
+    auto [offsets, sizes, strides] =
+        tileWindow(b, tensorTypeOf(into).getShape());
+    return tensor::InsertSliceOp::create(b, loc, tile, into, offsets, sizes,
+                                         strides);
+  }
+
+  /// An scf.for over the query tiles carrying `inits`: `body` receives the
+  /// carried values (tileStart being the tile's first row) and returns
+  /// their updates. Returns the loop's results.
+  SmallVector<Value> buildTileLoop(
+      RewriterBase &b, Location loc, ValueRange inits,
+      llvm::function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
+          body) {
+    Value lower = arith::ConstantIndexOp::create(b, loc, 0);
+    Value upper = arith::ConstantIndexOp::create(b, loc, queryLen);
+    Value step = arith::ConstantIndexOp::create(b, loc, tileRows);
+    auto loop = scf::ForOp::create(
+        b, loc, lower, upper, step, inits,
+        [&](OpBuilder &nb, Location l, Value row, ValueRange carried) {
+          tileStart = row;
+          scf::YieldOp::create(nb, l, body(nb, l, carried));
+        });
+    tileStart = Value();
+    // A tile's buffers are all allocated before its first computation, as
+    // the op's are (allocateUpFront): at that moment the op's operands,
+    // results and whole workspace are live together, as the model counts.
+    Block *tile = loop.getBody();
+    allocateUpFront(b, tile, nullptr, tile->getTerminator());
+    return SmallVector<Value>(loop.getResults());
+  }
+
+  /// `resultType` accumulating sum(lhs * rhs) over the loop dimensions that
+  /// `out` omits, in the compute type, onto `init` (a zero-filled new tensor
+  /// when null); each operand is indexed by the listed loop dimensions. The
+  /// loops run in `loops` order, reductions last (innermost, as
+  /// linalg.batch_matmul).
   Value buildContraction(OpBuilder &b, Location loc, Value lhs,
                          ArrayRef<Dim> lhsDims, Value rhs,
                          ArrayRef<Dim> rhsDims, RankedTensorType resultType,
-                         ArrayRef<Dim> outDims, ArrayRef<Dim> loops) const {
+                         ArrayRef<Dim> outDims, ArrayRef<Dim> loops,
+                         Value init) const {
     MLIRContext *ctx = b.getContext();
     auto map = [&](ArrayRef<Dim> dims) {
       SmallVector<AffineExpr> exprs;
@@ -604,10 +699,11 @@ struct AttentionLayout {
                               ? utils::IteratorType::parallel
                               : utils::IteratorType::reduction);
     Type acc = resultType.getElementType();
+    if (!init)
+      init = createFilled(b, loc, resultType, 0.0);
     return buildGeneric(
-        b, loc, {lhs, rhs}, createFilled(b, loc, resultType, 0.0),
-        {map(lhsDims), map(rhsDims), map(outDims)}, iterators,
-        [&](OpBuilder &nb, Location l, ValueRange args) {
+        b, loc, {lhs, rhs}, init, {map(lhsDims), map(rhsDims), map(outDims)},
+        iterators, [&](OpBuilder &nb, Location l, ValueRange args) {
           Value prod =
               arith::MulFOp::create(nb, l, castScalar(nb, l, args[0], acc),
                                     castScalar(nb, l, args[1], acc));
@@ -616,41 +712,48 @@ struct AttentionLayout {
         })[0];
   }
 
-  /// scores[b, h, g, i, j] = sum_d q[b, h, g, i, d] * k[b, h, j, d].
+  /// scores[b, h, g, i, j] = sum_d q[b, h, g, i, d] * k[b, h, j, d] over a
+  /// tile's rows of q.
   Value buildScores(OpBuilder &b, Location loc, Value q, Value k) const {
-    return buildContraction(b, loc, q,
-                            {kBatch, kHead, kGroup, kQuery, kHeadDim}, k,
-                            {kBatch, kHead, kKey, kHeadDim}, scoresType(),
-                            {kBatch, kHead, kGroup, kQuery, kKey},
-                            {kBatch, kHead, kGroup, kQuery, kKey, kHeadDim});
+    return buildContraction(
+        b, loc, q, {kBatch, kHead, kGroup, kQuery, kHeadDim}, k,
+        {kBatch, kHead, kKey, kHeadDim}, scoresType(),
+        {kBatch, kHead, kGroup, kQuery, kKey},
+        {kBatch, kHead, kGroup, kQuery, kKey, kHeadDim}, Value());
   }
-  /// out[b, h, g, i, d] = sum_j p[b, h, g, i, j] * v[b, h, j, d].
-  Value buildRowsTimesKeys(OpBuilder &b, Location loc, Value p, Value v) const {
+  /// out[b, h, g, i, d] = sum_j p[b, h, g, i, j] * v[b, h, j, d] onto the
+  /// zero-filled tile `init`.
+  Value buildRowsTimesKeys(OpBuilder &b, Location loc, Value p, Value v,
+                           Value init) const {
     return buildContraction(b, loc, p, {kBatch, kHead, kGroup, kQuery, kKey}, v,
-                            {kBatch, kHead, kKey, kHeadDim}, queryGradType(),
+                            {kBatch, kHead, kKey, kHeadDim}, queryTileType(),
                             {kBatch, kHead, kGroup, kQuery, kHeadDim},
-                            {kBatch, kHead, kGroup, kQuery, kHeadDim, kKey});
+                            {kBatch, kHead, kGroup, kQuery, kHeadDim, kKey},
+                            init);
   }
-  /// out[b, h, j, d] = sum_{g, i} p[b, h, g, i, j] * x[b, h, g, i, d]: the
-  /// group sum of grouped-query attention's key and value gradients.
-  Value buildColumnsTimesQueries(OpBuilder &b, Location loc, Value p,
-                                 Value x) const {
+  /// acc[b, h, j, d] += sum_{g, i} p[b, h, g, i, j] * x[b, h, g, i, d] over
+  /// a tile's rows: the group sum of grouped-query attention's key and
+  /// value gradients.
+  Value buildColumnsTimesQueries(OpBuilder &b, Location loc, Value p, Value x,
+                                 Value acc) const {
     return buildContraction(b, loc, p, {kBatch, kHead, kGroup, kQuery, kKey}, x,
                             {kBatch, kHead, kGroup, kQuery, kHeadDim},
                             keyGradType(), {kBatch, kHead, kKey, kHeadDim},
-                            {kBatch, kHead, kKey, kHeadDim, kGroup, kQuery});
+                            {kBatch, kHead, kKey, kHeadDim, kGroup, kQuery},
+                            acc);
   }
 
-  /// In a generic over [B, Hkv, G, Sq, Sk]: `scale * score`, and whether the
-  /// causal mask hides it (key j > query i + Sk - Sq, FlashAttention's
-  /// bottom-right alignment); null when not causal.
+  /// In a generic over a tile's [B, Hkv, G, T, Sk]: `scale * score`, and
+  /// whether the causal mask hides it (key j > query row i + Sk - Sq,
+  /// FlashAttention's bottom-right alignment); null when not causal.
   std::pair<Value, Value> scaledScore(OpBuilder &b, Location loc,
                                       Value score) const {
     Value scaled = arith::MulFOp::create(
         b, loc, score, createScalar(b, loc, computeType, scale));
     if (!causal)
       return {scaled, Value()};
-    Value i = linalg::IndexOp::create(b, loc, kQuery);
+    Value i = arith::AddIOp::create(b, loc, tileStart,
+                                    linalg::IndexOp::create(b, loc, kQuery));
     Value j = linalg::IndexOp::create(b, loc, kKey);
     Value limit = arith::AddIOp::create(
         b, loc, i, arith::ConstantIndexOp::create(b, loc, keyLen - queryLen));
@@ -659,9 +762,9 @@ struct AttentionLayout {
     return {scaled, masked};
   }
 
-  /// P = exp(scale * scores - lse), 0 where masked: [B, Hkv, G, Sq, Sk] in
-  /// the compute type, from scores and lse rows [B, Hkv, G, Sq], overwriting
-  /// the scores.
+  /// P = exp(scale * scores - lse), 0 where masked: a tile's
+  /// [B, Hkv, G, T, Sk] in the compute type, from its scores and lse rows
+  /// [B, Hkv, G, T], overwriting the scores.
   Value buildProbabilities(OpBuilder &b, Location loc, Value scores,
                            Value lseRows) const {
     MLIRContext *ctx = b.getContext();
@@ -686,11 +789,13 @@ struct AttentionLayout {
 
 namespace {
 
-/// attention: scores = q k^T per key/value head and query head of its group,
-/// m = rowmax(scale * scores), l = rowsum(exp(scale * scores - m)) over
-/// unmasked keys, lse = m + log(l), P = exp(scale * scores - lse) (0 where
-/// masked), out = P v. A fully masked row (Sq > Sk) gives out = 0 and
-/// lse = -inf.
+/// attention, one tile of query rows per iteration: scores = q k^T per
+/// key/value head and query head of its group, m = rowmax(scale * scores),
+/// l = rowsum(exp(scale * scores - m)) over unmasked keys,
+/// lse = m + log(l), P = exp(scale * scores - lse) (0 where masked),
+/// out = P v. A fully masked row (Sq > Sk) gives out = 0 and lse = -inf.
+/// Every row sees all keys at once, so the tiles change nothing in the
+/// results.
 struct AttentionLowering : public TrainOpLowering<train::AttentionOp> {
   using TrainOpLowering::TrainOpLowering;
   LogicalResult
@@ -698,65 +803,92 @@ struct AttentionLowering : public TrainOpLowering<train::AttentionOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = op.getContext();
-    AttentionLayout layout(rewriter, op, adaptor);
+    AttentionLayout layout(op, adaptor);
     Type c = layout.computeType;
+    Type outType = elementTypeOf(adaptor.getQuery());
+    Type f32 = rewriter.getF32Type();
     Value q = layout.splitHeads(rewriter, loc, adaptor.getQuery());
-    Value scores = layout.buildScores(rewriter, loc, q, adaptor.getKey());
+    Value key = adaptor.getKey(), value = adaptor.getValue();
     AffineMap identity = AffineMap::getMultiDimIdentityMap(5, ctx);
     AffineMap row = getRowMap(ctx, 5);
     SmallVector<utils::IteratorType> overKeys = getIterators(5, true, false);
     RankedTensorType rowType = layout.rowStatsType();
     double negInf = -std::numeric_limits<double>::infinity();
 
-    Value rowMax = buildGeneric(
-        rewriter, loc, scores, createFilled(rewriter, loc, rowType, negInf),
-        {identity, row}, overKeys,
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          // A masked element counts as -inf, so the output is read once
-          // (the max stays a reduction a combiner matcher recognizes).
-          auto [scaled, masked] = layout.scaledScore(b, l, args[0]);
-          if (masked)
-            scaled = arith::SelectOp::create(
-                b, l, masked, createScalar(b, l, c, negInf), scaled);
-          return SmallVector<Value>{
-              arith::MaximumFOp::create(b, l, args[1], scaled)};
-        })[0];
-    Value rowSum = buildGeneric(
-        rewriter, loc, {scores, rowMax},
-        createFilled(rewriter, loc, rowType, 0.0), {identity, row, row},
-        overKeys, [&](OpBuilder &b, Location l, ValueRange args) {
-          auto [scaled, masked] = layout.scaledScore(b, l, args[0]);
-          Value e = math::ExpOp::create(
-              b, l, arith::SubFOp::create(b, l, scaled, args[1]));
-          if (masked)
-            e = arith::SelectOp::create(b, l, masked,
-                                        createScalar(b, l, c, 0.0), e);
-          return SmallVector<Value>{arith::AddFOp::create(b, l, args[2], e)};
-        })[0];
-    // lse overwrites the row sums, the probabilities the scores.
-    Value lse = buildElementwiseInPlace(
-        rewriter, loc, ValueRange{rowMax}, rowSum,
-        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
-          return arith::AddFOp::create(b, l, args[0],
-                                       math::LogOp::create(b, l, args[1]));
+    Value outInit = createEmpty(
+        rewriter, loc, layout.groupedType(layout.queryLen, true, outType));
+    Value lseInit = createEmpty(
+        rewriter, loc, layout.groupedType(layout.queryLen, false, f32));
+    SmallVector<Value> results = layout.buildTileLoop(
+        rewriter, loc, {outInit, lseInit},
+        [&](OpBuilder &b, Location l, ValueRange carried) {
+          Value scores =
+              layout.buildScores(b, l, layout.extractTile(b, l, q), key);
+          Value rowMax = buildGeneric(
+              b, l, scores, createFilled(b, l, rowType, negInf),
+              {identity, row}, overKeys,
+              [&](OpBuilder &nb, Location nl, ValueRange args) {
+                // A masked element counts as -inf, so the output is read
+                // once (the max stays a reduction a combiner matcher
+                // recognizes).
+                auto [scaled, masked] = layout.scaledScore(nb, nl, args[0]);
+                if (masked)
+                  scaled = arith::SelectOp::create(
+                      nb, nl, masked, createScalar(nb, nl, c, negInf), scaled);
+                return SmallVector<Value>{
+                    arith::MaximumFOp::create(nb, nl, args[1], scaled)};
+              })[0];
+          // The row sums become lse in place: in the result's rows when the
+          // compute type is f32.
+          Value lseTile = layout.extractTile(b, l, carried[1]);
+          Value sumInit = c == f32 ? lseTile : createEmpty(b, l, rowType);
+          Value rowSum = buildGeneric(
+              b, l, {scores, rowMax}, fillTensor(b, l, sumInit, 0.0),
+              {identity, row, row}, overKeys,
+              [&](OpBuilder &nb, Location nl, ValueRange args) {
+                auto [scaled, masked] = layout.scaledScore(nb, nl, args[0]);
+                Value e = math::ExpOp::create(
+                    nb, nl, arith::SubFOp::create(nb, nl, scaled, args[1]));
+                if (masked)
+                  e = arith::SelectOp::create(nb, nl, masked,
+                                              createScalar(nb, nl, c, 0.0), e);
+                return SmallVector<Value>{
+                    arith::AddFOp::create(nb, nl, args[2], e)};
+              })[0];
+          Value lse = buildElementwiseInPlace(
+              b, l, ValueRange{rowMax}, rowSum,
+              [&](OpBuilder &nb, Location nl, ValueRange args) -> Value {
+                return arith::AddFOp::create(
+                    nb, nl, args[0], math::LogOp::create(nb, nl, args[1]));
+              });
+          // The probabilities overwrite the scores; the output tile is
+          // summed in the result's rows unless those are narrower.
+          Value probs = layout.buildProbabilities(b, l, scores, lse);
+          Value outTile = layout.extractTile(b, l, carried[0]);
+          Value accInit = c == outType
+                              ? outTile
+                              : createEmpty(b, l, layout.queryTileType());
+          Value out = layout.buildRowsTimesKeys(b, l, probs, value,
+                                                fillTensor(b, l, accInit, 0.0));
+          if (c != outType)
+            out = castInto(b, l, out, outTile);
+          if (c != f32)
+            lse = castInto(b, l, lse, lseTile);
+          return SmallVector<Value>{layout.insertTile(b, l, out, carried[0]),
+                                    layout.insertTile(b, l, lse, carried[1])};
         });
-
-    Value probs = layout.buildProbabilities(rewriter, loc, scores, lse);
-    Value out =
-        layout.buildRowsTimesKeys(rewriter, loc, probs, adaptor.getValue());
-    out = castTensor(rewriter, loc, out, elementTypeOf(adaptor.getQuery()));
-    lse = castTensor(rewriter, loc, lse, rewriter.getF32Type());
-    rewriter.replaceOp(op, {layout.joinHeads(rewriter, loc, out),
-                            layout.joinHeads(rewriter, loc, lse)});
+    rewriter.replaceOp(op, {layout.joinHeads(rewriter, loc, results[0]),
+                            layout.joinHeads(rewriter, loc, results[1])});
     return success();
   }
 };
 
-/// attention_grad: P = exp(scale * q k^T - lse) (0 where masked),
-/// dv = P^T do, dP = do v^T, D = rowsum(do * o), dS = P * (dP - D),
-/// dq = scale * dS k, dk = scale * dS^T q. The contractions of dv and dk
-/// run over the rows of all query heads of a group, which is the group sum
-/// of grouped-query attention.
+/// attention_grad, one tile of query rows per iteration:
+/// P = exp(scale * q k^T - lse) (0 where masked), dv += P^T do,
+/// dP = do v^T, D = rowsum(do * o), dS = P * (dP - D), dq = scale * dS k,
+/// dk += scale * dS^T q. The contractions of dv and dk run over the rows of
+/// all query heads of a group, which is the group sum of grouped-query
+/// attention; the tiles add onto the same compute-type dv and dk.
 struct AttentionGradLowering : public TrainOpLowering<train::AttentionGradOp> {
   using TrainOpLowering::TrainOpLowering;
   LogicalResult
@@ -764,53 +896,77 @@ struct AttentionGradLowering : public TrainOpLowering<train::AttentionGradOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = op.getContext();
-    AttentionLayout layout(rewriter, op, adaptor);
+    AttentionLayout layout(op, adaptor);
     Type c = layout.computeType;
     double scale = layout.scale;
+    Type queryType = elementTypeOf(adaptor.getQuery());
+    Type keyType = elementTypeOf(adaptor.getKey());
     Value dout = layout.splitHeads(rewriter, loc, adaptor.getGrad());
     Value q = layout.splitHeads(rewriter, loc, adaptor.getQuery());
     Value o = layout.splitHeads(rewriter, loc, adaptor.getOutput());
     Value k = adaptor.getKey();
     Value v = adaptor.getValue();
     Value lse = layout.splitHeads(rewriter, loc, adaptor.getLse());
-
-    Value probs = layout.buildProbabilities(
-        rewriter, loc, layout.buildScores(rewriter, loc, q, k), lse);
-    Value dv = layout.buildColumnsTimesQueries(rewriter, loc, probs, dout);
-    Value dprobs = layout.buildScores(rewriter, loc, dout, v);
-
-    // D = rowsum(do * o) over the head dimension: [B, Hkv, G, Sq].
     AffineMap identity = AffineMap::getMultiDimIdentityMap(5, ctx);
     AffineMap row = getRowMap(ctx, 5);
-    Value delta = buildGeneric(
-        rewriter, loc, {dout, o},
-        createFilled(rewriter, loc, layout.rowStatsType(), 0.0),
-        {identity, identity, row}, getIterators(5, true, false),
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          Value prod = arith::MulFOp::create(b, l, castScalar(b, l, args[0], c),
-                                             castScalar(b, l, args[1], c));
-          return SmallVector<Value>{arith::AddFOp::create(b, l, args[2], prod)};
-        })[0];
 
-    // scale * dS = scale * P * (dP - D), overwriting dP.
-    Value dscores = buildGeneric(
-        rewriter, loc, {probs, delta}, dprobs, {identity, row, identity},
-        getIterators(5, false, false),
-        [&](OpBuilder &b, Location l, ValueRange args) {
-          Value diff = arith::SubFOp::create(b, l, args[2], args[1]);
-          Value ds = arith::MulFOp::create(b, l, args[0], diff);
-          return SmallVector<Value>{
-              arith::MulFOp::create(b, l, ds, createScalar(b, l, c, scale))};
-        })[0];
-    Value dq = layout.buildRowsTimesKeys(rewriter, loc, dscores, k);
-    Value dk = layout.buildColumnsTimesQueries(rewriter, loc, dscores, q);
+    Value dqInit = createEmpty(
+        rewriter, loc, layout.groupedType(layout.queryLen, true, queryType));
+    Value dvInit = createFilled(rewriter, loc, layout.keyGradType(), 0.0);
+    Value dkInit = createFilled(rewriter, loc, layout.keyGradType(), 0.0);
+    SmallVector<Value> results = layout.buildTileLoop(
+        rewriter, loc, {dqInit, dvInit, dkInit},
+        [&](OpBuilder &b, Location l, ValueRange carried) {
+          Value qTile = layout.extractTile(b, l, q);
+          Value doTile = layout.extractTile(b, l, dout);
+          Value probs = layout.buildProbabilities(
+              b, l, layout.buildScores(b, l, qTile, k),
+              layout.extractTile(b, l, lse));
+          Value dv =
+              layout.buildColumnsTimesQueries(b, l, probs, doTile, carried[1]);
+          Value dprobs = layout.buildScores(b, l, doTile, v);
 
-    Type queryType = elementTypeOf(adaptor.getQuery());
-    Type keyType = elementTypeOf(adaptor.getKey());
-    Value dqOut = layout.joinHeads(rewriter, loc,
-                                   castTensor(rewriter, loc, dq, queryType));
-    Value dkOut = castTensor(rewriter, loc, dk, keyType);
-    Value dvOut = castTensor(rewriter, loc, dv, keyType);
+          // D = rowsum(do * o) over the head dimension: [B, Hkv, G, T].
+          Value delta = buildGeneric(
+              b, l, {doTile, layout.extractTile(b, l, o)},
+              createFilled(b, l, layout.rowStatsType(), 0.0),
+              {identity, identity, row}, getIterators(5, true, false),
+              [&](OpBuilder &nb, Location nl, ValueRange args) {
+                Value prod = arith::MulFOp::create(
+                    nb, nl, castScalar(nb, nl, args[0], c),
+                    castScalar(nb, nl, args[1], c));
+                return SmallVector<Value>{
+                    arith::AddFOp::create(nb, nl, args[2], prod)};
+              })[0];
+
+          // scale * dS = scale * P * (dP - D), overwriting dP.
+          Value dscores = buildGeneric(
+              b, l, {probs, delta}, dprobs, {identity, row, identity},
+              getIterators(5, false, false),
+              [&](OpBuilder &nb, Location nl, ValueRange args) {
+                Value diff = arith::SubFOp::create(nb, nl, args[2], args[1]);
+                Value ds = arith::MulFOp::create(nb, nl, args[0], diff);
+                return SmallVector<Value>{arith::MulFOp::create(
+                    nb, nl, ds, createScalar(nb, nl, c, scale))};
+              })[0];
+          // dq's rows, summed in the result unless it is narrower.
+          Value dqTile = layout.extractTile(b, l, carried[0]);
+          Value accInit = c == queryType
+                              ? dqTile
+                              : createEmpty(b, l, layout.queryTileType());
+          Value dq = layout.buildRowsTimesKeys(b, l, dscores, k,
+                                               fillTensor(b, l, accInit, 0.0));
+          if (c != queryType)
+            dq = castInto(b, l, dq, dqTile);
+          Value dk =
+              layout.buildColumnsTimesQueries(b, l, dscores, qTile, carried[2]);
+          return SmallVector<Value>{layout.insertTile(b, l, dq, carried[0]), dv,
+                                    dk};
+        });
+
+    Value dqOut = layout.joinHeads(rewriter, loc, results[0]);
+    Value dkOut = castTensor(rewriter, loc, results[2], keyType);
+    Value dvOut = castTensor(rewriter, loc, results[1], keyType);
     rewriter.replaceOp(op, {dqOut, dkOut, dvOut});
     return success();
   }

@@ -2,8 +2,9 @@
 
 // Normalizations reduce the last dimension; attention computes in the
 // grouped layout [B, Hkv, G, S, D] (the G query heads of a key/value head as
-// a dimension of their own): its matmuls are linalg.generic contractions
-// that read q, k and v in place (expand_shape only, never a collapse, which
+// a dimension of their own), one tile of query rows per iteration of an
+// scf.for: its matmuls are linalg.generic contractions that read q, k and v
+// in place (expand_shape and extract_slice only, never a collapse, which
 // would copy a strided view).
 
 // CHECK-DAG: #[[$ID2:.+]] = affine_map<(d0, d1) -> (d0, d1)>
@@ -157,78 +158,112 @@ func.func @rotary_grad(%x: tensor<2x16x64xbf16>) -> tensor<2x16x64xbf16> {
   return %r : tensor<2x16x64xbf16>
 }
 
-// GQA (8 query heads on 2 key/value heads), causal with Sq = 16 < Sk = 32:
-// scores = q k^T in f32, masked where key j > query i + 16.
+// GQA (8 query heads on 2 key/value heads), causal with Sq = 16 < Sk = 32,
+// in tiles of 4 query rows (block_rows = 4): an scf.for over the tiles carries
+// the results, each tile's rows written in place (extract_slice, then
+// insert_slice). Per tile: scores = q k^T in f32 (4 rows x 32 keys per
+// head), masked where key j > query row (tile start + i) + 16.
 // CHECK-LABEL: func.func @attention(
 // CHECK-SAME: %[[Q:[a-z0-9]+]]: tensor<2x8x16x64xbf16>, %[[K:[a-z0-9]+]]: tensor<2x2x32x64xbf16>, %[[V:[a-z0-9]+]]: tensor<2x2x32x64xbf16>)
 // CHECK-NOT: tensor.collapse_shape
+// CHECK: %[[OUT0:.+]] = tensor.empty() : tensor<2x2x4x16x64xbf16>
+// CHECK: %[[LSE0:.+]] = tensor.empty() : tensor<2x2x4x16xf32>
 // CHECK: %[[QE:.+]] = tensor.expand_shape %[[Q]] {{\[\[}}0], [1, 2], [3], [4]] output_shape [2, 2, 4, 16, 64]
+// CHECK-DAG: %[[C0:.+]] = arith.constant 0 : index
+// CHECK-DAG: %[[C16:.+]] = arith.constant 16 : index
+// CHECK-DAG: %[[C4:.+]] = arith.constant 4 : index
+// CHECK: %[[LOOP:.+]]:2 = scf.for %[[ROW:.+]] = %[[C0]] to %[[C16]] step %[[C4]] iter_args(%[[OUTA:.+]] = %[[OUT0]], %[[LSEA:.+]] = %[[LSE0]])
 // CHECK-NOT: tensor.collapse_shape
-// CHECK: %[[S:.+]] = linalg.generic {indexing_maps = [#[[$Q6]], #[[$K6]], #[[$S6]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[QE]], %[[K]] : tensor<2x2x4x16x64xbf16>, tensor<2x2x32x64xbf16>) outs(%{{.+}} : tensor<2x2x4x16x32xf32>)
+// CHECK: %[[QT:.+]] = tensor.extract_slice %[[QE]][0, 0, 0, %[[ROW]], 0] [2, 2, 4, 4, 64] [1, 1, 1, 1, 1] : tensor<2x2x4x16x64xbf16> to tensor<2x2x4x4x64xbf16>
+// CHECK: %[[S:.+]] = linalg.generic {indexing_maps = [#[[$Q6]], #[[$K6]], #[[$S6]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[QT]], %[[K]] : tensor<2x2x4x4x64xbf16>, tensor<2x2x32x64xbf16>) outs(%{{.+}} : tensor<2x2x4x4x32xf32>)
 // CHECK: arith.extf
 // CHECK: arith.extf
 // CHECK: arith.mulf
 // CHECK: arith.addf
 // CHECK: %[[NEGINF:.+]] = arith.constant 0xFF800000 : f32
-// CHECK: %[[MAX:.+]] = linalg.generic {indexing_maps = [#[[$ID5]], #[[$ROW5]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[S]] : tensor<2x2x4x16x32xf32>)
+// CHECK: %[[MAX:.+]] = linalg.generic {indexing_maps = [#[[$ID5]], #[[$ROW5]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[S]] : tensor<2x2x4x4x32xf32>)
 // CHECK: arith.constant 1.250000e-01 : f32
 // CHECK: %[[I:.+]] = linalg.index 3 : index
+// CHECK: %[[ROWI:.+]] = arith.addi %[[ROW]], %[[I]] : index
 // CHECK: %[[J:.+]] = linalg.index 4 : index
 // CHECK: %[[OFF:.+]] = arith.constant 16 : index
-// CHECK: %[[LIM:.+]] = arith.addi %[[I]], %[[OFF]] : index
+// CHECK: %[[LIM:.+]] = arith.addi %[[ROWI]], %[[OFF]] : index
 // CHECK: %[[MASKED:.+]] = arith.cmpi sgt, %[[J]], %[[LIM]] : index
 // A masked score counts as -inf, so the row max reads its output once.
 // CHECK: %[[SC:.+]] = arith.select %[[MASKED]], %{{.+}}, %{{.+}} : f32
 // CHECK: arith.maximumf %{{.+}}, %[[SC]] : f32
-// CHECK: %[[SUM:.+]] = linalg.generic {indexing_maps = [#[[$ID5]], #[[$ROW5]], #[[$ROW5]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[S]], %[[MAX]] :
+// The row sums, then lse, are computed in the tile's rows of the lse result.
+// CHECK: %[[LSET:.+]] = tensor.extract_slice %[[LSEA]][0, 0, 0, %[[ROW]]] [2, 2, 4, 4] [1, 1, 1, 1] : tensor<2x2x4x16xf32> to tensor<2x2x4x4xf32>
+// CHECK: %[[SUM0:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[LSET]] :
+// CHECK: %[[SUM:.+]] = linalg.generic {indexing_maps = [#[[$ID5]], #[[$ROW5]], #[[$ROW5]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[S]], %[[MAX]] : {{.+}}) outs(%[[SUM0]] :
 // CHECK: math.exp
 // CHECK: %[[LSE:.+]] = linalg.generic {{.+}} ins(%[[MAX]] : {{.+}}) outs(%[[SUM]] :
 // CHECK: math.log
 // CHECK: %[[P:.+]] = linalg.generic {indexing_maps = [#[[$ROW5]], #[[$ID5]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[LSE]] : {{.+}}) outs(%[[S]] :
 // CHECK: arith.cmpi sgt
-// CHECK: %[[O:.+]] = linalg.generic {indexing_maps = [#[[$Q6]], #[[$V6]], #[[$S6]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[P]], %[[V]] : tensor<2x2x4x16x32xf32>, tensor<2x2x32x64xbf16>) outs(%{{.+}} : tensor<2x2x4x16x64xf32>)
-// CHECK: %[[O16:.+]] = linalg.generic {{.+}} ins(%[[O]] : tensor<2x2x4x16x64xf32>) outs(%{{.+}} : tensor<2x2x4x16x64xbf16>)
-// CHECK: %[[OUT:.+]] = tensor.collapse_shape %[[O16]] {{\[\[}}0], [1, 2], [3], [4]] : tensor<2x2x4x16x64xbf16> into tensor<2x8x16x64xbf16>
-// CHECK: %[[LSEOUT:.+]] = tensor.collapse_shape %[[LSE]] {{\[\[}}0], [1, 2], [3]] : tensor<2x2x4x16xf32> into tensor<2x8x16xf32>
+// The bf16 output tile is summed in f32, then rounded into the result's rows.
+// CHECK: %[[OUTT:.+]] = tensor.extract_slice %[[OUTA]][0, 0, 0, %[[ROW]], 0] [2, 2, 4, 4, 64] [1, 1, 1, 1, 1]
+// CHECK: %[[O:.+]] = linalg.generic {indexing_maps = [#[[$Q6]], #[[$V6]], #[[$S6]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[P]], %[[V]] : tensor<2x2x4x4x32xf32>, tensor<2x2x32x64xbf16>) outs(%{{.+}} : tensor<2x2x4x4x64xf32>)
+// CHECK: %[[O16:.+]] = linalg.generic {{.+}} ins(%[[O]] : tensor<2x2x4x4x64xf32>) outs(%[[OUTT]] : tensor<2x2x4x4x64xbf16>)
+// CHECK: %[[OUTN:.+]] = tensor.insert_slice %[[O16]] into %[[OUTA]][0, 0, 0, %[[ROW]], 0] [2, 2, 4, 4, 64] [1, 1, 1, 1, 1]
+// CHECK: %[[LSEN:.+]] = tensor.insert_slice %[[LSE]] into %[[LSEA]][0, 0, 0, %[[ROW]]] [2, 2, 4, 4] [1, 1, 1, 1]
+// CHECK: scf.yield %[[OUTN]], %[[LSEN]]
+// CHECK: %[[OUT:.+]] = tensor.collapse_shape %[[LOOP]]#0 {{\[\[}}0], [1, 2], [3], [4]] : tensor<2x2x4x16x64xbf16> into tensor<2x8x16x64xbf16>
+// CHECK: %[[LSEOUT:.+]] = tensor.collapse_shape %[[LOOP]]#1 {{\[\[}}0], [1, 2], [3]] : tensor<2x2x4x16xf32> into tensor<2x8x16xf32>
 // CHECK: return %[[OUT]], %[[LSEOUT]]
 func.func @attention(%q: tensor<2x8x16x64xbf16>, %k: tensor<2x2x32x64xbf16>, %v: tensor<2x2x32x64xbf16>)
     -> (tensor<2x8x16x64xbf16>, tensor<2x8x16xf32>) {
-  %o, %l = train.attention %q, %k, %v {causal, scale = 0.125 : f64}
+  %o, %l = train.attention %q, %k, %v {block_rows = 4 : i64, causal, scale = 0.125 : f64}
       : tensor<2x8x16x64xbf16>, tensor<2x2x32x64xbf16>, tensor<2x2x32x64xbf16>
       -> tensor<2x8x16x64xbf16>, tensor<2x8x16xf32>
   return %o, %l : tensor<2x8x16x64xbf16>, tensor<2x8x16xf32>
 }
 
-// Not causal: no mask. dv = P^T do and dk = dS^T q contract over the rows
-// of all query heads of a group (the GQA group sum).
+// Not causal: no mask. Two tiles of 8 query rows (block_rows = 8): dv and dk
+// are zero-filled before the loop and carried, each tile adding its rows'
+// share; dq's rows are written in place. dv = P^T do and dk = dS^T q
+// contract over the tile's rows of all query heads of a group (the GQA
+// group sum).
 // CHECK-LABEL: func.func @attention_grad(
 // CHECK-SAME: %[[DO:[a-z0-9]+]]: tensor<1x4x16x32xf32>, %[[Q:[a-z0-9]+]]: tensor<1x4x16x32xf32>, %[[K:[a-z0-9]+]]: tensor<1x2x16x32xf32>, %[[V:[a-z0-9]+]]: tensor<1x2x16x32xf32>, %[[O:[a-z0-9]+]]: tensor<1x4x16x32xf32>, %[[L:[a-z0-9]+]]: tensor<1x4x16xf32>)
 // CHECK-NOT: tensor.collapse_shape
+// CHECK: %[[DQ0:.+]] = tensor.empty() : tensor<1x2x2x16x32xf32>
 // CHECK: %[[DOE:.+]] = tensor.expand_shape %[[DO]] {{\[\[}}0], [1, 2], [3], [4]] output_shape [1, 2, 2, 16, 32]
 // CHECK: %[[QE:.+]] = tensor.expand_shape %[[Q]]
 // CHECK: %[[OE:.+]] = tensor.expand_shape %[[O]]
 // CHECK: %[[LE:.+]] = tensor.expand_shape %[[L]] {{\[\[}}0], [1, 2], [3]] output_shape [1, 2, 2, 16]
+// CHECK: %[[DV0:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<1x2x16x32xf32>)
+// CHECK: %[[DK0:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<1x2x16x32xf32>)
+// CHECK: %[[LOOP:.+]]:3 = scf.for %[[ROW:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[DQA:.+]] = %[[DQ0]], %[[DVA:.+]] = %[[DV0]], %[[DKA:.+]] = %[[DK0]])
 // CHECK-NOT: tensor.collapse_shape
-// CHECK: %[[S:.+]] = linalg.generic {indexing_maps = [#[[$Q6]], #[[$K6]], #[[$S6]]], {{.+}} ins(%[[QE]], %[[K]] :
-// CHECK: %[[P:.+]] = linalg.generic {indexing_maps = [#[[$ROW5]], #[[$ID5]]], {{.+}} ins(%[[LE]] : {{.+}}) outs(%[[S]] :
+// CHECK: %[[QT:.+]] = tensor.extract_slice %[[QE]][0, 0, 0, %[[ROW]], 0] [1, 2, 2, 8, 32]
+// CHECK: %[[DOT:.+]] = tensor.extract_slice %[[DOE]][0, 0, 0, %[[ROW]], 0] [1, 2, 2, 8, 32]
+// CHECK: %[[LT:.+]] = tensor.extract_slice %[[LE]][0, 0, 0, %[[ROW]]] [1, 2, 2, 8]
+// CHECK: %[[S:.+]] = linalg.generic {indexing_maps = [#[[$Q6]], #[[$K6]], #[[$S6]]], {{.+}} ins(%[[QT]], %[[K]] :
+// CHECK: %[[P:.+]] = linalg.generic {indexing_maps = [#[[$ROW5]], #[[$ID5]]], {{.+}} ins(%[[LT]] : {{.+}}) outs(%[[S]] :
 // CHECK-NOT: linalg.index
 // CHECK: math.exp
-// CHECK: %[[DV:.+]] = linalg.generic {indexing_maps = [#[[$PT6]], #[[$XT6]], #[[$KV6]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[P]], %[[DOE]] : tensor<1x2x2x16x16xf32>, tensor<1x2x2x16x32xf32>) outs(%{{.+}} : tensor<1x2x16x32xf32>)
-// CHECK: %[[DP:.+]] = linalg.generic {indexing_maps = [#[[$Q6]], #[[$K6]], #[[$S6]]], {{.+}} ins(%[[DOE]], %[[V]] : tensor<1x2x2x16x32xf32>, tensor<1x2x16x32xf32>) outs(%{{.+}} : tensor<1x2x2x16x16xf32>)
-// CHECK: %[[D:.+]] = linalg.generic {indexing_maps = [#[[$ID5]], #[[$ID5]], #[[$ROW5]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[DOE]], %[[OE]] :
+// CHECK: %[[DV:.+]] = linalg.generic {indexing_maps = [#[[$PT6]], #[[$XT6]], #[[$KV6]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%[[P]], %[[DOT]] : tensor<1x2x2x8x16xf32>, tensor<1x2x2x8x32xf32>) outs(%[[DVA]] : tensor<1x2x16x32xf32>)
+// CHECK: %[[DP:.+]] = linalg.generic {indexing_maps = [#[[$Q6]], #[[$K6]], #[[$S6]]], {{.+}} ins(%[[DOT]], %[[V]] : tensor<1x2x2x8x32xf32>, tensor<1x2x16x32xf32>) outs(%{{.+}} : tensor<1x2x2x8x16xf32>)
+// CHECK: %[[OT:.+]] = tensor.extract_slice %[[OE]][0, 0, 0, %[[ROW]], 0] [1, 2, 2, 8, 32]
+// CHECK: %[[D:.+]] = linalg.generic {indexing_maps = [#[[$ID5]], #[[$ID5]], #[[$ROW5]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[DOT]], %[[OT]] :
 // CHECK: %[[DS:.+]] = linalg.generic {indexing_maps = [#[[$ID5]], #[[$ROW5]], #[[$ID5]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[P]], %[[D]] : {{.+}}) outs(%[[DP]] :
 // CHECK: arith.subf
 // CHECK: arith.mulf
 // CHECK: arith.constant 2.500000e-01 : f32
-// CHECK: %[[DQ:.+]] = linalg.generic {indexing_maps = [#[[$Q6]], #[[$V6]], #[[$S6]]], {{.+}} ins(%[[DS]], %[[K]] : tensor<1x2x2x16x16xf32>, tensor<1x2x16x32xf32>) outs(%{{.+}} : tensor<1x2x2x16x32xf32>)
-// CHECK: %[[DK:.+]] = linalg.generic {indexing_maps = [#[[$PT6]], #[[$XT6]], #[[$KV6]]], {{.+}} ins(%[[DS]], %[[QE]] : tensor<1x2x2x16x16xf32>, tensor<1x2x2x16x32xf32>) outs(%{{.+}} : tensor<1x2x16x32xf32>)
-// CHECK: %[[DQOUT:.+]] = tensor.collapse_shape %[[DQ]] {{\[\[}}0], [1, 2], [3], [4]] : tensor<1x2x2x16x32xf32> into tensor<1x4x16x32xf32>
-// CHECK: return %[[DQOUT]], %[[DK]], %[[DV]]
+// CHECK: %[[DQT:.+]] = tensor.extract_slice %[[DQA]][0, 0, 0, %[[ROW]], 0] [1, 2, 2, 8, 32]
+// CHECK: %[[DQT0:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[DQT]] :
+// CHECK: %[[DQ:.+]] = linalg.generic {indexing_maps = [#[[$Q6]], #[[$V6]], #[[$S6]]], {{.+}} ins(%[[DS]], %[[K]] : tensor<1x2x2x8x16xf32>, tensor<1x2x16x32xf32>) outs(%[[DQT0]] : tensor<1x2x2x8x32xf32>)
+// CHECK: %[[DK:.+]] = linalg.generic {indexing_maps = [#[[$PT6]], #[[$XT6]], #[[$KV6]]], {{.+}} ins(%[[DS]], %[[QT]] : tensor<1x2x2x8x16xf32>, tensor<1x2x2x8x32xf32>) outs(%[[DKA]] : tensor<1x2x16x32xf32>)
+// CHECK: %[[DQN:.+]] = tensor.insert_slice %[[DQ]] into %[[DQA]][0, 0, 0, %[[ROW]], 0] [1, 2, 2, 8, 32]
+// CHECK: scf.yield %[[DQN]], %[[DV]], %[[DK]]
+// CHECK: %[[DQOUT:.+]] = tensor.collapse_shape %[[LOOP]]#0 {{\[\[}}0], [1, 2], [3], [4]] : tensor<1x2x2x16x32xf32> into tensor<1x4x16x32xf32>
+// CHECK: return %[[DQOUT]], %[[LOOP]]#2, %[[LOOP]]#1
 func.func @attention_grad(%do: tensor<1x4x16x32xf32>, %q: tensor<1x4x16x32xf32>,
                           %k: tensor<1x2x16x32xf32>, %v: tensor<1x2x16x32xf32>,
                           %o: tensor<1x4x16x32xf32>, %l: tensor<1x4x16xf32>)
     -> (tensor<1x4x16x32xf32>, tensor<1x2x16x32xf32>, tensor<1x2x16x32xf32>) {
-  %dq, %dk, %dv = train.attention_grad %do, %q, %k, %v, %o, %l {scale = 0.25 : f64}
+  %dq, %dk, %dv = train.attention_grad %do, %q, %k, %v, %o, %l {block_rows = 8 : i64, scale = 0.25 : f64}
       : tensor<1x4x16x32xf32>, tensor<1x4x16x32xf32>, tensor<1x2x16x32xf32>,
         tensor<1x2x16x32xf32>, tensor<1x4x16x32xf32>, tensor<1x4x16xf32>
       -> tensor<1x4x16x32xf32>, tensor<1x2x16x32xf32>, tensor<1x2x16x32xf32>

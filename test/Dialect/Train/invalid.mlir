@@ -938,6 +938,14 @@ func.func @attention_query_rank(%q: tensor<8x16x64xf32>, %k: tensor<1x8x16x64xf3
 
 // -----
 
+func.func @attention_block_rows(%q: tensor<1x8x16x64xf32>, %k: tensor<1x8x16x64xf32>, %v: tensor<1x8x16x64xf32>) {
+  // expected-error @+1 {{'train.attention' op expected block_rows >= 1, got 0}}
+  %o, %lse = train.attention %q, %k, %v {block_rows = 0 : i64, scale = 0.125 : f64} : tensor<1x8x16x64xf32>, tensor<1x8x16x64xf32>, tensor<1x8x16x64xf32> -> tensor<1x8x16x64xf32>, tensor<1x8x16xf32>
+  return
+}
+
+// -----
+
 func.func @attention_key_rank(%q: tensor<1x8x16x64xf32>, %k: tensor<8x16x64xf32>, %v: tensor<8x16x64xf32>) {
   // expected-error @+1 {{'train.attention' op expected key of rank 4, got rank 3 (8x16x64)}}
   %o, %lse = train.attention %q, %k, %v {scale = 0.125 : f64} : tensor<1x8x16x64xf32>, tensor<8x16x64xf32>, tensor<8x16x64xf32> -> tensor<1x8x16x64xf32>, tensor<1x8x16xf32>
@@ -2537,6 +2545,14 @@ func.func @upsample_nearest2d_grad_grad_type(%dy: tensor<2x8x32x32xbf16>) -> ten
   // expected-error @+1 {{'train.upsample_nearest2d_grad' op expected grad element type 'f32', got 'bf16'}}
   %0 = train.upsample_nearest2d_grad %dy {scale = 2 : i64} : tensor<2x8x32x32xbf16> -> tensor<2x8x16x16xf32>
   return %0 : tensor<2x8x16x16xf32>
+}
+
+// -----
+
+func.func @attention_grad_block_rows(%do: tensor<1x8x16x64xf32>, %q: tensor<1x8x16x64xf32>, %k: tensor<1x2x16x64xf32>, %v: tensor<1x2x16x64xf32>, %o: tensor<1x8x16x64xf32>, %lse: tensor<1x8x16xf32>) {
+  // expected-error @+1 {{'train.attention_grad' op expected block_rows >= 1, got -4}}
+  %dq, %dk, %dv = train.attention_grad %do, %q, %k, %v, %o, %lse {block_rows = -4 : i64, scale = 0.125 : f64} : tensor<1x8x16x64xf32>, tensor<1x8x16x64xf32>, tensor<1x2x16x64xf32>, tensor<1x2x16x64xf32>, tensor<1x8x16x64xf32>, tensor<1x8x16xf32> -> tensor<1x8x16x64xf32>, tensor<1x2x16x64xf32>, tensor<1x2x16x64xf32>
+  return
 }
 
 // -----

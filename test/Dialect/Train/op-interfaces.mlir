@@ -139,6 +139,9 @@ func.func @linalg(%x: tensor<6x10xf32>, %w: tensor<10x14xf32>, %xt: tensor<10x6x
 // CHECK-NEXT:  train.attention loc("attn"): flops=13440 read=1856 written=1200 workspace=3840 buffers=[1680, 240, 1920] precision=low-precision-safe{{$}}
 // CHECK-NEXT:  train.attention loc("attn_causal"): flops=6720 read=1856 written=1200 workspace=3840 buffers=[1680, 240, 1920] precision=low-precision-safe{{$}}
 // CHECK-NEXT:  train.attention loc("attn_mha"): flops=38016 read=23808 written=7344 workspace=5184 buffers=[4752, 432] precision=low-precision-safe{{$}}
+// Tiles of 3 query rows (the largest divisor of Sq = 9 not above block_rows = 4):
+// one tile's scores and row maxima.
+// CHECK-NEXT:  train.attention loc("attn_mha_tiled"): flops=38016 read=23808 written=7344 workspace=1728 buffers=[1584, 144] precision=low-precision-safe{{$}}
 // CHECK-NEXT:  train.rotary loc("rotary"): flops=2880 read=960 written=960 workspace=1120 buffers=[80, 80, 480, 480] precision=low-precision-safe{{$}}
 // CHECK-NEXT:  train.rotary loc("rotary_f32"): flops=120 read=80 written=80 workspace=160 buffers=[40, 40, 40, 40] precision=low-precision-safe{{$}}
 func.func @attention(%q: tensor<2x6x5x8xbf16>, %k: tensor<2x2x7x8xbf16>, %v: tensor<2x2x7x8xbf16>, %mq: tensor<3x4x9x16xf32>, %mk: tensor<3x4x11x16xf32>, %r: tensor<5x4xf32>) {
@@ -148,6 +151,7 @@ func.func @attention(%q: tensor<2x6x5x8xbf16>, %k: tensor<2x2x7x8xbf16>, %v: ten
   %oc, %lsec = train.attention %q, %k, %v {causal, scale = 5.000000e-01 : f64} : tensor<2x6x5x8xbf16>, tensor<2x2x7x8xbf16>, tensor<2x2x7x8xbf16> -> tensor<2x6x5x8xbf16>, tensor<2x6x5xf32> loc("attn_causal")
   // attn_mha: 4*3*4*9*11*16 / 2
   %om, %lsem = train.attention %mq, %mk, %mk {causal, scale = 2.500000e-01 : f64} : tensor<3x4x9x16xf32>, tensor<3x4x11x16xf32>, tensor<3x4x11x16xf32> -> tensor<3x4x9x16xf32>, tensor<3x4x9xf32> loc("attn_mha")
+  %ot, %lset = train.attention %mq, %mk, %mk {block_rows = 4 : i64, causal, scale = 2.500000e-01 : f64} : tensor<3x4x9x16xf32>, tensor<3x4x11x16xf32>, tensor<3x4x11x16xf32> -> tensor<3x4x9x16xf32>, tensor<3x4x9xf32> loc("attn_mha_tiled")
   // rotary: 6 FLOPs/element
   %r0 = train.rotary %q : tensor<2x6x5x8xbf16> loc("rotary")
   %r1 = train.rotary %r {theta = 5.000000e+05 : f64} : tensor<5x4xf32> loc("rotary_f32")
@@ -316,9 +320,10 @@ func.func @conv_grads(%dy: tensor<2x8x9x9xf32>, %w: tensor<8x6x3x5xf32>, %x: ten
 // -----
 
 // CHECK-LABEL: func @attention_grad
-// CHECK-NEXT:  train.attention_grad loc("attn_grad"): flops=33600 read=4016 written=1856 workspace=7312 buffers=[1680, 1680, 240, 896, 1920, 896] precision=low-precision-safe{{$}}
-// CHECK-NEXT:  train.attention_grad loc("attn_grad_causal"): flops=16800 read=4016 written=1856 workspace=7312 buffers=[1680, 1680, 240, 896, 1920, 896] precision=low-precision-safe{{$}}
+// CHECK-NEXT:  train.attention_grad loc("attn_grad"): flops=33600 read=4016 written=1856 workspace=7312 buffers=[1680, 1680, 240, 1920, 896, 896] precision=low-precision-safe{{$}}
+// CHECK-NEXT:  train.attention_grad loc("attn_grad_causal"): flops=16800 read=4016 written=1856 workspace=7312 buffers=[1680, 1680, 240, 1920, 896, 896] precision=low-precision-safe{{$}}
 // CHECK-NEXT:  train.attention_grad loc("attn_grad_mha"): flops=95040 read=38064 written=23808 workspace=9936 buffers=[4752, 4752, 432] precision=low-precision-safe{{$}}
+// CHECK-NEXT:  train.attention_grad loc("attn_grad_mha_tiled"): flops=95040 read=38064 written=23808 workspace=3312 buffers=[1584, 1584, 144] precision=low-precision-safe{{$}}
 // CHECK-NEXT:  train.rotary_grad loc("rotary_grad"): flops=2880 read=960 written=960 workspace=1120 buffers=[80, 80, 480, 480] precision=low-precision-safe{{$}}
 // CHECK-NEXT:  train.slice_grad loc("slice_grad"): flops=0 read=432 written=660 workspace=0 precision=low-precision-safe{{$}}
 func.func @attention_grad(%do: tensor<2x6x5x8xbf16>, %q: tensor<2x6x5x8xbf16>, %k: tensor<2x2x7x8xbf16>, %v: tensor<2x2x7x8xbf16>, %o: tensor<2x6x5x8xbf16>, %lse: tensor<2x6x5xf32>, %mdo: tensor<3x4x9x16xf32>, %mq: tensor<3x4x9x16xf32>, %mk: tensor<3x4x11x16xf32>, %mo: tensor<3x4x9x16xf32>, %mlse: tensor<3x4x9xf32>) {
@@ -328,6 +333,7 @@ func.func @attention_grad(%do: tensor<2x6x5x8xbf16>, %q: tensor<2x6x5x8xbf16>, %
   %3, %4, %5 = train.attention_grad %do, %q, %k, %v, %o, %lse {causal, scale = 5.000000e-01 : f64} : tensor<2x6x5x8xbf16>, tensor<2x6x5x8xbf16>, tensor<2x2x7x8xbf16>, tensor<2x2x7x8xbf16>, tensor<2x6x5x8xbf16>, tensor<2x6x5xf32> -> tensor<2x6x5x8xbf16>, tensor<2x2x7x8xbf16>, tensor<2x2x7x8xbf16> loc("attn_grad_causal")
   // attn_grad_mha: Hkv = Hq: no per-head dk/dv; workspace 3*4*9*16*4 + 3*4*9*4
   %6, %7, %8 = train.attention_grad %mdo, %mq, %mk, %mk, %mo, %mlse {causal, scale = 2.500000e-01 : f64} : tensor<3x4x9x16xf32>, tensor<3x4x9x16xf32>, tensor<3x4x11x16xf32>, tensor<3x4x11x16xf32>, tensor<3x4x9x16xf32>, tensor<3x4x9xf32> -> tensor<3x4x9x16xf32>, tensor<3x4x11x16xf32>, tensor<3x4x11x16xf32> loc("attn_grad_mha")
+  %t0, %t1, %t2 = train.attention_grad %mdo, %mq, %mk, %mk, %mo, %mlse {block_rows = 4 : i64, causal, scale = 2.500000e-01 : f64} : tensor<3x4x9x16xf32>, tensor<3x4x9x16xf32>, tensor<3x4x11x16xf32>, tensor<3x4x11x16xf32>, tensor<3x4x9x16xf32>, tensor<3x4x9xf32> -> tensor<3x4x9x16xf32>, tensor<3x4x11x16xf32>, tensor<3x4x11x16xf32> loc("attn_grad_mha_tiled")
   // rotary_grad: 6 FLOPs/element
   %9 = train.rotary_grad %do : tensor<2x6x5x8xbf16> loc("rotary_grad")
   // slice_grad: no FLOPs; writes the whole zero-filled result

@@ -24,6 +24,13 @@
 // RUN: mem-run %s --func=noncausal --check-gradients --gradcheck-samples=400 --gradcheck-rtol=1e-5 --gradcheck-atol=1e-7 | FileCheck %s --check-prefix=NONCAUSAL
 // RUN: mem-run %s --func=causal --check-gradients --gradcheck-samples=400 --gradcheck-rtol=1e-5 --gradcheck-atol=1e-7 | FileCheck %s --check-prefix=CAUSAL
 // RUN: mem-run %s --func=mha --check-gradients --gradcheck-samples=400 --gradcheck-rtol=1e-5 --gradcheck-atol=1e-7 | FileCheck %s --check-prefix=MHA
+// The same in tiles of query rows (block_rows = 2: two tiles of Sq = 4; one
+// row per tile of Sq = 5), which train-autodiff passes on to attention_grad:
+// RUN: sed -e 's/{scale/{block_rows = 2 : i64, scale/' -e 's/{causal, scale/{block_rows = 2 : i64, causal, scale/' %s > %t.tiled.mlir
+// RUN: mem-opt %t.tiled.mlir --train-autodiff | FileCheck %s --check-prefix=TILED
+// RUN: mem-run %t.tiled.mlir --func=causal --check-gradients --gradcheck-samples=400 --gradcheck-rtol=1e-5 --gradcheck-atol=1e-7 | FileCheck %s --check-prefix=CAUSAL
+// RUN: mem-run %t.tiled.mlir --func=mha --check-gradients --gradcheck-samples=400 --gradcheck-rtol=1e-5 --gradcheck-atol=1e-7 | FileCheck %s --check-prefix=MHA
+// TILED-COUNT-3: train.attention_grad {{.+}} {block_rows = 2 : i64,
 // NONCAUSAL: gradcheck noncausal.q: 336 elements
 // NONCAUSAL: gradcheck noncausal.k: 210 elements
 // NONCAUSAL: gradcheck noncausal.v: 210 elements

@@ -513,13 +513,22 @@ def Train_AttentionOp : Train_Op<"attention", [Train_Differentiable, Pure, Train
     Saves **q, k, v, out and lse** only (the score matrix is recomputed in
     backward). `4*B*Hq*Sq*Sk*D` FLOPs, halved when causal.
 
-    Workspace (the scratch buffers of the CPU lowering,
-    `getWorkspaceBuffers`): the scores `B*Hq*Sq*Sk` (compute type; the
-    probabilities overwrite them) and the row maxima `B*Hq*Sq`; the row sums
-    become `lse` in place when the compute type is f32 (a `B*Hq*Sq` buffer
-    otherwise), and a `B*Hq*Sq*D` compute-type output precedes its rounding
-    when the query is narrower. Unlike FlashAttention, this reference
-    lowering materializes the score matrix.
+    The lowering walks the queries in tiles of `T` rows: `T` is the largest
+    divisor of `Sq` not above `block_rows` (default 64), so every tile has
+    the same shape. A tile's rows see every key at once, so each row's
+    softmax is computed exactly as without tiles and the results do not
+    depend on `block_rows`. `block_rows >= Sq` gives a single tile, the
+    whole `Sq x Sk` score matrix of every head.
+
+    Workspace (the scratch buffers of one tile, reused by the next,
+    `getWorkspaceBuffers`): the tile's scores `B*Hq*T*Sk` (compute type; the
+    probabilities overwrite them) and row maxima `B*Hq*T`; the row sums
+    become the tile's `lse` in place when the compute type is f32 (a
+    `B*Hq*T` buffer otherwise), and a `B*Hq*T*D` compute-type output tile
+    precedes its rounding when the query is narrower. With `T <= D` and
+    `Sk = Sq`, the score tile is no larger than `q` in the compute type; the
+    scratch exceeds `q` itself only by the row statistics, and by the
+    widening of a 16-bit `q` to f32 scores.
 
     Example:
     ```mlir
@@ -529,11 +538,16 @@ def Train_AttentionOp : Train_Op<"attention", [Train_Differentiable, Pure, Train
     ```
   }];
   let arguments = (ins Train_FloatTensor:$query, Train_FloatTensor:$key,
-                   Train_FloatTensor:$value, F64Attr:$scale, UnitAttr:$causal);
+                   Train_FloatTensor:$value, F64Attr:$scale, UnitAttr:$causal,
+                   DefaultValuedAttr<I64Attr, "64">:$block_rows);
   let results = (outs Train_FloatTensor:$result, Train_FloatTensor:$lse);
   let assemblyFormat = "$query `,` $key `,` $value attr-dict `:` type($query) "
                        "`,` type($key) `,` type($value) `->` type($result) `,` "
                        "type($lse)";
+  let extraClassDeclaration = [{
+    /// The query rows of one tile of the lowering (block_rows' rule).
+    int64_t getTileRows();
+  }];
   let hasVerifier = 1;
 }
 
@@ -1314,18 +1328,29 @@ def Train_AttentionGradOp : Train_Op<"attention_grad", [Pure,
   let summary = "Gradients of fused attention (flash-style backward)";
   let description = [{
     From `grad` (shape of the output) and the saved `query`, `key`, `value`,
-    `output` and `lse`, recomputes the attention probabilities block by block
-    and returns `dquery`, `dkey`, `dvalue`. `scale` and `causal` match the
-    forward op. `10*B*Hq*Sq*Sk*D` FLOPs (five matmuls), halved when causal.
-    Workspace (the scratch buffers of the CPU lowering,
-    `getWorkspaceBuffers`): the recomputed scores `B*Hq*Sq*Sk` (compute type;
-    the probabilities overwrite them), `dP = do v^T` of the same size (`dS`
-    overwrites it) and the row sums `D = rowsum(grad * output)` (`B*Hq*Sq`);
-    the compute-type `dvalue`, `dquery` and `dkey` precede their rounding
-    when the operands are narrower. Grouped-query heads need no per-head
-    `dkey`/`dvalue`: the lowering contracts over the rows of all query heads
-    of a group. Unlike FlashAttention-2, this reference lowering materializes
-    the score matrix.
+    `output` and `lse`, recomputes the attention probabilities tile by tile
+    and returns `dquery`, `dkey`, `dvalue`. `scale`, `causal` and
+    `block_rows` match the forward op: the lowering walks the queries in
+    tiles of `T` rows, `T` the largest divisor of `Sq` not above
+    `block_rows`. Each tile adds its share to `dkey` and `dvalue` and writes
+    its rows of `dquery`. `10*B*Hq*Sq*Sk*D` FLOPs (five matmuls), halved
+    when causal.
+
+    Workspace (`getWorkspaceBuffers`): per tile, reused by the next, the
+    recomputed scores `B*Hq*T*Sk` (compute type; the probabilities
+    overwrite them), `dP = do v^T` of the same size (`dS` overwrites it),
+    the row sums `D = rowsum(grad * output)` (`B*Hq*T`) and, when the query
+    is narrower than the compute type, the tile's compute-type `dquery`;
+    for the whole op, the compute-type `dvalue` and `dkey` the tiles
+    accumulate into, when the key is narrower. The two score tiles are each
+    no larger than `q` in the compute type when `T <= D` and `Sk = Sq`, so
+    with `T = D` (Llama's 64-row tiles of 128-wide heads, f32) the scratch
+    exceeds `q` by the row sums alone. Grouped-query heads need no
+    per-head `dkey`/`dvalue`: the lowering contracts over the rows of all
+    query heads of a group. The sums over rows run tile after tile in row
+    order, so with one query head per key/value head they add in the same
+    order for every `block_rows`; with several, the group's heads interleave
+    differently and the sums agree within rounding.
 
     Example:
     ```mlir
@@ -1338,12 +1363,17 @@ def Train_AttentionGradOp : Train_Op<"attention_grad", [Pure,
   let arguments = (ins Train_FloatTensor:$grad, Train_FloatTensor:$query,
                    Train_FloatTensor:$key, Train_FloatTensor:$value,
                    Train_FloatTensor:$output, Train_FloatTensor:$lse,
-                   F64Attr:$scale, UnitAttr:$causal);
+                   F64Attr:$scale, UnitAttr:$causal,
+                   DefaultValuedAttr<I64Attr, "64">:$block_rows);
   let results = (outs Train_FloatTensor:$grad_query,
                       Train_FloatTensor:$grad_key,
                       Train_FloatTensor:$grad_value);
   let assemblyFormat = "$grad `,` $query `,` $key `,` $value `,` $output `,` "
                        "$lse attr-dict `:` type(operands) `->` type(results)";
+  let extraClassDeclaration = [{
+    /// The query rows of one tile of the lowering (block_rows' rule).
+    int64_t getTileRows();
+  }];
   let hasVerifier = 1;
 }
 
