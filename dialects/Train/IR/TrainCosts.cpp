@@ -399,13 +399,8 @@ SmallVector<int64_t> Conv2dOp::getWorkspaceBuffers() {
 }
 
 SmallVector<int64_t> Conv2dGradInputOp::getWorkspaceBuffers() {
-  ArrayRef<int64_t> x = shapeOf(getResult()), f = shapeOf(getFilter());
-  ArrayRef<int64_t> padding = getPadding(), dilation = getDilation();
-  SmallVector<int64_t> extra = {2 * padding[0] + dilation[0] * (f[2] - 1),
-                                2 * padding[1] + dilation[1] * (f[3] - 1)};
-  SmallVector<int64_t> buffers = {
-      grownBytes({x[0], f[0], x[2], x[3]}, extra, elementTypeOf(getGrad())),
-      bytesOf(numElements(getFilter()), elementTypeOf(getFilter()))};
+  // A gather that reads the gradient in place: only the accumulator.
+  SmallVector<int64_t> buffers;
   addAccumulator(buffers, getResult(),
                  getAccumulatorType(elementTypeOf(getResult())));
   return buffers;

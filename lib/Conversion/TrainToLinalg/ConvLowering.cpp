@@ -5,11 +5,10 @@
 // the gradients are expressed through the same named ops where the math
 // allows it:
 //
-// * conv2d_grad_input is the transposed convolution: `grad` is scattered with
-//   the forward stride into a zero tensor (a strided tensor.insert_slice),
-//   then correlated with the flipped, channel-transposed filter. Correlating
-//   the window of the scattered tensor that the unpadded input reads gives
-//   the result directly.
+// * conv2d_grad_input is the transposed convolution as a gather: each input
+//   position sums grad * filter over the (output channel, kh, kw) whose
+//   window reads it, reading `grad` where the forward stride divides the
+//   offset, with no scattered copy and no flipped filter.
 // * conv2d_grad_filter is one linalg.generic whose indexing maps carry the
 //   stride and dilation.
 // * max_pool2d_grad is a gather: each input position recomputes the argmax
@@ -134,25 +133,6 @@ static void getSpatialSlice(OpBuilder &b, ArrayRef<int64_t> shape,
                        b.getIndexAttr(strides[0]), b.getIndexAttr(strides[1])});
 }
 
-/// The spatial window of `source` (NCHW) from `offsets` with `sizes` and
-/// `strides`; returns `source` when the window is all of it.
-static Value extractSpatial(OpBuilder &b, Location loc, Value source,
-                            ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes,
-                            ArrayRef<int64_t> strides) {
-  auto type = cast<RankedTensorType>(source.getType());
-  if (offsets[0] == 0 && offsets[1] == 0 && strides[0] == 1 &&
-      strides[1] == 1 && sizes[0] == type.getDimSize(2) &&
-      sizes[1] == type.getDimSize(3))
-    return source;
-  SmallVector<OpFoldResult> offsetValues, sizeValues, strideValues;
-  getSpatialSlice(b, type.getShape(), offsets, sizes, strides, offsetValues,
-                  sizeValues, strideValues);
-  auto resultType =
-      type.clone({type.getDimSize(0), type.getDimSize(1), sizes[0], sizes[1]});
-  return tensor::ExtractSliceOp::create(b, loc, resultType, source,
-                                        offsetValues, sizeValues, strideValues);
-}
-
 /// Writes `source` (NCHW) into the spatial window of `dest` that starts at
 /// `offsets` and steps by `strides`.
 static Value insertSpatial(OpBuilder &b, Location loc, Value source, Value dest,
@@ -254,40 +234,13 @@ static Value sumPool(OpBuilder &b, Location loc, Value input,
       .getResult(0);
 }
 
-/// The first step of a transposed window op (conv2d_grad_input,
-/// avg_pool2d_grad) whose forward read an input of shape `x` padded by
-/// `padding` with `strides`: `grad` (N x C x OH x OW) placed with the stride
-/// at offset `reach` (the window's extent - 1) into zeros of `elementType`
-/// of size `H + 2 * pad + reach`. `transform`, when given, applies to each
-/// element on the way (written in place into the strided window of the
-/// zeros). A stride-1 correlation of this with the window gives the
-/// gradient of the padded input.
-static Value scatterStrided(OpBuilder &b, Location loc, Value grad,
-                            ArrayRef<int64_t> x, ArrayRef<int64_t> padding,
-                            ArrayRef<int64_t> reach, ArrayRef<int64_t> strides,
-                            Type elementType, ScalarBody transform = nullptr) {
-  ArrayRef<int64_t> dy = cast<RankedTensorType>(grad.getType()).getShape();
-  auto scatteredType =
-      RankedTensorType::get({x[0], dy[1], x[2] + 2 * padding[0] + reach[0],
-                             x[3] + 2 * padding[1] + reach[1]},
-                            elementType);
-  Value zeros = createFilled(b, loc, scatteredType, 0.0);
-  if (transform)
-    grad = buildElementwiseInPlace(
-        b, loc, grad,
-        extractSpatial(b, loc, zeros, reach, dy.drop_front(2), strides),
-        transform);
-  return insertSpatial(b, loc, grad, zeros, reach, strides);
-}
-
-/// The window of a scatterStrided result that the unpadded input (H x W of
-/// `x`, padded by `padding` in the forward op) reads in the stride-1
-/// correlation: only the interior of the padded input's gradient.
-static Value extractInterior(OpBuilder &b, Location loc, Value scattered,
-                             ArrayRef<int64_t> x, ArrayRef<int64_t> padding,
-                             ArrayRef<int64_t> reach) {
-  return extractSpatial(b, loc, scattered, padding,
-                        {x[2] + reach[0], x[3] + reach[1]}, {1, 1});
+/// `v` clamped into [0, extent): an index that stays in bounds where its
+/// load is not used.
+static Value clampIndex(OpBuilder &b, Location l, Value v, int64_t extent) {
+  return arith::MinSIOp::create(
+      b, l,
+      arith::MaxSIOp::create(b, l, v, arith::ConstantIndexOp::create(b, l, 0)),
+      arith::ConstantIndexOp::create(b, l, extent - 1));
 }
 
 AffineMap conv::identityMap(OpBuilder &b, unsigned rank) {
@@ -323,11 +276,13 @@ struct Conv2dLowering : public TrainOpLowering<train::Conv2dOp> {
 /// conv2d_grad_input: dx[n, c, h, w] = sum over (o, kh, kw) of
 /// dy[n, o, oh, ow] * w[o, c, kh, kw] where h + pad = oh * stride + kh * dil.
 ///
-/// `grad` is placed with the forward stride at offset dil * (k - 1) into
-/// zeros of size `H + 2 * pad + dil * (k - 1)`; a stride-1 correlation with
-/// the filter flipped in (kh, kw) and transposed in (o, c) (per group) gives
-/// the gradient of the padded input; it runs only over the interior (the
-/// result), reading the window of the scattered gradient from `pad`.
+/// A gather: one generic over (n, g, cg, h, w | og, kh, kw) on views that
+/// split the channels into groups (the filter as [G, Og, Cg, KH, KW], the
+/// result as [N, G, Cg, H, W]), reading `grad` with tensor.extract at
+/// (n, g * Og + og, oh, ow), oh = (h + pad - kh * dil) / s, when that
+/// division is exact and in range (clamped indices otherwise, the term
+/// skipped). No copy of `grad` scattered with the stride and no flipped
+/// filter: no scratch beyond a 16-bit result's f32 accumulator.
 struct Conv2dGradInputLowering
     : public TrainOpLowering<train::Conv2dGradInputOp> {
   using TrainOpLowering::TrainOpLowering;
@@ -335,56 +290,81 @@ struct Conv2dGradInputLowering
   matchAndRewrite(train::Conv2dGradInputOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    MLIRContext *ctx = op.getContext();
     auto resultType = cast<RankedTensorType>(op.getType());
     Type elementType = resultType.getElementType();
+    Type accType = getAccumulatorType(elementType);
     Value grad = adaptor.getGrad();
     Value filter = adaptor.getFilter();
-    auto gradType = cast<RankedTensorType>(grad.getType());
-    auto filterType = cast<RankedTensorType>(filter.getType());
     ArrayRef<int64_t> x = resultType.getShape();
-    ArrayRef<int64_t> f = filterType.getShape();
+    ArrayRef<int64_t> dy = cast<RankedTensorType>(grad.getType()).getShape();
+    ArrayRef<int64_t> f = cast<RankedTensorType>(filter.getType()).getShape();
     ArrayRef<int64_t> strides = op.getStrides();
     ArrayRef<int64_t> padding = op.getPadding();
     ArrayRef<int64_t> dilation = op.getDilation();
     auto groups = static_cast<int64_t>(op.getGroups());
-
-    // The strided, zero-filled gradient.
-    SmallVector<int64_t> reach = {dilation[0] * (f[2] - 1),
-                                  dilation[1] * (f[3] - 1)};
-    Value scattered = scatterStrided(rewriter, loc, grad, x, padding, reach,
-                                     strides, gradType.getElementType());
-
-    // flipped[g * Cg + c, o, kh, kw] = w[g * Og + o, c, KH-1-kh, KW-1-kw].
     int64_t cPerGroup = f[1], oPerGroup = f[0] / groups;
-    auto flippedType = filterType.clone({x[1], oPerGroup, f[2], f[3]});
-    AffineExpr c = rewriter.getAffineDimExpr(0);
-    AffineExpr o = rewriter.getAffineDimExpr(1);
-    AffineExpr kh = rewriter.getAffineDimExpr(2);
-    AffineExpr kw = rewriter.getAffineDimExpr(3);
-    AffineExpr sourceO = o, sourceC = c;
-    if (groups > 1) {
-      sourceO = c.floorDiv(cPerGroup) * oPerGroup + o;
-      sourceC = c % cPerGroup;
-    }
-    AffineMap flipMap =
-        AffineMap::get(4, 0, {sourceO, sourceC, f[2] - 1 - kh, f[3] - 1 - kw},
-                       rewriter.getContext());
-    Value flipped = buildGeneric(rewriter, loc, flippedType, filter,
-                                 createEmpty(rewriter, loc, flippedType),
-                                 {flipMap, identityMap(rewriter, 4)},
-                                 SmallVector<utils::IteratorType>(
-                                     4, utils::IteratorType::parallel),
-                                 [](OpBuilder &, Location, ValueRange args) {
-                                   return SmallVector<Value>{args[0]};
-                                 })
-                        .getResult(0);
 
-    // Only the interior of the padded input's gradient is needed: correlate
-    // the window of `scattered` that it reads (a view) into the result.
-    Value window = extractInterior(rewriter, loc, scattered, x, padding, reach);
-    Value result = convolve(rewriter, loc, window, flipped, x, groups, {1, 1},
-                            dilation, getAccumulatorType(elementType));
-    rewriter.replaceOp(op, castTensor(rewriter, loc, result, elementType));
+    // Loops (n, g, cg, h, w | og, kh, kw).
+    SmallVector<AffineExpr> d;
+    for (unsigned i = 0; i < 8; ++i)
+      d.push_back(rewriter.getAffineDimExpr(i));
+    AffineMap filterMap =
+        AffineMap::get(8, 0, {d[1], d[5], d[2], d[6], d[7]}, ctx);
+    AffineMap outMap =
+        AffineMap::get(8, 0, {d[0], d[1], d[2], d[3], d[4]}, ctx);
+    auto par = utils::IteratorType::parallel;
+    auto red = utils::IteratorType::reduction;
+    Value groupedFilter = splitDim(rewriter, loc, filter, 0, groups);
+    auto accType5 =
+        RankedTensorType::get({x[0], groups, cPerGroup, x[2], x[3]}, accType);
+    Value sum =
+        buildGeneric(
+            rewriter, loc, TypeRange{accType5}, ValueRange{groupedFilter},
+            ValueRange{createFilled(rewriter, loc, accType5, 0.0)},
+            {filterMap, outMap}, {par, par, par, par, par, red, red, red},
+            [&](OpBuilder &b, Location l, ValueRange args) {
+              auto c = [&](int64_t v) -> Value {
+                return arith::ConstantIndexOp::create(b, l, v);
+              };
+              auto index = [&](unsigned dim) -> Value {
+                return linalg::IndexOp::create(b, l, dim);
+              };
+              Value valid = arith::ConstantIntOp::create(b, l, 1, 1);
+              Value channel = arith::AddIOp::create(
+                  b, l, arith::MulIOp::create(b, l, index(1), c(oPerGroup)),
+                  index(5));
+              SmallVector<Value, 4> at = {index(0), channel};
+              for (int k = 0; k < 2; ++k) {
+                // position = h + pad - kh * dil = oh * s when it is read.
+                Value position = arith::SubIOp::create(
+                    b, l,
+                    arith::AddIOp::create(b, l, index(3 + k), c(padding[k])),
+                    arith::MulIOp::create(b, l, index(6 + k), c(dilation[k])));
+                Value clamped =
+                    clampIndex(b, l, position, dy[2 + k] * strides[k]);
+                Value row =
+                    arith::DivUIOp::create(b, l, clamped, c(strides[k]));
+                // Outside [0, OH * s) the clamped position differs too.
+                Value exact = arith::MulIOp::create(b, l, row, c(strides[k]));
+                valid = arith::AndIOp::create(
+                    b, l, valid,
+                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, exact,
+                                          position));
+                at.push_back(row);
+              }
+              Value g = tensor::ExtractOp::create(b, l, grad, at);
+              Value product =
+                  arith::MulFOp::create(b, l, castScalar(b, l, g, accType),
+                                        castScalar(b, l, args[0], accType));
+              Value term = arith::SelectOp::create(
+                  b, l, valid, product, createScalar(b, l, accType, 0.0));
+              return SmallVector<Value>{
+                  arith::AddFOp::create(b, l, args[1], term)};
+            })
+            .getResult(0);
+    sum = mergeDims(rewriter, loc, sum, 1);
+    rewriter.replaceOp(op, castTensor(rewriter, loc, sum, elementType));
     return success();
   }
 };
@@ -481,15 +461,6 @@ struct PoolGeometry {
 };
 
 } // namespace
-
-/// `v` clamped into [0, extent): an index that stays in bounds where its
-/// load is not used.
-static Value clampIndex(OpBuilder &b, Location l, Value v, int64_t extent) {
-  return arith::MinSIOp::create(
-      b, l,
-      arith::MaxSIOp::create(b, l, v, arith::ConstantIndexOp::create(b, l, 0)),
-      arith::ConstantIndexOp::create(b, l, extent - 1));
-}
 
 /// One step of a window's argmax over candidate `value` at window-relative
 /// index `candidate` (i32), counted only when `inside` the unpadded input:

@@ -46,24 +46,36 @@ func.func @conv2d_grouped_bf16(%x: tensor<1x4x8x6xbf16>, %w: tensor<6x2x3x3xbf16
 
 // -----
 
-// dy is scattered with the stride into zeros at offset dil * (k - 1),
-// correlated (stride 1) with the filter flipped in (kh, kw) and transposed
-// in (o, c); only the interior of the padded input gradient is computed,
-// from the window of the scattered gradient at offset pad, into the result.
-//   CHECK-DAG: #[[$FLIP:.+]] = affine_map<(d0, d1, d2, d3) -> (d1, d0, -d2 + 2, -d3 + 2)>
-//   CHECK-DAG: #[[$ID:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// A gather: one generic over (n, g, cg, h, w | og, kh, kw) with the filter
+// (split into groups, a view) as its operand; dy is read in place
+// (tensor.extract) at oh = (h + pad - kh * dil) / s, clamped into range, and
+// the term counts only where s * oh is exactly that position. No scattered
+// copy of dy, no flipped filter.
+//   CHECK-DAG: #[[$WG:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d5, d2, d6, d7)>
+//   CHECK-DAG: #[[$DXG:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
 // CHECK-LABEL: func.func @conv2d_grad_input(
 //  CHECK-SAME:     %[[DY:.+]]: tensor<2x4x4x4xf32>, %[[W:.+]]: tensor<4x3x3x3xf32>)
-//       CHECK:   %[[Z:.+]] = linalg.fill {{.+}} -> tensor<2x4x12x12xf32>
-//       CHECK:   %[[S:.+]] = tensor.insert_slice %[[DY]] into %[[Z]][0, 0, 2, 2] [2, 4, 4, 4] [1, 1, 2, 2]
-//       CHECK:   %[[F:.+]] = linalg.generic {indexing_maps = [#[[$FLIP]], #[[$ID]]]
-//  CHECK-SAME:     ins(%[[W]] : tensor<4x3x3x3xf32>) outs(%{{.+}} : tensor<3x4x3x3xf32>)
-//       CHECK:   %[[WIN:.+]] = tensor.extract_slice %[[S]][0, 0, 1, 1] [2, 4, 10, 10] [1, 1, 1, 1]
-//       CHECK:   %[[P:.+]] = linalg.conv_2d_nchw_fchw
-//  CHECK-SAME:     dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>
-//  CHECK-SAME:     ins(%[[WIN]], %[[F]] : tensor<2x4x10x10xf32>, tensor<3x4x3x3xf32>)
-//  CHECK-SAME:     -> tensor<2x3x8x8xf32>
-//       CHECK:   return %[[P]] : tensor<2x3x8x8xf32>
+//   CHECK-NOT:   tensor.insert_slice
+//       CHECK:   %[[GW:.+]] = tensor.expand_shape %[[W]] {{\[\[}}0, 1], [2], [3], [4]] output_shape [1, 4, 3, 3, 3]
+//       CHECK:   %[[Z:.+]] = linalg.fill {{.+}} -> tensor<2x1x3x8x8xf32>
+//       CHECK:   %[[G:.+]] = linalg.generic {indexing_maps = [#[[$WG]], #[[$DXG]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+//  CHECK-SAME:     ins(%[[GW]] : tensor<1x4x3x3x3xf32>) outs(%[[Z]] : tensor<2x1x3x8x8xf32>)
+//       CHECK:     %[[OG:.+]] = linalg.index 5 : index
+//       CHECK:     %[[KH:.+]] = linalg.index 6 : index
+//       CHECK:     %[[H:.+]] = linalg.index 3 : index
+//       CHECK:     %[[HP:.+]] = arith.addi %[[H]], %{{.+}} : index
+//       CHECK:     %[[POS:.+]] = arith.subi %[[HP]], %{{.+}} : index
+//       CHECK:     %[[LO:.+]] = arith.maxsi %[[POS]], %{{.+}} : index
+//       CHECK:     %[[CL:.+]] = arith.minsi %[[LO]], %{{.+}} : index
+//       CHECK:     %[[OH:.+]] = arith.divui %[[CL]], %{{.+}} : index
+//       CHECK:     %[[EX:.+]] = arith.muli %[[OH]], %{{.+}} : index
+//       CHECK:     arith.cmpi eq, %[[EX]], %[[POS]] : index
+//       CHECK:     %[[V:.+]] = tensor.extract %[[DY]][%{{.+}}, %{{.+}}, %[[OH]], %{{.+}}] : tensor<2x4x4x4xf32>
+//       CHECK:     %[[M:.+]] = arith.mulf %[[V]], %{{.+}} : f32
+//       CHECK:     %[[T:.+]] = arith.select %{{.+}}, %[[M]], %{{.+}} : f32
+//       CHECK:     arith.addf %{{.+}}, %[[T]] : f32
+//       CHECK:   %[[DX:.+]] = tensor.collapse_shape %[[G]] {{\[\[}}0], [1, 2], [3], [4]] : tensor<2x1x3x8x8xf32> into tensor<2x3x8x8xf32>
+//       CHECK:   return %[[DX]] : tensor<2x3x8x8xf32>
 func.func @conv2d_grad_input(%dy: tensor<2x4x4x4xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<2x3x8x8xf32> {
   %dx = train.conv2d_grad_input %dy, %w {strides = array<i64: 2, 2>, padding = array<i64: 1, 1>}
       : tensor<2x4x4x4xf32>, tensor<4x3x3x3xf32> -> tensor<2x3x8x8xf32>
@@ -72,20 +84,18 @@ func.func @conv2d_grad_input(%dy: tensor<2x4x4x4xf32>, %w: tensor<4x3x3x3xf32>) 
 
 // -----
 
-// Per group, flipped[g * Cg + c, o] = w[g * Og + o, c]; the dilation is
-// kept, the scatter uses the forward strides.
-//   CHECK-DAG: #[[$FLIP:.+]] = affine_map<(d0, d1, d2, d3) -> ((d0 floordiv 2) * 3 + d1, d0 mod 2, -d2 + 2, -d3 + 2)>
+// Per group: dx[n, g, cg] sums over the group's Og = 3 output channels,
+// read from dy at channel g * Og + og; the dilation scales kh.
 // CHECK-LABEL: func.func @conv2d_grad_input_grouped(
 //  CHECK-SAME:     %[[DY:.+]]: tensor<1x6x2x6xf32>, %[[W:.+]]: tensor<6x2x3x3xf32>)
-//       CHECK:   %[[S:.+]] = tensor.insert_slice %[[DY]] into %{{.+}}[0, 0, 4, 2] [1, 6, 2, 6] [1, 1, 2, 1] {{.+}} into tensor<1x6x12x10xf32>
-//       CHECK:   %[[F:.+]] = linalg.generic {indexing_maps = [#[[$FLIP]], {{.+}}]} {{.+}} outs(%{{.+}} : tensor<4x3x3x3xf32>)
-//       CHECK:   %[[WIN:.+]] = tensor.extract_slice %[[S]][0, 0, 0, 1] [1, 6, 12, 8] [1, 1, 1, 1]
-//       CHECK:   %[[GS:.+]] = tensor.expand_shape %[[WIN]] {{.+}} into tensor<1x2x3x12x8xf32>
-//       CHECK:   %[[GF:.+]] = tensor.expand_shape %[[F]] {{.+}} into tensor<2x2x3x3x3xf32>
-//       CHECK:   %[[GP:.+]] = linalg.conv_2d_ngchw_gfchw
-//  CHECK-SAME:     dilations = dense<[2, 1]> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>
-//  CHECK-SAME:     ins(%[[GS]], %[[GF]] : {{.+}}) {{.+}} -> tensor<1x2x2x8x6xf32>
-//       CHECK:   %[[DX:.+]] = tensor.collapse_shape %[[GP]] {{.+}} into tensor<1x4x8x6xf32>
+//       CHECK:   %[[GW:.+]] = tensor.expand_shape %[[W]] {{\[\[}}0, 1], [2], [3], [4]] output_shape [2, 3, 2, 3, 3]
+//       CHECK:   %[[G:.+]] = linalg.generic {{.+}} ins(%[[GW]] : tensor<2x3x2x3x3xf32>) outs(%{{.+}} : tensor<1x2x2x8x6xf32>)
+//       CHECK:     %[[OG:.+]] = linalg.index 5 : index
+//       CHECK:     %[[GRP:.+]] = linalg.index 1 : index
+//       CHECK:     %[[BASE:.+]] = arith.muli %[[GRP]], %{{.+}} : index
+//       CHECK:     %[[CH:.+]] = arith.addi %[[BASE]], %[[OG]] : index
+//       CHECK:     tensor.extract %[[DY]][%{{.+}}, %[[CH]], %{{.+}}, %{{.+}}] : tensor<1x6x2x6xf32>
+//       CHECK:   %[[DX:.+]] = tensor.collapse_shape %[[G]] {{.+}} into tensor<1x4x8x6xf32>
 //       CHECK:   return %[[DX]] : tensor<1x4x8x6xf32>
 func.func @conv2d_grad_input_grouped(%dy: tensor<1x6x2x6xf32>, %w: tensor<6x2x3x3xf32>) -> tensor<1x4x8x6xf32> {
   %dx = train.conv2d_grad_input %dy, %w {strides = array<i64: 2, 1>, dilation = array<i64: 2, 1>, padding = array<i64: 0, 1>, groups = 2 : i64}

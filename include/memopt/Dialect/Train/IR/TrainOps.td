@@ -1184,16 +1184,12 @@ def Train_Conv2dGradInputOp : Train_ConvGradOp<"conv2d_grad_input"> {
     the forward convolution.
 
     Workspace (the scratch buffers of the CPU lowering,
-    `getWorkspaceBuffers`): the gradient scattered with the stride into
-    zeros, `N*O*(H+2ph+dh*(KH-1))*(W+2pw+dw*(KW-1))` (grad type), the
-    flipped filter (the filter size), and the f32 sums (the result shape)
-    before their rounding for 16-bit results.
-    Why more than the largest operand: the transposed convolution runs as
-    linalg's named convolution over the scattered gradient, which holds
-    `sh*sw` times the gradient's elements at strides `(sh, sw)` plus a halo,
-    next to a flipped copy of the filter (2 to 3 times the largest operand
-    on ResNet-18, MobileNetV2 and U-Net). A gather that reads the gradient
-    at the positions each input element contributes to would need neither.
+    `getWorkspaceBuffers`): the f32 sums (the result shape) before their
+    rounding for 16-bit results, nothing otherwise. The lowering is a
+    gather: each input element sums `grad * filter` over the output
+    channels and window offsets whose window reads it, reading `grad` in
+    place where the stride divides the offset, so neither a copy of `grad`
+    scattered with the stride nor a flipped filter exists.
 
     Example:
     ```mlir
