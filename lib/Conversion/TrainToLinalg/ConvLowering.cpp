@@ -237,10 +237,10 @@ static Value sumPool(OpBuilder &b, Location loc, Value input,
 /// `v` clamped into [0, extent): an index that stays in bounds where its
 /// load is not used.
 static Value clampIndex(OpBuilder &b, Location l, Value v, int64_t extent) {
-  return arith::MinSIOp::create(
-      b, l,
-      arith::MaxSIOp::create(b, l, v, arith::ConstantIndexOp::create(b, l, 0)),
-      arith::ConstantIndexOp::create(b, l, extent - 1));
+  Value zero = arith::ConstantIndexOp::create(b, l, 0);
+  Value low = arith::MaxSIOp::create(b, l, v, zero);
+  Value last = arith::ConstantIndexOp::create(b, l, extent - 1);
+  return arith::MinSIOp::create(b, l, low, last);
 }
 
 AffineMap conv::identityMap(OpBuilder &b, unsigned rank) {
@@ -330,35 +330,38 @@ struct Conv2dGradInputLowering
               auto index = [&](unsigned dim) -> Value {
                 return linalg::IndexOp::create(b, l, dim);
               };
+              // One op per statement: the IR's order must not depend on
+              // the compiler's argument evaluation order.
               Value valid = arith::ConstantIntOp::create(b, l, 1, 1);
-              Value channel = arith::AddIOp::create(
-                  b, l, arith::MulIOp::create(b, l, index(1), c(oPerGroup)),
-                  index(5));
+              Value outChannel = index(5);
+              Value group = index(1);
+              Value base = arith::MulIOp::create(b, l, group, c(oPerGroup));
+              Value channel = arith::AddIOp::create(b, l, base, outChannel);
               SmallVector<Value, 4> at = {index(0), channel};
               for (int k = 0; k < 2; ++k) {
                 // position = h + pad - kh * dil = oh * s when it is read.
-                Value position = arith::SubIOp::create(
-                    b, l,
-                    arith::AddIOp::create(b, l, index(3 + k), c(padding[k])),
-                    arith::MulIOp::create(b, l, index(6 + k), c(dilation[k])));
+                Value h = index(3 + k);
+                Value padded = arith::AddIOp::create(b, l, h, c(padding[k]));
+                Value kh = index(6 + k);
+                Value reach = arith::MulIOp::create(b, l, kh, c(dilation[k]));
+                Value position = arith::SubIOp::create(b, l, padded, reach);
                 Value clamped =
                     clampIndex(b, l, position, dy[2 + k] * strides[k]);
                 Value row =
                     arith::DivUIOp::create(b, l, clamped, c(strides[k]));
                 // Outside [0, OH * s) the clamped position differs too.
                 Value exact = arith::MulIOp::create(b, l, row, c(strides[k]));
-                valid = arith::AndIOp::create(
-                    b, l, valid,
-                    arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, exact,
-                                          position));
+                Value hit = arith::CmpIOp::create(
+                    b, l, arith::CmpIPredicate::eq, exact, position);
+                valid = arith::AndIOp::create(b, l, valid, hit);
                 at.push_back(row);
               }
               Value g = tensor::ExtractOp::create(b, l, grad, at);
-              Value product =
-                  arith::MulFOp::create(b, l, castScalar(b, l, g, accType),
-                                        castScalar(b, l, args[0], accType));
-              Value term = arith::SelectOp::create(
-                  b, l, valid, product, createScalar(b, l, accType, 0.0));
+              Value lhs = castScalar(b, l, g, accType);
+              Value rhs = castScalar(b, l, args[0], accType);
+              Value product = arith::MulFOp::create(b, l, lhs, rhs);
+              Value zero = createScalar(b, l, accType, 0.0);
+              Value term = arith::SelectOp::create(b, l, valid, product, zero);
               return SmallVector<Value>{
                   arith::AddFOp::create(b, l, args[1], term)};
             })

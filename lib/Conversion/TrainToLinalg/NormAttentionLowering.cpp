@@ -919,18 +919,21 @@ struct AttentionGradLowering : public TrainOpLowering<train::AttentionGradOp> {
         [&](OpBuilder &b, Location l, ValueRange carried) {
           Value qTile = layout.extractTile(b, l, q);
           Value doTile = layout.extractTile(b, l, dout);
-          Value probs = layout.buildProbabilities(
-              b, l, layout.buildScores(b, l, qTile, k),
-              layout.extractTile(b, l, lse));
+          // Ops are created statement by statement, so that their order
+          // does not depend on the compiler's argument evaluation order.
+          Value lseTile = layout.extractTile(b, l, lse);
+          Value scores = layout.buildScores(b, l, qTile, k);
+          Value probs = layout.buildProbabilities(b, l, scores, lseTile);
           Value dv =
               layout.buildColumnsTimesQueries(b, l, probs, doTile, carried[1]);
           Value dprobs = layout.buildScores(b, l, doTile, v);
 
           // D = rowsum(do * o) over the head dimension: [B, Hkv, G, T].
+          Value deltaInit = createFilled(b, l, layout.rowStatsType(), 0.0);
+          Value oTile = layout.extractTile(b, l, o);
           Value delta = buildGeneric(
-              b, l, {doTile, layout.extractTile(b, l, o)},
-              createFilled(b, l, layout.rowStatsType(), 0.0),
-              {identity, identity, row}, getIterators(5, true, false),
+              b, l, {doTile, oTile}, deltaInit, {identity, identity, row},
+              getIterators(5, true, false),
               [&](OpBuilder &nb, Location nl, ValueRange args) {
                 Value prod = arith::MulFOp::create(
                     nb, nl, castScalar(nb, nl, args[0], c),

@@ -61,10 +61,11 @@ func.func @conv2d_grouped_bf16(%x: tensor<1x4x8x6xbf16>, %w: tensor<6x2x3x3xbf16
 //       CHECK:   %[[G:.+]] = linalg.generic {indexing_maps = [#[[$WG]], #[[$DXG]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
 //  CHECK-SAME:     ins(%[[GW]] : tensor<1x4x3x3x3xf32>) outs(%[[Z]] : tensor<2x1x3x8x8xf32>)
 //       CHECK:     %[[OG:.+]] = linalg.index 5 : index
-//       CHECK:     %[[KH:.+]] = linalg.index 6 : index
 //       CHECK:     %[[H:.+]] = linalg.index 3 : index
 //       CHECK:     %[[HP:.+]] = arith.addi %[[H]], %{{.+}} : index
-//       CHECK:     %[[POS:.+]] = arith.subi %[[HP]], %{{.+}} : index
+//       CHECK:     %[[KH:.+]] = linalg.index 6 : index
+//       CHECK:     %[[KHD:.+]] = arith.muli %[[KH]], %{{.+}} : index
+//       CHECK:     %[[POS:.+]] = arith.subi %[[HP]], %[[KHD]] : index
 //       CHECK:     %[[LO:.+]] = arith.maxsi %[[POS]], %{{.+}} : index
 //       CHECK:     %[[CL:.+]] = arith.minsi %[[LO]], %{{.+}} : index
 //       CHECK:     %[[OH:.+]] = arith.divui %[[CL]], %{{.+}} : index
