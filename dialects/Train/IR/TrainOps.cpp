@@ -424,7 +424,7 @@ LogicalResult EmbeddingOp::verify() {
 }
 
 /// Shapes of attention: q is B x Hq x Sq x D, k and v are B x Hkv x Sk x D
-/// with Hq a multiple of Hkv; lse is an fp32 B x Hq x Sq.
+/// with Hq a multiple of Hkv; lse is an fp32 B x Hq x Sq; block_rows >= 1.
 LogicalResult mlir::memopt::train::detail::verifyAttentionShapes(
     Operation *op, Value q, Value k, Value v, Value lse, double scale,
     int64_t blockRows) {

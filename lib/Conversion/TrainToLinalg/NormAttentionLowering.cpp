@@ -731,6 +731,18 @@ struct AttentionLayout {
                             {kBatch, kHead, kGroup, kQuery, kHeadDim, kKey},
                             init);
   }
+  /// The current tile's rows of `into` (a grouped query-shaped result) set
+  /// to p v (buildRowsTimesKeys): summed in those rows when their type is
+  /// the compute type, else in a compute-type tile rounded into them.
+  /// Returns the tile, for insertTile.
+  Value buildRowsTimesKeysTile(OpBuilder &b, Location loc, Value p, Value v,
+                               Value into) const {
+    Value tile = extractTile(b, loc, into);
+    bool narrower = elementTypeOf(into) != computeType;
+    Value acc = narrower ? createEmpty(b, loc, queryTileType()) : tile;
+    Value sum = buildRowsTimesKeys(b, loc, p, v, fillTensor(b, loc, acc, 0.0));
+    return narrower ? castInto(b, loc, sum, tile) : sum;
+  }
   /// acc[b, h, j, d] += sum_{g, i} p[b, h, g, i, j] * x[b, h, g, i, d] over
   /// a tile's rows: the group sum of grouped-query attention's key and
   /// value gradients.
@@ -861,17 +873,10 @@ struct AttentionLowering : public TrainOpLowering<train::AttentionOp> {
                 return arith::AddFOp::create(
                     nb, nl, args[0], math::LogOp::create(nb, nl, args[1]));
               });
-          // The probabilities overwrite the scores; the output tile is
-          // summed in the result's rows unless those are narrower.
+          // The probabilities overwrite the scores.
           Value probs = layout.buildProbabilities(b, l, scores, lse);
-          Value outTile = layout.extractTile(b, l, carried[0]);
-          Value accInit = c == outType
-                              ? outTile
-                              : createEmpty(b, l, layout.queryTileType());
-          Value out = layout.buildRowsTimesKeys(b, l, probs, value,
-                                                fillTensor(b, l, accInit, 0.0));
-          if (c != outType)
-            out = castInto(b, l, out, outTile);
+          Value out =
+              layout.buildRowsTimesKeysTile(b, l, probs, value, carried[0]);
           if (c != f32)
             lse = castInto(b, l, lse, lseTile);
           return SmallVector<Value>{layout.insertTile(b, l, out, carried[0]),
@@ -952,15 +957,8 @@ struct AttentionGradLowering : public TrainOpLowering<train::AttentionGradOp> {
                 return SmallVector<Value>{arith::MulFOp::create(
                     nb, nl, ds, createScalar(nb, nl, c, scale))};
               })[0];
-          // dq's rows, summed in the result unless it is narrower.
-          Value dqTile = layout.extractTile(b, l, carried[0]);
-          Value accInit = c == queryType
-                              ? dqTile
-                              : createEmpty(b, l, layout.queryTileType());
-          Value dq = layout.buildRowsTimesKeys(b, l, dscores, k,
-                                               fillTensor(b, l, accInit, 0.0));
-          if (c != queryType)
-            dq = castInto(b, l, dq, dqTile);
+          Value dq =
+              layout.buildRowsTimesKeysTile(b, l, dscores, k, carried[0]);
           Value dk =
               layout.buildColumnsTimesQueries(b, l, dscores, qTile, carried[2]);
           return SmallVector<Value>{layout.insertTile(b, l, dq, carried[0]), dv,
