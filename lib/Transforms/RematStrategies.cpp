@@ -10,6 +10,7 @@
 #include "memopt/Transforms/RematStrategies.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 #include "memopt/Dialect/Train/IR/TrainStep.h"
+#include "memopt/Transforms/KeepSetModel.h"
 #include "memopt/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -265,27 +266,31 @@ namespace {
 class GreedyRemat {
 public:
   GreedyRemat(func::FuncOp func, const TensorLiveness &liveness,
-              std::optional<int64_t> limit);
-  RematCandidate run();
+              std::optional<int64_t> limit, bool checkModel);
+  FailureOr<RematCandidate> run();
 
 private:
-  /// A keep-set, its rewritten copy, the copy's liveness and FLOPs.
+  /// A keep-set and the outcome of rewriting the step by it.
   struct State {
     llvm::SmallBitVector keep;
-    func::FuncOp copy;
-    std::unique_ptr<TensorLiveness> live;
-    int64_t flops = 0;
+    KeepSetModel::Outcome outcome;
 
-    int64_t peak() const { return live->getLoad(); }
+    int64_t peak() const { return outcome.peak; }
+    int64_t flops() const { return outcome.flops; }
   };
   /// A kept activation live at the peak: its estimated recompute FLOPs per
   /// byte, and its index.
   using Option = std::pair<double, unsigned>;
 
+  /// The search, on the model (`model` set) or on rewrites of the IR.
+  RematCandidate search();
   /// The position of each op of `target` among the original ops (clones
   /// are marked, frees skipped): how an activation of the step is found in
   /// a rewritten copy.
   static llvm::DenseMap<Operation *, unsigned> position(func::FuncOp target);
+  /// The outcome of `keep` by rewriting a copy of the IR and analyzing it.
+  KeepSetModel::Outcome
+  rewriteAndMeasure(const llvm::SmallBitVector &keep) const;
   /// What dropping activation i costs given `keep`: the FLOPs of its
   /// producer and of every producer of an operand that is not available
   /// either (a forward temporary, or an activation not kept), once each.
@@ -317,6 +322,13 @@ private:
   mutable func::FuncOp func;
   const TensorLiveness &liveness;
   std::optional<int64_t> limit;
+  bool checkModel;
+  /// The model keep-sets are evaluated on; none for steps it does not
+  /// cover, or after it disagreed with a rewrite.
+  std::optional<KeepSetModel> model;
+  /// The first keep-set whose model outcome differs from the rewrite's,
+  /// under checkModel.
+  mutable std::optional<std::string> mismatch;
   SmallVector<const Buffer *> activations;
   llvm::DenseMap<std::pair<unsigned, unsigned>, unsigned> activationAt;
   llvm::DenseMap<Value, unsigned> activationOf;
@@ -326,8 +338,8 @@ private:
 } // namespace
 
 GreedyRemat::GreedyRemat(func::FuncOp func, const TensorLiveness &liveness,
-                         std::optional<int64_t> limit)
-    : func(func), liveness(liveness), limit(limit),
+                         std::optional<int64_t> limit, bool checkModel)
+    : func(func), liveness(liveness), limit(limit), checkModel(checkModel),
       activations(getActivations(liveness)) {
   llvm::DenseMap<Operation *, unsigned> original = position(func);
   for (auto [index, buffer] : llvm::enumerate(activations)) {
@@ -338,6 +350,9 @@ GreedyRemat::GreedyRemat(func::FuncOp func, const TensorLiveness &liveness,
     activationAt[{original.lookup(result.getOwner()),
                   result.getResultNumber()}] = index;
   }
+  FailureOr<KeepSetModel> built = KeepSetModel::build(func);
+  if (succeeded(built) && built->getNumActivations() == activations.size())
+    model = std::move(*built);
 }
 
 llvm::DenseMap<Operation *, unsigned>
@@ -349,6 +364,27 @@ GreedyRemat::position(func::FuncOp target) {
         !op.hasAttr(TrainDialect::kRecomputedAttrName))
       positions[&op] = index++;
   return positions;
+}
+
+KeepSetModel::Outcome
+GreedyRemat::rewriteAndMeasure(const llvm::SmallBitVector &keep) const {
+  func::FuncOp copy = func.clone();
+  KeepSetModel::Outcome outcome;
+  outcome.flops = applyKeepSet(copy, keep);
+  TensorLiveness live(copy);
+  outcome.peak = live.getLoad();
+  llvm::DenseMap<Operation *, unsigned> positions = position(copy);
+  for (const Buffer *buffer : live.getLiveBuffers(live.getPeakPoint())) {
+    auto result = dyn_cast<OpResult>(buffer->value);
+    if (!result || !positions.count(result.getOwner()))
+      continue;
+    auto it = activationAt.find(
+        {positions.lookup(result.getOwner()), result.getResultNumber()});
+    if (it != activationAt.end())
+      outcome.liveAtPeak.push_back(it->second);
+  }
+  copy.erase();
+  return outcome;
 }
 
 double GreedyRemat::recomputeFlops(unsigned i,
@@ -380,9 +416,24 @@ double GreedyRemat::recomputeFlops(unsigned i,
 
 GreedyRemat::State GreedyRemat::measure(llvm::SmallBitVector keep) const {
   State state;
-  state.copy = func.clone();
-  state.flops = applyKeepSet(state.copy, keep);
-  state.live = std::make_unique<TensorLiveness>(state.copy);
+  if (!model) {
+    state.outcome = rewriteAndMeasure(keep);
+  } else {
+    state.outcome = model->evaluate(keep);
+    if (checkModel && !mismatch) {
+      KeepSetModel::Outcome exact = rewriteAndMeasure(keep);
+      if (!(exact == state.outcome))
+        mismatch = llvm::formatv("dropping {0} of {1} activations: the model "
+                                 "says peak {2} bytes, {3} FLOPs, {4} "
+                                 "activations live at the peak; the rewrite "
+                                 "{5} bytes, {6} FLOPs, {7} activations",
+                                 keep.size() - keep.count(), keep.size(),
+                                 state.outcome.peak, state.outcome.flops,
+                                 state.outcome.liveAtPeak.size(), exact.peak,
+                                 exact.flops, exact.liveAtPeak.size())
+                       .str();
+    }
+  }
   state.keep = std::move(keep);
   return state;
 }
@@ -390,7 +441,7 @@ GreedyRemat::State GreedyRemat::measure(llvm::SmallBitVector keep) const {
 RematCandidate GreedyRemat::toCandidate(const State &state) {
   RematCandidate candidate;
   candidate.algorithm = "greedy";
-  candidate.flops = state.flops;
+  candidate.flops = state.flops();
   candidate.peak = state.peak();
   candidate.apply = [keep = state.keep](func::FuncOp target) {
     return applyKeepSet(target, keep);
@@ -400,20 +451,13 @@ RematCandidate GreedyRemat::toCandidate(const State &state) {
 
 SmallVector<GreedyRemat::Option>
 GreedyRemat::rankOptions(const State &current) const {
-  llvm::DenseMap<Operation *, unsigned> positions = position(current.copy);
   SmallVector<Option> options;
-  const TensorLiveness &live = *current.live;
-  for (const Buffer *buffer : live.getLiveBuffers(live.getPeakPoint())) {
-    auto result = dyn_cast<OpResult>(buffer->value);
-    if (!result || !positions.count(result.getOwner()))
+  for (unsigned index : current.outcome.liveAtPeak) {
+    if (!current.keep.test(index))
       continue;
-    auto it = activationAt.find(
-        {positions.lookup(result.getOwner()), result.getResultNumber()});
-    if (it == activationAt.end() || !current.keep.test(it->second))
-      continue;
-    double ratio = recomputeFlops(it->second, current.keep) /
-                   std::max<int64_t>(1, activations[it->second]->bytes);
-    options.push_back({ratio, it->second});
+    double ratio = recomputeFlops(index, current.keep) /
+                   std::max<int64_t>(1, activations[index]->bytes);
+    options.push_back({ratio, index});
   }
   llvm::stable_sort(options, [](const Option &a, const Option &b) {
     return a.first < b.first;
@@ -436,12 +480,10 @@ GreedyRemat::tryBatch(const State &current, ArrayRef<Option> options) const {
   unsigned k = std::min<unsigned>(batch, options.size());
   State next = dropFirst(current, options, k);
   int64_t peakNext = next.peak();
-  double added = static_cast<double>(next.flops - current.flops);
+  double added = static_cast<double>(next.flops() - current.flops());
   if (peakNext >= peakNow ||
-      added / (peakNow - peakNext) > 2.0 * lastScore + 1e-9) {
-    next.copy.erase();
+      added / (peakNow - peakNext) > 2.0 * lastScore + 1e-9)
     return std::nullopt;
-  }
   if (limit && peakNext <= *limit && peakNow > *limit) {
     unsigned low = 0, high = k;
     while (high - low > 1) {
@@ -449,11 +491,9 @@ GreedyRemat::tryBatch(const State &current, ArrayRef<Option> options) const {
       State trial = dropFirst(current, options, middle);
       if (trial.peak() <= *limit) {
         high = middle;
-        next.copy.erase();
         next = std::move(trial);
       } else {
         low = middle;
-        trial.copy.erase();
       }
     }
   }
@@ -470,21 +510,15 @@ GreedyRemat::trySingles(const State &current, ArrayRef<Option> options) const {
     keep.reset(index);
     State next = measure(std::move(keep));
     int64_t peakNext = next.peak();
-    if (peakNext > peakNow) {
-      next.copy.erase();
+    if (peakNext > peakNow)
       continue;
-    }
-    double added = static_cast<double>(next.flops - current.flops);
+    double added = static_cast<double>(next.flops() - current.flops());
     // Lowering the peak ranks before keeping it (scores below 1e30).
     double score =
         peakNext < peakNow ? added / (peakNow - peakNext) : 1e30 + added;
     if (!chosen || score < chosenScore) {
-      if (chosen)
-        chosen->copy.erase();
       chosen = std::move(next);
       chosenScore = score;
-    } else {
-      next.copy.erase();
     }
   }
   if (!chosen)
@@ -495,16 +529,17 @@ GreedyRemat::trySingles(const State &current, ArrayRef<Option> options) const {
 // Each step measures dropping each of the kept activations live at the peak
 // with the least estimated recompute FLOPs per byte (at most kTries) and
 // takes the one of least added FLOPs per byte of peak it removes (else the
-// cheapest that keeps the peak); it stops when every try raises the peak.
+// cheapest that keeps it); it stops when every try raises the peak.
 // After steps that lowered the peak, batches of the next ranked options are
 // dropped at once while they pay off, their size doubled, else halved (so
 // large steps need O(log) measurements per run of similar activations, not
 // one each).
-RematCandidate GreedyRemat::run() {
+RematCandidate GreedyRemat::search() {
+  batch = 1;
+  lastScore = 0.0;
   State current = measure(llvm::SmallBitVector(activations.size(), true));
   RematCandidate best = toCandidate(current);
   auto advance = [&](State next) {
-    current.copy.erase();
     current = std::move(next);
     if (current.peak() < best.peak)
       best = toCandidate(current);
@@ -536,14 +571,35 @@ RematCandidate GreedyRemat::run() {
     }
     advance(std::move(chosen->first));
   }
-  current.copy.erase();
   return best;
 }
 
-RematCandidate mlir::memopt::runGreedyRemat(func::FuncOp func,
-                                            const TensorLiveness &liveness,
-                                            std::optional<int64_t> limit) {
-  return GreedyRemat(func, liveness, limit).run();
+FailureOr<RematCandidate> GreedyRemat::run() {
+  RematCandidate best = search();
+  if (mismatch)
+    return mlir::emitError(func.getLoc())
+           << "train-remat: greedy's model of the rewritten step disagrees "
+              "with the rewrite: "
+           << *mismatch;
+  if (!model)
+    return best;
+  // The answer, measured on the IR once more.
+  RematCandidate exact = evaluateRewrite(func, "greedy", best.apply);
+  if (exact.peak == best.peak && exact.flops == best.flops)
+    return best;
+  mlir::emitWarning(func.getLoc())
+      << "train-remat: greedy's model of the rewritten step says peak "
+      << best.peak << " bytes and " << best.flops
+      << " recomputed FLOPs where the rewrite has " << exact.peak << " and "
+      << exact.flops << "; searching again on rewrites of the IR (slower)";
+  model.reset();
+  return search();
+}
+
+FailureOr<RematCandidate>
+mlir::memopt::runGreedyRemat(func::FuncOp func, const TensorLiveness &liveness,
+                             std::optional<int64_t> limit, bool checkModel) {
+  return GreedyRemat(func, liveness, limit, checkModel).run();
 }
 
 //===----------------------------------------------------------------------===//

@@ -211,8 +211,13 @@ LogicalResult TrainRematPass::proposeCandidates(
                 "dropout applied to them) and the step has none";
     candidates.push_back(evaluateKeepSet(func, "selective", keep));
   }
-  if (algorithm == RematAlgorithm::Greedy || (isAuto && limit))
-    candidates.push_back(runGreedyRemat(func, before, limit));
+  if (algorithm == RematAlgorithm::Greedy || (isAuto && limit)) {
+    FailureOr<RematCandidate> greedy =
+        runGreedyRemat(func, before, limit, checkModel);
+    if (failed(greedy))
+      return failure();
+    candidates.push_back(std::move(*greedy));
+  }
   if (algorithm == RematAlgorithm::Chain && !limit) {
     // Without a budget `chain` keeps everything, on a chain only.
     std::string why;

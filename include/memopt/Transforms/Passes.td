@@ -553,6 +553,10 @@ def TrainRematPass : Pass<"train-remat", "::mlir::func::FuncOp"> {
     Option<"nodeLimit", "node-limit", "int64_t", /*default=*/"0",
            "optimal: the most branch-and-bound nodes of each solve; a work "
            "limit, so the result does not depend on the machine; 0 = none">,
+    Option<"checkModel", "check-model", "bool", /*default=*/"false",
+           "greedy: also rewrite and analyze the IR for every keep-set it "
+           "evaluates, and fail where its model of the rewrite disagrees "
+           "(a test of the model; slow on large steps)">,
   ];
   let dependentDialects = ["::mlir::memopt::train::TrainDialect"];
 }

@@ -96,8 +96,16 @@ llvm::SmallBitVector getSelectiveKeepSet(const TensorLiveness &liveness);
 /// the first candidate whose peak meets `limit` or, when none does (or
 /// without a limit), the lowest-peak one. `liveness` is the analysis of
 /// `func`.
-RematCandidate runGreedyRemat(func::FuncOp func, const TensorLiveness &liveness,
-                              std::optional<int64_t> limit);
+///
+/// Keep-sets are evaluated on a KeepSetModel of the step, and the answer
+/// once more by rewriting the IR; should they disagree (a step the model
+/// gets wrong), the search runs again on rewrites of the IR, with a warning.
+/// With `checkModel` every evaluation is compared with the rewrite and a
+/// difference is an error (failure).
+FailureOr<RematCandidate> runGreedyRemat(func::FuncOp func,
+                                         const TensorLiveness &liveness,
+                                         std::optional<int64_t> limit,
+                                         bool checkModel = false);
 
 /// The chain of layers of `func` (frees are ignored); fails with the reason
 /// in `why` when the step is not a chain.
