@@ -35,6 +35,12 @@ class RematMilp {
 public:
   RematMilp(const RematGraph &graph, int64_t budget)
       : graph(graph), n(graph.size()), budget(budget) {
+    // Bytes in units of about budget/1e4 and costs in units of the costliest
+    // node: coefficients near 1 instead of 1e9 bytes and 1e11 FLOPs, which
+    // CBC's LPs solve many times faster (the same problem, scaled).
+    byteUnit = std::max(1.0, static_cast<double>(budget) / 1e4);
+    for (const RematNode &node : graph.getNodes())
+      costUnit = std::max(costUnit, static_cast<double>(node.cost));
     build();
   }
 
@@ -97,6 +103,12 @@ private:
   const RematGraph &graph;
   int n;
   int64_t budget;
+  /// The scales of the memory rows and the objective.
+  double byteUnit = 1.0;
+  double costUnit = 1.0;
+  double bytesOf(int64_t bytes) const {
+    return static_cast<double>(bytes) / byteUnit;
+  }
   /// Column of R[t][i] / S[t][i], -1 where the variable does not exist.
   std::vector<std::vector<int>> rCol, sCol;
   /// FREE[t][i][k] columns: per stage, (i, k, column).
@@ -133,7 +145,7 @@ void RematMilp::addComputeAndStoreColumns() {
         continue;
       double lower = i == t ? 1.0 : 0.0;
       double upper = i == t || graph.node(i).recomputable ? 1.0 : 0.0;
-      rCol[t][i] = addColumn(lower, upper, graph.node(i).cost, true);
+      rCol[t][i] = addColumn(lower, upper, graph.node(i).cost / costUnit, true);
     }
   }
   for (int t = 1; t < n; ++t)
@@ -210,7 +222,7 @@ void RematMilp::addFreeColumns() {
 void RematMilp::addMemoryRows() {
   // Memory: U[t][k] = U[t][prev] - freed after prev + bytes[k] R[t][k],
   // U[t][first] = persistent + stored + bytes[first] R[t][first]; U <= budget.
-  const double persistent = static_cast<double>(graph.persistentBytes());
+  const double persistent = bytesOf(graph.persistentBytes());
   // The node's workspace counts at its own point only, and only points of
   // computations are bounded: U[t][k] + workspace[k] R[t][k] <= budget when
   // R[t][k] = 1. With a negative workspace (a correction) U alone may exceed
@@ -220,7 +232,7 @@ void RematMilp::addMemoryRows() {
   int64_t slack = 0;
   for (const RematNode &node : graph.getNodes())
     slack = std::max(slack, -node.workspace);
-  const double top = static_cast<double>(budget) + static_cast<double>(slack);
+  const double top = bytesOf(budget) + bytesOf(slack);
   for (int t = 0; t < n; ++t) {
     if (!isStage(t))
       continue;
@@ -230,11 +242,11 @@ void RematMilp::addMemoryRows() {
         continue;
       int u = addColumn(-kInf, top, 0.0, false);
       uCols[t].emplace_back(k, u);
-      double bytes = static_cast<double>(graph.node(k).bytes);
+      double bytes = bytesOf(graph.node(k).bytes);
       if (int64_t extra = graph.node(k).workspace + slack) {
         int row = addRow(-kInf, top);
         add(row, u, 1.0);
-        add(row, rCol[t][k], static_cast<double>(extra));
+        add(row, rCol[t][k], bytesOf(extra));
       }
       if (previous < 0) {
         int row = addRow(persistent, persistent);
@@ -242,7 +254,7 @@ void RematMilp::addMemoryRows() {
         add(row, rCol[t][k], -bytes);
         for (int i = 0; i < t; ++i)
           if (sCol[t][i] >= 0 && graph.node(i).bytes != 0)
-            add(row, sCol[t][i], -static_cast<double>(graph.node(i).bytes));
+            add(row, sCol[t][i], -bytesOf(graph.node(i).bytes));
       } else {
         int row = addRow(0.0, 0.0);
         add(row, u, 1.0);
@@ -250,7 +262,7 @@ void RematMilp::addMemoryRows() {
         add(row, rCol[t][k], -bytes);
         for (auto [i, at, col] : freeCols[t])
           if (at == previous && graph.node(i).bytes != 0)
-            add(row, col, static_cast<double>(graph.node(i).bytes));
+            add(row, col, bytesOf(graph.node(i).bytes));
       }
       previous = k;
       previousCol = u;
@@ -308,7 +320,7 @@ void RematMilp::solve(double timeLimit, int64_t nodeLimit,
 
   const double *best = Cbc_bestSolution(model);
   double base = graph.baseCost();
-  double possible = Cbc_getBestPossibleObjValue(model);
+  double possible = Cbc_getBestPossibleObjValue(model) * costUnit;
   if (!best) {
     if (Cbc_isProvenInfeasible(model)) {
       result.status = RematStatus::Infeasible;
