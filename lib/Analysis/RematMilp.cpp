@@ -45,9 +45,10 @@ public:
   }
 
   /// Solves within `timeLimit` seconds and `nodeLimit` nodes (0: none for
-  /// either);
+  /// either), for schedules of a recompute cost below `cutoff` when given;
   /// fills status, schedule, costs and bound of `result`.
-  void solve(double timeLimit, int64_t nodeLimit, RematResult &result);
+  void solve(double timeLimit, int64_t nodeLimit, std::optional<double> cutoff,
+             RematResult &result);
 
 private:
   int addColumn(double lower, double upper, double objective, bool integer) {
@@ -271,7 +272,7 @@ void RematMilp::addMemoryRows() {
 }
 
 void RematMilp::solve(double timeLimit, int64_t nodeLimit,
-                      RematResult &result) {
+                      std::optional<double> cutoff, RematResult &result) {
   int numCols = static_cast<int>(colLower.size());
   int numRows = static_cast<int>(rowLower.size());
   // Column-major matrix from the triplets.
@@ -316,11 +317,28 @@ void RematMilp::solve(double timeLimit, int64_t nodeLimit,
                         static_cast<int>(std::min<int64_t>(
                             nodeLimit, std::numeric_limits<int>::max())));
   Cbc_setParameter(model, "threads", "1");
+  double base = graph.baseCost();
+  if (cutoff) {
+    // Strictly cheaper: a schedule of the cutoff's cost is not wanted.
+    double objective = (base + *cutoff) / costUnit;
+    Cbc_setCutoff(model, objective - 1e-9 * std::max(1.0, objective));
+  }
   Cbc_solve(model);
 
   const double *best = Cbc_bestSolution(model);
-  double base = graph.baseCost();
   double possible = Cbc_getBestPossibleObjValue(model) * costUnit;
+  if (!best && cutoff) {
+    // Infeasible under a cutoff: nothing within the budget is cheaper.
+    result.status = RematStatus::NoSolution;
+    result.cutoffProven = Cbc_isProvenInfeasible(model);
+    result.error = result.cutoffProven
+                       ? "no schedule cheaper than the cutoff (proven)"
+                       : "no schedule cheaper than the cutoff found within "
+                         "the limits";
+    result.bound = std::max(0.0, possible - base);
+    Cbc_deleteModel(model);
+    return;
+  }
   if (!best) {
     if (Cbc_isProvenInfeasible(model)) {
       result.status = RematStatus::Infeasible;
@@ -410,7 +428,10 @@ RematResult mlir::memopt::solveOptimal(RematGraph graph, int64_t budget,
   // of one ("Reduced search") ignores the time limit (over 30 s past a 10 s
   // limit on U-Net's groups, where CBC alone proves optimality in 2 s). It
   // is the answer when CBC has none or a costlier one.
-  milp.solve(left, options.nodeLimit, result);
+  milp.solve(left, options.nodeLimit, options.costCutoff, result);
+  if (warm && options.costCutoff &&
+      simulateSchedule(graph, *warm).recomputeCost >= *options.costCutoff)
+    warm.reset();
   if (warm && result.status != RematStatus::Optimal &&
       result.status != RematStatus::Infeasible &&
       result.status != RematStatus::Error) {

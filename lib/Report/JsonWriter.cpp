@@ -41,6 +41,10 @@ static void writeRemat(const MemoryReport &report, llvm::json::OStream &json) {
       json.attribute("budget", *remat->budget);
     else
       json.attribute("budget", nullptr);
+    if (remat->gap)
+      json.attribute("gap", *remat->gap);
+    else
+      json.attribute("gap", nullptr);
   });
 }
 

@@ -108,6 +108,8 @@ void MemoryReport::collectRemat(FunctionOpInterface func) {
     if (auto budget =
             record.getAs<IntegerAttr>(train::TrainDialect::kRematBudgetKey))
       summary.budget = budget.getInt();
+    if (auto gap = record.getAs<FloatAttr>(train::TrainDialect::kRematGapKey))
+      summary.gap = gap.getValueAsDouble();
   }
   if (auto before = func->getAttrOfType<IntegerAttr>(
           train::TrainDialect::kRematPeakBeforeAttrName))

@@ -6,6 +6,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
@@ -91,9 +92,13 @@ std::string report::formatRecomputedOps(const RematSummary &remat) {
 std::string report::formatRematAlgorithm(const RematSummary &remat) {
   if (remat.algorithm.empty())
     return "not recorded";
+  std::string algorithm = remat.algorithm;
+  if (remat.gap)
+    algorithm +=
+        llvm::formatv(" (solver gap {0:f2}%)", *remat.gap * 100.0).str();
   if (!remat.budget)
-    return remat.algorithm + ", no budget";
-  return remat.algorithm + ", budget " + formatBytes(*remat.budget);
+    return algorithm + ", no budget";
+  return algorithm + ", budget " + formatBytes(*remat.budget);
 }
 
 std::string report::formatPrecision(const ModelStates &states) {

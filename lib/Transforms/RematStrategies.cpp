@@ -724,7 +724,20 @@ mlir::memopt::runOptimalRemat(func::FuncOp func, const StepGroups &steps,
       options.timeLimitSeconds = 0.0;
     }
     options.nodeLimit = limits.nodeLimit;
+    if (limits.cutoffFlops)
+      options.costCutoff = static_cast<double>(*limits.cutoffFlops);
     RematResult result = solveOptimal(steps.graph, modelBudget, options);
+    if (!result.hasSchedule() && limits.cutoffFlops &&
+        result.status == RematStatus::NoSolution) {
+      why = (llvm::Twine("the solver's model of ") +
+             llvm::Twine(steps.members.size()) + " groups (" +
+             llvm::Twine(steps.numForward) + " forward) has no plan within " +
+             llvm::Twine(modelBudget) + " model bytes cheaper than " +
+             llvm::Twine(*limits.cutoffFlops) + " recomputed FLOPs" +
+             (result.cutoffProven ? " (proven)" : " within its limits"))
+                .str();
+      break;
+    }
     if (!result.hasSchedule()) {
       why = (llvm::Twine("the solver's model of ") +
              llvm::Twine(steps.members.size()) + " groups (" +
@@ -740,6 +753,7 @@ mlir::memopt::runOptimalRemat(func::FuncOp func, const StepGroups &steps,
         evaluateRewrite(func, "optimal", [&steps, plan](func::FuncOp target) {
           return applyStagePlan(target, steps, plan);
         });
+    candidate.gap = result.gap();
     candidate.detail =
         (llvm::Twine(stringifyRematStatus(result.status)) + " over " +
          llvm::Twine(steps.members.size()) + " groups (" +

@@ -119,6 +119,9 @@ private:
   std::optional<StepGroups> groups;
   /// Why `optimal` returned no candidate.
   std::string optimalFailure;
+  /// Whether `optimal`'s solver ran (auto runs it only when keeping
+  /// everything does not fit).
+  bool optimalRan = false;
 };
 
 } // namespace
@@ -251,6 +254,25 @@ LogicalResult TrainRematPass::proposeCandidates(
   }
   if (algorithm == RematAlgorithm::Optimal || autoNeedsMore) {
     auto start = std::chrono::steady_clock::now();
+    // The MILP looks only for plans cheaper than the cheapest candidate in
+    // hand that meets the budget (auto: every one so far; optimal: greedy's,
+    // run here), and `optimal` answers with greedy's keep-set when greedy is
+    // cheaper: it is never worse than the default search.
+    std::optional<RematCandidate> greedy;
+    if (algorithm == RematAlgorithm::Optimal) {
+      FailureOr<RematCandidate> found =
+          runGreedyRemat(func, before, limit, checkModel);
+      if (failed(found))
+        return failure();
+      if (found->peak <= *limit)
+        greedy = std::move(*found);
+    }
+    std::optional<int64_t> cutoff;
+    for (const RematCandidate &candidate : candidates)
+      if (candidate.peak <= *limit && (!cutoff || candidate.flops < *cutoff))
+        cutoff = candidate.flops;
+    if (greedy && (!cutoff || greedy->flops < *cutoff))
+      cutoff = greedy->flops;
     FailureOr<StepGroups> built =
         getStepGroups(func, static_cast<unsigned>(segments));
     if (failed(built))
@@ -261,8 +283,23 @@ LogicalResult TrainRematPass::proposeCandidates(
     OptimalRematLimits limits;
     limits.timeLimitSeconds = timeLimit;
     limits.nodeLimit = nodeLimit;
-    if (std::optional<RematCandidate> optimal = runOptimalRemat(
-            func, *groups, *limit, limits, start, optimalFailure))
+    limits.cutoffFlops = cutoff;
+    optimalRan = true;
+    std::optional<RematCandidate> optimal =
+        runOptimalRemat(func, *groups, *limit, limits, start, optimalFailure);
+    if (greedy) {
+      greedy->algorithm = getAlgorithmName();
+      greedy->detail = "greedy's keep-set (" + std::to_string(greedy->flops) +
+                       " recomputed FLOPs) answers: ";
+      if (optimal)
+        greedy->detail += "the MILP's plan recomputes " +
+                          std::to_string(optimal->flops) + " (" +
+                          optimal->detail + ")";
+      else
+        greedy->detail += optimalFailure;
+      candidates.push_back(std::move(*greedy));
+    }
+    if (optimal)
       candidates.push_back(std::move(*optimal));
   }
   return success();
@@ -330,6 +367,7 @@ void TrainRematPass::runOnOperation() {
 
   groups.reset();
   optimalFailure = "the solver ran out of time";
+  optimalRan = false;
   SmallVector<RematCandidate> candidates;
   if (failed(proposeCandidates(func, before, *limit, candidates)))
     return signalPassFailure();
@@ -361,6 +399,10 @@ void TrainRematPass::runOnOperation() {
                                })
              << " candidates within the budget of " << **limit
              << " bytes; peak " << chosen->peak << " bytes";
+    if (optimalRan && llvm::none_of(candidates, [](const RematCandidate &c) {
+          return c.algorithm == "optimal";
+        }))
+      remark << "; optimal: " << optimalFailure;
   }
   if (!chosen->detail.empty())
     mlir::emitRemark(func.getLoc())
@@ -380,6 +422,9 @@ void TrainRematPass::runOnOperation() {
   if (*limit)
     record.push_back(builder.getNamedAttr(TrainDialect::kRematBudgetKey,
                                           builder.getI64IntegerAttr(**limit)));
+  if (chosen->gap)
+    record.push_back(builder.getNamedAttr(
+        TrainDialect::kRematGapKey, builder.getF64FloatAttr(*chosen->gap)));
   func->setAttr(TrainDialect::kRematAttrName,
                 builder.getDictionaryAttr(record));
 }

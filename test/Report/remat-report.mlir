@@ -24,6 +24,19 @@
 // BUDGET-TEXT-NEXT: algorithm    greedy, budget 950 B{{$}}
 // BUDGET-JSON: remat algorithm: greedy budget: 950{{$}}
 // BUDGET-HTML: <tr><th>Remat algorithm</th><td>greedy, budget 950 B</td></tr>
+// optimal's own plan (800 bytes, below greedy's floor) records the MILP's
+// relative gap to its proven bound: 0 here, proven optimal in its model.
+// RUN: mem-opt --mlir-print-debuginfo=false %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget=800 algorithm=optimal segments=5 time-limit=0 node-limit=100000' 2>/dev/null | FileCheck %s --check-prefix=GAP-IR
+// GAP-IR: train.remat = {algorithm = "optimal", budget = 800 : i64, gap = 0.000000e+00 : f64}
+// RUN: mem-opt --mlir-print-debuginfo=false %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget=800 algorithm=optimal segments=5 time-limit=0 node-limit=100000' --train-memory-report=format=text -o /dev/null 2>/dev/null | FileCheck %s --check-prefix=GAP-TEXT
+// GAP-TEXT: algorithm    optimal (solver gap 0.00%), budget 800 B{{$}}
+// RUN: mem-opt --mlir-print-debuginfo=false %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget=800 algorithm=optimal segments=5 time-limit=0 node-limit=100000' --train-memory-report=format=json -o /dev/null 2>/dev/null > %t.gap.json
+// RUN: FileCheck %s --check-prefix=GAP-JSON < %t.gap.json
+// GAP-JSON: "algorithm": "optimal",
+// GAP-JSON-NEXT: "budget": 800,
+// GAP-JSON-NEXT: "gap": 0{{$}}
+// RUN: %python %S/validate-report.py json %t.gap.json | FileCheck %s --check-prefix=VALID-GAP
+// VALID-GAP: remat algorithm: optimal budget: 800{{$}}
 // The attributes as written by hand: train.remat is read next to
 // train.remat_flops; a step with train.remat_flops alone says the algorithm
 // is not recorded; train.remat alone is no decision (no remat rows).
@@ -32,7 +45,8 @@
 // RECORD: algorithm    by-hand, budget 4.00 KiB (4096 B){{$}}
 // RUN: sed -e 's/^func.func @chain(\(.*\)) -> tensor<f32> {/func.func @chain(\1) -> tensor<f32> attributes {train.remat_flops = 0 : i64} {/' %s | mem-opt --mlir-print-debuginfo=false --train-memory-report=format=json -o /dev/null | FileCheck %s --check-prefix=UNRECORDED
 // UNRECORDED: "algorithm": null,
-// UNRECORDED-NEXT: "budget": null
+// UNRECORDED-NEXT: "budget": null,
+// UNRECORDED-NEXT: "gap": null
 // RUN: sed -e 's/^func.func @chain(\(.*\)) -> tensor<f32> {/func.func @chain(\1) -> tensor<f32> attributes {train.remat_flops = 0 : i64} {/' %s | mem-opt --mlir-print-debuginfo=false --train-memory-report=format=text -o /dev/null | FileCheck %s --check-prefix=UNRECORDED-TEXT
 // UNRECORDED-TEXT: algorithm    not recorded{{$}}
 // RUN: sed -e 's/^func.func @chain(\(.*\)) -> tensor<f32> {/func.func @chain(\1) -> tensor<f32> attributes {train.remat = {algorithm = "by-hand"}} {/' %s | mem-opt --mlir-print-debuginfo=false --train-memory-report=format=json -o /dev/null | FileCheck %s --check-prefix=NO-DECISION
@@ -59,7 +73,8 @@
 // JSON-NEXT:     "train.matmul": 1{{$}}
 // JSON-NEXT:   },
 // JSON-NEXT:   "algorithm": "sqrt",
-// JSON-NEXT:   "budget": null
+// JSON-NEXT:   "budget": null,
+// JSON-NEXT:   "gap": null
 // JSON-NEXT: },
 
 // HTML: <tr><th>Recomputed</th><td>2 ops: train.gelu x1, train.matmul x1</td></tr>

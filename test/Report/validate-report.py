@@ -105,6 +105,7 @@ def check_json(path):
                 "by_op",
                 "algorithm",
                 "budget",
+                "gap",
             ],
             f"remat keys {list(remat)}",
         )
@@ -113,6 +114,9 @@ def check_json(path):
         expect(remat["algorithm"] is None or isinstance(remat["algorithm"], str),
                "remat algorithm")
         expect(remat["budget"] is None or is_int(remat["budget"]), "remat budget")
+        expect(remat["gap"] is None or
+               (isinstance(remat["gap"], (int, float)) and remat["gap"] >= 0),
+               "remat gap")
     check_model_states(report)
     check_saved_activations(report)
     timeline = report["timeline"]

@@ -8,7 +8,7 @@
 // auto says which algorithm it chose, and why.
 // RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget=950B time-limit=0 node-limit=100000' -o /dev/null 2>&1 | FileCheck %s --check-prefix=AUTO
 // RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat -o /dev/null 2>&1 | FileCheck %s --check-prefix=AUTO-NONE
-// AUTO: remark: train-remat: auto chose 'greedy': the least recompute (256 FLOPs) of the 5 candidates within the budget of 950 bytes; peak 900 bytes
+// AUTO: remark: train-remat: auto chose 'greedy': the least recompute (256 FLOPs) of the 4 candidates within the budget of 950 bytes; peak 900 bytes; optimal: the solver's model of 12 groups (5 forward) has no plan within 950 model bytes cheaper than 256 recomputed FLOPs (proven)
 // AUTO-NONE: remark: train-remat: auto chose 'none': without a budget it keeps every activation (peak 1028 bytes)
 // RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget=950B algorithm=optimal segments=5 time-limit=0 node-limit=100000' --train-verify-step 2>&1 | FileCheck %s --check-prefix=OPT
 // RUN: mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget=800B algorithm=optimal segments=5 time-limit=0 node-limit=100000' --train-verify-step 2>&1 | FileCheck %s --check-prefix=OPT800
@@ -46,18 +46,24 @@
 // BUDGET: train.remat = {algorithm = "{{[a-z]+}}", budget = 950 : i64}, train.remat_flops = 256 : i64, train.remat_peak_after = 900 : i64
 
 // optimal: the MILP over groups of ops (5 forward segments: one op each
-// here) finds the same plan at 950 bytes, proven optimal in its model, and
-// says so in a remark.
-// OPT: remark: train-remat: optimal: optimal over 10 groups (5 forward), model recompute 2.560e+02 FLOPs, gap 0.0000
+// here) looks for plans cheaper than greedy's 256 FLOPs at 950 bytes and
+// proves there is none in its model; greedy's keep-set answers, and the
+// remark says so.
+// OPT: remark: train-remat: optimal: greedy's keep-set (256 recomputed FLOPs) answers: the solver's model of 10 groups (5 forward) has no plan within 950 model bytes cheaper than 256 recomputed FLOPs (proven)
 // OPT: train.remat_flops = 256 : i64, train.remat_peak_after = 900 : i64
 // At 800 bytes no keep-set fits (the least any reaches is 900 bytes, see
-// train-remat-invalid.mlir): optimal recomputes h twice and a once (two
-// matmuls of 512 FLOPs and a gelu of 256) and reaches 772 bytes.
-// OPT800: train.remat = {algorithm = "optimal", budget = 800 : i64}, train.remat_flops = 1280 : i64, train.remat_peak_after = 772 : i64
+// train-remat-invalid.mlir), so greedy has no answer and bounds nothing:
+// optimal recomputes h twice and a once (two matmuls of 512 FLOPs and a
+// gelu of 256), reaches 772 bytes and proves it optimal in its model (the
+// record keeps the solver's gap, 0).
+// OPT800: remark: train-remat: optimal: optimal over 10 groups (5 forward), model recompute 1.280e+03 FLOPs, gap 0.0000
+// OPT800: train.remat = {algorithm = "optimal", budget = 800 : i64, gap = 0.000000e+00 : f64}, train.remat_flops = 1280 : i64, train.remat_peak_after = 772 : i64
 // OPT800-COUNT-3: train.matmul %arg0, %w{{( {train.recomputed})?}} :
-// With 3 coarser segments a recomputation redoes a whole segment: 768 FLOPs.
-// OPT3: remark: train-remat: optimal: optimal over 6 groups (3 forward)
-// OPT3: train.remat_flops = 768 : i64, train.remat_peak_after = 900 : i64
+// With 3 coarser segments a recomputation redoes a whole segment (768
+// FLOPs at best): optimal never answers worse than greedy, whose keep-set
+// answers.
+// OPT3: remark: train-remat: optimal: greedy's keep-set (256 recomputed FLOPs) answers: the solver's model of 6 groups (3 forward) has no plan within 950 model bytes cheaper than 256 recomputed FLOPs (proven)
+// OPT3: train.remat_flops = 256 : i64, train.remat_peak_after = 900 : i64
 func.func @chain(%x: tensor<4x8xf32>) -> tensor<f32> {
   %w = train.param "w" : tensor<8x8xf32>
   %h = train.matmul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32> loc("l.0.fc")

@@ -34,7 +34,8 @@ static LogicalResult verifyByteCount(Operation *op, NamedAttribute attribute) {
   return success();
 }
 
-/// `train.remat`: `{algorithm = "<name>"[, budget = <i64 >= 0>]}`.
+/// `train.remat`: `{algorithm = "<name>"[, budget = <i64 >= 0>][, gap =
+/// <f64 >= 0>]}`.
 static LogicalResult verifyRematRecord(Operation *op,
                                        NamedAttribute attribute) {
   StringRef name = attribute.getName().strref();
@@ -52,6 +53,14 @@ static LogicalResult verifyRematRecord(Operation *op,
     StringRef key = entry.getName().strref();
     if (key == TrainDialect::kRematAlgorithmKey)
       continue;
+    if (key == TrainDialect::kRematGapKey) {
+      auto gap = dyn_cast<FloatAttr>(entry.getValue());
+      if (!gap || !gap.getType().isF64() || !(gap.getValueAsDouble() >= 0.0))
+        return op->emitError()
+               << "'" << name << "' must have a non-negative f64 '" << key
+               << "' (the solver's relative gap)";
+      continue;
+    }
     if (key != TrainDialect::kRematBudgetKey)
       return op->emitError()
              << "'" << name << "' has an unknown key '" << key << "'";

@@ -211,6 +211,9 @@ struct RematResult {
   int64_t minimalPeakBytes = -1;
   /// Seconds spent (informative only).
   double seconds = 0.0;
+  /// With a cost cutoff and no schedule: the search proved that no schedule
+  /// within the budget is cheaper than the cutoff.
+  bool cutoffProven = false;
 
   bool hasSchedule() const {
     return status == RematStatus::Optimal || status == RematStatus::Feasible;
@@ -365,6 +368,12 @@ struct RematOptimalOptions {
   /// limits. (It is not given to CBC as a MIP start: CBC's processing of one
   /// ignores the time limit.)
   bool warmStart = true;
+  /// A recompute cost to beat (a known schedule's, e.g. another algorithm's
+  /// answer): CBC looks only for schedules cheaper than this and prunes every
+  /// branch whose bound reaches it, as an incumbent of that cost would. When
+  /// no schedule is cheaper the status is NoSolution, and `cutoffProven`
+  /// says whether the search proved that.
+  std::optional<double> costCutoff;
 };
 
 /// Checkmate's MILP solved with CBC: binary R, continuous S and FREE (S and

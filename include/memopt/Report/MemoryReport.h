@@ -70,6 +70,9 @@ struct RematSummary {
   /// without a budget).
   std::string algorithm;
   std::optional<int64_t> budget;
+  /// From `train.remat`: the MILP's relative gap to its proven bound, when
+  /// the applied rewrite is `optimal`'s own plan.
+  std::optional<double> gap;
   /// Recomputed ops by op name, in first-appearance order.
   SmallVector<std::pair<std::string, int64_t>> opsByName;
   int64_t numOps = 0;

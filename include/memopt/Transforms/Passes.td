@@ -482,14 +482,22 @@ def TrainRematPass : Pass<"train-remat", "::mlir::func::FuncOp"> {
       of least added recompute FLOPs per byte of peak removed (measured over
       a few tries ranked by estimated FLOPs per byte, with the producers
       they need), then batches of the next ranked ones while they pay off
-      about as well; repeat until the budget is met or no drop helps;
+      about as well; repeat until the budget is met or no drop helps. Each
+      keep-set is evaluated on a model of the rewritten step (its ops, the
+      recomputed copies and their live ranges, on flat arrays), and the
+      answer is measured on the rewritten IR once more;
     * `optimal`: Checkmate's MILP, solved with CBC within `time-limit`
       seconds in all (and `node-limit` branch-and-bound nodes per solve, a
       limit that gives the same schedule on any machine), over groups of ops (at most `segments` forward groups of whole
       layers, and the backward groups reading them): which groups to compute
       again before which. Optimal for that group model (a remark gives the
       status and gap); the chosen plan is measured exactly and re-solved
-      with a lower model budget while it exceeds the budget;
+      with a lower model budget while it exceeds the budget. The MILP looks
+      only for plans cheaper than `greedy`'s answer (a cutoff: branches whose
+      bound reaches it are pruned), and greedy's keep-set answers when it is
+      cheaper, so `optimal` is never worse than `greedy`; the remark says
+      which answered and whether the MILP proved that nothing in its model
+      is cheaper;
     * `chain`: the optimal checkpointing dynamic program for chains
       (revolve / rotor) over the step's layers: which layer inputs to keep
       as checkpoints and which layers to recompute, with their saved
@@ -500,7 +508,8 @@ def TrainRematPass : Pass<"train-remat", "::mlir::func::FuncOp"> {
       one before it, as U-Net's skips do), with or without a budget;
     * `auto` (default): `none` if it meets the budget, else the candidate
       of least recompute FLOPs among the others that does (`chain` when the
-      step is a chain); a remark says which it chose and why.
+      step is a chain; `optimal`'s MILP looks only for plans cheaper than
+      the cheapest candidate in hand); a remark says which it chose and why.
 
     `budget` is a peak bound in bytes with an optional unit (`40GiB`,
     `512MiB`, `1000000`); the peak is the liveness analysis' LOAD of the
@@ -510,8 +519,9 @@ def TrainRematPass : Pass<"train-remat", "::mlir::func::FuncOp"> {
     dominates it (the persistent parameters and optimizer states). For the
     keep-set algorithms, smaller budgets never give larger peaks. The
     decision is recorded on the function as `train.remat_flops` (the FLOPs
-    of the recomputed ops) and `train.remat_peak_before` /
-    `train.remat_peak_after`.
+    of the recomputed ops), `train.remat_peak_before` /
+    `train.remat_peak_after` and `train.remat` (the algorithm, the budget
+    and, for the MILP's own plan, its relative gap to the proven bound).
 
     Example:
     ```

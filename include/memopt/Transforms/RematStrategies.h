@@ -38,6 +38,9 @@ struct RematCandidate {
   int64_t flops = 0;
   /// What the solver said (status, gap, time), for the remark; may be empty.
   std::string detail;
+  /// The MILP's relative gap between its plan's cost and its proven bound
+  /// (over its group model; 0 when proven optimal), for `optimal`'s plans.
+  std::optional<double> gap;
 };
 
 //===----------------------------------------------------------------------===//
@@ -128,6 +131,9 @@ struct OptimalRematLimits {
   double timeLimitSeconds = 30.0;
   /// Branch-and-bound nodes per solve; 0: none.
   int64_t nodeLimit = 0;
+  /// The recompute FLOPs of a candidate already in hand (greedy's): the
+  /// solver looks only for plans its model says are cheaper.
+  std::optional<int64_t> cutoffFlops;
 };
 
 /// `optimal`: Checkmate's MILP over `groups` (buildStepGroups of `func`).

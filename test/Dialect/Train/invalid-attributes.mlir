@@ -224,3 +224,10 @@ func.func @grad_of_on_op(%x: tensor<4xf32>) -> tensor<4xf32> {
   %y = train.relu %x {train.grad_of = "w"} : tensor<4xf32>
   return %y : tensor<4xf32>
 }
+
+// -----
+
+// expected-error @+1 {{'train.remat' must have a non-negative f64 'gap' (the solver's relative gap)}}
+func.func @remat_gap() attributes {train.remat = {algorithm = "optimal", gap = -1.0 : f64}} {
+  return
+}

@@ -49,9 +49,11 @@ def Train_Dialect : Dialect {
     * `train.remat_flops`, `train.remat_peak_before`,
       `train.remat_peak_after`: on a function, what `train-remat` decided
       (recomputed FLOPs, LOAD before and after);
-    * `train.remat`: on a function, `{algorithm = "<name>", budget = <i64>}`:
-      the algorithm whose rewrite `train-remat` applied and the peak budget
-      in bytes it met (absent without a budget);
+    * `train.remat`: on a function, `{algorithm = "<name>", budget = <i64>,
+      gap = <f64>}`: the algorithm whose rewrite `train-remat` applied, the
+      peak budget in bytes it met (absent without a budget) and, for the
+      MILP's own plan of `optimal`, the solver's relative gap to its proven
+      bound (absent otherwise);
     * `train.recomputed`: a unit attribute on an op `train-remat` inserted
       to compute a forward value again (the memory report lists them);
     * `train.layer`: on an op, the non-empty name of the layer it belongs to
@@ -110,6 +112,8 @@ def Train_Dialect : Dialect {
     /// The keys of the `train.remat` dictionary.
     static constexpr ::llvm::StringLiteral kRematAlgorithmKey = "algorithm";
     static constexpr ::llvm::StringLiteral kRematBudgetKey = "budget";
+    /// The MILP's relative gap to its proven bound, for `optimal`'s plans.
+    static constexpr ::llvm::StringLiteral kRematGapKey = "gap";
     static constexpr ::llvm::StringLiteral kLayerAttrName = "train.layer";
     static constexpr ::llvm::StringLiteral kGradOfAttrName = "train.grad_of";
     static constexpr ::llvm::StringLiteral kPrecisionAttrName =
