@@ -133,15 +133,15 @@ ScheduleGraph::ScheduleGraph(Operation *func, const TensorLiveness &liveness)
       unusedArguments += buffer.bytes;
 }
 
-int64_t ScheduleGraph::simulateLoad(ArrayRef<unsigned> order) const {
-  unsigned n = ops.size();
-  if (n == 0)
-    return 0;
+/// Live bytes at every point of `order` (the model of simulateLoad).
+static SmallVector<int64_t> getLiveProfile(const ScheduleGraph &graph,
+                                           ArrayRef<unsigned> order) {
+  unsigned n = graph.size();
   SmallVector<unsigned> position(n);
   for (auto [p, op] : llvm::enumerate(order))
     position[op] = p;
   SmallVector<int64_t> delta(n + 1, 0);
-  for (const BufferInfo &buffer : buffers) {
+  for (const ScheduleGraph::BufferInfo &buffer : graph.getBuffers()) {
     unsigned start = buffer.def < 0 ? 0 : position[buffer.def];
     unsigned end = start;
     for (unsigned user : buffer.users)
@@ -149,12 +149,26 @@ int64_t ScheduleGraph::simulateLoad(ArrayRef<unsigned> order) const {
     delta[start] += buffer.bytes;
     delta[end + 1] -= buffer.bytes;
   }
-  int64_t running = 0, load = 0;
+  SmallVector<int64_t> live(n);
+  int64_t running = 0;
   for (unsigned p = 0; p < n; ++p) {
     running += delta[p];
-    load = std::max(load, persistent + running + workspace[order[p]]);
+    live[p] =
+        graph.getPersistentBytes() + running + graph.getWorkspace(order[p]);
   }
-  return load;
+  return live;
+}
+
+unsigned ScheduleGraph::findPeakPoint(ArrayRef<unsigned> order) const {
+  SmallVector<int64_t> live = getLiveProfile(*this, order);
+  return std::max_element(live.begin(), live.end()) - live.begin();
+}
+
+int64_t ScheduleGraph::simulateLoad(ArrayRef<unsigned> order) const {
+  if (ops.empty())
+    return 0;
+  SmallVector<int64_t> live = getLiveProfile(*this, order);
+  return *std::max_element(live.begin(), live.end());
 }
 
 bool ScheduleGraph::isValidOrder(ArrayRef<unsigned> order) const {
@@ -311,6 +325,67 @@ ScheduleCandidate mlir::memopt::scheduleEager(const ScheduleGraph &graph) {
 
 ScheduleCandidate mlir::memopt::scheduleGreedy(const ScheduleGraph &graph) {
   return runListScheduler(graph, ListScheduler::Policy::Greedy, "greedy");
+}
+
+ScheduleCandidate mlir::memopt::improveBySinking(const ScheduleGraph &graph,
+                                                 const ScheduleCandidate &start,
+                                                 unsigned maxMoves) {
+  ScheduleCandidate best = start;
+  best.heuristic = start.heuristic + "+sink";
+  unsigned n = graph.size();
+  if (n < 3)
+    return start;
+  ArrayRef<ScheduleGraph::BufferInfo> buffers = graph.getBuffers();
+  for (unsigned move = 0; move < maxMoves; ++move) {
+    SmallVector<unsigned> position(n);
+    for (auto [p, op] : llvm::enumerate(best.order))
+      position[op] = p;
+    unsigned peak = graph.findPeakPoint(best.order);
+    // Ops before the peak whose successors all run after it, by the bytes
+    // they allocate (largest first, then program order).
+    SmallVector<std::pair<int64_t, unsigned>> candidates;
+    for (unsigned p = 0; p < peak; ++p) {
+      unsigned op = best.order[p];
+      int64_t bytes = 0;
+      for (unsigned b : graph.getDefined(op))
+        bytes += buffers[b].bytes;
+      if (bytes == 0 ||
+          llvm::any_of(graph.getSuccessors(op),
+                       [&](unsigned succ) { return position[succ] <= peak; }))
+        continue;
+      candidates.push_back({-bytes, op});
+    }
+    llvm::sort(candidates);
+    bool improved = false;
+    // A few tries per move keep the search linear in the step's size.
+    constexpr size_t kTriesPerMove = 8;
+    if (candidates.size() > kTriesPerMove)
+      candidates.resize(kTriesPerMove);
+    for (auto [unused, op] : candidates) {
+      unsigned first = n - 1;
+      for (unsigned succ : graph.getSuccessors(op))
+        first = std::min(first, position[succ]);
+      // Move `op` from its place to right before its first successor.
+      SmallVector<unsigned> order;
+      order.reserve(n);
+      for (unsigned p = 0; p < n; ++p) {
+        if (p == first)
+          order.push_back(op);
+        if (best.order[p] != op)
+          order.push_back(best.order[p]);
+      }
+      int64_t load = graph.simulateLoad(order);
+      if (load < best.load) {
+        best.order = std::move(order);
+        best.load = load;
+        improved = true;
+        break;
+      }
+    }
+    if (!improved)
+      break;
+  }
+  return best.load < start.load ? best : start;
 }
 
 //===----------------------------------------------------------------------===//

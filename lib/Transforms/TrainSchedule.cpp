@@ -101,6 +101,16 @@ void TrainSchedulePass::runOnOperation() {
     candidates.push_back(scheduleEager(graph));
   if (all || wanted == "greedy")
     candidates.push_back(scheduleGreedy(graph));
+  // The best proposal so far, improved by sinking (with `best`).
+  if (all) {
+    const ScheduleCandidate *lowest = &candidates.front();
+    for (const ScheduleCandidate &candidate : candidates)
+      if (candidate.load < lowest->load)
+        lowest = &candidate;
+    ScheduleCandidate sunk = improveBySinking(graph, *lowest);
+    if (sunk.load < lowest->load)
+      candidates.push_back(std::move(sunk));
+  }
   if (all || wanted == "exact") {
     std::optional<ScheduleCandidate> exact =
         scheduleExact(graph, static_cast<unsigned>(exactLimit));

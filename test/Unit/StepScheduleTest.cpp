@@ -190,6 +190,11 @@ TEST_F(StepScheduleTest, HeuristicsAreExactlyMeasuredAndNeverBeatExact) {
     EXPECT_EQ(program.load, liveness.getLoad()) << "seed " << seed;
     SmallVector<ScheduleCandidate> candidates = {program, scheduleEager(graph),
                                                  scheduleGreedy(graph)};
+    for (unsigned i = 0; i < 3; ++i) {
+      ScheduleCandidate sunk = improveBySinking(graph, candidates[i]);
+      EXPECT_LE(sunk.load, candidates[i].load) << "seed " << seed;
+      candidates.push_back(std::move(sunk));
+    }
     for (const ScheduleCandidate &candidate : candidates)
       expectExact(step, graph, candidate);
     std::optional<ScheduleCandidate> exact = scheduleExact(graph, 18);

@@ -47,6 +47,9 @@ public:
   /// are in that order.
   int64_t simulateLoad(ArrayRef<unsigned> order) const;
 
+  /// The program point at which `order` reaches its LOAD (the first).
+  unsigned findPeakPoint(ArrayRef<unsigned> order) const;
+
   /// Whether `order` is a permutation that respects every dependence.
   bool isValidOrder(ArrayRef<unsigned> order) const;
 
@@ -107,6 +110,15 @@ ScheduleCandidate scheduleEager(const ScheduleGraph &graph);
 /// net allocation (bytes allocated minus bytes released), program order on
 /// ties.
 ScheduleCandidate scheduleGreedy(const ScheduleGraph &graph);
+
+/// "<heuristic>+sink": `start` improved by sinking. Repeatedly, at the
+/// order's peak, an op that runs before the peak and whose every successor
+/// runs after it is moved right before its first successor, when that
+/// lowers LOAD (the largest such allocations tried first); at most
+/// `maxMoves` moves. Returns `start` unchanged when no move helps.
+ScheduleCandidate improveBySinking(const ScheduleGraph &graph,
+                                   const ScheduleCandidate &start,
+                                   unsigned maxMoves = 64);
 
 /// "exact": the order of lowest LOAD, by dynamic programming over the
 /// step's down-closed op sets, for steps of at most `maxOps` ops (the

@@ -432,7 +432,10 @@ def TrainSchedulePass : Pass<"train-schedule", "::mlir::func::FuncOp"> {
       (the terminator included), since the work grows as 2^ops;
     * `best` (default): all of the above that apply, keeping the lowest LOAD
       and, on ties, the first in this list, so the step never gets worse and
-      is left as written when nothing is better.
+      is left as written when nothing is better. Before `exact`, the best
+      heuristic's order is improved by sinking (`<heuristic>+sink`): an op
+      that runs before the peak and whose every dependent runs after it
+      moves right before its first dependent while that lowers LOAD.
 
     The step must not have a memory plan yet (run `train-plan-memory`
     afterwards). The decision is recorded on the function as
