@@ -697,7 +697,8 @@ std::optional<RematCandidate>
 mlir::memopt::runOptimalRemat(func::FuncOp func, const StepGroups &steps,
                               int64_t limit, const OptimalRematLimits &limits,
                               std::chrono::steady_clock::time_point start,
-                              std::string &why) {
+                              std::string &why, bool &proven) {
+  proven = false;
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                          start)
@@ -736,9 +737,11 @@ mlir::memopt::runOptimalRemat(func::FuncOp func, const StepGroups &steps,
              llvm::Twine(*limits.cutoffFlops) + " recomputed FLOPs" +
              (result.cutoffProven ? " (proven)" : " within its limits"))
                 .str();
+      proven = result.cutoffProven;
       break;
     }
     if (!result.hasSchedule()) {
+      proven = result.status == RematStatus::Infeasible;
       why = (llvm::Twine("the solver's model of ") +
              llvm::Twine(steps.members.size()) + " groups (" +
              llvm::Twine(steps.numForward) + " forward) says " +
@@ -762,8 +765,10 @@ mlir::memopt::runOptimalRemat(func::FuncOp func, const StepGroups &steps,
          llvm::formatv("{0:f4}", result.gap()) + ", " +
          llvm::formatv("{0:f2}", elapsed()) + " s")
             .str();
-    if (fitsLimit(candidate, limit, why))
+    if (fitsLimit(candidate, limit, why)) {
+      proven = result.status == RematStatus::Optimal;
       return candidate;
+    }
     modelBudget -= candidate.peak - limit;
   }
   return std::nullopt;

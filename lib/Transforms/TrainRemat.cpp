@@ -21,6 +21,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <chrono>
+#include <deque>
 
 namespace mlir::memopt {
 #define GEN_PASS_DEF_TRAINREMATPASS
@@ -55,6 +56,14 @@ FailureOr<int64_t> mlir::memopt::parseByteSize(StringRef text) {
 }
 
 namespace {
+/// segments=0: the first group model's forward groups; each next model has
+/// twice as many.
+constexpr unsigned kFirstAutoSegments = 8;
+/// segments=0: the largest group model solved. The MILP's size grows with
+/// the square of the groups; on the mem-gen models, models of about 70
+/// groups settle within a second and 140 groups take 7 s to past 30 s
+/// (docs/remat.md).
+constexpr unsigned kMaxAutoGroups = 80;
 
 struct TrainRematPass
     : public memopt::impl::TrainRematPassBase<TrainRematPass> {
@@ -114,9 +123,22 @@ private:
   void reportNoCandidate(func::FuncOp func, ArrayRef<RematCandidate> candidates,
                          int64_t limit, int64_t persistent);
 
-  /// The groups of `optimal`, built once per step (the candidates it
+  /// Runs `optimal`'s MILP over the group models of `func`: the one of
+  /// `segments` forward groups, or with `segments=0` ever finer ones (8,
+  /// 16, 32, ... forward groups, each solve's answer the next one's cutoff)
+  /// while each solve settles its model, the model grows and has at most
+  /// kMaxAutoGroups groups. Sets `optimal` to the cheapest plan found (and
+  /// optimalFailure when there is none); fails with an error when the step
+  /// cannot be grouped.
+  LogicalResult runOptimalLevels(func::FuncOp func, int64_t limit,
+                                 OptimalRematLimits limits,
+                                 std::chrono::steady_clock::time_point start,
+                                 std::optional<RematCandidate> &optimal);
+
+  /// The group models of `optimal`, built once per step (the candidates it
   /// proposes refer to them).
-  std::optional<StepGroups> groups;
+  /// A deque: the candidates hold references, which push_back keeps valid.
+  std::deque<StepGroups> groupModels;
   /// Why `optimal` returned no candidate.
   std::string optimalFailure;
   /// Whether `optimal`'s solver ran (auto runs it only when keeping
@@ -158,10 +180,11 @@ LogicalResult TrainRematPass::initializeOptions(
 
 LogicalResult TrainRematPass::checkOptions(Location loc) {
   constexpr int64_t kMaxSegments = std::numeric_limits<unsigned>::max();
-  if (segments < 1 || segments > kMaxSegments)
+  if (segments < 0 || segments > kMaxSegments)
     return mlir::emitError(loc)
-           << "train-remat: segments must be in [1, " << kMaxSegments
-           << "], got " << static_cast<int64_t>(segments);
+           << "train-remat: segments must be 0 (refine automatically) or in "
+              "[1, "
+           << kMaxSegments << "], got " << static_cast<int64_t>(segments);
   if (!(timeLimit >= 0.0))
     return mlir::emitError(loc)
            << "train-remat: time-limit must be a positive number of seconds "
@@ -273,20 +296,14 @@ LogicalResult TrainRematPass::proposeCandidates(
         cutoff = candidate.flops;
     if (greedy && (!cutoff || greedy->flops < *cutoff))
       cutoff = greedy->flops;
-    FailureOr<StepGroups> built =
-        getStepGroups(func, static_cast<unsigned>(segments));
-    if (failed(built))
-      return mlir::emitError(func.getLoc())
-             << "train-remat: cannot group @" << func.getSymName()
-             << " for the schedule solver";
-    groups = std::move(*built);
     OptimalRematLimits limits;
     limits.timeLimitSeconds = timeLimit;
     limits.nodeLimit = nodeLimit;
     limits.cutoffFlops = cutoff;
     optimalRan = true;
-    std::optional<RematCandidate> optimal =
-        runOptimalRemat(func, *groups, *limit, limits, start, optimalFailure);
+    std::optional<RematCandidate> optimal;
+    if (failed(runOptimalLevels(func, *limit, limits, start, optimal)))
+      return failure();
     if (greedy) {
       greedy->algorithm = getAlgorithmName();
       greedy->detail = "greedy's keep-set (" + std::to_string(greedy->flops) +
@@ -302,6 +319,70 @@ LogicalResult TrainRematPass::proposeCandidates(
     if (optimal)
       candidates.push_back(std::move(*optimal));
   }
+  return success();
+}
+
+LogicalResult
+TrainRematPass::runOptimalLevels(func::FuncOp func, int64_t limit,
+                                 OptimalRematLimits limits,
+                                 std::chrono::steady_clock::time_point start,
+                                 std::optional<RematCandidate> &optimal) {
+  bool refine = segments == 0;
+  unsigned levelSegments =
+      refine ? kFirstAutoSegments : static_cast<unsigned>(segments);
+  SmallVector<unsigned> solvedSizes;
+  unsigned previousForward = 0;
+  std::string stopped;
+  while (true) {
+    FailureOr<StepGroups> built = getStepGroups(func, levelSegments);
+    if (failed(built))
+      return mlir::emitError(func.getLoc())
+             << "train-remat: cannot group @" << func.getSymName()
+             << " for the schedule solver";
+    unsigned size = built->members.size();
+    if (!solvedSizes.empty()) {
+      if (built->numForward <= previousForward)
+        break; // Op granularity: every forward op is a group already.
+      if (size > kMaxAutoGroups) {
+        stopped = (llvm::Twine("; the next model, ") + llvm::Twine(size) +
+                   " groups, is over the " + llvm::Twine(kMaxAutoGroups) +
+                   " that segments=0 solves")
+                      .str();
+        break;
+      }
+    }
+    previousForward = built->numForward;
+    groupModels.push_back(std::move(*built));
+    std::string why = optimalFailure;
+    bool proven = false;
+    std::optional<RematCandidate> found = runOptimalRemat(
+        func, groupModels.back(), limit, limits, start, why, proven);
+    solvedSizes.push_back(size);
+    if (found && (!optimal || found->flops < optimal->flops)) {
+      optimal = std::move(found);
+      limits.cutoffFlops = optimal->flops;
+    }
+    if (!optimal)
+      optimalFailure = why;
+    if (!refine)
+      return success();
+    if (!proven) {
+      stopped = "; the last model was not settled within the limits";
+      break;
+    }
+    if (levelSegments > std::numeric_limits<unsigned>::max() / 2)
+      break;
+    levelSegments *= 2;
+  }
+  // Say which models were solved (segments=0).
+  std::string sizes;
+  for (auto [index, size] : llvm::enumerate(solvedSizes))
+    sizes += (index ? ", " : "") + std::to_string(size);
+  std::string levels = "; models of " + sizes + " groups solved" + stopped;
+  if (optimal)
+    optimal->detail += levels;
+  else
+    optimalFailure += levels;
   return success();
 }
 
@@ -365,7 +446,7 @@ void TrainRematPass::runOnOperation() {
   int64_t peakBefore = before.getLoad();
   int64_t persistent = before.getPersistentBytes();
 
-  groups.reset();
+  groupModels.clear();
   optimalFailure = "the solver ran out of time";
   optimalRan = false;
   SmallVector<RematCandidate> candidates;

@@ -1,11 +1,9 @@
 // RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat=algorithm=magic -o /dev/null 2>&1 | FileCheck %s --check-prefix=ALGO
 // ALGO: error: train-remat: unknown algorithm 'magic'; expected one of auto, none, layers, sqrt, selective, greedy, optimal, chain
-// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat='algorithm=optimal segments=0' -o /dev/null 2>&1 | FileCheck %s --check-prefix=SEGMENTS
-// SEGMENTS: error: train-remat: segments must be in [1, 4294967295], got 0
 // RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat='algorithm=optimal segments=-5' -o /dev/null 2>&1 | FileCheck %s --check-prefix=SEGMENTS-NEG
-// SEGMENTS-NEG: error: train-remat: segments must be in [1, 4294967295], got -5
+// SEGMENTS-NEG: error: train-remat: segments must be 0 (refine automatically) or in [1, 4294967295], got -5
 // RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat='algorithm=optimal segments=4294967296' -o /dev/null 2>&1 | FileCheck %s --check-prefix=SEGMENTS-BIG
-// SEGMENTS-BIG: error: train-remat: segments must be in [1, 4294967295], got 4294967296
+// SEGMENTS-BIG: error: train-remat: segments must be 0 (refine automatically) or in [1, 4294967295], got 4294967296
 // RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat='algorithm=optimal time-limit=-1' -o /dev/null 2>&1 | FileCheck %s --check-prefix=TIME
 // TIME: error: train-remat: time-limit must be a positive number of seconds (or 0 for no wall-clock limit, with a node-limit), got -1
 // time-limit=0 (no wall-clock limit) needs a work limit.

@@ -267,10 +267,13 @@ TEST_F(RematStrategiesTest, OptimalFindsTheOptimumOfItsGroups) {
   limits.timeLimitSeconds = 0;
   limits.nodeLimit = 100000;
   std::string why;
+  bool proven = false;
   // 800 bytes: no keep-set fits; recomputing h twice and a once does.
-  std::optional<RematCandidate> optimal = runOptimalRemat(
-      step, *groups, 800, limits, std::chrono::steady_clock::now(), why);
+  std::optional<RematCandidate> optimal =
+      runOptimalRemat(step, *groups, 800, limits,
+                      std::chrono::steady_clock::now(), why, proven);
   ASSERT_TRUE(optimal) << why;
+  EXPECT_TRUE(proven);
   EXPECT_EQ(optimal->flops, 1280);
   EXPECT_EQ(optimal->peak, 772);
   EXPECT_EQ(StringRef(optimal->detail).take_front(36),
@@ -286,10 +289,20 @@ TEST_F(RematStrategiesTest, OptimalSaysWhyNothingFits) {
   limits.timeLimitSeconds = 0;
   limits.nodeLimit = 100000;
   std::string why;
+  bool proven = false;
   EXPECT_FALSE(runOptimalRemat(step, *groups, 500, limits,
-                               std::chrono::steady_clock::now(), why));
+                               std::chrono::steady_clock::now(), why, proven));
   EXPECT_EQ(StringRef(why).take_front(62),
             "the solver's model of 10 groups (5 forward) says infeasible at");
+  // Proven infeasible: a finer model may still have a plan.
+  EXPECT_TRUE(proven);
+  // Without a solve's proof (one node, a cutoff no plan is under).
+  limits.nodeLimit = 1;
+  limits.cutoffFlops = 1;
+  EXPECT_FALSE(runOptimalRemat(step, *groups, 800, limits,
+                               std::chrono::steady_clock::now(), why, proven));
+  EXPECT_TRUE(StringRef(why).contains("cheaper than 1 recomputed FLOPs"))
+      << why;
 }
 
 TEST_F(RematStrategiesTest, StagePlansFollowTheSchedule) {

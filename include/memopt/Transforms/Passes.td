@@ -491,10 +491,15 @@ def TrainRematPass : Pass<"train-remat", "::mlir::func::FuncOp"> {
       answer is measured on the rewritten IR once more;
     * `optimal`: Checkmate's MILP, solved with CBC within `time-limit`
       seconds in all (and `node-limit` branch-and-bound nodes per solve, a
-      limit that gives the same schedule on any machine), over groups of ops (at most `segments` forward groups of whole
-      layers, and the backward groups reading them): which groups to compute
-      again before which. Optimal for that group model (a remark gives the
-      status and gap); the chosen plan is measured exactly and re-solved
+      limit that gives the same schedule on any machine), over groups of
+      ops (forward groups of whole layers, and the backward groups reading
+      them): which groups to compute again before which. With `segments=0`
+      (default) it solves models of 8, 16, 32, ... forward groups, down to
+      single ops on small steps, each model's answer the next one's cutoff,
+      while each is settled within the limits and has at most 80 groups;
+      `segments=N` solves the model of at most N forward groups only.
+      Optimal for the finest group model settled (a remark gives the
+      status, the gap and the models solved); the chosen plan is measured exactly and re-solved
       with a lower model budget while it exceeds the budget. The MILP looks
       only for plans cheaper than `greedy`'s answer (a cutoff: branches whose
       bound reaches it are pruned), and greedy's keep-set answers when it is
@@ -556,9 +561,10 @@ def TrainRematPass : Pass<"train-remat", "::mlir::func::FuncOp"> {
                         "Checkmate's MILP over groups of ops"),
              clEnumValN(::mlir::memopt::RematAlgorithm::Chain, "chain",
                         "the rotor DP over a chain of layers"))}]>,
-    Option<"segments", "segments", "int64_t", /*default=*/"8",
+    Option<"segments", "segments", "int64_t", /*default=*/"0",
            "optimal: the most forward groups (segments of whole layers) the "
-           "solver decides over, at least 1">,
+           "solver decides over; 0 = refine: 8, 16, 32, ... while each model "
+           "is settled within the limits and has at most 80 groups">,
     Option<"timeLimit", "time-limit", "double", /*default=*/"30.0",
            "optimal: seconds the whole algorithm may spend (grouping, models, "
            "solves, measuring; a schedule found by then is used with its "

@@ -142,11 +142,14 @@ struct OptimalRematLimits {
 /// again with the model's budget lowered by the excess (at most 6 solves).
 /// The time limit counts from `start` and covers every solve and
 /// measurement. Without a candidate, `why` says why (it keeps its value
-/// when no solve ran).
+/// when no solve ran). `proven` tells whether the last solve settled its
+/// model: the plan returned is optimal for it, or the model has no plan
+/// within the budget (cheaper than the cutoff); false when a limit ended it.
 std::optional<RematCandidate>
 runOptimalRemat(func::FuncOp func, const StepGroups &groups, int64_t limit,
                 const OptimalRematLimits &limits,
-                std::chrono::steady_clock::time_point start, std::string &why);
+                std::chrono::steady_clock::time_point start, std::string &why,
+                bool &proven);
 
 } // namespace mlir::memopt
 
