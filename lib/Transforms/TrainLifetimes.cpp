@@ -25,12 +25,7 @@ struct TrainLifetimesPass
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return;
-    if (!func.getBody().hasOneBlock()) {
-      func.emitOpError("expected a single-block training step (program "
-                       "order is the schedule)");
-      return signalPassFailure();
-    }
-    if (failed(train::verifyNotLowered(func, "train-lifetimes")))
+    if (failed(train::verifyStepBody(func, "train-lifetimes")))
       return signalPassFailure();
     if (!makeLifetimesExplicit(func))
       markAllAnalysesPreserved();

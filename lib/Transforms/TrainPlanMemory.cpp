@@ -38,16 +38,6 @@ void mlir::memopt::removeMemoryPlan(func::FuncOp func) {
   });
 }
 
-/// The single block of a training step, or an error.
-static Block *getStepBlock(func::FuncOp func) {
-  if (!func.getBody().hasOneBlock()) {
-    func.emitOpError("expected a single-block training step (program order "
-                     "is the schedule)");
-    return nullptr;
-  }
-  return &func.getBody().front();
-}
-
 namespace {
 
 struct TrainPlanMemoryPass
@@ -69,11 +59,9 @@ struct TrainPlanMemoryPass
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return;
-    Block *block = getStepBlock(func);
-    if (!block)
+    if (failed(train::verifyStepBody(func, "train-plan-memory")))
       return signalPassFailure();
-    if (failed(train::verifyNotLowered(func, "train-plan-memory")))
-      return signalPassFailure();
+    Block *block = &func.getBody().front();
     if (alignment <= 0 || !llvm::isPowerOf2_64(alignment) ||
         alignment > TrainDialect::kMaxPlanAlignment) {
       mlir::emitError(func.getLoc())
@@ -154,8 +142,7 @@ struct TrainVerifyPlanPass
     func::FuncOp func = getOperation();
     if (func.isExternal())
       return;
-    if (!getStepBlock(func) ||
-        failed(train::verifyNotLowered(func, "train-verify-plan")))
+    if (failed(train::verifyStepBody(func, "train-verify-plan")))
       return signalPassFailure();
     auto arenaAttr =
         func->getAttrOfType<IntegerAttr>(TrainDialect::kArenaBytesAttrName);

@@ -421,12 +421,7 @@ void TrainRematPass::runOnOperation() {
   func::FuncOp func = getOperation();
   if (func.isExternal())
     return;
-  if (!func.getBody().hasOneBlock()) {
-    func.emitOpError("expected a single-block training step (program order "
-                     "is the schedule)");
-    return signalPassFailure();
-  }
-  if (failed(train::verifyNotLowered(func, "train-remat")))
+  if (failed(train::verifyStepBody(func, "train-remat")))
     return signalPassFailure();
   if (failed(checkOptions(func.getLoc())))
     return signalPassFailure();

@@ -77,12 +77,7 @@ void TrainSchedulePass::runOnOperation() {
   func::FuncOp func = getOperation();
   if (func.isExternal())
     return;
-  if (!func.getBody().hasOneBlock()) {
-    func.emitOpError("expected a single-block training step (program order "
-                     "is the schedule)");
-    return signalPassFailure();
-  }
-  if (failed(train::verifyNotLowered(func, "train-schedule")))
+  if (failed(train::verifyStepBody(func, "train-schedule")))
     return signalPassFailure();
   if (hasMemoryPlan(func)) {
     func.emitOpError("train-schedule: the step already has a memory plan "

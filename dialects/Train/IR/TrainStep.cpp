@@ -48,6 +48,14 @@ LogicalResult train::verifyNotLowered(FunctionOpInterface func,
   return diag;
 }
 
+LogicalResult train::verifyStepBody(FunctionOpInterface func,
+                                    StringRef passName) {
+  if (!func.getFunctionBody().hasOneBlock())
+    return func->emitOpError("expected a single-block training step (program "
+                             "order is the schedule)");
+  return verifyNotLowered(func, passName);
+}
+
 Operation *train::findTrainOp(Operation *root) {
   Operation *found = nullptr;
   root->walk([&](Operation *op) {

@@ -22,6 +22,11 @@ namespace mlir::memopt::train {
 /// convert-train-to-linalg; linalg ops mixed into a train step are fine.
 LogicalResult verifyNotLowered(FunctionOpInterface func, StringRef passName);
 
+/// What the passes that read program order as the schedule expect of a
+/// function with a body: one block (else an error on `func`), and a step
+/// that is not lowered (verifyNotLowered).
+LogicalResult verifyStepBody(FunctionOpInterface func, StringRef passName);
+
 /// The first op of the train dialect in `root` (itself included), if any.
 Operation *findTrainOp(Operation *root);
 
