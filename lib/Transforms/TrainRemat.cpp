@@ -127,9 +127,9 @@ private:
   /// `segments` forward groups, or with `segments=0` ever finer ones (8,
   /// 16, 32, ... forward groups, each solve's answer the next one's cutoff)
   /// while each solve settles its model, the model grows and has at most
-  /// kMaxAutoGroups groups. Sets `optimal` to the cheapest plan found (and
-  /// optimalFailure when there is none); fails with an error when the step
-  /// cannot be grouped.
+  /// kMaxAutoGroups groups (under `auto`, only the first of them). Sets
+  /// `optimal` to the cheapest plan found (and optimalFailure when there is
+  /// none); fails with an error when the step cannot be grouped.
   LogicalResult runOptimalLevels(func::FuncOp func, int64_t limit,
                                  OptimalRematLimits limits,
                                  std::chrono::steady_clock::time_point start,
@@ -327,9 +327,11 @@ TrainRematPass::runOptimalLevels(func::FuncOp func, int64_t limit,
                                  OptimalRematLimits limits,
                                  std::chrono::steady_clock::time_point start,
                                  std::optional<RematCandidate> &optimal) {
-  bool refine = segments == 0;
+  // auto answers in seconds: it solves the first model only, and an
+  // explicit `optimal` refines.
+  bool refine = segments == 0 && algorithm == RematAlgorithm::Optimal;
   unsigned levelSegments =
-      refine ? kFirstAutoSegments : static_cast<unsigned>(segments);
+      segments == 0 ? kFirstAutoSegments : static_cast<unsigned>(segments);
   SmallVector<unsigned> solvedSizes;
   unsigned previousForward = 0;
   std::string stopped;

@@ -496,8 +496,9 @@ def TrainRematPass : Pass<"train-remat", "::mlir::func::FuncOp"> {
       them): which groups to compute again before which. With `segments=0`
       (default) it solves models of 8, 16, 32, ... forward groups, down to
       single ops on small steps, each model's answer the next one's cutoff,
-      while each is settled within the limits and has at most 80 groups;
-      `segments=N` solves the model of at most N forward groups only.
+      while each is settled within the limits and has at most 80 groups
+      (`auto` solves the first only, to answer in seconds); `segments=N`
+      solves the model of at most N forward groups only.
       Optimal for the finest group model settled (a remark gives the
       status, the gap and the models solved); the chosen plan is measured exactly and re-solved
       with a lower model budget while it exceeds the budget. The MILP looks
@@ -563,8 +564,9 @@ def TrainRematPass : Pass<"train-remat", "::mlir::func::FuncOp"> {
                         "the rotor DP over a chain of layers"))}]>,
     Option<"segments", "segments", "int64_t", /*default=*/"0",
            "optimal: the most forward groups (segments of whole layers) the "
-           "solver decides over; 0 = refine: 8, 16, 32, ... while each model "
-           "is settled within the limits and has at most 80 groups">,
+           "solver decides over; 0 = 8, refined by algorithm=optimal to 16, "
+           "32, ... while each model is settled within the limits and has at "
+           "most 80 groups">,
     Option<"timeLimit", "time-limit", "double", /*default=*/"30.0",
            "optimal: seconds the whole algorithm may spend (grouping, models, "
            "solves, measuring; a schedule found by then is used with its "
