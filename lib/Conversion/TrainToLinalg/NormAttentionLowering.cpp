@@ -568,6 +568,13 @@ struct AttentionLayout {
   /// The first query row of the current tile (the loop's induction
   /// variable), while buildTileLoop builds its body.
   Value tileStart;
+  /// Under the causal mask, the keys the current tile's rows see: [0,
+  /// keyEnd), keyEnd = clamp(tileStart + T + Sk - Sq, 0, Sk); the keys after
+  /// them are masked for every row of the tile, so the tile's contractions
+  /// and row statistics skip them (its buffers keep their full static
+  /// shapes: only views of their first keyEnd keys are computed). Null when
+  /// not causal: every key is seen.
+  Value keyEnd;
 
   /// Loop dimensions of the contractions and row statistics.
   enum Dim : unsigned { kBatch, kHead, kGroup, kQuery, kKey, kHeadDim };
@@ -650,6 +657,39 @@ struct AttentionLayout {
                                          strides);
   }
 
+  /// The keys of `t` the current tile sees (dimension `keyDim`): a view of
+  /// its first keyEnd keys under the causal mask, else `t` itself.
+  Value sliceKeys(OpBuilder &b, Location loc, Value t, unsigned keyDim) const {
+    if (!keyEnd)
+      return t;
+    auto [offsets, sizes, strides] = keyWindow(b, t, keyDim);
+    return tensor::ExtractSliceOp::create(b, loc, t, offsets, sizes, strides);
+  }
+  /// `part` (sliceKeys of `into` over dimension `keyDim`, updated) written
+  /// back into `into`. The same window as the slice's, so bufferization
+  /// updates `into` in place.
+  Value insertKeys(OpBuilder &b, Location loc, Value part, Value into,
+                   unsigned keyDim) const {
+    if (!keyEnd)
+      return part;
+    auto [offsets, sizes, strides] = keyWindow(b, into, keyDim);
+    return tensor::InsertSliceOp::create(b, loc, part, into, offsets, sizes,
+                                         strides);
+  }
+  /// Offsets, sizes and strides of the first keyEnd keys of `t`.
+  std::tuple<SmallVector<OpFoldResult>, SmallVector<OpFoldResult>,
+             SmallVector<OpFoldResult>>
+  keyWindow(OpBuilder &b, Value t, unsigned keyDim) const {
+    RankedTensorType type = tensorTypeOf(t);
+    SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
+    SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
+    SmallVector<OpFoldResult> sizes;
+    for (int64_t size : type.getShape())
+      sizes.push_back(b.getIndexAttr(size));
+    sizes[keyDim] = keyEnd;
+    return {offsets, sizes, strides};
+  }
+
   /// An scf.for over the query tiles carrying `inits`: `body` receives the
   /// carried values (tileStart being the tile's first row) and returns
   /// their updates. Returns the loop's results.
@@ -664,9 +704,21 @@ struct AttentionLayout {
         b, loc, lower, upper, step, inits,
         [&](OpBuilder &nb, Location l, Value row, ValueRange carried) {
           tileStart = row;
+          keyEnd = Value();
+          if (causal) {
+            Value end =
+                arith::AddIOp::create(nb, l, row,
+                                      arith::ConstantIndexOp::create(
+                                          nb, l, tileRows + keyLen - queryLen));
+            Value zero = arith::ConstantIndexOp::create(nb, l, 0);
+            Value keys = arith::ConstantIndexOp::create(nb, l, keyLen);
+            Value low = arith::MaxSIOp::create(nb, l, end, zero);
+            keyEnd = arith::MinSIOp::create(nb, l, low, keys);
+          }
           scf::YieldOp::create(nb, l, body(nb, l, carried));
         });
     tileStart = Value();
+    keyEnd = Value();
     // A tile's buffers are all allocated before its first computation, as
     // the op's are (allocateUpFront): at that moment the op's operands,
     // results and whole workspace are live together, as the model counts.
@@ -713,23 +765,31 @@ struct AttentionLayout {
   }
 
   /// scores[b, h, g, i, j] = sum_d q[b, h, g, i, d] * k[b, h, j, d] over a
-  /// tile's rows of q.
+  /// tile's rows of q and the keys they see (sliceKeys): a view of a new
+  /// [B, Hkv, G, T, Sk] tensor.
   Value buildScores(OpBuilder &b, Location loc, Value q, Value k) const {
+    // One op per statement: the IR's order must not depend on the
+    // compiler's argument evaluation order.
+    Value full = createEmpty(b, loc, scoresType());
+    Value scores = sliceKeys(b, loc, full, kKey);
+    Value zeros = fillTensor(b, loc, scores, 0.0);
+    Value keys = sliceKeys(b, loc, k, 2);
     return buildContraction(
-        b, loc, q, {kBatch, kHead, kGroup, kQuery, kHeadDim}, k,
+        b, loc, q, {kBatch, kHead, kGroup, kQuery, kHeadDim}, keys,
         {kBatch, kHead, kKey, kHeadDim}, scoresType(),
         {kBatch, kHead, kGroup, kQuery, kKey},
-        {kBatch, kHead, kGroup, kQuery, kKey, kHeadDim}, Value());
+        {kBatch, kHead, kGroup, kQuery, kKey, kHeadDim}, zeros);
   }
   /// out[b, h, g, i, d] = sum_j p[b, h, g, i, j] * v[b, h, j, d] onto the
   /// zero-filled tile `init`.
   Value buildRowsTimesKeys(OpBuilder &b, Location loc, Value p, Value v,
                            Value init) const {
-    return buildContraction(b, loc, p, {kBatch, kHead, kGroup, kQuery, kKey}, v,
-                            {kBatch, kHead, kKey, kHeadDim}, queryTileType(),
-                            {kBatch, kHead, kGroup, kQuery, kHeadDim},
-                            {kBatch, kHead, kGroup, kQuery, kHeadDim, kKey},
-                            init);
+    Value values = sliceKeys(b, loc, v, 2);
+    return buildContraction(
+        b, loc, p, {kBatch, kHead, kGroup, kQuery, kKey}, values,
+        {kBatch, kHead, kKey, kHeadDim}, queryTileType(),
+        {kBatch, kHead, kGroup, kQuery, kHeadDim},
+        {kBatch, kHead, kGroup, kQuery, kHeadDim, kKey}, init);
   }
   /// The current tile's rows of `into` (a grouped query-shaped result) set
   /// to p v (buildRowsTimesKeys): summed in those rows when their type is
@@ -748,11 +808,13 @@ struct AttentionLayout {
   /// value gradients.
   Value buildColumnsTimesQueries(OpBuilder &b, Location loc, Value p, Value x,
                                  Value acc) const {
-    return buildContraction(b, loc, p, {kBatch, kHead, kGroup, kQuery, kKey}, x,
-                            {kBatch, kHead, kGroup, kQuery, kHeadDim},
-                            keyGradType(), {kBatch, kHead, kKey, kHeadDim},
-                            {kBatch, kHead, kKey, kHeadDim, kGroup, kQuery},
-                            acc);
+    Value seen = sliceKeys(b, loc, acc, 2);
+    Value sum =
+        buildContraction(b, loc, p, {kBatch, kHead, kGroup, kQuery, kKey}, x,
+                         {kBatch, kHead, kGroup, kQuery, kHeadDim},
+                         keyGradType(), {kBatch, kHead, kKey, kHeadDim},
+                         {kBatch, kHead, kKey, kHeadDim, kGroup, kQuery}, seen);
+    return insertKeys(b, loc, sum, acc, 2);
   }
 
   /// In a generic over a tile's [B, Hkv, G, T, Sk]: `scale * score`, and

@@ -161,8 +161,12 @@ func.func @rotary_grad(%x: tensor<2x16x64xbf16>) -> tensor<2x16x64xbf16> {
 // GQA (8 query heads on 2 key/value heads), causal with Sq = 16 < Sk = 32,
 // in tiles of 4 query rows (block_rows = 4): an scf.for over the tiles carries
 // the results, each tile's rows written in place (extract_slice, then
-// insert_slice). Per tile: scores = q k^T in f32 (4 rows x 32 keys per
-// head), masked where key j > query row (tile start + i) + 16.
+// insert_slice). Under the causal mask a tile's rows see only keys
+// [0, min(tile start + 4 + 16, 32)): its scores buffer keeps all 32 keys, but
+// the contractions and row statistics run over a view of the first ones
+// (dynamic size), and keys and values are read through the same view. Per
+// tile: scores = q k^T in f32, masked where key j > query row
+// (tile start + i) + 16 (the tile's last keys are masked for its first rows).
 // CHECK-LABEL: func.func @attention(
 // CHECK-SAME: %[[Q:[a-z0-9]+]]: tensor<2x8x16x64xbf16>, %[[K:[a-z0-9]+]]: tensor<2x2x32x64xbf16>, %[[V:[a-z0-9]+]]: tensor<2x2x32x64xbf16>)
 // CHECK-NOT: tensor.collapse_shape
@@ -174,14 +178,22 @@ func.func @rotary_grad(%x: tensor<2x16x64xbf16>) -> tensor<2x16x64xbf16> {
 // CHECK-DAG: %[[C4:.+]] = arith.constant 4 : index
 // CHECK: %[[LOOP:.+]]:2 = scf.for %[[ROW:.+]] = %[[C0]] to %[[C16]] step %[[C4]] iter_args(%[[OUTA:.+]] = %[[OUT0]], %[[LSEA:.+]] = %[[LSE0]])
 // CHECK-NOT: tensor.collapse_shape
+// CHECK: %[[SFULL:.+]] = tensor.empty() : tensor<2x2x4x4x32xf32>
+// CHECK: %[[C20:.+]] = arith.constant 20 : index
+// CHECK: %[[END:.+]] = arith.addi %[[ROW]], %[[C20]] : index
+// CHECK: %[[LOW:.+]] = arith.maxsi %[[END]], %{{.+}} : index
+// CHECK: %[[KEND:.+]] = arith.minsi %[[LOW]], %{{.+}} : index
 // CHECK: %[[QT:.+]] = tensor.extract_slice %[[QE]][0, 0, 0, %[[ROW]], 0] [2, 2, 4, 4, 64] [1, 1, 1, 1, 1] : tensor<2x2x4x16x64xbf16> to tensor<2x2x4x4x64xbf16>
-// CHECK: %[[S:.+]] = linalg.generic {indexing_maps = [#[[$Q6]], #[[$K6]], #[[$S6]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[QT]], %[[K]] : tensor<2x2x4x4x64xbf16>, tensor<2x2x32x64xbf16>) outs(%{{.+}} : tensor<2x2x4x4x32xf32>)
+// CHECK: %[[SV:.+]] = tensor.extract_slice %[[SFULL]][0, 0, 0, 0, 0] [2, 2, 4, 4, %[[KEND]]] [1, 1, 1, 1, 1] : tensor<2x2x4x4x32xf32> to tensor<2x2x4x4x?xf32>
+// CHECK: %[[SZ:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[SV]] : tensor<2x2x4x4x?xf32>)
+// CHECK: %[[KS:.+]] = tensor.extract_slice %[[K]][0, 0, 0, 0] [2, 2, %[[KEND]], 64] [1, 1, 1, 1] : tensor<2x2x32x64xbf16> to tensor<2x2x?x64xbf16>
+// CHECK: %[[S:.+]] = linalg.generic {indexing_maps = [#[[$Q6]], #[[$K6]], #[[$S6]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[QT]], %[[KS]] : tensor<2x2x4x4x64xbf16>, tensor<2x2x?x64xbf16>) outs(%[[SZ]] : tensor<2x2x4x4x?xf32>)
 // CHECK: arith.extf
 // CHECK: arith.extf
 // CHECK: arith.mulf
 // CHECK: arith.addf
 // CHECK: %[[NEGINF:.+]] = arith.constant 0xFF800000 : f32
-// CHECK: %[[MAX:.+]] = linalg.generic {indexing_maps = [#[[$ID5]], #[[$ROW5]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[S]] : tensor<2x2x4x4x32xf32>)
+// CHECK: %[[MAX:.+]] = linalg.generic {indexing_maps = [#[[$ID5]], #[[$ROW5]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[S]] : tensor<2x2x4x4x?xf32>)
 // CHECK: arith.constant 1.250000e-01 : f32
 // CHECK: %[[I:.+]] = linalg.index 3 : index
 // CHECK: %[[ROWI:.+]] = arith.addi %[[ROW]], %[[I]] : index
@@ -203,7 +215,8 @@ func.func @rotary_grad(%x: tensor<2x16x64xbf16>) -> tensor<2x16x64xbf16> {
 // CHECK: arith.cmpi sgt
 // The bf16 output tile is summed in f32, then rounded into the result's rows.
 // CHECK: %[[OUTT:.+]] = tensor.extract_slice %[[OUTA]][0, 0, 0, %[[ROW]], 0] [2, 2, 4, 4, 64] [1, 1, 1, 1, 1]
-// CHECK: %[[O:.+]] = linalg.generic {indexing_maps = [#[[$Q6]], #[[$V6]], #[[$S6]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[P]], %[[V]] : tensor<2x2x4x4x32xf32>, tensor<2x2x32x64xbf16>) outs(%{{.+}} : tensor<2x2x4x4x64xf32>)
+// CHECK: %[[VS:.+]] = tensor.extract_slice %[[V]][0, 0, 0, 0] [2, 2, %[[KEND]], 64]
+// CHECK: %[[O:.+]] = linalg.generic {indexing_maps = [#[[$Q6]], #[[$V6]], #[[$S6]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%[[P]], %[[VS]] : tensor<2x2x4x4x?xf32>, tensor<2x2x?x64xbf16>) outs(%{{.+}} : tensor<2x2x4x4x64xf32>)
 // CHECK: %[[O16:.+]] = linalg.generic {{.+}} ins(%[[O]] : tensor<2x2x4x4x64xf32>) outs(%[[OUTT]] : tensor<2x2x4x4x64xbf16>)
 // CHECK: %[[OUTN:.+]] = tensor.insert_slice %[[O16]] into %[[OUTA]][0, 0, 0, %[[ROW]], 0] [2, 2, 4, 4, 64] [1, 1, 1, 1, 1]
 // CHECK: %[[LSEN:.+]] = tensor.insert_slice %[[LSE]] into %[[LSEA]][0, 0, 0, %[[ROW]]] [2, 2, 4, 4] [1, 1, 1, 1]
@@ -264,6 +277,37 @@ func.func @attention_grad(%do: tensor<1x4x16x32xf32>, %q: tensor<1x4x16x32xf32>,
                           %o: tensor<1x4x16x32xf32>, %l: tensor<1x4x16xf32>)
     -> (tensor<1x4x16x32xf32>, tensor<1x2x16x32xf32>, tensor<1x2x16x32xf32>) {
   %dq, %dk, %dv = train.attention_grad %do, %q, %k, %v, %o, %l {block_rows = 8 : i64, scale = 0.25 : f64}
+      : tensor<1x4x16x32xf32>, tensor<1x4x16x32xf32>, tensor<1x2x16x32xf32>,
+        tensor<1x2x16x32xf32>, tensor<1x4x16x32xf32>, tensor<1x4x16xf32>
+      -> tensor<1x4x16x32xf32>, tensor<1x2x16x32xf32>, tensor<1x2x16x32xf32>
+  return %dq, %dk, %dv : tensor<1x4x16x32xf32>, tensor<1x2x16x32xf32>, tensor<1x2x16x32xf32>
+}
+
+// Causal attention_grad, Sq = Sk = 16 in tiles of 8 rows: tile t sees keys
+// [0, 8t + 8). The scores and dP are views of the tile's first keys; dv and
+// dk add onto the same window of the carried accumulators (extract_slice,
+// then insert_slice with the same sizes, so bufferization updates them in
+// place); the keys and values are read through that window too.
+// CHECK-LABEL: func.func @attention_grad_causal(
+// CHECK-SAME: %[[K:[a-z0-9]+]]: tensor<1x2x16x32xf32>, %[[V:[a-z0-9]+]]: tensor<1x2x16x32xf32>, %{{[a-z0-9]+}}: tensor<1x4x16x32xf32>, %{{[a-z0-9]+}}: tensor<1x4x16xf32>)
+// CHECK: scf.for %[[ROW:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[DQA:.+]] = %{{.+}}, %[[DVA:.+]] = %{{.+}}, %[[DKA:.+]] = %{{.+}})
+// CHECK: %[[END:.+]] = arith.addi %[[ROW]], %{{.+}} : index
+// CHECK: %[[LOW:.+]] = arith.maxsi %[[END]], %{{.+}} : index
+// CHECK: %[[KEND:.+]] = arith.minsi %[[LOW]], %{{.+}} : index
+// CHECK: tensor.extract_slice %[[K]][0, 0, 0, 0] [1, 2, %[[KEND]], 32]
+// CHECK: %[[DVS:.+]] = tensor.extract_slice %[[DVA]][0, 0, 0, 0] [1, 2, %[[KEND]], 32] [1, 1, 1, 1] : tensor<1x2x16x32xf32> to tensor<1x2x?x32xf32>
+// CHECK: %[[DV:.+]] = linalg.generic {{.+}} outs(%[[DVS]] : tensor<1x2x?x32xf32>)
+// CHECK: %[[DVN:.+]] = tensor.insert_slice %[[DV]] into %[[DVA]][0, 0, 0, 0] [1, 2, %[[KEND]], 32] [1, 1, 1, 1]
+// CHECK: tensor.extract_slice %[[V]][0, 0, 0, 0] [1, 2, %[[KEND]], 32]
+// CHECK: %[[DKS:.+]] = tensor.extract_slice %[[DKA]][0, 0, 0, 0] [1, 2, %[[KEND]], 32]
+// CHECK: %[[DK:.+]] = linalg.generic {{.+}} outs(%[[DKS]] : tensor<1x2x?x32xf32>)
+// CHECK: %[[DKN:.+]] = tensor.insert_slice %[[DK]] into %[[DKA]][0, 0, 0, 0] [1, 2, %[[KEND]], 32] [1, 1, 1, 1]
+// CHECK: scf.yield %{{.+}}, %[[DVN]], %[[DKN]]
+func.func @attention_grad_causal(%do: tensor<1x4x16x32xf32>, %q: tensor<1x4x16x32xf32>,
+                                 %k: tensor<1x2x16x32xf32>, %v: tensor<1x2x16x32xf32>,
+                                 %o: tensor<1x4x16x32xf32>, %l: tensor<1x4x16xf32>)
+    -> (tensor<1x4x16x32xf32>, tensor<1x2x16x32xf32>, tensor<1x2x16x32xf32>) {
+  %dq, %dk, %dv = train.attention_grad %do, %q, %k, %v, %o, %l {block_rows = 8 : i64, causal, scale = 0.25 : f64}
       : tensor<1x4x16x32xf32>, tensor<1x4x16x32xf32>, tensor<1x2x16x32xf32>,
         tensor<1x2x16x32xf32>, tensor<1x4x16x32xf32>, tensor<1x4x16xf32>
       -> tensor<1x4x16x32xf32>, tensor<1x2x16x32xf32>, tensor<1x2x16x32xf32>
