@@ -205,7 +205,7 @@ def main():
     summary = ""
     geo, count = geomean_ratio(all_rows)
     if geo is not None:
-        summary = (f"\ngreedy / optimal (group model, segments=8) recompute overhead, "
+        summary = (f"\ngreedy / optimal (group models refined from 8 segments, segments=0) recompute overhead, "
                    f"geometric mean over {count} budgets where both met the budget and "
                    f"optimal was proven optimal in its model: {geo:.3f}\n")
     if options.exact_seeds:
