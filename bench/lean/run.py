@@ -77,30 +77,26 @@ def step_text(bindir, args, batch):
 
 
 def passes(after):
-    # The scheduled order is kept by the passes after it (lifetimes first
-    # places the frees the schedule moves).
+    # As memopt-pipeline runs them: the schedule first, then the frees placed
+    # in the scheduled order.
     return (["--train-schedule"] if after else []) + ["--train-lifetimes"]
 
 
 def fits(bindir, after, args, batch, budget, remat):
     step = step_text(bindir, args, batch)
-    mem_opt = os.path.join(bindir, "mem-opt")
     if not remat:
-        out = run([mem_opt, *passes(after), "--train-memory-report=format=json",
-                   "-o", os.devnull], step)
-        return json.loads(out.stdout)["load_bytes"] <= budget
-    out = run([mem_opt, *passes(after),
+        return report(bindir, after, step)["load_bytes"] <= budget
+    out = run([os.path.join(bindir, "mem-opt"), *passes(after),
                f"--train-remat=budget={budget} algorithm=greedy", "-o", os.devnull],
               step, check=False)
     return out.returncode == 0
 
 
-def report(bindir, after, step, extra=()):
-    """(JSON report, seconds of mem-opt) of the step after the passes."""
-    start = time.perf_counter()
-    out = run([os.path.join(bindir, "mem-opt"), *passes(after), *extra,
+def report(bindir, after, step):
+    """The JSON report of the step after the passes."""
+    out = run([os.path.join(bindir, "mem-opt"), *passes(after),
                "--train-memory-report=format=json", "-o", os.devnull], step)
-    return json.loads(out.stdout), time.perf_counter() - start
+    return json.loads(out.stdout)
 
 
 def mib(n):
@@ -118,7 +114,7 @@ def steps_table(options):
         for after in (False, True):
             bindir = options.bin if after else options.before_bin
             step = generate(bindir, args)
-            data[after] = (step, report(bindir, after, step)[0])
+            data[after] = (step, report(bindir, after, step))
         budget = data[False][1]["load_bytes"] * 3 // 4
         cells.append(f"{mib(data[False][1]['load_bytes'])} / "
                      f"{mib(data[True][1]['load_bytes'])}")

@@ -296,7 +296,7 @@ TEST_F(RematStrategiesTest, OptimalSaysWhyNothingFits) {
             "the solver's model of 10 groups (5 forward) says infeasible at");
   // Proven infeasible: a finer model may still have a plan.
   EXPECT_TRUE(proven);
-  // Without a solve's proof (one node, a cutoff no plan is under).
+  // A cutoff no plan is under (1 FLOP): the reason names the cutoff.
   limits.nodeLimit = 1;
   limits.cutoffFlops = 1;
   EXPECT_FALSE(runOptimalRemat(step, *groups, 800, limits,

@@ -626,19 +626,25 @@ struct AttentionLayout {
                                  computeType);
   }
 
-  /// Offsets, sizes and strides of the current tile's rows of a grouped
-  /// tensor of `shape`.
-  std::tuple<SmallVector<OpFoldResult>, SmallVector<OpFoldResult>,
-             SmallVector<OpFoldResult>>
-  tileWindow(OpBuilder &b, ArrayRef<int64_t> shape) const {
+  /// Offsets, sizes and strides of the window of a tensor of `shape` that
+  /// keeps dimension `dim` to [offset, offset + size) and every other whole.
+  using Window =
+      std::tuple<SmallVector<OpFoldResult>, SmallVector<OpFoldResult>,
+                 SmallVector<OpFoldResult>>;
+  static Window getWindow(OpBuilder &b, ArrayRef<int64_t> shape, unsigned dim,
+                          OpFoldResult offset, OpFoldResult size) {
     SmallVector<OpFoldResult> offsets(shape.size(), b.getIndexAttr(0));
     SmallVector<OpFoldResult> strides(shape.size(), b.getIndexAttr(1));
     SmallVector<OpFoldResult> sizes;
-    for (int64_t size : shape)
-      sizes.push_back(b.getIndexAttr(size));
-    offsets[kQuery] = tileStart;
-    sizes[kQuery] = b.getIndexAttr(tileRows);
+    for (int64_t extent : shape)
+      sizes.push_back(b.getIndexAttr(extent));
+    offsets[dim] = offset;
+    sizes[dim] = size;
     return {offsets, sizes, strides};
+  }
+  /// The current tile's rows of a grouped tensor of `shape`.
+  Window tileWindow(OpBuilder &b, ArrayRef<int64_t> shape) const {
+    return getWindow(b, shape, kQuery, tileStart, b.getIndexAttr(tileRows));
   }
   /// The current tile's rows of a grouped tensor (a view).
   Value extractTile(OpBuilder &b, Location loc, Value t) const {
@@ -676,18 +682,10 @@ struct AttentionLayout {
     return tensor::InsertSliceOp::create(b, loc, part, into, offsets, sizes,
                                          strides);
   }
-  /// Offsets, sizes and strides of the first keyEnd keys of `t`.
-  std::tuple<SmallVector<OpFoldResult>, SmallVector<OpFoldResult>,
-             SmallVector<OpFoldResult>>
-  keyWindow(OpBuilder &b, Value t, unsigned keyDim) const {
-    RankedTensorType type = tensorTypeOf(t);
-    SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
-    SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
-    SmallVector<OpFoldResult> sizes;
-    for (int64_t size : type.getShape())
-      sizes.push_back(b.getIndexAttr(size));
-    sizes[keyDim] = keyEnd;
-    return {offsets, sizes, strides};
+  /// The first keyEnd keys of `t` (dimension `keyDim`).
+  Window keyWindow(OpBuilder &b, Value t, unsigned keyDim) const {
+    return getWindow(b, tensorTypeOf(t).getShape(), keyDim, b.getIndexAttr(0),
+                     keyEnd);
   }
 
   /// An scf.for over the query tiles carrying `inits`: `body` receives the
