@@ -26,6 +26,7 @@ set(MEMOPT_EXPORTED_TARGETS
   MemoptInitAll InitAll
   MemoptPipeline Pipeline
   MemoptModels Models
+  MemoptImport Import
   MemoptExecution Execution
   memopt_runtime Runtime
   memopt_mpi_runtime MpiRuntime
@@ -62,8 +63,13 @@ install(DIRECTORY ${MEMOPT_BINARY_DIR}/include/memopt
   PATTERN "CMakeFiles" EXCLUDE)
 
 # The tools too: an install is a complete memopt.
-install(TARGETS mem-opt mem-gen mem-run mem-plan
+install(TARGETS mem-opt mem-gen mem-run mem-plan mem-import
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The PyTorch front end (`python3 -m memopt_torch`), where Debian's python3
+# looks for packages of a prefix (/usr/local/lib/python3/dist-packages).
+install(DIRECTORY ${MEMOPT_SOURCE_DIR}/python/memopt_torch
+  DESTINATION lib/python3/dist-packages
+  PATTERN "__pycache__" EXCLUDE)
 
 install(EXPORT MemOptTargets
   NAMESPACE MemOpt::

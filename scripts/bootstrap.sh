@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
 PACKAGES=(cmake ninja-build g++ python3 libmlir-22-dev mlir-22-tools
           llvm-22-dev llvm-22-tools libgtest-dev python3-torch
+          python3-torchvision
           coinor-libcbc-dev pkg-config
           # clang and its sanitizer runtimes: the sanitizer and fuzzer build
           # (.ci/run, docs/reliability.md).

@@ -24,6 +24,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tools = [
     ToolSubst("mem-gen", unresolved="fatal"),
+    ToolSubst("mem-import", unresolved="fatal"),
     ToolSubst("mem-opt", unresolved="fatal"),
     ToolSubst("mem-plan", unresolved="fatal"),
     ToolSubst("mem-run", unresolved="fatal"),
@@ -78,6 +79,10 @@ config.substitutions.append(("%nccl_loopback", os.path.join(config.memopt_obj_ro
 # The PyTorch comparisons (test/Integration/pytorch) run under the Python that
 # runs lit; they need torch (Debian's python3-torch, see scripts/bootstrap.sh).
 config.substitutions.append(("%python", sys.executable))
+# The PyTorch front end (python/memopt_torch) runs from the source tree.
+config.environment["PYTHONPATH"] = os.path.join(config.memopt_src_root, "python")
+if importlib.util.find_spec("torchvision") is not None:
+    config.available_features.add("torchvision")
 if importlib.util.find_spec("torch") is not None:
     config.available_features.add("torch")
 

@@ -38,6 +38,8 @@ RankedTensorType ModelBuilder::f32Type(ArrayRef<int64_t> shape) {
 }
 
 Location ModelBuilder::loc(const Twine &name) {
+  if (locOverride)
+    return *locOverride;
   return NameLoc::get(builder.getStringAttr(name));
 }
 

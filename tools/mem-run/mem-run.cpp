@@ -18,6 +18,7 @@
 #include "memopt/Execution/CompiledStep.h"
 #include "memopt/Execution/Init.h"
 #include "memopt/Execution/StepPlan.h"
+#include "memopt/Execution/Weights.h"
 #include "memopt/InitAll.h"
 #include "memopt/Runtime/Collectives.h"
 #include "memopt/Runtime/MpiCollectives.h"
@@ -85,6 +86,19 @@ static cl::opt<std::string>
              cl::desc("Name of the step function (default: the only "
                       "func.func with a body)"),
              cl::init(""), cl::cat(memRunCategory));
+
+static cl::opt<std::string> initFrom(
+    "init-from",
+    cl::desc("Fill the parameters (every one) and the arguments named argN "
+             "from this safetensors file instead of the formula "
+             "(docs/execution.md)"),
+    cl::value_desc("file"), cl::init(""), cl::cat(memRunCategory));
+
+static cl::opt<std::string> saveParamsFile(
+    "save-params",
+    cl::desc("Write the parameters after the last step to this safetensors "
+             "file"),
+    cl::value_desc("file"), cl::init(""), cl::cat(memRunCategory));
 
 static cl::opt<bool> listInputs(
     "list-inputs",
@@ -393,6 +407,15 @@ static LogicalResult runSteps(ModuleOp module, StepPlan &plan) {
     return failure();
   CompiledStep &step = **compiled;
   step.initialize(seed);
+  if (!initFrom.empty()) {
+    llvm::Expected<WeightsFile> weights =
+        WeightsFile::read(initFrom, plan.context);
+    if (!weights)
+      return fail(llvm::toString(weights.takeError()));
+    if (llvm::Error error = loadWeights(*weights, plan))
+      return fail("--init-from " + initFrom + ": " +
+                  llvm::toString(std::move(error)));
+  }
   FailureOr<SmallVector<const GlobalTensor *>> states = findPrintedStates(plan);
   if (failed(states))
     return failure();
@@ -429,6 +452,9 @@ static LogicalResult runSteps(ModuleOp module, StepPlan &plan) {
     checksum += printSummary(plan, "param", param);
   llvm::outs() << "params_checksum: " << llvm::format("%.9e", checksum) << "\n";
   llvm::outs().flush();
+  if (!saveParamsFile.empty())
+    if (llvm::Error error = saveParams(plan, saveParamsFile))
+      return fail(llvm::toString(std::move(error)));
   return success();
 }
 

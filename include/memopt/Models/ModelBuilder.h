@@ -16,6 +16,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/StringMap.h"
 
+#include <optional>
+
 namespace mlir::memopt::gen {
 
 /// Builds one `func.func` (forward + loss) in program order. Shapes passed
@@ -35,13 +37,21 @@ public:
   void setLayer(StringRef layer);
 
   MLIRContext *getContext() { return builder.getContext(); }
+  /// The builder itself, for ops this class has no method for; what it
+  /// creates is tagged with the layer all the same.
+  OpBuilder &getBuilder() { return builder; }
+  /// Makes `loc(name)` return `location` whatever the name (an imported
+  /// op's module path at its Python line); std::nullopt restores names.
+  void setLocOverride(std::optional<Location> location) {
+    locOverride = location;
+  }
   /// The function being built (complete once `finish` returned).
   func::FuncOp getFunction() { return func; }
   /// The element type of parameters and activations.
   Type getElementType() const { return elementType; }
   /// A tensor type of `shape` with the model's element type, or `element`.
   RankedTensorType tensorType(ArrayRef<int64_t> shape, Type element = {});
-  /// The location `loc("name")`.
+  /// The location `loc("name")`, or the override while one is set.
   Location loc(const Twine &name);
 
   /// Appends a function argument (batch data) located at `name`.
@@ -129,6 +139,8 @@ private:
   func::FuncOp func;
   Block *body;
   Type elementType;
+  /// The location of every op built, when set (setLocOverride).
+  std::optional<Location> locOverride;
   /// Every parameter read so far, by name.
   llvm::StringMap<Value> params;
   /// The next dropout id: ids are unique within the step.

@@ -1,0 +1,237 @@
+//===- Weights.cpp - safetensors files of step tensors --------------------===//
+
+#include "memopt/Execution/Weights.h"
+
+#include "memopt/Execution/Init.h"
+#include "memopt/Support/AtomicFile.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/JSON.h"
+
+using namespace mlir;
+using namespace mlir::memopt;
+using namespace mlir::memopt::execution;
+
+static llvm::Error makeError(const Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+/// The element type a safetensors dtype names, or null.
+static Type getDtypeType(StringRef dtype, MLIRContext *context) {
+  Builder b(context);
+  return llvm::StringSwitch<Type>(dtype)
+      .Case("F64", b.getF64Type())
+      .Case("F32", b.getF32Type())
+      .Case("F16", b.getF16Type())
+      .Case("BF16", b.getBF16Type())
+      .Case("I64", b.getI64Type())
+      .Case("I32", b.getI32Type())
+      .Case("I16", b.getI16Type())
+      .Case("I8", b.getI8Type())
+      .Case("BOOL", b.getI1Type())
+      .Default(Type());
+}
+
+/// The safetensors dtype of an element type, or empty.
+static StringRef getTypeDtype(Type type) {
+  if (type.isF64())
+    return "F64";
+  if (type.isF32())
+    return "F32";
+  if (type.isF16())
+    return "F16";
+  if (type.isBF16())
+    return "BF16";
+  if (type.isInteger(64))
+    return "I64";
+  if (type.isInteger(32))
+    return "I32";
+  if (type.isInteger(16))
+    return "I16";
+  if (type.isInteger(8))
+    return "I8";
+  if (type.isInteger(1))
+    return "BOOL";
+  return "";
+}
+
+llvm::Expected<WeightsFile> WeightsFile::read(StringRef path,
+                                              MLIRContext *context) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false);
+  if (std::error_code error = buffer.getError())
+    return makeError("cannot read '" + path + "': " + error.message());
+  auto bad = [&](const Twine &why) {
+    return makeError("'" + path + "' is not a safetensors file: " + why);
+  };
+  StringRef raw = (*buffer)->getBuffer();
+  if (raw.size() < 8)
+    return bad("shorter than its 8-byte header length");
+  uint64_t headerSize = llvm::support::endian::read64le(
+      reinterpret_cast<const void *>(raw.data()));
+  if (headerSize > raw.size() - 8)
+    return bad("its header length " + Twine(headerSize) +
+               " exceeds the file's size");
+  llvm::Expected<llvm::json::Value> header =
+      llvm::json::parse(raw.substr(8, headerSize));
+  if (!header)
+    return bad("its header is not JSON: " + llvm::toString(header.takeError()));
+  const llvm::json::Object *object = header->getAsObject();
+  if (!object)
+    return bad("its header is not a JSON object");
+  StringRef data = raw.substr(8 + headerSize);
+
+  WeightsFile file;
+  for (const auto &[key, value] : *object) {
+    StringRef name = key;
+    if (name == "__metadata__")
+      continue;
+    const llvm::json::Object *entry = value.getAsObject();
+    std::optional<StringRef> dtype =
+        entry ? entry->getString("dtype") : std::nullopt;
+    const llvm::json::Array *shape = entry ? entry->getArray("shape") : nullptr;
+    const llvm::json::Array *offsets =
+        entry ? entry->getArray("data_offsets") : nullptr;
+    if (!dtype || !shape || !offsets || offsets->size() != 2)
+      return bad("entry '" + name +
+                 "' lacks a dtype, a shape or two data_offsets");
+    Entry parsed;
+    parsed.dtype = dtype->str();
+    parsed.elementType = getDtypeType(*dtype, context);
+    if (!parsed.elementType)
+      return bad("entry '" + name + "' has unsupported dtype " + *dtype);
+    int64_t count = 1;
+    for (const llvm::json::Value &dim : *shape) {
+      std::optional<int64_t> size = dim.getAsInteger();
+      if (!size || *size < 0)
+        return bad("entry '" + name + "' has a malformed shape");
+      parsed.shape.push_back(*size);
+      count *= *size;
+    }
+    std::optional<int64_t> begin = (*offsets)[0].getAsInteger();
+    std::optional<int64_t> end = (*offsets)[1].getAsInteger();
+    if (!begin || !end || *begin < 0 || *end < *begin ||
+        static_cast<uint64_t>(*end) > data.size())
+      return bad("entry '" + name + "' has data offsets outside the file");
+    int64_t bytes = count * getStorageBytes(parsed.elementType);
+    if (*end - *begin != bytes)
+      return bad("entry '" + name + "' holds " + Twine(*end - *begin) +
+                 " bytes where its dtype and shape need " + Twine(bytes));
+    parsed.bytes = data.substr(*begin, *end - *begin);
+    file.entries[name] = std::move(parsed);
+  }
+  file.buffer = std::move(*buffer);
+  return file;
+}
+
+static std::string formatShape(ArrayRef<int64_t> shape) {
+  std::string text = "[";
+  for (auto [i, dim] : llvm::enumerate(shape))
+    text += (i ? ", " : "") + std::to_string(dim);
+  return text + "]";
+}
+
+/// Copies `entry` into the global `tensor` (a part of a split tensor takes
+/// its elements of the whole).
+static llvm::Error store(const WeightsFile::Entry &entry, StringRef name,
+                         const GlobalTensor &tensor, const StepPlan &plan) {
+  RankedTensorType whole = getWholeType(tensor, plan.gridShape);
+  if (ArrayRef<int64_t>(entry.shape) != whole.getShape())
+    return makeError("'" + name + "' has shape " + formatShape(entry.shape) +
+                     " in the weights file, but " +
+                     formatShape(whole.getShape()) + " in the step");
+  Type target = tensor.type.getElementType();
+  bool fileFloat = isa<FloatType>(entry.elementType);
+  if (fileFloat != isa<FloatType>(target))
+    return makeError("'" + name + "' is " + entry.dtype +
+                     " in the weights file, but the step holds " +
+                     (isa<FloatType>(target) ? "floats" : "integers"));
+  unsigned fromBytes = getStorageBytes(entry.elementType);
+  unsigned toBytes = getStorageBytes(target);
+  for (int64_t i = 0, e = tensor.type.getNumElements(); i < e; ++i) {
+    int64_t index = getWholeIndex(tensor, plan.gridShape, plan.processRank, i);
+    char *dst = tensor.data + i * toBytes;
+    if (index < 0) {
+      std::memset(dst, 0, toBytes);
+      continue;
+    }
+    const char *src = entry.bytes.data() + index * fromBytes;
+    if (fileFloat)
+      storeFloat(target, dst, loadFloat(entry.elementType, src));
+    else
+      storeInteger(target, dst,
+                   static_cast<uint64_t>(loadInteger(entry.elementType, src)));
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error execution::loadWeights(const WeightsFile &file, StepPlan &plan) {
+  llvm::StringSet<> used;
+  for (const GlobalTensor &param : plan.params) {
+    auto it = file.getEntries().find(param.name);
+    if (it == file.getEntries().end())
+      return makeError("the weights file has no tensor '" + param.name +
+                       "', a parameter of the step");
+    if (llvm::Error error = store(it->second, param.name, param, plan))
+      return error;
+    used.insert(param.name);
+  }
+  for (const StepArgument &arg : plan.arguments) {
+    auto it = file.getEntries().find(arg.tensor.name);
+    if (it == file.getEntries().end())
+      continue;
+    if (arg.kind == ArgKind::StepNumber)
+      return makeError("'" + arg.tensor.name +
+                       "' is the optimizer's step count, which mem-run sets");
+    if (llvm::Error error =
+            store(it->second, arg.tensor.name, arg.tensor, plan))
+      return error;
+    used.insert(arg.tensor.name);
+  }
+  for (const auto &entry : file.getEntries())
+    if (!used.contains(entry.getKey()))
+      return makeError("the weights file's tensor '" + entry.getKey() +
+                       "' is neither a parameter nor an argument (argN) of "
+                       "the step");
+  return llvm::Error::success();
+}
+
+llvm::Error execution::saveParams(const StepPlan &plan, StringRef path) {
+  llvm::json::Object header;
+  int64_t offset = 0;
+  for (const GlobalTensor &param : plan.params) {
+    if (!param.split.empty())
+      return makeError("--save-params: parameter '" + param.name +
+                       "' is split over processes");
+    StringRef dtype = getTypeDtype(param.type.getElementType());
+    if (dtype.empty())
+      return makeError("--save-params: parameter '" + param.name +
+                       "' has an element type safetensors cannot name");
+    int64_t bytes = param.getByteSize();
+    llvm::json::Array shape;
+    for (int64_t dim : param.type.getShape())
+      shape.push_back(dim);
+    header[param.name] = llvm::json::Object{
+        {"dtype", dtype},
+        {"shape", std::move(shape)},
+        {"data_offsets", llvm::json::Array{offset, offset + bytes}}};
+    offset += bytes;
+  }
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::json::Value(std::move(header));
+  // The data starts 8-byte aligned.
+  text.append((8 - text.size() % 8) % 8, ' ');
+  return writeFileAtomically(path, [&](llvm::raw_ostream &os) {
+    char length[8];
+    llvm::support::endian::write64le(length, text.size());
+    os.write(length, 8);
+    os << text;
+    // Globals hold the tensors row-major in their element types, as
+    // safetensors does (this file is only written on little-endian hosts).
+    for (const GlobalTensor &param : plan.params)
+      os.write(param.data, param.getByteSize());
+  });
+}

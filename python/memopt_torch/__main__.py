@@ -1,0 +1,285 @@
+"""python3 -m memopt_torch export MODEL [options] -o graph.json
+
+Traces a PyTorch model's forward pass and loss at the ATen level and writes
+the graph mem-import reads (docs/import.md). Examples:
+
+  python3 -m memopt_torch export torchvision.models:resnet18 \\
+      --input 8x3x224x224 --loss cross_entropy -o resnet18.json
+  python3 -m memopt_torch export gpt.py:GPT --config '{"n_layer": 4}' \\
+      --input-ids 8x128 --loss model -o gpt.json --weights gpt.safetensors
+"""
+
+import argparse
+import json
+import os
+import sys
+
+from . import exporter
+from .exporter import ExportError
+
+
+def _shape(text):
+    try:
+        shape = [int(d) for d in text.lower().split("x")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a shape like 8x3x224x224")
+    if not shape or any(d <= 0 for d in shape):
+        raise argparse.ArgumentTypeError(f"'{text}': every dimension must be positive")
+    return shape
+
+
+def _parser():
+    parser = argparse.ArgumentParser(
+        prog="python3 -m memopt_torch",
+        description="Export a PyTorch model's training forward pass (forward + loss) "
+                    "for mem-import.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    export = commands.add_parser(
+        "export", help="trace a model and write its graph (JSON) and weights",
+        description="Trace MODEL in training mode with make_fx and write the ATen graph "
+                    "of its forward pass and loss as JSON (docs/import.md).")
+    export.add_argument("model", help="module:Name or file.py:Name; Name is an nn.Module "
+                        "class or a function returning one (torchvision.models:resnet18)")
+    export.add_argument("--config", default="{}",
+                        help="JSON object of keyword arguments for Name (default: {})")
+    inputs = export.add_mutually_exclusive_group(required=True)
+    inputs.add_argument("--input", type=_shape, metavar="SHAPE",
+                        help="a float32 input of SHAPE (e.g. 8x3x224x224), standard normal")
+    inputs.add_argument("--input-ids", type=_shape, metavar="SHAPE",
+                        help="an int64 input of SHAPE with token ids below --vocab")
+    export.add_argument("--vocab", type=int,
+                        help="token ids lie below this (default: the first nn.Embedding's size)")
+    export.add_argument("--loss", default="cross_entropy",
+                        choices=["cross_entropy", "mse", "model"],
+                        help="cross_entropy over the output's last dimension (default), mse "
+                             "against a float target of the output's shape, or model: "
+                             "forward(input, labels) returns the loss (or a tuple holding it)")
+    export.add_argument("--labels", type=_shape, metavar="SHAPE",
+                        help="shape of the labels (default: the output's shape without its "
+                             "last dimension for cross_entropy, the input ids' for model)")
+    export.add_argument("--num-classes", type=int,
+                        help="labels lie below this (default: the output's last dimension; "
+                             "for --loss model, --vocab)")
+    export.add_argument("--seed", type=int, default=0,
+                        help="torch.manual_seed before building the model and its inputs")
+    export.add_argument("-o", "--output", required=True, help="the graph (JSON)")
+    export.add_argument("--weights",
+                        help="also write the initial parameters and the example inputs "
+                             "(safetensors; mem-run --init-from reads it)")
+    train = commands.add_parser(
+        "train", help="run training steps in PyTorch eager (the reference for mem-run)",
+        description="Build MODEL as export does, load the parameters and the batch "
+                    "(arg0, arg1) from --weights, and run --steps steps of SGD or Adam "
+                    "in PyTorch eager, printing the losses as mem-run does "
+                    "(step N: loss = ...). mem-run --init-from with the same file and "
+                    "train-autodiff with the same optimizer runs the same steps.")
+    train.add_argument("model", help="as for export")
+    train.add_argument("--config", default="{}", help="as for export")
+    train.add_argument("--loss", default="cross_entropy",
+                       choices=["cross_entropy", "mse", "model"], help="as for export")
+    train.add_argument("--weights", required=True,
+                       help="safetensors file written by export --weights")
+    train.add_argument("--optimizer", default="sgd", choices=["sgd", "adam"],
+                       help="torch.optim.SGD (no momentum) or torch.optim.Adam "
+                            "(betas 0.9/0.999, eps 1e-8) (default: sgd)")
+    train.add_argument("--lr", type=float, default=1e-3, help="learning rate (default: 1e-3)")
+    train.add_argument("--steps", type=int, default=3, help="steps to run (default: 3)")
+    train.add_argument("--save-params",
+                       help="write the parameters after the last step (safetensors)")
+
+    compare = commands.add_parser(
+        "compare", help="compare the tensors of two safetensors files",
+        description="Pair the tensors of two safetensors files by name and check "
+                    "|a - b| <= atol + rtol * |b| element by element; exits 1 on a "
+                    "mismatch or a tensor present in one file only.")
+    compare.add_argument("actual")
+    compare.add_argument("expected")
+    compare.add_argument("--rtol", type=float, default=1e-4)
+    compare.add_argument("--atol", type=float, default=0.0)
+    return parser
+
+
+def _train(args):
+    import torch
+    from . import safetensors
+
+    try:
+        config = json.loads(args.config)
+    except json.JSONDecodeError as error:
+        raise ExportError(f"--config is not JSON: {error}")
+    torch.manual_seed(0)
+    model = exporter.load_model(args.model, config)
+    model.train()
+    tensors, _ = safetensors.load(args.weights)
+    params = exporter.unique_parameters(model)
+    names = {name for name, _ in params}
+    for name, tensor in params:
+        if name not in tensors:
+            raise ExportError(f"{args.weights} has no tensor '{name}'")
+        if list(tensors[name].shape) != list(tensor.shape):
+            raise ExportError(f"'{name}' has shape {list(tensors[name].shape)} in "
+                              f"{args.weights} but {list(tensor.shape)} in the model")
+        with torch.no_grad():
+            tensor.copy_(tensors[name])
+    extra = sorted(set(tensors) - names - {"arg0", "arg1"})
+    if extra:
+        raise ExportError(f"{args.weights} has tensors the model lacks: {', '.join(extra)}")
+    example, labels = tensors["arg0"], tensors["arg1"]
+    weights = [t for _, t in params]
+    if args.optimizer == "sgd":
+        optimizer = torch.optim.SGD(weights, lr=args.lr)
+    else:
+        optimizer = torch.optim.Adam(weights, lr=args.lr, foreach=False)
+    for step in range(1, args.steps + 1):
+        optimizer.zero_grad()
+        if args.loss == "model":
+            output = model(example, labels)
+        else:
+            output = model(example)
+        loss = exporter.loss_of(output, args.loss, labels)
+        print("step %d: loss = %.9e" % (step, float(loss)))
+        loss.backward()
+        optimizer.step()
+    if args.save_params:
+        safetensors.save({name: t for name, t in params}, args.save_params)
+    return 0
+
+
+def _compare(args):
+    import torch
+    from . import safetensors
+
+    actual, _ = safetensors.load(args.actual)
+    expected, _ = safetensors.load(args.expected)
+    if set(actual) != set(expected):
+        only = sorted(set(actual) ^ set(expected))
+        print(f"tensors in one file only: {', '.join(only)}", file=sys.stderr)
+        return 1
+    worst = (0.0, None)
+    failed = []
+    for name in sorted(actual):
+        a = actual[name].double()
+        b = expected[name].double()
+        if a.shape != b.shape:
+            failed.append(f"{name}: shape {list(a.shape)} vs {list(b.shape)}")
+            continue
+        excess = (a - b).abs() - (args.atol + args.rtol * b.abs())
+        if excess.numel() and float(excess.max()) > 0:
+            index = int(excess.argmax())
+            failed.append(f"{name}[{index}]: {float(a.reshape(-1)[index]):.9e} vs "
+                          f"{float(b.reshape(-1)[index]):.9e}")
+        denominator = b.abs().clamp_min(1e-30)
+        relative = float(((a - b).abs() / denominator).max()) if a.numel() else 0.0
+        if relative > worst[0]:
+            worst = (relative, name)
+    print(f"compared {len(actual)} tensors, rtol {args.rtol:g}, atol {args.atol:g}")
+    for line in failed:
+        print(f"mismatch: {line}")
+    if failed:
+        return 1
+    print("all tensors agree")
+    return 0
+
+
+def _first_embedding_size(model):
+    import torch
+    for module in model.modules():
+        if isinstance(module, torch.nn.Embedding):
+            return module.num_embeddings
+    return None
+
+
+def _export(args):
+    import torch
+    from . import safetensors
+
+    try:
+        config = json.loads(args.config)
+    except json.JSONDecodeError as error:
+        raise ExportError(f"--config is not JSON: {error}")
+    if not isinstance(config, dict):
+        raise ExportError("--config must be a JSON object")
+    torch.manual_seed(args.seed)
+    model = exporter.load_model(args.model, config)
+    model.train()
+
+    if args.input is not None:
+        example = torch.randn(args.input)
+    else:
+        vocab = args.vocab or _first_embedding_size(model)
+        if not vocab:
+            raise ExportError("--input-ids needs --vocab: the model has no nn.Embedding")
+        example = torch.randint(0, vocab, args.input_ids)
+
+    labels = None
+    if args.loss == "model":
+        classes = args.num_classes or args.vocab or _first_embedding_size(model)
+        if not classes:
+            raise ExportError("--loss model needs --num-classes")
+        shape = args.labels or list(example.shape)
+        labels = torch.randint(0, classes, shape)
+    else:
+        # One eager forward tells the output's shape.
+        with torch.no_grad():
+            rng = torch.get_rng_state()
+            output = model(example)
+            torch.set_rng_state(rng)
+        if isinstance(output, (tuple, list)):
+            output = output[0]
+        if hasattr(output, "logits"):
+            output = output.logits
+        if args.loss == "cross_entropy":
+            classes = args.num_classes or output.shape[-1]
+            shape = args.labels or list(output.shape[:-1])
+            labels = torch.randint(0, classes, shape)
+        else:
+            labels = torch.randn(args.labels or list(output.shape))
+
+    graph, params, buffers = exporter.trace(model, [example], labels, args.loss)
+    input_names = ["input_ids" if args.input_ids is not None else "input", "labels"]
+    flat = [t for _, t in params + buffers] + [example, labels]
+    document = exporter.to_json(graph, params, buffers, input_names, flat,
+                                args.model, args.loss)
+    document["config"] = config
+
+    # Written whole or not at all.
+    temporary = args.output + ".tmp"
+    with open(temporary, "w") as out:
+        json.dump(document, out, indent=1)
+        out.write("\n")
+    if args.weights:
+        tensors = dict(params)
+        tensors["arg0"] = example
+        tensors["arg1"] = labels
+        safetensors.save(tensors, args.weights + ".tmp",
+                         {"format": "memopt-weights", "model": args.model})
+        os.replace(args.weights + ".tmp", args.weights)
+    os.replace(temporary, args.output)
+    count = sum(t.numel() for _, t in params)
+    print(f"memopt_torch: {args.model}: {len(document['nodes'])} ops, "
+          f"{len(params)} parameters ({count} elements) -> {args.output}", file=sys.stderr)
+    for note in document["notes"]:
+        print(f"memopt_torch: note: {note}", file=sys.stderr)
+    return 0
+
+
+def main(argv=None):
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "train":
+            return _train(args)
+        if args.command == "compare":
+            return _compare(args)
+        return _export(args)
+    except ExportError as error:
+        where = ""
+        if error.location:
+            where = f"{error.location[0]}:{error.location[1]}: "
+        print(f"{where}error: {error}", file=sys.stderr)
+        if error.location and error.location[2]:
+            print(f"    {error.location[2]}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

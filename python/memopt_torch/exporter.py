@@ -1,0 +1,492 @@
+"""Captures a PyTorch model's forward pass and loss as an ATen graph.
+
+The tracer is `make_fx` (torch.fx.experimental.proxy_tensor), in its "real"
+mode: it records every ATen op the eager forward runs, with concrete shapes,
+so Python that branches on shapes (shufflenet unpacks `x.size()`) traces as
+it runs, where `torch.fx.symbolic_trace` fails. Branching on a tensor's
+*value* stops the trace; `export` reports the user's line.
+
+Three things make_fx does not record are added here:
+- module paths: forward pre/post hooks on every submodule keep a stack of
+  the modules being run; each node records the innermost;
+- source lines: each node records the innermost Python frame outside torch
+  and this package (the user's `x = self.conv1(x)`);
+- parameter names, aliases included (a tied LM head reads the embedding's
+  tensor under two names).
+
+The graph written is the JSON of docs/import.md (`format`, `version`).
+"""
+
+import contextlib
+import importlib
+import importlib.util
+import linecache
+import math
+import operator
+import os
+import sys
+
+import torch
+import torch.fx
+import torch.nn.functional as F
+from torch.fx.experimental.proxy_tensor import make_fx
+from torch.nn.utils import stateless
+
+FORMAT = "memopt-torch-graph"
+VERSION = 1
+
+_TORCH_DIR = os.path.dirname(torch.__file__)
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+_DTYPE_NAMES = {
+    torch.float64: "float64",
+    torch.float32: "float32",
+    torch.float16: "float16",
+    torch.bfloat16: "bfloat16",
+    torch.int64: "int64",
+    torch.int32: "int32",
+    torch.int8: "int8",
+    torch.uint8: "uint8",
+    torch.bool: "bool",
+}
+
+# ATen ops that return a view of their first argument: an in-place update
+# of one of them would change the tensor it views, which the functional
+# train dialect cannot express.
+_VIEW_OPS = {"view", "_reshape_alias", "slice", "select", "as_strided",
+             "transpose", "t", "permute", "expand", "unsqueeze", "squeeze",
+             "diagonal", "alias", "unfold", "split", "chunk", "narrow"}
+
+
+class ExportError(Exception):
+    """A model that cannot be exported; `location` is (file, line) or None."""
+
+    def __init__(self, message, location=None):
+        super().__init__(message)
+        self.location = location
+
+
+def dtype_name(dtype):
+    if dtype not in _DTYPE_NAMES:
+        raise ExportError(f"tensors of dtype {dtype} are not supported")
+    return _DTYPE_NAMES[dtype]
+
+
+def _is_user_file(filename):
+    path = os.path.abspath(filename)
+    return not (path.startswith(_TORCH_DIR + os.sep)
+                or path.startswith(_PACKAGE_DIR + os.sep) or filename.startswith("<"))
+
+
+def _user_frame():
+    """(file, line, code) of the innermost frame outside torch and here."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        if _is_user_file(frame.f_code.co_filename):
+            code = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
+            return frame.f_code.co_filename, frame.f_lineno, code
+        frame = frame.f_back
+    return None
+
+
+def _user_frame_of_traceback(tb):
+    import traceback
+    for entry in reversed(traceback.extract_tb(tb)):
+        if _is_user_file(entry.filename):
+            return entry.filename, entry.lineno, (entry.line or "").strip()
+    return None
+
+
+def load_model(spec, config=None):
+    """Builds the model `spec` names: `package.module:Name` or `file.py:Name`,
+    where Name is an nn.Module class or a function returning a module; it is
+    called with the keyword arguments of `config` (a dict)."""
+    if ":" not in spec:
+        raise ExportError(f"model '{spec}' is not of the form module:Name or file.py:Name")
+    where, name = spec.rsplit(":", 1)
+    if where.endswith(".py"):
+        if not os.path.exists(where):
+            raise ExportError(f"no such file: {where}")
+        module_name = "memopt_user_" + os.path.splitext(os.path.basename(where))[0]
+        loader_spec = importlib.util.spec_from_file_location(module_name, where)
+        module = importlib.util.module_from_spec(loader_spec)
+        sys.modules[module_name] = module
+        loader_spec.loader.exec_module(module)
+    else:
+        try:
+            module = importlib.import_module(where)
+        except ImportError as error:
+            raise ExportError(f"cannot import '{where}': {error}")
+    if not hasattr(module, name):
+        raise ExportError(f"'{where}' has no attribute '{name}'")
+    model = getattr(module, name)(**(config or {}))
+    if not isinstance(model, torch.nn.Module):
+        raise ExportError(f"'{spec}' did not build an nn.Module (got {type(model).__name__})")
+    return model
+
+
+def _named_tensors(model, attribute):
+    """[(name, tensor)] of every parameter or buffer under every name it has
+    (tied tensors appear once per module that holds them)."""
+    named = []
+    for module_name, module in model.named_modules(remove_duplicate=False):
+        for name, tensor in getattr(module, attribute).items():
+            if tensor is not None:
+                named.append((f"{module_name}.{name}" if module_name else name, tensor))
+    return named
+
+
+class _ModuleStack:
+    """Keeps the path of the module being run, through forward hooks."""
+
+    def __init__(self, model):
+        self.stack = []
+        self.handles = []
+        self.has_children = {name: any(True for _ in module.children())
+                             for name, module in model.named_modules()}
+        for name, module in model.named_modules():
+            # The class now: functional_call swaps in a subclass while it runs.
+            kind = type(module).__module__ + "." + type(module).__qualname__
+            self.handles.append(module.register_forward_pre_hook(self._enter(name, kind)))
+            self.handles.append(module.register_forward_hook(self._leave()))
+
+    def _enter(self, name, kind):
+        def hook(module, inputs):
+            self.stack.append((name, kind))
+        return hook
+
+    def _leave(self):
+        def hook(module, inputs, outputs):
+            self.stack.pop()
+        return hook
+
+    def current(self):
+        """(module path, module class, layer): the layer is the innermost
+        module with submodules below the root (a residual block, an
+        attention), or the module itself when none is (a stem conv)."""
+        if not self.stack:
+            return ("", "", "")
+        name, kind = self.stack[-1]
+        layer = name
+        for outer, _ in reversed(self.stack):
+            if outer and self.has_children.get(outer):
+                layer = outer
+                break
+        return (name, kind, layer)
+
+    def remove(self):
+        for handle in self.handles:
+            handle.remove()
+
+
+@contextlib.contextmanager
+def _recording(modules):
+    """Makes every fx node created record its module and user source line,
+    and F.dropout trace as one aten.native_dropout (the composite dropout
+    of 1.13 traces as bernoulli_/div_/mul on a fresh tensor)."""
+    base = torch.fx.proxy.TracerBase.create_node
+    dropout = F.dropout
+
+    def create_node(self, *args, **kwargs):
+        node = base(self, *args, **kwargs)
+        node.meta["memopt_module"] = modules.current()
+        node.meta["memopt_source"] = _user_frame()
+        return node
+
+    def traced_dropout(input, p=0.5, training=True, inplace=False):
+        if not training or p == 0.0:
+            return input
+        return torch.native_dropout(input, p, True)[0]
+
+    torch.fx.proxy.TracerBase.create_node = create_node
+    F.dropout = traced_dropout
+    try:
+        yield
+    finally:
+        torch.fx.proxy.TracerBase.create_node = base
+        F.dropout = dropout
+
+
+def loss_of(output, loss, labels):
+    """The training loss of the model's `output` (see export --loss)."""
+    if loss == "model":
+        # The model computed its loss (nanoGPT returns (logits, loss)).
+        if isinstance(output, (tuple, list)):
+            scalars = [o for o in output if isinstance(o, torch.Tensor) and o.dim() == 0]
+            if not scalars:
+                raise ExportError("--loss model: the model returned no 0-d tensor")
+            return scalars[-1]
+        if not isinstance(output, torch.Tensor) or output.dim() != 0:
+            raise ExportError("--loss model: the model did not return a 0-d loss")
+        return output
+    if isinstance(output, (tuple, list)):
+        output = output[0]
+    if hasattr(output, "logits"):
+        output = output.logits
+    if loss == "cross_entropy":
+        return F.cross_entropy(output.reshape(-1, output.shape[-1]), labels.reshape(-1))
+    if loss == "mse":
+        return F.mse_loss(output, labels)
+    raise ExportError(f"unknown loss '{loss}' (expected cross_entropy, mse or model)")
+
+
+def _unique(named):
+    seen = {}
+    for name, tensor in named:
+        seen.setdefault(id(tensor), (name, tensor))
+    return list(seen.values())
+
+
+def unique_parameters(model):
+    """[(name, parameter)]: each parameter once, under its first name."""
+    return _unique(_named_tensors(model, "_parameters"))
+
+
+def trace(model, inputs, labels, loss):
+    """Returns (graph module, params, buffers): the make_fx graph of
+    `loss(model(*inputs), labels)` whose placeholders are the unique
+    parameters, then the unique buffers, then inputs and labels."""
+    all_params = _named_tensors(model, "_parameters")
+    all_buffers = _named_tensors(model, "_buffers")
+    params = _unique(all_params)
+    buffers = _unique(all_buffers)
+    slots = {id(t): i for i, (_, t) in enumerate(params + buffers)}
+    state_names = [(name, slots[id(t)]) for name, t in all_params + all_buffers]
+    nstate = len(params) + len(buffers)
+    nin = len(inputs)
+
+    def step(*flat):
+        state = {name: flat[slot] for name, slot in state_names}
+        args = list(flat[nstate:nstate + nin])
+        target = flat[nstate + nin] if labels is not None else None
+        if loss == "model":
+            args.append(target)
+        output = stateless.functional_call(model, state, tuple(args))
+        return loss_of(output, loss, target)
+
+    modules = _ModuleStack(model)
+    example = [t for _, t in params + buffers] + list(inputs)
+    if labels is not None:
+        example.append(labels)
+    try:
+        with _recording(modules):
+            graph = make_fx(step)(*example)
+    except RuntimeError as error:
+        where = _user_frame_of_traceback(error.__traceback__)
+        if "data-dependent" in str(error):
+            raise ExportError(
+                "the model branches on a tensor's value (data-dependent control "
+                "flow); a trace with static shapes cannot follow it: compute the "
+                "branch from shapes or configuration, or move it out of forward",
+                where)
+        raise ExportError(f"tracing failed: {str(error).splitlines()[0]}", where)
+    finally:
+        modules.remove()
+    return graph, params, buffers
+
+
+def _tensor_info(value):
+    if isinstance(value, torch.Tensor):
+        return {"shape": list(value.shape), "dtype": dtype_name(value.dtype)}
+    return None
+
+
+class _Values(torch.fx.Interpreter):
+    """Runs the graph on the example tensors, keeping every node's value."""
+
+    def __init__(self, graph):
+        super().__init__(graph)
+        self.values = {}
+
+    def run_node(self, node):
+        value = super().run_node(node)
+        self.values[node] = value
+        return value
+
+
+def _encode_float(value):
+    if math.isfinite(value):
+        return value
+    return {"float": "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")}
+
+
+def to_json(graph, params, buffers, input_names, example, spec, loss):
+    """The versioned JSON document of the traced graph (docs/import.md)."""
+    gm_graph = graph.graph
+    placeholders = [n for n in gm_graph.nodes if n.op == "placeholder"]
+    interpreter = _Values(graph)
+    with torch.no_grad():
+        interpreter.run(*example)
+    values = interpreter.values
+
+    kinds = {}
+    names = {}
+    nparams, nbuffers = len(params), len(buffers)
+    for i, node in enumerate(placeholders):
+        if i < nparams:
+            kinds[node], names[node] = "param", params[i][0]
+        elif i < nparams + nbuffers:
+            kinds[node], names[node] = "buffer", buffers[i - nparams][0]
+        else:
+            kinds[node], names[node] = "input", input_names[i - nparams - nbuffers]
+
+    # Dynamic nodes depend on a parameter or an input; the others are
+    # constants (buffers and what the forward computes from them).
+    dynamic = set()
+    for node in gm_graph.nodes:
+        if node.op == "placeholder":
+            if kinds[node] != "buffer":
+                dynamic.add(node)
+        elif node.op == "call_function" and any(a in dynamic for a in node.all_input_nodes):
+            dynamic.add(node)
+
+    # Aliases: getitem picks a result, detach is the identity, an in-place
+    # update returns its (updated) first argument.
+    output_node = next(n for n in gm_graph.nodes if n.op == "output")
+    notes = []
+    dropped = set()
+    updated = set()
+    for node in gm_graph.nodes:
+        if node.op != "call_function" or not hasattr(node.target, "overloadpacket"):
+            continue
+        packet = node.target.overloadpacket.__name__
+        if not packet.endswith("_") or packet.startswith("_"):
+            continue
+        first = node.args[0]
+        if not isinstance(first, torch.fx.Node):
+            continue
+        if first.op == "placeholder" and kinds[first] == "buffer":
+            # num_batches_tracked += 1: state the step does not carry
+            # (docs/import.md).
+            dropped.add(node)
+            updated.add(f"{names[first].rsplit('.', 1)[-1]} ({node.target})")
+            continue
+        if first.op == "call_function" and hasattr(first.target, "overloadpacket") and \
+                first.target.overloadpacket.__name__ in _VIEW_OPS:
+            raise ExportError(f"in-place {packet} on a view ({first.target}) is not supported",
+                              node.meta.get("memopt_source"))
+
+    # Liveness from the loss backwards.
+    live = set()
+    work = [output_node]
+    while work:
+        node = work.pop()
+        if node in live:
+            continue
+        live.add(node)
+        for arg in node.all_input_nodes:
+            if arg not in dropped:
+                work.append(arg)
+
+    constants = {}
+    node_names = {}
+
+    def ref(node, index=None):
+        if node.op == "call_function" and node.target is operator.getitem:
+            return ref(node.args[0], node.args[1])
+        if node.op == "call_function" and str(node.target) == "aten.detach.default":
+            return ref(node.args[0], index)
+        if node not in dynamic:
+            # A constant: the buffer or folded value, written with its data.
+            value = values[node]
+            if index is not None:
+                value = value[index]
+            key = (node.name, index)
+            if key not in constants:
+                name = f"{names[node]}" if node.op == "placeholder" else \
+                    f"const{len(constants)}"
+                constants[key] = {
+                    "name": name,
+                    "shape": list(value.shape),
+                    "dtype": dtype_name(value.dtype),
+                    "data": [_encode_float(float(v)) if value.is_floating_point() else int(v)
+                             for v in value.detach().reshape(-1).tolist()],
+                }
+            return {"constant": constants[key]["name"]}
+        if node.op == "placeholder":
+            return {kinds[node]: names[node]}
+        result = {"node": node_names[node]}
+        if index is not None:
+            result["index"] = index
+        return result
+
+    def encode(arg):
+        if isinstance(arg, torch.fx.Node):
+            return ref(arg)
+        if isinstance(arg, (list, tuple)):
+            return [encode(a) for a in arg]
+        if isinstance(arg, bool) or arg is None or isinstance(arg, (int, str)):
+            return arg
+        if isinstance(arg, float):
+            return _encode_float(arg)
+        if isinstance(arg, torch.dtype):
+            return {"dtype": dtype_name(arg)}
+        return str(arg)
+
+    nodes = []
+    running_stats_dropped = False
+    for node in gm_graph.nodes:
+        if node.op != "call_function" or node not in live or node not in dynamic:
+            continue
+        target = str(node.target)
+        if node.target is operator.getitem or target == "aten.detach.default":
+            continue
+        if target.startswith("aten.") and hasattr(node.target, "overloadpacket"):
+            packet = node.target.overloadpacket.__name__
+            if packet.endswith("_") and not packet.startswith("_"):
+                # x.relu_() is relu(x): later readers of x read this node.
+                target = "aten." + packet[:-1] + "." + node.target._overloadname
+        node_names[node] = node.name
+        value = values.get(node)
+        if isinstance(value, (tuple, list)):
+            outputs = [_tensor_info(v) for v in value]
+        else:
+            outputs = [_tensor_info(value)]
+        args = list(node.args)
+        if target == "aten.native_batch_norm.default" and args[5]:
+            # Training mode normalizes with the batch's statistics; the
+            # running mean and variance it would update are not state of
+            # the step (docs/import.md).
+            args[3] = args[4] = None
+            running_stats_dropped = True
+        entry = {
+            "name": node.name,
+            "target": target,
+            "args": [encode(a) for a in args],
+            "kwargs": {k: encode(v) for k, v in node.kwargs.items()},
+            "outputs": outputs,
+        }
+        module, module_type, layer = node.meta.get("memopt_module", ("", "", ""))
+        if module:
+            entry["module"] = module
+            entry["module_type"] = module_type
+            entry["layer"] = layer
+        source = node.meta.get("memopt_source")
+        if source:
+            entry["loc"] = {"file": source[0], "line": source[1], "code": source[2]}
+        nodes.append(entry)
+
+    for update in sorted(updated):
+        notes.append(f"in-place updates of buffers {update} are not part of the step")
+    if running_stats_dropped:
+        notes.append("batch norm in training mode: normalized with batch statistics; "
+                     "running_mean/running_var are not updated by the step")
+    result = output_node.args[0]
+    document = {
+        "format": FORMAT,
+        "version": VERSION,
+        "producer": f"memopt_torch (torch {torch.__version__})",
+        "model": spec,
+        "loss": loss,
+        "params": [{"name": name, "shape": list(t.shape), "dtype": dtype_name(t.dtype)}
+                   for name, t in params],
+        "buffers": [{"name": name, "shape": list(t.shape), "dtype": dtype_name(t.dtype)}
+                    for name, t in buffers],
+        "inputs": [{"name": name, **_tensor_info(t)}
+                   for name, t in zip(input_names, example[nparams + nbuffers:])],
+        "constants": list(constants.values()),
+        "nodes": nodes,
+        "output": encode(result),
+        "notes": notes,
+    }
+    return document
