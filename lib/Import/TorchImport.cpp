@@ -76,9 +76,18 @@ struct Result {
     LogSoftmax,
     /// `aten.masked_fill` of `value` with -inf above the diagonal.
     CausalMasked,
+    /// The steps of an RMSNorm written out (`x * rsqrt(mean(x^2, -1) +
+    /// eps) * weight`): `value` is x throughout.
+    Square,
+    MeanSquare,
+    MeanSquareEps,
+    RmsInverse,
+    RmsNormalized,
   };
   Kind kind = Kind::Value;
   Value value;
+  /// For MeanSquareEps and after: the epsilon.
+  double epsilon = 0.0;
   /// For Transposed: the transpose once an op other than a matmul read it.
   Value materialized;
 };
@@ -109,7 +118,12 @@ public:
   MEMOPT_HANDLER(importLayerNorm);
   MEMOPT_HANDLER(importRelu);
   MEMOPT_HANDLER(importGelu);
+  MEMOPT_HANDLER(importHardtanh);
   MEMOPT_HANDLER(importSilu);
+  MEMOPT_HANDLER(importPow);
+  MEMOPT_HANDLER(importRsqrt);
+  MEMOPT_HANDLER(importNeg);
+  MEMOPT_HANDLER(importToCopy);
   MEMOPT_HANDLER(importAdd);
   MEMOPT_HANDLER(importSub);
   MEMOPT_HANDLER(importMul);
@@ -160,6 +174,9 @@ private:
   /// error, or silently for a poisoned node) on failure.
   FailureOr<Result *> lookup(Node &node, const json::Value &reference,
                              bool &poisonedInput);
+  /// The result argument `index` names when it is a node's (pending or
+  /// not), else null.
+  Result *peek(Node &node, unsigned index);
   /// Argument `index` as a tensor value; materializes a pending transpose.
   FailureOr<Value> getTensor(Node &node, unsigned index,
                              StringRef keyword = {});
@@ -194,6 +211,13 @@ private:
     return it == constants.end() ? nullptr : it->second;
   }
 
+  /// The constant `name` as an `arith.constant` (built once, where first
+  /// read).
+  FailureOr<Value> getConstantValue(Node &node, StringRef name);
+  /// The start of the constant `name` when it holds start, start + 1, ...
+  /// (a torch.arange), else std::nullopt.
+  std::optional<int64_t> getArangeStart(StringRef name);
+
   /// `value` repeated to `shape` (NumPy broadcasting; `value`'s shape must
   /// broadcast to it).
   FailureOr<Value> broadcastTo(Node &node, Value value,
@@ -223,8 +247,9 @@ private:
   llvm::StringMap<RankedTensorType> params;
   /// Inputs by name: the function arguments.
   llvm::StringMap<Value> inputs;
-  /// Constants by name.
+  /// Constants by name, and those built so far.
   llvm::StringMap<const json::Object *> constants;
+  llvm::StringMap<Value> constantValues;
   /// Node results by node name; a node missing here failed to import.
   llvm::StringMap<SmallVector<Result>> nodeResults;
   /// Nodes that failed (their readers are skipped).
@@ -480,11 +505,7 @@ FailureOr<Value> GraphImporter::getReferenced(Node &node,
     return it->second;
   }
   if (std::optional<StringRef> name = object->getString("constant"))
-    return emitError(node.loc)
-           << node.target << " reads the constant tensor '" << *name
-           << "' (computed from buffers or literals, not from parameters or "
-              "inputs); mem-import accepts constants only as causal masks of "
-              "masked_fill";
+    return getConstantValue(node, *name);
   if (std::optional<StringRef> name = object->getString("buffer"))
     return emitError(node.loc) << node.target << " reads buffer '" << *name
                                << "'; buffers are not part of the step";
@@ -511,8 +532,33 @@ FailureOr<Value> GraphImporter::getReferenced(Node &node,
            << " reads a causally masked tensor; mem-import supports "
               "masked_fill only as the input of softmax over the last "
               "dimension";
+  case Result::Kind::Square:
+  case Result::Kind::MeanSquare:
+  case Result::Kind::MeanSquareEps:
+  case Result::Kind::RmsInverse:
+  case Result::Kind::RmsNormalized:
+    return emitError(node.loc)
+           << node.target
+           << " reads a step of an RMSNorm; mem-import supports x.pow(2), "
+              "its mean and rsqrt only as the RMSNorm x * rsqrt(x.pow(2)"
+              ".mean(-1, keepdim=True) + eps) * weight";
   }
   llvm_unreachable("unknown result kind");
+}
+
+Result *GraphImporter::peek(Node &node, unsigned index) {
+  const json::Value *value = node.get(index);
+  const json::Object *object = value ? value->getAsObject() : nullptr;
+  std::optional<StringRef> name =
+      object ? object->getString("node") : std::nullopt;
+  if (!name)
+    return nullptr;
+  auto it = nodeResults.find(*name);
+  int64_t resultIndex = object->getInteger("index").value_or(0);
+  if (it == nodeResults.end() || resultIndex < 0 ||
+      resultIndex >= static_cast<int64_t>(it->second.size()))
+    return nullptr;
+  return &it->second[resultIndex];
 }
 
 FailureOr<Value> GraphImporter::getTensor(Node &node, unsigned index,
@@ -673,6 +719,76 @@ FailureOr<int64_t> GraphImporter::getDim(Node &node, unsigned index,
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
+
+FailureOr<Value> GraphImporter::getConstantValue(Node &node, StringRef name) {
+  if (Value value = constantValues.lookup(name))
+    return value;
+  const json::Object *object = getConstant(name);
+  if (!object)
+    return emitError(node.loc)
+           << node.target << " reads undeclared constant '" << name << "'";
+  FailureOr<RankedTensorType> type =
+      parseTensorType(object, "constant '" + name + "'");
+  if (failed(type))
+    return failure();
+  const json::Array *data = object->getArray("data");
+  if (static_cast<int64_t>(data->size()) != type->getNumElements())
+    return emitError(node.loc)
+           << "constant '" << name << "' has " << data->size() << " values for "
+           << type->getNumElements() << " elements";
+  Type element = type->getElementType();
+  if (element.isInteger(1))
+    return emitError(node.loc)
+           << node.target << " reads the boolean constant '" << name
+           << "'; boolean masks are supported only as causal masks of "
+              "masked_fill";
+  SmallVector<Attribute> values;
+  values.reserve(data->size());
+  for (const json::Value &entry : *data) {
+    if (auto floatType = dyn_cast<FloatType>(element)) {
+      double number = 0.0;
+      if (std::optional<double> plain = entry.getAsNumber())
+        number = *plain;
+      else if (const json::Object *special = entry.getAsObject())
+        number = special->getString("float") == "-inf"
+                     ? -std::numeric_limits<double>::infinity()
+                 : special->getString("float") == "inf"
+                     ? std::numeric_limits<double>::infinity()
+                     : std::numeric_limits<double>::quiet_NaN();
+      values.push_back(FloatAttr::get(floatType, number));
+      continue;
+    }
+    std::optional<int64_t> integer = entry.getAsInteger();
+    if (!integer)
+      return emitError(node.loc)
+             << "constant '" << name << "' holds a non-integer value";
+    values.push_back(IntegerAttr::get(element, *integer));
+  }
+  OpBuilder &b = getBuilder();
+  OpBuilder::InsertionGuard guard(b);
+  // At the top of the function: every reader comes later.
+  b.setInsertionPointToStart(&builder->getFunction().getBody().front());
+  Value value =
+      arith::ConstantOp::create(b, NameLoc::get(b.getStringAttr(name), fileLoc),
+                                DenseElementsAttr::get(*type, values));
+  constantValues[name] = value;
+  return value;
+}
+
+std::optional<int64_t> GraphImporter::getArangeStart(StringRef name) {
+  const json::Object *object = getConstant(name);
+  const json::Array *data = object ? object->getArray("data") : nullptr;
+  const json::Array *shape = object ? object->getArray("shape") : nullptr;
+  if (!data || !shape || shape->size() != 1 || data->empty())
+    return std::nullopt;
+  std::optional<int64_t> start = (*data)[0].getAsInteger();
+  if (!start)
+    return std::nullopt;
+  for (auto [i, entry] : llvm::enumerate(*data))
+    if (entry.getAsInteger() != *start + static_cast<int64_t>(i))
+      return std::nullopt;
+  return start;
+}
 
 RankedTensorType GraphImporter::getOutputType(Node &node, unsigned index) {
   return index < node.outputs.size() ? node.outputs[index] : nullptr;
@@ -851,6 +967,26 @@ LogicalResult GraphImporter::importRelu(Node &node,
   return success();
 }
 
+LogicalResult GraphImporter::importHardtanh(Node &node,
+                                            SmallVectorImpl<Result> &out) {
+  FailureOr<Value> input = getTensor(node, 0);
+  bool clamp = node.target.starts_with("aten.clamp");
+  FailureOr<double> lower =
+      getDouble(node, 1, clamp ? "min" : "min_val",
+                clamp ? std::nullopt : std::optional<double>(-1.0));
+  FailureOr<double> upper =
+      getDouble(node, 2, clamp ? "max" : "max_val",
+                clamp ? std::nullopt : std::optional<double>(1.0));
+  if (failed(input) || failed(lower) || failed(upper))
+    return failure();
+  if (*lower != 0.0 || !(*upper > 0.0) || !std::isfinite(*upper))
+    return emitError(node.loc)
+           << "clamping to [" << *lower << ", " << *upper
+           << "] is not supported; only [0, upper] (ReLU6) is";
+  out.push_back(plain(builder->relu6(*input, *upper, "relu6")));
+  return success();
+}
+
 LogicalResult GraphImporter::importGelu(Node &node,
                                         SmallVectorImpl<Result> &out) {
   FailureOr<Value> input = getTensor(node, 0);
@@ -861,6 +997,59 @@ LogicalResult GraphImporter::importGelu(Node &node,
     return emitError(node.loc)
            << "unknown gelu approximation '" << *approximate << "'";
   out.push_back(plain(builder->gelu(*input, *approximate == "tanh", "gelu")));
+  return success();
+}
+
+LogicalResult GraphImporter::importPow(Node &node,
+                                       SmallVectorImpl<Result> &out) {
+  FailureOr<Value> input = getTensor(node, 0);
+  FailureOr<double> exponent = getDouble(node, 1, "exponent");
+  if (failed(input) || failed(exponent))
+    return failure();
+  if (*exponent != 2.0)
+    return emitError(node.loc) << "pow with exponent " << *exponent
+                               << " is not supported (only x.pow(2) of an "
+                                  "RMSNorm)";
+  Result result;
+  result.kind = Result::Kind::Square;
+  result.value = *input;
+  out.push_back(result);
+  return success();
+}
+
+LogicalResult GraphImporter::importRsqrt(Node &node,
+                                         SmallVectorImpl<Result> &out) {
+  Result *input = peek(node, 0);
+  if (!input || input->kind != Result::Kind::MeanSquareEps)
+    return emitError(node.loc) << "rsqrt is supported only in an RMSNorm, "
+                                  "x * rsqrt(x.pow(2).mean(-1, keepdim=True) "
+                                  "+ eps)";
+  Result result = *input;
+  result.kind = Result::Kind::RmsInverse;
+  out.push_back(result);
+  return success();
+}
+
+LogicalResult GraphImporter::importNeg(Node &node,
+                                       SmallVectorImpl<Result> &out) {
+  FailureOr<Value> input = getTensor(node, 0);
+  if (failed(input))
+    return failure();
+  out.push_back(plain(builder->scale(*input, -1.0, "neg")));
+  return success();
+}
+
+LogicalResult GraphImporter::importToCopy(Node &node,
+                                          SmallVectorImpl<Result> &out) {
+  FailureOr<Value> input = getTensor(node, 0);
+  if (failed(input))
+    return failure();
+  RankedTensorType type = getOutputType(node);
+  if (!type || type != (*input).getType())
+    return emitError(node.loc)
+           << "dtype conversions inside the model are not supported (export "
+              "the model in one dtype; train-precision lowers precision)";
+  out.push_back(plain(*input));
   return success();
 }
 
@@ -886,6 +1075,18 @@ static bool isScalar(const Node &node, unsigned index) {
 
 LogicalResult GraphImporter::importAdd(Node &node,
                                        SmallVectorImpl<Result> &out) {
+  if (Result *lhs = peek(node, 0))
+    if (lhs->kind == Result::Kind::MeanSquare && isScalar(node, 1)) {
+      FailureOr<double> epsilon = getDouble(node, 1, "other");
+      FailureOr<double> alpha = getDouble(node, 2, "alpha", 1.0);
+      if (failed(epsilon) || failed(alpha))
+        return failure();
+      Result result = *lhs;
+      result.kind = Result::Kind::MeanSquareEps;
+      result.epsilon = *epsilon * *alpha;
+      out.push_back(result);
+      return success();
+    }
   if (isScalar(node, 1))
     return emitError(node.loc)
            << "adding a number to a tensor is not supported";
@@ -918,6 +1119,44 @@ LogicalResult GraphImporter::importSub(Node &node,
 
 LogicalResult GraphImporter::importMul(Node &node,
                                        SmallVectorImpl<Result> &out) {
+  // x * rsqrt(mean(x^2) + eps), then that times the weight: train.rms_norm.
+  for (unsigned side = 0; side < 2; ++side) {
+    Result *pending = peek(node, side);
+    if (!pending || pending->kind == Result::Kind::Value ||
+        pending->kind == Result::Kind::Transposed)
+      continue;
+    if (pending->kind == Result::Kind::RmsInverse) {
+      FailureOr<Value> other = getTensor(node, 1 - side);
+      if (failed(other))
+        return failure();
+      if (*other != pending->value)
+        return emitError(node.loc) << "rsqrt(x.pow(2).mean(-1) + eps) must "
+                                      "multiply x itself (an RMSNorm)";
+      Result result = *pending;
+      result.kind = Result::Kind::RmsNormalized;
+      out.push_back(result);
+      return success();
+    }
+    if (pending->kind == Result::Kind::RmsNormalized) {
+      FailureOr<Value> weight = getTensor(node, 1 - side);
+      if (failed(weight))
+        return failure();
+      Value x = pending->value;
+      if (shapeOf(*weight).size() != 1 ||
+          shapeOf(*weight)[0] != shapeOf(x).back())
+        return emitError(node.loc)
+               << "an RMSNorm's weight must be a vector over the last "
+                  "dimension";
+      auto stat = RankedTensorType::get(shapeOf(x).drop_back(),
+                                        getBuilder().getF32Type());
+      out.push_back(
+          plain(train::RmsNormOp::create(
+                    getBuilder(), builder->loc("rms_norm"), x.getType(), stat,
+                    x, *weight, getBuilder().getF64FloatAttr(pending->epsilon))
+                    .getResult()));
+      return success();
+    }
+  }
   FailureOr<Value> lhs = getTensor(node, 0);
   if (failed(lhs))
     return failure();
@@ -1084,6 +1323,23 @@ GraphImporter::importAdaptiveAvgPool(Node &node, SmallVectorImpl<Result> &out) {
 
 LogicalResult GraphImporter::importMean(Node &node,
                                         SmallVectorImpl<Result> &out) {
+  if (Result *square = peek(node, 0))
+    if (square->kind == Result::Kind::Square) {
+      int64_t rank = shapeOf(square->value).size();
+      FailureOr<SmallVector<int64_t>> dims = getIntList(node, 1, "dim");
+      FailureOr<bool> keepdim = getBool(node, 2, "keepdim", false);
+      if (failed(dims) || failed(keepdim))
+        return failure();
+      if (dims->size() != 1 || ((*dims)[0] != -1 && (*dims)[0] != rank - 1) ||
+          !*keepdim)
+        return emitError(node.loc)
+               << "the mean of x.pow(2) is supported only over the last "
+                  "dimension with keepdim=True (an RMSNorm)";
+      Result result = *square;
+      result.kind = Result::Kind::MeanSquare;
+      out.push_back(result);
+      return success();
+    }
   FailureOr<Value> input = getTensor(node, 0);
   if (failed(input))
     return failure();
@@ -1387,8 +1643,24 @@ LogicalResult GraphImporter::importCat(Node &node,
 LogicalResult GraphImporter::importEmbedding(Node &node,
                                              SmallVectorImpl<Result> &out) {
   FailureOr<Value> table = getTensor(node, 0);
+  if (failed(table))
+    return failure();
+  // Rows start, start + 1, ... of the table (position embeddings of a
+  // torch.arange) are a slice of it.
+  if (const json::Value *idsArg = node.get(1))
+    if (const json::Object *ref = idsArg->getAsObject())
+      if (std::optional<StringRef> name = ref->getString("constant"))
+        if (std::optional<int64_t> start = getArangeStart(*name)) {
+          ArrayRef<int64_t> rows = shapeOf(*table);
+          int64_t count = getConstant(*name)->getArray("data")->size();
+          if (rows.size() == 2 && *start >= 0 && *start + count <= rows[0]) {
+            out.push_back(plain(builder->slice(*table, {*start, 0},
+                                               {count, rows[1]}, "embedding")));
+            return success();
+          }
+        }
   FailureOr<Value> ids = getTensor(node, 1);
-  if (failed(table) || failed(ids))
+  if (failed(ids))
     return failure();
   FailureOr<int64_t> paddingIndex = getInt(node, 2, "padding_idx", -1);
   FailureOr<bool> scale = getBool(node, 3, "scale_grad_by_freq", false);
@@ -1590,6 +1862,8 @@ ArrayRef<OpEntry> GraphImporter::getTable() {
         "with aten.nll_loss_forward: train.cross_entropy"},
        &G::importLogSoftmax},
       {{"aten._reshape_alias.default", "train.reshape"}, &G::importReshape},
+      {{"aten._to_copy.default", "the operand itself (no dtype change)"},
+       &G::importToCopy},
       {{"aten._softmax.default",
         "train.softmax (last dimension; causal after a causal masked_fill)"},
        &G::importSoftmax},
@@ -1605,6 +1879,8 @@ ArrayRef<OpEntry> GraphImporter::getTable() {
        &G::importAvgPool},
       {{"aten.bmm.default", "train.matmul (batched)"}, &G::importMm},
       {{"aten.cat.default", "train.concat"}, &G::importCat},
+      {{"aten.clamp.default", "train.relu {upper} (clamping to [0, upper])"},
+       &G::importHardtanh},
       {{"aten.clone.default", "the operand itself"}, &G::importIdentity},
       {{"aten.convolution.default",
         "train.conv2d (+ train.bias_add over channels)"},
@@ -1614,6 +1890,9 @@ ArrayRef<OpEntry> GraphImporter::getTable() {
       {{"aten.embedding.default", "train.embedding"}, &G::importEmbedding},
       {{"aten.expand.default", "train.broadcast"}, &G::importExpand},
       {{"aten.gelu.default", "train.gelu (exact or tanh)"}, &G::importGelu},
+      {{"aten.hardtanh.default",
+        "train.relu {upper} (ReLU6: hardtanh to [0, upper])"},
+       &G::importHardtanh},
       {{"aten.masked_fill.Scalar",
         "with a constant causal mask and -inf, before aten._softmax: "
         "train.softmax {causal}"},
@@ -1631,6 +1910,7 @@ ArrayRef<OpEntry> GraphImporter::getTable() {
       {{"aten.mse_loss.default", "train.mse_loss (mean)"}, &G::importMseLoss},
       {{"aten.mul.Tensor", "train.mul, or train.scale by a number"},
        &G::importMul},
+      {{"aten.neg.default", "train.scale by -1"}, &G::importNeg},
       {{"aten.native_batch_norm.default",
         "train.batch_norm (training mode, batch statistics)"},
        &G::importBatchNorm},
@@ -1641,8 +1921,14 @@ ArrayRef<OpEntry> GraphImporter::getTable() {
         "of an aten._log_softmax: train.cross_entropy (mean, ignore_index)"},
        &G::importNllLoss},
       {{"aten.permute.default", "train.transpose"}, &G::importPermute},
+      {{"aten.pow.Tensor_Scalar",
+        "x.pow(2) of x * rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * "
+        "weight: train.rms_norm"},
+       &G::importPow},
       {{"aten.relu.default", "train.relu"}, &G::importRelu},
       {{"aten.reshape.default", "train.reshape"}, &G::importReshape},
+      {{"aten.rsqrt.default", "in an RMSNorm (see aten.pow.Tensor_Scalar)"},
+       &G::importRsqrt},
       {{"aten.select.int", "train.slice + train.reshape"}, &G::importSelect},
       {{"aten.silu.default", "train.silu"}, &G::importSilu},
       {{"aten.slice.Tensor", "train.slice (step 1)"}, &G::importSlice},
@@ -1666,6 +1952,9 @@ ArrayRef<SupportedOp> import::getSupportedOps() {
     SmallVector<SupportedOp> list;
     for (const OpEntry &entry : GraphImporter::getTable())
       list.push_back(entry.op);
+    llvm::sort(list, [](const SupportedOp &a, const SupportedOp &b) {
+      return a.target < b.target;
+    });
     return list;
   }();
   return ops;

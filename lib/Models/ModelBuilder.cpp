@@ -124,7 +124,13 @@ Value ModelBuilder::scale(Value x, double factor, StringRef name) {
 }
 
 Value ModelBuilder::relu(Value x, StringRef name) {
-  return train::ReluOp::create(builder, loc(name), x.getType(), x);
+  return train::ReluOp::create(builder, loc(name), x.getType(), x,
+                               /*upper=*/nullptr);
+}
+
+Value ModelBuilder::relu6(Value x, double upper, StringRef name) {
+  return train::ReluOp::create(builder, loc(name), x.getType(), x,
+                               builder.getF64FloatAttr(upper));
 }
 
 Value ModelBuilder::gelu(Value x, bool approximate, StringRef name) {

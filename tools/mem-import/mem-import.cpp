@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
@@ -58,6 +59,26 @@ static LogicalResult fail(const Twine &message) {
   return failure();
 }
 
+/// Line `line` (1-based) of the file `path`, trimmed; empty when the file
+/// cannot be read (the user's Python may live on another machine).
+static std::string
+getSourceLine(llvm::StringMap<std::unique_ptr<llvm::MemoryBuffer>> &cache,
+              StringRef path, unsigned line) {
+  auto it = cache.find(path);
+  if (it == cache.end()) {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+        llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+    it = cache.try_emplace(path, buffer ? std::move(*buffer) : nullptr).first;
+  }
+  if (!it->second)
+    return "";
+  SmallVector<StringRef> lines;
+  it->second->getBuffer().split(lines, '\n');
+  if (line == 0 || line > lines.size())
+    return "";
+  return lines[line - 1].trim().str();
+}
+
 static void printOpTable(llvm::raw_ostream &os) {
   os << "| ATen op | becomes |\n|---|---|\n";
   for (const import::SupportedOp &op : import::getSupportedOps())
@@ -90,20 +111,35 @@ static LogicalResult runImport() {
   MLIRContext context;
   context.loadDialect<func::FuncDialect, train::TrainDialect,
                       arith::ArithDialect>();
-  ScopedDiagnosticHandler handler(&context, [](Diagnostic &diag) {
-    llvm::raw_ostream &os =
-        llvm::WithColor(llvm::errs(), llvm::raw_ostream::SAVEDCOLOR, true);
+  // `file:line: error: message [module]`, then the user's source line.
+  llvm::StringMap<std::unique_ptr<llvm::MemoryBuffer>> sources;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
     Location loc = diag.getLocation();
-    if (auto named = dyn_cast<NameLoc>(loc))
-      os << named.getChildLoc() << ": ";
-    else
-      os << loc << ": ";
+    StringRef module;
+    if (auto named = dyn_cast<NameLoc>(loc)) {
+      module = named.getName().getValue();
+      loc = named.getChildLoc();
+    }
+    std::string sourceLine;
+    if (auto fileLoc = dyn_cast<FileLineColLoc>(loc)) {
+      llvm::errs() << fileLoc.getFilename().getValue();
+      if (fileLoc.getLine() > 0) {
+        llvm::errs() << ":" << fileLoc.getLine();
+        sourceLine = getSourceLine(sources, fileLoc.getFilename().getValue(),
+                                   fileLoc.getLine());
+      }
+    } else {
+      llvm::errs() << loc;
+    }
+    llvm::errs() << ": ";
     llvm::WithColor::error(llvm::errs(), "") << diag;
-    if (auto named = dyn_cast<NameLoc>(loc))
-      llvm::errs() << " [" << named.getName().getValue() << "]";
+    if (!module.empty())
+      llvm::errs() << " [" << module << "]";
     llvm::errs() << "\n";
+    if (!sourceLine.empty())
+      llvm::errs() << "    " << sourceLine << "\n";
     for (Diagnostic &note : diag.getNotes())
-      llvm::errs() << "  note: " << note.getLocation() << ": " << note << "\n";
+      llvm::errs() << "  note: " << note << "\n";
     return success();
   });
 

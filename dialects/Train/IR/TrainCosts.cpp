@@ -60,7 +60,9 @@ int64_t ScaleOp::getFlops() { return numElements(getResult()); }
 
 int64_t BiasAddOp::getFlops() { return numElements(getResult()); }
 
-int64_t ReluOp::getFlops() { return numElements(getResult()); }
+int64_t ReluOp::getFlops() {
+  return (getUpper() ? 2 : 1) * numElements(getResult());
+}
 
 int64_t GeluOp::getFlops() { return 8 * numElements(getResult()); }
 

@@ -28,6 +28,10 @@ static LogicalResult verifyActivationGrad(Operation *op, Value grad,
 }
 
 LogicalResult ReluGradOp::verify() {
+  if (FloatAttr upper = getUpperAttr();
+      upper && !(upper.getValueAsDouble() > 0.0))
+    return emitOpError("upper bound ")
+           << upper.getValueAsDouble() << " must be positive";
   return verifyActivationGrad(*this, getGrad(), getSaved(), "saved",
                               getResult());
 }

@@ -156,7 +156,7 @@ LogicalResult ReluOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
                                      ArrayRef<bool> needed,
                                      SmallVectorImpl<Value> &grads) {
   return buildInputGradient<ReluGradOp>(*this, b, resultGrads, grads,
-                                        getResult());
+                                        getResult(), getUpperAttr());
 }
 
 LogicalResult GeluOp::buildGradients(OpBuilder &b, ValueRange resultGrads,

@@ -202,6 +202,10 @@ LogicalResult BiasAddOp::verify() {
 }
 
 LogicalResult ReluOp::verify() {
+  if (FloatAttr upper = getUpperAttr();
+      upper && !(upper.getValueAsDouble() > 0.0))
+    return emitOpError("upper bound ")
+           << upper.getValueAsDouble() << " must be positive";
   return checkSameType(*this, "result", getInput(), getResult());
 }
 

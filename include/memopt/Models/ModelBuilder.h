@@ -84,6 +84,8 @@ public:
   Value mul(Value lhs, Value rhs, StringRef name);
   Value scale(Value x, double factor, StringRef name);
   Value relu(Value x, StringRef name);
+  /// `min(max(x, 0), upper)`: ReLU6 for `upper = 6`.
+  Value relu6(Value x, double upper, StringRef name);
   Value gelu(Value x, bool approximate, StringRef name);
   Value silu(Value x, StringRef name);
   Value swiglu(Value gate, Value up, StringRef name);

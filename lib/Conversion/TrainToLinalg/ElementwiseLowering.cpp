@@ -280,7 +280,7 @@ struct BiasAddLowering : public TrainOpLowering<train::BiasAddOp> {
   }
 };
 
-/// relu: max(x, 0) elementwise.
+/// relu: max(x, 0) elementwise, then min(that, upper) when bounded.
 struct ReluLowering : public TrainOpLowering<train::ReluOp> {
   using TrainOpLowering::TrainOpLowering;
   LogicalResult
@@ -291,7 +291,13 @@ struct ReluLowering : public TrainOpLowering<train::ReluOp> {
         rewriter, op.getLoc(), type, adaptor.getInput(),
         [&](OpBuilder &b, Location loc, ValueRange args) -> Value {
           Value zero = createScalar(b, loc, type.getElementType(), 0.0);
-          return arith::MaximumFOp::create(b, loc, args[0], zero);
+          Value relu = arith::MaximumFOp::create(b, loc, args[0], zero);
+          FloatAttr upper = op.getUpperAttr();
+          if (!upper)
+            return relu;
+          Value bound = createScalar(b, loc, type.getElementType(),
+                                     upper.getValueAsDouble());
+          return arith::MinimumFOp::create(b, loc, relu, bound);
         });
     rewriter.replaceOp(op, result);
     return success();
@@ -325,7 +331,8 @@ struct SwigluLowering : public ComputedLowering<train::SwigluOp> {
 
 /// relu_grad from relu's output: `saved > 0 ? grad : 0`. A select rather
 /// than a product, and true for a NaN `saved`, as PyTorch's
-/// threshold_backward (`saved <= 0 ? 0 : grad`).
+/// threshold_backward (`saved <= 0 ? 0 : grad`); with an upper bound also
+/// `saved < upper`, true for NaN, as hardtanh_backward.
 struct ReluGradLowering : public TrainOpLowering<train::ReluGradOp> {
   using TrainOpLowering::TrainOpLowering;
   LogicalResult
@@ -339,6 +346,13 @@ struct ReluGradLowering : public TrainOpLowering<train::ReluGradOp> {
           Value zero = createScalar(b, loc, type.getElementType(), 0.0);
           Value active = arith::CmpFOp::create(
               b, loc, arith::CmpFPredicate::UGT, args[1], zero);
+          if (FloatAttr upper = op.getUpperAttr()) {
+            Value bound = createScalar(b, loc, type.getElementType(),
+                                       upper.getValueAsDouble());
+            Value below = arith::CmpFOp::create(
+                b, loc, arith::CmpFPredicate::ULT, args[1], bound);
+            active = arith::AndIOp::create(b, loc, active, below);
+          }
           return arith::SelectOp::create(b, loc, active, args[0], zero);
         });
     rewriter.replaceOp(op, result);

@@ -220,17 +220,22 @@ def Train_BiasAddOp : Train_Op<"bias_add", [Train_Differentiable, Pure, Train_Pr
   let hasVerifier = 1;
 }
 
-def Train_ReluOp : Train_UnaryOp<"relu", [Train_Differentiable]> {
-  let summary = "Rectified linear unit";
+def Train_ReluOp : Train_UnaryOp<"relu", [Train_Differentiable,
+                                          Train_FiniteFloatAttributes]> {
+  let summary = "Rectified linear unit, optionally bounded above (ReLU6)";
   let description = [{
-    `result = max(input, 0)`. 1 FLOP per element. Saves its **output** for
-    backward (`train.relu_grad` masks by `result > 0`), as PyTorch does.
+    `result = max(input, 0)`, or with `upper` `min(max(input, 0), upper)`
+    (PyTorch's ReLU6 is `upper = 6`, its hardtanh(0, upper)). 1 FLOP per
+    element, 2 with `upper`. Saves its **output** for backward
+    (`train.relu_grad` masks by `0 < result < upper`), as PyTorch does.
 
     Example:
     ```mlir
     %a = train.relu %h : tensor<64x1024xf32>
+    %b = train.relu %h {upper = 6.0 : f64} : tensor<64x1024xf32>
     ```
   }];
+  let arguments = (ins Train_FloatTensor:$input, OptionalAttr<F64Attr>:$upper);
 }
 
 def Train_GeluOp : Train_UnaryOp<"gelu", [Train_Differentiable]> {
@@ -896,14 +901,17 @@ class Train_ActivationGradOp<string mnemonic>
 def Train_ReluGradOp : Train_ActivationGradOp<"relu_grad"> {
   let summary = "Gradient of relu from its saved output";
   let description = [{
-    `result = grad * (saved > 0)` where `saved` is the relu **output**.
-    1 FLOP per element.
+    `result = grad * (saved > 0)` where `saved` is the relu **output**, or
+    with `upper` (the relu's) `grad * (0 < saved < upper)`. A NaN `saved`
+    passes the gradient, as in PyTorch. 1 FLOP per element.
 
     Example:
     ```mlir
     %dh = train.relu_grad %da, %a : tensor<64x1024xf32>
     ```
   }];
+  let arguments = (ins Train_FloatTensor:$grad, Train_FloatTensor:$saved,
+                   OptionalAttr<F64Attr>:$upper);
 }
 
 def Train_GeluGradOp : Train_ActivationGradOp<"gelu_grad"> {

@@ -1,0 +1,37 @@
+"""Small models for the importer's tests: an MLP (Linear, ReLU, Dropout)
+and a CNN (Conv2d with bias, BatchNorm2d, ReLU6, max and average pooling,
+a channel concatenation, flatten, Linear)."""
+
+import torch
+import torch.nn as nn
+
+
+class MLP(nn.Module):
+    def __init__(self, sizes=(16, 32, 32, 10), dropout=0.0):
+        super().__init__()
+        layers = []
+        for i in range(len(sizes) - 1):
+            layers.append(nn.Linear(sizes[i], sizes[i + 1]))
+            if i + 2 < len(sizes):
+                layers.append(nn.ReLU())
+                layers.append(nn.Dropout(dropout))
+        self.net = nn.Sequential(*layers)
+
+    def forward(self, x):
+        return self.net(x)
+
+
+class SmallCNN(nn.Module):
+    def __init__(self, classes=10):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.BatchNorm2d(8), nn.ReLU6())
+        self.left = nn.Conv2d(8, 8, 1)
+        self.right = nn.Sequential(nn.MaxPool2d(3, 1, 1), nn.Conv2d(8, 8, 3, padding=1, bias=False))
+        self.pool = nn.AvgPool2d(2)
+        self.head = nn.Linear(16 * 4 * 4, classes)
+
+    def forward(self, x):
+        x = self.stem(x)
+        x = torch.cat([self.left(x), self.right(x)], dim=1)
+        x = self.pool(x)
+        return self.head(torch.flatten(x, 1))
