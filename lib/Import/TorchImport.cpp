@@ -1991,19 +1991,20 @@ LogicalResult GraphImporter::importNode(const json::Object &object,
       });
     return false;
   };
-  bool skip = llvm::any_of(*node.args, [&](const json::Value &arg) {
-    return readsPoisoned(arg, readsPoisoned);
-  });
-  if (skip) {
-    poisoned.insert(node.name);
-    return success();
-  }
+  // Unknown ops are reported wherever they are, failed inputs or not.
   if (!entry) {
     ++unsupported[node.target.str()];
     InFlightDiagnostic diag = emitError(node.loc)
                               << "unsupported op " << node.target;
     if (std::optional<StringRef> type = object.getString("module_type"))
       diag << " (in a " << *type << ")";
+    poisoned.insert(node.name);
+    return success();
+  }
+  bool skip = llvm::any_of(*node.args, [&](const json::Value &arg) {
+    return readsPoisoned(arg, readsPoisoned);
+  });
+  if (skip) {
     poisoned.insert(node.name);
     return success();
   }

@@ -222,7 +222,12 @@ def _export(args):
         # One eager forward tells the output's shape.
         with torch.no_grad():
             rng = torch.get_rng_state()
-            output = model(example)
+            try:
+                output = model(example)
+            except Exception as error:  # the user's forward: report, not crash
+                raise ExportError(f"the model's forward failed on the example input: "
+                                  f"{type(error).__name__}: {error}",
+                                  exporter._user_frame_of_traceback(error.__traceback__))
             torch.set_rng_state(rng)
         if isinstance(output, (tuple, list)):
             output = output[0]
@@ -275,7 +280,8 @@ def main(argv=None):
         where = ""
         if error.location:
             where = f"{error.location[0]}:{error.location[1]}: "
-        print(f"{where}error: {error}", file=sys.stderr)
+        print(f"{where}error: {error}" if where else f"memopt_torch: error: {error}",
+              file=sys.stderr)
         if error.location and error.location[2]:
             print(f"    {error.location[2]}", file=sys.stderr)
         return 1

@@ -119,7 +119,11 @@ def load_model(spec, config=None):
             raise ExportError(f"cannot import '{where}': {error}")
     if not hasattr(module, name):
         raise ExportError(f"'{where}' has no attribute '{name}'")
-    model = getattr(module, name)(**(config or {}))
+    try:
+        model = getattr(module, name)(**(config or {}))
+    except Exception as error:  # the user's constructor: report, not crash
+        raise ExportError(f"building '{spec}' failed: {type(error).__name__}: {error}",
+                          _user_frame_of_traceback(error.__traceback__))
     if not isinstance(model, torch.nn.Module):
         raise ExportError(f"'{spec}' did not build an nn.Module (got {type(model).__name__})")
     return model
@@ -262,7 +266,12 @@ def trace(model, inputs, labels, loss):
         if loss == "model":
             args.append(target)
         output = stateless.functional_call(model, state, tuple(args))
-        return loss_of(output, loss, target)
+        # The loss computed here is the pseudo-module "loss".
+        modules.stack.append(("loss", "memopt_torch.loss"))
+        try:
+            return loss_of(output, loss, target)
+        finally:
+            modules.stack.pop()
 
     modules = _ModuleStack(model)
     example = [t for _, t in params + buffers] + list(inputs)
@@ -271,15 +280,16 @@ def trace(model, inputs, labels, loss):
     try:
         with _recording(modules):
             graph = make_fx(step)(*example)
-    except RuntimeError as error:
+    except Exception as error:
         where = _user_frame_of_traceback(error.__traceback__)
-        if "data-dependent" in str(error):
+        if isinstance(error, RuntimeError) and "data-dependent" in str(error):
             raise ExportError(
                 "the model branches on a tensor's value (data-dependent control "
                 "flow); a trace with static shapes cannot follow it: compute the "
                 "branch from shapes or configuration, or move it out of forward",
                 where)
-        raise ExportError(f"tracing failed: {str(error).splitlines()[0]}", where)
+        raise ExportError(f"tracing failed: {type(error).__name__}: "
+                          f"{str(error).splitlines()[0] if str(error) else ''}", where)
     finally:
         modules.remove()
     return graph, params, buffers

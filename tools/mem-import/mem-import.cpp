@@ -59,11 +59,38 @@ static LogicalResult fail(const Twine &message) {
   return failure();
 }
 
-/// Line `line` (1-based) of the file `path`, trimmed; empty when the file
-/// cannot be read (the user's Python may live on another machine).
+/// The source lines the graph records (`loc.code` of its nodes), by
+/// `file:line`.
+static llvm::StringMap<std::string>
+collectRecordedLines(const llvm::json::Value &document) {
+  llvm::StringMap<std::string> lines;
+  const llvm::json::Object *root = document.getAsObject();
+  const llvm::json::Array *nodes = root ? root->getArray("nodes") : nullptr;
+  if (!nodes)
+    return lines;
+  for (const llvm::json::Value &node : *nodes) {
+    const llvm::json::Object *object = node.getAsObject();
+    const llvm::json::Object *loc = object ? object->getObject("loc") : nullptr;
+    if (!loc)
+      continue;
+    std::optional<StringRef> file = loc->getString("file");
+    std::optional<int64_t> line = loc->getInteger("line");
+    std::optional<StringRef> code = loc->getString("code");
+    if (file && line && code)
+      lines[(*file + ":" + Twine(*line)).str()] = code->str();
+  }
+  return lines;
+}
+
+/// Line `line` (1-based) of the file `path`, trimmed: as the graph recorded
+/// it, else read from the file; empty when neither has it.
 static std::string
 getSourceLine(llvm::StringMap<std::unique_ptr<llvm::MemoryBuffer>> &cache,
-              StringRef path, unsigned line) {
+              const llvm::StringMap<std::string> &recorded, StringRef path,
+              unsigned line) {
+  auto known = recorded.find((path + ":" + Twine(line)).str());
+  if (known != recorded.end())
+    return known->second;
   auto it = cache.find(path);
   if (it == cache.end()) {
     llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
@@ -113,6 +140,7 @@ static LogicalResult runImport() {
                       arith::ArithDialect>();
   // `file:line: error: message [module]`, then the user's source line.
   llvm::StringMap<std::unique_ptr<llvm::MemoryBuffer>> sources;
+  llvm::StringMap<std::string> recorded = collectRecordedLines(*document);
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
     Location loc = diag.getLocation();
     StringRef module;
@@ -125,8 +153,9 @@ static LogicalResult runImport() {
       llvm::errs() << fileLoc.getFilename().getValue();
       if (fileLoc.getLine() > 0) {
         llvm::errs() << ":" << fileLoc.getLine();
-        sourceLine = getSourceLine(sources, fileLoc.getFilename().getValue(),
-                                   fileLoc.getLine());
+        sourceLine =
+            getSourceLine(sources, recorded, fileLoc.getFilename().getValue(),
+                          fileLoc.getLine());
       }
     } else {
       llvm::errs() << loc;

@@ -3305,3 +3305,27 @@ func.func @sgd_lr_nan(%g: tensor<4xf32>) {
   train.sgd %w, %g {lr = 0x7FF8000000000000 : f64} : tensor<4xf32>, tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @relu_upper_not_positive(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'train.relu' op upper bound 0.000000e+00 must be positive}}
+  %0 = train.relu %x {upper = 0.0 : f64} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @relu_grad_upper_not_positive(%d: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'train.relu_grad' op upper bound -6.000000e+00 must be positive}}
+  %0 = train.relu_grad %d, %y {upper = -6.0 : f64} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @relu_upper_not_finite(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{upper}}
+  %0 = train.relu %x {upper = 0x7FF0000000000000 : f64} : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}

@@ -691,3 +691,13 @@ func.func @cross_entropy_ignore_index(%l: tensor<3x5x11xf32>, %y: tensor<3x5xi64
   %dl = train.cross_entropy_grad %g, %l, %y {ignore_index = -100 : i64} : tensor<f32>, tensor<3x5x11xf32>, tensor<3x5xi64> -> tensor<3x5x11xf32>
   return %ce, %dl : tensor<f32>, tensor<3x5x11xf32>
 }
+
+// relu with an upper bound (ReLU6) and its gradient carry the bound.
+// CHECK-LABEL: func.func @relu6(
+// CHECK:         train.relu %{{.+}} {upper = 6.000000e+00 : f64} : tensor<4xf32>{{$}}
+// CHECK:         train.relu_grad %{{.+}}, %{{.+}} {upper = 6.000000e+00 : f64} : tensor<4xf32>{{$}}
+func.func @relu6(%x: tensor<4xf32>, %d: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %y = train.relu %x {upper = 6.0 : f64} : tensor<4xf32>
+  %g = train.relu_grad %d, %y {upper = 6.0 : f64} : tensor<4xf32>
+  return %y, %g : tensor<4xf32>, tensor<4xf32>
+}

@@ -1,0 +1,36 @@
+"""Models the importer rejects (export.test)."""
+
+import torch
+import torch.nn as nn
+
+
+class Branchy(nn.Module):
+    """Branches on a tensor's value: no trace with static shapes follows it."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x):
+        y = self.fc(x)
+        if y.sum() > 0:
+            y = y * 2
+        return y
+
+
+class Unsupported(nn.Module):
+    """Ops the train dialect has no counterpart for: a sigmoid gate and a
+    cumulative sum."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x):
+        y = self.fc(x)
+        gate = torch.sigmoid(y)
+        return torch.cumsum(y * gate, dim=1)
+
+
+class NotAModule:
+    pass
