@@ -8,13 +8,16 @@ OUT_DIR/ir: examples/*.mlir and every test .mlir, split at `// -----` (as
 OUT_DIR/mem-plan-csv: test/Tools/mem-plan/Inputs/*.csv and the CSVs the
             mem-plan tests pipe in (`printf '...' | mem-plan -`);
 OUT_DIR/hf-config: examples/configs/*.json, test/Tools/mem-gen/Inputs/*.json
-            and the configs the mem-gen tests write (`echo '{...}' > ...`).
+            and the configs the mem-gen tests write (`echo '{...}' > ...`);
+OUT_DIR/torch-graph: the exported graphs of test/Import/Inputs/*.json
+            small enough for the fuzzer's input bound.
 Each seed is named after a hash of its content, so the corpus is the same on
 every machine.
 """
 
 import glob
 import hashlib
+import json
 import os
 import re
 import sys
@@ -88,7 +91,16 @@ def main():
             for literal in shell_literals(f.read(), "echo"):
                 write(hf, literal.encode() + b"\n")
 
-    for name in ["ir", "mem-plan-csv", "hf-config"]:
+    graphs = os.path.join(out, "torch-graph")
+    os.makedirs(graphs, exist_ok=True)
+    for path in sources("test/Import/Inputs/*.json"):
+        with open(path, "rb") as f:
+            # Without the indentation, to fit in the 16 KiB bound.
+            compact = json.dumps(json.loads(f.read()), separators=(",", ":"))
+        if len(compact) <= 16 * 1024:
+            write(graphs, compact.encode())
+
+    for name in ["ir", "mem-plan-csv", "hf-config", "torch-graph"]:
         directory = os.path.join(out, name)
         print("%s: %d seeds" % (name, len(os.listdir(directory))))
 

@@ -5,7 +5,7 @@
 #
 #   fuzz/run.sh BUILD_DIR TARGET RUNS [libFuzzer options...]
 #
-# TARGET: ir, mem-plan-csv or hf-config (the executable is
+# TARGET: ir, mem-plan-csv, hf-config or torch-graph (the executable is
 # BUILD_DIR/bin/memopt-fuzz-TARGET, built with -DMEMOPT_BUILD_FUZZERS=ON).
 # The new inputs go to BUILD_DIR/fuzz/TARGET/corpus (emptied first), crashes
 # to BUILD_DIR/fuzz/TARGET/crash-*; the log to BUILD_DIR/fuzz/TARGET/log.

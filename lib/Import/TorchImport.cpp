@@ -302,6 +302,7 @@ GraphImporter::parseTensorType(const json::Object *object, const Twine &path) {
     return failure();
   }
   SmallVector<int64_t> dims;
+  int64_t elements = 1;
   for (auto [i, dim] : llvm::enumerate(*shape)) {
     std::optional<int64_t> size = dim.getAsInteger();
     if (!size || *size < 0) {
@@ -311,6 +312,17 @@ GraphImporter::parseTensorType(const json::Object *object, const Twine &path) {
              "supported; export with concrete shapes";
       return failure();
     }
+    if (*size == 0) {
+      emitDocumentError(path)
+          << "shape[" << i << "] is 0: empty tensors are not supported";
+      return failure();
+    }
+    // At most 2^48 elements: sizes stay far from overflowing int64.
+    if (*size > (int64_t(1) << 48) / elements) {
+      emitDocumentError(path) << "the tensor has more than 2^48 elements";
+      return failure();
+    }
+    elements *= *size;
     dims.push_back(*size);
   }
   FailureOr<Type> element = parseDtype(object->get("dtype"), path + ".dtype");
@@ -710,7 +722,7 @@ FailureOr<int64_t> GraphImporter::getDim(Node &node, unsigned index,
   if (failed(dim))
     return failure();
   int64_t normalized = *dim < 0 ? *dim + rank : *dim;
-  if (normalized < 0 || normalized >= std::max<int64_t>(rank, 1))
+  if (normalized < 0 || normalized >= rank)
     return emitError(node.loc) << node.target << ": dimension " << *dim
                                << " is out of range for rank " << rank;
   return normalized;
@@ -1006,7 +1018,7 @@ LogicalResult GraphImporter::importPow(Node &node,
   FailureOr<double> exponent = getDouble(node, 1, "exponent");
   if (failed(input) || failed(exponent))
     return failure();
-  if (*exponent != 2.0)
+  if (*exponent != 2.0 || shapeOf(*input).empty())
     return emitError(node.loc) << "pow with exponent " << *exponent
                                << " is not supported (only x.pow(2) of an "
                                   "RMSNorm)";
@@ -1191,6 +1203,21 @@ LogicalResult GraphImporter::importDiv(Node &node,
   return success();
 }
 
+/// Fails unless every kernel size and stride is positive and every padding
+/// non-negative and at most half the kernel (as PyTorch requires).
+static LogicalResult checkWindows(Node &node, ArrayRef<int64_t> kernel,
+                                  ArrayRef<int64_t> strides,
+                                  ArrayRef<int64_t> padding) {
+  for (int d = 0; d < 2; ++d)
+    if (kernel[d] <= 0 || strides[d] <= 0 || padding[d] < 0 ||
+        2 * padding[d] > kernel[d])
+      return emitError(node.loc)
+             << node.target << ": kernel " << kernel[d] << ", stride "
+             << strides[d] << " and padding " << padding[d]
+             << " do not describe a pooling window";
+  return success();
+}
+
 /// `(in + 2 * pad - dilation * (k - 1) - 1) / stride + 1`, rounded down or
 /// up (ceil mode: the last window must start inside the padded input).
 static int64_t poolOutputSize(int64_t in, int64_t kernel, int64_t stride,
@@ -1227,6 +1254,8 @@ LogicalResult GraphImporter::importMaxPool(Node &node,
   ArrayRef<int64_t> in = shapeOf(*input);
   if (in.size() != 4)
     return emitError(node.loc) << "only max_pool2d on NCHW inputs is supported";
+  if (failed(checkWindows(node, *kernel, *strides, *padding)))
+    return failure();
   for (int d = 0; d < 2; ++d)
     if (poolOutputSize(in[2 + d], (*kernel)[d], (*strides)[d], (*padding)[d],
                        *ceilMode) != poolOutputSize(in[2 + d], (*kernel)[d],
@@ -1269,6 +1298,8 @@ LogicalResult GraphImporter::importAvgPool(Node &node,
   ArrayRef<int64_t> in = shapeOf(*input);
   if (in.size() != 4)
     return emitError(node.loc) << "only avg_pool2d on NCHW inputs is supported";
+  if (failed(checkWindows(node, *kernel, *strides, *padding)))
+    return failure();
   for (int d = 0; d < 2; ++d)
     if (poolOutputSize(in[2 + d], (*kernel)[d], (*strides)[d], 0, *ceilMode) !=
         poolOutputSize(in[2 + d], (*kernel)[d], (*strides)[d], 0, false))
@@ -1504,6 +1535,8 @@ LogicalResult GraphImporter::importAddmm(Node &node,
   FailureOr<Value> bias = getTensor(node, 0);
   if (failed(lhs) || failed(rhs) || failed(bias))
     return failure();
+  if (shapeOf(*lhs).size() != 2 || shapeOf(*rhs).size() != 2)
+    return emitError(node.loc) << "addmm needs matrices";
   Value product =
       builder->matmul(*lhs, *rhs, transposeLhs, transposeRhs, "matmul");
   if (shapeOf(*bias).size() == 1 && shapeOf(*bias)[0] == shapeOf(product)[1]) {
@@ -1524,6 +1557,9 @@ LogicalResult GraphImporter::importMm(Node &node,
   FailureOr<Value> rhs = getMatmulOperand(node, 1, transposeRhs);
   if (failed(lhs) || failed(rhs))
     return failure();
+  if (shapeOf(*lhs).size() < 2 || shapeOf(*rhs).size() < 2)
+    return emitError(node.loc)
+           << node.target << " needs operands of rank 2 or more";
   out.push_back(
       plain(builder->matmul(*lhs, *rhs, transposeLhs, transposeRhs, "matmul")));
   return success();
@@ -1629,6 +1665,9 @@ LogicalResult GraphImporter::importCat(Node &node,
     operands.push_back(*value);
   }
   int64_t rank = shapeOf(operands.front()).size();
+  for (Value operand : operands)
+    if (static_cast<int64_t>(shapeOf(operand).size()) != rank)
+      return emitError(node.loc) << "cat of tensors of different ranks";
   FailureOr<int64_t> dim = getDim(node, 1, "dim", rank);
   if (failed(dim))
     return failure();
@@ -1837,9 +1876,9 @@ LogicalResult GraphImporter::importSplit(Node &node,
     return failure();
   SmallVector<int64_t> offsets(rank, 0);
   for (RankedTensorType type : node.outputs) {
-    if (!type)
+    if (!type || type.getRank() != rank)
       return emitError(node.loc)
-             << node.target << ": a result shape is missing";
+             << node.target << ": a result shape is missing or of another rank";
     out.push_back(
         plain(builder->slice(*input, offsets, type.getShape(), "split")));
     offsets[*dim] += type.getDimSize(*dim);

@@ -60,6 +60,9 @@ def _parser():
     export.add_argument("--num-classes", type=int,
                         help="labels lie below this (default: the output's last dimension; "
                              "for --loss model, --vocab)")
+    export.add_argument("--dtype", default="float32", choices=["float32", "float64"],
+                        help="the parameters' and float inputs' dtype (default: float32; "
+                             "float64 for gradient checks and exact comparisons)")
     export.add_argument("--seed", type=int, default=0,
                         help="torch.manual_seed before building the model and its inputs")
     export.add_argument("-o", "--output", required=True, help="the graph (JSON)")
@@ -82,6 +85,8 @@ def _parser():
     train.add_argument("--optimizer", default="sgd", choices=["sgd", "adam"],
                        help="torch.optim.SGD (no momentum) or torch.optim.Adam "
                             "(betas 0.9/0.999, eps 1e-8) (default: sgd)")
+    train.add_argument("--dtype", default="float32", choices=["float32", "float64"],
+                       help="as for export")
     train.add_argument("--lr", type=float, default=1e-3, help="learning rate (default: 1e-3)")
     train.add_argument("--steps", type=int, default=3, help="steps to run (default: 3)")
     train.add_argument("--save-params",
@@ -90,12 +95,16 @@ def _parser():
     compare = commands.add_parser(
         "compare", help="compare the tensors of two safetensors files",
         description="Pair the tensors of two safetensors files by name and check "
-                    "|a - b| <= atol + rtol * |b| element by element; exits 1 on a "
-                    "mismatch or a tensor present in one file only.")
+                    "|a - b| <= atol + rtol * |b| element by element (or, with --norm, "
+                    "tensor by tensor in 2-norm); exits 1 on a mismatch or a tensor "
+                    "present in one file only.")
     compare.add_argument("actual")
     compare.add_argument("expected")
     compare.add_argument("--rtol", type=float, default=1e-4)
     compare.add_argument("--atol", type=float, default=0.0)
+    compare.add_argument("--norm", action="store_true",
+                         help="compare each tensor as a whole: ||a - b|| <= atol + rtol * ||b|| "
+                              "(2-norms) instead of element by element")
     return parser
 
 
@@ -108,7 +117,7 @@ def _train(args):
     except json.JSONDecodeError as error:
         raise ExportError(f"--config is not JSON: {error}")
     torch.manual_seed(0)
-    model = exporter.load_model(args.model, config)
+    model = exporter.load_model(args.model, config).to(getattr(torch, args.dtype))
     model.train()
     tensors, _ = safetensors.load(args.weights)
     params = exporter.unique_parameters(model)
@@ -125,6 +134,11 @@ def _train(args):
     if extra:
         raise ExportError(f"{args.weights} has tensors the model lacks: {', '.join(extra)}")
     example, labels = tensors["arg0"], tensors["arg1"]
+    dtype = getattr(torch, args.dtype)
+    if example.is_floating_point():
+        example = example.to(dtype)
+    if labels.is_floating_point():
+        labels = labels.to(dtype)
     weights = [t for _, t in params]
     if args.optimizer == "sgd":
         optimizer = torch.optim.SGD(weights, lr=args.lr)
@@ -163,6 +177,11 @@ def _compare(args):
         if a.shape != b.shape:
             failed.append(f"{name}: shape {list(a.shape)} vs {list(b.shape)}")
             continue
+        if args.norm:
+            distance, size = float((a - b).norm()), float(b.norm())
+            if distance > args.atol + args.rtol * size:
+                failed.append(f"{name}: ||a - b|| = {distance:.3e}, ||b|| = {size:.3e}")
+            continue
         excess = (a - b).abs() - (args.atol + args.rtol * b.abs())
         if excess.numel() and float(excess.max()) > 0:
             index = int(excess.argmax())
@@ -172,7 +191,8 @@ def _compare(args):
         relative = float(((a - b).abs() / denominator).max()) if a.numel() else 0.0
         if relative > worst[0]:
             worst = (relative, name)
-    print(f"compared {len(actual)} tensors, rtol {args.rtol:g}, atol {args.atol:g}")
+    print(f"compared {len(actual)} tensors{' in 2-norm' if args.norm else ''}, "
+          f"rtol {args.rtol:g}, atol {args.atol:g}")
     for line in failed:
         print(f"mismatch: {line}")
     if failed:
@@ -200,11 +220,12 @@ def _export(args):
     if not isinstance(config, dict):
         raise ExportError("--config must be a JSON object")
     torch.manual_seed(args.seed)
-    model = exporter.load_model(args.model, config)
+    dtype = getattr(torch, args.dtype)
+    model = exporter.load_model(args.model, config).to(dtype)
     model.train()
 
     if args.input is not None:
-        example = torch.randn(args.input)
+        example = torch.randn(args.input, dtype=dtype)
     else:
         vocab = args.vocab or _first_embedding_size(model)
         if not vocab:
@@ -238,7 +259,7 @@ def _export(args):
             shape = args.labels or list(output.shape[:-1])
             labels = torch.randint(0, classes, shape)
         else:
-            labels = torch.randn(args.labels or list(output.shape))
+            labels = torch.randn(args.labels or list(output.shape), dtype=dtype)
 
     graph, params, buffers = exporter.trace(model, [example], labels, args.loss)
     input_names = ["input_ids" if args.input_ids is not None else "input", "labels"]
