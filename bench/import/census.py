@@ -63,7 +63,10 @@ def run(name, build, workdir):
          "--config", json.dumps(config), "--input", f"2x3x{size}x{size}", "-o", graph],
         capture_output=True, text=True, env=env)
     if export.returncode != 0:
-        return count, size, "export fails", export.stderr.strip().splitlines()[-1]
+        errors = [l for l in export.stderr.splitlines() if "error:" in l]
+        reason = errors[-1].split("error:", 1)[1].strip() if errors else \
+            export.stderr.strip().splitlines()[-1]
+        return count, size, "export fails", reason
     imported = subprocess.run(
         [os.path.join(build, "bin", "mem-import"), graph, "--print-param-count"],
         capture_output=True, text=True)

@@ -371,7 +371,10 @@ def to_json(graph, params, buffers, input_names, example, spec, loss):
             dropped.add(node)
             updated.add(f"{names[first].rsplit('.', 1)[-1]} ({node.target})")
             continue
-        if first.op == "call_function" and hasattr(first.target, "overloadpacket") and \
+        # On a view of a value the step computes (constants are folded from
+        # their real values, in-place updates included).
+        if node in dynamic and first.op == "call_function" and \
+                hasattr(first.target, "overloadpacket") and \
                 first.target.overloadpacket.__name__ in _VIEW_OPS:
             raise ExportError(f"in-place {packet} on a view ({first.target}) is not supported",
                               node.meta.get("memopt_source"))
