@@ -23,8 +23,12 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # Inputs: 64x64 where the network's downsampling allows, else what the
-# architecture needs (fixed-size position embeddings, Inception's stem).
+# architecture needs (fixed-size position embeddings, Inception's stem;
+# VGG's AdaptiveAvgPool2d((7, 7)) gets a 2x2 map at 64x64, whose windows
+# differ in size, and the 7x7 it expects at 224x224).
 INPUT = {
+    "vgg11": 224, "vgg11_bn": 224, "vgg13": 224, "vgg13_bn": 224,
+    "vgg16": 224, "vgg16_bn": 224, "vgg19": 224, "vgg19_bn": 224,
     "inception_v3": 299, "googlenet": 224,
     "vit_b_16": 224, "vit_b_32": 224, "vit_l_16": 224, "vit_l_32": 224, "vit_h_14": 224,
     "swin_t": 224, "swin_s": 224, "swin_b": 224, "swin_v2_t": 256, "swin_v2_s": 256,

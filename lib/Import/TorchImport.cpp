@@ -186,6 +186,14 @@ private:
                                     bool &transposed);
   FailureOr<Value> getReferenced(Node &node, const json::Value &reference);
 
+  /// Argument `index` (or keyword `keyword`) as `parse` reads it, or
+  /// `defaultValue` when absent or null; `kind` names the type in errors.
+  template <typename T>
+  FailureOr<T>
+  getScalar(Node &node, unsigned index, StringRef keyword,
+            std::optional<T> defaultValue,
+            llvm::function_ref<std::optional<T>(const json::Value &)> parse,
+            StringRef kind);
   FailureOr<int64_t> getInt(Node &node, unsigned index, StringRef keyword,
                             std::optional<int64_t> defaultValue = {});
   FailureOr<double> getDouble(Node &node, unsigned index, StringRef keyword,
@@ -601,9 +609,29 @@ FailureOr<Value> GraphImporter::getMatmulOperand(Node &node, unsigned index,
   return getTensor(node, index);
 }
 
-FailureOr<int64_t> GraphImporter::getInt(Node &node, unsigned index,
-                                         StringRef keyword,
-                                         std::optional<int64_t> defaultValue) {
+/// A JSON number, or a non-finite float as the exporter writes it:
+/// `{"float": "inf" | "-inf" | "nan"}`.
+static std::optional<double> parseFloat(const json::Value &value) {
+  if (std::optional<double> number = value.getAsNumber())
+    return number;
+  const json::Object *object = value.getAsObject();
+  std::optional<StringRef> special =
+      object ? object->getString("float") : std::nullopt;
+  if (special == "inf")
+    return std::numeric_limits<double>::infinity();
+  if (special == "-inf")
+    return -std::numeric_limits<double>::infinity();
+  if (special == "nan")
+    return std::numeric_limits<double>::quiet_NaN();
+  return std::nullopt;
+}
+
+template <typename T>
+FailureOr<T> GraphImporter::getScalar(
+    Node &node, unsigned index, StringRef keyword,
+    std::optional<T> defaultValue,
+    llvm::function_ref<std::optional<T>(const json::Value &)> parse,
+    StringRef kind) {
   const json::Value *value = node.get(index, keyword);
   if (!value || value->kind() == json::Value::Null) {
     if (defaultValue)
@@ -611,53 +639,39 @@ FailureOr<int64_t> GraphImporter::getInt(Node &node, unsigned index,
     return emitError(node.loc)
            << node.target << ": argument #" << index << " is missing";
   }
-  if (std::optional<int64_t> integer = value->getAsInteger())
-    return *integer;
-  if (std::optional<bool> boolean = value->getAsBoolean())
-    return static_cast<int64_t>(*boolean);
+  if (std::optional<T> parsed = parse(*value))
+    return *parsed;
   return emitError(node.loc)
-         << node.target << ": argument #" << index << " is not an integer";
+         << node.target << ": argument #" << index << " is not " << kind;
+}
+
+FailureOr<int64_t> GraphImporter::getInt(Node &node, unsigned index,
+                                         StringRef keyword,
+                                         std::optional<int64_t> defaultValue) {
+  return getScalar<int64_t>(
+      node, index, keyword, defaultValue,
+      [](const json::Value &value) -> std::optional<int64_t> {
+        if (std::optional<bool> boolean = value.getAsBoolean())
+          return static_cast<int64_t>(*boolean);
+        return value.getAsInteger();
+      },
+      "an integer");
 }
 
 FailureOr<double> GraphImporter::getDouble(Node &node, unsigned index,
                                            StringRef keyword,
                                            std::optional<double> defaultValue) {
-  const json::Value *value = node.get(index, keyword);
-  if (!value || value->kind() == json::Value::Null) {
-    if (defaultValue)
-      return *defaultValue;
-    return emitError(node.loc)
-           << node.target << ": argument #" << index << " is missing";
-  }
-  if (std::optional<double> number = value->getAsNumber())
-    return *number;
-  if (const json::Object *object = value->getAsObject())
-    if (std::optional<StringRef> special = object->getString("float")) {
-      if (*special == "inf")
-        return std::numeric_limits<double>::infinity();
-      if (*special == "-inf")
-        return -std::numeric_limits<double>::infinity();
-      if (*special == "nan")
-        return std::numeric_limits<double>::quiet_NaN();
-    }
-  return emitError(node.loc)
-         << node.target << ": argument #" << index << " is not a number";
+  return getScalar<double>(node, index, keyword, defaultValue, parseFloat,
+                           "a number");
 }
 
 FailureOr<bool> GraphImporter::getBool(Node &node, unsigned index,
                                        StringRef keyword,
                                        std::optional<bool> defaultValue) {
-  const json::Value *value = node.get(index, keyword);
-  if (!value || value->kind() == json::Value::Null) {
-    if (defaultValue)
-      return *defaultValue;
-    return emitError(node.loc)
-           << node.target << ": argument #" << index << " is missing";
-  }
-  if (std::optional<bool> boolean = value->getAsBoolean())
-    return *boolean;
-  return emitError(node.loc)
-         << node.target << ": argument #" << index << " is not a boolean";
+  return getScalar<bool>(
+      node, index, keyword, defaultValue,
+      [](const json::Value &value) { return value.getAsBoolean(); },
+      "a boolean");
 }
 
 FailureOr<SmallVector<int64_t>>
@@ -758,16 +772,11 @@ FailureOr<Value> GraphImporter::getConstantValue(Node &node, StringRef name) {
   values.reserve(data->size());
   for (const json::Value &entry : *data) {
     if (auto floatType = dyn_cast<FloatType>(element)) {
-      double number = 0.0;
-      if (std::optional<double> plain = entry.getAsNumber())
-        number = *plain;
-      else if (const json::Object *special = entry.getAsObject())
-        number = special->getString("float") == "-inf"
-                     ? -std::numeric_limits<double>::infinity()
-                 : special->getString("float") == "inf"
-                     ? std::numeric_limits<double>::infinity()
-                     : std::numeric_limits<double>::quiet_NaN();
-      values.push_back(FloatAttr::get(floatType, number));
+      std::optional<double> number = parseFloat(entry);
+      if (!number)
+        return emitError(node.loc) << "constant '" << name
+                                   << "' holds a value that is not a number";
+      values.push_back(FloatAttr::get(floatType, *number));
       continue;
     }
     std::optional<int64_t> integer = entry.getAsInteger();
@@ -1077,12 +1086,7 @@ LogicalResult GraphImporter::importSilu(Node &node,
 /// Whether argument `index` of `node` is a number rather than a tensor.
 static bool isScalar(const Node &node, unsigned index) {
   const json::Value *value = node.get(index);
-  if (!value)
-    return false;
-  if (value->getAsNumber())
-    return true;
-  const json::Object *object = value->getAsObject();
-  return object && object->getString("float");
+  return value && parseFloat(*value);
 }
 
 LogicalResult GraphImporter::importAdd(Node &node,

@@ -108,17 +108,28 @@ def _parser():
     return parser
 
 
-def _train(args):
+def _build_model(args, seed):
+    """(model, config): MODEL built from --config after torch.manual_seed(seed),
+    in --dtype, in training mode."""
     import torch
-    from . import safetensors
 
     try:
         config = json.loads(args.config)
     except json.JSONDecodeError as error:
         raise ExportError(f"--config is not JSON: {error}")
-    torch.manual_seed(0)
+    if not isinstance(config, dict):
+        raise ExportError("--config must be a JSON object")
+    torch.manual_seed(seed)
     model = exporter.load_model(args.model, config).to(getattr(torch, args.dtype))
     model.train()
+    return model, config
+
+
+def _train(args):
+    import torch
+    from . import safetensors
+
+    model, _ = _build_model(args, 0)
     tensors, _ = safetensors.load(args.weights)
     params = exporter.unique_parameters(model)
     names = {name for name, _ in params}
@@ -213,16 +224,8 @@ def _export(args):
     import torch
     from . import safetensors
 
-    try:
-        config = json.loads(args.config)
-    except json.JSONDecodeError as error:
-        raise ExportError(f"--config is not JSON: {error}")
-    if not isinstance(config, dict):
-        raise ExportError("--config must be a JSON object")
-    torch.manual_seed(args.seed)
+    model, config = _build_model(args, args.seed)
     dtype = getattr(torch, args.dtype)
-    model = exporter.load_model(args.model, config).to(dtype)
-    model.train()
 
     if args.input is not None:
         example = torch.randn(args.input, dtype=dtype)
