@@ -126,6 +126,8 @@ public:
   MEMOPT_HANDLER(importToCopy);
   MEMOPT_HANDLER(importAdd);
   MEMOPT_HANDLER(importSub);
+  LogicalResult importAddOrSub(Node &node, SmallVectorImpl<Result> &out,
+                               bool subtract);
   MEMOPT_HANDLER(importMul);
   MEMOPT_HANDLER(importDiv);
   MEMOPT_HANDLER(importMaxPool);
@@ -233,6 +235,8 @@ private:
   /// Brings two operands of an elementwise op to the result's shape.
   LogicalResult broadcastOperands(Node &node, Value &lhs, Value &rhs);
   RankedTensorType getOutputType(Node &node, unsigned index = 0);
+  /// Result #0's recorded type; an error when the graph lacks it.
+  FailureOr<RankedTensorType> getRequiredOutputType(Node &node);
   Value reshapeTo(Node &node, Value value, ArrayRef<int64_t> shape);
   Type getLossElementType();
 
@@ -815,6 +819,12 @@ RankedTensorType GraphImporter::getOutputType(Node &node, unsigned index) {
   return index < node.outputs.size() ? node.outputs[index] : nullptr;
 }
 
+FailureOr<RankedTensorType> GraphImporter::getRequiredOutputType(Node &node) {
+  if (RankedTensorType type = getOutputType(node))
+    return type;
+  return emitError(node.loc) << node.target << ": its result shape is missing";
+}
+
 Value GraphImporter::reshapeTo(Node &node, Value value,
                                ArrayRef<int64_t> shape) {
   if (shapeOf(value) == shape)
@@ -860,14 +870,13 @@ FailureOr<Value> GraphImporter::broadcastTo(Node &node, Value value,
 
 LogicalResult GraphImporter::broadcastOperands(Node &node, Value &lhs,
                                                Value &rhs) {
-  RankedTensorType output = getOutputType(node);
-  if (!output)
-    return emitError(node.loc)
-           << node.target << ": its result shape is missing";
-  FailureOr<Value> l = broadcastTo(node, lhs, output.getShape());
+  FailureOr<RankedTensorType> output = getRequiredOutputType(node);
+  if (failed(output))
+    return failure();
+  FailureOr<Value> l = broadcastTo(node, lhs, output->getShape());
   if (failed(l))
     return failure();
-  FailureOr<Value> r = broadcastTo(node, rhs, output.getShape());
+  FailureOr<Value> r = broadcastTo(node, rhs, output->getShape());
   if (failed(r))
     return failure();
   lhs = *l;
@@ -901,10 +910,10 @@ LogicalResult GraphImporter::importConvolution(Node &node,
   if (*transposed)
     return emitError(node.loc)
            << "transposed convolutions (ConvTranspose2d) are not supported";
-  RankedTensorType type = getOutputType(node);
-  if (!type)
-    return emitError(node.loc)
-           << node.target << ": its result shape is missing";
+  FailureOr<RankedTensorType> outputType = getRequiredOutputType(node);
+  if (failed(outputType))
+    return failure();
+  RankedTensorType type = *outputType;
   Value result = train::Conv2dOp::create(
       getBuilder(), builder->loc("conv"), type, *input, *filter, *strides,
       *padding, *dilation, static_cast<uint64_t>(*groups));
@@ -1103,9 +1112,19 @@ LogicalResult GraphImporter::importAdd(Node &node,
       out.push_back(result);
       return success();
     }
+  return importAddOrSub(node, out, /*subtract=*/false);
+}
+
+/// `lhs + alpha * rhs` or `lhs - alpha * rhs` (aten.add/sub.Tensor), the
+/// operands broadcast to the result.
+LogicalResult GraphImporter::importAddOrSub(Node &node,
+                                            SmallVectorImpl<Result> &out,
+                                            bool subtract) {
   if (isScalar(node, 1))
     return emitError(node.loc)
-           << "adding a number to a tensor is not supported";
+           << (subtract ? "subtracting a number from a tensor"
+                        : "adding a number to a tensor")
+           << " is not supported";
   FailureOr<Value> lhs = getTensor(node, 0);
   FailureOr<Value> rhs = getTensor(node, 1);
   FailureOr<double> alpha = getDouble(node, 2, "alpha", 1.0);
@@ -1113,24 +1132,14 @@ LogicalResult GraphImporter::importAdd(Node &node,
       failed(broadcastOperands(node, *lhs, *rhs)))
     return failure();
   Value right = *alpha == 1.0 ? *rhs : builder->scale(*rhs, *alpha, "alpha");
-  out.push_back(plain(builder->add(*lhs, right, "add")));
+  out.push_back(plain(subtract ? builder->sub(*lhs, right, "sub")
+                               : builder->add(*lhs, right, "add")));
   return success();
 }
 
 LogicalResult GraphImporter::importSub(Node &node,
                                        SmallVectorImpl<Result> &out) {
-  if (isScalar(node, 1))
-    return emitError(node.loc)
-           << "subtracting a number from a tensor is not supported";
-  FailureOr<Value> lhs = getTensor(node, 0);
-  FailureOr<Value> rhs = getTensor(node, 1);
-  FailureOr<double> alpha = getDouble(node, 2, "alpha", 1.0);
-  if (failed(lhs) || failed(rhs) || failed(alpha) ||
-      failed(broadcastOperands(node, *lhs, *rhs)))
-    return failure();
-  Value right = *alpha == 1.0 ? *rhs : builder->scale(*rhs, *alpha, "alpha");
-  out.push_back(plain(builder->sub(*lhs, right, "sub")));
-  return success();
+  return importAddOrSub(node, out, /*subtract=*/true);
 }
 
 LogicalResult GraphImporter::importMul(Node &node,
@@ -1268,10 +1277,10 @@ LogicalResult GraphImporter::importMaxPool(Node &node,
       return emitError(node.loc)
              << "max pooling with ceil_mode=True that adds a partial window "
                 "is not supported";
-  RankedTensorType type = getOutputType(node);
-  if (!type)
-    return emitError(node.loc)
-           << node.target << ": its result shape is missing";
+  FailureOr<RankedTensorType> outputType = getRequiredOutputType(node);
+  if (failed(outputType))
+    return failure();
+  RankedTensorType type = *outputType;
   Value result =
       train::MaxPool2dOp::create(getBuilder(), builder->loc("max_pool"), type,
                                  *input, *kernel, *strides, *padding);
@@ -1310,10 +1319,10 @@ LogicalResult GraphImporter::importAvgPool(Node &node,
       return emitError(node.loc)
              << "average pooling with ceil_mode=True that adds a partial "
                 "window is not supported";
-  RankedTensorType type = getOutputType(node);
-  if (!type)
-    return emitError(node.loc)
-           << node.target << ": its result shape is missing";
+  FailureOr<RankedTensorType> outputType = getRequiredOutputType(node);
+  if (failed(outputType))
+    return failure();
+  RankedTensorType type = *outputType;
   out.push_back(plain(
       train::AvgPool2dOp::create(getBuilder(), builder->loc("avg_pool"), type,
                                  *input, *kernel, *strides, *padding)));
@@ -1400,10 +1409,10 @@ LogicalResult GraphImporter::importMean(Node &node,
   }
   if (!node.isNone(3, "dtype"))
     return emitError(node.loc) << "mean with a dtype argument is not supported";
-  RankedTensorType type = getOutputType(node);
-  if (!type)
-    return emitError(node.loc)
-           << node.target << ": its result shape is missing";
+  FailureOr<RankedTensorType> outputType = getRequiredOutputType(node);
+  if (failed(outputType))
+    return failure();
+  RankedTensorType type = *outputType;
   // The spatial mean of NCHW activations is a global average pool.
   if (rank == 4 && dims == SmallVector<int64_t>{2, 3}) {
     Value pooled = builder->avgPool2d(*input, in[2], in[3], "mean");
@@ -1431,10 +1440,10 @@ LogicalResult GraphImporter::importReshape(Node &node,
   FailureOr<Value> input = getTensor(node, 0);
   if (failed(input))
     return failure();
-  RankedTensorType type = getOutputType(node);
-  if (!type)
-    return emitError(node.loc)
-           << node.target << ": its result shape is missing";
+  FailureOr<RankedTensorType> outputType = getRequiredOutputType(node);
+  if (failed(outputType))
+    return failure();
+  RankedTensorType type = *outputType;
   out.push_back(plain(reshapeTo(node, *input, type.getShape())));
   return success();
 }
@@ -1513,10 +1522,10 @@ LogicalResult GraphImporter::importExpand(Node &node,
   FailureOr<Value> input = getTensor(node, 0);
   if (failed(input))
     return failure();
-  RankedTensorType type = getOutputType(node);
-  if (!type)
-    return emitError(node.loc)
-           << node.target << ": its result shape is missing";
+  FailureOr<RankedTensorType> outputType = getRequiredOutputType(node);
+  if (failed(outputType))
+    return failure();
+  RankedTensorType type = *outputType;
   FailureOr<Value> result = broadcastTo(node, *input, type.getShape());
   if (failed(result))
     return failure();
@@ -1828,10 +1837,10 @@ LogicalResult GraphImporter::importSlice(Node &node,
   int64_t size = shape[*dim];
   int64_t begin =
       *start < 0 ? std::max<int64_t>(*start + size, 0) : std::min(*start, size);
-  RankedTensorType type = getOutputType(node);
-  if (!type)
-    return emitError(node.loc)
-           << node.target << ": its result shape is missing";
+  FailureOr<RankedTensorType> outputType = getRequiredOutputType(node);
+  if (failed(outputType))
+    return failure();
+  RankedTensorType type = *outputType;
   if (type.getShape() == shape) {
     out.push_back(plain(*input));
     return success();
