@@ -109,7 +109,8 @@ static void printSummary(const MemoryReport &report, raw_ostream &os) {
   row("At", "point " + std::to_string(live.getPeakPoint()) + " of " +
                 std::to_string(live.getNumPoints()) + ": " +
                 report.getPeakOpName().str() + " at " +
-                report.getPeakLocation().str());
+                report.getPeakLocation().str() +
+                formatSourceSuffix(report.getPeakSource()));
   row("Persistent", formatBytes(live.getPersistentBytes()));
   row("Parameters", std::to_string(report.getParameterCount()) + " elements, " +
                         formatBytes(report.getParameterBytes()));
@@ -303,7 +304,7 @@ static void printTopTensors(const MemoryReport &report, raw_ostream &os) {
        << formatBytes(buffer.bytes) << "</td><td>"
        << stringifyMemoryClass(buffer.memoryClass) << "</td><td>["
        << buffer.start << ", " << buffer.end << "]</td><td>"
-       << escapeXML(tensor.opName) << "</td><td>" << escapeXML(tensor.location)
+       << escapeXML(tensor.opName) << "</td><td>" << escapeXML(tensor.location + formatSourceSuffix(tensor.source))
        << "</td></tr>\n";
   }
   os << "</table>\n";

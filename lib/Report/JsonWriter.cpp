@@ -129,6 +129,8 @@ static void writeTopTensors(const MemoryReport &report,
       json.attributeObject("defining_op", [&] {
         json.attribute("name", tensor.opName);
         json.attribute("location", toJSONString(tensor.location));
+        if (!tensor.source.empty())
+          json.attribute("source", toJSONString(tensor.source));
       });
       json.objectEnd();
     }
@@ -208,6 +210,8 @@ void mlir::memopt::printJSONReport(const MemoryReport &report,
   json.attributeObject("peak_op", [&] {
     json.attribute("name", report.getPeakOpName());
     json.attribute("location", toJSONString(report.getPeakLocation()));
+    if (!report.getPeakSource().empty())
+      json.attribute("source", toJSONString(report.getPeakSource()));
   });
   json.attribute("persistent_bytes", live.getPersistentBytes());
   json.attribute("parameter_count", report.getParameterCount());

@@ -61,6 +61,39 @@ std::string mlir::memopt::formatLocation(Location loc) {
   return "unknown";
 }
 
+/// The first file position in `loc`, looking through names, call sites (the
+/// callee) and fused locations.
+static std::optional<FileLineColRange> findFilePosition(Location loc) {
+  if (auto file = dyn_cast<FileLineColRange>(loc))
+    return file;
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return findFilePosition(name.getChildLoc());
+  if (auto call = dyn_cast<CallSiteLoc>(loc))
+    return findFilePosition(call.getCallee());
+  if (auto fused = dyn_cast<FusedLoc>(loc)) {
+    for (Location part : fused.getLocations())
+      if (std::optional<FileLineColRange> file = findFilePosition(part))
+        return file;
+  }
+  return std::nullopt;
+}
+
+std::string mlir::memopt::formatSource(Operation *op) {
+  std::optional<FileLineColRange> position = findFilePosition(op->getLoc());
+  if (!position)
+    return "";
+  if (auto func = op->getParentOfType<FunctionOpInterface>()) {
+    std::optional<FileLineColRange> funcPosition =
+        findFilePosition(func->getLoc());
+    if (funcPosition &&
+        funcPosition->getFilename() == position->getFilename())
+      return "";
+  }
+  return (position->getFilename().getValue() + ":" +
+          Twine(position->getStartLine()))
+      .str();
+}
+
 int64_t ModelStates::getOtherBytes() const {
   int64_t bytes = 0;
   for (const auto &entry : otherStates)
@@ -468,6 +501,7 @@ FailureOr<MemoryReport> MemoryReport::create(FunctionOpInterface func) {
   Operation *peakOp = liveness.getSchedule()[peak];
   report.peakOpName = peakOp->getName().getStringRef().str();
   report.peakLocation = formatLocation(peakOp->getLoc());
+  report.peakSource = formatSource(peakOp);
 
   SmallVector<const Buffer *> live = liveness.getLiveBuffers(peak);
   report.numLiveAtPeak = live.size();
@@ -479,6 +513,7 @@ FailureOr<MemoryReport> MemoryReport::create(FunctionOpInterface func) {
     if (Operation *def = buffer->value.getDefiningOp()) {
       tensor.opName = def->getName().getStringRef().str();
       tensor.location = formatLocation(def->getLoc());
+      tensor.source = formatSource(def);
     } else {
       tensor.opName = "argument";
       tensor.location = formatLocation(buffer->value.getLoc());

@@ -119,6 +119,10 @@ std::string report::formatPlanLoad(const MemoryReport &report) {
          " (" + train::TrainDialect::kLoadBytesAttrName.str() + ")";
 }
 
+std::string report::formatSourceSuffix(StringRef source) {
+  return source.empty() ? std::string() : (" (" + source + ")").str();
+}
+
 std::string report::toJSONString(StringRef text) {
   if (llvm::json::isUTF8(text))
     return text.str();

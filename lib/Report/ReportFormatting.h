@@ -58,6 +58,10 @@ std::string formatArena(const MemoryReport &report);
 /// (train.load_bytes)".
 std::string formatPlanLoad(const MemoryReport &report);
 
+/// " (file:line)" to follow a location when the op came from outside the IR
+/// (formatSource), else "".
+std::string formatSourceSuffix(StringRef source);
+
 /// JSON strings must be UTF-8; names come from arbitrary string attributes.
 std::string toJSONString(StringRef text);
 

@@ -54,7 +54,8 @@ static void printSummary(const MemoryReport &report, raw_ostream &os) {
   rows.push_back({"at", "point " + std::to_string(live.getPeakPoint()) +
                             " of " + std::to_string(live.getNumPoints()) +
                             ": " + report.getPeakOpName().str() + " at " +
-                            report.getPeakLocation().str()});
+                            report.getPeakLocation().str() +
+                            formatSourceSuffix(report.getPeakSource())});
   rows.push_back({"persistent", formatBytes(live.getPersistentBytes())});
   rows.push_back({"parameters", std::to_string(report.getParameterCount()) +
                                     " elements, " +
@@ -166,7 +167,8 @@ void mlir::memopt::printTextReport(const MemoryReport &report,
                           stringifyMemoryClass(buffer.memoryClass).str(),
                           "[" + std::to_string(buffer.start) + ", " +
                               std::to_string(buffer.end) + "]",
-                          tensor.opName + " at " + tensor.location});
+                          tensor.opName + " at " + tensor.location +
+                              formatSourceSuffix(tensor.source)});
   }
   printTable(os, tensorRows, {true, false, true, false, false, false});
 

@@ -53,6 +53,9 @@ static void writePointEvents(const TensorLiveness &live, int64_t point,
     json.attributeObject("args", [&] {
       json.attribute("point", point);
       json.attribute("location", toJSONString(formatLocation(op->getLoc())));
+      std::string source = formatSource(op);
+      if (!source.empty())
+        json.attribute("source", toJSONString(source));
     });
   });
 }
@@ -103,6 +106,8 @@ void mlir::memopt::printTraceReport(const MemoryReport &report,
       json.attribute("bytes", report.getPeakBytes());
       json.attribute("op", report.getPeakOpName());
       json.attribute("location", toJSONString(report.getPeakLocation()));
+      if (!report.getPeakSource().empty())
+        json.attribute("source", toJSONString(report.getPeakSource()));
     });
   });
   os << "\n],\n\"displayTimeUnit\": \"ns\",\n\"otherData\": ";

@@ -49,6 +49,14 @@ std::string formatBytes(int64_t bytes);
 /// of a call site, the first known part of a fused location, else "unknown".
 std::string formatLocation(Location loc);
 
+/// Where `op` came from when that is outside the IR it is in: "file:line" of
+/// the file position its location carries (the child of a name location, the
+/// callee of a call site, a part of a fused location) when that file is not
+/// the file of the enclosing function's location, else "". mem-import's ops
+/// carry the user's Python line this way; ops of a `.mlir` file carry their
+/// own position in that file, which this leaves out.
+std::string formatSource(Operation *op);
+
 /// A buffer live at the peak, as the report lists it.
 struct ReportTensor {
   /// The buffer in the analysis.
@@ -57,6 +65,8 @@ struct ReportTensor {
   std::string opName;
   /// formatLocation of the defining op (or of the argument).
   std::string location;
+  /// formatSource of the defining op ("" for an argument).
+  std::string source;
 };
 
 /// What `train-remat` recorded on a step: its attributes and the ops it
@@ -255,6 +265,8 @@ public:
   /// The op at the peak point: its name and formatLocation of its location.
   StringRef getPeakOpName() const { return peakOpName; }
   StringRef getPeakLocation() const { return peakLocation; }
+  /// formatSource of the op at the peak point ("" when it has none).
+  StringRef getPeakSource() const { return peakSource; }
 
   /// Prints the report in `format` (memopt/Report/ReportWriters.h).
   void print(raw_ostream &os, ReportFormat format) const;
@@ -286,6 +298,7 @@ private:
   std::optional<int64_t> planLoadBytes;
   std::string peakOpName;
   std::string peakLocation;
+  std::string peakSource;
   SmallVector<ReportTensor> topTensors;
   std::optional<RematSummary> remat;
   std::optional<Communication> communication;
