@@ -304,7 +304,8 @@ static void printTopTensors(const MemoryReport &report, raw_ostream &os) {
        << formatBytes(buffer.bytes) << "</td><td>"
        << stringifyMemoryClass(buffer.memoryClass) << "</td><td>["
        << buffer.start << ", " << buffer.end << "]</td><td>"
-       << escapeXML(tensor.opName) << "</td><td>" << escapeXML(tensor.location + formatSourceSuffix(tensor.source))
+       << escapeXML(tensor.opName) << "</td><td>"
+       << escapeXML(tensor.location + formatSourceSuffix(tensor.source))
        << "</td></tr>\n";
   }
   os << "</table>\n";

@@ -85,8 +85,7 @@ std::string mlir::memopt::formatSource(Operation *op) {
   if (auto func = op->getParentOfType<FunctionOpInterface>()) {
     std::optional<FileLineColRange> funcPosition =
         findFilePosition(func->getLoc());
-    if (funcPosition &&
-        funcPosition->getFilename() == position->getFilename())
+    if (funcPosition && funcPosition->getFilename() == position->getFilename())
       return "";
   }
   return (position->getFilename().getValue() + ":" +
