@@ -119,7 +119,9 @@ public:
   MEMOPT_HANDLER(importRelu);
   MEMOPT_HANDLER(importGelu);
   MEMOPT_HANDLER(importHardtanh);
-  MEMOPT_HANDLER(importSilu);
+  /// A one-operand activation built by `build` (silu, sigmoid, ...).
+  template <Value (gen::ModelBuilder::*build)(Value, StringRef)>
+  MEMOPT_HANDLER(importActivation);
   MEMOPT_HANDLER(importPow);
   MEMOPT_HANDLER(importRsqrt);
   MEMOPT_HANDLER(importNeg);
@@ -1083,12 +1085,13 @@ LogicalResult GraphImporter::importToCopy(Node &node,
   return success();
 }
 
-LogicalResult GraphImporter::importSilu(Node &node,
-                                        SmallVectorImpl<Result> &out) {
+template <Value (gen::ModelBuilder::*build)(Value, StringRef)>
+LogicalResult GraphImporter::importActivation(Node &node,
+                                              SmallVectorImpl<Result> &out) {
   FailureOr<Value> input = getTensor(node, 0);
   if (failed(input))
     return failure();
-  out.push_back(plain(builder->silu(*input, "silu")));
+  out.push_back(plain(((*builder).*build)(*input, node.target)));
   return success();
 }
 
@@ -1942,6 +1945,10 @@ ArrayRef<OpEntry> GraphImporter::getTable() {
       {{"aten.embedding.default", "train.embedding"}, &G::importEmbedding},
       {{"aten.expand.default", "train.broadcast"}, &G::importExpand},
       {{"aten.gelu.default", "train.gelu (exact or tanh)"}, &G::importGelu},
+      {{"aten.hardsigmoid.default", "train.hardsigmoid"},
+       &G::importActivation<&gen::ModelBuilder::hardsigmoid>},
+      {{"aten.hardswish.default", "train.hardswish"},
+       &G::importActivation<&gen::ModelBuilder::hardswish>},
       {{"aten.hardtanh.default",
         "train.relu {upper} (ReLU6: hardtanh to [0, upper])"},
        &G::importHardtanh},
@@ -1982,7 +1989,10 @@ ArrayRef<OpEntry> GraphImporter::getTable() {
       {{"aten.rsqrt.default", "in an RMSNorm (see aten.pow.Tensor_Scalar)"},
        &G::importRsqrt},
       {{"aten.select.int", "train.slice + train.reshape"}, &G::importSelect},
-      {{"aten.silu.default", "train.silu"}, &G::importSilu},
+      {{"aten.sigmoid.default", "train.sigmoid"},
+       &G::importActivation<&gen::ModelBuilder::sigmoid>},
+      {{"aten.silu.default", "train.silu"},
+       &G::importActivation<&gen::ModelBuilder::silu>},
       {{"aten.slice.Tensor", "train.slice (step 1)"}, &G::importSlice},
       {{"aten.split.Tensor", "train.slice per part"}, &G::importSplit},
       {{"aten.split_with_sizes.default", "train.slice per part"},

@@ -141,6 +141,18 @@ Value ModelBuilder::silu(Value x, StringRef name) {
   return train::SiluOp::create(builder, loc(name), x.getType(), x);
 }
 
+Value ModelBuilder::sigmoid(Value x, StringRef name) {
+  return train::SigmoidOp::create(builder, loc(name), x.getType(), x);
+}
+
+Value ModelBuilder::hardsigmoid(Value x, StringRef name) {
+  return train::HardsigmoidOp::create(builder, loc(name), x.getType(), x);
+}
+
+Value ModelBuilder::hardswish(Value x, StringRef name) {
+  return train::HardswishOp::create(builder, loc(name), x.getType(), x);
+}
+
 Value ModelBuilder::swiglu(Value gate, Value up, StringRef name) {
   return train::SwigluOp::create(builder, loc(name), gate.getType(), gate, up);
 }

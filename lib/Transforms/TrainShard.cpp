@@ -486,7 +486,8 @@ LogicalResult Sharder::propagate(Operation *op, Simulation &sim) {
     return success();
   }
   // Elementwise ops: every tensor operand split the same way.
-  if (isa<train::GeluOp, train::ReluOp, train::SiluOp, train::SwigluOp,
+  if (isa<train::GeluOp, train::ReluOp, train::SiluOp, train::SigmoidOp,
+          train::HardsigmoidOp, train::HardswishOp, train::SwigluOp,
           train::MulOp, train::ScaleOp, train::CastOp>(op)) {
     for (const std::optional<TensorSplit> &split : in)
       if (!split || split->dim != in[0]->dim ||
@@ -856,6 +857,7 @@ LogicalResult Sharder::planSequenceParallel() {
     int64_t rank = cast<RankedTensorType>(op.getOperand(0).getType()).getRank();
     if (isa<train::AddOp, train::SubOp, train::MulOp, train::ScaleOp,
             train::CastOp, train::GeluOp, train::ReluOp, train::SiluOp,
+            train::SigmoidOp, train::HardsigmoidOp, train::HardswishOp,
             train::DropoutOp>(op)) {
       for (Value result : op.getResults())
         if (failed(setDim(op, result, dim)))

@@ -57,6 +57,21 @@ _VIEW_OPS = {"view", "_reshape_alias", "slice", "select", "as_strided",
              "transpose", "t", "permute", "expand", "unsqueeze", "squeeze",
              "diagonal", "alias", "unfold", "split", "chunk", "narrow"}
 
+# ATen ops that draw random numbers. A value computed from constants alone is
+# folded into the graph with its data, but one of these gives a new value
+# every step, so neither it nor what is computed from it is folded: the op
+# stays in the graph, where mem-import takes it (native_dropout) or reports
+# it at its line.
+_RANDOM_OPS = {"bernoulli", "bernoulli_", "rand", "rand_like", "randn", "randn_like",
+               "randint", "randint_like", "randperm", "normal", "normal_", "uniform_",
+               "exponential_", "geometric_", "log_normal_", "cauchy_", "random_",
+               "multinomial", "native_dropout", "dropout", "poisson", "rrelu_with_noise"}
+
+
+def _is_random(node):
+    return node.op == "call_function" and hasattr(node.target, "overloadpacket") and \
+        node.target.overloadpacket.__name__ in _RANDOM_OPS
+
 
 class ExportError(Exception):
     """A model that cannot be exported; `location` is (file, line) or None."""
@@ -186,8 +201,9 @@ class _ModuleStack:
 @contextlib.contextmanager
 def _recording(modules):
     """Makes every fx node created record its module and user source line,
-    and F.dropout trace as one aten.native_dropout (the composite dropout
-    of 1.13 traces as bernoulli_/div_/mul on a fresh tensor)."""
+    and F.dropout and torchvision's stochastic depth trace as one
+    aten.native_dropout (the composite dropout of 1.13 traces as
+    bernoulli_/div_/mul on a fresh tensor)."""
     base = torch.fx.proxy.TracerBase.create_node
     dropout = F.dropout
 
@@ -202,13 +218,35 @@ def _recording(modules):
             return input
         return torch.native_dropout(input, p, True)[0]
 
+    # torchvision's stochastic depth (EfficientNet, ConvNeXt, Swin) draws its
+    # per-sample mask with bernoulli_ on a fresh tensor: the same mask as a
+    # native_dropout of ones (1/(1-p) where kept, else 0).
+    # (torchvision.ops exports the function under the module's name, so the
+    # module is taken from importlib.)
+    try:
+        depth_module = importlib.import_module("torchvision.ops.stochastic_depth")
+    except ImportError:
+        depth_module = None
+    stochastic_depth = depth_module.stochastic_depth if depth_module else None
+
+    def traced_stochastic_depth(input, p, mode, training=True):
+        if not training or p == 0.0 or p >= 1.0 or mode not in ("batch", "row"):
+            return stochastic_depth(input, p, mode, training)
+        size = [input.shape[0]] + [1] * (input.ndim - 1) if mode == "row" else [1] * input.ndim
+        ones = torch.ones(size, dtype=input.dtype, device=input.device)
+        return input * torch.native_dropout(ones, p, True)[0]
+
     torch.fx.proxy.TracerBase.create_node = create_node
     F.dropout = traced_dropout
+    if depth_module:
+        depth_module.stochastic_depth = traced_stochastic_depth
     try:
         yield
     finally:
         torch.fx.proxy.TracerBase.create_node = base
         F.dropout = dropout
+        if depth_module:
+            depth_module.stochastic_depth = stochastic_depth
 
 
 def loss_of(output, loss, labels):
@@ -340,14 +378,15 @@ def to_json(graph, params, buffers, input_names, example, spec, loss):
         else:
             kinds[node], names[node] = "input", input_names[i - nparams - nbuffers]
 
-    # Dynamic nodes depend on a parameter or an input; the others are
-    # constants (buffers and what the forward computes from them).
+    # Dynamic nodes depend on a parameter, an input or a random draw; the
+    # others are constants (buffers and what the forward computes from them).
     dynamic = set()
     for node in gm_graph.nodes:
         if node.op == "placeholder":
             if kinds[node] != "buffer":
                 dynamic.add(node)
-        elif node.op == "call_function" and any(a in dynamic for a in node.all_input_nodes):
+        elif node.op == "call_function" and \
+                (_is_random(node) or any(a in dynamic for a in node.all_input_nodes)):
             dynamic.add(node)
 
     # Aliases: getitem picks a result, detach is the identity, an in-place

@@ -68,6 +68,12 @@ int64_t GeluOp::getFlops() { return 8 * numElements(getResult()); }
 
 int64_t SiluOp::getFlops() { return 4 * numElements(getResult()); }
 
+int64_t SigmoidOp::getFlops() { return 4 * numElements(getResult()); }
+
+int64_t HardsigmoidOp::getFlops() { return 4 * numElements(getResult()); }
+
+int64_t HardswishOp::getFlops() { return 5 * numElements(getResult()); }
+
 int64_t SwigluOp::getFlops() { return 5 * numElements(getResult()); }
 
 int64_t SoftmaxOp::getFlops() { return 5 * numElements(getResult()); }
@@ -151,6 +157,12 @@ int64_t ReluGradOp::getFlops() { return numElements(getGrad()); }
 int64_t GeluGradOp::getFlops() { return 12 * numElements(getGrad()); }
 
 int64_t SiluGradOp::getFlops() { return 6 * numElements(getGrad()); }
+
+int64_t SigmoidGradOp::getFlops() { return 3 * numElements(getGrad()); }
+
+int64_t HardsigmoidGradOp::getFlops() { return numElements(getGrad()); }
+
+int64_t HardswishGradOp::getFlops() { return 3 * numElements(getGrad()); }
 
 int64_t SwigluGradOp::getFlops() { return 10 * numElements(getGrad()); }
 

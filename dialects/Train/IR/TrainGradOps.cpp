@@ -46,6 +46,21 @@ LogicalResult SiluGradOp::verify() {
                               getResult());
 }
 
+LogicalResult SigmoidGradOp::verify() {
+  return verifyActivationGrad(*this, getGrad(), getSaved(), "saved",
+                              getResult());
+}
+
+LogicalResult HardsigmoidGradOp::verify() {
+  return verifyActivationGrad(*this, getGrad(), getSaved(), "saved",
+                              getResult());
+}
+
+LogicalResult HardswishGradOp::verify() {
+  return verifyActivationGrad(*this, getGrad(), getSaved(), "saved",
+                              getResult());
+}
+
 LogicalResult SwigluGradOp::verify() {
   if (failed(checkSameType(*this, "gate", getGrad(), getGate())) ||
       failed(checkSameType(*this, "up", getGrad(), getUp())) ||

@@ -173,6 +173,27 @@ LogicalResult SiluOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
                                         getInput());
 }
 
+LogicalResult SigmoidOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                     ArrayRef<bool> needed,
+                                     SmallVectorImpl<Value> &grads) {
+  return buildInputGradient<SigmoidGradOp>(*this, b, resultGrads, grads,
+                                        getResult());
+}
+
+LogicalResult HardsigmoidOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                     ArrayRef<bool> needed,
+                                     SmallVectorImpl<Value> &grads) {
+  return buildInputGradient<HardsigmoidGradOp>(*this, b, resultGrads, grads,
+                                        getInput());
+}
+
+LogicalResult HardswishOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                     ArrayRef<bool> needed,
+                                     SmallVectorImpl<Value> &grads) {
+  return buildInputGradient<HardswishGradOp>(*this, b, resultGrads, grads,
+                                        getInput());
+}
+
 LogicalResult SwigluOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
                                        ArrayRef<bool> needed,
                                        SmallVectorImpl<Value> &grads) {

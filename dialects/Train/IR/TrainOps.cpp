@@ -217,6 +217,18 @@ LogicalResult SiluOp::verify() {
   return checkSameType(*this, "result", getInput(), getResult());
 }
 
+LogicalResult SigmoidOp::verify() {
+  return checkSameType(*this, "result", getInput(), getResult());
+}
+
+LogicalResult HardsigmoidOp::verify() {
+  return checkSameType(*this, "result", getInput(), getResult());
+}
+
+LogicalResult HardswishOp::verify() {
+  return checkSameType(*this, "result", getInput(), getResult());
+}
+
 LogicalResult SwigluOp::verify() {
   if (failed(checkSameType(*this, "up", getGate(), getUp())))
     return failure();

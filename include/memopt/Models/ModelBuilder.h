@@ -88,6 +88,9 @@ public:
   Value relu6(Value x, double upper, StringRef name);
   Value gelu(Value x, bool approximate, StringRef name);
   Value silu(Value x, StringRef name);
+  Value sigmoid(Value x, StringRef name);
+  Value hardsigmoid(Value x, StringRef name);
+  Value hardswish(Value x, StringRef name);
   Value swiglu(Value gate, Value up, StringRef name);
   Value softmax(Value x, double scale, bool causal, StringRef name);
   /// Layer norm with parameters `<prefix>.weight` / `<prefix>.bias`.

@@ -86,6 +86,7 @@ struct ScalarMath {
     return arith::AddFOp::create(b, loc, x, y);
   }
   Value add(double x, Value y) const { return add(c(x), y); }
+  Value add(Value x, double y) const { return add(x, c(y)); }
   Value sub(Value x, Value y) const {
     return arith::SubFOp::create(b, loc, x, y);
   }
@@ -99,11 +100,21 @@ struct ScalarMath {
     return arith::DivFOp::create(b, loc, x, y);
   }
   Value div(double x, Value y) const { return div(c(x), y); }
+  Value div(Value x, double y) const { return div(x, c(y)); }
   Value neg(Value x) const { return arith::NegFOp::create(b, loc, x); }
   Value exp(Value x) const { return math::ExpOp::create(b, loc, x); }
   Value erf(Value x) const { return math::ErfOp::create(b, loc, x); }
   Value tanh(Value x) const { return math::TanhOp::create(b, loc, x); }
   Value in(Value x) const { return convertFloat(b, loc, x, type); }
+  /// min(max(x, 0), 6), propagating NaN (arith's maximumf/minimumf).
+  Value relu6(Value x) const {
+    Value relu = arith::MaximumFOp::create(b, loc, x, c(0.0));
+    return arith::MinimumFOp::create(b, loc, relu, c(6.0));
+  }
+  /// `x <predicate> value` as an i1.
+  Value compare(arith::CmpFPredicate predicate, Value x, double value) const {
+    return arith::CmpFOp::create(b, loc, predicate, x, c(value));
+  }
 
   /// 1 / (1 + exp(-x)) (PyTorch's sigmoid).
   Value sigmoid(Value x) const { return div(1.0, add(1.0, exp(neg(x)))); }
@@ -320,6 +331,34 @@ struct SiluLowering : public ComputedLowering<train::SiluOp> {
   }
 };
 
+struct SigmoidLowering : public ComputedLowering<train::SigmoidOp> {
+  using ComputedLowering::ComputedLowering;
+  Value compute(train::SigmoidOp op, const ScalarMath &m,
+                ValueRange args) const override {
+    return m.sigmoid(args[0]);
+  }
+};
+
+/// hardsigmoid: min(max(x + 3, 0), 6) / 6, as PyTorch's CPU kernel.
+struct HardsigmoidLowering : public ComputedLowering<train::HardsigmoidOp> {
+  using ComputedLowering::ComputedLowering;
+  Value compute(train::HardsigmoidOp op, const ScalarMath &m,
+                ValueRange args) const override {
+    return m.div(m.relu6(m.add(args[0], 3.0)), 6.0);
+  }
+};
+
+/// hardswish: x * min(max(x + 3, 0), 6) / 6, multiplied before the division
+/// as PyTorch's CPU kernel.
+struct HardswishLowering : public ComputedLowering<train::HardswishOp> {
+  using ComputedLowering::ComputedLowering;
+  Value compute(train::HardswishOp op, const ScalarMath &m,
+                ValueRange args) const override {
+    Value x = args[0];
+    return m.div(m.mul(x, m.relu6(m.add(x, 3.0))), 6.0);
+  }
+};
+
 /// swiglu: silu(gate) * up, rounded once.
 struct SwigluLowering : public ComputedLowering<train::SwigluOp> {
   using ComputedLowering::ComputedLowering;
@@ -377,6 +416,48 @@ struct SiluGradLowering : public ComputedLowering<train::SiluGradOp> {
     Value s = m.sigmoid(x);
     Value scaled = m.mul(args[0], s);
     return m.mul(scaled, m.add(1.0, m.mul(x, m.sub(1.0, s))));
+  }
+};
+
+/// sigmoid_grad from sigmoid's output: grad * (1 - y) * y, in PyTorch's
+/// order.
+struct SigmoidGradLowering : public ComputedLowering<train::SigmoidGradOp> {
+  using ComputedLowering::ComputedLowering;
+  Value compute(train::SigmoidGradOp op, const ScalarMath &m,
+                ValueRange args) const override {
+    Value y = args[1];
+    return m.mul(m.mul(args[0], m.sub(1.0, y)), y);
+  }
+};
+
+/// hardsigmoid_grad: -3 < x < 3 ? grad / 6 : 0 (false for NaN, as PyTorch's
+/// ordered comparisons).
+struct HardsigmoidGradLowering
+    : public ComputedLowering<train::HardsigmoidGradOp> {
+  using ComputedLowering::ComputedLowering;
+  Value compute(train::HardsigmoidGradOp op, const ScalarMath &m,
+                ValueRange args) const override {
+    Value x = args[1];
+    Value above = m.compare(arith::CmpFPredicate::OGT, x, -3.0);
+    Value below = m.compare(arith::CmpFPredicate::OLT, x, 3.0);
+    Value inside = arith::AndIOp::create(m.b, m.loc, above, below);
+    Value scaled = m.mul(args[0], 1.0 / 6.0);
+    return arith::SelectOp::create(m.b, m.loc, inside, scaled, m.c(0.0));
+  }
+};
+
+/// hardswish_grad as PyTorch's CPU kernel: x < -3 ? 0 : x <= 3 ?
+/// grad * (x / 3 + 0.5) : grad (a NaN x takes the last branch).
+struct HardswishGradLowering : public ComputedLowering<train::HardswishGradOp> {
+  using ComputedLowering::ComputedLowering;
+  Value compute(train::HardswishGradOp op, const ScalarMath &m,
+                ValueRange args) const override {
+    Value grad = args[0], x = args[1];
+    Value middle = m.mul(grad, m.add(m.div(x, 3.0), 0.5));
+    Value notAbove = m.compare(arith::CmpFPredicate::OLE, x, 3.0);
+    Value upper = arith::SelectOp::create(m.b, m.loc, notAbove, middle, grad);
+    Value below = m.compare(arith::CmpFPredicate::OLT, x, -3.0);
+    return arith::SelectOp::create(m.b, m.loc, below, m.c(0.0), upper);
   }
 };
 
@@ -615,6 +696,8 @@ void mlir::memopt::populateElementwiseLoweringPatterns(
            BinaryLowering<train::SubOp, arith::SubFOp>,
            BinaryLowering<train::MulOp, arith::MulFOp>, ScaleLowering,
            BiasAddLowering, ReluLowering, GeluLowering, SiluLowering,
+           SigmoidLowering, HardsigmoidLowering, HardswishLowering,
+           SigmoidGradLowering, HardsigmoidGradLowering, HardswishGradLowering,
            SwigluLowering, ReluGradLowering, GeluGradLowering, SiluGradLowering,
            SwigluGradLowering, CastLowering, ReduceSumLowering,
            BroadcastLowering, DropoutLowering, DropoutGradLowering>(

@@ -386,3 +386,63 @@ func.func @dropout(%x: tensor<2x3xbf16>, %dy: tensor<2x3xbf16>, %y: tensor<5xf32
       : tensor<5xf32> -> tensor<5xf32>, tensor<5xi1>
   return %0, %2, %3, %4 : tensor<2x3xbf16>, tensor<2x3xbf16>, tensor<5xf32>, tensor<5xi1>
 }
+
+// -----
+
+// sigmoid (1 / (1 + exp(-x))), its gradient from the saved output
+// (dy * (1 - y) * y), hardsigmoid and hardswish (relu6(x + 3) / 6, times x
+// before the division) and hardswish_grad (x < -3: 0, x <= 3:
+// dy * (x / 3 + 0.5), else dy), in the order of PyTorch's CPU kernels.
+// CHECK-LABEL: func.func @gates
+// CHECK: ^bb0(%[[X:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT: %[[N:.+]] = arith.negf %[[X]] : f32
+// CHECK-NEXT: %[[E:.+]] = math.exp %[[N]] : f32
+// CHECK-NEXT: %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[D:.+]] = arith.addf %[[ONE]], %[[E]] : f32
+// CHECK-NEXT: %[[ONE2:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[S:.+]] = arith.divf %[[ONE2]], %[[D]] : f32
+// CHECK-NEXT: linalg.yield %[[S]] : f32
+// CHECK: ^bb0(%[[DY:.+]]: f32, %[[Y:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT: %[[ONE:.+]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[OMY:.+]] = arith.subf %[[ONE]], %[[Y]] : f32
+// CHECK-NEXT: %[[P:.+]] = arith.mulf %[[DY]], %[[OMY]] : f32
+// CHECK-NEXT: %[[R:.+]] = arith.mulf %[[P]], %[[Y]] : f32
+// CHECK-NEXT: linalg.yield %[[R]] : f32
+// CHECK: ^bb0(%[[X:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT: %[[THREE:.+]] = arith.constant 3.000000e+00 : f32
+// CHECK-NEXT: %[[A:.+]] = arith.addf %[[X]], %[[THREE]] : f32
+// CHECK-NEXT: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[MAX:.+]] = arith.maximumf %[[A]], %[[ZERO]] : f32
+// CHECK-NEXT: %[[SIX:.+]] = arith.constant 6.000000e+00 : f32
+// CHECK-NEXT: %[[MIN:.+]] = arith.minimumf %[[MAX]], %[[SIX]] : f32
+// CHECK-NEXT: %[[SIX2:.+]] = arith.constant 6.000000e+00 : f32
+// CHECK-NEXT: %[[R:.+]] = arith.divf %[[MIN]], %[[SIX2]] : f32
+// CHECK-NEXT: linalg.yield %[[R]] : f32
+// CHECK: ^bb0(%[[X:.+]]: f32, %{{.+}}: f32):
+// CHECK: %[[MIN:.+]] = arith.minimumf
+// CHECK-NEXT: %[[XM:.+]] = arith.mulf %[[X]], %[[MIN]] : f32
+// CHECK-NEXT: %[[SIX:.+]] = arith.constant 6.000000e+00 : f32
+// CHECK-NEXT: %[[R:.+]] = arith.divf %[[XM]], %[[SIX]] : f32
+// CHECK-NEXT: linalg.yield %[[R]] : f32
+// CHECK: ^bb0(%[[DY:.+]]: f32, %[[X:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT: %[[THREE:.+]] = arith.constant 3.000000e+00 : f32
+// CHECK-NEXT: %[[Q:.+]] = arith.divf %[[X]], %[[THREE]] : f32
+// CHECK-NEXT: %[[HALF:.+]] = arith.constant 5.000000e-01 : f32
+// CHECK-NEXT: %[[F:.+]] = arith.addf %[[Q]], %[[HALF]] : f32
+// CHECK-NEXT: %[[MID:.+]] = arith.mulf %[[DY]], %[[F]] : f32
+// CHECK-NEXT: %[[THREE2:.+]] = arith.constant 3.000000e+00 : f32
+// CHECK-NEXT: %[[LE:.+]] = arith.cmpf ole, %[[X]], %[[THREE2]] : f32
+// CHECK-NEXT: %[[UP:.+]] = arith.select %[[LE]], %[[MID]], %[[DY]] : f32
+// CHECK-NEXT: %[[MTHREE:.+]] = arith.constant -3.000000e+00 : f32
+// CHECK-NEXT: %[[LT:.+]] = arith.cmpf olt, %[[X]], %[[MTHREE]] : f32
+// CHECK-NEXT: %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[R:.+]] = arith.select %[[LT]], %[[ZERO]], %[[UP]] : f32
+// CHECK-NEXT: linalg.yield %[[R]] : f32
+func.func @gates(%x: tensor<4xf32>, %dy: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
+  %0 = train.sigmoid %x : tensor<4xf32>
+  %1 = train.sigmoid_grad %dy, %0 : tensor<4xf32>
+  %2 = train.hardsigmoid %x : tensor<4xf32>
+  %3 = train.hardswish %x : tensor<4xf32>
+  %4 = train.hardswish_grad %dy, %x : tensor<4xf32>
+  return %0, %1, %2, %3, %4 : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
+}

@@ -3329,3 +3329,51 @@ func.func @relu_upper_not_finite(%x: tensor<4xf32>) -> tensor<4xf32> {
   %0 = train.relu %x {upper = 0x7FF0000000000000 : f64} : tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+func.func @sigmoid_result_shape(%x: tensor<4x8xf32>) -> tensor<8x4xf32> {
+  // expected-error @+1 {{'train.sigmoid' op expected result of shape 4x8, got 8x4}}
+  %0 = train.sigmoid %x : tensor<4x8xf32> -> tensor<8x4xf32>
+  return %0 : tensor<8x4xf32>
+}
+
+// -----
+
+func.func @hardsigmoid_result_type(%x: tensor<4xbf16>) -> tensor<4xf32> {
+  // expected-error @+1 {{'train.hardsigmoid' op expected result element type 'bf16', got 'f32'}}
+  %0 = train.hardsigmoid %x : tensor<4xbf16> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @hardswish_result_shape(%x: tensor<4xf32>) -> tensor<2x2xf32> {
+  // expected-error @+1 {{'train.hardswish' op expected result of shape 4, got 2x2}}
+  %0 = train.hardswish %x : tensor<4xf32> -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+
+func.func @sigmoid_grad_saved_shape(%g: tensor<4x8xf32>, %y: tensor<8x4xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'train.sigmoid_grad' op expected saved of shape 4x8, got 8x4}}
+  %0 = train.sigmoid_grad %g, %y : tensor<4x8xf32>, tensor<8x4xf32> -> tensor<4x8xf32>
+  return %0 : tensor<4x8xf32>
+}
+
+// -----
+
+func.func @hardsigmoid_grad_saved_type(%g: tensor<4xf32>, %x: tensor<4xf16>) -> tensor<4xf32> {
+  // expected-error @+1 {{'train.hardsigmoid_grad' op expected saved element type 'f32', got 'f16'}}
+  %0 = train.hardsigmoid_grad %g, %x : tensor<4xf32>, tensor<4xf16> -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @hardswish_grad_result_type(%g: tensor<4xf32>, %x: tensor<4xf32>) -> tensor<4xf64> {
+  // expected-error @+1 {{'train.hardswish_grad' op expected result element type 'f32', got 'f64'}}
+  %0 = train.hardswish_grad %g, %x : tensor<4xf32>, tensor<4xf32> -> tensor<4xf64>
+  return %0 : tensor<4xf64>
+}

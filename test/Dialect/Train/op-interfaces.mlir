@@ -432,3 +432,26 @@ func.func @vocab_parallel(%t: tensor<3x8xf32>, %ids: tensor<3x4xi64>, %x: tensor
   %dx = train.vocab_parallel_stats_grad %ds, %x, %m, %y part %p of 2 : tensor<2x3x4xf32>, tensor<3x4x3xbf16>, tensor<3x4xf32>, tensor<3x4xi64> -> tensor<3x4x3xbf16> loc("stats_grad")
   return
 }
+
+// -----
+
+// CHECK-LABEL: func @gates
+// CHECK-NEXT:  train.sigmoid loc("sigmoid"): flops=64 read=32 written=32 workspace=0 precision=low-precision-safe{{$}}
+// CHECK-NEXT:  train.sigmoid_grad loc("sigmoid_grad"): flops=48 read=64 written=32 workspace=0 precision=low-precision-safe{{$}}
+// CHECK-NEXT:  train.hardsigmoid loc("hardsigmoid"): flops=64 read=32 written=32 workspace=0 precision=low-precision-safe{{$}}
+// CHECK-NEXT:  train.hardsigmoid_grad loc("hardsigmoid_grad"): flops=16 read=64 written=32 workspace=0 precision=low-precision-safe{{$}}
+// CHECK-NEXT:  train.hardswish loc("hardswish"): flops=80 read=32 written=32 workspace=0 precision=low-precision-safe{{$}}
+// CHECK-NEXT:  train.hardswish_grad loc("hardswish_grad"): flops=48 read=64 written=32 workspace=0 precision=low-precision-safe{{$}}
+func.func @gates(%x: tensor<2x8x1x1xf16>, %d: tensor<2x8x1x1xf16>) {
+  // sigmoid and hardsigmoid: 4 FLOPs/element, hardswish 5; 16 elements of 2 bytes
+  %0 = train.sigmoid %x : tensor<2x8x1x1xf16> loc("sigmoid")
+  // sigmoid_grad: 3 FLOPs/element, reads grad and the saved output
+  %1 = train.sigmoid_grad %d, %0 : tensor<2x8x1x1xf16> loc("sigmoid_grad")
+  %2 = train.hardsigmoid %x : tensor<2x8x1x1xf16> loc("hardsigmoid")
+  // hardsigmoid_grad: 1 FLOP/element
+  %3 = train.hardsigmoid_grad %d, %x : tensor<2x8x1x1xf16> loc("hardsigmoid_grad")
+  %4 = train.hardswish %x : tensor<2x8x1x1xf16> loc("hardswish")
+  // hardswish_grad: 3 FLOPs/element
+  %5 = train.hardswish_grad %d, %x : tensor<2x8x1x1xf16> loc("hardswish_grad")
+  return
+}

@@ -701,3 +701,22 @@ func.func @relu6(%x: tensor<4xf32>, %d: tensor<4xf32>) -> (tensor<4xf32>, tensor
   %g = train.relu_grad %d, %y {upper = 6.0 : f64} : tensor<4xf32>
   return %y, %g : tensor<4xf32>, tensor<4xf32>
 }
+
+// The gates of squeeze-and-excitation blocks and MobileNetV3's activation.
+// CHECK-LABEL: func.func @gates(
+// CHECK-NEXT:    %[[S:.+]] = train.sigmoid %{{.+}} : tensor<2x8x1x1xbf16>{{$}}
+// CHECK-NEXT:    train.sigmoid_grad %{{.+}}, %[[S]] : tensor<2x8x1x1xbf16>{{$}}
+// CHECK-NEXT:    train.hardsigmoid %{{.+}} : tensor<2x8x1x1xbf16>{{$}}
+// CHECK-NEXT:    train.hardsigmoid_grad %{{.+}}, %{{.+}} : tensor<2x8x1x1xbf16>{{$}}
+// CHECK-NEXT:    train.hardswish %{{.+}} : tensor<4xf32>{{$}}
+// CHECK-NEXT:    train.hardswish_grad %{{.+}}, %{{.+}} : tensor<4xf32>{{$}}
+func.func @gates(%s: tensor<2x8x1x1xbf16>, %ds: tensor<2x8x1x1xbf16>, %x: tensor<4xf32>, %d: tensor<4xf32>)
+    -> (tensor<2x8x1x1xbf16>, tensor<2x8x1x1xbf16>, tensor<2x8x1x1xbf16>, tensor<2x8x1x1xbf16>, tensor<4xf32>, tensor<4xf32>) {
+  %0 = train.sigmoid %s : tensor<2x8x1x1xbf16>
+  %1 = train.sigmoid_grad %ds, %0 : tensor<2x8x1x1xbf16>
+  %2 = train.hardsigmoid %s : tensor<2x8x1x1xbf16> -> tensor<2x8x1x1xbf16>
+  %3 = train.hardsigmoid_grad %ds, %s : tensor<2x8x1x1xbf16>
+  %4 = train.hardswish %x : tensor<4xf32>
+  %5 = train.hardswish_grad %d, %x : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
+  return %0, %1, %2, %3, %4, %5 : tensor<2x8x1x1xbf16>, tensor<2x8x1x1xbf16>, tensor<2x8x1x1xbf16>, tensor<2x8x1x1xbf16>, tensor<4xf32>, tensor<4xf32>
+}

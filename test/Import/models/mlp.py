@@ -1,6 +1,8 @@
 """Small models for the importer's tests: an MLP (Linear, ReLU, Dropout)
 and a CNN (Conv2d with bias, BatchNorm2d, ReLU6, max and average pooling,
-a channel concatenation, flatten, Linear)."""
+a channel concatenation, flatten, Linear), and a CNN with the gated
+activations of MobileNetV3 and EfficientNet (hardswish, squeeze-and-excitation
+with sigmoid and hardsigmoid gates)."""
 
 import torch
 import torch.nn as nn
@@ -35,3 +37,37 @@ class SmallCNN(nn.Module):
         x = torch.cat([self.left(x), self.right(x)], dim=1)
         x = self.pool(x)
         return self.head(torch.flatten(x, 1))
+
+
+class SqueezeExcite(nn.Module):
+    """x * gate(fc2(relu(fc1(mean over H, W)))), as torchvision's
+    SqueezeExcitation."""
+
+    def __init__(self, channels, squeezed, gate):
+        super().__init__()
+        self.avgpool = nn.AdaptiveAvgPool2d(1)
+        self.fc1 = nn.Conv2d(channels, squeezed, 1)
+        self.fc2 = nn.Conv2d(squeezed, channels, 1)
+        self.relu = nn.ReLU()
+        self.gate = gate
+
+    def forward(self, x):
+        scale = self.gate(self.fc2(self.relu(self.fc1(self.avgpool(x)))))
+        return scale * x
+
+
+class GatedCNN(nn.Module):
+    def __init__(self, classes=10):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1, bias=False), nn.BatchNorm2d(8),
+                                  nn.Hardswish())
+        self.se1 = SqueezeExcite(8, 4, nn.Sigmoid())
+        self.conv = nn.Conv2d(8, 8, 3, padding=1)
+        self.se2 = SqueezeExcite(8, 4, nn.Hardsigmoid())
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.head = nn.Linear(8, classes)
+
+    def forward(self, x):
+        x = self.se1(self.stem(x))
+        x = self.se2(nn.functional.hardswish(self.conv(x)))
+        return self.head(torch.flatten(self.pool(x), 1))

@@ -265,6 +265,46 @@ def Train_SiluOp : Train_UnaryOp<"silu", [Train_Differentiable]> {
   }];
 }
 
+def Train_SigmoidOp : Train_UnaryOp<"sigmoid", [Train_Differentiable]> {
+  let summary = "Logistic sigmoid";
+  let description = [{
+    `result = 1 / (1 + exp(-x))`. 4 FLOPs per element. Saves its **output**
+    for backward (`train.sigmoid_grad`), as PyTorch does; the gates of
+    squeeze-and-excitation blocks (EfficientNet, RegNetY) use it.
+
+    Example:
+    ```mlir
+    %g = train.sigmoid %s : tensor<8x64x1x1xf32>
+    ```
+  }];
+}
+
+def Train_HardsigmoidOp : Train_UnaryOp<"hardsigmoid", [Train_Differentiable]> {
+  let summary = "Piecewise-linear sigmoid";
+  let description = [{
+    `result = min(max(x + 3, 0), 6) / 6` (MobileNetV3's gate). 4 FLOPs per
+    element. Saves its **input** (`train.hardsigmoid_grad`).
+
+    Example:
+    ```mlir
+    %g = train.hardsigmoid %s : tensor<8x64x1x1xf32>
+    ```
+  }];
+}
+
+def Train_HardswishOp : Train_UnaryOp<"hardswish", [Train_Differentiable]> {
+  let summary = "Piecewise-polynomial swish";
+  let description = [{
+    `result = x * min(max(x + 3, 0), 6) / 6` (MobileNetV3's activation).
+    5 FLOPs per element. Saves its **input** (`train.hardswish_grad`).
+
+    Example:
+    ```mlir
+    %a = train.hardswish %h : tensor<8x16x56x56xf32>
+    ```
+  }];
+}
+
 def Train_SwigluOp : Train_Op<"swiglu", [Train_Differentiable, Pure, Train_LowPrecisionSafe]> {
   let summary = "SwiGLU gate: silu(gate) * up";
   let description = [{
@@ -939,6 +979,46 @@ def Train_SiluGradOp : Train_ActivationGradOp<"silu_grad"> {
     Example:
     ```mlir
     %dh = train.silu_grad %ds, %h : tensor<8x11008xf32>
+    ```
+  }];
+}
+
+def Train_SigmoidGradOp : Train_ActivationGradOp<"sigmoid_grad"> {
+  let summary = "Gradient of sigmoid from its saved output";
+  let description = [{
+    `result = grad * (1 - saved) * saved` where `saved` is the sigmoid
+    **output**. 3 FLOPs per element.
+
+    Example:
+    ```mlir
+    %ds = train.sigmoid_grad %dg, %g : tensor<8x64x1x1xf32>
+    ```
+  }];
+}
+
+def Train_HardsigmoidGradOp : Train_ActivationGradOp<"hardsigmoid_grad"> {
+  let summary = "Gradient of hardsigmoid from its saved input";
+  let description = [{
+    `result = -3 < saved < 3 ? grad / 6 : 0` where `saved` is the
+    hardsigmoid **input**. 1 FLOP per element.
+
+    Example:
+    ```mlir
+    %ds = train.hardsigmoid_grad %dg, %s : tensor<8x64x1x1xf32>
+    ```
+  }];
+}
+
+def Train_HardswishGradOp : Train_ActivationGradOp<"hardswish_grad"> {
+  let summary = "Gradient of hardswish from its saved input";
+  let description = [{
+    `result = 0` where `saved < -3`, `grad * (saved / 3 + 0.5)` where
+    `-3 <= saved <= 3`, `grad` above, where `saved` is the hardswish
+    **input** (PyTorch's hardswish_backward). 3 FLOPs per element.
+
+    Example:
+    ```mlir
+    %dh = train.hardswish_grad %da, %h : tensor<8x16x56x56xf32>
     ```
   }];
 }
