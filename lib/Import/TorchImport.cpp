@@ -1305,20 +1305,28 @@ LogicalResult GraphImporter::importAvgPool(Node &node,
   FailureOr<SmallVector<int64_t>> padding =
       getIntList(node, 3, "padding", 2, SmallVector<int64_t>{0, 0});
   FailureOr<bool> ceilMode = getBool(node, 4, "ceil_mode", false);
-  if (failed(strides) || failed(padding) || failed(ceilMode))
+  FailureOr<bool> countPadding = getBool(node, 5, "count_include_pad", true);
+  if (failed(strides) || failed(padding) || failed(ceilMode) ||
+      failed(countPadding))
     return failure();
-  if ((*padding)[0] != 0 || (*padding)[1] != 0 || !node.isNone(6))
+  // train.avg_pool2d divides by the window's size, padding included.
+  if (((*padding)[0] != 0 || (*padding)[1] != 0) && !*countPadding)
     return emitError(node.loc)
-           << "average pooling with padding or a divisor override is not "
-              "supported";
+           << "average pooling with padding and count_include_pad=False is "
+              "not supported";
+  if (!node.isNone(6, "divisor_override"))
+    return emitError(node.loc)
+           << "average pooling with a divisor override is not supported";
   ArrayRef<int64_t> in = shapeOf(*input);
   if (in.size() != 4)
     return emitError(node.loc) << "only avg_pool2d on NCHW inputs is supported";
   if (failed(checkWindows(node, *kernel, *strides, *padding)))
     return failure();
   for (int d = 0; d < 2; ++d)
-    if (poolOutputSize(in[2 + d], (*kernel)[d], (*strides)[d], 0, *ceilMode) !=
-        poolOutputSize(in[2 + d], (*kernel)[d], (*strides)[d], 0, false))
+    if (poolOutputSize(in[2 + d], (*kernel)[d], (*strides)[d], (*padding)[d],
+                       *ceilMode) != poolOutputSize(in[2 + d], (*kernel)[d],
+                                                    (*strides)[d],
+                                                    (*padding)[d], false))
       return emitError(node.loc)
              << "average pooling with ceil_mode=True that adds a partial "
                 "window is not supported";

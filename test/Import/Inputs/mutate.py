@@ -65,10 +65,21 @@ def no_nodes(d):
     del d["nodes"]
 
 
+def pool_padding_not_counted(d):
+    # cnn.json: padded average pooling that excludes the padding from the
+    # count.
+    node(d, "avg_pool2d")["args"].extend([[1, 1], False, False])
+
+
+def pool_divisor(d):
+    node(d, "avg_pool2d")["args"].extend([[0, 0], False, True, 3])
+
+
 MUTATIONS = {f.__name__: f for f in [
     format_name, newer_version, dynamic_shape, two_unknown_ops, bad_arguments,
     dangling_reference, vector_output, duplicate_param, integer_param,
-    unknown_dtype, wrong_output_shape, no_nodes]}
+    unknown_dtype, wrong_output_shape, no_nodes, pool_padding_not_counted,
+    pool_divisor]}
 
 document = json.load(open(sys.argv[1]))
 MUTATIONS[sys.argv[2]](document)

@@ -2,7 +2,7 @@
 and a CNN (Conv2d with bias, BatchNorm2d, ReLU6, max and average pooling,
 a channel concatenation, flatten, Linear), and a CNN with the gated
 activations of MobileNetV3 and EfficientNet (hardswish, squeeze-and-excitation
-with sigmoid and hardsigmoid gates)."""
+with sigmoid and hardsigmoid gates) and Inception's padded average pooling."""
 
 import torch
 import torch.nn as nn
@@ -61,6 +61,7 @@ class GatedCNN(nn.Module):
         super().__init__()
         self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1, bias=False), nn.BatchNorm2d(8),
                                   nn.Hardswish())
+        self.blur = nn.AvgPool2d(3, stride=1, padding=1)
         self.se1 = SqueezeExcite(8, 4, nn.Sigmoid())
         self.conv = nn.Conv2d(8, 8, 3, padding=1)
         self.se2 = SqueezeExcite(8, 4, nn.Hardsigmoid())
@@ -68,6 +69,6 @@ class GatedCNN(nn.Module):
         self.head = nn.Linear(8, classes)
 
     def forward(self, x):
-        x = self.se1(self.stem(x))
+        x = self.se1(self.blur(self.stem(x)))
         x = self.se2(nn.functional.hardswish(self.conv(x)))
         return self.head(torch.flatten(self.pool(x), 1))
