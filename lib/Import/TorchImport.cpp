@@ -1272,21 +1272,21 @@ LogicalResult GraphImporter::importMaxPool(Node &node,
     return emitError(node.loc) << "only max_pool2d on NCHW inputs is supported";
   if (failed(checkWindows(node, *kernel, *strides, *padding)))
     return failure();
+  // ceil_mode matters only where it adds a partial window.
+  bool partialWindow = false;
   for (int d = 0; d < 2; ++d)
-    if (poolOutputSize(in[2 + d], (*kernel)[d], (*strides)[d], (*padding)[d],
+    partialWindow |=
+        poolOutputSize(in[2 + d], (*kernel)[d], (*strides)[d], (*padding)[d],
                        *ceilMode) != poolOutputSize(in[2 + d], (*kernel)[d],
                                                     (*strides)[d],
-                                                    (*padding)[d], false))
-      return emitError(node.loc)
-             << "max pooling with ceil_mode=True that adds a partial window "
-                "is not supported";
+                                                    (*padding)[d], false);
   FailureOr<RankedTensorType> outputType = getRequiredOutputType(node);
   if (failed(outputType))
     return failure();
   RankedTensorType type = *outputType;
-  Value result =
-      train::MaxPool2dOp::create(getBuilder(), builder->loc("max_pool"), type,
-                                 *input, *kernel, *strides, *padding);
+  Value result = train::MaxPool2dOp::create(
+      getBuilder(), builder->loc("max_pool"), type, *input, *kernel, *strides,
+      *padding, partialWindow);
   out.push_back(plain(result));
   // The indices have no train counterpart (the backward recomputes them).
   out.push_back(Result());
@@ -1938,7 +1938,8 @@ ArrayRef<OpEntry> GraphImporter::getTable() {
       {{"aten.addmm.default", "train.matmul + train.bias_add"},
        &G::importAddmm},
       {{"aten.alias.default", "the operand itself"}, &G::importIdentity},
-      {{"aten.avg_pool2d.default", "train.avg_pool2d (no padding)"},
+      {{"aten.avg_pool2d.default",
+        "train.avg_pool2d (padding counted, no partial ceil_mode window)"},
        &G::importAvgPool},
       {{"aten.bmm.default", "train.matmul (batched)"}, &G::importMm},
       {{"aten.cat.default", "train.concat"}, &G::importCat},
@@ -1965,7 +1966,7 @@ ArrayRef<OpEntry> GraphImporter::getTable() {
         "train.softmax {causal}"},
        &G::importMaskedFill},
       {{"aten.max_pool2d_with_indices.default",
-        "train.max_pool2d (the indices are not kept)"},
+        "train.max_pool2d, ceil_mode included (the indices are not kept)"},
        &G::importMaxPool},
       {{"aten.mean.dim",
         "train.avg_pool2d (NCHW spatial mean) or train.reduce_sum + "

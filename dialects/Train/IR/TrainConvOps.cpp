@@ -102,12 +102,16 @@ LogicalResult Conv2dGradFilterOp::verify() {
                           getDilation(), static_cast<int64_t>(getGroups()));
 }
 
-/// Checks a pooling window: `output` must be the pooled shape of `input`.
+/// Checks a pooling window: `output` must be the pooled shape of `input`;
+/// with `ceilMode` the window count is rounded up as PyTorch's ceil_mode (a
+/// last window that would start beyond the input and its left padding is
+/// dropped).
 static LogicalResult verifyPoolShapes(Operation *op, Value input, Value output,
                                       StringRef inputName, StringRef outputName,
                                       ArrayRef<int64_t> kernel,
                                       ArrayRef<int64_t> strides,
-                                      ArrayRef<int64_t> padding) {
+                                      ArrayRef<int64_t> padding,
+                                      bool ceilMode = false) {
   if (failed(checkRank(op, inputName, input, 4)) ||
       failed(checkIntList(op, "kernel", kernel, 2, 1)) ||
       failed(checkIntList(op, "strides", strides, 2, 1)) ||
@@ -128,6 +132,11 @@ static LogicalResult verifyPoolShapes(Operation *op, Value input, Value output,
       return op->emitOpError()
              << "kernel " << formatShape(kernel) << " does not fit the padded "
              << inputName << " " << formatShape(in);
+    // The padded extent is known not to overflow (windowOutputSize).
+    int64_t span = in[2 + i] + 2 * padding[i] - kernel[i];
+    if (ceilMode && span % strides[i] != 0 &&
+        *size * strides[i] < in[2 + i] + padding[i])
+      ++*size;
     expected.push_back(*size);
   }
   if (failed(checkShape(op, outputName, expected, shapeOf(output))))
@@ -138,7 +147,8 @@ static LogicalResult verifyPoolShapes(Operation *op, Value input, Value output,
 
 LogicalResult MaxPool2dOp::verify() {
   return verifyPoolShapes(*this, getInput(), getResult(), "input", "result",
-                          getKernel(), getStrides(), getPadding());
+                          getKernel(), getStrides(), getPadding(),
+                          getCeilMode());
 }
 
 LogicalResult AvgPool2dOp::verify() {
@@ -150,7 +160,8 @@ LogicalResult MaxPool2dGradOp::verify() {
   if (failed(checkSameType(*this, "result", getInput(), getResult())))
     return failure();
   return verifyPoolShapes(*this, getInput(), getGrad(), "input", "grad",
-                          getKernel(), getStrides(), getPadding());
+                          getKernel(), getStrides(), getPadding(),
+                          getCeilMode());
 }
 
 LogicalResult AvgPool2dGradOp::verify() {

@@ -666,7 +666,7 @@ LogicalResult MaxPool2dOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
                                           SmallVectorImpl<Value> &grads) {
   return buildInputGradient<MaxPool2dGradOp>(
       *this, b, resultGrads, grads, getInput(), getKernelAttr(),
-      getStridesAttr(), getPaddingAttr());
+      getStridesAttr(), getPaddingAttr(), getCeilModeAttr());
 }
 
 LogicalResult AvgPool2dOp::buildGradients(OpBuilder &b, ValueRange resultGrads,

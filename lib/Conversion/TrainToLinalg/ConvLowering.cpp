@@ -433,6 +433,8 @@ struct Conv2dGradFilterLowering
 //===----------------------------------------------------------------------===//
 
 /// max_pool2d: padding with -inf (it never wins), linalg.pooling_nchw_max.
+/// A ceil_mode window that reaches past the padding gets more -inf at the
+/// bottom and right.
 struct MaxPool2dLowering : public TrainOpLowering<train::MaxPool2dOp> {
   using TrainOpLowering::TrainOpLowering;
   LogicalResult
@@ -442,8 +444,17 @@ struct MaxPool2dLowering : public TrainOpLowering<train::MaxPool2dOp> {
     auto resultType = cast<RankedTensorType>(op.getType());
     Type elementType = resultType.getElementType();
     Value lowest = createLowest(rewriter, loc, elementType);
+    ArrayRef<int64_t> in =
+        cast<RankedTensorType>(adaptor.getInput().getType()).getShape();
+    SmallVector<int64_t> high;
+    for (int d = 0; d < 2; ++d) {
+      int64_t reach = (resultType.getDimSize(2 + d) - 1) * op.getStrides()[d] +
+                      op.getKernel()[d] - op.getPadding()[d];
+      high.push_back(std::max(reach, in[2 + d] + op.getPadding()[d]) -
+                     in[2 + d]);
+    }
     Value input = padSpatial(rewriter, loc, adaptor.getInput(), op.getPadding(),
-                             op.getPadding(), lowest);
+                             high, lowest);
     Value window = createWindow(rewriter, loc, op.getKernel(), elementType);
     Value init = createFilledWith(rewriter, loc, resultType, lowest);
     Value result =
@@ -620,7 +631,13 @@ static Value buildRouteToArgmax(OpBuilder &b, Location l, Value input,
                 arith::MulIOp::create(b, l, window.start[d], c(g.strides[d])),
                 c(k)),
             c(g.padding[d]));
-        if (g.padding[d] == 0) {
+        // Windows reach outside the input through the padding, or past
+        // its end (a ceil_mode window).
+        bool reachesOut =
+            g.padding[d] != 0 || (g.y[2 + d] - 1) * g.strides[d] +
+                                         g.kernel[d] - g.padding[d] >
+                                     g.x[2 + d];
+        if (!reachesOut) {
           at.push_back(pos);
           continue;
         }

@@ -3377,3 +3377,31 @@ func.func @hardswish_grad_result_type(%g: tensor<4xf32>, %x: tensor<4xf32>) -> t
   %0 = train.hardswish_grad %g, %x : tensor<4xf32>, tensor<4xf32> -> tensor<4xf64>
   return %0 : tensor<4xf64>
 }
+
+// -----
+
+func.func @max_pool2d_ceil_shape(%x: tensor<1x2x8x6xf32>) -> tensor<1x2x3x2xf32> {
+  // expected-error @+1 {{'train.max_pool2d' op expected result of shape 1x2x4x3, got 1x2x3x2}}
+  %0 = train.max_pool2d %x {ceil_mode, kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>} : tensor<1x2x8x6xf32> -> tensor<1x2x3x2xf32>
+  return %0 : tensor<1x2x3x2xf32>
+}
+
+// -----
+
+// Without ceil_mode the partial window does not exist.
+func.func @max_pool2d_grad_no_ceil(%g: tensor<1x2x4x3xf32>, %x: tensor<1x2x8x6xf32>) -> tensor<1x2x8x6xf32> {
+  // expected-error @+1 {{'train.max_pool2d_grad' op expected grad of shape 1x2x3x2, got 1x2x4x3}}
+  %0 = train.max_pool2d_grad %g, %x {kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>} : tensor<1x2x4x3xf32>, tensor<1x2x8x6xf32> -> tensor<1x2x8x6xf32>
+  return %0 : tensor<1x2x8x6xf32>
+}
+
+// -----
+
+// A window that would start past the input and its left padding is not
+// added: 7 rows, kernel 2, stride 2, padding 1 give 4 windows (the fifth
+// would start at padded row 8 = 7 + 1).
+func.func @max_pool2d_ceil_dropped(%x: tensor<1x1x7x7xf32>) -> tensor<1x1x5x5xf32> {
+  // expected-error @+1 {{'train.max_pool2d' op expected result of shape 1x1x4x4, got 1x1x5x5}}
+  %0 = train.max_pool2d %x {ceil_mode, kernel = array<i64: 2, 2>, padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : tensor<1x1x7x7xf32> -> tensor<1x1x5x5xf32>
+  return %0 : tensor<1x1x5x5xf32>
+}

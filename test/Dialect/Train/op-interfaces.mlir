@@ -455,3 +455,18 @@ func.func @gates(%x: tensor<2x8x1x1xf16>, %d: tensor<2x8x1x1xf16>) {
   %5 = train.hardswish_grad %d, %x : tensor<2x8x1x1xf16> loc("hardswish_grad")
   return
 }
+
+// -----
+
+// ceil_mode: the -inf-padded copy grows by what the partial windows reach
+// past the input: (6 - 1) * 2 + 3 = 13 rows for 12, (5 - 1) * 2 + 3 = 11
+// columns for 10, 2*3*13*11*4 bytes; with padding 1 on 6 rows the fourth
+// window reaches (4 - 1) * 2 + 3 = 9 = 1 + 6 + 2 padded rows: 9*9*4 bytes.
+// CHECK-LABEL: func @max_pool_ceil
+// CHECK-NEXT:  train.max_pool2d loc("ceil"): flops=1620 read=2880 written=720 workspace=3432 buffers=[3432] precision=low-precision-safe{{$}}
+// CHECK-NEXT:  train.max_pool2d loc("ceil_pad"): flops=144 read=144 written=64 workspace=324 buffers=[324] precision=low-precision-safe{{$}}
+func.func @max_pool_ceil(%p: tensor<2x3x12x10xf32>, %q: tensor<1x1x6x6xf32>) {
+  %0 = train.max_pool2d %p {ceil_mode, kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>} : tensor<2x3x12x10xf32> -> tensor<2x3x6x5xf32> loc("ceil")
+  %1 = train.max_pool2d %q {ceil_mode, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : tensor<1x1x6x6xf32> -> tensor<1x1x4x4xf32> loc("ceil_pad")
+  return
+}

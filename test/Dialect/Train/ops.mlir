@@ -720,3 +720,14 @@ func.func @gates(%s: tensor<2x8x1x1xbf16>, %ds: tensor<2x8x1x1xbf16>, %x: tensor
   %5 = train.hardswish_grad %d, %x : tensor<4xf32>, tensor<4xf32> -> tensor<4xf32>
   return %0, %1, %2, %3, %4, %5 : tensor<2x8x1x1xbf16>, tensor<2x8x1x1xbf16>, tensor<2x8x1x1xbf16>, tensor<2x8x1x1xbf16>, tensor<4xf32>, tensor<4xf32>
 }
+
+// ceil_mode max pooling: 8 rows in windows of 3 with stride 2 give 4 windows,
+// the last one partial.
+// CHECK-LABEL: func.func @max_pool_ceil(
+// CHECK-NEXT:    %[[P:.+]] = train.max_pool2d %{{.+}} {ceil_mode, kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>} : tensor<1x2x8x6xf32> -> tensor<1x2x4x3xf32>{{$}}
+// CHECK-NEXT:    train.max_pool2d_grad %{{.+}}, %{{.+}} {ceil_mode, kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>} : tensor<1x2x4x3xf32>, tensor<1x2x8x6xf32> -> tensor<1x2x8x6xf32>{{$}}
+func.func @max_pool_ceil(%x: tensor<1x2x8x6xf32>) -> (tensor<1x2x4x3xf32>, tensor<1x2x8x6xf32>) {
+  %p = train.max_pool2d %x {ceil_mode, kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>} : tensor<1x2x8x6xf32> -> tensor<1x2x4x3xf32>
+  %g = train.max_pool2d_grad %p, %x {ceil_mode, kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>} : tensor<1x2x4x3xf32>, tensor<1x2x8x6xf32> -> tensor<1x2x8x6xf32>
+  return %p, %g : tensor<1x2x4x3xf32>, tensor<1x2x8x6xf32>
+}

@@ -2,7 +2,8 @@
 and a CNN (Conv2d with bias, BatchNorm2d, ReLU6, max and average pooling,
 a channel concatenation, flatten, Linear), and a CNN with the gated
 activations of MobileNetV3 and EfficientNet (hardswish, squeeze-and-excitation
-with sigmoid and hardsigmoid gates) and Inception's padded average pooling."""
+with sigmoid and hardsigmoid gates), Inception's padded average pooling and
+GoogLeNet's ceil_mode max pooling."""
 
 import torch
 import torch.nn as nn
@@ -65,10 +66,11 @@ class GatedCNN(nn.Module):
         self.se1 = SqueezeExcite(8, 4, nn.Sigmoid())
         self.conv = nn.Conv2d(8, 8, 3, padding=1)
         self.se2 = SqueezeExcite(8, 4, nn.Hardsigmoid())
+        self.down = nn.MaxPool2d(3, stride=2, ceil_mode=True)
         self.pool = nn.AdaptiveAvgPool2d(1)
         self.head = nn.Linear(8, classes)
 
     def forward(self, x):
         x = self.se1(self.blur(self.stem(x)))
-        x = self.se2(nn.functional.hardswish(self.conv(x)))
+        x = self.down(self.se2(nn.functional.hardswish(self.conv(x))))
         return self.head(torch.flatten(self.pool(x), 1))

@@ -19,6 +19,14 @@
 // RECT: gradcheck rect.x: 90 elements
 // RECT: gradcheck rect.bias: 2 elements
 // RECT: gradcheck: passed, 2 parameters, 92 elements
+// ceil_mode (PyTorch's): a last, partial window at the bottom and right,
+// without padding (ceil) and with it (ceil_pad).
+// RUN: mem-run %s --func=ceil --check-gradients --gradcheck-samples=400 | FileCheck %s --check-prefix=CEIL
+// RUN: mem-run %s --func=ceil_pad --check-gradients --gradcheck-samples=400 | FileCheck %s --check-prefix=CEILPAD
+// CEIL: gradcheck ceil.x: 96 elements
+// CEIL: gradcheck: passed, 2 parameters, 98 elements
+// CEILPAD: gradcheck ceil_pad.x: 72 elements
+// CEILPAD: gradcheck: passed, 2 parameters, 74 elements
 
 // overlap: kernel 3 x 3, strides 2, padding 1; tensor<2x3x7x8xf64> ->
 // tensor<2x3x4x4xf64>.
@@ -43,5 +51,35 @@ func.func @rect(%r: tensor<1x2x5x4xf64>) -> tensor<f64> {
   %p2 = train.mul %p, %p : tensor<1x2x5x4xf64>
   %z = train.mul %p2, %r : tensor<1x2x5x4xf64>
   %l = train.reduce_sum %z {dims = array<i64: 0, 1, 2, 3>} : tensor<1x2x5x4xf64> -> tensor<f64>
+  return %l : tensor<f64>
+}
+
+// ceil: kernel 3 x 3, strides 2, ceil_mode; tensor<1x2x8x6xf64> ->
+// tensor<1x2x4x3xf64>: the last window of each dimension covers rows 6..7
+// (columns 4..5) and one position past the input.
+func.func @ceil(%r: tensor<1x2x4x3xf64>) -> tensor<f64> {
+  %x = train.param "ceil.x" : tensor<2x8x6xf64>
+  %x4 = train.reshape %x : tensor<2x8x6xf64> -> tensor<1x2x8x6xf64>
+  %b = train.param "ceil.bias" : tensor<2xf64>
+  %h = train.bias_add %x4, %b {dim = 1 : i64} : tensor<1x2x8x6xf64>, tensor<2xf64> -> tensor<1x2x8x6xf64>
+  %p = train.max_pool2d %h {ceil_mode, kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>} : tensor<1x2x8x6xf64> -> tensor<1x2x4x3xf64>
+  %p2 = train.mul %p, %p : tensor<1x2x4x3xf64>
+  %z = train.mul %p2, %r : tensor<1x2x4x3xf64>
+  %l = train.reduce_sum %z {dims = array<i64: 0, 1, 2, 3>} : tensor<1x2x4x3xf64> -> tensor<f64>
+  return %l : tensor<f64>
+}
+
+// ceil_pad: kernel 3 x 3, strides 2, padding 1, ceil_mode;
+// tensor<1x2x6x6xf64> -> tensor<1x2x4x4xf64>: the last window starts at
+// row 5 (padded 6), the input's last row.
+func.func @ceil_pad(%r: tensor<1x2x4x4xf64>) -> tensor<f64> {
+  %x = train.param "ceil_pad.x" : tensor<2x6x6xf64>
+  %x4 = train.reshape %x : tensor<2x6x6xf64> -> tensor<1x2x6x6xf64>
+  %b = train.param "ceil_pad.bias" : tensor<2xf64>
+  %h = train.bias_add %x4, %b {dim = 1 : i64} : tensor<1x2x6x6xf64>, tensor<2xf64> -> tensor<1x2x6x6xf64>
+  %p = train.max_pool2d %h {ceil_mode, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : tensor<1x2x6x6xf64> -> tensor<1x2x4x4xf64>
+  %p2 = train.mul %p, %p : tensor<1x2x4x4xf64>
+  %z = train.mul %p2, %r : tensor<1x2x4x4xf64>
+  %l = train.reduce_sum %z {dims = array<i64: 0, 1, 2, 3>} : tensor<1x2x4x4xf64> -> tensor<f64>
   return %l : tensor<f64>
 }

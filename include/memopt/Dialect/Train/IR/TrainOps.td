@@ -867,12 +867,16 @@ def Train_MaxPool2dOp : Train_PoolOp<"max_pool2d", [Train_Differentiable]> {
   let description = [{
     Maximum over `kernel` windows (H, W) with `strides` and `padding`
     (padding never wins the max). Output size per spatial dimension:
-    `(in + 2*pad - k) / stride + 1`. `KH*KW` FLOPs per output element. Saves
+    `(in + 2*pad - k) / stride + 1`, or with `ceil_mode` (PyTorch's) the
+    division rounded up, which adds a last, partial window where the input
+    does not tile evenly (dropped again when it would start beyond the
+    input and its left padding). `KH*KW` FLOPs per output element. Saves
     its **input** (the backward recomputes the argmax).
 
     Workspace (the scratch buffers of the CPU lowering,
     `getWorkspaceBuffers`): the `-inf`-padded input `N*C*(H+2ph)*(W+2pw)`
-    when padded.
+    when padded, grown at the bottom and right by what a `ceil_mode`
+    partial window reaches beyond the padding.
     The `-inf`-padded copy exceeds the input by its halo: linalg's named
     pooling reads its input in bounds.
 
@@ -880,8 +884,14 @@ def Train_MaxPool2dOp : Train_PoolOp<"max_pool2d", [Train_Differentiable]> {
     ```mlir
     %p = train.max_pool2d %x {kernel = array<i64: 2, 2>, strides = array<i64: 2, 2>}
         : tensor<2x64x32x32xf32> -> tensor<2x64x16x16xf32>
+    %q = train.max_pool2d %x {ceil_mode, kernel = array<i64: 3, 3>, strides = array<i64: 2, 2>}
+        : tensor<2x64x32x32xf32> -> tensor<2x64x16x16xf32>
     ```
   }];
+  let arguments = (ins Train_FloatTensor:$input, DenseI64ArrayAttr:$kernel,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
+      DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding,
+      UnitAttr:$ceil_mode);
 }
 
 def Train_AvgPool2dOp : Train_PoolOp<"avg_pool2d", [Train_Differentiable]> {
@@ -1328,7 +1338,8 @@ def Train_MaxPool2dGradOp : Train_Op<"max_pool2d_grad",
   let summary = "Gradient of max_pool2d from its saved input";
   let description = [{
     Routes each element of `grad` to the argmax of its window in the saved
-    **input** (first maximum on ties). The result has the input's type.
+    **input** (first maximum on ties). The result has the input's type;
+    `ceil_mode` is the forward op's (a partial last window).
     `KH*KW` FLOPs per element of `grad`.
 
     Workspace (the scratch buffers of the CPU lowering,
@@ -1348,7 +1359,8 @@ def Train_MaxPool2dGradOp : Train_Op<"max_pool2d_grad",
   let arguments = (ins Train_FloatTensor:$grad, Train_FloatTensor:$input,
       DenseI64ArrayAttr:$kernel,
       DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">:$strides,
-      DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding);
+      DefaultValuedAttr<DenseI64ArrayAttr, "{0, 0}">:$padding,
+      UnitAttr:$ceil_mode);
   let results = (outs Train_FloatTensor:$result);
   let assemblyFormat = "$grad `,` $input attr-dict `:` type($grad) `,` "
                        "type($input) `->` type($result)";
