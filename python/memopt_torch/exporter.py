@@ -333,6 +333,28 @@ def trace(model, inputs, labels, loss):
     return graph, params, buffers
 
 
+def _is_identity_restride(node, values):
+    """Whether `node` is an as_strided that views its input exactly as the
+    input's own layout does (make_fx writes one after an adaptive average
+    pool of a channels-last tensor): the same logical tensor. The input's
+    real strides are those of the traced run."""
+    if node.op != "call_function" or \
+            str(node.target) not in ("aten.as_strided.default", "aten.as_strided_.default"):
+        return False
+    source = node.args[0]
+    if not isinstance(source, torch.fx.Node) or not isinstance(values.get(source), torch.Tensor):
+        return False
+    value = values[source]
+    size = list(node.args[1])
+    stride = list(node.args[2])
+    offset = node.args[3] if len(node.args) > 3 and node.args[3] is not None else \
+        node.kwargs.get("storage_offset", value.storage_offset())
+    if size != list(value.shape) or offset != value.storage_offset():
+        return False
+    # A dimension of size 1 is never stepped along: its stride is irrelevant.
+    return all(n == 1 or s == t for n, s, t in zip(size, stride, value.stride()))
+
+
 def _tensor_info(value):
     if isinstance(value, torch.Tensor):
         return {"shape": list(value.shape), "dtype": dtype_name(value.dtype)}
@@ -432,11 +454,14 @@ def to_json(graph, params, buffers, input_names, example, spec, loss):
 
     constants = {}
     node_names = {}
+    restrides = {node for node in gm_graph.nodes if _is_identity_restride(node, values)}
 
     def ref(node, index=None):
         if node.op == "call_function" and node.target is operator.getitem:
             return ref(node.args[0], node.args[1])
         if node.op == "call_function" and str(node.target) == "aten.detach.default":
+            return ref(node.args[0], index)
+        if node in restrides:
             return ref(node.args[0], index)
         if node not in dynamic:
             # A constant: the buffer or folded value, written with its data.
@@ -481,7 +506,8 @@ def to_json(graph, params, buffers, input_names, example, spec, loss):
         if node.op != "call_function" or node not in live or node not in dynamic:
             continue
         target = str(node.target)
-        if node.target is operator.getitem or target == "aten.detach.default":
+        if node.target is operator.getitem or target == "aten.detach.default" or \
+                node in restrides:
             continue
         if target.startswith("aten.") and hasattr(node.target, "overloadpacket"):
             packet = node.target.overloadpacket.__name__

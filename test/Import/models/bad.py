@@ -35,3 +35,17 @@ class Unsupported(nn.Module):
 
 class NotAModule:
     pass
+
+
+class Strided(nn.Module):
+    """Two as_strided views: one in the tensor's own layout (the same tensor:
+    the exporter drops it) and one that transposes (refused)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x):
+        y = self.fc(x)
+        same = y.as_strided(y.shape, y.stride())
+        return same.as_strided((3, 2), (1, 3))
