@@ -150,6 +150,8 @@ public:
   MEMOPT_HANDLER(importDropout);
   MEMOPT_HANDLER(importCat);
   MEMOPT_HANDLER(importEmbedding);
+  MEMOPT_HANDLER(importIndex);
+  MEMOPT_HANDLER(importConstantPad);
   MEMOPT_HANDLER(importSoftmax);
   MEMOPT_HANDLER(importMaskedFill);
   MEMOPT_HANDLER(importSlice);
@@ -1740,6 +1742,63 @@ LogicalResult GraphImporter::importEmbedding(Node &node,
   return success();
 }
 
+/// F.pad by zero amounts (Swin pads windows only where they do not tile):
+/// the input itself.
+LogicalResult GraphImporter::importConstantPad(Node &node,
+                                               SmallVectorImpl<Result> &out) {
+  FailureOr<Value> input = getTensor(node, 0);
+  FailureOr<SmallVector<int64_t>> pads = getIntList(node, 1, "pad");
+  if (failed(input) || failed(pads))
+    return failure();
+  if (llvm::any_of(*pads, [](int64_t pad) { return pad != 0; }))
+    return emitError(node.loc)
+           << "padding by nonzero amounts (F.pad) is not supported";
+  out.push_back(plain(*input));
+  return success();
+}
+
+/// table[index] with one constant index tensor: a gather of the table's rows
+/// (Swin's relative position bias), which is train.embedding once every
+/// index is checked to lie in the table (PyTorch's negative indices are not
+/// taken).
+LogicalResult GraphImporter::importIndex(Node &node,
+                                         SmallVectorImpl<Result> &out) {
+  FailureOr<Value> table = getTensor(node, 0);
+  if (failed(table))
+    return failure();
+  const json::Value *indices = node.get(1, "indices");
+  const json::Array *list = indices ? indices->getAsArray() : nullptr;
+  const json::Object *ref =
+      list && list->size() == 1 ? (*list)[0].getAsObject() : nullptr;
+  std::optional<StringRef> name =
+      ref ? ref->getString("constant") : std::nullopt;
+  if (!name)
+    return emitError(node.loc)
+           << "indexing is supported only by one constant index tensor on "
+              "the first dimension (a gather of rows)";
+  ArrayRef<int64_t> rows = shapeOf(*table);
+  if (rows.size() != 2)
+    return emitError(node.loc)
+           << "indexing is supported only on 2-D tensors (rows of a table)";
+  const json::Object *object = getConstant(*name);
+  const json::Array *data = object ? object->getArray("data") : nullptr;
+  if (data)
+    for (const json::Value &entry : *data) {
+      std::optional<int64_t> row = entry.getAsInteger();
+      if (row && (*row < 0 || *row >= rows[0]))
+        return emitError(node.loc)
+               << "index " << *row << " of constant '" << *name
+               << "' is outside the " << rows[0] << " rows it indexes";
+    }
+  FailureOr<Value> ids = getConstantValue(node, *name);
+  if (failed(ids))
+    return failure();
+  if (!cast<RankedTensorType>(ids->getType()).getElementType().isInteger(64))
+    return emitError(node.loc) << "indexing needs int64 indices";
+  out.push_back(plain(builder->embedding(*table, *ids, "index")));
+  return success();
+}
+
 /// Whether the constant `object` of shape `... x M x N` (leading dimensions
 /// all 1) is true exactly above the diagonal (`j > i`), that is, PyTorch's
 /// causal mask `tril(ones) == 0`.
@@ -1946,6 +2005,8 @@ ArrayRef<OpEntry> GraphImporter::getTable() {
       {{"aten.clamp.default", "train.relu {upper} (clamping to [0, upper])"},
        &G::importHardtanh},
       {{"aten.clone.default", "the operand itself"}, &G::importIdentity},
+      {{"aten.constant_pad_nd.default", "nothing when every amount is 0"},
+       &G::importConstantPad},
       {{"aten.convolution.default",
         "train.conv2d (+ train.bias_add over channels)"},
        &G::importConvolution},
@@ -1961,6 +2022,9 @@ ArrayRef<OpEntry> GraphImporter::getTable() {
       {{"aten.hardtanh.default",
         "train.relu {upper} (ReLU6: hardtanh to [0, upper])"},
        &G::importHardtanh},
+      {{"aten.index.Tensor",
+        "train.embedding (one constant index tensor, rows of a 2-D tensor)"},
+       &G::importIndex},
       {{"aten.masked_fill.Scalar",
         "with a constant causal mask and -inf, before aten._softmax: "
         "train.softmax {causal}"},

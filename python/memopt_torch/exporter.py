@@ -68,6 +68,23 @@ _RANDOM_OPS = {"bernoulli", "bernoulli_", "rand", "rand_like", "randn", "randn_l
                "multinomial", "native_dropout", "dropout", "poisson", "rrelu_with_noise"}
 
 
+# ATen ops that read only the shape, dtype and device of their first
+# argument (x.new_zeros(...), torch.zeros_like(x)): what they compute does not
+# depend on its values, so a parameter or an input there does not make them
+# dynamic (Swin builds its shifted-window mask from x.new_zeros).
+_METADATA_ONLY_OPS = {"new_zeros", "new_ones", "new_empty", "new_full", "zeros_like",
+                      "ones_like", "empty_like", "full_like"}
+
+
+def _value_inputs(node):
+    """The nodes whose values `node` reads."""
+    inputs = node.all_input_nodes
+    if hasattr(node.target, "overloadpacket") and \
+            node.target.overloadpacket.__name__ in _METADATA_ONLY_OPS and node.args:
+        inputs = [n for n in inputs if n is not node.args[0]]
+    return inputs
+
+
 def _is_random(node):
     return node.op == "call_function" and hasattr(node.target, "overloadpacket") and \
         node.target.overloadpacket.__name__ in _RANDOM_OPS
@@ -408,7 +425,7 @@ def to_json(graph, params, buffers, input_names, example, spec, loss):
             if kinds[node] != "buffer":
                 dynamic.add(node)
         elif node.op == "call_function" and \
-                (_is_random(node) or any(a in dynamic for a in node.all_input_nodes)):
+                (_is_random(node) or any(a in dynamic for a in _value_inputs(node))):
             dynamic.add(node)
 
     # Aliases: getitem picks a result, detach is the identity, an in-place

@@ -71,6 +71,16 @@ def pool_padding_not_counted(d):
     node(d, "avg_pool2d")["args"].extend([[1, 1], False, False])
 
 
+def index_out_of_range(d):
+    # An export of models/mlp.py:TableBias: its gather reads row 5 of 5.
+    next(c for c in d["constants"] if c["name"] == "index")["data"][1] = 5
+
+
+def pad_nonzero(d):
+    # An export of models/mlp.py:TableBias: F.pad by one column.
+    node(d, "constant_pad_nd")["args"][1] = [0, 1]
+
+
 def pool_divisor(d):
     node(d, "avg_pool2d")["args"].extend([[0, 0], False, True, 3])
 
@@ -79,7 +89,7 @@ MUTATIONS = {f.__name__: f for f in [
     format_name, newer_version, dynamic_shape, two_unknown_ops, bad_arguments,
     dangling_reference, vector_output, duplicate_param, integer_param,
     unknown_dtype, wrong_output_shape, no_nodes, pool_padding_not_counted,
-    pool_divisor]}
+    pool_divisor, index_out_of_range, pad_nonzero]}
 
 document = json.load(open(sys.argv[1]))
 MUTATIONS[sys.argv[2]](document)

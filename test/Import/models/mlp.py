@@ -74,3 +74,22 @@ class GatedCNN(nn.Module):
         x = self.se1(self.blur(self.stem(x)))
         x = self.down(self.se2(nn.functional.hardswish(self.conv(x))))
         return self.head(torch.flatten(self.pool(x), 1))
+
+
+class TableBias(nn.Module):
+    """A learned bias gathered from a table by a constant index buffer, as
+    Swin's relative position bias, after an F.pad by zero amounts, and a
+    mask built as Swin builds its shifted-window mask: x.new_zeros, then
+    writes into slices (a constant: new_zeros reads only x's shape)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 6)
+        self.table = nn.Parameter(torch.randn(5, 6))
+        self.register_buffer("index", torch.tensor([4, 0, 2, 2, 1, 3, 0, 4]))
+
+    def forward(self, x):
+        y = nn.functional.pad(self.fc(x), (0, 0))
+        mask = x.new_zeros((8, 6))
+        mask[:, 0:2] = -1.0
+        return y + self.table[self.index] + mask
