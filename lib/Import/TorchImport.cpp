@@ -2075,6 +2075,8 @@ ArrayRef<OpEntry> GraphImporter::getTable() {
       {{"aten.t.default",
         "a transpose flag of the matmul reading it, else train.transpose"},
        &G::importT},
+      {{"aten.tanh.default", "train.tanh"},
+       &G::importActivation<&gen::ModelBuilder::tanh>},
       {{"aten.transpose.int", "train.transpose"}, &G::importTranspose},
       {{"aten.unsqueeze.default", "train.reshape"}, &G::importReshape},
       {{"aten.view.default", "train.reshape"}, &G::importReshape},

@@ -145,6 +145,10 @@ Value ModelBuilder::sigmoid(Value x, StringRef name) {
   return train::SigmoidOp::create(builder, loc(name), x.getType(), x);
 }
 
+Value ModelBuilder::tanh(Value x, StringRef name) {
+  return train::TanhOp::create(builder, loc(name), x.getType(), x);
+}
+
 Value ModelBuilder::hardsigmoid(Value x, StringRef name) {
   return train::HardsigmoidOp::create(builder, loc(name), x.getType(), x);
 }

@@ -487,7 +487,7 @@ LogicalResult Sharder::propagate(Operation *op, Simulation &sim) {
   }
   // Elementwise ops: every tensor operand split the same way.
   if (isa<train::GeluOp, train::ReluOp, train::SiluOp, train::SigmoidOp,
-          train::HardsigmoidOp, train::HardswishOp, train::SwigluOp,
+          train::TanhOp, train::HardsigmoidOp, train::HardswishOp, train::SwigluOp,
           train::MulOp, train::ScaleOp, train::CastOp>(op)) {
     for (const std::optional<TensorSplit> &split : in)
       if (!split || split->dim != in[0]->dim ||
@@ -857,8 +857,8 @@ LogicalResult Sharder::planSequenceParallel() {
     int64_t rank = cast<RankedTensorType>(op.getOperand(0).getType()).getRank();
     if (isa<train::AddOp, train::SubOp, train::MulOp, train::ScaleOp,
             train::CastOp, train::GeluOp, train::ReluOp, train::SiluOp,
-            train::SigmoidOp, train::HardsigmoidOp, train::HardswishOp,
-            train::DropoutOp>(op)) {
+            train::SigmoidOp, train::TanhOp, train::HardsigmoidOp,
+            train::HardswishOp, train::DropoutOp>(op)) {
       for (Value result : op.getResults())
         if (failed(setDim(op, result, dim)))
           return failure();

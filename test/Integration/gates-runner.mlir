@@ -1,7 +1,7 @@
-// Lowers train.sigmoid, train.hardsigmoid, train.hardswish and their
+// Lowers train.sigmoid, train.tanh, train.hardsigmoid, train.hardswish and their
 // gradients to the CPU and runs them at and around the pieces' ends
 // (x = -3 and 3). The expected values are PyTorch's (torch.sigmoid,
-// F.hardsigmoid, F.hardswish and autograd with dy = 1..8, in f32, printed
+// torch.tanh, F.hardsigmoid, F.hardswish and autograd with dy = 1..8, in f32, printed
 // to 6 digits): e.g. hardswish'(-3) = -3/3 + 0.5 and hardswish'(3) = 1.5,
 // hardsigmoid' = 0 at both ends, hardswish(-4) = -0.
 // RUN: mem-opt %s --convert-train-to-linalg --memopt-lower-to-cpu \
@@ -29,6 +29,14 @@ func.func @main() {
   %ds = train.sigmoid_grad %dy, %s : tensor<8xf32>
   // CHECK: [0.0176627,  0.0903533,  0.447439,  1,  0.98306,  0.27106,  0.0760635,  1.96907]
   call @print(%ds) : (tensor<8xf32>) -> ()
+  %t = train.tanh %x : tensor<8xf32>
+  // CHECK: [-0.999329,  -0.995055,  -0.905148,  0,  0.761594,  0.995055,  0.999753,  0.244919]
+  call @print(%t) : (tensor<8xf32>) -> ()
+  %dt = train.tanh_grad %dy, %t : tensor<8xf32>
+  // Where y is near +-1, 1 - y * y cancels: one ulp of y (math.tanh's against
+  // PyTorch's) moves the 6th digit.
+  // CHECK: [{{0\.0013408[0-9]}},  0.019732,  0.54212,  4,  2.09987,  {{0\.059196|0\.0591959}},  {{0\.0034542[0-9]}},  7.52012]
+  call @print(%dt) : (tensor<8xf32>) -> ()
   %h = train.hardsigmoid %x : tensor<8xf32>
   // CHECK: [0,  0,  0.25,  0.5,  0.666667,  1,  1,  0.541667]
   call @print(%h) : (tensor<8xf32>) -> ()

@@ -70,6 +70,8 @@ int64_t SiluOp::getFlops() { return 4 * numElements(getResult()); }
 
 int64_t SigmoidOp::getFlops() { return 4 * numElements(getResult()); }
 
+int64_t TanhOp::getFlops() { return 4 * numElements(getResult()); }
+
 int64_t HardsigmoidOp::getFlops() { return 4 * numElements(getResult()); }
 
 int64_t HardswishOp::getFlops() { return 5 * numElements(getResult()); }
@@ -159,6 +161,8 @@ int64_t GeluGradOp::getFlops() { return 12 * numElements(getGrad()); }
 int64_t SiluGradOp::getFlops() { return 6 * numElements(getGrad()); }
 
 int64_t SigmoidGradOp::getFlops() { return 3 * numElements(getGrad()); }
+
+int64_t TanhGradOp::getFlops() { return 3 * numElements(getGrad()); }
 
 int64_t HardsigmoidGradOp::getFlops() { return numElements(getGrad()); }
 

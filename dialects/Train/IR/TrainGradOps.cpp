@@ -51,6 +51,11 @@ LogicalResult SigmoidGradOp::verify() {
                               getResult());
 }
 
+LogicalResult TanhGradOp::verify() {
+  return verifyActivationGrad(*this, getGrad(), getSaved(), "saved",
+                              getResult());
+}
+
 LogicalResult HardsigmoidGradOp::verify() {
   return verifyActivationGrad(*this, getGrad(), getSaved(), "saved",
                               getResult());

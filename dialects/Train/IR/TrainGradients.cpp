@@ -180,6 +180,13 @@ LogicalResult SigmoidOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
                                         getResult());
 }
 
+LogicalResult TanhOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
+                                     ArrayRef<bool> needed,
+                                     SmallVectorImpl<Value> &grads) {
+  return buildInputGradient<TanhGradOp>(*this, b, resultGrads, grads,
+                                        getResult());
+}
+
 LogicalResult HardsigmoidOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
                                      ArrayRef<bool> needed,
                                      SmallVectorImpl<Value> &grads) {

@@ -221,6 +221,10 @@ LogicalResult SigmoidOp::verify() {
   return checkSameType(*this, "result", getInput(), getResult());
 }
 
+LogicalResult TanhOp::verify() {
+  return checkSameType(*this, "result", getInput(), getResult());
+}
+
 LogicalResult HardsigmoidOp::verify() {
   return checkSameType(*this, "result", getInput(), getResult());
 }

@@ -89,6 +89,7 @@ public:
   Value gelu(Value x, bool approximate, StringRef name);
   Value silu(Value x, StringRef name);
   Value sigmoid(Value x, StringRef name);
+  Value tanh(Value x, StringRef name);
   Value hardsigmoid(Value x, StringRef name);
   Value hardswish(Value x, StringRef name);
   Value swiglu(Value gate, Value up, StringRef name);

@@ -339,6 +339,14 @@ struct SigmoidLowering : public ComputedLowering<train::SigmoidOp> {
   }
 };
 
+struct TanhLowering : public ComputedLowering<train::TanhOp> {
+  using ComputedLowering::ComputedLowering;
+  Value compute(train::TanhOp op, const ScalarMath &m,
+                ValueRange args) const override {
+    return m.tanh(args[0]);
+  }
+};
+
 /// hardsigmoid: min(max(x + 3, 0), 6) / 6, as PyTorch's CPU kernel.
 struct HardsigmoidLowering : public ComputedLowering<train::HardsigmoidOp> {
   using ComputedLowering::ComputedLowering;
@@ -427,6 +435,17 @@ struct SigmoidGradLowering : public ComputedLowering<train::SigmoidGradOp> {
                 ValueRange args) const override {
     Value y = args[1];
     return m.mul(m.mul(args[0], m.sub(1.0, y)), y);
+  }
+};
+
+/// tanh_grad from tanh's output: grad * (1 - y * y), as PyTorch's
+/// tanh_backward.
+struct TanhGradLowering : public ComputedLowering<train::TanhGradOp> {
+  using ComputedLowering::ComputedLowering;
+  Value compute(train::TanhGradOp op, const ScalarMath &m,
+                ValueRange args) const override {
+    Value y = args[1];
+    return m.mul(args[0], m.sub(1.0, m.mul(y, y)));
   }
 };
 
@@ -696,8 +715,9 @@ void mlir::memopt::populateElementwiseLoweringPatterns(
            BinaryLowering<train::SubOp, arith::SubFOp>,
            BinaryLowering<train::MulOp, arith::MulFOp>, ScaleLowering,
            BiasAddLowering, ReluLowering, GeluLowering, SiluLowering,
-           SigmoidLowering, HardsigmoidLowering, HardswishLowering,
-           SigmoidGradLowering, HardsigmoidGradLowering, HardswishGradLowering,
+           SigmoidLowering, TanhLowering, HardsigmoidLowering,
+           HardswishLowering, SigmoidGradLowering, TanhGradLowering,
+           HardsigmoidGradLowering, HardswishGradLowering,
            SwigluLowering, ReluGradLowering, GeluGradLowering, SiluGradLowering,
            SwigluGradLowering, CastLowering, ReduceSumLowering,
            BroadcastLowering, DropoutLowering, DropoutGradLowering>(

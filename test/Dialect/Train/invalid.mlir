@@ -3340,6 +3340,14 @@ func.func @sigmoid_result_shape(%x: tensor<4x8xf32>) -> tensor<8x4xf32> {
 
 // -----
 
+func.func @tanh_grad_result_shape(%g: tensor<4xf32>, %y: tensor<4xf32>) -> tensor<2x2xf32> {
+  // expected-error @+1 {{'train.tanh_grad' op expected result of shape 4, got 2x2}}
+  %0 = train.tanh_grad %g, %y : tensor<4xf32>, tensor<4xf32> -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+
 func.func @hardsigmoid_result_type(%x: tensor<4xbf16>) -> tensor<4xf32> {
   // expected-error @+1 {{'train.hardsigmoid' op expected result element type 'bf16', got 'f32'}}
   %0 = train.hardsigmoid %x : tensor<4xbf16> -> tensor<4xf32>

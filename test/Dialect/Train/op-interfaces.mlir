@@ -438,6 +438,8 @@ func.func @vocab_parallel(%t: tensor<3x8xf32>, %ids: tensor<3x4xi64>, %x: tensor
 // CHECK-LABEL: func @gates
 // CHECK-NEXT:  train.sigmoid loc("sigmoid"): flops=64 read=32 written=32 workspace=0 precision=low-precision-safe{{$}}
 // CHECK-NEXT:  train.sigmoid_grad loc("sigmoid_grad"): flops=48 read=64 written=32 workspace=0 precision=low-precision-safe{{$}}
+// CHECK-NEXT:  train.tanh loc("tanh"): flops=64 read=32 written=32 workspace=0 precision=low-precision-safe{{$}}
+// CHECK-NEXT:  train.tanh_grad loc("tanh_grad"): flops=48 read=64 written=32 workspace=0 precision=low-precision-safe{{$}}
 // CHECK-NEXT:  train.hardsigmoid loc("hardsigmoid"): flops=64 read=32 written=32 workspace=0 precision=low-precision-safe{{$}}
 // CHECK-NEXT:  train.hardsigmoid_grad loc("hardsigmoid_grad"): flops=16 read=64 written=32 workspace=0 precision=low-precision-safe{{$}}
 // CHECK-NEXT:  train.hardswish loc("hardswish"): flops=80 read=32 written=32 workspace=0 precision=low-precision-safe{{$}}
@@ -447,6 +449,9 @@ func.func @gates(%x: tensor<2x8x1x1xf16>, %d: tensor<2x8x1x1xf16>) {
   %0 = train.sigmoid %x : tensor<2x8x1x1xf16> loc("sigmoid")
   // sigmoid_grad: 3 FLOPs/element, reads grad and the saved output
   %1 = train.sigmoid_grad %d, %0 : tensor<2x8x1x1xf16> loc("sigmoid_grad")
+  // tanh: 4 FLOPs/element, its gradient 3
+  %t = train.tanh %x : tensor<2x8x1x1xf16> loc("tanh")
+  %dt = train.tanh_grad %d, %t : tensor<2x8x1x1xf16> loc("tanh_grad")
   %2 = train.hardsigmoid %x : tensor<2x8x1x1xf16> loc("hardsigmoid")
   // hardsigmoid_grad: 1 FLOP/element
   %3 = train.hardsigmoid_grad %d, %x : tensor<2x8x1x1xf16> loc("hardsigmoid_grad")

@@ -706,6 +706,8 @@ func.func @relu6(%x: tensor<4xf32>, %d: tensor<4xf32>) -> (tensor<4xf32>, tensor
 // CHECK-LABEL: func.func @gates(
 // CHECK-NEXT:    %[[S:.+]] = train.sigmoid %{{.+}} : tensor<2x8x1x1xbf16>{{$}}
 // CHECK-NEXT:    train.sigmoid_grad %{{.+}}, %[[S]] : tensor<2x8x1x1xbf16>{{$}}
+// CHECK-NEXT:    %[[T:.+]] = train.tanh %{{.+}} : tensor<2x8x1x1xbf16>{{$}}
+// CHECK-NEXT:    train.tanh_grad %{{.+}}, %[[T]] : tensor<2x8x1x1xbf16>{{$}}
 // CHECK-NEXT:    train.hardsigmoid %{{.+}} : tensor<2x8x1x1xbf16>{{$}}
 // CHECK-NEXT:    train.hardsigmoid_grad %{{.+}}, %{{.+}} : tensor<2x8x1x1xbf16>{{$}}
 // CHECK-NEXT:    train.hardswish %{{.+}} : tensor<4xf32>{{$}}
@@ -714,6 +716,8 @@ func.func @gates(%s: tensor<2x8x1x1xbf16>, %ds: tensor<2x8x1x1xbf16>, %x: tensor
     -> (tensor<2x8x1x1xbf16>, tensor<2x8x1x1xbf16>, tensor<2x8x1x1xbf16>, tensor<2x8x1x1xbf16>, tensor<4xf32>, tensor<4xf32>) {
   %0 = train.sigmoid %s : tensor<2x8x1x1xbf16>
   %1 = train.sigmoid_grad %ds, %0 : tensor<2x8x1x1xbf16>
+  %t = train.tanh %s : tensor<2x8x1x1xbf16>
+  %dt = train.tanh_grad %ds, %t : tensor<2x8x1x1xbf16>
   %2 = train.hardsigmoid %s : tensor<2x8x1x1xbf16> -> tensor<2x8x1x1xbf16>
   %3 = train.hardsigmoid_grad %ds, %s : tensor<2x8x1x1xbf16>
   %4 = train.hardswish %x : tensor<4xf32>

@@ -77,7 +77,7 @@ class GatedCNN(nn.Module):
 
 
 class TableBias(nn.Module):
-    """A learned bias gathered from a table by a constant index buffer, as
+    """A tanh, and a learned bias gathered from a table by a constant index buffer, as
     Swin's relative position bias, after an F.pad by zero amounts, and a
     mask built as Swin builds its shifted-window mask: x.new_zeros, then
     writes into slices (a constant: new_zeros reads only x's shape)."""
@@ -89,7 +89,7 @@ class TableBias(nn.Module):
         self.register_buffer("index", torch.tensor([4, 0, 2, 2, 1, 3, 0, 4]))
 
     def forward(self, x):
-        y = nn.functional.pad(self.fc(x), (0, 0))
+        y = torch.tanh(nn.functional.pad(self.fc(x), (0, 0)))
         mask = x.new_zeros((8, 6))
         mask[:, 0:2] = -1.0
         return y + self.table[self.index] + mask

@@ -279,6 +279,19 @@ def Train_SigmoidOp : Train_UnaryOp<"sigmoid", [Train_Differentiable]> {
   }];
 }
 
+def Train_TanhOp : Train_UnaryOp<"tanh", [Train_Differentiable]> {
+  let summary = "Hyperbolic tangent";
+  let description = [{
+    `result = tanh(x)`. 4 FLOPs per element (as sigmoid). Saves its
+    **output** for backward (`train.tanh_grad`), as PyTorch does.
+
+    Example:
+    ```mlir
+    %t = train.tanh %h : tensor<8x64xf32>
+    ```
+  }];
+}
+
 def Train_HardsigmoidOp : Train_UnaryOp<"hardsigmoid", [Train_Differentiable]> {
   let summary = "Piecewise-linear sigmoid";
   let description = [{
@@ -1002,6 +1015,19 @@ def Train_SigmoidGradOp : Train_ActivationGradOp<"sigmoid_grad"> {
     Example:
     ```mlir
     %ds = train.sigmoid_grad %dg, %g : tensor<8x64x1x1xf32>
+    ```
+  }];
+}
+
+def Train_TanhGradOp : Train_ActivationGradOp<"tanh_grad"> {
+  let summary = "Gradient of tanh from its saved output";
+  let description = [{
+    `result = grad * (1 - saved * saved)` where `saved` is the tanh
+    **output** (PyTorch's tanh_backward). 3 FLOPs per element.
+
+    Example:
+    ```mlir
+    %dh = train.tanh_grad %dt, %t : tensor<8x64xf32>
     ```
   }];
 }
