@@ -1236,18 +1236,20 @@ static LogicalResult checkWindows(Node &node, ArrayRef<int64_t> kernel,
   return success();
 }
 
-/// `(in + 2 * pad - dilation * (k - 1) - 1) / stride + 1`, rounded down or
-/// up (ceil mode: the last window must start inside the padded input).
-static int64_t poolOutputSize(int64_t in, int64_t kernel, int64_t stride,
-                              int64_t pad, bool ceilMode) {
-  int64_t span = in + 2 * pad - kernel;
-  int64_t out = span / stride + 1;
-  if (ceilMode && span % stride != 0) {
-    ++out;
-    if ((out - 1) * stride >= in + pad)
-      --out;
+/// Whether PyTorch's ceil_mode adds a partial last window to pooling the
+/// NCHW shape `in`: in a dimension whose windows do not tile the padded
+/// input, one more window when it starts inside the input or its left
+/// padding.
+static bool addsPartialWindow(ArrayRef<int64_t> in, ArrayRef<int64_t> kernel,
+                              ArrayRef<int64_t> strides,
+                              ArrayRef<int64_t> padding) {
+  for (int d = 0; d < 2; ++d) {
+    int64_t span = in[2 + d] + 2 * padding[d] - kernel[d];
+    int64_t windows = span / strides[d] + 1;
+    if (span % strides[d] != 0 && windows * strides[d] < in[2 + d] + padding[d])
+      return true;
   }
-  return out;
+  return false;
 }
 
 LogicalResult GraphImporter::importMaxPool(Node &node,
@@ -1275,13 +1277,8 @@ LogicalResult GraphImporter::importMaxPool(Node &node,
   if (failed(checkWindows(node, *kernel, *strides, *padding)))
     return failure();
   // ceil_mode matters only where it adds a partial window.
-  bool partialWindow = false;
-  for (int d = 0; d < 2; ++d)
-    partialWindow |=
-        poolOutputSize(in[2 + d], (*kernel)[d], (*strides)[d], (*padding)[d],
-                       *ceilMode) != poolOutputSize(in[2 + d], (*kernel)[d],
-                                                    (*strides)[d],
-                                                    (*padding)[d], false);
+  bool partialWindow =
+      *ceilMode && addsPartialWindow(in, *kernel, *strides, *padding);
   FailureOr<RankedTensorType> outputType = getRequiredOutputType(node);
   if (failed(outputType))
     return failure();
@@ -1324,14 +1321,10 @@ LogicalResult GraphImporter::importAvgPool(Node &node,
     return emitError(node.loc) << "only avg_pool2d on NCHW inputs is supported";
   if (failed(checkWindows(node, *kernel, *strides, *padding)))
     return failure();
-  for (int d = 0; d < 2; ++d)
-    if (poolOutputSize(in[2 + d], (*kernel)[d], (*strides)[d], (*padding)[d],
-                       *ceilMode) != poolOutputSize(in[2 + d], (*kernel)[d],
-                                                    (*strides)[d],
-                                                    (*padding)[d], false))
-      return emitError(node.loc)
-             << "average pooling with ceil_mode=True that adds a partial "
-                "window is not supported";
+  if (*ceilMode && addsPartialWindow(in, *kernel, *strides, *padding))
+    return emitError(node.loc)
+           << "average pooling with ceil_mode=True that adds a partial "
+              "window is not supported";
   FailureOr<RankedTensorType> outputType = getRequiredOutputType(node);
   if (failed(outputType))
     return failure();

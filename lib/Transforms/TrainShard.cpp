@@ -487,8 +487,8 @@ LogicalResult Sharder::propagate(Operation *op, Simulation &sim) {
   }
   // Elementwise ops: every tensor operand split the same way.
   if (isa<train::GeluOp, train::ReluOp, train::SiluOp, train::SigmoidOp,
-          train::TanhOp, train::HardsigmoidOp, train::HardswishOp, train::SwigluOp,
-          train::MulOp, train::ScaleOp, train::CastOp>(op)) {
+          train::TanhOp, train::HardsigmoidOp, train::HardswishOp,
+          train::SwigluOp, train::MulOp, train::ScaleOp, train::CastOp>(op)) {
     for (const std::optional<TensorSplit> &split : in)
       if (!split || split->dim != in[0]->dim ||
           split->blocks != in[0]->blocks || split->kvOnly != in[0]->kvOnly)

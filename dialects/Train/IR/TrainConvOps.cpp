@@ -145,6 +145,13 @@ static LogicalResult verifyPoolShapes(Operation *op, Value input, Value output,
                           elementTypeOf(output));
 }
 
+int64_t mlir::memopt::train::getPoolEndPadding(
+    ArrayRef<int64_t> input, ArrayRef<int64_t> pooled, ArrayRef<int64_t> kernel,
+    ArrayRef<int64_t> strides, ArrayRef<int64_t> padding, unsigned dim) {
+  int64_t reach = (pooled[2 + dim] - 1) * strides[dim] + kernel[dim];
+  return std::max(padding[dim], reach - padding[dim] - input[2 + dim]);
+}
+
 LogicalResult MaxPool2dOp::verify() {
   return verifyPoolShapes(*this, getInput(), getResult(), "input", "result",
                           getKernel(), getStrides(), getPadding(),

@@ -436,14 +436,11 @@ SmallVector<int64_t> MaxPool2dOp::getWorkspaceBuffers() {
   // The -inf-padded copy, grown at the bottom and right by what a ceil_mode
   // window reaches beyond the padding.
   ArrayRef<int64_t> in = shapeOf(getInput());
-  ArrayRef<int64_t> out = shapeOf(getResult());
-  ArrayRef<int64_t> kernel = getKernel(), strides = getStrides(),
-                    padding = getPadding();
   int64_t grow[2];
-  for (int i = 0; i < 2; ++i) {
-    int64_t reach = (out[2 + i] - 1) * strides[i] + kernel[i];
-    grow[i] = std::max(reach, in[2 + i] + 2 * padding[i]) - in[2 + i];
-  }
+  for (unsigned i = 0; i < 2; ++i)
+    grow[i] = getPadding()[i] + getPoolEndPadding(in, shapeOf(getResult()),
+                                                  getKernel(), getStrides(),
+                                                  getPadding(), i);
   SmallVector<int64_t> buffers;
   if (grow[0] != 0 || grow[1] != 0)
     buffers.push_back(

@@ -174,10 +174,10 @@ LogicalResult SiluOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
 }
 
 LogicalResult SigmoidOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
-                                     ArrayRef<bool> needed,
-                                     SmallVectorImpl<Value> &grads) {
+                                        ArrayRef<bool> needed,
+                                        SmallVectorImpl<Value> &grads) {
   return buildInputGradient<SigmoidGradOp>(*this, b, resultGrads, grads,
-                                        getResult());
+                                           getResult());
 }
 
 LogicalResult TanhOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
@@ -187,18 +187,19 @@ LogicalResult TanhOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
                                         getResult());
 }
 
-LogicalResult HardsigmoidOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
-                                     ArrayRef<bool> needed,
-                                     SmallVectorImpl<Value> &grads) {
+LogicalResult HardsigmoidOp::buildGradients(OpBuilder &b,
+                                            ValueRange resultGrads,
+                                            ArrayRef<bool> needed,
+                                            SmallVectorImpl<Value> &grads) {
   return buildInputGradient<HardsigmoidGradOp>(*this, b, resultGrads, grads,
-                                        getInput());
+                                               getInput());
 }
 
 LogicalResult HardswishOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
-                                     ArrayRef<bool> needed,
-                                     SmallVectorImpl<Value> &grads) {
+                                          ArrayRef<bool> needed,
+                                          SmallVectorImpl<Value> &grads) {
   return buildInputGradient<HardswishGradOp>(*this, b, resultGrads, grads,
-                                        getInput());
+                                             getInput());
 }
 
 LogicalResult SwigluOp::buildGradients(OpBuilder &b, ValueRange resultGrads,

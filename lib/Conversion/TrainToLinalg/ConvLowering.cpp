@@ -447,12 +447,10 @@ struct MaxPool2dLowering : public TrainOpLowering<train::MaxPool2dOp> {
     ArrayRef<int64_t> in =
         cast<RankedTensorType>(adaptor.getInput().getType()).getShape();
     SmallVector<int64_t> high;
-    for (int d = 0; d < 2; ++d) {
-      int64_t reach = (resultType.getDimSize(2 + d) - 1) * op.getStrides()[d] +
-                      op.getKernel()[d] - op.getPadding()[d];
-      high.push_back(std::max(reach, in[2 + d] + op.getPadding()[d]) -
-                     in[2 + d]);
-    }
+    for (unsigned d = 0; d < 2; ++d)
+      high.push_back(train::getPoolEndPadding(in, resultType.getShape(),
+                                              op.getKernel(), op.getStrides(),
+                                              op.getPadding(), d));
     Value input = padSpatial(rewriter, loc, adaptor.getInput(), op.getPadding(),
                              high, lowest);
     Value window = createWindow(rewriter, loc, op.getKernel(), elementType);
@@ -633,10 +631,9 @@ static Value buildRouteToArgmax(OpBuilder &b, Location l, Value input,
             c(g.padding[d]));
         // Windows reach outside the input through the padding, or past
         // its end (a ceil_mode window).
-        bool reachesOut =
-            g.padding[d] != 0 || (g.y[2 + d] - 1) * g.strides[d] +
-                                         g.kernel[d] - g.padding[d] >
-                                     g.x[2 + d];
+        bool reachesOut = g.padding[d] != 0 ||
+                          train::getPoolEndPadding(
+                              g.x, g.y, g.kernel, g.strides, g.padding, d) != 0;
         if (!reachesOut) {
           at.push_back(pos);
           continue;

@@ -710,16 +710,15 @@ struct DropoutGradLowering : public TrainOpLowering<train::DropoutGradOp> {
 
 void mlir::memopt::populateElementwiseLoweringPatterns(
     RewritePatternSet &patterns) {
-  patterns
-      .add<BinaryLowering<train::AddOp, arith::AddFOp>,
-           BinaryLowering<train::SubOp, arith::SubFOp>,
-           BinaryLowering<train::MulOp, arith::MulFOp>, ScaleLowering,
-           BiasAddLowering, ReluLowering, GeluLowering, SiluLowering,
-           SigmoidLowering, TanhLowering, HardsigmoidLowering,
-           HardswishLowering, SigmoidGradLowering, TanhGradLowering,
-           HardsigmoidGradLowering, HardswishGradLowering,
-           SwigluLowering, ReluGradLowering, GeluGradLowering, SiluGradLowering,
-           SwigluGradLowering, CastLowering, ReduceSumLowering,
-           BroadcastLowering, DropoutLowering, DropoutGradLowering>(
-          patterns.getContext());
+  patterns.add<BinaryLowering<train::AddOp, arith::AddFOp>,
+               BinaryLowering<train::SubOp, arith::SubFOp>,
+               BinaryLowering<train::MulOp, arith::MulFOp>, ScaleLowering,
+               BiasAddLowering, ReluLowering, GeluLowering, SiluLowering,
+               SigmoidLowering, TanhLowering, HardsigmoidLowering,
+               HardswishLowering, SigmoidGradLowering, TanhGradLowering,
+               HardsigmoidGradLowering, HardswishGradLowering, SwigluLowering,
+               ReluGradLowering, GeluGradLowering, SiluGradLowering,
+               SwigluGradLowering, CastLowering, ReduceSumLowering,
+               BroadcastLowering, DropoutLowering, DropoutGradLowering>(
+      patterns.getContext());
 }

@@ -23,6 +23,13 @@ namespace mlir::memopt::train {
 /// views (transpose, slice, reshape) implies over the source buffer.
 SmallVector<int64_t> getBufferStrides(Value value);
 
+/// The padding a pooling of the NCHW shape `input` into `pooled` needs
+/// after the input in spatial dimension `dim` (0: H, 1: W): `padding[dim]`,
+/// or more where a ceil_mode window reaches past it.
+int64_t getPoolEndPadding(ArrayRef<int64_t> input, ArrayRef<int64_t> pooled,
+                          ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                          ArrayRef<int64_t> padding, unsigned dim);
+
 /// Attaches the gradient rule of `shard.all_reduce` (an identity: see
 /// TrainParallelOps.cpp) as an external DifferentiableOpInterface model.
 void registerShardGradientModels(DialectRegistry &registry);
