@@ -358,7 +358,14 @@ LogicalResult MemoryReport::collectModelStates(FunctionOpInterface func) {
   // Gradients: what each optimizer op receives for its parameter.
   for (auto [param, grad] : updates) {
     auto def = param.getDefiningOp<train::ParamOp>();
-    int64_t factor = zero == 1 && def && isPartitioned(def) ? dp : 1;
+    // A gradient-accumulation buffer (train.accumulate's) holds the
+    // gradient the update reads: a gradient, not an optimizer state, and of
+    // the size the step holds.
+    auto accumulator = grad.getDefiningOp<train::OptStateOp>();
+    if (accumulator)
+      optStates.erase(accumulator.getName());
+    int64_t factor =
+        !accumulator && zero == 1 && def && isPartitioned(def) ? dp : 1;
     states.gradientBytes += train::getTensorBytes(grad.getType()) * factor;
     if (def) {
       auto it = params.find(def.getName());

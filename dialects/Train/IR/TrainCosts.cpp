@@ -211,6 +211,8 @@ int64_t AdamOp::getFlops() { return 12 * numElements(getParam()); }
 
 int64_t AdamWOp::getFlops() { return 13 * numElements(getParam()); }
 
+int64_t AccumulateOp::getFlops() { return numElements(getBuffer()); }
+
 //===----------------------------------------------------------------------===//
 // Workspace: the scratch buffers of the CPU lowering (convert-train-to-linalg)
 //===----------------------------------------------------------------------===//

@@ -9,6 +9,7 @@
 #include "memopt/Dialect/Train/IR/ComputeTypes.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 using namespace mlir::memopt::train;
@@ -300,4 +301,23 @@ bool AdamOp::isUpdatedInPlace(unsigned operandIndex) {
 LogicalResult AdamWOp::verify() { return verifyAdam(*this); }
 bool AdamWOp::isUpdatedInPlace(unsigned operandIndex) {
   return isAdamInPlaceOperand(operandIndex);
+}
+
+LogicalResult AccumulateOp::verify() {
+  if (failed(checkDefinedBy<OptStateOp>(*this, "buffer", getBuffer())) ||
+      failed(checkShape(*this, "grad", shapeOf(getBuffer()),
+                        shapeOf(getGrad()))))
+    return failure();
+  unsigned bufferBits = mlir::getElementTypeOrSelf(getBuffer()).getIntOrFloatBitWidth();
+  unsigned gradBits = mlir::getElementTypeOrSelf(getGrad()).getIntOrFloatBitWidth();
+  if (bufferBits < gradBits)
+    return emitOpError() << "expected a buffer at least as wide as the "
+                            "gradient, got "
+                         << mlir::getElementTypeOrSelf(getBuffer()) << " for "
+                         << mlir::getElementTypeOrSelf(getGrad());
+  return success();
+}
+bool AccumulateOp::isUpdatedInPlace(unsigned operandIndex) {
+  // The buffer.
+  return operandIndex == 0;
 }

@@ -177,6 +177,27 @@ struct SgdLowering : public OpConversionPattern<train::SgdOp> {
   }
 };
 
+/// buffer += grad, the gradient converted to the buffer's element type.
+struct AccumulateLowering : public OpConversionPattern<train::AccumulateOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::AccumulateOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elementType =
+        cast<RankedTensorType>(adaptor.getBuffer().getType()).getElementType();
+    SmallVector<Value> updated = buildElementwiseInto(
+        rewriter, loc, adaptor.getGrad(), {adaptor.getBuffer()},
+        [&](OpBuilder &b, Location l, ValueRange args) -> SmallVector<Value> {
+          return {arith::AddFOp::create(
+              b, l, args[1], castScalar(b, l, args[0], elementType))};
+        });
+    writeBack(rewriter, loc, op.getBuffer(), updated[0]);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// adam and adamw: PyTorch's _single_tensor_adam(w), for step t:
 ///   [adamw] param *= 1 - lr * wd         [adam] g = grad + wd * param
 ///   m = m * b1 + g * (1 - b1)            (torch lerp_)
@@ -430,6 +451,7 @@ struct AmaxRecordLowering : public OpConversionPattern<train::AmaxRecordOp> {
 void mlir::memopt::populateStateLoweringPatterns(RewritePatternSet &patterns) {
   patterns
       .add<ParamLowering, OptStateLowering, FreeLowering, SgdLowering,
+           AccumulateLowering,
            AdamLowering<train::AdamOp, false>,
            AdamLowering<train::AdamWOp, true>, LossScaleLowering,
            AnyNonfiniteLowering, LossScaleUpdateLowering, AmaxRecordLowering>(

@@ -1653,6 +1653,33 @@ def Train_AdamWOp : Train_AdamBase<"adamw"> {
   }];
 }
 
+def Train_AccumulateOp : Train_Op<"accumulate", [Train_KeepFP32,
+    MemoryEffects<[MemRead<Train_StateResource>, MemWrite<Train_StateResource>]>],
+    [], ["isUpdatedInPlace"]> {
+  let summary = "Adds a gradient into its accumulation buffer, in place";
+  let description = [{
+    Gradient accumulation over micro-batches: `buffer += grad`, with the
+    gradient converted to the buffer's element type first. `buffer` must
+    come from `train.opt_state` (conventionally named
+    `"<param>.grad_accumulator"`, a buffer that lives across the
+    micro-batches of one optimizer step, like Megatron-LM's fp32 `main_grad`)
+    and have the gradient's shape; it is updated in place (no new bytes).
+    An optimizer op that then reads the buffer as its gradient updates from
+    the sum. `mem-autoplan` writes this op for plans of more than one
+    micro-batch per step (docs/autoplan.md). 1 FLOP per element.
+
+    Example:
+    ```mlir
+    %acc = train.opt_state "w.grad_accumulator" : tensor<1024x1024xf32>
+    train.accumulate %acc, %dw : tensor<1024x1024xf32>, tensor<1024x1024xbf16>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$buffer, Train_FloatTensor:$grad);
+  let assemblyFormat =
+      "$buffer `,` $grad attr-dict `:` type($buffer) `,` type($grad)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Loss scaling
 //===----------------------------------------------------------------------===//

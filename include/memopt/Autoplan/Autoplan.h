@@ -1,0 +1,231 @@
+//===- Autoplan.h - the fastest training configuration that fits -*- C++ -*-===//
+//
+// mem-autoplan's search (docs/autoplan.md). A candidate is a micro-batch, a
+// precision mode, a tensor-parallel degree with or without sequence
+// parallelism, the data-parallel degree the devices leave, a ZeRO stage and
+// a rematerialization choice. Its per-process memory is never a formula:
+// the search builds the candidate's step, runs the real passes on it
+// (train-precision, train-autodiff, train-shard, gradient accumulation,
+// train-schedule, train-lifetimes, train-remat, train-plan-memory) and reads
+// the planned arena. Its time is an estimate from a documented cost model
+// (estimateStepCost) over a device profile.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_AUTOPLAN_AUTOPLAN_H
+#define MEMOPT_AUTOPLAN_AUTOPLAN_H
+
+#include "memopt/Autoplan/DeviceProfile.h"
+#include "memopt/Dialect/Train/IR/Precision.h"
+#include "memopt/Transforms/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace mlir::memopt::autoplan {
+
+/// What a candidate recomputes: nothing; the attention scores (Korthikanti's
+/// selective recomputation, train-remat algorithm=selective); everything
+/// but the layer boundaries (full recomputation, algorithm=layers); or what
+/// train-remat's greedy algorithm drops to fit the device's budget.
+enum class RematChoice { None, Selective, Full, Greedy };
+StringRef getRematChoiceName(RematChoice choice);
+std::optional<RematChoice> parseRematChoice(StringRef name);
+
+struct Candidate {
+  /// Samples per process per micro-batch, and micro-batches per step.
+  int64_t microBatch = 1;
+  int64_t gradientAccumulation = 1;
+  train::PrecisionMode precision = train::PrecisionMode::BF16Mixed;
+  int64_t tp = 1;
+  bool sequenceParallel = false;
+  int64_t dp = 1;
+  int64_t zero = 0;
+  RematChoice remat = RematChoice::None;
+
+  /// `mb=4 ga=16 bf16-mixed tp=2 sp dp=4 zero=1 remat=selective`.
+  std::string describe() const;
+};
+
+/// The cost model's estimate of one optimizer step (docs/autoplan.md): each
+/// op takes max(FLOPs / peak rate, bytes / HBM bandwidth); each collective
+/// its ring time over the link its group spans; nothing overlaps.
+struct StepCost {
+  /// Per micro-batch: every op but the optimizer updates and the
+  /// data-parallel collectives (recomputation included).
+  double microBatchSeconds = 0;
+  /// The part of microBatchSeconds spent recomputing.
+  double recomputeSeconds = 0;
+  /// The part of microBatchSeconds in tensor-parallel collectives.
+  double tensorParallelSeconds = 0;
+  /// The part of microBatchSeconds in data-parallel collectives (gradient
+  /// reductions; ZeRO 3's gathers).
+  double dataParallelSeconds = 0;
+  /// Per step: the optimizer updates, and ZeRO 1 and 2's gathers of the
+  /// updated weights.
+  double optimizerSeconds = 0;
+  /// microBatchSeconds * accumulation + optimizerSeconds.
+  double stepSeconds = 0;
+  /// Per step, summed over the micro-batches.
+  int64_t flops = 0;
+  int64_t recomputeFlops = 0;
+  /// Bytes each process sends per step (ring algorithms).
+  int64_t sentBytes = 0;
+};
+
+/// Estimates `step` (one process's micro-batch step) run
+/// `gradientAccumulation` times per optimizer step on `device`: the
+/// optimizer updates (and ZeRO 1 and 2's data-parallel gathers of the
+/// updated weights) once per step, every other op (collectives and
+/// accumulation included) once per micro-batch.
+StepCost estimateStepCost(func::FuncOp step, const DeviceProfile &device,
+                          int64_t gradientAccumulation);
+
+/// Rewrites the step of one micro-batch into the last micro-batch of
+/// gradient accumulation: each optimizer update first adds its gradient, in
+/// place, into an fp32 buffer of the parameter's shape that lives across
+/// the micro-batches (a `train.opt_state "<param>.grad_accumulator"`, added
+/// by a momentum-1, learning-rate-0 `train.sgd`), and then updates from
+/// that buffer. The step's peak is then the peak of the whole optimizer
+/// step: earlier micro-batches run the same ops without the updates.
+LogicalResult addGradientAccumulation(func::FuncOp step);
+
+/// The model the search partitions.
+struct StepSource {
+  /// Builds the fp32 forward + loss function (or a whole fp32 training step)
+  /// for `batch` samples, as the only function of a new module; on failure
+  /// it has emitted a diagnostic and returns null.
+  std::function<OwningOpRef<ModuleOp>(MLIRContext &, int64_t batch)> build;
+  /// For a model of identical layers: builds it with `layers` layers, and
+  /// the model's own layer count. The search then screens candidates on 2
+  /// and 3 layers and composes (docs/autoplan.md).
+  std::function<OwningOpRef<ModuleOp>(MLIRContext &, int64_t batch,
+                                      int64_t layers)>
+      buildLayers;
+  int64_t layers = 0;
+  /// A step file fixes its batch: micro-batch * dp must equal it.
+  std::optional<int64_t> fixedBatch;
+  /// Tokens per sample (the sequence length; 1 for other models).
+  int64_t tokensPerSample = 1;
+
+  /// Whether screening composes (a model of more than 6 identical layers: below, planning the whole model costs no more than two screens).
+  bool canCompose() const { return buildLayers && layers > 6; }
+};
+
+struct SearchOptions {
+  DeviceProfile device;
+  int64_t devices = 1;
+  /// Per device; the arena must fit in deviceMemory - reserve.
+  int64_t deviceMemory = 0;
+  int64_t reserve = 0;
+  /// Samples per optimizer step over all processes.
+  int64_t globalBatch = 1;
+  SmallVector<train::PrecisionMode> precisions;
+  /// Empty: every divisor of `devices`.
+  SmallVector<int64_t> tensorParallel;
+  SmallVector<bool> sequenceParallel = {false, true};
+  SmallVector<int64_t> zeroStages = {0, 1, 2, 3};
+  SmallVector<RematChoice> remat = {RematChoice::None, RematChoice::Selective,
+                                    RematChoice::Full, RematChoice::Greedy};
+  /// Empty: the powers of two that divide the global batch per process.
+  SmallVector<int64_t> microBatches;
+  AutodiffOptimizer optimizer = AutodiffOptimizer::AdamW;
+  /// The fitting plans to find (the rows of the ranked table).
+  unsigned top = 10;
+  /// Plan every composed screen in full too, and count the differences
+  /// (tests of the composition; slow).
+  bool checkComposition = false;
+
+  int64_t getBudget() const { return deviceMemory - reserve; }
+};
+
+struct Evaluation {
+  Candidate candidate;
+  enum class Status {
+    /// The planned arena fits the budget.
+    Fits,
+    /// It does not (or train-remat cannot reach the budget).
+    TooLarge,
+    /// The passes refused the candidate (reason).
+    Invalid
+  };
+  Status status = Status::Invalid;
+  std::string reason;
+  /// Whether the numbers come from the planned step of the whole model;
+  /// else from a screen composed from 2 and 3 layers (LOAD and cost only,
+  /// no arena).
+  bool planned = false;
+  /// The planned arena per process (0 when Invalid or not planned), the
+  /// LOAD at the planner's alignment, and what the memory report
+  /// attributes.
+  int64_t peakBytes = 0;
+  int64_t loadBytes = 0;
+  int64_t modelStateBytes = 0;
+  int64_t savedActivationBytes = 0;
+  /// The op at the peak (`train.matmul at h.3.mlp.grad`).
+  std::string peakOp;
+  StepCost cost;
+  double tokensPerSecond = 0;
+  double seconds = 0; // wall-clock time the evaluation took
+};
+
+struct SearchResult {
+  /// Every evaluated candidate (screens and full plans).
+  std::vector<Evaluation> evaluations;
+  /// The candidates the search space holds; those monotonicity pruned
+  /// without running the passes; those screened; those planned in full.
+  int64_t numCandidates = 0;
+  int64_t numPruned = 0;
+  int64_t numScreened = 0;
+  int64_t numPlanned = 0;
+  /// Composed screens also planned in full, and those whose LOAD, FLOPs or
+  /// sent bytes differ from the full plan's (0 when the layers compose
+  /// exactly, as on the generated transformers).
+  int64_t numCompositionChecks = 0;
+  int64_t numCompositionMismatches = 0;
+  /// The fastest fitting plans (at most `top`), fastest first, each planned
+  /// in full.
+  std::vector<Evaluation> ranked;
+  /// When nothing fits: the candidate of least per-process peak, planned in
+  /// full.
+  std::optional<Evaluation> smallest;
+};
+
+/// Builds and plans `candidate`'s step: the module that holds it (one
+/// process's program). Fails with a diagnostic.
+FailureOr<OwningOpRef<ModuleOp>> buildCandidateStep(MLIRContext &context,
+                                                    const StepSource &source,
+                                                    const SearchOptions &options,
+                                                    const Candidate &candidate);
+
+/// Evaluates one candidate (memory from the planned step, time from the cost
+/// model).
+Evaluation evaluateCandidate(MLIRContext &context, const StepSource &source,
+                             const SearchOptions &options,
+                             const Candidate &candidate);
+
+/// Screens one candidate: where the source composes, its LOAD and cost on 2
+/// and 3 layers, extended linearly to the model's layers (exact when every
+/// layer adds the same ops and buffers); else evaluateCandidate.
+Evaluation screenCandidate(MLIRContext &context, const StepSource &source,
+                             const SearchOptions &options,
+                             const Candidate &candidate);
+
+/// Searches the candidates of `options` (docs/autoplan.md). Phase 1 screens
+/// them with monotonicity pruning: a larger micro-batch never needs less
+/// memory, nor does a lower ZeRO stage, so micro-batches are tried in
+/// increasing order until one does not fit, from the highest stage down;
+/// and recomputation only runs where keeping everything did not fit. Phase
+/// 2 plans the screened candidates in full, fastest first, until `top` fit.
+SearchResult search(MLIRContext &context, const StepSource &source,
+                    const SearchOptions &options,
+                    llvm::function_ref<void(const Evaluation &)> progress =
+                        nullptr);
+
+} // namespace mlir::memopt::autoplan
+
+#endif // MEMOPT_AUTOPLAN_AUTOPLAN_H

@@ -1,0 +1,698 @@
+//===- mem-autoplan.cpp - the fastest configuration that fits -------------===//
+//
+// mem-autoplan searches micro-batch, precision, tensor parallelism (with or
+// without sequence parallelism), data parallelism with a ZeRO stage and
+// rematerialization for the training configuration of a model on N devices
+// that fits each device's memory and takes the least estimated time per
+// step (docs/autoplan.md). Memory comes from the planned step of each
+// candidate, time from a documented cost model over a device profile.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/Autoplan/Autoplan.h"
+#include "memopt/InitAll.h"
+#include "memopt/Models/Models.h"
+#include "memopt/Report/MemoryReport.h"
+#include "memopt/Support/AtomicFile.h"
+#include "memopt/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OperationSupport.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/WithColor.h"
+
+#include <chrono>
+
+using namespace mlir;
+using namespace mlir::memopt;
+using namespace mlir::memopt::autoplan;
+using namespace mlir::memopt::gen;
+
+namespace cl = llvm::cl;
+
+static cl::OptionCategory modelCategory("Model (a preset, an HF config or a "
+                                        "step file)");
+static cl::OptionCategory searchCategory("Devices and search");
+static cl::OptionCategory outputCategory("Output");
+
+static cl::opt<std::string> modelName(
+    cl::Positional,
+    cl::desc("<model>: a preset (llama-2-7b, gpt2-xl, ...), 'gpt2' or "
+             "'llama' (with --hf-config or the size options), or a step or "
+             "forward + loss .mlir file"),
+    cl::init(""), cl::cat(modelCategory));
+static cl::opt<std::string>
+    hfConfig("hf-config", cl::desc("A HuggingFace config.json to build"),
+             cl::value_desc("file"), cl::init(""), cl::cat(modelCategory));
+static cl::opt<int64_t> numLayers("layers", cl::desc("Override: layers"),
+                                  cl::cat(modelCategory));
+static cl::opt<int64_t> hiddenSize("hidden", cl::desc("Override: hidden size"),
+                                   cl::cat(modelCategory));
+static cl::opt<int64_t> numHeads("heads",
+                                 cl::desc("Override: attention heads"),
+                                 cl::cat(modelCategory));
+static cl::opt<int64_t> numKvHeads("kv-heads",
+                                   cl::desc("Override: key/value heads"),
+                                   cl::cat(modelCategory));
+static cl::opt<int64_t> ffnSize("ffn", cl::desc("Override: MLP width"),
+                                cl::cat(modelCategory));
+static cl::opt<int64_t> vocabSize("vocab", cl::desc("Override: vocabulary"),
+                                  cl::cat(modelCategory));
+static cl::opt<int64_t> seqLength("seq",
+                                  cl::desc("Sequence length (default: the "
+                                           "model's context length)"),
+                                  cl::cat(modelCategory));
+static cl::opt<double>
+    dropoutRate("dropout", cl::desc("Override: GPT-2's dropout rates"),
+                cl::cat(modelCategory));
+
+static cl::opt<int64_t>
+    globalBatch("global-batch",
+                cl::desc("Samples (sequences) per optimizer step over all "
+                         "devices (required)"),
+                cl::init(0), cl::cat(searchCategory));
+static cl::opt<int64_t> numDevices("devices",
+                                   cl::desc("Devices (processes) to use"),
+                                   cl::init(1), cl::cat(searchCategory));
+static cl::opt<std::string>
+    deviceName("device",
+               cl::desc("Device profile: a built-in name or the path of a "
+                        ".json profile (default h100)"),
+               cl::init("h100"), cl::cat(searchCategory));
+static cl::opt<std::string>
+    deviceMemory("device-memory",
+                 cl::desc("Memory per device, e.g. 80GiB (default: the "
+                          "profile's)"),
+                 cl::init(""), cl::cat(searchCategory));
+static cl::opt<std::string>
+    reserveOption("reserve",
+                  cl::desc("Memory per device kept back for the CUDA "
+                           "context, library workspaces and the allocator's "
+                           "slack (default 1GiB)"),
+                  cl::init("1GiB"), cl::cat(searchCategory));
+static cl::list<std::string> precisionModes(
+    "precision",
+    cl::desc("Precision modes to try (default: bf16-mixed, and fp8 where the "
+             "device has fp8 units): fp32, bf16-mixed, fp16-mixed, "
+             "bf16-pure, fp8"),
+    cl::CommaSeparated, cl::cat(searchCategory));
+static cl::list<int64_t>
+    tpDegrees("tp",
+              cl::desc("Tensor-parallel degrees to try (default: the "
+                       "divisors of --devices up to the devices of a node)"),
+              cl::CommaSeparated, cl::cat(searchCategory));
+static cl::list<int64_t> zeroStages("zero",
+                                    cl::desc("ZeRO stages to try (default "
+                                             "0,1,2,3)"),
+                                    cl::CommaSeparated, cl::cat(searchCategory));
+static cl::list<std::string>
+    spModes("sp",
+            cl::desc("Sequence parallelism: off, on (default both where "
+                     "tp > 1)"),
+            cl::CommaSeparated, cl::cat(searchCategory));
+static cl::list<std::string>
+    rematChoices("remat",
+                 cl::desc("Recomputation to try (default all): none, "
+                          "selective (attention scores), full (keep layer "
+                          "boundaries), greedy (train-remat's greedy at the "
+                          "budget)"),
+                 cl::CommaSeparated, cl::cat(searchCategory));
+static cl::list<int64_t>
+    microBatches("micro-batch",
+                 cl::desc("Micro-batches to try (default: the powers of two "
+                          "that divide a data-parallel group's share)"),
+                 cl::CommaSeparated, cl::cat(searchCategory));
+static cl::opt<std::string>
+    optimizerName("optimizer",
+                  cl::desc("Optimizer of generated steps: adamw (default), "
+                           "adam, sgd"),
+                  cl::init("adamw"), cl::cat(searchCategory));
+
+static cl::opt<unsigned> topRows("top",
+                                 cl::desc("Rows of the ranked table "
+                                          "(default 10)"),
+                                 cl::init(10), cl::cat(outputCategory));
+static cl::opt<bool> jsonOutput("json",
+                                cl::desc("Print the table as JSON "
+                                         "(schema memopt.autoplan/1)"),
+                                cl::init(false), cl::cat(outputCategory));
+static cl::opt<std::string>
+    outputFile("o",
+               cl::desc("Write the best configuration's planned step (one "
+                        "process's program) to this .mlir file"),
+               cl::value_desc("file"), cl::init(""), cl::cat(outputCategory));
+static cl::opt<bool> verbose("verbose",
+                             cl::desc("Print every evaluated candidate to "
+                                      "stderr as the search goes"),
+                             cl::init(false), cl::cat(outputCategory));
+static cl::opt<bool> checkComposition(
+    "check-composition",
+    cl::desc("Also plan every composed screen in full and report how many "
+             "differ (LOAD, FLOPs, sent bytes); for tests, slow"),
+    cl::init(false), cl::cat(outputCategory));
+static cl::opt<bool>
+    listDevices("list-devices",
+                cl::desc("Print the built-in device profiles and exit"),
+                cl::init(false), cl::cat(outputCategory));
+
+static LogicalResult fail(const Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "mem-autoplan") << message << "\n";
+  return failure();
+}
+
+/// `bytes` in GiB, MiB or KiB with two decimals, or bytes.
+static std::string formatSize(int64_t bytes) {
+  double value = static_cast<double>(bytes);
+  const char *unit = "B";
+  for (const char *next : {"KiB", "MiB", "GiB", "TiB"}) {
+    if (std::abs(value) < 1024.0)
+      break;
+    value /= 1024.0;
+    unit = next;
+  }
+  if (StringRef(unit) == "B")
+    return std::to_string(bytes) + " B";
+  return llvm::formatv("{0:F2} {1}", value, unit).str();
+}
+
+/// `value` with an SI prefix (FLOPs, bytes/s).
+static std::string formatSI(double value, StringRef unit) {
+  static const char *prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+  unsigned prefix = 0;
+  while (prefix + 1 < std::size(prefixes) && std::abs(value) >= 1000.0) {
+    value /= 1000.0;
+    ++prefix;
+  }
+  return llvm::formatv("{0:F1} {1}{2}", value, prefixes[prefix], unit).str();
+}
+
+/// Seconds in s, ms or us with three significant decimals.
+static std::string formatDuration(double seconds) {
+  if (seconds >= 1.0)
+    return llvm::formatv("{0:F3} s", seconds).str();
+  if (seconds >= 1e-3)
+    return llvm::formatv("{0:F3} ms", seconds * 1e3).str();
+  return llvm::formatv("{0:F3} us", seconds * 1e6).str();
+}
+
+static FailureOr<TransformerConfig> getTransformerConfig() {
+  TransformerConfig config;
+  if (!hfConfig.empty()) {
+    auto file = llvm::MemoryBuffer::getFile(hfConfig);
+    if (!file)
+      return fail("cannot read '" + hfConfig +
+                  "': " + file.getError().message());
+    llvm::Expected<TransformerConfig> parsed =
+        parseHFConfig((*file)->getBuffer(), hfConfig);
+    if (!parsed)
+      return fail(llvm::toString(parsed.takeError()));
+    config = *parsed;
+    if (!modelName.empty() && modelName != config.modelType &&
+        !(modelName == "llama" && config.family ==
+                                      TransformerConfig::Family::Llama))
+      return fail("model '" + modelName + "' does not match model_type '" +
+                  config.modelType + "' of " + hfConfig);
+  } else {
+    std::string preset = modelName;
+    if (preset == "llama")
+      preset = "llama-2-7b";
+    llvm::Expected<TransformerConfig> parsed = getPreset(preset);
+    if (!parsed)
+      return fail("unknown model '" + modelName +
+                  "'; expected a preset (" + listPresets() +
+                  "), 'gpt2', 'llama' with --hf-config, or a .mlir file");
+    config = *parsed;
+  }
+  if (numLayers.getNumOccurrences())
+    config.layers = numLayers;
+  if (hiddenSize.getNumOccurrences() || numHeads.getNumOccurrences())
+    config.headDim.reset();
+  if (hiddenSize.getNumOccurrences())
+    config.hidden = hiddenSize;
+  if (numHeads.getNumOccurrences())
+    config.heads = numHeads;
+  if (numKvHeads.getNumOccurrences())
+    config.kvHeads = numKvHeads.getValue();
+  if (ffnSize.getNumOccurrences())
+    config.ffn = ffnSize.getValue();
+  if (vocabSize.getNumOccurrences())
+    config.vocab = vocabSize;
+  if (seqLength.getNumOccurrences())
+    config.seq = seqLength.getValue();
+  if (config.family == TransformerConfig::Family::GPT2 && config.seq &&
+      *config.seq > config.positions)
+    config.positions = *config.seq;
+  if (dropoutRate.getNumOccurrences())
+    config.residDropout = config.attnDropout = config.embdDropout =
+        dropoutRate;
+  if (llvm::Error error = validate(config))
+    return fail(llvm::toString(std::move(error)));
+  return config;
+}
+
+/// The model: a generated transformer or a step file.
+static FailureOr<StepSource> getSource(MLIRContext &context,
+                                       std::string &description,
+                                       int64_t &parameterCount) {
+  StepSource source;
+  if (StringRef(modelName).ends_with(".mlir")) {
+    cl::Option *modelOptions[] = {&hfConfig,   &numLayers, &hiddenSize,
+                                  &numHeads,   &numKvHeads, &ffnSize,
+                                  &vocabSize, &seqLength, &dropoutRate};
+    for (cl::Option *option : modelOptions)
+      if (option->getNumOccurrences())
+        return fail("option --" + option->ArgStr +
+                    " does not apply to a step file (its shapes are fixed)");
+    std::string path = modelName;
+    llvm::SourceMgr sourceMgr;
+    OwningOpRef<ModuleOp> module =
+        parseSourceFile<ModuleOp>(path, sourceMgr, &context);
+    if (!module)
+      return failure();
+    func::FuncOp func;
+    for (auto candidate : module->getOps<func::FuncOp>())
+      if (!candidate.isExternal()) {
+        if (func)
+          return fail(path + ": expected one function, found @" +
+                      func.getName() + " and @" + candidate.getName());
+        func = candidate;
+      }
+    if (!func)
+      return fail(path + ": no function with a body");
+    if (func.getNumArguments() == 0)
+      return fail(path + ": @" + func.getName() +
+                  " has no batch argument, so its batch cannot be split");
+    auto batchType = dyn_cast<RankedTensorType>(func.getArgument(0).getType());
+    if (!batchType || batchType.getRank() == 0 ||
+        !batchType.hasStaticShape())
+      return fail(path + ": the first argument of @" + func.getName() +
+                  " is not a static tensor with a batch dimension");
+    source.fixedBatch = batchType.getDimSize(0);
+    // Integer inputs (token ids): every element after the batch dimension
+    // is a token.
+    if (batchType.getElementType().isInteger())
+      source.tokensPerSample =
+          batchType.getNumElements() / batchType.getDimSize(0);
+    parameterCount = countParameters(*module);
+    std::shared_ptr<OwningOpRef<ModuleOp>> parsed =
+        std::make_shared<OwningOpRef<ModuleOp>>(std::move(module));
+    source.build = [parsed](MLIRContext &, int64_t) {
+      return OwningOpRef<ModuleOp>((*parsed)->clone());
+    };
+    description = path + " (batch " + std::to_string(*source.fixedBatch) +
+                  ")";
+    return source;
+  }
+  if (modelName.empty() && hfConfig.empty())
+    return fail("no model given; expected a preset (" + listPresets() +
+                "), 'gpt2' or 'llama' with --hf-config, or a .mlir file "
+                "(see --help)");
+  FailureOr<TransformerConfig> config = getTransformerConfig();
+  if (failed(config))
+    return failure();
+  TransformerConfig base = *config;
+  source.tokensPerSample = base.getSeq();
+  source.buildLayers = [base](MLIRContext &ctx, int64_t batch,
+                              int64_t layers) {
+    TransformerConfig c = base;
+    c.batch = batch;
+    c.layers = layers;
+    OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&ctx));
+    buildModel(*module, "forward", Float32Type::get(&ctx), ModelConfig(c));
+    return module;
+  };
+  source.layers = base.layers;
+  source.build = [buildLayers = source.buildLayers,
+                  layers = base.layers](MLIRContext &ctx, int64_t batch) {
+    return buildLayers(ctx, batch, layers);
+  };
+  {
+    OwningOpRef<ModuleOp> probe = source.build(context, 1);
+    parameterCount = countParameters(*probe);
+  }
+  description = (modelName.empty() ? base.modelType : modelName) + ", " +
+                std::to_string(base.layers) + " layers, hidden " +
+                std::to_string(base.hidden) + ", " +
+                std::to_string(base.heads) + " heads, sequence " +
+                std::to_string(base.getSeq());
+  return source;
+}
+
+static FailureOr<SearchOptions> getSearchOptions(const StepSource &source) {
+  SearchOptions options;
+  llvm::Expected<DeviceProfile> device = loadDeviceProfile(deviceName);
+  if (!device)
+    return fail(llvm::toString(device.takeError()));
+  options.device = *device;
+  if (numDevices < 1)
+    return fail("--devices must be at least 1, got " + Twine(numDevices));
+  options.devices = numDevices;
+  if (globalBatch < 1)
+    return fail("--global-batch is required: the samples per optimizer step "
+                "over all devices");
+  options.globalBatch = globalBatch;
+  options.deviceMemory = device->memoryBytes;
+  if (!deviceMemory.empty()) {
+    FailureOr<int64_t> bytes = parseByteSize(deviceMemory);
+    if (failed(bytes) || *bytes <= 0)
+      return fail("invalid --device-memory '" + deviceMemory +
+                  "'; expected a size such as 80GiB");
+    options.deviceMemory = *bytes;
+  }
+  FailureOr<int64_t> reserve = parseByteSize(reserveOption);
+  if (failed(reserve))
+    return fail("invalid --reserve '" + reserveOption +
+                "'; expected a size such as 1GiB");
+  options.reserve = *reserve;
+  if (options.reserve >= options.deviceMemory)
+    return fail("--reserve of " + formatSize(options.reserve) +
+                " leaves nothing of the device's " +
+                formatSize(options.deviceMemory));
+
+  if (precisionModes.empty()) {
+    options.precisions.push_back(train::PrecisionMode::BF16Mixed);
+    if (device->fp8Flops > 0)
+      options.precisions.push_back(train::PrecisionMode::FP8);
+  }
+  for (const std::string &name : precisionModes) {
+    std::optional<train::PrecisionMode> mode =
+        train::symbolizePrecisionMode(name);
+    if (!mode)
+      return fail("unknown --precision '" + name +
+                  "'; expected fp32, bf16-mixed, fp16-mixed, bf16-pure or "
+                  "fp8");
+    if (*mode == train::PrecisionMode::FP8 && device->fp8Flops == 0)
+      return fail("--precision fp8: device '" + device->name +
+                  "' has no fp8 units (its profile's flops_per_second.fp8 "
+                  "is 0)");
+    options.precisions.push_back(*mode);
+  }
+
+  for (int64_t tp : tpDegrees) {
+    if (tp < 1 || numDevices % tp != 0)
+      return fail("--tp " + Twine(tp) + " does not divide --devices " +
+                  Twine(numDevices));
+    options.tensorParallel.push_back(tp);
+  }
+  if (tpDegrees.empty())
+    for (int64_t tp = 1; tp <= numDevices && tp <= device->devicesPerNode;
+         ++tp)
+      if (numDevices % tp == 0)
+        options.tensorParallel.push_back(tp);
+  if (!zeroStages.empty()) {
+    options.zeroStages.clear();
+    for (int64_t zero : zeroStages) {
+      if (zero < 0 || zero > 3)
+        return fail("--zero " + Twine(zero) + " is not a ZeRO stage (0-3)");
+      options.zeroStages.push_back(zero);
+    }
+  }
+  if (!spModes.empty()) {
+    options.sequenceParallel.clear();
+    for (const std::string &mode : spModes) {
+      if (mode != "on" && mode != "off")
+        return fail("unknown --sp '" + mode + "'; expected on or off");
+      options.sequenceParallel.push_back(mode == "on");
+    }
+  }
+  if (!rematChoices.empty()) {
+    options.remat.clear();
+    for (const std::string &name : rematChoices) {
+      std::optional<RematChoice> choice = parseRematChoice(name);
+      if (!choice)
+        return fail("unknown --remat '" + name +
+                    "'; expected none, selective, full or greedy");
+      options.remat.push_back(*choice);
+    }
+    // None first: it decides where recomputation starts.
+    std::stable_partition(
+        options.remat.begin(), options.remat.end(),
+        [](RematChoice choice) { return choice == RematChoice::None; });
+  }
+  if (topRows < 1)
+    return fail("--top must be at least 1");
+  options.top = topRows;
+  options.checkComposition = checkComposition;
+  for (int64_t micro : microBatches) {
+    if (micro < 1)
+      return fail("--micro-batch must be positive, got " + Twine(micro));
+    options.microBatches.push_back(micro);
+  }
+  if (source.fixedBatch && !microBatches.empty())
+    return fail("--micro-batch does not apply to a step file: its batch (" +
+                Twine(*source.fixedBatch) + ") is the micro-batch of all "
+                "data-parallel processes together");
+  if (optimizerName == "adamw")
+    options.optimizer = AutodiffOptimizer::AdamW;
+  else if (optimizerName == "adam")
+    options.optimizer = AutodiffOptimizer::Adam;
+  else if (optimizerName == "sgd")
+    options.optimizer = AutodiffOptimizer::Sgd;
+  else
+    return fail("unknown --optimizer '" + optimizerName +
+                "'; expected adamw, adam or sgd");
+  if (globalBatch % numDevices != 0 && options.tensorParallel.size() == 1 &&
+      globalBatch % (numDevices / options.tensorParallel.front()) != 0)
+    return fail("--global-batch " + Twine(globalBatch) +
+                " does not divide over the data-parallel processes");
+  return options;
+}
+
+static llvm::json::Object toJSON(const Evaluation &evaluation,
+                                 const SearchOptions &options) {
+  const Candidate &c = evaluation.candidate;
+  llvm::json::Object row{
+      {"micro_batch", c.microBatch},
+      {"gradient_accumulation", c.gradientAccumulation},
+      {"precision", train::stringifyPrecisionMode(c.precision)},
+      {"tp", c.tp},
+      {"sp", c.sequenceParallel},
+      {"dp", c.dp},
+      {"zero", c.zero},
+      {"remat", getRematChoiceName(c.remat)},
+      {"peak_bytes", evaluation.peakBytes},
+      {"load_bytes", evaluation.loadBytes},
+      {"headroom_bytes", options.getBudget() - evaluation.peakBytes},
+      {"model_state_bytes", evaluation.modelStateBytes},
+      {"saved_activation_bytes", evaluation.savedActivationBytes},
+      {"peak_op", evaluation.peakOp},
+      {"flops_per_step", evaluation.cost.flops},
+      {"recompute_flops_per_step", evaluation.cost.recomputeFlops},
+      {"sent_bytes_per_step", evaluation.cost.sentBytes},
+      {"estimated_step_seconds", evaluation.cost.stepSeconds},
+      {"estimated_micro_batch_seconds", evaluation.cost.microBatchSeconds},
+      {"estimated_tokens_per_second", evaluation.tokensPerSecond},
+  };
+  return row;
+}
+
+static LogicalResult runAutoplan() {
+  if (listDevices) {
+    llvm::outs() << listDeviceProfiles() << "\n";
+    return success();
+  }
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+  // Diagnostics of the model's own checks print as mem-autoplan errors;
+  // the search collects the passes' diagnostics itself.
+  ScopedDiagnosticHandler handler(&context, [](Diagnostic &diag) {
+    if (diag.getSeverity() != DiagnosticSeverity::Error)
+      return success();
+    llvm::WithColor::error(llvm::errs(), "mem-autoplan")
+        << diag.getLocation() << ": " << diag << "\n";
+    return success();
+  });
+
+  std::string description;
+  int64_t parameterCount = 0;
+  FailureOr<StepSource> source =
+      getSource(context, description, parameterCount);
+  if (failed(source))
+    return failure();
+  FailureOr<SearchOptions> options = getSearchOptions(*source);
+  if (failed(options))
+    return failure();
+
+  // Open the output first: an unwritable path fails before the search.
+  AtomicOutputFile output;
+  if (!outputFile.empty())
+    if (llvm::Error error = output.open(outputFile))
+      return fail(llvm::toString(std::move(error)));
+
+  auto start = std::chrono::steady_clock::now();
+  SearchResult result = search(
+      context, *source, *options, [&](const Evaluation &evaluation) {
+        if (!verbose)
+          return;
+        llvm::errs() << "mem-autoplan: " << evaluation.candidate.describe()
+                     << ": ";
+        switch (evaluation.status) {
+        case Evaluation::Status::Fits:
+          llvm::errs() << "fits, "
+                       << (evaluation.planned ? "arena " : "LOAD ")
+                       << formatSize(evaluation.planned ? evaluation.peakBytes
+                                                        : evaluation.loadBytes)
+                       << ", est. step "
+                       << formatDuration(evaluation.cost.stepSeconds);
+          break;
+        case Evaluation::Status::TooLarge:
+        case Evaluation::Status::Invalid:
+          llvm::errs() << evaluation.reason;
+          break;
+        }
+        llvm::errs() << llvm::formatv(" ({0:F2} s)\n", evaluation.seconds);
+      });
+  double searchSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+
+  int64_t budget = options->getBudget();
+  if (result.ranked.empty()) {
+    std::string reasons;
+    if (!result.smallest) {
+      // Every candidate was refused: say why (the first reason).
+      std::string first = result.evaluations.empty()
+                              ? "no candidate divides the global batch over "
+                                "the data-parallel processes"
+                              : result.evaluations.back().reason;
+      return fail("no configuration of " + description + " on " +
+                  Twine(options->devices) +
+                  " devices could be built: " + first);
+    }
+    const Evaluation &smallest = *result.smallest;
+    return fail(
+        "no configuration fits " + formatSize(budget) + " per device (" +
+        formatSize(options->deviceMemory) + " less the reserve of " +
+        formatSize(options->reserve) + ") on " + Twine(options->devices) +
+        " devices: the smallest per-device peak reached is " +
+        formatSize(smallest.peakBytes) + ", by " +
+        smallest.candidate.describe() + ", of which model states " +
+        formatSize(smallest.modelStateBytes) + " and saved activations " +
+        formatSize(smallest.savedActivationBytes) + ", at " +
+        smallest.peakOp +
+        ". This needs pipeline parallelism (not searched), more devices, a "
+        "smaller global batch or more memory per device");
+  }
+
+  unsigned rows = result.ranked.size();
+  if (jsonOutput) {
+    llvm::json::Array plans;
+    for (unsigned i = 0; i < rows; ++i)
+      plans.push_back(toJSON(result.ranked[i], *options));
+    llvm::json::Object document{
+        {"schema", "memopt.autoplan/1"},
+        {"model", description},
+        {"parameters", parameterCount},
+        {"device", options->device.name},
+        {"devices", options->devices},
+        {"device_memory_bytes", options->deviceMemory},
+        {"reserve_bytes", options->reserve},
+        {"budget_bytes", budget},
+        {"global_batch", options->globalBatch},
+        {"candidates", result.numCandidates},
+        {"pruned", result.numPruned},
+        {"screened", result.numScreened},
+        {"planned", result.numPlanned},
+        {"composition_checks", result.numCompositionChecks},
+        {"composition_mismatches", result.numCompositionMismatches},
+        {"plans", std::move(plans)},
+    };
+    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(
+                                               std::move(document)))
+                 << "\n";
+  } else {
+    llvm::raw_ostream &os = llvm::outs();
+    os << "mem-autoplan: " << description << " ("
+       << formatSI(static_cast<double>(parameterCount), "") << "parameters)\n"
+       << "devices: " << options->devices << " x " << options->device.name
+       << ", " << formatSize(options->deviceMemory) << " each, reserve "
+       << formatSize(options->reserve) << ": budget " << formatSize(budget)
+       << " per device\n"
+       << "global batch " << options->globalBatch << " ("
+       << options->globalBatch * source->tokensPerSample
+       << " tokens per step)\n"
+       << "searched " << result.numCandidates << " candidates: "
+       << result.numPruned << " pruned by monotonicity, "
+       << result.numScreened << " screened"
+       << (source->canCompose() ? " (composed from 2 and 3 layers)" : "")
+       << ", " << result.numPlanned << " planned in full ("
+       << llvm::formatv("{0:F1}", searchSeconds) << " s)\n";
+    if (result.numCompositionChecks)
+      os << "composition: " << result.numCompositionChecks
+         << " screens also planned in full, "
+         << result.numCompositionMismatches << " differ\n";
+    os << "\n";
+    os << "memory: each plan's per-device peak is its planned arena, from "
+          "the passes on its step; time: estimated by the cost model "
+          "(docs/autoplan.md), not measured\n\n";
+    os << llvm::formatv("{0,4} {1,4} {2,4} {3,-10} {4,3} {5,3} {6,3} {7,4} "
+                        "{8,-9} {9,11} {10,11} {11,11} {12,11} {13,10} "
+                        "{14,12}\n",
+                        "rank", "mb", "ga", "precision", "tp", "sp", "dp",
+                        "zero", "remat", "peak", "headroom", "recompute",
+                        "sent/step", "est. step", "est. tok/s");
+    for (unsigned i = 0; i < rows; ++i) {
+      const Evaluation &e = result.ranked[i];
+      const Candidate &c = e.candidate;
+      os << llvm::formatv(
+          "{0,4} {1,4} {2,4} {3,-10} {4,3} {5,3} {6,3} {7,4} {8,-9} {9,11} "
+          "{10,11} {11,11} {12,11} {13,10} {14,12}\n",
+          i + 1, c.microBatch, c.gradientAccumulation,
+          train::stringifyPrecisionMode(c.precision), c.tp,
+          c.sequenceParallel ? "on" : "off", c.dp, c.zero,
+          getRematChoiceName(c.remat), formatSize(e.peakBytes),
+          formatSize(budget - e.peakBytes),
+          formatSI(static_cast<double>(e.cost.recomputeFlops), "FLOP"),
+          formatSize(e.cost.sentBytes),
+          formatDuration(e.cost.stepSeconds),
+          formatSI(e.tokensPerSecond, ""));
+    }
+  }
+
+  if (!outputFile.empty()) {
+    const Candidate &best = result.ranked.front().candidate;
+    FailureOr<OwningOpRef<ModuleOp>> module =
+        buildCandidateStep(context, *source, *options, best);
+    if (failed(module))
+      return fail("internal error: the best configuration (" +
+                  best.describe() + ") could not be built again");
+    OpPrintingFlags flags;
+    flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
+    flags.useLocalScope();
+    (**module)->print(output.os(), flags);
+    output.os() << "\n";
+    if (llvm::Error error = output.commit())
+      return fail(llvm::toString(std::move(error)));
+  }
+  return success();
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  cl::HideUnrelatedOptions({&modelCategory, &searchCategory, &outputCategory});
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "mem-autoplan: the fastest training configuration that fits\n\n"
+      "Searches micro-batch, precision, tensor parallelism (with or without "
+      "sequence parallelism), data parallelism with a ZeRO stage, and "
+      "recomputation. Each candidate's per-device memory is the planned "
+      "arena of its step, from memopt's passes; its time is an estimate of a "
+      "cost model over a device profile (docs/autoplan.md).\n\n"
+      "Examples:\n"
+      "  mem-autoplan llama-2-7b --seq 4096 --global-batch 512 --devices 8 "
+      "--device=h100 --device-memory 80GiB -o best_step.mlir\n"
+      "  mem-autoplan step.mlir --devices 4 --global-batch 64 --device-memory "
+      "64MiB --json\n");
+  return failed(runAutoplan()) ? 1 : 0;
+}
