@@ -23,6 +23,7 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tools = [
+    ToolSubst("mem-autoplan", unresolved="fatal"),
     ToolSubst("mem-gen", unresolved="fatal"),
     ToolSubst("mem-import", unresolved="fatal"),
     ToolSubst("mem-opt", unresolved="fatal"),

@@ -566,7 +566,7 @@ SearchResult mlir::memopt::autoplan::search(
           std::optional<int64_t> firstTooLarge;
           bool noneSearched = false, noneRefused = false;
           // Per micro-batch, full recomputation's screen (greedy's bound).
-          std::map<int64_t, Evaluation> fullScreens;
+          std::map<int64_t, Evaluation> fullScreens, noneScreens;
           for (RematChoice remat : options.remat) {
             result.numCandidates += micros.size();
             if (remat == RematChoice::Greedy) {
@@ -638,6 +638,8 @@ SearchResult mlir::memopt::autoplan::search(
               }
               if (remat == RematChoice::Full)
                 fullScreens.emplace(micro, evaluation);
+              if (remat == RematChoice::None)
+                noneScreens.emplace(micro, evaluation);
               if (evaluation.status == Evaluation::Status::Fits) {
                 largestFit = micro;
                 continue;
@@ -659,20 +661,34 @@ SearchResult mlir::memopt::autoplan::search(
           }
           for (auto [remat, largest] : fitted)
             fitBound[remat] = largest;
-          // Greedy where keeping everything does not fit but full
-          // recomputation does; its time is at least full recomputation's
-          // without the recomputed ops.
+          // Greedy where keeping everything does not fit, unless full
+          // recomputation (when searched) does not fit either. Its time is
+          // at least that of the step without recomputation: full
+          // recomputation's less the recomputed ops, or keeping
+          // everything's.
           if (searchGreedy && !noneRefused)
-            for (auto &[micro, full] : fullScreens) {
-              if (full.status != Evaluation::Status::Fits ||
-                  (firstTooLarge && micro < *firstTooLarge))
+            for (int64_t micro : micros) {
+              if (firstTooLarge && micro < *firstTooLarge)
                 continue;
-              Evaluation bound = full;
+              Evaluation bound;
+              if (auto full = fullScreens.find(micro);
+                  full != fullScreens.end()) {
+                if (full->second.status != Evaluation::Status::Fits)
+                  continue;
+                bound = full->second;
+                bound.cost.stepSeconds -=
+                    bound.cost.recomputeSeconds *
+                    bound.candidate.gradientAccumulation;
+                bound.cost.recomputeSeconds = 0;
+              } else if (auto none = noneScreens.find(micro);
+                         none != noneScreens.end() &&
+                         none->second.status !=
+                             Evaluation::Status::Invalid) {
+                bound = none->second;
+              } else {
+                continue;
+              }
               bound.candidate.remat = RematChoice::Greedy;
-              bound.cost.stepSeconds -=
-                  full.cost.recomputeSeconds *
-                  full.candidate.gradientAccumulation;
-              bound.cost.recomputeSeconds = 0;
               bound.planned = false;
               --result.numPruned;
               greedy.push_back(bound);

@@ -164,6 +164,11 @@ static cl::opt<bool>
                 cl::desc("Print the built-in device profiles and exit"),
                 cl::init(false), cl::cat(outputCategory));
 
+/// "1 device", "8 devices".
+static std::string countDevices(int64_t devices) {
+  return std::to_string(devices) + (devices == 1 ? " device" : " devices");
+}
+
 static LogicalResult fail(const Twine &message) {
   llvm::WithColor::error(llvm::errs(), "mem-autoplan") << message << "\n";
   return failure();
@@ -273,6 +278,9 @@ static FailureOr<StepSource> getSource(MLIRContext &context,
         return fail("option --" + option->ArgStr +
                     " does not apply to a step file (its shapes are fixed)");
     std::string path = modelName;
+    auto file = llvm::MemoryBuffer::getFile(path);
+    if (!file)
+      return fail("cannot read '" + path + "': " + file.getError().message());
     llvm::SourceMgr sourceMgr;
     OwningOpRef<ModuleOp> module =
         parseSourceFile<ModuleOp>(path, sourceMgr, &context);
@@ -565,17 +573,20 @@ static LogicalResult runAutoplan() {
       std::string first = result.evaluations.empty()
                               ? "no candidate divides the global batch over "
                                 "the data-parallel processes"
-                              : result.evaluations.back().reason;
+                              : result.evaluations.back().candidate
+                                        .describe() +
+                                    ": " + result.evaluations.back().reason;
       return fail("no configuration of " + description + " on " +
-                  Twine(options->devices) +
-                  " devices could be built: " + first);
+                  countDevices(options->devices) +
+                  " could be built: " + first);
     }
     const Evaluation &smallest = *result.smallest;
     return fail(
         "no configuration fits " + formatSize(budget) + " per device (" +
         formatSize(options->deviceMemory) + " less the reserve of " +
-        formatSize(options->reserve) + ") on " + Twine(options->devices) +
-        " devices: the smallest per-device peak reached is " +
+        formatSize(options->reserve) + ") on " +
+        countDevices(options->devices) +
+        ": the smallest per-device peak reached is " +
         formatSize(smallest.peakBytes) + ", by " +
         smallest.candidate.describe() + ", of which model states " +
         formatSize(smallest.modelStateBytes) + " and saved activations " +

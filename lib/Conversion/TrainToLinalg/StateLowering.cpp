@@ -83,6 +83,20 @@ struct UpdateScaling {
   }
 };
 
+/// The gradient an optimizer update reads. A gradient-accumulation buffer
+/// (a `train.opt_state` that train.accumulate updated in place) is read
+/// again from its global at the update: the state op's tensor holds the
+/// value from before the accumulation, and reading it there would also
+/// make bufferization copy the buffer to keep that value.
+static Value readGradient(OpBuilder &b, Location loc, Value grad,
+                          Value converted) {
+  auto state = grad.getDefiningOp<train::OptStateOp>();
+  if (!state)
+    return converted;
+  return readGlobal(b, loc, getStateGlobalName(state.getName()),
+                    cast<RankedTensorType>(state.getType()));
+}
+
 struct ParamLowering : public OpConversionPattern<train::ParamOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -137,7 +151,7 @@ struct SgdLowering : public OpConversionPattern<train::SgdOp> {
     UpdateScaling scaling(rewriter, loc, adaptor.getGradScale(),
                           adaptor.getFoundNonfinite());
     SmallVector<Value> updated = buildElementwiseInto(
-        rewriter, loc, adaptor.getGrad(), inits,
+        rewriter, loc, readGradient(rewriter, loc, op.getGrad(), adaptor.getGrad()), inits,
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value param = args[1];
           // d_p = grad + weight_decay * param
@@ -252,7 +266,8 @@ struct AdamLowering : public OpConversionPattern<OpTy> {
 
     // The state tensors are the destinations: updated in place.
     SmallVector<Value> updated = buildElementwiseInto(
-        rewriter, loc, adaptor.getGrad(),
+        rewriter, loc,
+        readGradient(rewriter, loc, op.getGrad(), adaptor.getGrad()),
         ValueRange{adaptor.getParam(), adaptor.getExpAvg(),
                    adaptor.getExpAvgSq()},
         [&](OpBuilder &b, Location l, ValueRange args) {

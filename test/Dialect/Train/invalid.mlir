@@ -2826,6 +2826,33 @@ func.func @slice_grad_out_of_bounds(%g: tensor<8x768xf32>) -> tensor<8x2304xf32>
 // Optimizers
 //===----------------------------------------------------------------------===//
 
+func.func @accumulate_into_param(%g: tensor<4x8xf32>) {
+  %w = train.param "w" : tensor<4x8xf32>
+  // expected-error @+1 {{'train.accumulate' op expected buffer to be defined by 'train.opt_state', got 'train.param'}}
+  train.accumulate %w, %g : tensor<4x8xf32>, tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @accumulate_shape(%g: tensor<4x4xf32>) {
+  %acc = train.opt_state "w.grad_accumulator" : tensor<4x8xf32>
+  // expected-error @+1 {{'train.accumulate' op expected grad of shape 4x8, got 4x4}}
+  train.accumulate %acc, %g : tensor<4x8xf32>, tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @accumulate_narrow_buffer(%g: tensor<4x8xf32>) {
+  %acc = train.opt_state "w.grad_accumulator" : tensor<4x8xbf16>
+  // expected-error @+1 {{'train.accumulate' op expected a buffer at least as wide as the gradient, got 'bf16' for 'f32'}}
+  train.accumulate %acc, %g : tensor<4x8xbf16>, tensor<4x8xf32>
+  return
+}
+
+// -----
+
 func.func @sgd_param_block_argument(%w: tensor<4x8xf32>, %g: tensor<4x8xf32>) {
   // expected-error @+1 {{'train.sgd' op expected param to be defined by 'train.param', got a block argument}}
   train.sgd %w, %g {lr = 0.01 : f64} : tensor<4x8xf32>, tensor<4x8xf32>

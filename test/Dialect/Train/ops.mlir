@@ -632,6 +632,21 @@ func.func @sgd(%dw: tensor<24x40xf32>, %dwh: tensor<24x40xbf16>) {
   return
 }
 
+// Gradient accumulation into an fp32 buffer, from a gradient as wide or
+// narrower.
+// CHECK-LABEL: func.func @accumulate(
+// CHECK-SAME:      %[[DW:.+]]: tensor<24x40xf32>, %[[DWH:.+]]: tensor<24x40xbf16>)
+// CHECK-NEXT:    %[[ACC:.+]] = train.opt_state "fc1.weight.grad_accumulator" : tensor<24x40xf32>{{$}}
+// CHECK-NEXT:    train.accumulate %[[ACC]], %[[DW]] : tensor<24x40xf32>, tensor<24x40xf32>{{$}}
+// CHECK-NEXT:    train.accumulate %[[ACC]], %[[DWH]] : tensor<24x40xf32>, tensor<24x40xbf16>{{$}}
+// CHECK-NEXT:    return
+func.func @accumulate(%dw: tensor<24x40xf32>, %dwh: tensor<24x40xbf16>) {
+  %acc = train.opt_state "fc1.weight.grad_accumulator" : tensor<24x40xf32>
+  train.accumulate %acc, %dw : tensor<24x40xf32>, tensor<24x40xf32>
+  train.accumulate %acc, %dwh : tensor<24x40xf32>, tensor<24x40xbf16>
+  return
+}
+
 // `beta1` (0.9), `beta2` (0.999), `epsilon` (1e-8) and `weight_decay` (0) are
 // elided at their defaults. The gradient may be narrower than the states, and
 // the step an integer or a float 0-d tensor.

@@ -1,0 +1,57 @@
+"""Checks that a plan mem-autoplan chose fits when run.
+
+Usage: check_plan.py PLAN.json STEP.mlir MEMRUN.txt
+
+PLAN.json is `mem-autoplan --json` (its first plan is the one written with
+-o to STEP.mlir); MEMRUN.txt is `mem-run STEP.mlir --measure-peak` (under
+mpiexec for several processes). For every process:
+  * the measured peak of the step's own allocations equals what the plan
+    predicts for them: the arena less the parameters and states (which live
+    in globals), plus the 64-byte loss the step returns;
+  * that peak plus the measured parameters and optimizer states stays
+    within the plan's per-device peak (plus the returned loss), and that
+    peak within the budget. (The plan places the step's inputs in its arena
+    too; mem-run also keeps its own copy of them in globals, which the
+    check leaves out.)
+Prints one `ok` line per process.
+"""
+import json
+import re
+import sys
+
+plan_path, step_path, run_path = sys.argv[1:4]
+document = json.load(open(plan_path))
+plan = document["plans"][0]
+budget = document["budget_bytes"]
+step = open(step_path).read()
+arena = int(re.search(r"train\.arena_bytes = (\d+)", step).group(1))
+persistent = int(re.search(r"train\.persistent_bytes = (\d+)", step).group(1))
+run = open(run_path).read()
+
+
+def fail(message):
+    sys.exit("check_plan.py: " + message)
+
+
+if plan["peak_bytes"] != arena:
+    fail("the plan's peak %d is not the step's arena %d" % (plan["peak_bytes"], arena))
+if arena > budget:
+    fail("the arena %d exceeds the budget %d" % (arena, budget))
+
+ranks = re.findall(r"rank (\d+): measured_peak_bytes: (\d+) predicted_peak_bytes: \d+ arena_bytes: (\d+)", run)
+if not ranks:
+    # One process: mem-run prints the numbers without a rank prefix.
+    peak = re.search(r"^measured_peak_bytes: (\d+)$", run, re.M).group(1)
+    lowered = re.search(r"^arena_bytes: (\d+)$", run, re.M).group(1)
+    ranks = [("0", peak, lowered)]
+persistent_measured = int(re.search(r"^measured_persistent_bytes: (\d+)$", run, re.M).group(1))
+expected = arena - persistent + 64
+for rank, peak, lowered in ranks:
+    peak, lowered = int(peak), int(lowered)
+    if peak != lowered or peak != expected:
+        fail("rank %s: measured %d, lowered arena %d, predicted %d" % (rank, peak, lowered, expected))
+    total = peak + persistent_measured
+    if total > arena + 64:
+        fail("rank %s: %d bytes measured in all, above the plan's %d" % (rank, total, arena))
+    print("rank %s ok: measured %d == predicted %d; %d in all <= plan %d (+ 64-byte loss) <= budget %d"
+          % (rank, peak, expected, total, arena, budget))
