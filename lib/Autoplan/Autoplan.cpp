@@ -737,6 +737,11 @@ SearchResult mlir::memopt::autoplan::search(
     result.evaluations.push_back(full);
     if (full.status != Evaluation::Status::Fits)
       continue;
+    // Greedy that recomputes nothing is keeping everything, which the
+    // search already has (or pruned as slower or larger).
+    if (full.candidate.remat == RematChoice::Greedy &&
+        full.cost.recomputeFlops == 0)
+      continue;
     queue.push_back(std::move(full));
     std::push_heap(queue.begin(), queue.end(), later);
   }
