@@ -52,11 +52,10 @@ mlir::memopt::autoplan::parseRematChoice(StringRef name) {
 
 std::string Candidate::describe() const {
   std::string text =
-      llvm::formatv("mb={0} ga={1} {2} tp={3}{4} dp={5} zero={6} remat={7}",
-                    microBatch, gradientAccumulation,
-                    train::stringifyPrecisionMode(precision), tp,
-                    sequenceParallel ? " sp" : "", dp, zero,
-                    getRematChoiceName(remat))
+      llvm::formatv(
+          "mb={0} ga={1} {2} tp={3}{4} dp={5} zero={6} remat={7}", microBatch,
+          gradientAccumulation, train::stringifyPrecisionMode(precision), tp,
+          sequenceParallel ? " sp" : "", dp, zero, getRematChoiceName(remat))
           .str();
   return text;
 }
@@ -65,8 +64,8 @@ std::string Candidate::describe() const {
 // Gradient accumulation
 //===----------------------------------------------------------------------===//
 
-LogicalResult mlir::memopt::autoplan::addGradientAccumulation(
-    func::FuncOp step) {
+LogicalResult
+mlir::memopt::autoplan::addGradientAccumulation(func::FuncOp step) {
   SmallVector<Operation *> updates;
   step.walk([&](Operation *op) {
     if (isa<train::SgdOp, train::AdamOp, train::AdamWOp>(op))
@@ -119,12 +118,13 @@ static double getOpSeconds(train::CostOpInterface cost,
   return std::max(flops / rate, bytes / device.hbmBytesPerSecond);
 }
 
-StepCost mlir::memopt::autoplan::estimateStepCost(
-    func::FuncOp step, const DeviceProfile &device,
-    int64_t gradientAccumulation) {
+StepCost
+mlir::memopt::autoplan::estimateStepCost(func::FuncOp step,
+                                         const DeviceProfile &device,
+                                         int64_t gradientAccumulation) {
   StepCost cost;
-  double microSeconds = 0, recomputeSeconds = 0, tpSeconds = 0,
-         dpSeconds = 0, optimizerSeconds = 0, stepCommSeconds = 0;
+  double microSeconds = 0, recomputeSeconds = 0, tpSeconds = 0, dpSeconds = 0,
+         optimizerSeconds = 0, stepCommSeconds = 0;
   int64_t microFlops = 0, stepFlops = 0, recomputeFlops = 0, microSent = 0,
           stepSent = 0;
   // ZeRO 1 and 2 keep whole weights between steps: their data-parallel
@@ -136,8 +136,7 @@ StepCost mlir::memopt::autoplan::estimateStepCost(
     if (auto attr = dyn_cast_or_null<IntegerAttr>(config.get("zero")))
       zero = attr.getInt();
   step.walk([&](Operation *op) {
-    bool recomputed =
-        op->hasAttr(train::TrainDialect::kRecomputedAttrName);
+    bool recomputed = op->hasAttr(train::TrainDialect::kRecomputedAttrName);
     if (isa<shard::AllReduceOp, shard::AllGatherOp, shard::ReduceScatterOp>(
             op)) {
       auto gridAttr = op->getAttrOfType<FlatSymbolRefAttr>("grid");
@@ -249,8 +248,7 @@ static func::FuncOp getStepFunction(ModuleOp module) {
 /// with `plan`, the arena.
 static LogicalResult runCandidatePasses(MLIRContext &context, ModuleOp module,
                                         const SearchOptions &options,
-                                        const Candidate &candidate,
-                                        bool plan) {
+                                        const Candidate &candidate, bool plan) {
   bool whole = isWholeStep(module);
   PassManager front(&context);
   if (candidate.precision != train::PrecisionMode::FP32) {
@@ -321,8 +319,8 @@ FailureOr<OwningOpRef<ModuleOp>> mlir::memopt::autoplan::buildCandidateStep(
     const SearchOptions &options, const Candidate &candidate) {
   OwningOpRef<ModuleOp> module =
       source.build(context, candidate.microBatch * candidate.dp);
-  if (!module || failed(runCandidatePasses(context, *module, options,
-                                           candidate, /*plan=*/true)))
+  if (!module || failed(runCandidatePasses(context, *module, options, candidate,
+                                           /*plan=*/true)))
     return failure();
   return module;
 }
@@ -342,8 +340,7 @@ struct ErrorCollector {
 };
 
 double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       start)
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();
 }
 } // namespace
@@ -358,8 +355,7 @@ static void setFailure(Evaluation &evaluation, const std::string &error) {
   evaluation.reason = error.empty() ? "the passes failed" : error;
 }
 
-static void setTokensPerSecond(Evaluation &evaluation,
-                               const StepSource &source,
+static void setTokensPerSecond(Evaluation &evaluation, const StepSource &source,
                                const SearchOptions &options) {
   int64_t tokens = options.globalBatch * source.tokensPerSample;
   evaluation.tokensPerSecond =
@@ -401,17 +397,16 @@ Evaluation mlir::memopt::autoplan::evaluateCandidate(
   evaluation.savedActivationBytes = report->getSavedActivations().totalBytes;
   evaluation.peakOp =
       (report->getPeakOpName() + " at " + report->getPeakLocation()).str();
-  evaluation.cost = estimateStepCost(step, options.device,
-                                     candidate.gradientAccumulation);
+  evaluation.cost =
+      estimateStepCost(step, options.device, candidate.gradientAccumulation);
   setTokensPerSecond(evaluation, source, options);
   if (evaluation.peakBytes <= options.getBudget()) {
     evaluation.status = Evaluation::Status::Fits;
   } else {
     evaluation.status = Evaluation::Status::TooLarge;
-    evaluation.reason = "the planned arena of " +
-                        formatBytes(evaluation.peakBytes) +
-                        " exceeds the budget of " +
-                        formatBytes(options.getBudget());
+    evaluation.reason =
+        "the planned arena of " + formatBytes(evaluation.peakBytes) +
+        " exceeds the budget of " + formatBytes(options.getBudget());
   }
   evaluation.seconds = secondsSince(start);
   return evaluation;
@@ -424,16 +419,16 @@ static FailureOr<std::pair<int64_t, StepCost>>
 measureLayers(MLIRContext &context, const StepSource &source,
               const SearchOptions &options, const Candidate &candidate,
               int64_t layers) {
-  OwningOpRef<ModuleOp> module = source.buildLayers(
-      context, candidate.microBatch * candidate.dp, layers);
-  if (!module || failed(runCandidatePasses(context, *module, options,
-                                           candidate, /*plan=*/false)))
+  OwningOpRef<ModuleOp> module =
+      source.buildLayers(context, candidate.microBatch * candidate.dp, layers);
+  if (!module || failed(runCandidatePasses(context, *module, options, candidate,
+                                           /*plan=*/false)))
     return failure();
   func::FuncOp step = getStepFunction(*module);
   TensorLiveness liveness(step, /*granularity=*/256);
-  return std::make_pair(liveness.getLoad(),
-                        estimateStepCost(step, options.device,
-                                         candidate.gradientAccumulation));
+  return std::make_pair(
+      liveness.getLoad(),
+      estimateStepCost(step, options.device, candidate.gradientAccumulation));
 }
 
 /// a + (b - a) * (n - 2), for values at 2 and 3 layers composed to n.
@@ -441,31 +436,42 @@ template <typename T> static T extend(T a, T b, int64_t n) {
   return a + (b - a) * static_cast<T>(n - 2);
 }
 
-Evaluation mlir::memopt::autoplan::screenCandidate(
-    MLIRContext &context, const StepSource &source,
-    const SearchOptions &options, const Candidate &candidate) {
+Evaluation mlir::memopt::autoplan::screenCandidate(MLIRContext &context,
+                                                   const StepSource &source,
+                                                   const SearchOptions &options,
+                                                   const Candidate &candidate) {
   if (!source.canCompose())
     return evaluateCandidate(context, source, options, candidate);
   auto start = std::chrono::steady_clock::now();
   Evaluation evaluation;
   evaluation.candidate = candidate;
-  FailureOr<std::pair<int64_t, StepCost>> two, three;
+  // The LOAD and cost at 2 and 3 layers.
+  int64_t loads[2] = {0, 0};
+  StepCost costs[2];
   std::string error;
+  bool measured = true;
   {
     ErrorCollector errors(context);
-    two = measureLayers(context, source, options, candidate, 2);
-    if (succeeded(two))
-      three = measureLayers(context, source, options, candidate, 3);
+    for (int64_t layers : {2, 3}) {
+      FailureOr<std::pair<int64_t, StepCost>> point =
+          measureLayers(context, source, options, candidate, layers);
+      if (failed(point)) {
+        measured = false;
+        break;
+      }
+      loads[layers - 2] = point->first;
+      costs[layers - 2] = point->second;
+    }
     error = errors.message;
   }
-  if (failed(two) || failed(three)) {
+  if (!measured) {
     setFailure(evaluation, error);
     evaluation.seconds = secondsSince(start);
     return evaluation;
   }
   int64_t n = source.layers;
-  evaluation.loadBytes = extend(two->first, three->first, n);
-  const StepCost &a = two->second, &b = three->second;
+  evaluation.loadBytes = extend(loads[0], loads[1], n);
+  const StepCost &a = costs[0], &b = costs[1];
   StepCost &cost = evaluation.cost;
   cost.microBatchSeconds = extend(a.microBatchSeconds, b.microBatchSeconds, n);
   cost.recomputeSeconds = extend(a.recomputeSeconds, b.recomputeSeconds, n);
@@ -676,14 +682,12 @@ SearchResult mlir::memopt::autoplan::search(
                 if (full->second.status != Evaluation::Status::Fits)
                   continue;
                 bound = full->second;
-                bound.cost.stepSeconds -=
-                    bound.cost.recomputeSeconds *
-                    bound.candidate.gradientAccumulation;
+                bound.cost.stepSeconds -= bound.cost.recomputeSeconds *
+                                          bound.candidate.gradientAccumulation;
                 bound.cost.recomputeSeconds = 0;
               } else if (auto none = noneScreens.find(micro);
                          none != noneScreens.end() &&
-                         none->second.status !=
-                             Evaluation::Status::Invalid) {
+                         none->second.status != Evaluation::Status::Invalid) {
                 bound = none->second;
               } else {
                 continue;

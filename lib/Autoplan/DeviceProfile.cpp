@@ -131,8 +131,8 @@ llvm::Expected<DeviceProfile>
 mlir::memopt::autoplan::parseDeviceProfile(StringRef text, StringRef source) {
   llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
   if (!json)
-    return makeError(source + ": not valid JSON: " +
-                     llvm::toString(json.takeError()));
+    return makeError(source +
+                     ": not valid JSON: " + llvm::toString(json.takeError()));
   const llvm::json::Object *object = json->getAsObject();
   if (!object)
     return makeError(source + ": expected a JSON object");
@@ -186,8 +186,8 @@ mlir::memopt::autoplan::parseDeviceProfile(StringRef text, StringRef source) {
       return reader.error("unknown field 'flops_per_second." +
                           StringRef(entry.first) + "'");
 
-  if (llvm::Error error = reader.readRate("hbm_bytes_per_second",
-                                          profile.hbmBytesPerSecond))
+  if (llvm::Error error =
+          reader.readRate("hbm_bytes_per_second", profile.hbmBytesPerSecond))
     return std::move(error);
   if (llvm::Error error = reader.readRate("intra_node_bytes_per_second",
                                           profile.intraNodeBytesPerSecond))
@@ -211,10 +211,9 @@ struct BuiltinProfile {
 } // namespace
 
 static ArrayRef<BuiltinProfile> getBuiltinProfiles() {
-  static const BuiltinProfile profiles[] = {
-      {"a100-80gb.json", kA100Profile},
-      {"h100-sxm.json", kH100Profile},
-      {"h200.json", kH200Profile}};
+  static const BuiltinProfile profiles[] = {{"a100-80gb.json", kA100Profile},
+                                            {"h100-sxm.json", kH100Profile},
+                                            {"h200.json", kH200Profile}};
   return profiles;
 }
 

@@ -57,8 +57,7 @@ static cl::opt<int64_t> numLayers("layers", cl::desc("Override: layers"),
                                   cl::cat(modelCategory));
 static cl::opt<int64_t> hiddenSize("hidden", cl::desc("Override: hidden size"),
                                    cl::cat(modelCategory));
-static cl::opt<int64_t> numHeads("heads",
-                                 cl::desc("Override: attention heads"),
+static cl::opt<int64_t> numHeads("heads", cl::desc("Override: attention heads"),
                                  cl::cat(modelCategory));
 static cl::opt<int64_t> numKvHeads("kv-heads",
                                    cl::desc("Override: key/value heads"),
@@ -71,9 +70,9 @@ static cl::opt<int64_t> seqLength("seq",
                                   cl::desc("Sequence length (default: the "
                                            "model's context length)"),
                                   cl::cat(modelCategory));
-static cl::opt<double>
-    dropoutRate("dropout", cl::desc("Override: GPT-2's dropout rates"),
-                cl::cat(modelCategory));
+static cl::opt<double> dropoutRate("dropout",
+                                   cl::desc("Override: GPT-2's dropout rates"),
+                                   cl::cat(modelCategory));
 
 static cl::opt<int64_t>
     globalBatch("global-batch",
@@ -113,7 +112,8 @@ static cl::list<int64_t>
 static cl::list<int64_t> zeroStages("zero",
                                     cl::desc("ZeRO stages to try (default "
                                              "0,1,2,3)"),
-                                    cl::CommaSeparated, cl::cat(searchCategory));
+                                    cl::CommaSeparated,
+                                    cl::cat(searchCategory));
 static cl::list<std::string>
     spModes("sp",
             cl::desc("Sequence parallelism: off, on (default both where "
@@ -222,8 +222,8 @@ static FailureOr<TransformerConfig> getTransformerConfig() {
       return fail(llvm::toString(parsed.takeError()));
     config = *parsed;
     if (!modelName.empty() && modelName != config.modelType &&
-        !(modelName == "llama" && config.family ==
-                                      TransformerConfig::Family::Llama))
+        !(modelName == "llama" &&
+          config.family == TransformerConfig::Family::Llama))
       return fail("model '" + modelName + "' does not match model_type '" +
                   config.modelType + "' of " + hfConfig);
   } else {
@@ -232,8 +232,8 @@ static FailureOr<TransformerConfig> getTransformerConfig() {
       preset = "llama-2-7b";
     llvm::Expected<TransformerConfig> parsed = getPreset(preset);
     if (!parsed)
-      return fail("unknown model '" + modelName +
-                  "'; expected a preset (" + listPresets() +
+      return fail("unknown model '" + modelName + "'; expected a preset (" +
+                  listPresets() +
                   "), 'gpt2', 'llama' with --hf-config, or a .mlir file");
     config = *parsed;
   }
@@ -257,8 +257,7 @@ static FailureOr<TransformerConfig> getTransformerConfig() {
       *config.seq > config.positions)
     config.positions = *config.seq;
   if (dropoutRate.getNumOccurrences())
-    config.residDropout = config.attnDropout = config.embdDropout =
-        dropoutRate;
+    config.residDropout = config.attnDropout = config.embdDropout = dropoutRate;
   if (llvm::Error error = validate(config))
     return fail(llvm::toString(std::move(error)));
   return config;
@@ -270,9 +269,9 @@ static FailureOr<StepSource> getSource(MLIRContext &context,
                                        int64_t &parameterCount) {
   StepSource source;
   if (StringRef(modelName).ends_with(".mlir")) {
-    cl::Option *modelOptions[] = {&hfConfig,   &numLayers, &hiddenSize,
-                                  &numHeads,   &numKvHeads, &ffnSize,
-                                  &vocabSize, &seqLength, &dropoutRate};
+    cl::Option *modelOptions[] = {&hfConfig,  &numLayers,  &hiddenSize,
+                                  &numHeads,  &numKvHeads, &ffnSize,
+                                  &vocabSize, &seqLength,  &dropoutRate};
     for (cl::Option *option : modelOptions)
       if (option->getNumOccurrences())
         return fail("option --" + option->ArgStr +
@@ -300,8 +299,7 @@ static FailureOr<StepSource> getSource(MLIRContext &context,
       return fail(path + ": @" + func.getName() +
                   " has no batch argument, so its batch cannot be split");
     auto batchType = dyn_cast<RankedTensorType>(func.getArgument(0).getType());
-    if (!batchType || batchType.getRank() == 0 ||
-        !batchType.hasStaticShape())
+    if (!batchType || batchType.getRank() == 0 || !batchType.hasStaticShape())
       return fail(path + ": the first argument of @" + func.getName() +
                   " is not a static tensor with a batch dimension");
     source.fixedBatch = batchType.getDimSize(0);
@@ -316,8 +314,7 @@ static FailureOr<StepSource> getSource(MLIRContext &context,
     source.build = [parsed](MLIRContext &, int64_t) {
       return OwningOpRef<ModuleOp>((*parsed)->clone());
     };
-    description = path + " (batch " + std::to_string(*source.fixedBatch) +
-                  ")";
+    description = path + " (batch " + std::to_string(*source.fixedBatch) + ")";
     return source;
   }
   if (modelName.empty() && hfConfig.empty())
@@ -329,8 +326,7 @@ static FailureOr<StepSource> getSource(MLIRContext &context,
     return failure();
   TransformerConfig base = *config;
   source.tokensPerSample = base.getSeq();
-  source.buildLayers = [base](MLIRContext &ctx, int64_t batch,
-                              int64_t layers) {
+  source.buildLayers = [base](MLIRContext &ctx, int64_t batch, int64_t layers) {
     TransformerConfig c = base;
     c.batch = batch;
     c.layers = layers;
@@ -412,8 +408,7 @@ static FailureOr<SearchOptions> getSearchOptions(const StepSource &source) {
     options.tensorParallel.push_back(tp);
   }
   if (tpDegrees.empty())
-    for (int64_t tp = 1; tp <= numDevices && tp <= device->devicesPerNode;
-         ++tp)
+    for (int64_t tp = 1; tp <= numDevices && tp <= device->devicesPerNode; ++tp)
       if (numDevices % tp == 0)
         options.tensorParallel.push_back(tp);
   if (!zeroStages.empty()) {
@@ -457,7 +452,8 @@ static FailureOr<SearchOptions> getSearchOptions(const StepSource &source) {
   }
   if (source.fixedBatch && !microBatches.empty())
     return fail("--micro-batch does not apply to a step file: its batch (" +
-                Twine(*source.fixedBatch) + ") is the micro-batch of all "
+                Twine(*source.fixedBatch) +
+                ") is the micro-batch of all "
                 "data-parallel processes together");
   if (optimizerName == "adamw")
     options.optimizer = AutodiffOptimizer::AdamW;
@@ -539,16 +535,15 @@ static LogicalResult runAutoplan() {
       return fail(llvm::toString(std::move(error)));
 
   auto start = std::chrono::steady_clock::now();
-  SearchResult result = search(
-      context, *source, *options, [&](const Evaluation &evaluation) {
+  SearchResult result =
+      search(context, *source, *options, [&](const Evaluation &evaluation) {
         if (!verbose)
           return;
         llvm::errs() << "mem-autoplan: " << evaluation.candidate.describe()
                      << ": ";
         switch (evaluation.status) {
         case Evaluation::Status::Fits:
-          llvm::errs() << "fits, "
-                       << (evaluation.planned ? "arena " : "LOAD ")
+          llvm::errs() << "fits, " << (evaluation.planned ? "arena " : "LOAD ")
                        << formatSize(evaluation.planned ? evaluation.peakBytes
                                                         : evaluation.loadBytes)
                        << ", est. step "
@@ -573,12 +568,10 @@ static LogicalResult runAutoplan() {
       std::string first = result.evaluations.empty()
                               ? "no candidate divides the global batch over "
                                 "the data-parallel processes"
-                              : result.evaluations.back().candidate
-                                        .describe() +
+                              : result.evaluations.back().candidate.describe() +
                                     ": " + result.evaluations.back().reason;
       return fail("no configuration of " + description + " on " +
-                  countDevices(options->devices) +
-                  " could be built: " + first);
+                  countDevices(options->devices) + " could be built: " + first);
     }
     const Evaluation &smallest = *result.smallest;
     return fail(
@@ -590,8 +583,7 @@ static LogicalResult runAutoplan() {
         formatSize(smallest.peakBytes) + ", by " +
         smallest.candidate.describe() + ", of which model states " +
         formatSize(smallest.modelStateBytes) + " and saved activations " +
-        formatSize(smallest.savedActivationBytes) + ", at " +
-        smallest.peakOp +
+        formatSize(smallest.savedActivationBytes) + ", at " + smallest.peakOp +
         ". This needs pipeline parallelism (not searched), more devices, a "
         "smaller global batch or more memory per device");
   }
@@ -619,8 +611,8 @@ static LogicalResult runAutoplan() {
         {"composition_mismatches", result.numCompositionMismatches},
         {"plans", std::move(plans)},
     };
-    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(
-                                               std::move(document)))
+    llvm::outs() << llvm::formatv("{0:2}",
+                                  llvm::json::Value(std::move(document)))
                  << "\n";
   } else {
     llvm::raw_ostream &os = llvm::outs();
@@ -633,16 +625,16 @@ static LogicalResult runAutoplan() {
        << "global batch " << options->globalBatch << " ("
        << options->globalBatch * source->tokensPerSample
        << " tokens per step)\n"
-       << "searched " << result.numCandidates << " candidates: "
-       << result.numPruned << " pruned by monotonicity, "
+       << "searched " << result.numCandidates
+       << " candidates: " << result.numPruned << " pruned by monotonicity, "
        << result.numScreened << " screened"
        << (source->canCompose() ? " (composed from 2 and 3 layers)" : "")
        << ", " << result.numPlanned << " planned in full ("
        << llvm::formatv("{0:F1}", searchSeconds) << " s)\n";
     if (result.numCompositionChecks)
       os << "composition: " << result.numCompositionChecks
-         << " screens also planned in full, "
-         << result.numCompositionMismatches << " differ\n";
+         << " screens also planned in full, " << result.numCompositionMismatches
+         << " differ\n";
     os << "\n";
     os << "memory: each plan's per-device peak is its planned arena, from "
           "the passes on its step; time: estimated by the cost model "
@@ -665,8 +657,7 @@ static LogicalResult runAutoplan() {
           getRematChoiceName(c.remat), formatSize(e.peakBytes),
           formatSize(budget - e.peakBytes),
           formatSI(static_cast<double>(e.cost.recomputeFlops), "FLOP"),
-          formatSize(e.cost.sentBytes),
-          formatDuration(e.cost.stepSeconds),
+          formatSize(e.cost.sentBytes), formatDuration(e.cost.stepSeconds),
           formatSI(e.tokensPerSecond, ""));
     }
   }
@@ -676,8 +667,8 @@ static LogicalResult runAutoplan() {
     FailureOr<OwningOpRef<ModuleOp>> module =
         buildCandidateStep(context, *source, *options, best);
     if (failed(module))
-      return fail("internal error: the best configuration (" +
-                  best.describe() + ") could not be built again");
+      return fail("internal error: the best configuration (" + best.describe() +
+                  ") could not be built again");
     OpPrintingFlags flags;
     flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
     flags.useLocalScope();

@@ -305,11 +305,13 @@ bool AdamWOp::isUpdatedInPlace(unsigned operandIndex) {
 
 LogicalResult AccumulateOp::verify() {
   if (failed(checkDefinedBy<OptStateOp>(*this, "buffer", getBuffer())) ||
-      failed(checkShape(*this, "grad", shapeOf(getBuffer()),
-                        shapeOf(getGrad()))))
+      failed(
+          checkShape(*this, "grad", shapeOf(getBuffer()), shapeOf(getGrad()))))
     return failure();
-  unsigned bufferBits = mlir::getElementTypeOrSelf(getBuffer()).getIntOrFloatBitWidth();
-  unsigned gradBits = mlir::getElementTypeOrSelf(getGrad()).getIntOrFloatBitWidth();
+  unsigned bufferBits =
+      mlir::getElementTypeOrSelf(getBuffer()).getIntOrFloatBitWidth();
+  unsigned gradBits =
+      mlir::getElementTypeOrSelf(getGrad()).getIntOrFloatBitWidth();
   if (bufferBits < gradBits)
     return emitOpError() << "expected a buffer at least as wide as the "
                             "gradient, got "

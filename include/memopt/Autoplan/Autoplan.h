@@ -1,4 +1,5 @@
-//===- Autoplan.h - the fastest training configuration that fits -*- C++ -*-===//
+//===- Autoplan.h - the fastest training configuration that fits -*- C++
+//-*-===//
 //
 // mem-autoplan's search (docs/autoplan.md). A candidate is a micro-batch, a
 // precision mode, a tensor-parallel degree with or without sequence
@@ -112,7 +113,8 @@ struct StepSource {
   /// Tokens per sample (the sequence length; 1 for other models).
   int64_t tokensPerSample = 1;
 
-  /// Whether screening composes (a model of more than 6 identical layers: below, planning the whole model costs no more than two screens).
+  /// Whether screening composes (a model of more than 6 identical layers:
+  /// below, planning the whole model costs no more than two screens).
   bool canCompose() const { return buildLayers && layers > 6; }
 };
 
@@ -197,10 +199,9 @@ struct SearchResult {
 
 /// Builds and plans `candidate`'s step: the module that holds it (one
 /// process's program). Fails with a diagnostic.
-FailureOr<OwningOpRef<ModuleOp>> buildCandidateStep(MLIRContext &context,
-                                                    const StepSource &source,
-                                                    const SearchOptions &options,
-                                                    const Candidate &candidate);
+FailureOr<OwningOpRef<ModuleOp>>
+buildCandidateStep(MLIRContext &context, const StepSource &source,
+                   const SearchOptions &options, const Candidate &candidate);
 
 /// Evaluates one candidate (memory from the planned step, time from the cost
 /// model).
@@ -212,8 +213,8 @@ Evaluation evaluateCandidate(MLIRContext &context, const StepSource &source,
 /// and 3 layers, extended linearly to the model's layers (exact when every
 /// layer adds the same ops and buffers); else evaluateCandidate.
 Evaluation screenCandidate(MLIRContext &context, const StepSource &source,
-                             const SearchOptions &options,
-                             const Candidate &candidate);
+                           const SearchOptions &options,
+                           const Candidate &candidate);
 
 /// Searches the candidates of `options` (docs/autoplan.md). Phase 1 screens
 /// them with monotonicity pruning: a larger micro-batch never needs less
@@ -221,10 +222,10 @@ Evaluation screenCandidate(MLIRContext &context, const StepSource &source,
 /// increasing order until one does not fit, from the highest stage down;
 /// and recomputation only runs where keeping everything did not fit. Phase
 /// 2 plans the screened candidates in full, fastest first, until `top` fit.
-SearchResult search(MLIRContext &context, const StepSource &source,
-                    const SearchOptions &options,
-                    llvm::function_ref<void(const Evaluation &)> progress =
-                        nullptr);
+SearchResult
+search(MLIRContext &context, const StepSource &source,
+       const SearchOptions &options,
+       llvm::function_ref<void(const Evaluation &)> progress = nullptr);
 
 } // namespace mlir::memopt::autoplan
 

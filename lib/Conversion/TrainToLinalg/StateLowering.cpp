@@ -151,7 +151,8 @@ struct SgdLowering : public OpConversionPattern<train::SgdOp> {
     UpdateScaling scaling(rewriter, loc, adaptor.getGradScale(),
                           adaptor.getFoundNonfinite());
     SmallVector<Value> updated = buildElementwiseInto(
-        rewriter, loc, readGradient(rewriter, loc, op.getGrad(), adaptor.getGrad()), inits,
+        rewriter, loc,
+        readGradient(rewriter, loc, op.getGrad(), adaptor.getGrad()), inits,
         [&](OpBuilder &b, Location l, ValueRange args) {
           Value param = args[1];
           // d_p = grad + weight_decay * param
@@ -466,8 +467,7 @@ struct AmaxRecordLowering : public OpConversionPattern<train::AmaxRecordOp> {
 void mlir::memopt::populateStateLoweringPatterns(RewritePatternSet &patterns) {
   patterns
       .add<ParamLowering, OptStateLowering, FreeLowering, SgdLowering,
-           AccumulateLowering,
-           AdamLowering<train::AdamOp, false>,
+           AccumulateLowering, AdamLowering<train::AdamOp, false>,
            AdamLowering<train::AdamWOp, true>, LossScaleLowering,
            AnyNonfiniteLowering, LossScaleUpdateLowering, AmaxRecordLowering>(
           patterns.getContext());
