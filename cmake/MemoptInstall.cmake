@@ -25,6 +25,7 @@ set(MEMOPT_EXPORTED_TARGETS
   MemoptReport Report
   MemoptInitAll InitAll
   MemoptPipeline Pipeline
+  MemoptAutoplan Autoplan
   MemoptModels Models
   MemoptImport Import
   MemoptExecution Execution
@@ -63,8 +64,12 @@ install(DIRECTORY ${MEMOPT_BINARY_DIR}/include/memopt
   PATTERN "CMakeFiles" EXCLUDE)
 
 # The tools too: an install is a complete memopt.
-install(TARGETS mem-opt mem-gen mem-run mem-plan mem-import
+install(TARGETS mem-opt mem-gen mem-run mem-plan mem-import mem-autoplan
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# mem-autoplan's device profiles (built into the library too), as templates
+# for users' own profiles.
+install(DIRECTORY ${MEMOPT_SOURCE_DIR}/data/devices
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/memopt)
 # The PyTorch front end (`python3 -m memopt_torch`), where Debian's python3
 # looks for packages of a prefix (/usr/local/lib/python3/dist-packages).
 install(DIRECTORY ${MEMOPT_SOURCE_DIR}/python/memopt_torch

@@ -2,6 +2,7 @@
 
 #include "memopt/InitAll.h"
 
+#include "memopt/Autoplan/Passes.h"
 #include "memopt/Conversion/Passes.h"
 #include "memopt/Dialect/Train/IR/TrainDialect.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
@@ -93,6 +94,7 @@ void mlir::memopt::registerAllPasses() {
   registerMemoptPasses();
   registerMemoptConversionPasses();
   registerMemoptReportPasses();
+  registerMemoptAutoplanPasses();
   registerLowerToCPUPipeline();
   registerLowerToGPUPipeline();
   registerPipeline();

@@ -164,29 +164,9 @@ static cl::opt<bool>
                 cl::desc("Print the built-in device profiles and exit"),
                 cl::init(false), cl::cat(outputCategory));
 
-/// "1 device", "8 devices".
-static std::string countDevices(int64_t devices) {
-  return std::to_string(devices) + (devices == 1 ? " device" : " devices");
-}
-
 static LogicalResult fail(const Twine &message) {
   llvm::WithColor::error(llvm::errs(), "mem-autoplan") << message << "\n";
   return failure();
-}
-
-/// `bytes` in GiB, MiB or KiB with two decimals, or bytes.
-static std::string formatSize(int64_t bytes) {
-  double value = static_cast<double>(bytes);
-  const char *unit = "B";
-  for (const char *next : {"KiB", "MiB", "GiB", "TiB"}) {
-    if (std::abs(value) < 1024.0)
-      break;
-    value /= 1024.0;
-    unit = next;
-  }
-  if (StringRef(unit) == "B")
-    return std::to_string(bytes) + " B";
-  return llvm::formatv("{0:F2} {1}", value, unit).str();
 }
 
 /// `value` with an SI prefix (FLOPs, bytes/s).
@@ -285,35 +265,11 @@ static FailureOr<StepSource> getSource(MLIRContext &context,
         parseSourceFile<ModuleOp>(path, sourceMgr, &context);
     if (!module)
       return failure();
-    func::FuncOp func;
-    for (auto candidate : module->getOps<func::FuncOp>())
-      if (!candidate.isExternal()) {
-        if (func)
-          return fail(path + ": expected one function, found @" +
-                      func.getName() + " and @" + candidate.getName());
-        func = candidate;
-      }
-    if (!func)
-      return fail(path + ": no function with a body");
-    if (func.getNumArguments() == 0)
-      return fail(path + ": @" + func.getName() +
-                  " has no batch argument, so its batch cannot be split");
-    auto batchType = dyn_cast<RankedTensorType>(func.getArgument(0).getType());
-    if (!batchType || batchType.getRank() == 0 || !batchType.hasStaticShape())
-      return fail(path + ": the first argument of @" + func.getName() +
-                  " is not a static tensor with a batch dimension");
-    source.fixedBatch = batchType.getDimSize(0);
-    // Integer inputs (token ids): every element after the batch dimension
-    // is a token.
-    if (batchType.getElementType().isInteger())
-      source.tokensPerSample =
-          batchType.getNumElements() / batchType.getDimSize(0);
+    FailureOr<StepSource> fromModule = getModuleSource(*module);
+    if (failed(fromModule))
+      return failure();
+    source = *fromModule;
     parameterCount = countParameters(*module);
-    std::shared_ptr<OwningOpRef<ModuleOp>> parsed =
-        std::make_shared<OwningOpRef<ModuleOp>>(std::move(module));
-    source.build = [parsed](MLIRContext &, int64_t) {
-      return OwningOpRef<ModuleOp>((*parsed)->clone());
-    };
     description = path + " (batch " + std::to_string(*source.fixedBatch) + ")";
     return source;
   }
@@ -352,123 +308,25 @@ static FailureOr<StepSource> getSource(MLIRContext &context,
 }
 
 static FailureOr<SearchOptions> getSearchOptions(const StepSource &source) {
-  SearchOptions options;
-  llvm::Expected<DeviceProfile> device = loadDeviceProfile(deviceName);
-  if (!device)
-    return fail(llvm::toString(device.takeError()));
-  options.device = *device;
-  if (numDevices < 1)
-    return fail("--devices must be at least 1, got " + Twine(numDevices));
-  options.devices = numDevices;
-  if (globalBatch < 1)
-    return fail("--global-batch is required: the samples per optimizer step "
-                "over all devices");
-  options.globalBatch = globalBatch;
-  options.deviceMemory = device->memoryBytes;
-  if (!deviceMemory.empty()) {
-    FailureOr<int64_t> bytes = parseByteSize(deviceMemory);
-    if (failed(bytes) || *bytes <= 0)
-      return fail("invalid --device-memory '" + deviceMemory +
-                  "'; expected a size such as 80GiB");
-    options.deviceMemory = *bytes;
-  }
-  FailureOr<int64_t> reserve = parseByteSize(reserveOption);
-  if (failed(reserve))
-    return fail("invalid --reserve '" + reserveOption +
-                "'; expected a size such as 1GiB");
-  options.reserve = *reserve;
-  if (options.reserve >= options.deviceMemory)
-    return fail("--reserve of " + formatSize(options.reserve) +
-                " leaves nothing of the device's " +
-                formatSize(options.deviceMemory));
-
-  if (precisionModes.empty()) {
-    options.precisions.push_back(train::PrecisionMode::BF16Mixed);
-    if (device->fp8Flops > 0)
-      options.precisions.push_back(train::PrecisionMode::FP8);
-  }
-  for (const std::string &name : precisionModes) {
-    std::optional<train::PrecisionMode> mode =
-        train::symbolizePrecisionMode(name);
-    if (!mode)
-      return fail("unknown --precision '" + name +
-                  "'; expected fp32, bf16-mixed, fp16-mixed, bf16-pure or "
-                  "fp8");
-    if (*mode == train::PrecisionMode::FP8 && device->fp8Flops == 0)
-      return fail("--precision fp8: device '" + device->name +
-                  "' has no fp8 units (its profile's flops_per_second.fp8 "
-                  "is 0)");
-    options.precisions.push_back(*mode);
-  }
-
-  for (int64_t tp : tpDegrees) {
-    if (tp < 1 || numDevices % tp != 0)
-      return fail("--tp " + Twine(tp) + " does not divide --devices " +
-                  Twine(numDevices));
-    options.tensorParallel.push_back(tp);
-  }
-  if (tpDegrees.empty())
-    for (int64_t tp = 1; tp <= numDevices && tp <= device->devicesPerNode; ++tp)
-      if (numDevices % tp == 0)
-        options.tensorParallel.push_back(tp);
-  if (!zeroStages.empty()) {
-    options.zeroStages.clear();
-    for (int64_t zero : zeroStages) {
-      if (zero < 0 || zero > 3)
-        return fail("--zero " + Twine(zero) + " is not a ZeRO stage (0-3)");
-      options.zeroStages.push_back(zero);
-    }
-  }
-  if (!spModes.empty()) {
-    options.sequenceParallel.clear();
-    for (const std::string &mode : spModes) {
-      if (mode != "on" && mode != "off")
-        return fail("unknown --sp '" + mode + "'; expected on or off");
-      options.sequenceParallel.push_back(mode == "on");
-    }
-  }
-  if (!rematChoices.empty()) {
-    options.remat.clear();
-    for (const std::string &name : rematChoices) {
-      std::optional<RematChoice> choice = parseRematChoice(name);
-      if (!choice)
-        return fail("unknown --remat '" + name +
-                    "'; expected none, selective, full or greedy");
-      options.remat.push_back(*choice);
-    }
-    // None first: it decides where recomputation starts.
-    std::stable_partition(
-        options.remat.begin(), options.remat.end(),
-        [](RematChoice choice) { return choice == RematChoice::None; });
-  }
-  if (topRows < 1)
-    return fail("--top must be at least 1");
-  options.top = topRows;
-  options.checkComposition = checkComposition;
-  for (int64_t micro : microBatches) {
-    if (micro < 1)
-      return fail("--micro-batch must be positive, got " + Twine(micro));
-    options.microBatches.push_back(micro);
-  }
-  if (source.fixedBatch && !microBatches.empty())
-    return fail("--micro-batch does not apply to a step file: its batch (" +
-                Twine(*source.fixedBatch) +
-                ") is the micro-batch of all "
-                "data-parallel processes together");
-  if (optimizerName == "adamw")
-    options.optimizer = AutodiffOptimizer::AdamW;
-  else if (optimizerName == "adam")
-    options.optimizer = AutodiffOptimizer::Adam;
-  else if (optimizerName == "sgd")
-    options.optimizer = AutodiffOptimizer::Sgd;
-  else
-    return fail("unknown --optimizer '" + optimizerName +
-                "'; expected adamw, adam or sgd");
-  if (globalBatch % numDevices != 0 && options.tensorParallel.size() == 1 &&
-      globalBatch % (numDevices / options.tensorParallel.front()) != 0)
-    return fail("--global-batch " + Twine(globalBatch) +
-                " does not divide over the data-parallel processes");
-  return options;
+  SearchRequest request;
+  request.devices = numDevices;
+  request.device = deviceName;
+  request.deviceMemory = deviceMemory;
+  request.reserve = reserveOption;
+  request.globalBatch = globalBatch;
+  request.precisions.assign(precisionModes.begin(), precisionModes.end());
+  request.tensorParallel.assign(tpDegrees.begin(), tpDegrees.end());
+  request.zeroStages.assign(zeroStages.begin(), zeroStages.end());
+  request.sequenceParallel.assign(spModes.begin(), spModes.end());
+  request.remat.assign(rematChoices.begin(), rematChoices.end());
+  request.microBatches.assign(microBatches.begin(), microBatches.end());
+  request.optimizer = optimizerName;
+  request.top = topRows;
+  llvm::Expected<SearchOptions> options = makeSearchOptions(request, source);
+  if (!options)
+    return fail(llvm::toString(options.takeError()));
+  options->checkComposition = checkComposition;
+  return *options;
 }
 
 static llvm::json::Object toJSON(const Evaluation &evaluation,
@@ -561,32 +419,8 @@ static LogicalResult runAutoplan() {
           .count();
 
   int64_t budget = options->getBudget();
-  if (result.ranked.empty()) {
-    std::string reasons;
-    if (!result.smallest) {
-      // Every candidate was refused: say why (the first reason).
-      std::string first = result.evaluations.empty()
-                              ? "no candidate divides the global batch over "
-                                "the data-parallel processes"
-                              : result.evaluations.back().candidate.describe() +
-                                    ": " + result.evaluations.back().reason;
-      return fail("no configuration of " + description + " on " +
-                  countDevices(options->devices) + " could be built: " + first);
-    }
-    const Evaluation &smallest = *result.smallest;
-    return fail(
-        "no configuration fits " + formatSize(budget) + " per device (" +
-        formatSize(options->deviceMemory) + " less the reserve of " +
-        formatSize(options->reserve) + ") on " +
-        countDevices(options->devices) +
-        ": the smallest per-device peak reached is " +
-        formatSize(smallest.peakBytes) + ", by " +
-        smallest.candidate.describe() + ", of which model states " +
-        formatSize(smallest.modelStateBytes) + " and saved activations " +
-        formatSize(smallest.savedActivationBytes) + ", at " + smallest.peakOp +
-        ". This needs pipeline parallelism (not searched), more devices, a "
-        "smaller global batch or more memory per device");
-  }
+  if (result.ranked.empty())
+    return fail(describeNoFit(result, *options, description));
 
   unsigned rows = result.ranked.size();
   if (jsonOutput) {

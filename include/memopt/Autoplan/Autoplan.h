@@ -197,6 +197,47 @@ struct SearchResult {
   std::optional<Evaluation> smallest;
 };
 
+/// A search as a user states it (mem-autoplan's options, train-autoplan's
+/// pass options): names and sizes as text, empty lists for the defaults.
+struct SearchRequest {
+  int64_t devices = 1;
+  std::string device = "h100";
+  /// Empty: the profile's memory.
+  std::string deviceMemory;
+  std::string reserve = "1GiB";
+  int64_t globalBatch = 0;
+  SmallVector<std::string> precisions;
+  SmallVector<int64_t> tensorParallel;
+  SmallVector<int64_t> zeroStages;
+  SmallVector<std::string> sequenceParallel;
+  SmallVector<std::string> remat;
+  SmallVector<int64_t> microBatches;
+  std::string optimizer = "adamw";
+  unsigned top = 10;
+};
+
+/// Checks `request` against the model of `source` and resolves its
+/// defaults (docs/autoplan.md#options); the error names the offending
+/// option as the command line spells it.
+llvm::Expected<SearchOptions> makeSearchOptions(const SearchRequest &request,
+                                                const StepSource &source);
+
+/// The model of a module holding one function with a body: a step or a
+/// forward + loss function of fixed batch (its first argument's first
+/// dimension). Tokens per sample: the elements after the batch dimension of
+/// an integer first argument, else 1. Fails with a diagnostic.
+FailureOr<StepSource> getModuleSource(ModuleOp module);
+
+/// `bytes` in KiB, MiB, GiB or TiB with two decimals ("79.00 GiB"), or in
+/// bytes below 1 KiB.
+std::string formatSize(int64_t bytes);
+
+/// The message when no candidate fits (or none could be built): the
+/// smallest per-process peak reached, by which configuration, and what
+/// holds it. `model` names the model.
+std::string describeNoFit(const SearchResult &result,
+                          const SearchOptions &options, StringRef model);
+
 /// Builds and plans `candidate`'s step: the module that holds it (one
 /// process's program). Fails with a diagnostic.
 FailureOr<OwningOpRef<ModuleOp>>
