@@ -47,26 +47,28 @@ static bool readsRecomputed(Operation *op) {
   return !train::isInPlaceUpdate(op);
 }
 
-int64_t mlir::memopt::applyKeepSet(func::FuncOp func,
-                                   const llvm::SmallBitVector &keep) {
-  Block &block = func.getBody().front();
-  removeMemoryPlan(func);
-  eraseFrees(func);
-  TensorLiveness liveness(func);
-  SmallVector<const Buffer *> activations = getActivations(liveness);
-  llvm::DenseSet<Value> kept;
-  for (auto [index, buffer] : llvm::enumerate(activations))
-    if (keep.test(index))
-      kept.insert(buffer->value);
+/// Rewrites `func` (without frees or a memory plan; `liveness` is its
+/// analysis) so that every forward value whose buffer is not in `kept` is
+/// recomputed before its first backward use, from the kept values; places
+/// the frees anew. Returns the FLOPs of the recomputed ops.
+/// Whether `value` is available in the backward pass: unless a forward op
+/// computes it and its buffer is not in `kept` (forward temporaries died in
+/// the forward).
+static bool isAvailable(const TensorLiveness &liveness,
+                        const llvm::DenseSet<Value> &kept, Value value) {
+  Operation *def = value.getDefiningOp();
+  if (!def || !computesForward(liveness, def))
+    return true;
+  const Buffer *buffer = liveness.lookup(value);
+  return !buffer || kept.contains(buffer->value);
+}
 
-  // A value is available in the backward pass unless a forward op computes
-  // it and its buffer is not kept (forward temporaries died in the forward).
+static int64_t recomputeUnkept(func::FuncOp func,
+                               const TensorLiveness &liveness,
+                               const llvm::DenseSet<Value> &kept) {
+  Block &block = func.getBody().front();
   auto available = [&](Value value) {
-    Operation *def = value.getDefiningOp();
-    if (!def || !computesForward(liveness, def))
-      return true;
-    const Buffer *buffer = liveness.lookup(value);
-    return !buffer || kept.contains(buffer->value);
+    return isAvailable(liveness, kept, value);
   };
   llvm::DenseMap<Value, Value> recomputed;
   int64_t flops = 0;
@@ -107,6 +109,75 @@ int64_t mlir::memopt::applyKeepSet(func::FuncOp func,
   }
   makeLifetimesExplicit(func);
   return flops;
+}
+
+int64_t mlir::memopt::applyKeepSet(func::FuncOp func,
+                                   const llvm::SmallBitVector &keep) {
+  removeMemoryPlan(func);
+  eraseFrees(func);
+  TensorLiveness liveness(func);
+  llvm::DenseSet<Value> kept;
+  for (auto [index, buffer] : llvm::enumerate(getActivations(liveness)))
+    if (keep.test(index))
+      kept.insert(buffer->value);
+  return recomputeUnkept(func, liveness, kept);
+}
+
+/// Moves each side-effect-free backward op that the schedule placed before
+/// the last forward op and that reads a value not available in the backward
+/// pass (directly or through other such ops) right before its first user.
+/// train-schedule hoists the views a weight gradient takes of a forward
+/// value (they cost nothing) next to that value; a recomputation placed
+/// before such a view would run in the forward pass and be held through it.
+static void sinkEarlyBackwardOps(func::FuncOp func,
+                                 const TensorLiveness &liveness,
+                                 const llvm::DenseSet<Value> &kept) {
+  Block &block = func.getBody().front();
+  Operation *lastForward = nullptr;
+  for (Operation &op : block)
+    if (computesForward(liveness, &op))
+      lastForward = &op;
+  if (!lastForward)
+    return;
+  SmallVector<Operation *> early;
+  llvm::DenseSet<Operation *> reads;
+  for (Operation &op : block) {
+    if (&op == lastForward)
+      break;
+    if (computesForward(liveness, &op) || !isMemoryEffectFree(&op) ||
+        op.getNumRegions() != 0 || isa<train::ParamOp, train::OptStateOp>(op))
+      continue;
+    bool readsUnavailable = llvm::any_of(op.getOperands(), [&](Value v) {
+      Operation *def = v.getDefiningOp();
+      return !isAvailable(liveness, kept, v) || (def && reads.contains(def));
+    });
+    if (readsUnavailable) {
+      early.push_back(&op);
+      reads.insert(&op);
+    }
+  }
+  // Last first, so that an op moves before its users' new places.
+  for (Operation *op : llvm::reverse(early)) {
+    Operation *first = nullptr;
+    for (Operation *user : op->getUsers()) {
+      Operation *inBlock = block.findAncestorOpInBlock(*user);
+      if (inBlock && (!first || inBlock->isBeforeInBlock(first)))
+        first = inBlock;
+    }
+    if (first)
+      op->moveBefore(first);
+  }
+}
+
+int64_t mlir::memopt::applyLayerCheckpoints(func::FuncOp func) {
+  removeMemoryPlan(func);
+  eraseFrees(func);
+  TensorLiveness liveness(func);
+  llvm::DenseSet<Value> kept;
+  for (const Buffer *buffer : getLayerCheckpoints(liveness))
+    kept.insert(buffer->value);
+  sinkEarlyBackwardOps(func, liveness, kept);
+  return recomputeUnkept(func, liveness, kept);
 }
 
 int64_t mlir::memopt::applyStagePlan(func::FuncOp func,
@@ -194,31 +265,47 @@ buildKeepSet(const TensorLiveness &liveness,
   return keep;
 }
 
-llvm::SmallBitVector
-mlir::memopt::getLayersKeepSet(const TensorLiveness &liveness) {
-  return buildKeepSet(liveness, [&](Value activation) {
-    Operation *def = activation.getDefiningOp();
-    std::string key = def ? getLayerKey(def) : "";
-    if (key.empty())
-      return true;
-    // A layer boundary: read by a forward op outside the layer (another
-    // layer's input, or the head's), directly or through views.
-    SmallVector<Value> worklist = {activation};
-    while (!worklist.empty()) {
-      Value value = worklist.pop_back_val();
-      for (Operation *user : value.getUsers()) {
-        if (!computesForward(liveness, user))
-          continue;
-        if (getLayerKey(user) != key)
-          return true;
-        auto aliasing = dyn_cast<train::AliasingOpInterface>(user);
-        for (OpResult result : user->getResults())
-          if (aliasing && aliasing.getViewSource(result.getResultNumber()))
-            worklist.push_back(result);
-      }
+/// Whether a forward op of a layer other than `key` (or of no layer) reads
+/// `value`, directly or through views.
+static bool leavesLayer(const TensorLiveness &liveness, Value value,
+                        StringRef key) {
+  SmallVector<Value> worklist = {value};
+  while (!worklist.empty()) {
+    Value current = worklist.pop_back_val();
+    for (Operation *user : current.getUsers()) {
+      if (!computesForward(liveness, user))
+        continue;
+      if (getLayerKey(user) != key)
+        return true;
+      auto aliasing = dyn_cast<train::AliasingOpInterface>(user);
+      for (OpResult result : user->getResults())
+        if (aliasing && aliasing.getViewSource(result.getResultNumber()))
+          worklist.push_back(result);
     }
-    return false;
-  });
+  }
+  return false;
+}
+
+SmallVector<const Buffer *>
+mlir::memopt::getLayerCheckpoints(const TensorLiveness &liveness) {
+  SmallVector<const Buffer *> checkpoints;
+  for (const Buffer &buffer : liveness.getBuffers()) {
+    if (buffer.memoryClass != MemoryClass::Activation &&
+        buffer.memoryClass != MemoryClass::Temporary)
+      continue;
+    Operation *def = buffer.value.getDefiningOp();
+    if (!def || !computesForward(liveness, def))
+      continue;
+    std::string key = getLayerKey(def);
+    // Activations outside layers are kept; a value that crosses into
+    // another layer (or out of one) is a boundary, whether or not the
+    // backward pass reads it: under mixed precision a layer reads the
+    // low-precision residual stream only through a cast of it.
+    if ((key.empty() && buffer.memoryClass == MemoryClass::Activation) ||
+        leavesLayer(liveness, buffer.value, key))
+      checkpoints.push_back(&buffer);
+  }
+  return checkpoints;
 }
 
 llvm::SmallBitVector

@@ -222,8 +222,9 @@ LogicalResult TrainRematPass::proposeCandidates(
   if (algorithm == RematAlgorithm::None || isAuto)
     candidates.push_back(evaluateKeepSet(func, "none", keepAll));
   if (algorithm == RematAlgorithm::Layers || (isAuto && limit))
-    candidates.push_back(
-        evaluateKeepSet(func, "layers", getLayersKeepSet(before)));
+    candidates.push_back(evaluateRewrite(func, "layers", [](func::FuncOp f) {
+      return applyLayerCheckpoints(f);
+    }));
   if (algorithm == RematAlgorithm::Sqrt || (isAuto && limit))
     candidates.push_back(evaluateKeepSet(func, "sqrt", getSqrtKeepSet(before)));
   if (algorithm == RematAlgorithm::Selective || (isAuto && limit)) {

@@ -42,6 +42,27 @@ constexpr StringLiteral kChainStep = R"mlir(
   }
 )mlir";
 
+/// The chain of kChainStep under mixed precision: each layer hands the next
+/// a bf16 copy of its output (l.N.out), which the next layer casts back to
+/// f32 (l.N.in). The activations are h and the f32 casts (gelu's gradient
+/// reads its input); the bf16 boundaries are not, as a cast's gradient
+/// reads nothing.
+constexpr StringLiteral kCastChainStep = R"mlir(
+  func.func @casts(%x: tensor<4x8xf32>) -> tensor<f32> {
+    %w = train.param "w" : tensor<8x8xf32>
+    %h = train.matmul %x, %w : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32> loc("l.0.fc")
+    %a = train.gelu %h : tensor<4x8xf32> loc("l.0.act")
+    %a16 = train.cast %a : tensor<4x8xf32> -> tensor<4x8xbf16> loc("l.0.out")
+    %a32 = train.cast %a16 : tensor<4x8xbf16> -> tensor<4x8xf32> loc("l.1.in")
+    %b = train.gelu %a32 : tensor<4x8xf32> loc("l.1.act")
+    %b16 = train.cast %b : tensor<4x8xf32> -> tensor<4x8xbf16> loc("l.1.out")
+    %b32 = train.cast %b16 : tensor<4x8xbf16> -> tensor<4x8xf32> loc("l.2.in")
+    %c = train.gelu %b32 : tensor<4x8xf32> loc("l.2.act")
+    %loss = train.reduce_sum %c {dims = array<i64: 0, 1>} : tensor<4x8xf32> -> tensor<f32> loc("loss")
+    return %loss : tensor<f32>
+  }
+)mlir";
+
 /// Revolve's uniform chain: ten gelus (l.1 .. l.10) of 128 bytes each.
 constexpr StringLiteral kUniformChain = R"mlir(
   func.func @uniform() -> tensor<f32> {
@@ -109,6 +130,14 @@ protected:
     return *module->getOps<func::FuncOp>().begin();
   }
 
+  /// The buffers' location names, for readable checks.
+  static std::string describe(ArrayRef<const Buffer *> buffers) {
+    std::string text;
+    for (const Buffer *buffer : buffers)
+      text += buffer->name + " ";
+    return text;
+  }
+
   /// The activations' defining ops' location names, for readable checks.
   static std::string describe(const TensorLiveness &liveness,
                               const llvm::SmallBitVector &keep) {
@@ -129,12 +158,31 @@ TEST_F(RematStrategiesTest, LayersKeepsTheLayerBoundaries) {
   func::FuncOp step = parseStep(kChainStep);
   ASSERT_TRUE(step);
   TensorLiveness liveness(step);
-  // h is internal to l.0; a (read by l.1) and b (read by l.2) are kept.
-  EXPECT_EQ(describe(liveness, getLayersKeepSet(liveness)),
-            "-l.0.fc +l.0.act +l.1.act ");
+  // h is internal to l.0; a (read by l.1), b (read by l.2) and c (read by
+  // the loss) are kept.
+  EXPECT_EQ(describe(getLayerCheckpoints(liveness)),
+            "l.0.act l.1.act l.2.act ");
   RematCandidate layers =
-      evaluateKeepSet(step, "layers", getLayersKeepSet(liveness));
+      evaluateRewrite(step, "layers", applyLayerCheckpoints);
   EXPECT_EQ(layers.flops, 512); // one matmul, 2*4*8*8
+}
+
+TEST_F(RematStrategiesTest, LayersKeepsBoundariesTheBackwardDoesNotRead) {
+  func::FuncOp step = parseStep(kCastChainStep);
+  ASSERT_TRUE(step);
+  TensorLiveness liveness(step);
+  // No activation leaves its layer: the boundaries are the bf16 copies.
+  EXPECT_EQ(describe(getLayerCheckpoints(liveness)),
+            "l.0.out l.1.out l.2.act ");
+  // Each layer is recomputed from its bf16 input: the two casts back to f32
+  // (32 FLOPs each) and l.0's matmul, not every layer from x at once.
+  RematCandidate layers =
+      evaluateRewrite(step, "layers", applyLayerCheckpoints);
+  EXPECT_EQ(layers.flops, 512 + 2 * 32);
+  // Recomputing every activation from x and w instead.
+  llvm::SmallBitVector keepNone(getActivations(liveness).size(), false);
+  RematCandidate everything = evaluateKeepSet(step, "none kept", keepNone);
+  EXPECT_LT(layers.peak, everything.peak);
 }
 
 TEST_F(RematStrategiesTest, SqrtKeepsEveryCeilSqrtNth) {

@@ -1,11 +1,12 @@
 //===- RematStrategies.h - train-remat's algorithms -------------*- C++ -*-===//
 //
 // The algorithms of train-remat (docs/remat.md), one function each. A
-// keep-set algorithm (layers, sqrt, selective) says which activations of
-// TensorLiveness a step keeps; the others (greedy, chain, optimal) search,
-// measuring each rewrite they consider, and return a RematCandidate: a
-// rewrite of the step with its exact peak and recomputed FLOPs. The pass
-// (TrainRemat.cpp) chooses among candidates and applies one.
+// keep-set algorithm (sqrt, selective) says which activations of
+// TensorLiveness a step keeps, `layers` which forward buffers; the others
+// (greedy, chain, optimal) search, measuring each rewrite they consider,
+// and return a RematCandidate: a rewrite of the step with its exact peak
+// and recomputed FLOPs. The pass (TrainRemat.cpp) chooses among candidates
+// and applies one.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,6 +54,16 @@ struct RematCandidate {
 /// recomputed ops.
 int64_t applyKeepSet(func::FuncOp func, const llvm::SmallBitVector &keep);
 
+/// Rewrites `func` as `layers` does: its layer checkpoints
+/// (getLayerCheckpoints) are kept and every other forward value is
+/// recomputed from them before its first backward use; places the frees
+/// anew and drops a memory plan. Backward ops a schedule hoisted into the
+/// forward pass (a weight gradient's view of a forward value) that read
+/// recomputed values move down to their first user first, so that no
+/// recomputation runs in the forward pass. Returns the FLOPs of the
+/// recomputed ops.
+int64_t applyLayerCheckpoints(func::FuncOp func);
+
 /// Rewrites `func` by a stage plan over `groups` (built on a copy of `func`
 /// without frees): before the ops of group g, the forward groups plan[g] are
 /// computed again from the latest copies of their operands, and every op
@@ -73,11 +84,15 @@ RematCandidate evaluateKeepSet(func::FuncOp func, StringRef algorithm,
 // Keep-set algorithms, over getActivations(liveness) of the step
 //===----------------------------------------------------------------------===//
 
-/// `layers`: keeps the layer boundaries, the activations a forward op of
-/// another layer (or of no layer) reads, directly or through views; a layer
-/// is a location-name prefix ending in a number (getLayerKey). Activations
-/// outside layers are kept.
-llvm::SmallBitVector getLayersKeepSet(const TensorLiveness &liveness);
+/// `layers` (full recomputation, as Megatron's): the forward buffers it
+/// keeps. These are the layer boundaries, the forward values a forward op
+/// of another layer (or of no layer) reads, directly or through views,
+/// whether or not the backward pass reads them; and the activations outside
+/// layers. A layer is a location-name prefix ending in a number
+/// (getLayerKey). Not a keep-set over activations: under mixed precision a
+/// boundary (the bf16 residual stream) is often no activation, only its
+/// fp32 cast inside the next layer is.
+SmallVector<const Buffer *> getLayerCheckpoints(const TensorLiveness &liveness);
 
 /// `sqrt` (Chen et al.): keeps every ceil(sqrt(n))-th of the n activations,
 /// in program order.
