@@ -47,10 +47,6 @@ static bool readsRecomputed(Operation *op) {
   return !train::isInPlaceUpdate(op);
 }
 
-/// Rewrites `func` (without frees or a memory plan; `liveness` is its
-/// analysis) so that every forward value whose buffer is not in `kept` is
-/// recomputed before its first backward use, from the kept values; places
-/// the frees anew. Returns the FLOPs of the recomputed ops.
 /// Whether `value` is available in the backward pass: unless a forward op
 /// computes it and its buffer is not in `kept` (forward temporaries died in
 /// the forward).
@@ -63,6 +59,10 @@ static bool isAvailable(const TensorLiveness &liveness,
   return !buffer || kept.contains(buffer->value);
 }
 
+/// Rewrites `func` (without frees or a memory plan; `liveness` is its
+/// analysis) so that every forward value whose buffer is not in `kept` is
+/// recomputed before its first backward use, from the kept values; places
+/// the frees anew. Returns the FLOPs of the recomputed ops.
 static int64_t recomputeUnkept(func::FuncOp func,
                                const TensorLiveness &liveness,
                                const llvm::DenseSet<Value> &kept) {
