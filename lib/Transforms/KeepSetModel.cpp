@@ -1,8 +1,12 @@
 //===- KeepSetModel.cpp - a keep-set rewrite's peak, without rewriting ----===//
 //
 // Mirrors, step by step, what applyKeepSet does to the IR and what
-// makeLifetimesExplicit and TensorLiveness then compute:
+// makeLifetimesExplicit and TensorLiveness then compute (the values of
+// getNeverRecomputed are available, as there):
 //
+//  0. backward ops the schedule placed in the forward pass (views a weight
+//     gradient takes of a forward value) that read values not available
+//     move down to their first user that does not move;
 //  1. the rewrite: walking the step in order, every operand of a backward op
 //     (one that reads recomputed copies) that is not available is replaced
 //     by a copy, created before the op from copies of its own operands that
@@ -26,7 +30,9 @@
 #include "memopt/Analysis/TensorLiveness.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 #include "memopt/Dialect/Train/IR/TrainStep.h"
+#include "memopt/Transforms/RematStrategies.h"
 
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 
 using namespace mlir;
@@ -50,6 +56,7 @@ FailureOr<KeepSetModel> KeepSetModel::build(func::FuncOp func) {
     model.activationBytes.push_back(buffer->bytes);
   }
 
+  llvm::DenseSet<Value> neverRecomputed = getNeverRecomputed(func, liveness);
   llvm::DenseMap<Value, int32_t> ids;
   auto addValue = [&](Value value, Operation *def, int32_t defIndex) {
     ids[value] = model.valueDef.size();
@@ -58,7 +65,8 @@ FailureOr<KeepSetModel> KeepSetModel::build(func::FuncOp func) {
     model.valueBytes.push_back(type ? train::getTensorBytes(type) : -1);
     const Buffer *buffer = liveness.lookup(value);
     model.valueRecomputable.push_back(def && buffer &&
-                                      computesForward(liveness, def));
+                                      computesForward(liveness, def) &&
+                                      !neverRecomputed.contains(buffer->value));
     model.valueActivation.push_back(
         buffer ? activationIndex.lookup_or(buffer, -1) : -1);
   };
@@ -112,6 +120,32 @@ FailureOr<KeepSetModel> KeepSetModel::build(func::FuncOp func) {
   }
   model.operandBegin.push_back(model.operands.size());
   model.resultBegin.push_back(model.results.size());
+
+  // What sinking needs (sinkEarlyBackwardOps in RematStrategies.cpp).
+  int32_t lastForward = -1;
+  for (auto [index, role] : llvm::enumerate(model.opRole))
+    if (role == Role::Forward)
+      lastForward = index;
+  SmallVector<SmallVector<int32_t, 2>> usersOf(model.opRole.size());
+  int32_t index = 0;
+  for (Operation &op : block) {
+    if (isa<train::FreeOp>(op))
+      continue;
+    if (index < lastForward && model.opRole[index] == Role::Backward &&
+        isMemoryEffectFree(&op))
+      model.sinkable.push_back(index);
+    for (uint32_t k = model.operandBegin[index];
+         k < model.operandBegin[index + 1]; ++k)
+      if (int32_t def = model.valueDef[model.operands[k]];
+          def >= 0 && (usersOf[def].empty() || usersOf[def].back() != index))
+        usersOf[def].push_back(index);
+    ++index;
+  }
+  for (const SmallVector<int32_t, 2> &list : usersOf) {
+    model.userBegin.push_back(model.users.size());
+    model.users.append(list.begin(), list.end());
+  }
+  model.userBegin.push_back(model.users.size());
   return model;
 }
 
@@ -177,8 +211,40 @@ KeepSetModel::evaluate(const llvm::SmallBitVector &keep) const {
     rewrite.flops += opFlops[def];
     return rewrite.copies[value];
   };
+  // 0. The sinking: the ops that move, each with its anchor (the op it
+  // moves before), sorted by anchor and then program order.
+  SmallVector<bool> early(numOps, false);
+  SmallVector<int32_t> moving;
+  for (int32_t op : sinkable) {
+    for (uint32_t k = operandBegin[op]; k < operandBegin[op + 1]; ++k) {
+      int32_t value = operands[k];
+      int32_t def = valueDef[value];
+      if (!available(value) || (def >= 0 && early[def])) {
+        early[op] = true;
+        moving.push_back(op);
+        break;
+      }
+    }
+  }
+  SmallVector<int32_t> anchor(numOps, -1);
+  for (int32_t op : llvm::reverse(moving)) {
+    int32_t first = -1;
+    for (uint32_t k = userBegin[op]; k < userBegin[op + 1]; ++k) {
+      int32_t user = users[k];
+      int32_t at = anchor[user] >= 0 ? anchor[user] : user;
+      if (first < 0 || at < first)
+        first = at;
+    }
+    anchor[op] = first;
+  }
+  SmallVector<std::pair<int32_t, int32_t>> moved;
+  for (int32_t op : moving)
+    if (anchor[op] >= 0)
+      moved.push_back({anchor[op], op});
+  llvm::sort(moved);
+
   SmallVector<int32_t, 8> read;
-  for (int32_t op = 0; op < numOps; ++op) {
+  auto emit = [&](int32_t op) {
     read.assign(operands.begin() + operandBegin[op],
                 operands.begin() + operandBegin[op + 1]);
     if (opRole[op] == Role::Backward)
@@ -192,6 +258,14 @@ KeepSetModel::evaluate(const llvm::SmallBitVector &keep) const {
     rewrite.operands.append(read.begin(), read.end());
     rewrite.results.append(results.begin() + resultBegin[op],
                            results.begin() + resultBegin[op + 1]);
+  };
+  const auto *nextMoved = moved.begin();
+  for (int32_t op = 0; op < numOps; ++op) {
+    if (early[op] && anchor[op] >= 0)
+      continue;
+    for (; nextMoved != moved.end() && nextMoved->first == op; ++nextMoved)
+      emit(nextMoved->second);
+    emit(op);
   }
   int32_t totalValues = numValues + rewrite.copyOf.size();
   auto origin = [&](int32_t value) {

@@ -111,24 +111,14 @@ static int64_t recomputeUnkept(func::FuncOp func,
   return flops;
 }
 
-int64_t mlir::memopt::applyKeepSet(func::FuncOp func,
-                                   const llvm::SmallBitVector &keep) {
-  removeMemoryPlan(func);
-  eraseFrees(func);
-  TensorLiveness liveness(func);
-  llvm::DenseSet<Value> kept;
-  for (auto [index, buffer] : llvm::enumerate(getActivations(liveness)))
-    if (keep.test(index))
-      kept.insert(buffer->value);
-  return recomputeUnkept(func, liveness, kept);
-}
-
 /// Moves each side-effect-free backward op that the schedule placed before
 /// the last forward op and that reads a value not available in the backward
-/// pass (directly or through other such ops) right before its first user.
-/// train-schedule hoists the views a weight gradient takes of a forward
-/// value (they cost nothing) next to that value; a recomputation placed
-/// before such a view would run in the forward pass and be held through it.
+/// pass (directly or through other such ops) down to its anchor: its first
+/// user that does not move (a user that moves stands for its own anchor).
+/// The ops moved before one anchor keep their order. train-schedule hoists
+/// the views a weight gradient takes of a forward value (they cost nothing)
+/// next to that value; a recomputation placed before such a view would run
+/// in the forward pass and be held through it. KeepSetModel mirrors this.
 static void sinkEarlyBackwardOps(func::FuncOp func,
                                  const TensorLiveness &liveness,
                                  const llvm::DenseSet<Value> &kept) {
@@ -156,24 +146,44 @@ static void sinkEarlyBackwardOps(func::FuncOp func,
       reads.insert(&op);
     }
   }
-  // Last first, so that an op moves before its users' new places.
+  // Anchors, last first: an op's users come after it.
+  llvm::DenseMap<Operation *, Operation *> anchors;
   for (Operation *op : llvm::reverse(early)) {
-    Operation *first = nullptr;
+    Operation *anchor = nullptr;
     for (Operation *user : op->getUsers()) {
       Operation *inBlock = block.findAncestorOpInBlock(*user);
-      if (inBlock && (!first || inBlock->isBeforeInBlock(first)))
-        first = inBlock;
+      if (!inBlock)
+        continue;
+      inBlock = anchors.lookup_or(inBlock, inBlock);
+      if (!anchor || inBlock->isBeforeInBlock(anchor))
+        anchor = inBlock;
     }
-    if (first)
-      op->moveBefore(first);
+    if (anchor)
+      anchors[op] = anchor;
   }
+  for (Operation *op : early)
+    if (Operation *anchor = anchors.lookup(op))
+      op->moveBefore(anchor);
+}
+
+int64_t mlir::memopt::applyKeepSet(func::FuncOp func,
+                                   const llvm::SmallBitVector &keep) {
+  removeMemoryPlan(func);
+  eraseFrees(func);
+  TensorLiveness liveness(func);
+  llvm::DenseSet<Value> kept = getNeverRecomputed(func, liveness);
+  for (auto [index, buffer] : llvm::enumerate(getActivations(liveness)))
+    if (keep.test(index))
+      kept.insert(buffer->value);
+  sinkEarlyBackwardOps(func, liveness, kept);
+  return recomputeUnkept(func, liveness, kept);
 }
 
 int64_t mlir::memopt::applyLayerCheckpoints(func::FuncOp func) {
   removeMemoryPlan(func);
   eraseFrees(func);
   TensorLiveness liveness(func);
-  llvm::DenseSet<Value> kept;
+  llvm::DenseSet<Value> kept = getNeverRecomputed(func, liveness);
   for (const Buffer *buffer : getLayerCheckpoints(liveness))
     kept.insert(buffer->value);
   sinkEarlyBackwardOps(func, liveness, kept);
@@ -308,6 +318,82 @@ mlir::memopt::getLayerCheckpoints(const TensorLiveness &liveness) {
   return checkpoints;
 }
 
+llvm::DenseSet<Value>
+mlir::memopt::getNeverRecomputed(func::FuncOp func,
+                                 const TensorLiveness &liveness) {
+  llvm::DenseSet<Value> values;
+  for (const Buffer *buffer : getLayerCheckpoints(liveness))
+    if (buffer->memoryClass != MemoryClass::Activation)
+      values.insert(buffer->value);
+
+  // Forward ops that read, directly or through views, state that an
+  // in-place update changes while a recomputation of them may still run:
+  // after the op and before the last backward op that reads one of its
+  // results or a forward value computed from them. (train-schedule runs an
+  // optimizer update as soon as its gradient is complete, and fp8's amax
+  // updates in the forward pass.)
+  Block &block = func.getBody().front();
+  llvm::DenseMap<Operation *, int64_t> position;
+  int64_t lastForward = -1, index = 0;
+  for (Operation &op : block) {
+    if (computesForward(liveness, &op))
+      lastForward = index;
+    position[&op] = index++;
+  }
+  // Per forward op, the last position at which a rewrite may recompute it;
+  // per backward op that reads recomputed copies, where it reads them (a
+  // side-effect-free one in the forward pass may move down to its users:
+  // sinkEarlyBackwardOps).
+  llvm::DenseMap<Operation *, int64_t> latestUse;
+  for (Operation &op : llvm::reverse(block)) {
+    bool forward = computesForward(liveness, &op);
+    bool reader = !forward && readsRecomputed(&op) &&
+                  &op != block.getTerminator() &&
+                  !isa<train::ParamOp, train::OptStateOp, train::FreeOp>(op);
+    if (!forward && !reader)
+      continue;
+    int64_t latest = reader ? position[&op] : -1;
+    bool mayMove = reader && position[&op] < lastForward &&
+                   isMemoryEffectFree(&op) && op.getNumRegions() == 0;
+    if (forward || mayMove)
+      for (Operation *user : op.getUsers())
+        if (Operation *inBlock = block.findAncestorOpInBlock(*user))
+          latest = std::max(latest, latestUse.lookup_or(inBlock, -1));
+    latestUse[&op] = latest;
+  }
+  for (Operation &update : block) {
+    auto aliasing = dyn_cast<train::AliasingOpInterface>(&update);
+    if (!aliasing || !train::isInPlaceUpdate(&update))
+      continue;
+    int64_t at = position[&update];
+    SmallVector<Value> worklist;
+    for (OpOperand &operand : update.getOpOperands())
+      if (aliasing.isUpdatedInPlace(operand.getOperandNumber()))
+        worklist.push_back(operand.get());
+    llvm::DenseSet<Value> seen;
+    while (!worklist.empty()) {
+      Value state = worklist.pop_back_val();
+      if (!seen.insert(state).second)
+        continue;
+      for (Operation *user : state.getUsers()) {
+        if (!computesForward(liveness, user) || position[user] > at)
+          continue;
+        auto view = dyn_cast<train::AliasingOpInterface>(user);
+        for (OpResult result : user->getResults()) {
+          if (view && view.getViewSource(result.getResultNumber())) {
+            worklist.push_back(result);
+            continue;
+          }
+          const Buffer *buffer = liveness.lookup(result);
+          if (buffer && latestUse.lookup_or(user, -1) > at)
+            values.insert(buffer->value);
+        }
+      }
+    }
+  }
+  return values;
+}
+
 llvm::SmallBitVector
 mlir::memopt::getSqrtKeepSet(const TensorLiveness &liveness) {
   unsigned n = getActivations(liveness).size();
@@ -419,6 +505,8 @@ private:
   SmallVector<const Buffer *> activations;
   llvm::DenseMap<std::pair<unsigned, unsigned>, unsigned> activationAt;
   llvm::DenseMap<Value, unsigned> activationOf;
+  /// getNeverRecomputed.
+  llvm::DenseSet<Value> neverRecomputed;
   unsigned batch = 1;
   double lastScore = 0.0;
 };
@@ -427,7 +515,8 @@ private:
 GreedyRemat::GreedyRemat(func::FuncOp func, const TensorLiveness &liveness,
                          std::optional<int64_t> limit, bool checkModel)
     : func(func), liveness(liveness), limit(limit), checkModel(checkModel),
-      activations(getActivations(liveness)) {
+      activations(getActivations(liveness)),
+      neverRecomputed(getNeverRecomputed(func, liveness)) {
   llvm::DenseMap<Operation *, unsigned> original = position(func);
   for (auto [index, buffer] : llvm::enumerate(activations)) {
     activationOf[buffer->value] = index;
@@ -456,11 +545,13 @@ GreedyRemat::position(func::FuncOp target) {
 KeepSetModel::Outcome
 GreedyRemat::rewriteAndMeasure(const llvm::SmallBitVector &keep) const {
   func::FuncOp copy = func.clone();
+  // Before the rewrite, which may move ops (the step's own keep their
+  // identity).
+  llvm::DenseMap<Operation *, unsigned> positions = position(copy);
   KeepSetModel::Outcome outcome;
   outcome.flops = applyKeepSet(copy, keep);
   TensorLiveness live(copy);
   outcome.peak = live.getLoad();
-  llvm::DenseMap<Operation *, unsigned> positions = position(copy);
   for (const Buffer *buffer : live.getLiveBuffers(live.getPeakPoint())) {
     auto result = dyn_cast<OpResult>(buffer->value);
     if (!result || !positions.count(result.getOwner()))
@@ -492,6 +583,8 @@ double GreedyRemat::recomputeFlops(unsigned i,
       if (!def || !computesForward(liveness, def))
         continue;
       const Buffer *buffer = liveness.lookup(operand);
+      if (buffer && neverRecomputed.contains(buffer->value))
+        continue;
       auto it = buffer ? activationOf.find(buffer->value) : activationOf.end();
       if (it != activationOf.end() && keep.test(it->second))
         continue;

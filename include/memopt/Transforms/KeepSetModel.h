@@ -92,6 +92,13 @@ private:
   SmallVector<uint32_t> resultBegin;
   SmallVector<int32_t> results;
   SmallVector<int32_t> resultViewSource;
+  /// The ops a rewrite may sink (side-effect-free backward ops the schedule
+  /// placed before the last forward op), in program order, and the ops that
+  /// read a result of op i (once each, in program order) at
+  /// [userBegin[i], userBegin[i+1]).
+  SmallVector<int32_t> sinkable;
+  SmallVector<uint32_t> userBegin;
+  SmallVector<int32_t> users;
 
   /// Activation bytes, in getActivations order.
   SmallVector<int64_t> activationBytes;

@@ -17,6 +17,7 @@
 #include "memopt/Analysis/TensorLiveness.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallBitVector.h"
 
 #include <chrono>
@@ -50,16 +51,19 @@ struct RematCandidate {
 
 /// Rewrites `func` so that the activations (getActivations order) whose bit
 /// in `keep` is clear are recomputed before their first backward use; places
-/// the frees anew and drops a memory plan. Returns the FLOPs of the
-/// recomputed ops.
+/// the frees anew and drops a memory plan. A recomputation reads the values
+/// of getNeverRecomputed as the forward pass left them (they stay live
+/// until then). Backward ops a schedule hoisted into the forward pass that
+/// read recomputed values move down first (see applyLayerCheckpoints).
+/// Returns the FLOPs of the recomputed ops.
 int64_t applyKeepSet(func::FuncOp func, const llvm::SmallBitVector &keep);
 
 /// Rewrites `func` as `layers` does: its layer checkpoints
-/// (getLayerCheckpoints) are kept and every other forward value is
-/// recomputed from them before its first backward use; places the frees
-/// anew and drops a memory plan. Backward ops a schedule hoisted into the
-/// forward pass (a weight gradient's view of a forward value) that read
-/// recomputed values move down to their first user first, so that no
+/// (getLayerCheckpoints) and getNeverRecomputed are kept and every other
+/// forward value is recomputed from them before its first backward use;
+/// places the frees anew and drops a memory plan. Backward ops a schedule
+/// hoisted into the forward pass (a weight gradient's view of a forward value)
+/// that read recomputed values move down to their first user first, so that no
 /// recomputation runs in the forward pass. Returns the FLOPs of the
 /// recomputed ops.
 int64_t applyLayerCheckpoints(func::FuncOp func);
@@ -93,6 +97,21 @@ RematCandidate evaluateKeepSet(func::FuncOp func, StringRef algorithm,
 /// boundary (the bf16 residual stream) is often no activation, only its
 /// fp32 cast inside the next layer is.
 SmallVector<const Buffer *> getLayerCheckpoints(const TensorLiveness &liveness);
+
+/// The forward values a rewrite reads as the forward pass left them and
+/// never recomputes (their buffers' defining values):
+/// - the layer checkpoints (getLayerCheckpoints) that are no activations:
+///   under mixed precision, the low-precision residual stream that the next
+///   layer reads only through a cast. Without them, recomputing a dropped
+///   activation of a layer would recompute every layer before it, from the
+///   embedding. They cost nothing while no recomputation reads them (the
+///   backward pass does not);
+/// - the results of forward ops that read state an in-place update placed
+///   before the backward pass ends changes (fp8's scale, from an amax
+///   history that train.amax_record updates in the forward pass): a copy
+///   computed after the update would differ.
+llvm::DenseSet<Value> getNeverRecomputed(func::FuncOp func,
+                                         const TensorLiveness &liveness);
 
 /// `sqrt` (Chen et al.): keeps every ceil(sqrt(n))-th of the n activations,
 /// in program order.
