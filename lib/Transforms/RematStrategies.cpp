@@ -119,6 +119,15 @@ static int64_t recomputeUnkept(func::FuncOp func,
 /// the views a weight gradient takes of a forward value (they cost nothing)
 /// next to that value; a recomputation placed before such a view would run
 /// in the forward pass and be held through it. KeepSetModel mirrors this.
+/// Whether sinkEarlyBackwardOps may move `op` when the schedule placed it
+/// before the last forward op: a side-effect-free backward op without
+/// regions.
+static bool isSinkable(const TensorLiveness &liveness, Operation *op) {
+  return !computesForward(liveness, op) && isMemoryEffectFree(op) &&
+         op->getNumRegions() == 0 &&
+         !isa<train::ParamOp, train::OptStateOp>(op);
+}
+
 static void sinkEarlyBackwardOps(func::FuncOp func,
                                  const TensorLiveness &liveness,
                                  const llvm::DenseSet<Value> &kept) {
@@ -134,8 +143,7 @@ static void sinkEarlyBackwardOps(func::FuncOp func,
   for (Operation &op : block) {
     if (&op == lastForward)
       break;
-    if (computesForward(liveness, &op) || !isMemoryEffectFree(&op) ||
-        op.getNumRegions() != 0 || isa<train::ParamOp, train::OptStateOp>(op))
+    if (!isSinkable(liveness, &op))
       continue;
     bool readsUnavailable = llvm::any_of(op.getOperands(), [&](Value v) {
       Operation *def = v.getDefiningOp();
@@ -166,6 +174,76 @@ static void sinkEarlyBackwardOps(func::FuncOp func,
       op->moveBefore(anchor);
 }
 
+/// Adds to `values` the results (their buffers' defining values) of the
+/// forward ops that read, directly or through views, state that an in-place
+/// update changes while a recomputation of them may still run: after the op
+/// and before the last backward op that reads one of its results or a
+/// forward value computed from them. (train-schedule runs an optimizer
+/// update as soon as its gradient is complete, and fp8's amax updates in
+/// the forward pass.)
+static void addStateReaders(func::FuncOp func, const TensorLiveness &liveness,
+                            llvm::DenseSet<Value> &values) {
+  Block &block = func.getBody().front();
+  llvm::DenseMap<Operation *, int64_t> position;
+  int64_t lastForward = -1, index = 0;
+  for (Operation &op : block) {
+    if (computesForward(liveness, &op))
+      lastForward = index;
+    position[&op] = index++;
+  }
+  // Per forward op, the last position at which a rewrite may recompute it;
+  // per backward op that reads recomputed copies, where it reads them (a
+  // side-effect-free one in the forward pass may move down to its users:
+  // sinkEarlyBackwardOps).
+  llvm::DenseMap<Operation *, int64_t> latestUse;
+  for (Operation &op : llvm::reverse(block)) {
+    bool forward = computesForward(liveness, &op);
+    bool reader = !forward && readsRecomputed(&op) &&
+                  &op != block.getTerminator() &&
+                  !isa<train::ParamOp, train::OptStateOp, train::FreeOp>(op);
+    if (!forward && !reader)
+      continue;
+    int64_t latest = reader ? position[&op] : -1;
+    bool mayMove =
+        reader && position[&op] < lastForward && isSinkable(liveness, &op);
+    if (forward || mayMove)
+      for (Operation *user : op.getUsers())
+        if (Operation *inBlock = block.findAncestorOpInBlock(*user))
+          latest = std::max(latest, latestUse.lookup_or(inBlock, -1));
+    latestUse[&op] = latest;
+  }
+  for (Operation &update : block) {
+    auto aliasing = dyn_cast<train::AliasingOpInterface>(&update);
+    if (!aliasing || !train::isInPlaceUpdate(&update))
+      continue;
+    int64_t at = position[&update];
+    SmallVector<Value> worklist;
+    for (OpOperand &operand : update.getOpOperands())
+      if (aliasing.isUpdatedInPlace(operand.getOperandNumber()))
+        worklist.push_back(operand.get());
+    llvm::DenseSet<Value> seen;
+    while (!worklist.empty()) {
+      Value state = worklist.pop_back_val();
+      if (!seen.insert(state).second)
+        continue;
+      for (Operation *user : state.getUsers()) {
+        if (!computesForward(liveness, user) || position[user] > at)
+          continue;
+        auto view = dyn_cast<train::AliasingOpInterface>(user);
+        for (OpResult result : user->getResults()) {
+          if (view && view.getViewSource(result.getResultNumber())) {
+            worklist.push_back(result);
+            continue;
+          }
+          const Buffer *buffer = liveness.lookup(result);
+          if (buffer && latestUse.lookup_or(user, -1) > at)
+            values.insert(buffer->value);
+        }
+      }
+    }
+  }
+}
+
 int64_t mlir::memopt::applyKeepSet(func::FuncOp func,
                                    const llvm::SmallBitVector &keep) {
   removeMemoryPlan(func);
@@ -183,9 +261,11 @@ int64_t mlir::memopt::applyLayerCheckpoints(func::FuncOp func) {
   removeMemoryPlan(func);
   eraseFrees(func);
   TensorLiveness liveness(func);
-  llvm::DenseSet<Value> kept = getNeverRecomputed(func, liveness);
+  // getNeverRecomputed's boundaries are among the checkpoints.
+  llvm::DenseSet<Value> kept;
   for (const Buffer *buffer : getLayerCheckpoints(liveness))
     kept.insert(buffer->value);
+  addStateReaders(func, liveness, kept);
   sinkEarlyBackwardOps(func, liveness, kept);
   return recomputeUnkept(func, liveness, kept);
 }
@@ -325,72 +405,7 @@ mlir::memopt::getNeverRecomputed(func::FuncOp func,
   for (const Buffer *buffer : getLayerCheckpoints(liveness))
     if (buffer->memoryClass != MemoryClass::Activation)
       values.insert(buffer->value);
-
-  // Forward ops that read, directly or through views, state that an
-  // in-place update changes while a recomputation of them may still run:
-  // after the op and before the last backward op that reads one of its
-  // results or a forward value computed from them. (train-schedule runs an
-  // optimizer update as soon as its gradient is complete, and fp8's amax
-  // updates in the forward pass.)
-  Block &block = func.getBody().front();
-  llvm::DenseMap<Operation *, int64_t> position;
-  int64_t lastForward = -1, index = 0;
-  for (Operation &op : block) {
-    if (computesForward(liveness, &op))
-      lastForward = index;
-    position[&op] = index++;
-  }
-  // Per forward op, the last position at which a rewrite may recompute it;
-  // per backward op that reads recomputed copies, where it reads them (a
-  // side-effect-free one in the forward pass may move down to its users:
-  // sinkEarlyBackwardOps).
-  llvm::DenseMap<Operation *, int64_t> latestUse;
-  for (Operation &op : llvm::reverse(block)) {
-    bool forward = computesForward(liveness, &op);
-    bool reader = !forward && readsRecomputed(&op) &&
-                  &op != block.getTerminator() &&
-                  !isa<train::ParamOp, train::OptStateOp, train::FreeOp>(op);
-    if (!forward && !reader)
-      continue;
-    int64_t latest = reader ? position[&op] : -1;
-    bool mayMove = reader && position[&op] < lastForward &&
-                   isMemoryEffectFree(&op) && op.getNumRegions() == 0;
-    if (forward || mayMove)
-      for (Operation *user : op.getUsers())
-        if (Operation *inBlock = block.findAncestorOpInBlock(*user))
-          latest = std::max(latest, latestUse.lookup_or(inBlock, -1));
-    latestUse[&op] = latest;
-  }
-  for (Operation &update : block) {
-    auto aliasing = dyn_cast<train::AliasingOpInterface>(&update);
-    if (!aliasing || !train::isInPlaceUpdate(&update))
-      continue;
-    int64_t at = position[&update];
-    SmallVector<Value> worklist;
-    for (OpOperand &operand : update.getOpOperands())
-      if (aliasing.isUpdatedInPlace(operand.getOperandNumber()))
-        worklist.push_back(operand.get());
-    llvm::DenseSet<Value> seen;
-    while (!worklist.empty()) {
-      Value state = worklist.pop_back_val();
-      if (!seen.insert(state).second)
-        continue;
-      for (Operation *user : state.getUsers()) {
-        if (!computesForward(liveness, user) || position[user] > at)
-          continue;
-        auto view = dyn_cast<train::AliasingOpInterface>(user);
-        for (OpResult result : user->getResults()) {
-          if (view && view.getViewSource(result.getResultNumber())) {
-            worklist.push_back(result);
-            continue;
-          }
-          const Buffer *buffer = liveness.lookup(result);
-          if (buffer && latestUse.lookup_or(user, -1) > at)
-            values.insert(buffer->value);
-        }
-      }
-    }
-  }
+  addStateReaders(func, liveness, values);
   return values;
 }
 
