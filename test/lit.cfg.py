@@ -19,6 +19,17 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%memopt_src_root", config.memopt_src_root))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+
+# Two tiers (docs/reliability.md, "Test tiers"). `ninja check-memopt` runs the
+# short tier: one representative of every check. `ninja check-memopt-long`
+# passes `--param long=1`, which adds the tests marked `REQUIRES: long-tier`:
+# the campaigns, the model-scale repeats and the 4- and 8-process variants.
+# In the short tier lit reports them as UNSUPPORTED.
+if lit_config.params.get("long", "0").lower() not in ("0", "", "false", "off", "no"):
+    config.available_features.add("long-tier")
+else:
+    lit_config.note("short tier: tests marked 'REQUIRES: long-tier' are skipped "
+                    "(UNSUPPORTED); `ninja -C build check-memopt-long` runs them too")
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 

@@ -36,9 +36,10 @@ void populateElementwiseLoweringPatterns(RewritePatternSet &patterns);
 void populateLinalgLoweringPatterns(RewritePatternSet &patterns);
 /// cross_entropy, mse_loss and their gradients (LossLowering.cpp).
 void populateLossLoweringPatterns(RewritePatternSet &patterns);
-/// layer_norm, rms_norm, attention, rotary and gradients
-/// (NormAttentionLowering.cpp).
-void populateNormAttentionLoweringPatterns(RewritePatternSet &patterns);
+/// layer_norm, rms_norm and their gradients (NormLowering.cpp).
+void populateNormLoweringPatterns(RewritePatternSet &patterns);
+/// rotary, attention and their gradients (AttentionLowering.cpp).
+void populateAttentionLoweringPatterns(RewritePatternSet &patterns);
 /// conv2d, pooling, upsampling, batch_norm and gradients (ConvLowering.cpp).
 void populateConvLoweringPatterns(RewritePatternSet &patterns);
 void populateBatchNormLoweringPatterns(RewritePatternSet &patterns);

@@ -107,7 +107,8 @@ void ConvertTrainToLinalgPass::runOnOperation() {
   populateElementwiseLoweringPatterns(patterns);
   populateLinalgLoweringPatterns(patterns);
   populateLossLoweringPatterns(patterns);
-  populateNormAttentionLoweringPatterns(patterns);
+  populateNormLoweringPatterns(patterns);
+  populateAttentionLoweringPatterns(patterns);
   populateConvLoweringPatterns(patterns);
   populateBatchNormLoweringPatterns(patterns);
   populateFP8LoweringPatterns(patterns);
