@@ -33,6 +33,7 @@ Each failure prints one line: seed, shape, variant, the numbers and a command
 that reproduces it; the exit status is 1 when anything failed.
 
   scripts/differential.py --bin build/bin --ci          # the lit test's set
+  scripts/differential.py --bin build/bin --ci --ci-cases 3  # its first 3
   scripts/differential.py --bin build/bin --seeds 1000  # seeds 0..999
   scripts/differential.py --bin build/bin --ci --precision bf16-mixed
 """
@@ -57,7 +58,10 @@ OPTIMIZERS = ["adam", "sgd", "adamw", "none", "adam", "sgd", "adamw"]
 # type and optimizer (see shape_of). (seed, ops or None for the seed's own).
 # Seed 7 (ops 40, f16): cross_entropy on a transposed logits view (a copy
 # outside the arena while the lowering collapsed the logits into rows).
-CI_CASES = [(30, 20), (4, 40), (9, 40), (1, None), (2, None), (3, None),
+# The first three (--ci-cases 3, the short test tier's subset) cover the
+# three element types and three kinds of update: seed 30 f32 AdamW, seed 3
+# f16 with returned gradients (Adam under fp16-mixed), seed 1 bf16 SGD.
+CI_CASES = [(30, 20), (3, None), (1, None), (4, 40), (9, 40), (2, None),
             (5, None), (6, None), (7, None), (10, None)]
 
 KEEP_SETS = ["layers", "sqrt", "selective", "greedy"]
@@ -290,6 +294,9 @@ def main():
                            "own shape")
     mode.add_argument("--seed", type=int, action="append",
                       help="one seed (repeatable)")
+    parser.add_argument("--ci-cases", type=int, default=None, metavar="N",
+                        help="with --ci: the first N cases of the CI set only "
+                             "(a small deterministic subset)")
     parser.add_argument("--first", type=int, default=0)
     parser.add_argument("--ops", type=int,
                         help="with --seed/--seeds: this many ops instead of "
@@ -313,8 +320,12 @@ def main():
     if args.workdir:
         os.makedirs(args.workdir, exist_ok=True)
 
+    if args.ci_cases is not None and not args.ci:
+        parser.error("--ci-cases needs --ci")
+    if args.ci_cases is not None and not 1 <= args.ci_cases <= len(CI_CASES):
+        parser.error("--ci-cases must be between 1 and %d" % len(CI_CASES))
     if args.ci:
-        cases = CI_CASES
+        cases = CI_CASES[:args.ci_cases]
     elif args.seed:
         cases = [(s, args.ops) for s in args.seed]
     else:
