@@ -9,6 +9,7 @@
 #include "memopt/Pipeline/Pipeline.h"
 #include "memopt/Report/Passes.h"
 #include "memopt/Transforms/Passes.h"
+#include "memopt/Transforms/ShardingInterface.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -55,8 +56,11 @@ void mlir::memopt::registerAllDialects(DialectRegistry &registry) {
                   math::MathDialect, memref::MemRefDialect, mpi::MPIDialect,
                   NVVM::NVVMDialect, scf::SCFDialect, shard::ShardDialect,
                   tensor::TensorDialect, cf::ControlFlowDialect>();
-  // What bufferization and deallocation need to know of those dialects.
+  // The gradients and costs of the shard collectives, and train-shard's
+  // per-op tensor-parallel rules.
   train::registerShardGradientModels(registry);
+  registerShardingInterfaceModels(registry);
+  // What bufferization and deallocation need to know of those dialects.
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   arith::registerBufferDeallocationOpInterfaceExternalModels(registry);
   bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(

@@ -473,6 +473,41 @@ Error mlir::memopt::gen::validate(const TransformerConfig &c) {
   return checkElements("projection", {c.heads, c.getHeadDim(), c.hidden});
 }
 
+Expected<TransformerConfig>
+mlir::memopt::gen::applyOverrides(TransformerConfig c,
+                                  const TransformerOverrides &overrides) {
+  if (overrides.batch)
+    c.batch = *overrides.batch;
+  if (overrides.layers)
+    c.layers = *overrides.layers;
+  if (overrides.hidden || overrides.heads)
+    c.headDim.reset();
+  if (overrides.hidden)
+    c.hidden = *overrides.hidden;
+  if (overrides.heads)
+    c.heads = *overrides.heads;
+  if (overrides.kvHeads)
+    c.kvHeads = *overrides.kvHeads;
+  if (overrides.ffn)
+    c.ffn = *overrides.ffn;
+  if (overrides.vocab)
+    c.vocab = *overrides.vocab;
+  if (overrides.seq)
+    c.seq = *overrides.seq;
+  if (overrides.positions)
+    c.positions = *overrides.positions;
+  else if (c.family == TransformerConfig::Family::GPT2 && c.seq &&
+           *c.seq > c.positions)
+    c.positions = *c.seq;
+  if (overrides.dropout)
+    c.residDropout = c.attnDropout = c.embdDropout = *overrides.dropout;
+  if (overrides.tieEmbeddings)
+    c.tieEmbeddings = *overrides.tieEmbeddings;
+  if (Error error = validate(c))
+    return std::move(error);
+  return c;
+}
+
 //===----------------------------------------------------------------------===//
 // Generators
 //===----------------------------------------------------------------------===//

@@ -17,8 +17,14 @@ void mlir::memopt::buildPipeline(OpPassManager &pm,
     precision.mode = options.precision;
     pm.nest<func::FuncOp>().addPass(createTrainPrecisionPass(precision));
   }
+  if (options.autodiff) {
+    TrainAutodiffPassOptions autodiff;
+    autodiff.optimizer = options.optimizer;
+    pm.nest<func::FuncOp>().addPass(createTrainAutodiffPass(autodiff));
+  }
   // train-shard partitions the whole module (it adds the grid), after
-  // train-precision and before the passes that read the partitioned step.
+  // train-precision and train-autodiff and before the passes that read the
+  // partitioned step.
   if (options.tp != 1 || options.dp != 1 || options.zero != 0 ||
       options.sequenceParallel) {
     TrainShardPassOptions shard;
@@ -30,6 +36,10 @@ void mlir::memopt::buildPipeline(OpPassManager &pm,
     pm.addPass(createTrainShardPass(shard));
   }
   OpPassManager &step = pm.nest<func::FuncOp>();
+  // Accumulation rewrites the updates of the partitioned step: its buffers
+  // hold the reduced gradients.
+  if (options.accumulateGradients)
+    step.addPass(createTrainAccumulateGradientsPass());
   step.addPass(createTrainVerifyStepPass());
   // A lower base peak first: remat then has less to recompute.
   if (options.schedule)
@@ -71,7 +81,8 @@ void mlir::memopt::registerPipeline() {
   PassPipelineRegistration<PipelineOptions>(
       "memopt-pipeline",
       "memopt's passes on a training step, in order: train-precision, "
-      "train-shard, train-verify-step, train-schedule, "
+      "train-autodiff, train-shard, train-accumulate-gradients, "
+      "train-verify-step, train-schedule, "
       "train-lifetimes, train-remat, train-plan-memory with "
       "train-verify-plan, train-memory-report, and a lowering to the CPU or "
       "the GPU, each as its options ask",

@@ -189,6 +189,14 @@ static std::string formatDuration(double seconds) {
   return llvm::formatv("{0:F3} us", seconds * 1e6).str();
 }
 
+/// The value of `option` where the command line gives it.
+template <typename T>
+static std::optional<T> getIfGiven(const cl::opt<T> &option) {
+  if (!option.getNumOccurrences())
+    return std::nullopt;
+  return option.getValue();
+}
+
 static FailureOr<TransformerConfig> getTransformerConfig() {
   TransformerConfig config;
   if (!hfConfig.empty()) {
@@ -217,30 +225,20 @@ static FailureOr<TransformerConfig> getTransformerConfig() {
                   "), 'gpt2', 'llama' with --hf-config, or a .mlir file");
     config = *parsed;
   }
-  if (numLayers.getNumOccurrences())
-    config.layers = numLayers;
-  if (hiddenSize.getNumOccurrences() || numHeads.getNumOccurrences())
-    config.headDim.reset();
-  if (hiddenSize.getNumOccurrences())
-    config.hidden = hiddenSize;
-  if (numHeads.getNumOccurrences())
-    config.heads = numHeads;
-  if (numKvHeads.getNumOccurrences())
-    config.kvHeads = numKvHeads.getValue();
-  if (ffnSize.getNumOccurrences())
-    config.ffn = ffnSize.getValue();
-  if (vocabSize.getNumOccurrences())
-    config.vocab = vocabSize;
-  if (seqLength.getNumOccurrences())
-    config.seq = seqLength.getValue();
-  if (config.family == TransformerConfig::Family::GPT2 && config.seq &&
-      *config.seq > config.positions)
-    config.positions = *config.seq;
-  if (dropoutRate.getNumOccurrences())
-    config.residDropout = config.attnDropout = config.embdDropout = dropoutRate;
-  if (llvm::Error error = validate(config))
-    return fail(llvm::toString(std::move(error)));
-  return config;
+  TransformerOverrides overrides;
+  overrides.layers = getIfGiven(numLayers);
+  overrides.hidden = getIfGiven(hiddenSize);
+  overrides.heads = getIfGiven(numHeads);
+  overrides.kvHeads = getIfGiven(numKvHeads);
+  overrides.ffn = getIfGiven(ffnSize);
+  overrides.vocab = getIfGiven(vocabSize);
+  overrides.seq = getIfGiven(seqLength);
+  overrides.dropout = getIfGiven(dropoutRate);
+  llvm::Expected<TransformerConfig> overridden =
+      applyOverrides(config, overrides);
+  if (!overridden)
+    return fail(llvm::toString(overridden.takeError()));
+  return *overridden;
 }
 
 /// The model: a generated transformer or a step file.

@@ -356,42 +356,37 @@ static FailureOr<TransformerConfig> getBaseConfig(ModelChoice &model) {
   return *config;
 }
 
+/// The value of `option` where the command line gives it.
+template <typename T>
+static std::optional<T> getIfGiven(const cl::opt<T> &option) {
+  if (!option.getNumOccurrences())
+    return std::nullopt;
+  return option.getValue();
+}
+
 /// The transformer configuration: the preset or HF config, then the
 /// overriding options (once the family is known, checked to apply).
 static FailureOr<TransformerConfig> getTransformerConfig(ModelChoice &model) {
   FailureOr<TransformerConfig> config = getBaseConfig(model);
   if (failed(config) || failed(checkApplicable(model)))
     return failure();
-  TransformerConfig c = *config;
-  c.batch = batchSize;
-  if (numLayers.getNumOccurrences())
-    c.layers = numLayers;
-  if (hiddenSize.getNumOccurrences() || numHeads.getNumOccurrences())
-    c.headDim.reset();
-  if (hiddenSize.getNumOccurrences())
-    c.hidden = hiddenSize;
-  if (numHeads.getNumOccurrences())
-    c.heads = numHeads;
-  if (numKvHeads.getNumOccurrences())
-    c.kvHeads = numKvHeads.getValue();
-  if (ffnSize.getNumOccurrences())
-    c.ffn = ffnSize.getValue();
-  if (vocabSize.getNumOccurrences())
-    c.vocab = vocabSize;
-  if (seqLength.getNumOccurrences())
-    c.seq = seqLength.getValue();
-  if (numPositions.getNumOccurrences())
-    c.positions = numPositions;
-  else if (c.family == TransformerConfig::Family::GPT2 && c.seq &&
-           *c.seq > c.positions)
-    c.positions = *c.seq;
-  if (dropoutRate.getNumOccurrences())
-    c.residDropout = c.attnDropout = c.embdDropout = dropoutRate;
-  if (tieEmbeddings.getNumOccurrences())
-    c.tieEmbeddings = tieEmbeddings;
-  if (llvm::Error error = validate(c))
-    return fail(std::move(error));
-  return c;
+  TransformerOverrides overrides;
+  overrides.batch = batchSize.getValue();
+  overrides.layers = getIfGiven(numLayers);
+  overrides.hidden = getIfGiven(hiddenSize);
+  overrides.heads = getIfGiven(numHeads);
+  overrides.kvHeads = getIfGiven(numKvHeads);
+  overrides.ffn = getIfGiven(ffnSize);
+  overrides.vocab = getIfGiven(vocabSize);
+  overrides.seq = getIfGiven(seqLength);
+  overrides.positions = getIfGiven(numPositions);
+  overrides.dropout = getIfGiven(dropoutRate);
+  overrides.tieEmbeddings = getIfGiven(tieEmbeddings);
+  llvm::Expected<TransformerConfig> overridden =
+      applyOverrides(*config, overrides);
+  if (!overridden)
+    return fail(overridden.takeError());
+  return *overridden;
 }
 
 static FailureOr<CnnConfig> getCnnConfig(const ModelChoice &model) {

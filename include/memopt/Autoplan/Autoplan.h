@@ -6,10 +6,10 @@
 // parallelism, the data-parallel degree the devices leave, a ZeRO stage and
 // a rematerialization choice. Its per-process memory is never a formula:
 // the search builds the candidate's step, runs the real passes on it
-// (train-precision, train-autodiff, train-shard, gradient accumulation,
-// train-schedule, train-lifetimes, train-remat, train-plan-memory) and reads
-// the planned arena. Its time is an estimate from a documented cost model
-// (estimateStepCost) over a device profile.
+// (memopt-pipeline: train-precision, train-autodiff, train-shard,
+// train-accumulate-gradients, train-schedule, train-lifetimes, train-remat,
+// train-plan-memory) and reads the planned arena. Its time is an estimate from
+// a documented cost model (estimateStepCost) over a device profile.
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,15 +85,6 @@ struct StepCost {
 /// accumulation included) once per micro-batch.
 StepCost estimateStepCost(func::FuncOp step, const DeviceProfile &device,
                           int64_t gradientAccumulation);
-
-/// Rewrites the step of one micro-batch into the last micro-batch of
-/// gradient accumulation: each optimizer update first adds its gradient, in
-/// place, into an fp32 buffer of the parameter's shape that lives across
-/// the micro-batches (a `train.opt_state "<param>.grad_accumulator"`, added
-/// by a momentum-1, learning-rate-0 `train.sgd`), and then updates from
-/// that buffer. The step's peak is then the peak of the whole optimizer
-/// step: earlier micro-batches run the same ops without the updates.
-LogicalResult addGradientAccumulation(func::FuncOp step);
 
 /// The model the search partitions.
 struct StepSource {

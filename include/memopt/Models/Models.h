@@ -91,6 +91,25 @@ std::optional<TransformerConfig::Family> getPresetFamily(llvm::StringRef name);
 /// Checks sizes and divisibility; the message names the offending values.
 llvm::Error validate(const TransformerConfig &config);
 
+/// Command-line overrides of a preset or HF config (mem-gen's and
+/// mem-autoplan's --batch, --layers, --hidden, ...): each one given replaces
+/// the configuration's value.
+struct TransformerOverrides {
+  std::optional<int64_t> batch, layers, hidden, heads, kvHeads, ffn, vocab, seq;
+  /// GPT-2's position table rows; not given, a table shorter than the
+  /// sequence grows to it.
+  std::optional<int64_t> positions;
+  /// GPT-2's residual, attention and embedding dropout rates.
+  std::optional<double> dropout;
+  std::optional<bool> tieEmbeddings;
+};
+
+/// `config` with `overrides` applied, validated (validate()). A new hidden
+/// size or head count drops the head size the configuration gives (it is
+/// hidden / heads again).
+llvm::Expected<TransformerConfig>
+applyOverrides(TransformerConfig config, const TransformerOverrides &overrides);
+
 /// HF GPT2Model + tied LM head + cross-entropy (names: HF state dict).
 void buildGPT2(ModelBuilder &builder, const TransformerConfig &config);
 /// HF LlamaForCausalLM (and Mistral, Qwen2) + cross-entropy.

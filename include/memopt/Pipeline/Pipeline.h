@@ -46,6 +46,22 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "bf16 parameters, gradients and states"),
           clEnumValN(train::PrecisionMode::FP8, "fp8",
                      "bf16-mixed with fp8 linear layers"))};
+  Option<bool> autodiff{
+      *this, "autodiff",
+      llvm::cl::desc("Differentiate a forward + loss function into a whole "
+                     "step, after train-precision (train-autodiff; "
+                     "docs/autodiff.md)"),
+      llvm::cl::init(false)};
+  Option<AutodiffOptimizer> optimizer{
+      *this, "optimizer",
+      llvm::cl::desc("The update autodiff appends per parameter"),
+      llvm::cl::init(AutodiffOptimizer::Adam),
+      llvm::cl::values(clEnumValN(AutodiffOptimizer::Adam, "adam", "Adam"),
+                       clEnumValN(AutodiffOptimizer::AdamW, "adamw",
+                                  "Adam with decoupled weight decay"),
+                       clEnumValN(AutodiffOptimizer::Sgd, "sgd", "SGD"),
+                       clEnumValN(AutodiffOptimizer::None, "none",
+                                  "return the parameter gradients"))};
   Option<int64_t> tp{
       *this, "tp",
       llvm::cl::desc("Partition the step for tensor parallelism over this "
@@ -72,6 +88,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "vocabulary's embedding over the tensor-parallel "
                      "processes (train-shard)"),
       llvm::cl::init(true)};
+  Option<bool> accumulateGradients{
+      *this, "accumulate-gradients",
+      llvm::cl::desc("Make the (partitioned) step the last micro-batch of "
+                     "gradient accumulation (train-accumulate-gradients; "
+                     "docs/autoplan.md)"),
+      llvm::cl::init(false)};
   Option<bool> schedule{
       *this, "schedule",
       llvm::cl::desc("Reorder the step's ops to lower its peak, results "
@@ -144,9 +166,10 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
 };
 
 /// Adds memopt-pipeline to `pm` (anchored on builtin.module):
-/// train-precision (when asked); train-shard (when tp, dp, zero or
-/// sequence-parallel ask for it); train-verify-step; train-schedule;
-/// train-lifetimes;
+/// train-precision (when asked); train-autodiff (when asked); train-shard
+/// (when tp, dp, zero or sequence-parallel ask for it);
+/// train-accumulate-gradients (when asked); train-verify-step;
+/// train-schedule; train-lifetimes;
 /// train-remat (when a budget or an algorithm other than auto is given);
 /// train-plan-memory and train-verify-plan; train-memory-report; then the
 /// lowering of `target`. The train passes run on every func.func of the module.

@@ -317,6 +317,41 @@ def TrainAutodiffPass : Pass<"train-autodiff", "::mlir::func::FuncOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def TrainAccumulateGradientsPass
+    : Pass<"train-accumulate-gradients", "::mlir::func::FuncOp"> {
+  let summary = "Makes a step the last micro-batch of gradient accumulation";
+  let description = [{
+    Rewrites the step of one micro-batch into the last micro-batch of an
+    optimizer step with gradient accumulation. Each optimizer update
+    (`train.sgd`, `train.adam`, `train.adamw`) first adds its gradient, in
+    place, into a buffer of the parameter's type that lives across the
+    micro-batches (a `train.opt_state "<param>.grad_accumulator"`, added to
+    by `train.accumulate`), and then updates from that buffer. The buffers
+    cost what Megatron-LM's fp32 `main_grad` costs under mixed precision.
+
+    The step's peak is then the peak of the whole optimizer step: the
+    earlier micro-batches run the same ops without the updates. mem-autoplan
+    runs it (memopt-pipeline's `accumulate-gradients`) on its candidates of
+    more than one micro-batch per step, after train-shard, so the buffer
+    holds the reduced gradient (docs/autoplan.md).
+
+    Errors: a step without optimizer updates (train-autodiff with an
+    optimizer appends them), and an update of a value that is not a
+    `train.param`.
+
+    Example:
+    ```mlir
+    // before: %w = train.param "w" : tensor<16x4xf32>
+    train.sgd %w, %dw {lr = 1.000000e-02 : f64} : tensor<16x4xf32>, tensor<16x4xf32>
+    // after
+    %acc = train.opt_state "w.grad_accumulator" : tensor<16x4xf32>
+    train.accumulate %acc, %dw : tensor<16x4xf32>, tensor<16x4xf32>
+    train.sgd %w, %acc {lr = 1.000000e-02 : f64} : tensor<16x4xf32>, tensor<16x4xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::memopt::train::TrainDialect"];
+}
+
 def TrainLifetimesPass : Pass<"train-lifetimes", "::mlir::func::FuncOp"> {
   let summary = "Makes tensor lifetimes explicit with train.free";
   let description = [{

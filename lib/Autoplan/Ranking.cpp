@@ -1,0 +1,348 @@
+//===- Ranking.cpp - mem-autoplan's ranking, requests and messages --------===//
+//
+// search(): phase 1 (Candidates.cpp), then phase 2, the screened candidates
+// planned in full, fastest first, until `top` fit. And what surrounds the
+// search: a user's request checked into SearchOptions, the model of a step
+// file, sizes and the message when nothing fits.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SearchPhases.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::memopt;
+using namespace mlir::memopt::autoplan;
+
+//===----------------------------------------------------------------------===//
+// Search
+//===----------------------------------------------------------------------===//
+
+/// Phase 2 of search(): plans the screened candidates of `screened`, best
+/// first, into `result.ranked`.
+static void
+rankCandidates(MLIRContext &context, const StepSource &source,
+               const SearchOptions &options,
+               llvm::function_ref<void(const Evaluation &)> progress,
+               const ScreenedCandidates &screened, SearchResult &result) {
+  // Phase 2: best first. Candidates that screened as fitting, and the
+  // greedy ones, by their (composed, or lower-bound) time; each is planned
+  // in full when it comes first, and takes its place by its own numbers.
+  auto later = [](const Evaluation &a, const Evaluation &b) {
+    if (a.cost.stepSeconds != b.cost.stepSeconds)
+      return a.cost.stepSeconds > b.cost.stepSeconds;
+    return a.loadBytes > b.loadBytes;
+  };
+  std::vector<Evaluation> queue;
+  for (const Evaluation &screen : screened.screens)
+    if (screen.status == Evaluation::Status::Fits)
+      queue.push_back(screen);
+  for (const Evaluation &bound : screened.greedy)
+    queue.push_back(bound);
+  std::make_heap(queue.begin(), queue.end(), later);
+  while (!queue.empty() && result.ranked.size() < options.top) {
+    std::pop_heap(queue.begin(), queue.end(), later);
+    Evaluation next = std::move(queue.back());
+    queue.pop_back();
+    if (next.planned) {
+      result.ranked.push_back(std::move(next));
+      continue;
+    }
+    Evaluation full =
+        evaluateCandidate(context, source, options, next.candidate);
+    if (next.candidate.remat != RematChoice::Greedy &&
+        full.status != Evaluation::Status::Invalid) {
+      ++result.numCompositionChecks;
+      if (full.loadBytes != next.loadBytes ||
+          full.cost.flops != next.cost.flops ||
+          full.cost.sentBytes != next.cost.sentBytes)
+        ++result.numCompositionMismatches;
+    }
+    if (progress)
+      progress(full);
+    result.evaluations.push_back(full);
+    if (full.status != Evaluation::Status::Fits)
+      continue;
+    // Greedy that recomputes nothing is keeping everything, which the
+    // search already has (or pruned as slower or larger).
+    if (full.candidate.remat == RematChoice::Greedy &&
+        full.cost.recomputeFlops == 0)
+      continue;
+    queue.push_back(std::move(full));
+    std::push_heap(queue.begin(), queue.end(), later);
+  }
+}
+
+SearchResult mlir::memopt::autoplan::search(
+    MLIRContext &context, const StepSource &source,
+    const SearchOptions &options,
+    llvm::function_ref<void(const Evaluation &)> progress) {
+  SearchResult result;
+  ScreenedCandidates screened =
+      screenCandidates(context, source, options, progress, result);
+  std::vector<Evaluation> &screens = screened.screens;
+  result.numScreened = screens.size();
+  rankCandidates(context, source, options, progress, screened, result);
+  result.numPlanned = result.evaluations.size();
+  for (const Evaluation &screen : screens)
+    result.numPlanned += screen.planned;
+
+  // The smallest per-process peak, for the message when nothing fits:
+  // planned in full.
+  const Evaluation *smallest = nullptr;
+  for (const Evaluation &screen : screens)
+    if (screen.status != Evaluation::Status::Invalid &&
+        (!smallest || screen.loadBytes < smallest->loadBytes))
+      smallest = &screen;
+  if (result.ranked.empty() && smallest) {
+    if (smallest->planned)
+      result.smallest = *smallest;
+    else
+      result.smallest =
+          evaluateCandidate(context, source, options, smallest->candidate);
+  }
+  for (Evaluation &screen : screens)
+    result.evaluations.push_back(std::move(screen));
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Requests, module sources and messages
+//===----------------------------------------------------------------------===//
+
+static llvm::Error requestError(const Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+std::string mlir::memopt::autoplan::formatSize(int64_t bytes) {
+  double value = static_cast<double>(bytes);
+  const char *unit = "B";
+  for (const char *next : {"KiB", "MiB", "GiB", "TiB"}) {
+    if (std::abs(value) < 1024.0)
+      break;
+    value /= 1024.0;
+    unit = next;
+  }
+  if (StringRef(unit) == "B")
+    return std::to_string(bytes) + " B";
+  return llvm::formatv("{0:F2} {1}", value, unit).str();
+}
+
+/// The devices and the memory of each in `request`, checked into `options`.
+static llvm::Error setDevices(const SearchRequest &request,
+                              SearchOptions &options) {
+  llvm::Expected<DeviceProfile> device = loadDeviceProfile(request.device);
+  if (!device)
+    return device.takeError();
+  options.device = *device;
+  if (request.devices < 1)
+    return requestError("--devices must be at least 1, got " +
+                        Twine(request.devices));
+  options.devices = request.devices;
+  if (request.globalBatch < 1)
+    return requestError("--global-batch is required: the samples per "
+                        "optimizer step over all devices");
+  options.globalBatch = request.globalBatch;
+  options.deviceMemory = options.device.memoryBytes;
+  if (!request.deviceMemory.empty()) {
+    FailureOr<int64_t> bytes = parseByteSize(request.deviceMemory);
+    if (failed(bytes) || *bytes <= 0)
+      return requestError("invalid --device-memory '" + request.deviceMemory +
+                          "'; expected a size such as 80GiB");
+    options.deviceMemory = *bytes;
+  }
+  FailureOr<int64_t> reserve = parseByteSize(request.reserve);
+  if (failed(reserve))
+    return requestError("invalid --reserve '" + request.reserve +
+                        "'; expected a size such as 1GiB");
+  options.reserve = *reserve;
+  if (options.reserve >= options.deviceMemory)
+    return requestError("--reserve of " + formatSize(options.reserve) +
+                        " leaves nothing of the device's " +
+                        formatSize(options.deviceMemory));
+  return llvm::Error::success();
+}
+
+/// The precisions, partitions and recomputations of `request` to search,
+/// checked into `options` (the devices already there).
+static llvm::Error setSearchSpace(const SearchRequest &request,
+                                  SearchOptions &options) {
+  const DeviceProfile &device = options.device;
+  if (request.precisions.empty()) {
+    options.precisions.push_back(train::PrecisionMode::BF16Mixed);
+    if (device.fp8Flops > 0)
+      options.precisions.push_back(train::PrecisionMode::FP8);
+  }
+  for (const std::string &name : request.precisions) {
+    std::optional<train::PrecisionMode> mode =
+        train::symbolizePrecisionMode(name);
+    if (!mode)
+      return requestError("unknown --precision '" + name +
+                          "'; expected fp32, bf16-mixed, fp16-mixed, "
+                          "bf16-pure or fp8");
+    if (*mode == train::PrecisionMode::FP8 && device.fp8Flops == 0)
+      return requestError("--precision fp8: device '" + device.name +
+                          "' has no fp8 units (its profile's "
+                          "flops_per_second.fp8 is 0)");
+    options.precisions.push_back(*mode);
+  }
+
+  for (int64_t tp : request.tensorParallel) {
+    if (tp < 1 || request.devices % tp != 0)
+      return requestError("--tp " + Twine(tp) + " does not divide --devices " +
+                          Twine(request.devices));
+    options.tensorParallel.push_back(tp);
+  }
+  if (request.tensorParallel.empty())
+    for (int64_t tp = 1; tp <= request.devices && tp <= device.devicesPerNode;
+         ++tp)
+      if (request.devices % tp == 0)
+        options.tensorParallel.push_back(tp);
+  if (!request.zeroStages.empty()) {
+    options.zeroStages.clear();
+    for (int64_t zero : request.zeroStages) {
+      if (zero < 0 || zero > 3)
+        return requestError("--zero " + Twine(zero) +
+                            " is not a ZeRO stage (0-3)");
+      options.zeroStages.push_back(zero);
+    }
+  }
+  if (!request.sequenceParallel.empty()) {
+    options.sequenceParallel.clear();
+    for (const std::string &mode : request.sequenceParallel) {
+      if (mode != "on" && mode != "off")
+        return requestError("unknown --sp '" + mode + "'; expected on or off");
+      options.sequenceParallel.push_back(mode == "on");
+    }
+  }
+  if (!request.remat.empty()) {
+    options.remat.clear();
+    for (const std::string &name : request.remat) {
+      std::optional<RematChoice> choice = parseRematChoice(name);
+      if (!choice)
+        return requestError("unknown --remat '" + name +
+                            "'; expected none, selective, full or greedy");
+      options.remat.push_back(*choice);
+    }
+    // None first: it decides where recomputation starts.
+    std::stable_partition(
+        options.remat.begin(), options.remat.end(),
+        [](RematChoice choice) { return choice == RematChoice::None; });
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<SearchOptions>
+mlir::memopt::autoplan::makeSearchOptions(const SearchRequest &request,
+                                          const StepSource &source) {
+  SearchOptions options;
+  if (llvm::Error error = setDevices(request, options))
+    return std::move(error);
+  if (llvm::Error error = setSearchSpace(request, options))
+    return std::move(error);
+  if (request.top < 1)
+    return requestError("--top must be at least 1");
+  options.top = request.top;
+  for (int64_t micro : request.microBatches) {
+    if (micro < 1)
+      return requestError("--micro-batch must be positive, got " +
+                          Twine(micro));
+    options.microBatches.push_back(micro);
+  }
+  if (source.fixedBatch && !request.microBatches.empty())
+    return requestError(
+        "--micro-batch does not apply to a step file: its batch (" +
+        Twine(*source.fixedBatch) +
+        ") is the micro-batch of all data-parallel processes together");
+  if (request.optimizer == "adamw")
+    options.optimizer = AutodiffOptimizer::AdamW;
+  else if (request.optimizer == "adam")
+    options.optimizer = AutodiffOptimizer::Adam;
+  else if (request.optimizer == "sgd")
+    options.optimizer = AutodiffOptimizer::Sgd;
+  else
+    return requestError("unknown --optimizer '" + request.optimizer +
+                        "'; expected adamw, adam or sgd");
+  if (llvm::none_of(options.tensorParallel, [&](int64_t tp) {
+        return request.globalBatch % (request.devices / tp) == 0;
+      }))
+    return requestError("--global-batch " + Twine(request.globalBatch) +
+                        " does not divide over the data-parallel processes");
+  return options;
+}
+
+FailureOr<StepSource> mlir::memopt::autoplan::getModuleSource(ModuleOp module) {
+  func::FuncOp func;
+  for (auto candidate : module.getOps<func::FuncOp>()) {
+    if (candidate.isExternal())
+      continue;
+    if (func)
+      return emitError(candidate.getLoc())
+             << "expected one function with a body, found @" << func.getName()
+             << " and @" << candidate.getName();
+    func = candidate;
+  }
+  if (!func)
+    return emitError(module.getLoc()) << "expected a function with a body";
+  auto batchType =
+      func.getNumArguments() == 0
+          ? RankedTensorType()
+          : dyn_cast<RankedTensorType>(func.getArgument(0).getType());
+  if (!batchType || batchType.getRank() == 0 || !batchType.hasStaticShape())
+    return emitError(func.getLoc())
+           << "expected @" << func.getName()
+           << " to take a static tensor with a batch dimension first, so "
+              "that its batch can be split";
+  StepSource source;
+  source.fixedBatch = batchType.getDimSize(0);
+  if (batchType.getElementType().isInteger())
+    source.tokensPerSample =
+        batchType.getNumElements() / batchType.getDimSize(0);
+  std::shared_ptr<OwningOpRef<ModuleOp>> copy =
+      std::make_shared<OwningOpRef<ModuleOp>>(module.clone());
+  source.build = [copy](MLIRContext &, int64_t) {
+    return OwningOpRef<ModuleOp>((*copy)->clone());
+  };
+  return source;
+}
+
+/// "1 device", "8 devices".
+static std::string countDevices(int64_t devices) {
+  return std::to_string(devices) + (devices == 1 ? " device" : " devices");
+}
+
+std::string mlir::memopt::autoplan::describeNoFit(const SearchResult &result,
+                                                  const SearchOptions &options,
+                                                  StringRef model) {
+  if (!result.smallest) {
+    // Every candidate was refused: say why (the last reason).
+    std::string reason =
+        result.evaluations.empty()
+            ? std::string("no candidate divides the global batch over the "
+                          "data-parallel processes")
+            : result.evaluations.back().candidate.describe() + ": " +
+                  result.evaluations.back().reason;
+    return ("no configuration of " + model + " on " +
+            countDevices(options.devices) + " could be built: " + reason)
+        .str();
+  }
+  const Evaluation &smallest = *result.smallest;
+  return "no configuration fits " + formatSize(options.getBudget()) +
+         " per device (" + formatSize(options.deviceMemory) +
+         " less the reserve of " + formatSize(options.reserve) + ") on " +
+         countDevices(options.devices) +
+         ": the smallest per-device peak reached is " +
+         formatSize(smallest.peakBytes) + ", by " +
+         smallest.candidate.describe() + ", of which model states " +
+         formatSize(smallest.modelStateBytes) + " and saved activations " +
+         formatSize(smallest.savedActivationBytes) + ", at " + smallest.peakOp +
+         ". This needs pipeline parallelism (not searched), more devices, a "
+         "smaller global batch or more memory per device";
+}
