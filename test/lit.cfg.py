@@ -39,7 +39,11 @@ tools = [
     ToolSubst("mem-import", unresolved="fatal"),
     ToolSubst("mem-opt", unresolved="fatal"),
     ToolSubst("mem-plan", unresolved="fatal"),
-    ToolSubst("mem-run", unresolved="fatal"),
+    # The tests' steps are small: LLVM's optimization of their lowered code
+    # (its loop passes over the one large step function) takes longer than
+    # running it unoptimized (bench/run/README.md). A RUN line that gives
+    # --opt-level itself overrides this one (the last occurrence wins).
+    ToolSubst("mem-run", extra_args=["--opt-level=0"], unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(tools, [config.memopt_tools_dir, config.llvm_tools_dir])
 config.substitutions.append(("%memopt_obj_root", config.memopt_obj_root))

@@ -7,6 +7,7 @@
 
 #include "memopt/Execution/CompiledStep.h"
 
+#include "SharedCompilation.h"
 #include "memopt/Conversion/Passes.h"
 #include "memopt/Execution/Init.h"
 #include "memopt/Execution/RuntimeSymbols.h"
@@ -14,6 +15,10 @@
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Support/Timing.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/Support/CodeGen.h"
 #include "llvm/Support/TargetSelect.h"
 
@@ -43,87 +48,220 @@ double execution::loadScalarFloat(const GlobalTensor &tensor) {
   return loadFloat(tensor.type.getElementType(), tensor.data);
 }
 
-/// Resolves the address of the global `symbol` in the compiled program.
-static LogicalResult resolve(ExecutionEngine &engine, MLIRContext *context,
-                             StringRef symbol, char *&data) {
-  llvm::Expected<void *> address = engine.lookup(symbol);
-  if (!address)
-    return emitError(getExecutionLoc(context))
-           << "cannot find the global '" << symbol
-           << "' in the compiled step: " << llvm::toString(address.takeError());
-  data = static_cast<char *>(*address);
-  return success();
+//===----------------------------------------------------------------------===//
+// Compilation
+//===----------------------------------------------------------------------===//
+
+/// Compiles `module` with MLIR's ExecutionEngine: translation to LLVM IR,
+/// LLVM's optimization at `optLevel` and (at the first lookup, in
+/// CompiledStep::link) code generation with `machine`'s level, each timed
+/// under `timing` when given. With `keepObject`, the engine keeps the object
+/// code for readCompiledObject.
+static llvm::Expected<std::unique_ptr<ExecutionEngine>>
+compileModule(ModuleOp module, unsigned optLevel,
+              llvm::orc::JITTargetMachineBuilder machine, TimingScope &timing,
+              bool keepObject) {
+  // ExecutionEngine creates its own target machine at the default level
+  // when given none, and its jitCodeGenOptLevel option does not reach it:
+  // the machine passed here sets the code generation's level.
+  llvm::Expected<std::unique_ptr<llvm::TargetMachine>> targetMachine =
+      machine.createTargetMachine();
+  if (!targetMachine)
+    return targetMachine.takeError();
+  auto translate = [&](Operation *op, llvm::LLVMContext &llvmContext) {
+    TimingScope scope = timing.nest("translate to LLVM IR");
+    return translateModuleToLLVMIR(op, llvmContext);
+  };
+  // ExecutionEngineOptions::transformer is a function_ref: the transformer
+  // it refers to must outlive ExecutionEngine::create.
+  std::function<llvm::Error(llvm::Module *)> optimize =
+      makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
+                                /*targetMachine=*/nullptr);
+  auto transformer = [&](llvm::Module *llvmModule) {
+    TimingScope scope = timing.nest("LLVM optimization");
+    return optimize(llvmModule);
+  };
+  ExecutionEngineOptions options;
+  options.llvmModuleBuilder = translate;
+  options.transformer = transformer;
+  options.enableObjectDump = keepObject;
+  options.enableGDBNotificationListener = false;
+  options.enablePerfNotificationListener = false;
+  return ExecutionEngine::create(module, options, std::move(*targetMachine));
 }
 
-/// Resolves every global of `plan`.
-static LogicalResult resolveGlobals(ExecutionEngine &engine,
-                                    MLIRContext *context, StepPlan &plan) {
-  auto resolveAll = [&](MutableArrayRef<GlobalTensor> tensors) {
-    for (GlobalTensor &tensor : tensors)
-      if (failed(resolve(engine, context, tensor.symbol, tensor.data)))
-        return failure();
-    return success();
-  };
-  for (StepArgument &arg : plan.arguments)
-    if (failed(resolve(engine, context, arg.tensor.symbol, arg.tensor.data)))
-      return failure();
-  if (failed(resolveAll(plan.results)) || failed(resolveAll(plan.params)) ||
-      failed(resolveAll(plan.states)))
-    return failure();
-  if (plan.hasSeed &&
-      failed(resolve(engine, context, kSeedGlobalName, plan.seedData)))
-    return failure();
-  return success();
+/// Receives the sender's object code and loads it if it was compiled from
+/// the same program (`fingerprint`); leaves `loaded` null to have this
+/// process compile the module itself.
+static void receiveObject(const SharedCompilation &sharing,
+                          StringRef fingerprint,
+                          const llvm::orc::JITTargetMachineBuilder &machine,
+                          TimingScope &timing, const StepPlan &plan,
+                          std::unique_ptr<llvm::orc::LLJIT> &loaded) {
+  std::string message;
+  {
+    TimingScope scope = timing.nest("wait for the shared object");
+    sharing.broadcast(message);
+  }
+  // An empty message: the sender could not compile or share the program.
+  if (message.empty())
+    return;
+  if (!StringRef(message).starts_with(fingerprint)) {
+    emitWarning(getExecutionLoc(plan.context))
+        << "process " << plan.processRank
+        << " lowered another program than the process that compiled it for "
+           "the others: it compiles its own";
+    return;
+  }
+  TimingScope scope = timing.nest("load the shared object");
+  llvm::Expected<std::unique_ptr<llvm::orc::LLJIT>> jit = loadCompiledObject(
+      machine, StringRef(message).drop_front(fingerprint.size()));
+  if (jit) {
+    loaded = std::move(*jit);
+    return;
+  }
+  emitWarning(getExecutionLoc(plan.context))
+      << "process " << plan.processRank
+      << " cannot load the object code another process compiled ("
+      << llvm::toString(jit.takeError()) << "): it compiles its own";
 }
 
 FailureOr<std::unique_ptr<CompiledStep>>
 CompiledStep::create(ModuleOp module, StepPlan &plan, unsigned optLevel) {
-  MLIRContext *context = module.getContext();
-  std::optional<llvm::CodeGenOptLevel> codeGenLevel =
-      llvm::CodeGenOpt::getLevel(optLevel);
-  if (!codeGenLevel)
-    return emitError(getExecutionLoc(context))
-           << "LLVM optimization level " << optLevel << " is not 0, 1, 2 or 3";
-  llvm::InitializeNativeTarget();
-  llvm::InitializeNativeTargetAsmPrinter();
-  // ExecutionEngineOptions::transformer is a function_ref: the transformer
-  // it refers to must outlive ExecutionEngine::create.
-  std::function<llvm::Error(llvm::Module *)> transformer =
-      makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
-                                /*targetMachine=*/nullptr);
-  ExecutionEngineOptions options;
-  options.transformer = transformer;
-  options.jitCodeGenOptLevel = codeGenLevel;
-  options.enableGDBNotificationListener = false;
-  options.enablePerfNotificationListener = false;
-  llvm::Expected<std::unique_ptr<ExecutionEngine>> created =
-      ExecutionEngine::create(module, options);
-  if (!created)
-    return emitError(getExecutionLoc(context))
-           << "cannot compile the lowered step: "
-           << llvm::toString(created.takeError());
-  ExecutionEngine &engine = **created;
-  engine.registerSymbols(getRuntimeSymbols);
-  engine.initialize();
-  // Looking the entry up links the whole program; an unresolved external
-  // (a runtime function nobody provides) shows up here.
-  if (llvm::Expected<void (*)(void **)> entry =
-          engine.lookupPacked(kStepEntryName);
-      !entry)
-    return emitError(getExecutionLoc(context))
-           << "cannot link the compiled step: "
-           << llvm::toString(entry.takeError());
-  if (failed(resolveGlobals(engine, context, plan)))
-    return failure();
-  return std::unique_ptr<CompiledStep>(
-      new CompiledStep(std::move(*created), plan));
+  CompileOptions options;
+  options.optLevel = optLevel;
+  return create(module, plan, options);
 }
 
-CompiledStep::CompiledStep(std::unique_ptr<ExecutionEngine> engine,
-                           StepPlan &plan)
-    : engine(std::move(engine)), plan(plan) {}
+FailureOr<std::unique_ptr<CompiledStep>>
+CompiledStep::create(ModuleOp module, StepPlan &plan,
+                     const CompileOptions &options) {
+  MLIRContext *context = module.getContext();
+  std::optional<llvm::CodeGenOptLevel> codeGenLevel =
+      llvm::CodeGenOpt::getLevel(options.optLevel);
+  if (!codeGenLevel)
+    return emitError(getExecutionLoc(context))
+           << "LLVM optimization level " << options.optLevel
+           << " is not 0, 1, 2 or 3";
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  llvm::Expected<llvm::orc::JITTargetMachineBuilder> machine =
+      llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machine)
+    return emitError(getExecutionLoc(context))
+           << "cannot target this machine: "
+           << llvm::toString(machine.takeError());
+  machine->setCodeGenOptLevel(*codeGenLevel);
+  TimingScope timing =
+      options.timing ? options.timing->nest("compile") : TimingScope();
 
-CompiledStep::~CompiledStep() = default;
+  std::unique_ptr<CompiledStep> step(new CompiledStep(plan));
+  const SharedCompilation *sharing = options.sharing;
+  std::string fingerprint;
+  if (sharing) {
+    TimingScope scope = timing.nest("fingerprint");
+    fingerprint = getProgramFingerprint(module, options.optLevel, *machine);
+  }
+  if (sharing && !sharing->isSender)
+    receiveObject(*sharing, fingerprint, *machine, timing, plan, step->loaded);
+  if (step->loaded) {
+    TimingScope scope = timing.nest("linking");
+    if (failed(step->link()))
+      return failure();
+    return std::move(step);
+  }
+
+  bool sends = sharing && sharing->isSender && canShareObject(module);
+  llvm::Expected<std::unique_ptr<ExecutionEngine>> engine =
+      compileModule(module, options.optLevel, *machine, timing, sends);
+  LogicalResult linked = success();
+  if (engine) {
+    step->engine = std::move(*engine);
+    TimingScope scope = timing.nest("code generation and linking");
+    linked = step->link();
+  }
+  if (sharing && sharing->isSender) {
+    // Sent even when there is nothing to share, so that no process waits.
+    std::string message;
+    if (engine && succeeded(linked) && sends) {
+      llvm::Expected<std::string> object = readCompiledObject(*step->engine);
+      if (object)
+        message = fingerprint + *object;
+      else
+        emitWarning(getExecutionLoc(context))
+            << "cannot share the compiled step with the other processes ("
+            << llvm::toString(object.takeError()) << "); each compiles its own";
+    }
+    sharing->broadcast(message);
+  }
+  if (!engine)
+    return emitError(getExecutionLoc(context))
+           << "cannot compile the lowered step: "
+           << llvm::toString(engine.takeError());
+  if (failed(linked))
+    return failure();
+  return std::move(step);
+}
+
+llvm::Expected<void *> CompiledStep::lookup(StringRef symbol) const {
+  if (engine)
+    return engine->lookup(symbol);
+  llvm::Expected<llvm::orc::ExecutorAddr> address = loaded->lookup(symbol);
+  if (!address)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   llvm::toString(address.takeError()));
+  if (void *pointer = address->toPtr<void *>())
+    return pointer;
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "'" + symbol + "' is null");
+}
+
+LogicalResult CompiledStep::link() {
+  MLIRContext *context = plan.context;
+  if (engine) {
+    engine->registerSymbols(getRuntimeSymbols);
+    engine->initialize();
+  }
+  // Looking the entry up links the whole program; an unresolved external
+  // (a runtime function nobody provides) shows up here.
+  llvm::Expected<void *> packed =
+      lookup((llvm::Twine("_mlir_") + kStepEntryName).str());
+  if (!packed)
+    return emitError(getExecutionLoc(context))
+           << "cannot link the compiled step: "
+           << llvm::toString(packed.takeError());
+  entry = reinterpret_cast<void (*)(void **)>(*packed);
+  auto resolve = [&](StringRef symbol, char *&data) -> LogicalResult {
+    llvm::Expected<void *> address = lookup(symbol);
+    if (!address)
+      return emitError(getExecutionLoc(context))
+             << "cannot find the global '" << symbol
+             << "' in the compiled step: "
+             << llvm::toString(address.takeError());
+    data = static_cast<char *>(*address);
+    return success();
+  };
+  for (StepArgument &arg : plan.arguments)
+    if (failed(resolve(arg.tensor.symbol, arg.tensor.data)))
+      return failure();
+  for (auto tensors : {MutableArrayRef<GlobalTensor>(plan.results),
+                       MutableArrayRef<GlobalTensor>(plan.params),
+                       MutableArrayRef<GlobalTensor>(plan.states)})
+    for (GlobalTensor &tensor : tensors)
+      if (failed(resolve(tensor.symbol, tensor.data)))
+        return failure();
+  if (plan.hasSeed && failed(resolve(kSeedGlobalName, plan.seedData)))
+    return failure();
+  return success();
+}
+
+CompiledStep::CompiledStep(StepPlan &plan) : plan(plan) {}
+
+CompiledStep::~CompiledStep() {
+  // As ExecutionEngine's destructor does for its own JIT.
+  if (loaded)
+    llvm::consumeError(loaded->deinitialize(loaded->getMainJITDylib()));
+}
 
 /// Fills `tensor` with the `sin` formula of amplitude `amplitude`; a part
 /// of a split tensor with the whole tensor's values at its elements.
@@ -184,10 +322,9 @@ FailureOr<StepStats> CompiledStep::runStep(unsigned stepNumber,
   uint64_t liveBefore = memopt_live_bytes();
   if (measurePeak)
     memopt_reset_peak();
-  if (llvm::Error error = engine->invokePacked(kStepEntryName))
-    return emitError(getExecutionLoc(plan.context))
-           << "step " << stepNumber
-           << " failed to run: " << llvm::toString(std::move(error));
+  // The entry takes no arguments (ExecutionEngine::invokePacked with none
+  // passes a null list).
+  entry(nullptr);
   if (measurePeak)
     stats.peakBytes = memopt_peak_bytes();
   stats.leakedBytes = static_cast<int64_t>(memopt_live_bytes() - liveBefore);

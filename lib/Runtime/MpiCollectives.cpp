@@ -25,6 +25,8 @@
 
 #include <mpi.h>
 
+#include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstdarg>
 #include <cstdio>
@@ -34,6 +36,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace memopt::runtime;
@@ -606,4 +609,31 @@ std::vector<int64_t> memopt::runtime::mpiGatherInt64(int64_t value) {
 void memopt::runtime::mpiBarrier() {
   ensureInitialized();
   check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+}
+
+void memopt::runtime::mpiBroadcastBytes(std::string &bytes, int64_t root) {
+  ensureInitialized();
+  int64_t size =
+      mpiWorldRank() == root ? static_cast<int64_t>(bytes.size()) : 0;
+  MPI_Request request;
+  check(MPI_Ibcast(&size, 1, MPI_INT64_T, static_cast<int>(root),
+                   MPI_COMM_WORLD, &request),
+        "MPI_Ibcast");
+  // Tests every 1 ms at first, then every 20 ms.
+  for (int done = 0, sleepMs = 1;;) {
+    check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    if (done)
+      break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(sleepMs));
+    sleepMs = std::min(sleepMs * 2, 20);
+  }
+  // Every process is here now: the bytes follow in blocking broadcasts of at
+  // most INT_MAX bytes each.
+  bytes.resize(static_cast<size_t>(size));
+  for (int64_t offset = 0; offset < size; offset += INT_MAX) {
+    int count = static_cast<int>(std::min<int64_t>(size - offset, INT_MAX));
+    check(MPI_Bcast(bytes.data() + offset, count, MPI_BYTE,
+                    static_cast<int>(root), MPI_COMM_WORLD),
+          "MPI_Bcast");
+  }
 }

@@ -152,6 +152,98 @@ TEST_F(ExecutionTest, RunsTwoStepsWithThePredictedPeak) {
   EXPECT_TRUE(errors.empty()) << errors;
 }
 
+/// A lowered step with its plan, as each process of a run holds it.
+struct LoweredStep {
+  OwningOpRef<ModuleOp> module;
+  StepPlan plan;
+};
+
+TEST_F(ExecutionTest, SharesOneCompilationBetweenProcesses) {
+  std::string errors;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    errors += diag.str() + "\n";
+    return success();
+  });
+  auto lower = [&](StringRef source) -> std::unique_ptr<LoweredStep> {
+    auto lowered = std::make_unique<LoweredStep>();
+    lowered->module = parse(source);
+    FailureOr<func::FuncOp> step = findStep(*lowered->module, "", "test");
+    if (failed(step))
+      return nullptr;
+    FailureOr<StepPlan> plan = planStep(*lowered->module, *step);
+    if (failed(plan))
+      return nullptr;
+    lowered->plan = std::move(*plan);
+    if (failed(addStepEntry(*lowered->module, lowered->plan)) ||
+        failed(lowerStep(*lowered->module, lowered->plan, Target::CPU)))
+      return nullptr;
+    return lowered;
+  };
+  // Each process compiles (or loads) its own copy of the program.
+  auto compile = [&](LoweredStep &lowered, bool isSender,
+                     std::string &channel) {
+    SharedCompilation sharing;
+    sharing.isSender = isSender;
+    sharing.broadcast = [&](std::string &message) {
+      if (isSender)
+        channel = message;
+      else
+        message = channel;
+    };
+    CompileOptions options;
+    options.optLevel = 1;
+    options.sharing = &sharing;
+    return CompiledStep::create(*lowered.module, lowered.plan, options);
+  };
+  std::unique_ptr<LoweredStep> first = lower(kStep), second = lower(kStep);
+  ASSERT_TRUE(first && second) << errors;
+  std::string channel;
+  FailureOr<std::unique_ptr<CompiledStep>> sender =
+      compile(*first, /*isSender=*/true, channel);
+  ASSERT_TRUE(succeeded(sender)) << errors;
+  EXPECT_FALSE((*sender)->isLoaded());
+  EXPECT_GT(channel.size(), 20u) << "a fingerprint and the object code";
+  FailureOr<std::unique_ptr<CompiledStep>> receiver =
+      compile(*second, /*isSender=*/false, channel);
+  ASSERT_TRUE(succeeded(receiver)) << errors;
+  EXPECT_TRUE((*receiver)->isLoaded());
+  for (CompiledStep *step : {sender->get(), receiver->get()}) {
+    step->initialize(/*seed=*/0);
+    for (unsigned number : {1u, 2u}) {
+      FailureOr<StepStats> stats = step->runStep(number, /*measurePeak=*/true);
+      ASSERT_TRUE(succeeded(stats)) << errors;
+      EXPECT_EQ(stats->peakBytes,
+                static_cast<uint64_t>(step->getPlan().predictedPeak));
+    }
+  }
+  EXPECT_EQ((*receiver)->getLoss(), (*sender)->getLoss());
+  EXPECT_EQ((*receiver)->getParamsChecksum(), (*sender)->getParamsChecksum());
+  EXPECT_TRUE(errors.empty()) << errors;
+
+  // Another program (another learning rate) compiles its own, and says so.
+  std::string other = kStep;
+  other.replace(other.find("lr = 1.0"), 8, "lr = 2.0");
+  std::unique_ptr<LoweredStep> third = lower(other);
+  ASSERT_TRUE(third) << errors;
+  FailureOr<std::unique_ptr<CompiledStep>> mismatched =
+      compile(*third, /*isSender=*/false, channel);
+  ASSERT_TRUE(succeeded(mismatched)) << errors;
+  EXPECT_FALSE((*mismatched)->isLoaded());
+  EXPECT_NE(errors.find("lowered another program"), std::string::npos)
+      << errors;
+
+  // Nothing sent (the sender failed): every process compiles its own.
+  errors.clear();
+  channel.clear();
+  std::unique_ptr<LoweredStep> fourth = lower(kStep);
+  ASSERT_TRUE(fourth) << errors;
+  FailureOr<std::unique_ptr<CompiledStep>> alone =
+      compile(*fourth, /*isSender=*/false, channel);
+  ASSERT_TRUE(succeeded(alone)) << errors;
+  EXPECT_FALSE((*alone)->isLoaded());
+  EXPECT_TRUE(errors.empty()) << errors;
+}
+
 TEST_F(ExecutionTest, ReportsWhatItCannotFeed) {
   OwningOpRef<ModuleOp> module = parse(R"mlir(
     func.func @step(%x: tensor<4xi32>) -> tensor<4xi32> {

@@ -34,6 +34,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/Support/CodeGen.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
@@ -171,6 +172,15 @@ static cl::opt<unsigned>
     optLevel("opt-level",
              cl::desc("LLVM optimization level of the compiled step (0-3)"),
              cl::init(2), cl::cat(memRunCategory));
+
+static cl::opt<bool> shareCompilation(
+    "share-compilation",
+    cl::desc("Under mpiexec at --opt-level 1 to 3, compile the step in "
+             "process 0 only and load its object code in the others, each of "
+             "which checks that it lowered the same program (compiling its "
+             "own otherwise); at --opt-level=0 every process compiles, which "
+             "takes less than waiting"),
+    cl::init(true), cl::cat(memRunCategory));
 
 //===----------------------------------------------------------------------===//
 // Processes
@@ -398,14 +408,36 @@ static LogicalResult printGradientChecks(ArrayRef<ParamGradientCheck> checks) {
 // Driver
 //===----------------------------------------------------------------------===//
 
+/// Compiles the lowered module (once for every process of a sharded run),
+/// timed under `timing`.
+static FailureOr<std::unique_ptr<CompiledStep>>
+compileStep(ModuleOp module, StepPlan &plan, TimingScope &timing) {
+  CompileOptions options;
+  options.optLevel = optLevel;
+  options.timing = &timing;
+  SharedCompilation sharing;
+  // Unoptimized code compiles in less time than a broadcast and the
+  // fingerprints take (bench/run/README.md).
+  if (worldSize > 1 && shareCompilation && optLevel > 0) {
+    sharing.isSender = worldRank == 0;
+    sharing.broadcast = [](std::string &message) {
+      ::memopt::runtime::mpiBroadcastBytes(message, /*root=*/0);
+    };
+    options.sharing = &sharing;
+  }
+  return CompiledStep::create(module, plan, options);
+}
+
 /// Compiles the lowered module, initializes its state and runs the steps (or
 /// the gradient check).
-static LogicalResult runSteps(ModuleOp module, StepPlan &plan) {
+static LogicalResult runSteps(ModuleOp module, StepPlan &plan,
+                              TimingScope &timing) {
   FailureOr<std::unique_ptr<CompiledStep>> compiled =
-      CompiledStep::create(module, plan, optLevel);
+      compileStep(module, plan, timing);
   if (failed(compiled))
     return failure();
   CompiledStep &step = **compiled;
+  TimingScope runTiming = timing.nest("run");
   step.initialize(seed);
   if (!initFrom.empty()) {
     llvm::Expected<WeightsFile> weights =
@@ -608,9 +640,10 @@ static LogicalResult startProcesses(StepPlan &plan, Target target) {
   return success();
 }
 
-/// Adds the entry function and lowers the module for `target`.
+/// Adds the entry function and lowers the module for `target`, with the
+/// passes timed under `timing`.
 static LogicalResult lowerForTarget(ModuleOp module, StepPlan &plan,
-                                    Target target) {
+                                    Target target, TimingScope &timing) {
   StringRef name = plan.stepName;
   if (failed(addStepEntry(module, plan)))
     return fail("cannot build the entry function of @" + name);
@@ -624,9 +657,14 @@ static LogicalResult lowerForTarget(ModuleOp module, StepPlan &plan,
     else if (target == Target::GPU && options.emulate)
       lowered = fail("--gpu-options emulate=true: use --target=gpu-emulator");
   }
+  auto configure = [&](PassManager &pm) {
+    if (failed(applyPassManagerCLOptions(pm)))
+      return failure();
+    pm.enableTiming(timing);
+    return success();
+  };
   if (succeeded(lowered))
-    lowered =
-        lowerStep(module, plan, target, &options, applyPassManagerCLOptions);
+    lowered = lowerStep(module, plan, target, &options, configure);
   if (failed(lowered))
     return fail("cannot lower @" + name +
                 " to LLVM (see the diagnostic above)");
@@ -670,6 +708,10 @@ static LogicalResult runMain() {
   // The JIT and the steps run on this thread; compile-time threading buys
   // little for one step and makes diagnostics interleave.
   context.disableMultithreading();
+  // --mlir-timing: where the time goes, from parsing to the last step.
+  DefaultTimingManager timingManager;
+  applyDefaultTimingManagerCLOptions(timingManager);
+  TimingScope timing = timingManager.getRootScope();
 
   std::string errorMessage;
   std::unique_ptr<llvm::MemoryBuffer> file =
@@ -684,25 +726,34 @@ static LogicalResult runMain() {
                                                printExecutionDiagnostic);
   ::memopt::runtime::setOneProcessGridSizeHandler(failOnGridSize);
 
+  TimingScope parseTiming = timing.nest("parse");
   OwningOpRef<ModuleOp> module = loadModule(sourceMgr, context, registry);
+  parseTiming.stop();
   if (!module)
     return failure();
-  if (!userPipeline.empty() && failed(runUserPipeline(*module)))
-    return failure();
+  if (!userPipeline.empty()) {
+    TimingScope pipelineTiming = timing.nest("--pipeline");
+    if (failed(runUserPipeline(*module)))
+      return failure();
+  }
+  TimingScope prepareTiming = timing.nest("prepare");
   FailureOr<StepPlan> plan = prepareStep(*module, *stepTarget);
+  prepareTiming.stop();
   if (failed(plan) || failed(startProcesses(*plan, *stepTarget)))
     return failure();
   if (listInputs) {
     printInputs(*plan);
     return success();
   }
+  TimingScope lowerTiming = timing.nest("lower");
   if (failed(checkStepFits(*plan, &context)) ||
-      failed(lowerForTarget(*module, *plan, *stepTarget)))
+      failed(lowerForTarget(*module, *plan, *stepTarget, lowerTiming)))
     return failure();
+  lowerTiming.stop();
   if (!emitAOT.empty())
     return writeAotFiles(*module, *plan, emitAOT, numSteps, seed);
   plan->processRank = worldRank;
-  return runSteps(*module, *plan);
+  return runSteps(*module, *plan, timing);
 }
 
 int main(int argc, char **argv) {
@@ -710,6 +761,7 @@ int main(int argc, char **argv) {
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   registerPassManagerCLOptions();
+  registerDefaultTimingManagerCLOptions();
   registerAllPasses();
   // libLLVM.so registers every backend's options; --help shows mem-run's.
   // MLIR's (--mlir-print-ir-after-all, ...) still work: see --help-hidden.

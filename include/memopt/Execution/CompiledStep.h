@@ -4,7 +4,8 @@
 // lowered module (StepPlan.h: lowerStep) with MLIR's ExecutionEngine, fill
 // its globals by the documented formulas, run steps, read the losses and
 // summaries of the state back, and measure what each step allocates
-// through the allocation hooks of libmemopt_runtime.
+// through the allocation hooks of libmemopt_runtime. The processes of a
+// sharded run can share one compilation (SharedCompilation).
 //
 //   FailureOr<std::unique_ptr<CompiledStep>> compiled =
 //       CompiledStep::create(module, plan);
@@ -18,11 +19,18 @@
 
 #include "memopt/Execution/StepPlan.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
+#include <string>
+
+namespace llvm::orc {
+class LLJIT;
+} // namespace llvm::orc
 
 namespace mlir {
 class ExecutionEngine;
+class TimingScope;
 } // namespace mlir
 
 namespace mlir::memopt::execution {
@@ -51,12 +59,45 @@ struct StepStats {
   int64_t leakedBytes = 0;
 };
 
+/// How the processes of a sharded run share one compilation. They lower the
+/// same program (each reads its rank at run time, from the collectives'
+/// runtime), so one process compiles it and sends the object code with a
+/// fingerprint of the lowered module it compiled (the module's text, the
+/// optimization level and the host's CPU); every other process loads that
+/// object into its own JIT if its own module has the same fingerprint, and
+/// compiles the module itself otherwise.
+struct SharedCompilation {
+  /// Whether this process compiles and sends (one process of the run).
+  bool isSender = false;
+  /// Sends `message` from the sender to every other process, and on those
+  /// replaces `message` with what was sent. Every process calls it once;
+  /// the others wait while the sender compiles.
+  std::function<void(std::string &message)> broadcast;
+};
+
+/// How CompiledStep::create compiles.
+struct CompileOptions {
+  /// LLVM optimization level (0-3) of both the IR optimization and the code
+  /// generation.
+  unsigned optLevel = 2;
+  /// When set, the translation to LLVM IR, LLVM's optimization and the code
+  /// generation are timed under this scope (mem-run --mlir-timing).
+  TimingScope *timing = nullptr;
+  /// When set, the compilation is shared with the run's other processes.
+  const SharedCompilation *sharing = nullptr;
+};
+
 /// A lowered step compiled in this process, with its globals resolved.
 class CompiledStep {
 public:
-  /// Compiles the lowered `module` at LLVM optimization level `optLevel`
-  /// (0-3), links it against the runtime (runtimeSymbols.h) and resolves
-  /// the globals of `plan`, which must outlive the result.
+  /// Compiles the lowered `module` as `options` say, links it against the
+  /// runtime (RuntimeSymbols.h) and resolves the globals of `plan`, which
+  /// must outlive the result.
+  static FailureOr<std::unique_ptr<CompiledStep>>
+  create(ModuleOp module, StepPlan &plan, const CompileOptions &options);
+
+  /// Compiles at LLVM optimization level `optLevel` (0-3), in this process
+  /// alone.
   static FailureOr<std::unique_ptr<CompiledStep>>
   create(ModuleOp module, StepPlan &plan, unsigned optLevel = 2);
   ~CompiledStep();
@@ -79,10 +120,26 @@ public:
   StepPlan &getPlan() { return plan; }
   const StepPlan &getPlan() const { return plan; }
 
-private:
-  CompiledStep(std::unique_ptr<ExecutionEngine> engine, StepPlan &plan);
+  /// Whether the code was loaded from another process's compilation
+  /// (SharedCompilation) rather than compiled here.
+  bool isLoaded() const { return loaded != nullptr; }
 
+private:
+  CompiledStep(StepPlan &plan);
+
+  /// Links the program (looks its entry up) and resolves the globals of
+  /// `plan` in it.
+  LogicalResult link();
+
+  /// The address of `symbol` in the program.
+  llvm::Expected<void *> lookup(StringRef symbol) const;
+
+  /// The program: compiled here by MLIR's ExecutionEngine, or loaded from
+  /// the object code another process compiled.
   std::unique_ptr<ExecutionEngine> engine;
+  std::unique_ptr<llvm::orc::LLJIT> loaded;
+  /// The packed entry (`_mlir_` + kStepEntryName), resolved by link().
+  void (*entry)(void **) = nullptr;
   StepPlan &plan;
 };
 

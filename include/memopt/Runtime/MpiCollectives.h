@@ -24,6 +24,7 @@
 #include "memopt/Runtime/OneProcessCollectives.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace memopt::runtime {
@@ -63,6 +64,13 @@ std::vector<int64_t> mpiGatherInt64(int64_t value);
 
 /// MPI_Barrier over the world.
 void mpiBarrier();
+
+/// Sends `bytes` from process `root` to every process of the world, where
+/// they replace `bytes`. The others wait for `root` sleeping between tests
+/// of a nonblocking broadcast, not spinning in MPI: processes oversubscribed
+/// on few cores leave `root` the CPU while it works (mem-run: while it
+/// compiles the step for all of them).
+void mpiBroadcastBytes(std::string &bytes, int64_t root);
 
 } // namespace memopt::runtime
 
