@@ -29,11 +29,12 @@ if [ ! -f "$BUILD_SAN/build.ninja" ]; then
     -DMEMOPT_BUILD_FUZZERS=ON
 fi
 
-# Only what this stage runs: the unit tests and the fuzzers (the long tier
-# adds the tools and libraries the lit subset calls).
-targets=(MemoptUnitTests memopt-fuzzers)
+# Only what this stage runs: the unit tests, the fuzzers and mem-gen, which
+# writes the IR fuzzer's seed steps (the long tier adds the tools and
+# libraries the lit subset calls).
+targets=(MemoptUnitTests memopt-fuzzers mem-gen)
 if [ "$LONG" = 1 ]; then
-  targets+=(mem-autoplan mem-gen mem-import mem-opt mem-plan mem-run
+  targets+=(mem-autoplan mem-import mem-opt mem-plan mem-run
             memopt_runtime memopt_nccl_loopback)
 fi
 stage=$(date +%s)
