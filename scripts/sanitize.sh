@@ -36,6 +36,10 @@ targets=(MemoptUnitTests memopt-fuzzers mem-gen)
 if [ "$LONG" = 1 ]; then
   targets+=(mem-autoplan mem-import mem-opt mem-plan mem-run
             memopt_runtime memopt_nccl_loopback)
+  # With the CUDA toolkit, lit also needs the CUDA runtime and its probe.
+  if ninja -C "$BUILD_SAN" -t targets all | grep -q '^bin/memopt-cuda-info:'; then
+    targets+=(memopt_cuda_runtime memopt-cuda-info)
+  fi
 fi
 stage=$(date +%s)
 ninja -C "$BUILD_SAN" "${targets[@]}"
