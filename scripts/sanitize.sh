@@ -37,7 +37,9 @@ if [ "$LONG" = 1 ]; then
   targets+=(mem-autoplan mem-import mem-opt mem-plan mem-run
             memopt_runtime memopt_nccl_loopback)
   # With the CUDA toolkit, lit also needs the CUDA runtime and its probe.
-  if ninja -C "$BUILD_SAN" -t targets all | grep -q '^bin/memopt-cuda-info:'; then
+  # (grep reads all of ninja's list: with -q it could stop early, and
+  # pipefail would take ninja's SIGPIPE for a missing target.)
+  if ninja -C "$BUILD_SAN" -t targets all | grep '^bin/memopt-cuda-info:' >/dev/null; then
     targets+=(memopt_cuda_runtime memopt-cuda-info)
   fi
 fi
