@@ -1,7 +1,9 @@
 //===- FuzzHFConfig.cpp - mem-gen's HuggingFace config reader -------------===//
 //
-// libFuzzer target: parses the input as a HuggingFace config.json with
-// mem-gen's reader (parseHFConfig) and validates it as mem-gen does. When a
+// libFuzzer target: parses the input (its run-length escapes expanded,
+// FuzzExpand.h, so that a small input reaches 100,000 levels of nesting) as
+// a HuggingFace config.json with mem-gen's reader (parseHFConfig) and
+// validates it as mem-gen does. When a
 // configuration is valid and small (so that a run stays fast), it is built
 // with the generator (buildGPT2 / buildLlama) at a short sequence length,
 // verified, and differentiated with train-autodiff, as `mem-gen --train`
@@ -10,6 +12,8 @@
 // not differentiate is a finding.
 //
 //===----------------------------------------------------------------------===//
+
+#include "FuzzExpand.h"
 
 #include "memopt/Models/Models.h"
 
@@ -32,6 +36,7 @@
 using namespace mlir;
 using namespace mlir::memopt::gen;
 
+// The compact input; expansion may grow it to 1 MiB.
 static constexpr size_t kMaxInputBytes = 16 * 1024;
 
 static MLIRContext &getContext() {
@@ -59,8 +64,12 @@ static bool isSmall(const TransformerConfig &c) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > kMaxInputBytes)
     return -1;
-  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
-  llvm::Expected<TransformerConfig> parsed = parseHFConfig(text, "config.json");
+  std::optional<std::string> text = mlir::memopt::fuzz::expandRuns(
+      llvm::StringRef(reinterpret_cast<const char *>(data), size));
+  if (!text)
+    return -1;
+  llvm::Expected<TransformerConfig> parsed =
+      parseHFConfig(*text, "config.json");
   if (!parsed) {
     llvm::consumeError(parsed.takeError());
     return 0;

@@ -1,16 +1,21 @@
 //===- FuzzTorchGraph.cpp - mem-import's graph reader ---------------------===//
 //
-// libFuzzer target: parses the input as JSON and imports it as an exported
-// PyTorch graph (importTorchGraph, what mem-import runs). A document the
-// importer rejects (with a message) is a correct answer; a crash, a
-// sanitizer report, or an accepted document whose module does not verify
-// is a finding.
+// libFuzzer target: parses the input as JSON (memopt::parseJson, as
+// mem-import does; its run-length escapes expanded first, FuzzExpand.h, so
+// that a small input reaches 100,000 levels of nesting) and imports it as an
+// exported PyTorch graph (importTorchGraph, what mem-import runs). A
+// document the importer rejects (with a message) is a correct answer; a
+// crash, a sanitizer report, or an accepted document whose module does not
+// verify is a finding.
 //
 //===----------------------------------------------------------------------===//
+
+#include "FuzzExpand.h"
 
 #include "memopt/Import/TorchImport.h"
 
 #include "memopt/Dialect/Train/IR/TrainDialect.h"
+#include "memopt/Support/Json.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -26,7 +31,7 @@
 
 using namespace mlir;
 
-// Small enough that JSON's recursive parser cannot exhaust the stack.
+// The compact input; expansion may grow it to 1 MiB.
 static constexpr size_t kMaxInputBytes = 16 * 1024;
 
 static MLIRContext &getContext() {
@@ -44,8 +49,11 @@ static MLIRContext &getContext() {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > kMaxInputBytes)
     return -1;
-  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
-  llvm::Expected<llvm::json::Value> document = llvm::json::parse(text);
+  std::optional<std::string> text = mlir::memopt::fuzz::expandRuns(
+      llvm::StringRef(reinterpret_cast<const char *>(data), size));
+  if (!text)
+    return -1;
+  llvm::Expected<llvm::json::Value> document = mlir::memopt::parseJson(*text);
   if (!document) {
     llvm::consumeError(document.takeError());
     return 0;

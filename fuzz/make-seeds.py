@@ -10,7 +10,14 @@ OUT_DIR/mem-plan-csv: test/Tools/mem-plan/Inputs/*.csv and the CSVs the
 OUT_DIR/hf-config: examples/configs/*.json, test/Tools/mem-gen/Inputs/*.json
             and the configs the mem-gen tests write (`echo '{...}' > ...`);
 OUT_DIR/torch-graph: the exported graphs of test/Import/Inputs/*.json
-            small enough for the fuzzer's input bound.
+            small enough for the fuzzer's input bound;
+OUT_DIR/safetensors: the malformed files of test/Import/Inputs/
+            bad_safetensors.py and a few well-formed ones;
+OUT_DIR/device-profile: data/devices/*.json and the edited profiles of
+            the mem-autoplan tests.
+Every JSON target also gets documents nested 100,000 levels deep, written
+compactly with the run-length escape its harness expands (fuzz/FuzzExpand.h:
+0xFF, a 3-byte little-endian count, the byte repeated).
 Each seed is named after a hash of its content, so the corpus is the same on
 every machine.
 """
@@ -20,6 +27,7 @@ import hashlib
 import json
 import os
 import re
+import struct
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -56,6 +64,45 @@ def printf_decode(literal):
         return bytes([int(escape, 8) & 0xFF])
 
     return re.sub(rb"\\([ntr\\]|[0-7]{1,3})|%%", replace, literal.encode())
+
+
+def run(count, byte):
+    """The run-length escape of FuzzExpand.h: `byte` repeated `count` times."""
+    return b"\xff" + count.to_bytes(3, "little") + byte
+
+
+def deep(depth, opening=b"[", closing=b"]"):
+    """`depth` nested arrays (or objects' values), compactly."""
+    return run(depth, opening) + run(depth, closing)
+
+
+def write_deep_json(directory):
+    """Documents nested 100,000 levels (memopt::parseJson's bound is 1000),
+    and 1000 levels (the deepest accepted)."""
+    for depth in (1000, 1001, 100000):
+        write(directory, deep(depth))
+    write(directory, b'{"a":' + deep(100000) + b"}")
+
+
+def safetensors_seeds(directory):
+    sys.path.insert(0, os.path.join(ROOT, "test", "Import", "Inputs"))
+    import bad_safetensors
+
+    for data in bad_safetensors.CASES.values():
+        # The deepest files are in compact form below.
+        if len(data) <= 16 * 1024:
+            write(directory, data)
+    good = {"w": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]},
+            "b": {"dtype": "BF16", "shape": [3], "data_offsets": [16, 22]},
+            "i": {"dtype": "I64", "shape": [], "data_offsets": [22, 30]},
+            "z": {"dtype": "BOOL", "shape": [0, 5], "data_offsets": [30, 30]},
+            "__metadata__": {"format": "pt"}}
+    for header in (good, {}, {"__metadata__": {}}):
+        text = json.dumps(header, separators=(",", ":")).encode()
+        write(directory, struct.pack("<Q", len(text)) + text + bytes(range(30)))
+    # Headers 100,000 levels deep: the length counts the expanded header.
+    write(directory, struct.pack("<Q", 200000) + deep(100000))
+    write(directory, struct.pack("<Q", 200006) + b'{"a":' + deep(100000) + b"}")
 
 
 def main():
@@ -100,7 +147,34 @@ def main():
         if len(compact) <= 16 * 1024:
             write(graphs, compact.encode())
 
-    for name in ["ir", "mem-plan-csv", "hf-config", "torch-graph"]:
+    write_deep_json(hf)
+    write_deep_json(graphs)
+
+    safetensors_seeds(os.path.join(out, "safetensors"))
+
+    devices = os.path.join(out, "device-profile")
+    for path in sources("data/devices/*.json"):
+        with open(path, "rb") as f:
+            write(devices, f.read())
+    with open(os.path.join(ROOT, "data", "devices", "h100-sxm.json"), "rb") as f:
+        profile = f.read()
+    # The edits of test/Tools/mem-autoplan/errors.test, and sizes at the
+    # edges of int64 (9223372036854775807.0 is the double 2^63).
+    for old, new in [(rb'"hbm_bytes_per_second"', rb'"hbm_bandwidth"'),
+                     (rb'"devices_per_node": 8', rb'"devices_per_node": 8, "nvlink": 1'),
+                     (rb'"bf16": [0-9.e]+', rb'"bf16": -1'),
+                     (rb'"devices_per_node": 8', rb'"devices_per_node": 1'),
+                     (rb'"memory_bytes": [0-9]+', rb'"memory_bytes": 9223372036854775807'),
+                     (rb'"memory_bytes": [0-9]+', rb'"memory_bytes": 9223372036854775807.0'),
+                     (rb'"fp32": [0-9.e]+', rb'"fp32": 5e-324')]:
+        edited = re.sub(old, new, profile)
+        assert edited != profile, old
+        write(devices, edited)
+    write(devices, b'{"schema": "memopt.device/1",\n')
+    write_deep_json(devices)
+
+    for name in ["ir", "mem-plan-csv", "hf-config", "torch-graph", "safetensors",
+                 "device-profile"]:
         directory = os.path.join(out, name)
         print("%s: %d seeds" % (name, len(os.listdir(directory))))
 

@@ -66,6 +66,8 @@ fuzz/run.sh "$BUILD_SAN" ir 50000
 fuzz/run.sh "$BUILD_SAN" mem-plan-csv 100000
 fuzz/run.sh "$BUILD_SAN" hf-config 100000
 fuzz/run.sh "$BUILD_SAN" torch-graph 30000
+fuzz/run.sh "$BUILD_SAN" safetensors 100000
+fuzz/run.sh "$BUILD_SAN" device-profile 10000
 echo "sanitize: fuzzers in $(( $(date +%s) - stage )) s"
 
 [ "$LONG" = 1 ] || exit 0

@@ -460,3 +460,43 @@ mlir::memopt::scheduleExact(const ScheduleGraph &graph, unsigned maxOps) {
   candidate.load = graph.simulateLoad(candidate.order);
   return candidate;
 }
+
+/// The lowest LOAD of `candidates`, the first on ties.
+static const ScheduleCandidate &
+getLowest(ArrayRef<ScheduleCandidate> candidates) {
+  const ScheduleCandidate *lowest = &candidates.front();
+  for (const ScheduleCandidate &candidate : candidates)
+    if (candidate.load < lowest->load)
+      lowest = &candidate;
+  return *lowest;
+}
+
+SmallVector<ScheduleCandidate>
+mlir::memopt::proposeSchedules(const ScheduleGraph &graph, StringRef heuristic,
+                               unsigned exactLimit) {
+  bool all = heuristic == "best";
+  SmallVector<ScheduleCandidate> candidates;
+  candidates.push_back(scheduleProgramOrder(graph));
+  if (all || heuristic == "eager")
+    candidates.push_back(scheduleEager(graph));
+  if (all || heuristic == "greedy")
+    candidates.push_back(scheduleGreedy(graph));
+  // The best proposal so far, improved by sinking (with `best`).
+  if (all) {
+    const ScheduleCandidate &lowest = getLowest(candidates);
+    ScheduleCandidate sunk = improveBySinking(graph, lowest);
+    if (sunk.load < lowest.load)
+      candidates.push_back(std::move(sunk));
+  }
+  if (all || heuristic == "exact")
+    if (std::optional<ScheduleCandidate> exact =
+            scheduleExact(graph, exactLimit))
+      candidates.push_back(std::move(*exact));
+  return candidates;
+}
+
+const ScheduleCandidate &
+mlir::memopt::pickSchedule(ArrayRef<ScheduleCandidate> candidates,
+                           StringRef heuristic) {
+  return heuristic == "best" ? getLowest(candidates) : candidates.back();
+}

@@ -4,6 +4,7 @@
 
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
@@ -116,10 +117,29 @@ void TensorLiveness::addBuffer(Value value, MemoryClass cls, int64_t start,
   buffers.push_back(std::move(buffer));
 }
 
+/// Whether `op`, a constant, has the type and value of a constant `seen`
+/// holds already (then records it). The lowering keeps one global per
+/// distinct value (bufferization's getGlobalFor reuses a global with the same
+/// initial value), so only the first such constant's buffer counts bytes: a
+/// Llama's layers each compute the same rotary tables, which the compiled
+/// step holds once.
+static bool
+isDuplicateConstant(Operation *op,
+                    llvm::DenseSet<std::pair<Type, Attribute>> &seen) {
+  Attribute value;
+  if (op->getNumResults() != 1 ||
+      !isa<RankedTensorType>(op->getResult(0).getType()) ||
+      !matchPattern(op, m_Constant(&value)) || !value)
+    return false;
+  // Attributes are uniqued: equal ones hold equal data.
+  return !seen.insert({op->getResult(0).getType(), value}).second;
+}
+
 void TensorLiveness::collectBuffers(
     Block &block, int64_t granularity, SmallVectorImpl<bool> &usedByBackward,
     SmallVectorImpl<bool> &consumedByOptimizer) {
   Operation *terminator = block.getTerminator();
+  llvm::DenseSet<std::pair<Type, Attribute>> constants;
   auto newBuffer = [&](Value value, MemoryClass cls, int64_t start,
                        std::string name) {
     addBuffer(value, cls, start, std::move(name), granularity);
@@ -192,6 +212,8 @@ void TensorLiveness::collectBuffers(
       else if (isa<train::OptStateOp>(child))
         cls = MemoryClass::OptimizerState;
       newBuffer(result, cls, i, nameOf(child, result.getResultNumber(), i));
+      if (cls == MemoryClass::Input && isDuplicateConstant(child, constants))
+        buffers.back().bytes = 0;
     }
     // Each scratch buffer is a separate allocation, padded on its own.
     int64_t scratch = 0;
@@ -309,6 +331,8 @@ void TensorLiveness::print(raw_ostream &os) const {
       os << ", freed";
     if (buffer.returned)
       os << ", returned";
+    if (buffer.bytes == 0 && train::getTensorBytes(buffer.value.getType()) > 0)
+      os << ", shares an identical constant's storage";
     os << "\n";
   }
   os << "points: " << schedule.size() << "\n";

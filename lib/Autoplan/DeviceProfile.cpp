@@ -2,6 +2,8 @@
 
 #include "memopt/Autoplan/DeviceProfile.h"
 
+#include "memopt/Support/Json.h"
+#include "memopt/Support/JsonInteger.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -103,7 +105,7 @@ public:
     auto value = get(key);
     if (!value)
       return value.takeError();
-    std::optional<int64_t> number = (*value)->getAsInteger();
+    std::optional<int64_t> number = mlir::memopt::getJsonInteger(**value);
     if (!number || *number <= 0)
       return error("'" + key + "' must be a positive integer");
     out = *number;
@@ -129,7 +131,7 @@ private:
 
 llvm::Expected<DeviceProfile>
 mlir::memopt::autoplan::parseDeviceProfile(StringRef text, StringRef source) {
-  llvm::Expected<llvm::json::Value> json = llvm::json::parse(text);
+  llvm::Expected<llvm::json::Value> json = mlir::memopt::parseJson(text);
   if (!json)
     return makeError(source +
                      ": not valid JSON: " + llvm::toString(json.takeError()));

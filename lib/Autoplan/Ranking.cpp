@@ -146,10 +146,14 @@ static llvm::Error setDevices(const SearchRequest &request,
     return requestError("--devices must be at least 1, got " +
                         Twine(request.devices));
   options.devices = request.devices;
-  if (request.globalBatch < 1)
+  if (!request.globalBatch)
     return requestError("--global-batch is required: the samples per "
                         "optimizer step over all devices");
-  options.globalBatch = request.globalBatch;
+  if (*request.globalBatch < 1)
+    return requestError("--global-batch must be positive (the samples per "
+                        "optimizer step over all devices), got " +
+                        Twine(*request.globalBatch));
+  options.globalBatch = *request.globalBatch;
   options.deviceMemory = options.device.memoryBytes;
   if (!request.deviceMemory.empty()) {
     FailureOr<int64_t> bytes = parseByteSize(request.deviceMemory);
@@ -195,7 +199,9 @@ static llvm::Error setSearchSpace(const SearchRequest &request,
   }
 
   for (int64_t tp : request.tensorParallel) {
-    if (tp < 1 || request.devices % tp != 0)
+    if (tp < 1)
+      return requestError("--tp must be positive, got " + Twine(tp));
+    if (request.devices % tp != 0)
       return requestError("--tp " + Twine(tp) + " does not divide --devices " +
                           Twine(request.devices));
     options.tensorParallel.push_back(tp);
@@ -271,9 +277,9 @@ mlir::memopt::autoplan::makeSearchOptions(const SearchRequest &request,
     return requestError("unknown --optimizer '" + request.optimizer +
                         "'; expected adamw, adam or sgd");
   if (llvm::none_of(options.tensorParallel, [&](int64_t tp) {
-        return request.globalBatch % (request.devices / tp) == 0;
+        return options.globalBatch % (request.devices / tp) == 0;
       }))
-    return requestError("--global-batch " + Twine(request.globalBatch) +
+    return requestError("--global-batch " + Twine(options.globalBatch) +
                         " does not divide over the data-parallel processes");
   return options;
 }

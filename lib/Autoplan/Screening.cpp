@@ -61,7 +61,7 @@ static void setPipelineOptions(PipelineOptions &pipeline,
   pipeline.dp = candidate.dp;
   pipeline.zero = candidate.zero;
   pipeline.sequenceParallel = candidate.sequenceParallel;
-  pipeline.accumulateGradients = candidate.gradientAccumulation > 1;
+  pipeline.microBatches = candidate.gradientAccumulation;
   switch (candidate.remat) {
   case RematChoice::None:
     break;

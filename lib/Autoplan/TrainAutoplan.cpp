@@ -43,7 +43,8 @@ struct TrainAutoplanPass
     request.device = device;
     request.deviceMemory = deviceMemory;
     request.reserve = reserve;
-    request.globalBatch = globalBatch;
+    if (globalBatch.hasValue())
+      request.globalBatch = static_cast<int64_t>(globalBatch);
     request.precisions.assign(precision.begin(), precision.end());
     request.tensorParallel.assign(tp.begin(), tp.end());
     request.zeroStages.assign(zero.begin(), zero.end());

@@ -138,6 +138,7 @@ static LogicalResult writeTables(llvm::raw_ostream &os, const StepPlan &plan,
     os << "static char *seedData = 0;\n";
   os << "static const int64_t seedValue = " << seed << ";\n"
      << "#define DEFAULT_STEPS " << steps << "\n"
+     << "#define MICRO_BATCHES " << plan.microBatches << "\n"
      << "#define PREDICTED_TRANSIENT_PEAK " << plan.predictedPeak << "\n"
      << "#define PREDICTED_PERSISTENT " << persistent << "\n"
      << "#define PLANNED_ARENA " << plan.arenaBytes << "\n";

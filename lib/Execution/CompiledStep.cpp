@@ -263,10 +263,11 @@ CompiledStep::~CompiledStep() {
     llvm::consumeError(loaded->deinitialize(loaded->getMainJITDylib()));
 }
 
-/// Fills `tensor` with the `sin` formula of amplitude `amplitude`; a part
-/// of a split tensor with the whole tensor's values at its elements.
+/// Fills `tensor` with the `sin` formula of amplitude `amplitude` from
+/// element `offset` of the formula's sequence on; a part of a split tensor
+/// with the whole tensor's values at its elements.
 static void fillFloat(const StepPlan &plan, const GlobalTensor &tensor,
-                      double amplitude) {
+                      double amplitude, int64_t offset = 0) {
   Type elementType = tensor.type.getElementType();
   unsigned bytes = getStorageBytes(elementType);
   double phase = initPhase(tensor.name);
@@ -275,7 +276,7 @@ static void fillFloat(const StepPlan &plan, const GlobalTensor &tensor,
     // gradient is zero, and so is every optimizer's update of it.
     int64_t whole = getWholeIndex(tensor, plan.gridShape, plan.processRank, i);
     storeFloat(elementType, tensor.data + i * bytes,
-               whole < 0 ? 0.0 : initValue(amplitude, phase, whole));
+               whole < 0 ? 0.0 : initValue(amplitude, phase, whole + offset));
   }
 }
 
@@ -286,11 +287,20 @@ void CompiledStep::initialize(int64_t seed) {
     std::memset(state.data, 0, state.getByteSize());
   if (plan.seedData)
     std::memcpy(plan.seedData, &seed, sizeof(int64_t));
-  // Arguments other than step counts stay the same from step to step.
+  // Arguments other than step counts stay the same from step to step (each
+  // micro-batch's under gradient accumulation).
+  fillArguments(0);
+}
+
+void CompiledStep::fillArguments(int64_t microBatch) {
   for (const StepArgument &arg : plan.arguments) {
     const GlobalTensor &tensor = arg.tensor;
+    // Micro-batch k of a batch N times larger in dimension 0: its elements
+    // continue the formula's sequence where micro-batch k - 1 ends.
+    int64_t offset =
+        microBatch * getWholeType(tensor, plan.gridShape).getNumElements();
     if (arg.kind == ArgKind::Float) {
-      fillFloat(plan, tensor, 1.0);
+      fillFloat(plan, tensor, 1.0, offset);
       continue;
     }
     if (arg.kind != ArgKind::Integer)
@@ -301,7 +311,8 @@ void CompiledStep::initialize(int64_t seed) {
       storeInteger(elementType, tensor.data + i * bytes,
                    initInteger(tensor.name,
                                getWholeIndex(tensor, plan.gridShape,
-                                             plan.processRank, i),
+                                             plan.processRank, i) +
+                                   offset,
                                arg.bound));
   }
 }
@@ -322,21 +333,39 @@ FailureOr<StepStats> CompiledStep::runStep(unsigned stepNumber,
   uint64_t liveBefore = memopt_live_bytes();
   if (measurePeak)
     memopt_reset_peak();
-  // The entry takes no arguments (ExecutionEngine::invokePacked with none
-  // passes a null list).
-  entry(nullptr);
+  // Under gradient accumulation one optimizer step is a call per
+  // micro-batch, each on the next micro-batch of the batch; the step's loss
+  // is their mean.
+  double lossSum = 0.0;
+  for (int64_t microBatch = 0; microBatch < plan.microBatches; ++microBatch) {
+    if (plan.microBatches > 1)
+      fillArguments(microBatch);
+    // The entry takes no arguments (ExecutionEngine::invokePacked with none
+    // passes a null list).
+    entry(nullptr);
+    if (std::optional<double> loss = getLastLoss())
+      lossSum += *loss;
+  }
+  meanLoss = lossSum / static_cast<double>(plan.microBatches);
   if (measurePeak)
     stats.peakBytes = memopt_peak_bytes();
   stats.leakedBytes = static_cast<int64_t>(memopt_live_bytes() - liveBefore);
   return stats;
 }
 
-std::optional<double> CompiledStep::getLoss() const {
+std::optional<double> CompiledStep::getLastLoss() const {
   for (const GlobalTensor &result : plan.results)
     if (result.type.getRank() == 0 &&
         isa<FloatType>(result.type.getElementType()))
       return loadScalarFloat(result);
   return std::nullopt;
+}
+
+std::optional<double> CompiledStep::getLoss() const {
+  std::optional<double> loss = getLastLoss();
+  if (!loss || plan.microBatches == 1 || !meanLoss)
+    return loss;
+  return meanLoss;
 }
 
 double CompiledStep::getParamsChecksum() const {

@@ -318,6 +318,11 @@ FailureOr<StepPlan> execution::planStep(ModuleOp module, func::FuncOp step) {
   }
   if (failed(findGrid(module, plan)))
     return failure();
+  // Gradient accumulation: the step is called once per micro-batch
+  // (train-verify-step checks that its ops agree on their number).
+  step.walk([&](train::MicroBatchAdvanceOp advance) {
+    plan.microBatches = advance.getMicroBatches();
+  });
   predictMemory(plan);
   return plan;
 }

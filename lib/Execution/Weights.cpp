@@ -4,9 +4,11 @@
 
 #include "memopt/Execution/Init.h"
 #include "memopt/Support/AtomicFile.h"
+#include "memopt/Support/Json.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/JSON.h"
 
@@ -57,74 +59,78 @@ static StringRef getTypeDtype(Type type) {
   return "";
 }
 
-llvm::Expected<WeightsFile> WeightsFile::read(StringRef path,
-                                              MLIRContext *context) {
-  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                  /*RequiresNullTerminator=*/false);
-  if (std::error_code error = buffer.getError())
-    return makeError("cannot read '" + path + "': " + error.message());
-  auto bad = [&](const Twine &why) {
-    return makeError("'" + path + "' is not a safetensors file: " + why);
+/// The first key that an object of `text` (valid JSON) repeats, with the
+/// line and column of its second occurrence: llvm::json::parse keeps the
+/// last value of a repeated key without a word, where another reader may
+/// keep the first.
+static std::optional<std::tuple<std::string, size_t, size_t>>
+findDuplicateKey(StringRef text) {
+  // Per open object or array: the keys seen (objects), and whether the next
+  // string is a key.
+  struct Scope {
+    bool isObject;
+    bool expectKey;
+    llvm::StringSet<> keys;
   };
-  StringRef raw = (*buffer)->getBuffer();
-  if (raw.size() < 8)
-    return bad("shorter than its 8-byte header length");
-  uint64_t headerSize = llvm::support::endian::read64le(
-      reinterpret_cast<const void *>(raw.data()));
-  if (headerSize > raw.size() - 8)
-    return bad("its header length " + Twine(headerSize) +
-               " exceeds the file's size");
-  llvm::Expected<llvm::json::Value> header =
-      llvm::json::parse(raw.substr(8, headerSize));
-  if (!header)
-    return bad("its header is not JSON: " + llvm::toString(header.takeError()));
-  const llvm::json::Object *object = header->getAsObject();
-  if (!object)
-    return bad("its header is not a JSON object");
-  StringRef data = raw.substr(8 + headerSize);
-
-  WeightsFile file;
-  for (const auto &[key, value] : *object) {
-    StringRef name = key;
-    if (name == "__metadata__")
-      continue;
-    const llvm::json::Object *entry = value.getAsObject();
-    std::optional<StringRef> dtype =
-        entry ? entry->getString("dtype") : std::nullopt;
-    const llvm::json::Array *shape = entry ? entry->getArray("shape") : nullptr;
-    const llvm::json::Array *offsets =
-        entry ? entry->getArray("data_offsets") : nullptr;
-    if (!dtype || !shape || !offsets || offsets->size() != 2)
-      return bad("entry '" + name +
-                 "' lacks a dtype, a shape or two data_offsets");
-    Entry parsed;
-    parsed.dtype = dtype->str();
-    parsed.elementType = getDtypeType(*dtype, context);
-    if (!parsed.elementType)
-      return bad("entry '" + name + "' has unsupported dtype " + *dtype);
-    int64_t count = 1;
-    for (const llvm::json::Value &dim : *shape) {
-      std::optional<int64_t> size = dim.getAsInteger();
-      if (!size || *size < 0)
-        return bad("entry '" + name + "' has a malformed shape");
-      parsed.shape.push_back(*size);
-      count *= *size;
+  SmallVector<Scope> scopes;
+  size_t line = 1, lineStart = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    switch (c) {
+    case '\n':
+      ++line;
+      lineStart = i + 1;
+      break;
+    case '{':
+    case '[':
+      scopes.push_back({c == '{', c == '{', {}});
+      break;
+    case '}':
+    case ']':
+      if (!scopes.empty())
+        scopes.pop_back();
+      break;
+    case ',':
+      if (!scopes.empty() && scopes.back().isObject)
+        scopes.back().expectKey = true;
+      break;
+    case ':':
+      if (!scopes.empty())
+        scopes.back().expectKey = false;
+      break;
+    case '"': {
+      size_t begin = i;
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\')
+          ++i;
+      if (scopes.empty() || !scopes.back().expectKey)
+        break;
+      // The key as a JSON string literal, escapes decoded.
+      llvm::Expected<llvm::json::Value> key =
+          llvm::json::parse(text.slice(begin, i + 1));
+      if (!key) {
+        llvm::consumeError(key.takeError());
+        break;
+      }
+      std::string name = key->getAsString().value_or("").str();
+      if (!scopes.back().keys.insert(name).second)
+        return std::make_tuple(name, line, begin - lineStart + 1);
+      break;
     }
-    std::optional<int64_t> begin = (*offsets)[0].getAsInteger();
-    std::optional<int64_t> end = (*offsets)[1].getAsInteger();
-    if (!begin || !end || *begin < 0 || *end < *begin ||
-        static_cast<uint64_t>(*end) > data.size())
-      return bad("entry '" + name + "' has data offsets outside the file");
-    int64_t bytes = count * getStorageBytes(parsed.elementType);
-    if (*end - *begin != bytes)
-      return bad("entry '" + name + "' holds " + Twine(*end - *begin) +
-                 " bytes where its dtype and shape need " + Twine(bytes));
-    parsed.bytes = data.substr(*begin, *end - *begin);
-    file.entries[name] = std::move(parsed);
+    default:
+      break;
+    }
   }
-  file.buffer = std::move(*buffer);
-  return file;
+  return std::nullopt;
+}
+
+/// A size or an offset: a JSON integer in [0, 2^63). Not 8.0 or 1e3 (which
+/// llvm::json::Value::getAsInteger would take), nor -1 or 2^63.
+static std::optional<int64_t> getSize(const llvm::json::Value &value) {
+  std::optional<uint64_t> size = value.getAsUINT64();
+  if (!size || *size > static_cast<uint64_t>(INT64_MAX))
+    return std::nullopt;
+  return static_cast<int64_t>(*size);
 }
 
 static std::string formatShape(ArrayRef<int64_t> shape) {
@@ -132,6 +138,113 @@ static std::string formatShape(ArrayRef<int64_t> shape) {
   for (auto [i, dim] : llvm::enumerate(shape))
     text += (i ? ", " : "") + std::to_string(dim);
   return text + "]";
+}
+
+/// Checks the header entry `name` and views its bytes in `data` (the bytes
+/// after the header). `bad` makes the error of a malformed file.
+static llvm::Expected<WeightsFile::Entry>
+parseEntry(StringRef name, const llvm::json::Value &value, StringRef data,
+           MLIRContext *context,
+           llvm::function_ref<llvm::Error(const Twine &)> bad) {
+  const llvm::json::Object *entry = value.getAsObject();
+  std::optional<StringRef> dtype =
+      entry ? entry->getString("dtype") : std::nullopt;
+  const llvm::json::Array *shape = entry ? entry->getArray("shape") : nullptr;
+  const llvm::json::Array *offsets =
+      entry ? entry->getArray("data_offsets") : nullptr;
+  if (!dtype || !shape || !offsets || offsets->size() != 2)
+    return bad("entry '" + name +
+               "' lacks a dtype, a shape or two data_offsets");
+  WeightsFile::Entry parsed;
+  parsed.dtype = dtype->str();
+  parsed.elementType = getDtypeType(*dtype, context);
+  if (!parsed.elementType)
+    return bad("entry '" + name + "' has unsupported dtype " + *dtype);
+  for (const llvm::json::Value &dim : *shape) {
+    std::optional<int64_t> size = getSize(dim);
+    if (!size)
+      return bad("entry '" + name + "' has a malformed shape");
+    parsed.shape.push_back(*size);
+  }
+  // The byte size, each product checked as it is formed (a zero dimension
+  // makes it 0 whatever the others are).
+  int64_t bytes = llvm::is_contained(parsed.shape, 0)
+                      ? 0
+                      : getStorageBytes(parsed.elementType);
+  for (int64_t dim : parsed.shape) {
+    std::optional<int64_t> product = llvm::checkedMul(bytes, dim);
+    if (!product)
+      return bad("entry '" + name + "' has shape " + formatShape(parsed.shape) +
+                 ": more than 2^63 - 1 bytes of " + *dtype);
+    bytes = *product;
+  }
+  std::optional<int64_t> begin = getSize((*offsets)[0]);
+  std::optional<int64_t> end = getSize((*offsets)[1]);
+  if (!begin || !end || *end < *begin ||
+      static_cast<uint64_t>(*end) > data.size())
+    return bad("entry '" + name + "' has data offsets outside the file");
+  if (*end - *begin != bytes)
+    return bad("entry '" + name + "' holds " + Twine(*end - *begin) +
+               " bytes where its dtype and shape need " + Twine(bytes));
+  parsed.bytes = data.substr(*begin, *end - *begin);
+  return parsed;
+}
+
+llvm::Expected<WeightsFile> WeightsFile::read(StringRef path,
+                                              MLIRContext *context) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false);
+  if (std::error_code error = buffer.getError())
+    return makeError("cannot read '" + path + "': " + error.message());
+  return parse(std::move(*buffer), path, context);
+}
+
+llvm::Expected<WeightsFile>
+WeightsFile::parse(std::unique_ptr<llvm::MemoryBuffer> buffer, StringRef path,
+                   MLIRContext *context) {
+  auto bad = [&](const Twine &why) {
+    return makeError("'" + path + "' is not a safetensors file: " + why);
+  };
+  StringRef raw = buffer->getBuffer();
+  if (raw.size() < 8)
+    return bad("shorter than its 8-byte header length");
+  uint64_t headerSize = llvm::support::endian::read64le(
+      reinterpret_cast<const void *>(raw.data()));
+  if (headerSize > raw.size() - 8)
+    return bad("its header length " + Twine(headerSize) +
+               " exceeds the file's size");
+  StringRef text = raw.substr(8, headerSize);
+  llvm::Expected<llvm::json::Value> header = parseJson(text);
+  if (!header)
+    return bad("its header is not JSON: " + llvm::toString(header.takeError()));
+  if (auto duplicate = findDuplicateKey(text)) {
+    auto [key, line, column] = *duplicate;
+    return bad("its header has the key '" + key + "' twice (line " +
+               Twine(line) + ", column " + Twine(column) + ")");
+  }
+  const llvm::json::Object *object = header->getAsObject();
+  if (!object)
+    return bad("its header is not a JSON object");
+  StringRef data = raw.substr(8 + headerSize);
+
+  // In name order: the first malformed entry is the same on every host
+  // (python/memopt_torch/safetensors.py reads in the same order).
+  SmallVector<StringRef> names;
+  for (const auto &entry : *object)
+    if (entry.first != "__metadata__")
+      names.push_back(entry.first);
+  llvm::sort(names);
+  WeightsFile file;
+  for (StringRef name : names) {
+    llvm::Expected<Entry> entry =
+        parseEntry(name, *object->get(name), data, context, bad);
+    if (!entry)
+      return entry.takeError();
+    file.entries[name] = std::move(*entry);
+  }
+  file.buffer = std::move(buffer);
+  return file;
 }
 
 /// Copies `entry` into the global `tensor` (a part of a split tensor takes

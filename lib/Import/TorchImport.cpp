@@ -75,7 +75,7 @@ GraphImporter::parseTensorType(const json::Object *object, const Twine &path) {
   SmallVector<int64_t> dims;
   int64_t elements = 1;
   for (auto [i, dim] : llvm::enumerate(*shape)) {
-    std::optional<int64_t> size = dim.getAsInteger();
+    std::optional<int64_t> size = getJsonInteger(dim);
     if (!size || *size < 0) {
       emitDocumentError(path)
           << "shape[" << i
@@ -112,6 +112,7 @@ LogicalResult GraphImporter::readDeclarations(const json::Object &document) {
   }
   // Floating-point parameters share one element type: the model's.
   Type elementType;
+  bool frozen = false;
   for (auto [i, entry] : llvm::enumerate(*paramList)) {
     std::string path = ("params[" + Twine(i) + "]").str();
     const json::Object *object = entry.getAsObject();
@@ -120,6 +121,23 @@ LogicalResult GraphImporter::readDeclarations(const json::Object &document) {
     if (!name || name->empty()) {
       emitDocumentError(path) << "expected a \"name\"";
       return failure();
+    }
+    // The step trains every parameter: one PyTorch leaves alone must not be
+    // imported (absent: trainable, as graphs written before the field).
+    if (const json::Value *trainable = object->get("requires_grad")) {
+      if (!trainable->getAsBoolean()) {
+        emitDocumentError(path + ".requires_grad") << "expected a boolean";
+        return failure();
+      }
+      if (!*trainable->getAsBoolean()) {
+        emitDocumentError(path)
+            << "parameter '" << *name
+            << "' is frozen (requires_grad=False): frozen parameters are not "
+               "supported yet (the step would train it); register it as a "
+               "buffer to keep it fixed, or set requires_grad=True to train it";
+        frozen = true;
+        continue;
+      }
     }
     FailureOr<RankedTensorType> type = parseTensorType(object, path);
     if (failed(type))
@@ -144,6 +162,9 @@ LogicalResult GraphImporter::readDeclarations(const json::Object &document) {
       return failure();
     }
   }
+  // Every frozen parameter is reported, then the import stops.
+  if (frozen)
+    return failure();
   if (!elementType)
     elementType = Builder(getContext()).getF32Type();
   builder = std::make_unique<gen::ModelBuilder>(module, funcName, elementType);
@@ -197,7 +218,7 @@ Location GraphImporter::getNodeLoc(const json::Object &object, StringRef name) {
     label = name;
   if (const json::Object *loc = object.getObject("loc")) {
     std::optional<StringRef> file = loc->getString("file");
-    std::optional<int64_t> line = loc->getInteger("line");
+    std::optional<int64_t> line = getJsonInteger(*loc, "line");
     if (file && line)
       return NameLoc::get(
           StringAttr::get(context, label),
@@ -362,7 +383,7 @@ LogicalResult GraphImporter::run(const json::Value &document) {
                                    "memopt_torch export)";
     return failure();
   }
-  std::optional<int64_t> version = root->getInteger("version");
+  std::optional<int64_t> version = getJsonInteger(*root, "version");
   if (!version || *version < 1) {
     emitDocumentError("version") << "expected a positive integer";
     return failure();

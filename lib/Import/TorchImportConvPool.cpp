@@ -66,8 +66,10 @@ static LogicalResult checkWindows(Node &node, ArrayRef<int64_t> kernel,
                                   ArrayRef<int64_t> strides,
                                   ArrayRef<int64_t> padding) {
   for (int d = 0; d < 2; ++d)
+    // padding > kernel / 2, as 2 * padding > kernel overflows for huge
+    // paddings.
     if (kernel[d] <= 0 || strides[d] <= 0 || padding[d] < 0 ||
-        2 * padding[d] > kernel[d])
+        padding[d] > kernel[d] / 2)
       return emitError(node.loc)
              << node.target << ": kernel " << kernel[d] << ", stride "
              << strides[d] << " and padding " << padding[d]
@@ -83,7 +85,9 @@ static bool addsPartialWindow(ArrayRef<int64_t> in, ArrayRef<int64_t> kernel,
                               ArrayRef<int64_t> strides,
                               ArrayRef<int64_t> padding) {
   for (int d = 0; d < 2; ++d) {
-    int64_t span = in[2 + d] + 2 * padding[d] - kernel[d];
+    // in + 2 * padding - kernel, without overflow: checkWindows bounds the
+    // padding by half the kernel, which may be near INT64_MAX.
+    int64_t span = in[2 + d] - (kernel[d] - 2 * padding[d]);
     int64_t windows = span / strides[d] + 1;
     if (span % strides[d] != 0 && windows * strides[d] < in[2 + d] + padding[d])
       return true;

@@ -84,16 +84,19 @@ static bool isCausalMask(const json::Object &object) {
     return false;
   SmallVector<int64_t> dims;
   for (const json::Value &dim : *shape)
-    dims.push_back(dim.getAsInteger().value_or(-1));
+    dims.push_back(getJsonInteger(dim).value_or(-1));
   int64_t rows = dims[dims.size() - 2], cols = dims.back();
   for (int64_t d : ArrayRef<int64_t>(dims).drop_back(2))
     if (d != 1)
       return false;
-  if (rows != cols || static_cast<int64_t>(data->size()) != rows * cols)
+  // The shape is the document's, unchecked: its product may overflow.
+  std::optional<int64_t> count = llvm::checkedMul(rows, cols);
+  if (rows != cols || rows <= 0 || !count ||
+      static_cast<int64_t>(data->size()) != *count)
     return false;
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t j = 0; j < cols; ++j) {
-      std::optional<int64_t> bit = (*data)[i * cols + j].getAsInteger();
+      std::optional<int64_t> bit = getJsonInteger((*data)[i * cols + j]);
       if (!bit || (*bit != 0) != (j > i))
         return false;
     }
@@ -118,8 +121,8 @@ LogicalResult GraphImporter::importMaskedFill(Node &node,
   ArrayRef<int64_t> shape = shapeOf(*input);
   const json::Array *maskShape = mask->getArray("shape");
   if (shape.size() < 2 ||
-      (*maskShape)[maskShape->size() - 1].getAsInteger() != shape.back() ||
-      (*maskShape)[maskShape->size() - 2].getAsInteger() !=
+      getJsonInteger((*maskShape)[maskShape->size() - 1]) != shape.back() ||
+      getJsonInteger((*maskShape)[maskShape->size() - 2]) !=
           shape[shape.size() - 2])
     return emitError(node.loc) << "masked_fill: the mask's last two "
                                   "dimensions differ from the input's";

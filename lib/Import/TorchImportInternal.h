@@ -17,11 +17,13 @@
 
 #include "memopt/Import/TorchImport.h"
 #include "memopt/Models/ModelBuilder.h"
+#include "memopt/Support/JsonInteger.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 #include <map>
 #include <memory>

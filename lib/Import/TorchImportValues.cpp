@@ -42,7 +42,7 @@ FailureOr<Result *> GraphImporter::lookup(Node &node,
     return emitError(node.loc)
            << node.target << " reads '" << *name
            << "', which is not an earlier node of the graph";
-  int64_t index = object->getInteger("index").value_or(0);
+  int64_t index = getJsonInteger(*object, "index").value_or(0);
   if (index < 0 || index >= static_cast<int64_t>(it->second.size()) ||
       (!it->second[index].value))
     return emitError(node.loc)
@@ -120,7 +120,7 @@ Result *GraphImporter::peek(Node &node, unsigned index) {
   if (!name)
     return nullptr;
   auto it = nodeResults.find(*name);
-  int64_t resultIndex = object->getInteger("index").value_or(0);
+  int64_t resultIndex = getJsonInteger(*object, "index").value_or(0);
   if (it == nodeResults.end() || resultIndex < 0 ||
       resultIndex >= static_cast<int64_t>(it->second.size()))
     return nullptr;
@@ -203,7 +203,7 @@ FailureOr<int64_t> GraphImporter::getInt(Node &node, unsigned index,
       [](const json::Value &value) -> std::optional<int64_t> {
         if (std::optional<bool> boolean = value.getAsBoolean())
           return static_cast<int64_t>(*boolean);
-        return value.getAsInteger();
+        return getJsonInteger(value);
       },
       "an integer");
 }
@@ -233,7 +233,7 @@ GraphImporter::getIntList(Node &node, unsigned index, StringRef keyword) {
            << node.target << ": argument #" << index << " is not a list";
   SmallVector<int64_t> list;
   for (const json::Value &element : *array) {
-    std::optional<int64_t> integer = element.getAsInteger();
+    std::optional<int64_t> integer = getJsonInteger(element);
     if (!integer)
       return emitError(node.loc) << node.target << ": argument #" << index
                                  << " is not a list of integers";
@@ -254,7 +254,7 @@ GraphImporter::getIntList(Node &node, unsigned index, StringRef keyword,
     return emitError(node.loc)
            << node.target << ": argument #" << index << " is missing";
   }
-  if (std::optional<int64_t> integer = value->getAsInteger())
+  if (std::optional<int64_t> integer = getJsonInteger(*value))
     return SmallVector<int64_t>(size, *integer);
   FailureOr<SmallVector<int64_t>> list = getIntList(node, index, keyword);
   if (failed(list))
@@ -329,7 +329,7 @@ FailureOr<Value> GraphImporter::getConstantValue(Node &node, StringRef name) {
       values.push_back(FloatAttr::get(floatType, *number));
       continue;
     }
-    std::optional<int64_t> integer = entry.getAsInteger();
+    std::optional<int64_t> integer = getJsonInteger(entry);
     if (!integer)
       return emitError(node.loc)
              << "constant '" << name << "' holds a non-integer value";
@@ -352,12 +352,15 @@ std::optional<int64_t> GraphImporter::getArangeStart(StringRef name) {
   const json::Array *shape = object ? object->getArray("shape") : nullptr;
   if (!data || !shape || shape->size() != 1 || data->empty())
     return std::nullopt;
-  std::optional<int64_t> start = (*data)[0].getAsInteger();
+  std::optional<int64_t> start = getJsonInteger((*data)[0]);
   if (!start)
     return std::nullopt;
-  for (auto [i, entry] : llvm::enumerate(*data))
-    if (entry.getAsInteger() != *start + static_cast<int64_t>(i))
+  for (auto [i, entry] : llvm::enumerate(*data)) {
+    std::optional<int64_t> expected =
+        llvm::checkedAdd(*start, static_cast<int64_t>(i));
+    if (!expected || getJsonInteger(entry) != *expected)
       return std::nullopt;
+  }
   return start;
 }
 

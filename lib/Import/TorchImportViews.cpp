@@ -129,6 +129,23 @@ LogicalResult GraphImporter::importCat(Node &node,
   return success();
 }
 
+/// Fails unless every integer of the constant `name` (`object`) is a row of
+/// a table of `rows` rows: the lowered gather reads the table unchecked.
+static LogicalResult checkConstantRows(Node &node, StringRef name,
+                                       const json::Object *object,
+                                       int64_t rows) {
+  const json::Array *data = object ? object->getArray("data") : nullptr;
+  if (data)
+    for (const json::Value &entry : *data) {
+      std::optional<int64_t> row = getJsonInteger(entry);
+      if (row && (*row < 0 || *row >= rows))
+        return emitError(node.loc)
+               << "index " << *row << " of constant '" << name
+               << "' is outside the " << rows << " rows it indexes";
+    }
+  return success();
+}
+
 LogicalResult GraphImporter::importEmbedding(Node &node,
                                              SmallVectorImpl<Result> &out) {
   FailureOr<Value> table = getTensor(node, 0);
@@ -142,12 +159,20 @@ LogicalResult GraphImporter::importEmbedding(Node &node,
         if (std::optional<int64_t> start = getArangeStart(*name)) {
           ArrayRef<int64_t> rows = shapeOf(*table);
           int64_t count = getConstant(*name)->getArray("data")->size();
-          if (rows.size() == 2 && *start >= 0 && *start + count <= rows[0]) {
+          if (rows.size() == 2 && *start >= 0 && *start <= rows[0] &&
+              count <= rows[0] - *start) {
             out.push_back(plain(builder->slice(*table, {*start, 0},
                                                {count, rows[1]}, "embedding")));
             return success();
           }
         }
+  if (shapeOf(*table).size() == 2)
+    if (const json::Value *idsArg = node.get(1))
+      if (const json::Object *ref = idsArg->getAsObject())
+        if (std::optional<StringRef> name = ref->getString("constant"))
+          if (failed(checkConstantRows(node, *name, getConstant(*name),
+                                       shapeOf(*table)[0])))
+            return failure();
   FailureOr<Value> ids = getTensor(node, 1);
   if (failed(ids))
     return failure();
@@ -204,16 +229,8 @@ LogicalResult GraphImporter::importIndex(Node &node,
   if (rows.size() != 2)
     return emitError(node.loc)
            << "indexing is supported only on 2-D tensors (rows of a table)";
-  const json::Object *object = getConstant(*name);
-  const json::Array *data = object ? object->getArray("data") : nullptr;
-  if (data)
-    for (const json::Value &entry : *data) {
-      std::optional<int64_t> row = entry.getAsInteger();
-      if (row && (*row < 0 || *row >= rows[0]))
-        return emitError(node.loc)
-               << "index " << *row << " of constant '" << *name
-               << "' is outside the " << rows[0] << " rows it indexes";
-    }
+  if (failed(checkConstantRows(node, *name, getConstant(*name), rows[0])))
+    return failure();
   FailureOr<Value> ids = getConstantValue(node, *name);
   if (failed(ids))
     return failure();

@@ -8,6 +8,8 @@
 
 #include "memopt/Models/Models.h"
 
+#include "memopt/Support/Json.h"
+#include "memopt/Support/JsonInteger.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CheckedArithmetic.h"
@@ -172,7 +174,7 @@ public:
 private:
   /// Every integer field of the configs read is a size or a count.
   Expected<int64_t> asInteger(StringRef key, const json::Value &value) {
-    std::optional<int64_t> integer = value.getAsInteger();
+    std::optional<int64_t> integer = memopt::getJsonInteger(value);
     if (!integer)
       return typeError(key, "an integer", value);
     if (*integer <= 0)
@@ -337,7 +339,7 @@ findDuplicateKey(StringRef text) {
 
 Expected<TransformerConfig> mlir::memopt::gen::parseHFConfig(StringRef text,
                                                              StringRef source) {
-  Expected<json::Value> root = json::parse(text);
+  Expected<json::Value> root = memopt::parseJson(text);
   if (!root)
     return makeError(source +
                      ": malformed JSON: " + llvm::toString(root.takeError()));

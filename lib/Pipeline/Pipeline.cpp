@@ -4,11 +4,13 @@
 
 #include "memopt/Conversion/Passes.h"
 #include "memopt/Report/Passes.h"
+#include "memopt/Transforms/PassOptions.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
 using namespace mlir;
+using namespace mlir::memopt;
 
 void mlir::memopt::buildPipeline(OpPassManager &pm,
                                  const PipelineOptions &options) {
@@ -38,8 +40,12 @@ void mlir::memopt::buildPipeline(OpPassManager &pm,
   OpPassManager &step = pm.nest<func::FuncOp>();
   // Accumulation rewrites the updates of the partitioned step: its buffers
   // hold the reduced gradients.
-  if (options.accumulateGradients)
-    step.addPass(createTrainAccumulateGradientsPass());
+  // One micro-batch needs no accumulation (the options refuse fewer).
+  if (options.microBatches > 1) {
+    TrainAccumulateGradientsPassOptions accumulate;
+    accumulate.microBatches = options.microBatches;
+    step.addPass(createTrainAccumulateGradientsPass(accumulate));
+  }
   step.addPass(createTrainVerifyStepPass());
   // A lower base peak first: remat then has less to recompute.
   if (options.schedule)
@@ -77,8 +83,60 @@ void mlir::memopt::buildPipeline(OpPassManager &pm,
   }
 }
 
+/// Fails through `errorHandler` when the option string `text` gives an enum
+/// option of `options` a value it does not name.
+static LogicalResult
+checkPipelineEnums(PipelineOptions &options, StringRef text,
+                   function_ref<LogicalResult(const Twine &)> errorHandler) {
+  StringRef name = "memopt-pipeline";
+  return failure(
+      failed(checkEnumPassOption(name, "precision", text, options.precision,
+                                 errorHandler)) ||
+      failed(checkEnumPassOption(name, "optimizer", text, options.optimizer,
+                                 errorHandler)) ||
+      failed(checkEnumPassOption(name, "remat-algorithm", text,
+                                 options.rematAlgorithm, errorHandler)) ||
+      failed(checkEnumPassOption(name, "report-format", text,
+                                 options.reportFormat, errorHandler)) ||
+      failed(checkEnumPassOption(name, "target", text, options.target,
+                                 errorHandler)));
+}
+
+/// Checks the parsed options' values and combinations: a value out of its
+/// range, or an option its stage would ignore, fails as an option error
+/// (before any IR is read), naming the option.
+static LogicalResult
+checkPipelineOptions(const PipelineOptions &options,
+                     function_ref<LogicalResult(const Twine &)> errorHandler) {
+  if (failed(checkShardOptions("memopt-pipeline", options.tp, options.dp,
+                               options.zero, options.sequenceParallel,
+                               errorHandler)))
+    return failure();
+  if (options.microBatches < 1)
+    return errorHandler("memopt-pipeline: micro-batches must be at least 1 "
+                        "(the micro-batches per optimizer step), got " +
+                        Twine(static_cast<int64_t>(options.microBatches)));
+  if (options.optimizer.hasValue() && !options.autodiff)
+    return errorHandler("memopt-pipeline: optimizer applies with "
+                        "autodiff=true (the update train-autodiff appends); a "
+                        "whole step has its optimizer already");
+  if ((options.reportFormat.hasValue() || options.reportOutput.hasValue()) &&
+      !options.report)
+    return errorHandler("memopt-pipeline: report-format and report-output "
+                        "apply with report=true");
+  if (!options.rematBudget.empty()) {
+    FailureOr<int64_t> budget = parseByteSize(options.rematBudget);
+    if (failed(budget) || *budget == 0)
+      return errorHandler("memopt-pipeline: remat-budget='" +
+                          options.rematBudget +
+                          "' is not a positive size; expected bytes with an "
+                          "optional unit, e.g. 40GiB, 512MiB or 1000000");
+  }
+  return success();
+}
+
 void mlir::memopt::registerPipeline() {
-  PassPipelineRegistration<PipelineOptions>(
+  registerPassPipeline(
       "memopt-pipeline",
       "memopt's passes on a training step, in order: train-precision, "
       "train-autodiff, train-shard, train-accumulate-gradients, "
@@ -86,7 +144,22 @@ void mlir::memopt::registerPipeline() {
       "train-lifetimes, train-remat, train-plan-memory with "
       "train-verify-plan, train-memory-report, and a lowering to the CPU or "
       "the GPU, each as its options ask",
-      [](OpPassManager &pm, const PipelineOptions &options) {
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler)
+          -> LogicalResult {
+        PipelineOptions options;
+        if (failed(checkPipelineEnums(options, text, errorHandler)))
+          return failure();
+        // llvm::cl prints why a value does not parse; the error says where.
+        if (failed(options.parseFromString(text)))
+          return errorHandler("memopt-pipeline: cannot parse the options '" +
+                              text + "' (the line above says which value)");
+        if (failed(checkPipelineOptions(options, errorHandler)))
+          return failure();
         buildPipeline(pm, options);
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> optHandler) {
+        optHandler(PipelineOptions());
       });
 }

@@ -5,7 +5,39 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Path.h"
 
+#include <climits>
+#include <unistd.h>
+
 using namespace mlir::memopt;
+
+/// The file `path` names once its symbolic links are followed: the
+/// temporary is written beside that file and renamed over it, so that a link
+/// keeps pointing at the new bytes (renaming over the link itself would
+/// replace the link and leave its target with the old ones). A dangling link
+/// resolves to the file it would create. Fails on a loop of links.
+static llvm::Expected<std::string> resolveSymlinks(llvm::StringRef path) {
+  std::string current = path.str();
+  for (int hop = 0; hop < 40; ++hop) {
+    bool isLink = false;
+    if (llvm::sys::fs::is_symlink_file(current, isLink) || !isLink)
+      return current;
+    char target[PATH_MAX];
+    ssize_t size = ::readlink(current.c_str(), target, sizeof(target));
+    if (size < 0)
+      return current;
+    llvm::StringRef link(target, size);
+    if (llvm::sys::path::is_absolute(link)) {
+      current = link.str();
+      continue;
+    }
+    llvm::SmallString<256> joined(llvm::sys::path::parent_path(current));
+    llvm::sys::path::append(joined, link);
+    current = joined.str().str();
+  }
+  return llvm::createStringError(
+      std::make_error_code(std::errc::too_many_symbolic_link_levels),
+      "too many levels of symbolic links");
+}
 
 AtomicOutputFile::~AtomicOutputFile() { discard(); }
 
@@ -33,8 +65,12 @@ llvm::Error AtomicOutputFile::open(llvm::StringRef destination) {
   }
   if (llvm::sys::fs::is_directory(path))
     return failure(std::make_error_code(std::errc::is_a_directory).message());
-  llvm::SmallString<256> model(llvm::sys::path::parent_path(path));
-  llvm::sys::path::append(model, "." + llvm::sys::path::filename(path) +
+  llvm::Expected<std::string> resolved = resolveSymlinks(path);
+  if (!resolved)
+    return failure(llvm::toString(resolved.takeError()));
+  target = std::move(*resolved);
+  llvm::SmallString<256> model(llvm::sys::path::parent_path(target));
+  llvm::sys::path::append(model, "." + llvm::sys::path::filename(target) +
                                      ".tmp-%%%%%%%%");
   // TempFile registers the temporary for removal on SIGINT/SIGTERM.
   llvm::Expected<llvm::sys::fs::TempFile> file =
@@ -72,7 +108,7 @@ llvm::Error AtomicOutputFile::commit() {
   stream.reset();
   if (!temp)
     return llvm::Error::success();
-  if (llvm::Error error = temp->keep(path)) {
+  if (llvm::Error error = temp->keep(target)) {
     std::string reason = llvm::toString(std::move(error));
     discard();
     return failure(reason);

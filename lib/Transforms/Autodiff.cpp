@@ -590,7 +590,7 @@ LogicalResult memopt::appendBackward(func::FuncOp func,
       builder, scalerLoc, counter, train::kLossScaleGrowthTrackerState);
   train::LossScaleUpdateOp::create(builder, scalerLoc, lossScale.exponent,
                                    tracker, skipped, lossScale.found,
-                                   precision->growthInterval);
+                                   /*skip=*/Value(), precision->growthInterval);
   recordAmaxes(builder, body);
   return success();
 }

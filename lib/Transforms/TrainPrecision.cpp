@@ -19,6 +19,10 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <limits>
 
 namespace mlir::memopt {
 #define GEN_PASS_DEF_TRAINPRECISIONPASS
@@ -30,6 +34,9 @@ using namespace mlir::memopt;
 using train::PrecisionClass;
 using train::PrecisionConfig;
 using train::PrecisionMode;
+
+/// fp16's largest finite value.
+static constexpr double kFP16Max = 65504.0;
 
 /// The name of `loc` (its first NameLoc), or "".
 static StringRef getLocationName(Location loc) {
@@ -442,6 +449,16 @@ FailureOr<PrecisionConfig> TrainPrecisionPass::buildConfig(
                          "' is not dynamic, none or a positive number");
       return failure();
     }
+    // The scaled gradients flow through fp16 ops: a scale past fp16's
+    // range overflows them (inf), and a static scale never backs off.
+    if (value > kFP16Max) {
+      (void)errorHandler(
+          "train-precision: loss-scale=" + scaleText +
+          " is above fp16's largest value 65504: the scaled gradients would "
+          "overflow fp16 to inf and the parameters become NaN (give a static "
+          "scale of at most 65504, or loss-scale=dynamic)");
+      return failure();
+    }
     result.lossScaling = train::LossScaling::Static;
     result.scale = value;
   }
@@ -450,6 +467,18 @@ FailureOr<PrecisionConfig> TrainPrecisionPass::buildConfig(
        growthInterval < 1)) {
     (void)errorHandler("train-precision: initial-scale must be a positive "
                        "number and growth-interval at least 1");
+    return failure();
+  }
+  // The dynamic scale is computed in f32 (train.loss_scale): a larger first
+  // scale would be +inf, and every step would back off and skip until it
+  // came back into range.
+  if (result.lossScaling == train::LossScaling::Dynamic &&
+      initialScale > std::numeric_limits<float>::max()) {
+    (void)errorHandler(llvm::formatv(
+        "train-precision: initial-scale={0:e} is above f32's largest value "
+        "{1:e} (the dynamic scale is computed in f32: it would be inf, and "
+        "the steps would be skipped until it backed off into range)",
+        initialScale, std::numeric_limits<float>::max()));
     return failure();
   }
   return result;
@@ -504,6 +533,16 @@ void TrainPrecisionPass::runOnOperation() {
                        << "); apply it once, to the fp32 program";
     return signalPassFailure();
   }
+  // train-shard partitions the precisions train-precision chose (the order
+  // of memopt-pipeline); lowering a partitioned program would have to lower
+  // its collectives too, which have no rule for it.
+  if (auto shard = func->getAttrOfType<DictionaryAttr>(
+          train::TrainDialect::kShardAttrName)) {
+    func.emitOpError() << "was already partitioned by train-shard (" << shard
+                       << "); apply train-precision first, before "
+                          "train-shard, to the fp32 program";
+    return signalPassFailure();
+  }
   if (!func.getBody().hasOneBlock()) {
     func.emitOpError("expected a single-block function");
     return signalPassFailure();
@@ -511,6 +550,16 @@ void TrainPrecisionPass::runOnOperation() {
   if (failed(train::verifyNotLowered(func, "train-precision")) ||
       failed(verifyFP32(func)))
     return signalPassFailure();
+
+  // A static scale below 1 shrinks the fp16 gradients it exists to enlarge:
+  // any gradient below fp16's smallest subnormal (2^-24) divided by the
+  // scale flushes to zero, and training stalls without an error.
+  if (config.lossScaling == train::LossScaling::Static && config.scale < 1.0)
+    func.emitWarning(llvm::formatv(
+        "train-precision: loss-scale={0} is below 1: it shrinks the fp16 "
+        "gradients, and every gradient smaller than {1:e} in magnitude "
+        "becomes 0 (loss scaling should enlarge them; try loss-scale=dynamic)",
+        StringRef(lossScale), std::ldexp(1.0, -24) / config.scale));
 
   SmallVector<std::string> pinned(keepFp32.begin(), keepFp32.end());
   SmallVector<std::string> excluded(exclude.begin(), exclude.end());

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "memopt/Analysis/RematGroups.h"
+#include "memopt/Analysis/StepSchedule.h"
 #include "memopt/Analysis/TensorLiveness.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 #include "memopt/Dialect/Train/IR/TrainStep.h"
@@ -211,7 +212,36 @@ FailureOr<std::optional<int64_t>> TrainRematPass::parseBudget(Location loc) {
            << "train-remat: cannot parse budget '" << budget
            << "'; expected bytes with an optional unit, e.g. "
               "40GiB, 512MiB or 1000000";
+  if (*parsed == 0)
+    return mlir::emitError(loc)
+           << "train-remat: budget must be a positive number of bytes, got '"
+           << budget << "'";
   return std::optional<int64_t>(*parsed);
+}
+
+/// For a budget `limit` no candidate meets: when train-schedule has not
+/// ordered the step, what it would reach, measured as train-schedule
+/// measures it (its `best` orders, on this step's dependence graph; the
+/// step is not changed), and the advice to run it first. Empty when the
+/// step is scheduled or no order lowers its peak.
+static std::string describeUnscheduled(func::FuncOp func, int64_t limit) {
+  if (func->hasAttr(TrainDialect::kScheduleAttrName))
+    return "";
+  TensorLiveness liveness(func);
+  ScheduleGraph graph(func, liveness);
+  SmallVector<ScheduleCandidate> orders =
+      proposeSchedules(graph, "best", kDefaultExactLimit);
+  const ScheduleCandidate &best = pickSchedule(orders, "best");
+  if (best.load >= liveness.getLoad())
+    return "";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << ". The step is not scheduled: train-schedule (its '" << best.heuristic
+     << "' order) would lower its peak from " << liveness.getLoad() << " to "
+     << best.load << " bytes"
+     << (best.load <= limit ? ", within the budget," : "")
+     << " before any recomputation; run train-schedule before train-remat";
+  return text;
 }
 
 LogicalResult TrainRematPass::proposeCandidates(
@@ -274,7 +304,8 @@ LogicalResult TrainRematPass::proposeCandidates(
                 "budget of "
              << *limit << " bytes: " << why
              << "; parameters and optimizer states alone take "
-             << before.getPersistentBytes() << " bytes";
+             << before.getPersistentBytes() << " bytes"
+             << describeUnscheduled(func, *limit);
   }
   if (algorithm == RematAlgorithm::Optimal || autoNeedsMore) {
     auto start = std::chrono::steady_clock::now();
@@ -399,7 +430,7 @@ void TrainRematPass::reportNoCandidate(func::FuncOp func,
         << " bytes: " << optimalFailure
         << " (more segments refine the model; greedy decides per "
            "activation); parameters and optimizer states alone take "
-        << persistent << " bytes";
+        << persistent << " bytes" << describeUnscheduled(func, limit);
     return;
   }
   const RematCandidate *lowest = &candidates.front();
@@ -417,7 +448,7 @@ void TrainRematPass::reportNoCandidate(func::FuncOp func,
       << " bytes, by '" << lowest->algorithm
       << "' (recomputing every activation: " << everything.peak
       << " bytes); parameters and optimizer states alone take " << persistent
-      << " bytes";
+      << " bytes" << describeUnscheduled(func, limit);
 }
 
 void TrainRematPass::runOnOperation() {

@@ -73,72 +73,46 @@ static bool hasMemoryPlan(func::FuncOp func) {
   return walk.wasInterrupted();
 }
 
-void TrainSchedulePass::runOnOperation() {
-  func::FuncOp func = getOperation();
-  if (func.isExternal())
-    return;
-  if (failed(train::verifyStepBody(func, "train-schedule")))
-    return signalPassFailure();
-  if (hasMemoryPlan(func)) {
-    func.emitOpError("train-schedule: the step already has a memory plan "
-                     "(train-plan-memory), which a new order would "
-                     "invalidate; schedule before planning");
-    return signalPassFailure();
-  }
+namespace {
+/// What one round of scheduling did.
+struct ScheduleRound {
+  std::string heuristic;
+  int64_t loadBefore = 0;
+  int64_t loadAfter = 0;
+};
+} // namespace
 
+/// Proposes orders for `func` as it stands, moves its ops into the chosen
+/// one, and checks the LOAD the model predicted with the liveness analysis.
+/// Remarks on the round, unless it is a repeated round that changed nothing.
+static FailureOr<ScheduleRound> scheduleRound(func::FuncOp func,
+                                              StringRef wanted,
+                                              unsigned exactLimit,
+                                              bool repeated) {
   TensorLiveness before(func);
   ScheduleGraph graph(func, before);
-  StringRef wanted = heuristic;
-  bool all = wanted == "best";
-  SmallVector<ScheduleCandidate> candidates;
-  candidates.push_back(scheduleProgramOrder(graph));
-  if (all || wanted == "eager")
-    candidates.push_back(scheduleEager(graph));
-  if (all || wanted == "greedy")
-    candidates.push_back(scheduleGreedy(graph));
-  // The best proposal so far, improved by sinking (with `best`).
-  if (all) {
-    const ScheduleCandidate *lowest = &candidates.front();
-    for (const ScheduleCandidate &candidate : candidates)
-      if (candidate.load < lowest->load)
-        lowest = &candidate;
-    ScheduleCandidate sunk = improveBySinking(graph, *lowest);
-    if (sunk.load < lowest->load)
-      candidates.push_back(std::move(sunk));
-  }
-  if (all || wanted == "exact") {
-    std::optional<ScheduleCandidate> exact =
-        scheduleExact(graph, static_cast<unsigned>(exactLimit));
-    if (exact) {
-      candidates.push_back(std::move(*exact));
-    } else if (!all) {
-      func.emitOpError() << "train-schedule: the step has " << graph.size()
-                         << " ops, more than exact-limit="
-                         << static_cast<unsigned>(exactLimit)
-                         << " for the exact search; use heuristic=best";
-      return signalPassFailure();
-    }
+  SmallVector<ScheduleCandidate> candidates =
+      proposeSchedules(graph, wanted, exactLimit);
+  if (wanted == "exact" && candidates.size() == 1) {
+    func.emitOpError() << "train-schedule: the step has " << graph.size()
+                       << " ops, more than exact-limit=" << exactLimit
+                       << " for the exact search; use heuristic=best";
+    return failure();
   }
   if (candidates.front().load != before.getLoad()) {
     func.emitOpError() << "train-schedule: internal error: the schedule model "
                           "gives the program order a LOAD of "
                        << candidates.front().load
                        << " bytes, the liveness analysis " << before.getLoad();
-    return signalPassFailure();
+    return failure();
   }
   // The named heuristic, or with `best` the lowest LOAD (the first on ties).
-  const ScheduleCandidate *chosen = &candidates.back();
-  if (all) {
-    chosen = &candidates.front();
-    for (const ScheduleCandidate &candidate : candidates)
-      if (candidate.load < chosen->load)
-        chosen = &candidate;
-  }
+  const ScheduleCandidate *chosen = &pickSchedule(candidates, wanted);
   if (!graph.isValidOrder(chosen->order)) {
     func.emitOpError() << "train-schedule: internal error: "
                        << chosen->heuristic
                        << " proposed an order that breaks a dependence";
-    return signalPassFailure();
+    return failure();
   }
 
   graph.apply(chosen->order);
@@ -149,16 +123,10 @@ void TrainSchedulePass::runOnOperation() {
                        << chosen->load
                        << " bytes, the liveness analysis measures "
                        << after.getLoad();
-    return signalPassFailure();
+    return failure();
   }
-  Builder b(func.getContext());
-  func->setAttr(
-      TrainDialect::kScheduleAttrName,
-      b.getDictionaryAttr(
-          {b.getNamedAttr("heuristic", b.getStringAttr(chosen->heuristic)),
-           b.getNamedAttr("load_after", b.getI64IntegerAttr(after.getLoad())),
-           b.getNamedAttr("load_before",
-                          b.getI64IntegerAttr(before.getLoad()))}));
+  if (repeated && after.getLoad() == before.getLoad())
+    return ScheduleRound{chosen->heuristic, before.getLoad(), after.getLoad()};
   std::string tried;
   llvm::raw_string_ostream os(tried);
   llvm::interleaveComma(candidates, os, [&](const ScheduleCandidate &c) {
@@ -174,4 +142,63 @@ void TrainSchedulePass::runOnOperation() {
       << before.getLoad() << " -> " << after.getLoad() << " bytes ("
       << (change >= 0 ? "+" : "") << llvm::formatv("{0:F1}", change).str()
       << "%); tried " << tried;
+  return ScheduleRound{chosen->heuristic, before.getLoad(), after.getLoad()};
+}
+
+void TrainSchedulePass::runOnOperation() {
+  func::FuncOp func = getOperation();
+  if (func.isExternal())
+    return;
+  if (failed(train::verifyStepBody(func, "train-schedule")))
+    return signalPassFailure();
+  if (hasMemoryPlan(func)) {
+    func.emitOpError("train-schedule: the step already has a memory plan "
+                     "(train-plan-memory), which a new order would "
+                     "invalidate; schedule before planning");
+    return signalPassFailure();
+  }
+
+  // With `best`, scheduling repeats from the new order until no heuristic
+  // lowers the LOAD (each round lowers it, so this ends): a heuristic's
+  // order can itself be improved, and a pass run twice must give the IR of
+  // a pass run once.
+  StringRef wanted = heuristic;
+  auto limit = static_cast<unsigned>(exactLimit);
+  FailureOr<ScheduleRound> round =
+      scheduleRound(func, wanted, limit, /*repeated=*/false);
+  if (failed(round))
+    return signalPassFailure();
+  int64_t loadBefore = round->loadBefore;
+  int64_t loadAfter = round->loadAfter;
+  // The heuristics that moved ops, in order: a step scheduled again keeps
+  // its LOAD before the first run and the names of the earlier runs.
+  SmallVector<std::string> moved;
+  if (auto previous = func->getAttrOfType<DictionaryAttr>(
+          TrainDialect::kScheduleAttrName)) {
+    if (auto previousLoad = previous.getAs<IntegerAttr>("load_before"))
+      loadBefore = previousLoad.getInt();
+    if (auto previousHeuristic = previous.getAs<StringAttr>("heuristic"))
+      if (previousHeuristic.getValue() != "program")
+        moved.push_back(previousHeuristic.getValue().str());
+  }
+  while (round->loadAfter < round->loadBefore) {
+    if (moved.empty() || moved.back() != round->heuristic)
+      moved.push_back(round->heuristic);
+    if (wanted != "best")
+      break;
+    round = scheduleRound(func, wanted, limit, /*repeated=*/true);
+    if (failed(round))
+      return signalPassFailure();
+    loadAfter = round->loadAfter;
+  }
+  std::string heuristicName =
+      moved.empty() ? round->heuristic : llvm::join(moved, " then ");
+
+  Builder b(func.getContext());
+  func->setAttr(
+      TrainDialect::kScheduleAttrName,
+      b.getDictionaryAttr(
+          {b.getNamedAttr("heuristic", b.getStringAttr(heuristicName)),
+           b.getNamedAttr("load_after", b.getI64IntegerAttr(loadAfter)),
+           b.getNamedAttr("load_before", b.getI64IntegerAttr(loadBefore))}));
 }

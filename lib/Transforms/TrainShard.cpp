@@ -41,6 +41,7 @@
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 #include "memopt/Dialect/Train/IR/TrainStep.h"
 #include "memopt/Transforms/Autodiff.h"
+#include "memopt/Transforms/PassOptions.h"
 #include "memopt/Transforms/Passes.h"
 #include "memopt/Transforms/ShardingInterface.h"
 
@@ -136,34 +137,29 @@ struct TrainShardPass
     train::registerShardGradientModels(registry);
   }
 
+  /// Textual options fail as option errors, before any IR is read.
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    if (failed(parseOptionsNamingPass(
+            "train-shard", options, errorHandler,
+            [&](StringRef text,
+                function_ref<LogicalResult(const Twine &)> handler) {
+              return Base::initializeOptions(text, handler);
+            })))
+      return failure();
+    return checkShardOptions("train-shard", tp, dp, zero, sequenceParallel,
+                             errorHandler);
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (tp < 1 || dp < 1) {
-      module.emitError() << "train-shard: tp and dp must be at least 1, got "
-                            "tp="
-                         << static_cast<int64_t>(tp)
-                         << " dp=" << static_cast<int64_t>(dp);
+    // Checked again for a pass built from TrainShardPassOptions.
+    if (failed(checkShardOptions("train-shard", tp, dp, zero, sequenceParallel,
+                                 [&](const Twine &message) -> LogicalResult {
+                                   return module.emitError(message);
+                                 })))
       return signalPassFailure();
-    }
-    if (zero < 0 || zero > 3) {
-      module.emitError() << "train-shard: zero must be a ZeRO stage from 0 "
-                            "to 3, got "
-                         << static_cast<int64_t>(zero);
-      return signalPassFailure();
-    }
-    if (zero > 0 && dp == 1) {
-      module.emitError()
-          << "train-shard: zero=" << static_cast<int64_t>(zero)
-          << " partitions the model states over the data-parallel "
-             "processes, and dp=1 has one; give dp > 1";
-      return signalPassFailure();
-    }
-    if (sequenceParallel && tp == 1) {
-      module.emitError("train-shard: sequence-parallel splits the sequence "
-                       "over the tensor-parallel processes, and tp=1 has "
-                       "one; give tp > 1");
-      return signalPassFailure();
-    }
     SmallVector<func::FuncOp> funcs;
     for (auto func : module.getOps<func::FuncOp>())
       if (!func.isExternal() && train::findTrainOp(func))

@@ -58,6 +58,8 @@ private:
   // Planning (TrainShardPlan.cpp).
   LogicalResult planTensorParallel();
   LogicalResult planKvReplication();
+  LogicalResult failNoColumnParallel();
+  LogicalResult checkSplitsDivide();
   Simulation simulate(const llvm::BitVector &dropped);
   LogicalResult propagate(Operation *op, Simulation &sim);
   LogicalResult planDataParallel();
@@ -85,6 +87,7 @@ private:
   void averageLoss(OpBuilder &builder);
   void partitionParameters(OpBuilder &builder);
   void setShardAttr(OpBuilder &builder);
+  void warnUnsplitLayers();
   RankedTensorType getLocalType(Value value);
   /// The number of parts a tensor-parallel split makes.
   int64_t getParts(const TensorSplit &split) const {

@@ -156,7 +156,14 @@ Sharder::splitParameters(OpBuilder &builder,
               TensorSplit{0, split.blocks, {}, split.kvOnly};
   for (Value table : vocabTables)
     paramSplits.try_emplace(table, TensorSplit{0, 1, {}});
-  for (auto [value, split] : paramSplits) {
+  // In the parameters' order in the step, not the map's (which follows
+  // pointer values): the first error and the IR are the same on every run.
+  SmallVector<std::pair<Value, TensorSplit>> ordered(paramSplits.begin(),
+                                                     paramSplits.end());
+  llvm::sort(ordered, [](const auto &a, const auto &b) {
+    return a.first.getDefiningOp()->isBeforeInBlock(b.first.getDefiningOp());
+  });
+  for (auto [value, split] : ordered) {
     auto param = value.getDefiningOp<train::ParamOp>();
     auto type = cast<RankedTensorType>(value.getType());
     if (type.getDimSize(split.dim) % (split.blocks * getParts(split)) != 0)
@@ -353,12 +360,85 @@ void Sharder::setShardAttr(OpBuilder &builder) {
   }
 }
 
+/// The parameter `value` reads through casts and fp8 quantizations, or
+/// null.
+static train::ParamOp getReadThrough(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (!isa<train::CastOp, train::QuantizeOp>(def))
+      break;
+    value = def->getOperand(0);
+  }
+  return value.getDefiningOp<train::ParamOp>();
+}
+
+/// Bytes of a tensor of `type`.
+static int64_t getTensorBytes(RankedTensorType type) {
+  return type.getNumElements() * ((type.getElementTypeBitWidth() + 7) / 8);
+}
+
+/// Whether the `train.split` triples of `op` split it over tp.
+static bool isSplitOverTp(Operation *op) {
+  auto triples =
+      op->getAttrOfType<DenseI64ArrayAttr>(train::TrainDialect::kSplitAttrName);
+  if (!triples)
+    return false;
+  for (int64_t i = 2, e = triples.size(); i < e; i += 3)
+    if (triples[i] != kDataAxis)
+      return true;
+  return false;
+}
+
+void Sharder::warnUnsplitLayers() {
+  if (tp == 1)
+    return;
+  int64_t total = 0, replicated = 0, replicatedBytes = 0;
+  for (auto param : body.getOps<train::ParamOp>()) {
+    auto type = cast<RankedTensorType>(param.getType());
+    total += type.getNumElements();
+    if (isSplitOverTp(param))
+      continue;
+    replicated += type.getNumElements();
+    replicatedBytes += getTensorBytes(type);
+  }
+  // The layers tensor parallelism does not split, and their parameters.
+  auto warn = [&](StringRef opName, StringRef what, StringRef why,
+                  StringRef advice) {
+    SmallVector<Operation *> layers;
+    llvm::SmallPtrSet<Operation *, 16> params;
+    int64_t held = 0;
+    for (Operation &op : body) {
+      if (op.getName().getStringRef() != opName)
+        continue;
+      layers.push_back(&op);
+      train::ParamOp param = getReadThrough(op.getOperand(1));
+      if (param && params.insert(param).second)
+        held += param.getType().getNumElements();
+    }
+    if (layers.empty())
+      return;
+    layers.front()->emitWarning()
+        << "train-shard keeps the " << layers.size() << " " << what << " ("
+        << opName << ") replicated over the tp=" << tp << " processes: " << why
+        << ". Their weights hold " << held << " parameters; in all "
+        << replicated << " of the " << total << " parameters ("
+        << replicatedBytes << " bytes) are not split over tp" << advice;
+  };
+  warn(train::Conv2dOp::getOperationName(), "convolutions",
+       "tensor parallelism splits matmuls (Megatron-LM's layers), not "
+       "convolutions",
+       "");
+  warn(train::ScaledMatmulOp::getOperationName(), "fp8 scaled matmuls",
+       "train-shard does not partition fp8's scaled matmuls yet",
+       "; another precision mode splits these layers");
+}
+
 LogicalResult Sharder::rewrite(int64_t gridReplicas) {
   replicas = gridReplicas;
   OpBuilder builder(func.getContext());
   SmallVector<Value> replicatedWeights;
   if (failed(splitParameters(builder, replicatedWeights)))
     return failure();
+  warnUnsplitLayers();
   SmallVector<Type> argTypes = rewriteArguments(builder);
   enterReplicatedReads(builder);
   // Dropouts of split tensors, with their whole shapes (before retyping).

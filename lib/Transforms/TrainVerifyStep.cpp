@@ -139,6 +139,62 @@ static bool checkStateUpdates(train::AliasingOpInterface aliasing,
   return ok;
 }
 
+/// The `micro_batches` of a gradient-accumulation op that has it, or
+/// std::nullopt for another op.
+static std::optional<int64_t> getMicroBatches(Operation &op) {
+  if (auto skip = dyn_cast<train::MicroBatchSkipOp>(op))
+    return skip.getMicroBatches();
+  if (auto advance = dyn_cast<train::MicroBatchAdvanceOp>(op))
+    return advance.getMicroBatches();
+  return std::nullopt;
+}
+
+/// Reports gradient-accumulation ops (train-accumulate-gradients) that
+/// disagree on the micro-batches per step, and a micro-batch index that is
+/// read without being advanced, or after it is advanced: every reader must
+/// see the index of the micro-batch being run. Returns false when it
+/// reported.
+static bool checkMicroBatches(Block &body) {
+  Operation *first = nullptr, *firstReader = nullptr;
+  train::MicroBatchAdvanceOp advance;
+  for (Operation &op : body) {
+    if (!isa<train::AccumulateOp, train::MicroBatchSkipOp,
+             train::MicroBatchAdvanceOp>(op))
+      continue;
+    if (advance) {
+      InFlightDiagnostic diag = op.emitOpError()
+                                << "reads the micro-batch index after "
+                                   "train.micro_batch_advance moved it on";
+      diag.attachNote(advance.getLoc()) << "advanced here";
+      return false;
+    }
+    if (!firstReader)
+      firstReader = &op;
+    advance = dyn_cast<train::MicroBatchAdvanceOp>(op);
+    std::optional<int64_t> microBatches = getMicroBatches(op);
+    if (!microBatches)
+      continue;
+    if (!first)
+      first = &op;
+    if (*microBatches == *getMicroBatches(*first))
+      continue;
+    InFlightDiagnostic diag = op.emitOpError()
+                              << "accumulates over " << *microBatches
+                              << " micro-batches, but another op of the step "
+                                 "over "
+                              << *getMicroBatches(*first);
+    diag.attachNote(first->getLoc()) << "the other op is here";
+    return false;
+  }
+  if (!firstReader || advance)
+    return true;
+  firstReader->emitOpError() << "reads the micro-batch index, but no "
+                                "train.micro_batch_advance moves it on "
+                                "after it: every call would run the same "
+                                "micro-batch";
+  return false;
+}
+
 /// Reports `func` unless its first result is the loss, a 0-d float tensor:
 /// the memory report, remat (which keeps what the loss depends on) and
 /// mem-run all read it so.
@@ -193,6 +249,7 @@ void TrainVerifyStepPass::runOnOperation() {
     else if (auto aliasing = dyn_cast<train::AliasingOpInterface>(op))
       ok &= checkStateUpdates(aliasing, paramNames, updaters);
   }
+  ok = ok && checkMicroBatches(body);
   if (!ok)
     return signalPassFailure();
 

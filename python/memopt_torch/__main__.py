@@ -236,6 +236,7 @@ def _export(args):
         example = torch.randint(0, vocab, args.input_ids)
 
     labels = None
+    dropped_note = None
     if args.loss == "model":
         classes = args.num_classes or args.vocab or _first_embedding_size(model)
         if not classes:
@@ -253,6 +254,7 @@ def _export(args):
                                   f"{type(error).__name__}: {error}",
                                   exporter._user_frame_of_traceback(error.__traceback__))
             torch.set_rng_state(rng)
+        dropped_note = exporter.dropped_outputs_note(output, args.loss)
         if isinstance(output, (tuple, list)):
             output = output[0]
         if hasattr(output, "logits"):
@@ -270,6 +272,8 @@ def _export(args):
     document = exporter.to_json(graph, params, buffers, input_names, flat,
                                 args.model, args.loss)
     document["config"] = config
+    if dropped_note:
+        document["notes"].insert(0, dropped_note)
 
     # Written whole or not at all.
     temporary = args.output + ".tmp"
@@ -280,9 +284,14 @@ def _export(args):
         tensors = dict(params)
         tensors["arg0"] = example
         tensors["arg1"] = labels
-        safetensors.save(tensors, args.weights + ".tmp",
-                         {"format": "memopt-weights", "model": args.model})
-        os.replace(args.weights + ".tmp", args.weights)
+        # Whole or not at all, beside a symbolic link's target (as mem-run
+        # writes its files); the graph is not left half-done either.
+        try:
+            safetensors.save(tensors, args.weights,
+                             {"format": "memopt-weights", "model": args.model})
+        except BaseException:
+            os.unlink(temporary)
+            raise
     os.replace(temporary, args.output)
     count = sum(t.numel() for _, t in params)
     print(f"memopt_torch: {args.model}: {len(document['nodes'])} ops, "

@@ -289,6 +289,40 @@ def loss_of(output, loss, labels):
     raise ExportError(f"unknown loss '{loss}' (expected cross_entropy, mse or model)")
 
 
+def _describe_output(value):
+    if not isinstance(value, torch.Tensor):
+        return type(value).__name__
+    if value.dim() == 0:
+        return "0-d tensor"
+    return "tensor " + "x".join(str(d) for d in value.shape)
+
+
+def dropped_outputs_note(output, loss):
+    """The note saying what loss_of leaves out of `output` (the eager
+    forward's result) for --loss cross_entropy or mse, or None: of a tuple or
+    list, every output but the first; of an object with .logits (a
+    HuggingFace ModelOutput), every other field."""
+    if loss == "model":
+        return None
+    if isinstance(output, (tuple, list)):
+        if len(output) < 2:
+            return None
+        fields = getattr(output, "_fields", None)  # a namedtuple's names
+        labels = [f"output {i} (" + (f"{fields[i]}, " if fields else "") +
+                  f"{_describe_output(value)})" for i, value in enumerate(output)]
+        return (f"the model returned {len(output)} outputs (as {type(output).__name__}); "
+                f"the {loss} loss is computed from {labels[0]} alone; dropped, with the "
+                f"ops only they need: {', '.join(labels[1:])}")
+    if hasattr(output, "logits") and hasattr(output, "keys"):
+        others = [k for k in output.keys() if k != "logits"]
+        if others:
+            return (f"the model returned {type(output).__name__} with fields "
+                    f"{', '.join(output.keys())}; the {loss} loss is computed from its "
+                    f"logits alone; dropped, with the ops only they need: "
+                    f"{', '.join(others)}")
+    return None
+
+
 def _unique(named):
     seen = {}
     for name, tensor in named:
@@ -397,15 +431,9 @@ def _encode_float(value):
     return {"float": "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")}
 
 
-def to_json(graph, params, buffers, input_names, example, spec, loss):
-    """The versioned JSON document of the traced graph (docs/import.md)."""
-    gm_graph = graph.graph
-    placeholders = [n for n in gm_graph.nodes if n.op == "placeholder"]
-    interpreter = _Values(graph)
-    with torch.no_grad():
-        interpreter.run(*example)
-    values = interpreter.values
-
+def _placeholder_kinds(placeholders, params, buffers, input_names):
+    """({placeholder: "param" | "buffer" | "input"}, {placeholder: name}):
+    the graph takes the parameters, then the buffers, then the inputs."""
     kinds = {}
     names = {}
     nparams, nbuffers = len(params), len(buffers)
@@ -416,22 +444,13 @@ def to_json(graph, params, buffers, input_names, example, spec, loss):
             kinds[node], names[node] = "buffer", buffers[i - nparams][0]
         else:
             kinds[node], names[node] = "input", input_names[i - nparams - nbuffers]
+    return kinds, names
 
-    # Dynamic nodes depend on a parameter, an input or a random draw; the
-    # others are constants (buffers and what the forward computes from them).
-    dynamic = set()
-    for node in gm_graph.nodes:
-        if node.op == "placeholder":
-            if kinds[node] != "buffer":
-                dynamic.add(node)
-        elif node.op == "call_function" and \
-                (_is_random(node) or any(a in dynamic for a in _value_inputs(node))):
-            dynamic.add(node)
 
-    # Aliases: getitem picks a result, detach is the identity, an in-place
-    # update returns its (updated) first argument.
-    output_node = next(n for n in gm_graph.nodes if n.op == "output")
-    notes = []
+def _buffer_updates(gm_graph, kinds, names, dynamic):
+    """(dropped, updated): the in-place updates of buffers, which the step
+    does not carry, and their descriptions for the notes. An in-place update
+    of a view of a value the step computes is an ExportError."""
     dropped = set()
     updated = set()
     for node in gm_graph.nodes:
@@ -456,8 +475,11 @@ def to_json(graph, params, buffers, input_names, example, spec, loss):
                 first.target.overloadpacket.__name__ in _VIEW_OPS:
             raise ExportError(f"in-place {packet} on a view ({first.target}) is not supported",
                               node.meta.get("memopt_source"))
+    return dropped, updated
 
-    # Liveness from the loss backwards.
+
+def _live_nodes(output_node, dropped):
+    """The nodes the loss depends on (through no dropped buffer update)."""
     live = set()
     work = [output_node]
     while work:
@@ -468,11 +490,92 @@ def to_json(graph, params, buffers, input_names, example, spec, loss):
         for arg in node.all_input_nodes:
             if arg not in dropped:
                 work.append(arg)
+    return live
+
+
+def _node_entries(gm_graph, live, dynamic, restrides, values, encode, node_names):
+    """(the JSON entries of the ops the step computes, whether batch norm's
+    running statistics were dropped); records each op's name in
+    `node_names`, which `encode` reads for the ops after it."""
+    nodes = []
+    running_stats_dropped = False
+    for node in gm_graph.nodes:
+        if node.op != "call_function" or node not in live or node not in dynamic:
+            continue
+        target = str(node.target)
+        if node.target is operator.getitem or target == "aten.detach.default" or \
+                node in restrides:
+            continue
+        if target.startswith("aten.") and hasattr(node.target, "overloadpacket"):
+            packet = node.target.overloadpacket.__name__
+            if packet.endswith("_") and not packet.startswith("_"):
+                # x.relu_() is relu(x): later readers of x read this node.
+                target = "aten." + packet[:-1] + "." + node.target._overloadname
+        node_names[node] = node.name
+        value = values.get(node)
+        if isinstance(value, (tuple, list)):
+            outputs = [_tensor_info(v) for v in value]
+        else:
+            outputs = [_tensor_info(value)]
+        args = list(node.args)
+        if target == "aten.native_batch_norm.default" and args[5]:
+            # Training mode normalizes with the batch's statistics; the
+            # running mean and variance it would update are not state of
+            # the step (docs/import.md).
+            args[3] = args[4] = None
+            running_stats_dropped = True
+        entry = {
+            "name": node.name,
+            "target": target,
+            "args": [encode(a) for a in args],
+            "kwargs": {k: encode(v) for k, v in node.kwargs.items()},
+            "outputs": outputs,
+        }
+        module, module_type, layer = node.meta.get("memopt_module", ("", "", ""))
+        if module:
+            entry["module"] = module
+            entry["module_type"] = module_type
+            entry["layer"] = layer
+        source = node.meta.get("memopt_source")
+        if source:
+            entry["loc"] = {"file": source[0], "line": source[1], "code": source[2]}
+        nodes.append(entry)
+    return nodes, running_stats_dropped
+
+
+def to_json(graph, params, buffers, input_names, example, spec, loss):
+    """The versioned JSON document of the traced graph (docs/import.md)."""
+    gm_graph = graph.graph
+    placeholders = [n for n in gm_graph.nodes if n.op == "placeholder"]
+    interpreter = _Values(graph)
+    with torch.no_grad():
+        interpreter.run(*example)
+    values = interpreter.values
+
+    nparams, nbuffers = len(params), len(buffers)
+    kinds, names = _placeholder_kinds(placeholders, params, buffers, input_names)
+
+    # Dynamic nodes depend on a parameter, an input or a random draw; the
+    # others are constants (buffers and what the forward computes from them).
+    dynamic = set()
+    for node in gm_graph.nodes:
+        if node.op == "placeholder":
+            if kinds[node] != "buffer":
+                dynamic.add(node)
+        elif node.op == "call_function" and \
+                (_is_random(node) or any(a in dynamic for a in _value_inputs(node))):
+            dynamic.add(node)
+
+    output_node = next(n for n in gm_graph.nodes if n.op == "output")
+    dropped, updated = _buffer_updates(gm_graph, kinds, names, dynamic)
+    live = _live_nodes(output_node, dropped)
 
     constants = {}
     node_names = {}
     restrides = {node for node in gm_graph.nodes if _is_identity_restride(node, values)}
 
+    # Aliases: getitem picks a result, detach is the identity, an in-place
+    # update returns its (updated) first argument.
     def ref(node, index=None):
         if node.op == "call_function" and node.target is operator.getitem:
             return ref(node.args[0], node.args[1])
@@ -517,50 +620,16 @@ def to_json(graph, params, buffers, input_names, example, spec, loss):
             return {"dtype": dtype_name(arg)}
         return str(arg)
 
-    nodes = []
-    running_stats_dropped = False
-    for node in gm_graph.nodes:
-        if node.op != "call_function" or node not in live or node not in dynamic:
-            continue
-        target = str(node.target)
-        if node.target is operator.getitem or target == "aten.detach.default" or \
-                node in restrides:
-            continue
-        if target.startswith("aten.") and hasattr(node.target, "overloadpacket"):
-            packet = node.target.overloadpacket.__name__
-            if packet.endswith("_") and not packet.startswith("_"):
-                # x.relu_() is relu(x): later readers of x read this node.
-                target = "aten." + packet[:-1] + "." + node.target._overloadname
-        node_names[node] = node.name
-        value = values.get(node)
-        if isinstance(value, (tuple, list)):
-            outputs = [_tensor_info(v) for v in value]
-        else:
-            outputs = [_tensor_info(value)]
-        args = list(node.args)
-        if target == "aten.native_batch_norm.default" and args[5]:
-            # Training mode normalizes with the batch's statistics; the
-            # running mean and variance it would update are not state of
-            # the step (docs/import.md).
-            args[3] = args[4] = None
-            running_stats_dropped = True
-        entry = {
-            "name": node.name,
-            "target": target,
-            "args": [encode(a) for a in args],
-            "kwargs": {k: encode(v) for k, v in node.kwargs.items()},
-            "outputs": outputs,
-        }
-        module, module_type, layer = node.meta.get("memopt_module", ("", "", ""))
-        if module:
-            entry["module"] = module
-            entry["module_type"] = module_type
-            entry["layer"] = layer
-        source = node.meta.get("memopt_source")
-        if source:
-            entry["loc"] = {"file": source[0], "line": source[1], "code": source[2]}
-        nodes.append(entry)
+    nodes, running_stats_dropped = _node_entries(gm_graph, live, dynamic, restrides, values,
+                                                 encode, node_names)
 
+    notes = []
+    # A parameter the loss does not read (one only a dropped output reads)
+    # gets no gradient in PyTorch and is not part of the imported step.
+    unread = [names[n] for n in placeholders if kinds[n] == "param" and n not in live]
+    if unread:
+        notes.append(f"parameters the loss does not read are not part of the step: "
+                     f"{', '.join(unread)}")
     for update in sorted(updated):
         notes.append(f"in-place updates of buffers {update} are not part of the step")
     if running_stats_dropped:
@@ -573,7 +642,10 @@ def to_json(graph, params, buffers, input_names, example, spec, loss):
         "producer": f"memopt_torch (torch {torch.__version__})",
         "model": spec,
         "loss": loss,
-        "params": [{"name": name, "shape": list(t.shape), "dtype": dtype_name(t.dtype)}
+        # requires_grad=False (a frozen parameter): mem-import refuses it
+        # until the step can leave a parameter untrained (docs/import.md).
+        "params": [{"name": name, "shape": list(t.shape), "dtype": dtype_name(t.dtype),
+                    "requires_grad": bool(t.requires_grad)}
                    for name, t in params],
         "buffers": [{"name": name, "shape": list(t.shape), "dtype": dtype_name(t.dtype)}
                     for name, t in buffers],

@@ -87,3 +87,33 @@ func.func @workspace_and_regions(%g: tensor<1x2x4x8xf32>, %q: tensor<1x2x4x8xf32
   }
   return %r : tensor<2x4x8xbf16>
 }
+
+// -----
+
+// Constants of one type and value share one global once lowered
+// (bufferization keeps one per distinct value), so the first counts its
+// bytes and the others none, whatever their other attributes: a Llama's
+// layers each compute the same rotary tables. A constant that differs in
+// one element, or in its type, has storage of its own. Before, each counted
+// 32 bytes and mem-run measured fewer input bytes than predicted
+// (Integration/mem-run-identical-constants.mlir).
+// CHECK-LABEL: func @identical_constants
+// CHECK:         layer0.table: 32 bytes, input, live [0, 1]{{$}}
+// CHECK-NEXT:    train.mul@1: 32 bytes, temporary
+// CHECK-NEXT:    layer1.table: 0 bytes, input, live [2, 3], shares an identical constant's storage{{$}}
+// CHECK-NEXT:    train.mul@3: 32 bytes, temporary
+// CHECK-NEXT:    other: 32 bytes, input, live [4, 5]{{$}}
+// CHECK-NEXT:    train.mul@5: 32 bytes, temporary
+// CHECK-NEXT:    wide: 64 bytes, input, live [6, 8]{{$}}
+func.func @identical_constants(%x: tensor<2x4xf32>) -> tensor<2x4xf64> {
+  %t0 = arith.constant {train.layer = "layer0"} dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]> : tensor<2x4xf32> loc("layer0.table")
+  %a = train.mul %x, %t0 : tensor<2x4xf32>
+  %t1 = arith.constant {train.layer = "layer1"} dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]> : tensor<2x4xf32> loc("layer1.table")
+  %b = train.mul %a, %t1 : tensor<2x4xf32>
+  %t2 = arith.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 9.0]]> : tensor<2x4xf32> loc("other")
+  %c = train.mul %b, %t2 : tensor<2x4xf32>
+  %t3 = arith.constant dense<[[1.0, 2.0, 3.0, 4.0], [5.0, 6.0, 7.0, 8.0]]> : tensor<2x4xf64> loc("wide")
+  %d = train.cast %c : tensor<2x4xf32> -> tensor<2x4xf64>
+  %e = train.mul %d, %t3 : tensor<2x4xf64>
+  return %e : tensor<2x4xf64>
+}

@@ -8,6 +8,9 @@
 // RUN: not mem-opt %s --train-precision='mode=fp8 margin=65' 2>&1 | FileCheck %s --check-prefix=HISTORY
 // RUN: not mem-opt %s --train-precision='mode=bf16-mixed margin=1' 2>&1 | FileCheck %s --check-prefix=NOTFP8
 // RUN: not mem-opt %s --train-precision='mode=fp8 loss-scale=dynamic' 2>&1 | FileCheck %s --check-prefix=BF16SCALE
+// RUN: not mem-opt %s --train-precision='mode=fp16-mixed loss-scale=1e30' 2>&1 | FileCheck %s --check-prefix=HUGESCALE
+// RUN: not mem-opt %s --train-precision='mode=fp16-mixed loss-scale=65505' 2>&1 | FileCheck %s --check-prefix=HUGESCALE
+// RUN: not mem-opt %s --train-precision='mode=fp16-mixed initial-scale=1e300' 2>&1 | FileCheck %s --check-prefix=HUGEINITIAL
 
 // MODE: error: train-precision: unknown mode 'fp4'; expected one of fp32, bf16-mixed, fp16-mixed, bf16-pure, fp8{{$}}
 // GRADS: error: train-precision: grads='fp16' does not fit mode=bf16-mixed; expected fp32 or bf16{{$}}
@@ -16,6 +19,8 @@
 // INTERVAL: error: train-precision: initial-scale must be a positive number and growth-interval at least 1{{$}}
 // HISTORY: error: train-precision: amax-history must be at least 1 and margin in [0, 64]{{$}}
 // NOTFP8: error: train-precision: amax-history and margin apply to mode=fp8 only{{$}}
+// HUGESCALE: error: train-precision: loss-scale={{1e30|65505}} is above fp16's largest value 65504: the scaled gradients would overflow fp16 to inf and the parameters become NaN (give a static scale of at most 65504, or loss-scale=dynamic){{$}}
+// HUGEINITIAL: error: train-precision: initial-scale=1.000000e+300 is above f32's largest value 3.402823e+38 (the dynamic scale is computed in f32: it would be inf, and the steps would be skipped until it backed off into range){{$}}
 
 // Applied twice.
 // expected-error @+1 {{was already lowered by train-precision ({grads = "fp32", mode = "bf16-mixed"}); apply it once, to the fp32 program}}

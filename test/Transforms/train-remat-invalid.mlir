@@ -19,6 +19,10 @@
 // RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat='algorithm=greedy budget=1 KiB' -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPACE
 // RUN: not mem-opt %s --pass-pipeline='builtin.module(func.func(train-autodiff{optimizer=sgd},train-remat{budget=1 KiB}))' -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPACE
 // SPACE: error: train-remat: budget '1' is followed by a separate option 'KiB' (spaces separate pass options); did you mean budget=1KiB (or budget="1 KiB")?
+// A budget of 0 bytes is a mistake, not a budget no candidate meets.
+// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat='budget=0' -o /dev/null 2>&1 | FileCheck %s --check-prefix=ZERO-BUDGET
+// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat='budget=0GiB' -o /dev/null 2>&1 | FileCheck %s --check-prefix=ZERO-BUDGET
+// ZERO-BUDGET: error: train-remat: budget must be a positive number of bytes, got '0{{(GiB)?}}'
 // Quoted, the space is part of the value and accepted.
 // RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget="1 KiB" algorithm=none' -o /dev/null 2>&1 | FileCheck %s --check-prefix=QUOTED
 // QUOTED: error: train-remat: no candidate of algorithm 'none' meets the budget of 1024 bytes

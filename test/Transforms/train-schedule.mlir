@@ -2,6 +2,11 @@
 // RUN: mem-opt %s -split-input-file --train-schedule 2>&1 >/dev/null | FileCheck %s --check-prefix=REMARK
 // RUN: mem-opt --mlir-print-debuginfo=false %s -split-input-file --train-schedule=heuristic=program 2>/dev/null | FileCheck %s --check-prefix=PROGRAM
 // RUN: mem-opt %s -split-input-file --train-schedule=heuristic=program 2>&1 >/dev/null | FileCheck %s --check-prefix=PROGRAM-REMARK
+// Scheduled twice, a step is the same IR as scheduled once: the second run
+// keeps the order and the attribute (its LOAD before the first run).
+// RUN: mem-opt %s -split-input-file --train-schedule -o %t.once.mlir 2>/dev/null
+// RUN: mem-opt %s -split-input-file --train-schedule --train-schedule -o %t.twice.mlir 2>/dev/null
+// RUN: cmp %t.once.mlir %t.twice.mlir
 
 // Two layers with SGD, updates written at the end: eager moves fc2's update
 // right behind fc2's weight gradient, before the backward pass reaches fc1,

@@ -1,13 +1,18 @@
 // RUN: mem-opt %s -split-input-file -verify-diagnostics --train-shard='tp=2 dp=2'
 // RUN: not mem-opt %s --train-shard=tp=0 2>&1 | FileCheck %s --check-prefix=TP0
 // RUN: not mem-opt %s --train-shard='tp=2 dp=0' 2>&1 | FileCheck %s --check-prefix=DP0
+// RUN: not mem-opt %s --train-shard=tp=4294967296 2>&1 | FileCheck %s --check-prefix=TPMAX
+// RUN: not mem-opt %s --train-shard='dp=65537' 2>&1 | FileCheck %s --check-prefix=DPMAX
 // RUN: not mem-opt %s --train-shard='dp=2 zero=4' 2>&1 | FileCheck %s --check-prefix=ZERO4
 // RUN: not mem-opt %s --train-shard='tp=2 zero=1' 2>&1 | FileCheck %s --check-prefix=ZERODP
 // RUN: mem-gen mlp --batch 4 --train --precision=fp16-mixed | not mem-opt --train-shard='dp=2 zero=2' 2>&1 | FileCheck %s --check-prefix=ZERODYN
 
-// A degree below 1 is an error of the pass options, reported on the module.
-// TP0: error: train-shard: tp and dp must be at least 1, got tp=0 dp=1{{$}}
-// DP0: error: train-shard: tp and dp must be at least 1, got tp=2 dp=0{{$}}
+// A degree below 1 or above 65536 is an error of the pass options, before
+// any IR is read.
+// TP0: error: train-shard: tp and dp must be from 1 to 65536 (processes per grid axis), got tp=0 dp=1{{$}}
+// DP0: error: train-shard: tp and dp must be from 1 to 65536 (processes per grid axis), got tp=2 dp=0{{$}}
+// TPMAX: error: train-shard: tp and dp must be from 1 to 65536 (processes per grid axis), got tp=4294967296 dp=1{{$}}
+// DPMAX: error: train-shard: tp and dp must be from 1 to 65536 (processes per grid axis), got tp=1 dp=65537{{$}}
 
 // ZeRO needs a stage from 0 to 3 and data-parallel processes to partition
 // over; it cannot combine with dynamic loss scaling (each process would
@@ -23,7 +28,7 @@
 func.func @heads(%x: tensor<2x4x12xf32>, %y: tensor<2x4x12xf32>) -> tensor<f32> {
   %wq = train.param "q.weight" : tensor<12x12xf32>
   %q = train.matmul %x, %wq : tensor<2x4x12xf32>, tensor<12x12xf32> -> tensor<2x4x12xf32>
-  // expected-error @+1 {{'train.reshape' op cannot be sharded by train-shard: dimension 2 of its result 'tensor<2x4x3x4xf32>' (heads, KV heads or features) is 3, not divisible by 2; use a tp that divides the attention heads and the MLP width, and either divides the KV heads or is a multiple of them (each KV head is then replicated)}}
+  // expected-error @+1 {{'train.reshape' op cannot be sharded by train-shard: its 3 attention heads (dimension 2 of 'tensor<2x4x3x4xf32>') do not divide by tp=2; use a tp that divides the attention heads and the MLP width, and either divides the KV heads or is a multiple of them (each KV head is then replicated)}}
   %q1 = train.reshape %q : tensor<2x4x12xf32> -> tensor<2x4x3x4xf32>
   %q2 = train.reshape %q1 : tensor<2x4x3x4xf32> -> tensor<2x4x12xf32>
   %wo = train.param "o.weight" : tensor<12x12xf32>

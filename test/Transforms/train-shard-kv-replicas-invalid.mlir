@@ -12,7 +12,7 @@ func.func @kv_heads(%x: tensor<2x4x48xf32>, %t: tensor<2x4x48xf32>) -> tensor<f3
   %v = train.matmul %x, %wv {transpose_rhs} : tensor<2x4x48xf32>, tensor<12x48xf32> -> tensor<2x4x12xf32>
   %q1 = train.reshape %q : tensor<2x4x48xf32> -> tensor<2x4x12x4xf32>
   %q2 = train.transpose %q1 {permutation = array<i64: 0, 2, 1, 3>} : tensor<2x4x12x4xf32> -> tensor<2x12x4x4xf32>
-  // expected-error @+1 {{'train.reshape' op cannot be sharded by train-shard: dimension 2 of its result 'tensor<2x4x3x4xf32>' (heads, KV heads or features) is 3, not divisible by 4; use a tp that divides the attention heads and the MLP width, and either divides the KV heads or is a multiple of them (each KV head is then replicated)}}
+  // expected-error @+1 {{'train.reshape' op cannot be sharded by train-shard: its 3 attention heads (dimension 2 of 'tensor<2x4x3x4xf32>') do not divide by tp=4; use a tp that divides the attention heads and the MLP width, and either divides the KV heads or is a multiple of them (each KV head is then replicated)}}
   %k1 = train.reshape %k : tensor<2x4x12xf32> -> tensor<2x4x3x4xf32>
   %k2 = train.transpose %k1 {permutation = array<i64: 0, 2, 1, 3>} : tensor<2x4x3x4xf32> -> tensor<2x3x4x4xf32>
   %v1 = train.reshape %v : tensor<2x4x12xf32> -> tensor<2x4x3x4xf32>

@@ -257,3 +257,47 @@ func.func @dropout_recomputed(%x: tensor<8xf32>) -> tensor<f32> {
   %l = train.reduce_sum %s {dims = array<i64: 0>} : tensor<8xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// Gradient accumulation: the ops agree on the micro-batches per step.
+func.func @micro_batches_disagree(%dw: tensor<4xf32>) -> tensor<f32> {
+  %w = train.param "w" : tensor<4xf32>
+  %i = train.opt_state "grad_accumulation.micro_batch" : tensor<i64>
+  // expected-note @+1 {{the other op is here}}
+  %skip = train.micro_batch_skip %i {micro_batches = 2 : i64} : tensor<i64> -> tensor<i1>
+  train.sgd %w, %dw skip_if(%skip : tensor<i1>) {lr = 1.000000e-02 : f64} : tensor<4xf32>, tensor<4xf32>
+  // expected-error @+1 {{'train.micro_batch_advance' op accumulates over 4 micro-batches, but another op of the step over 2}}
+  train.micro_batch_advance %i {micro_batches = 4 : i64} : tensor<i64>
+  %loss = arith.constant dense<0.000000e+00> : tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// -----
+
+// A step that reads the micro-batch index must advance it.
+func.func @micro_batch_not_advanced(%dw: tensor<4xf32>) -> tensor<f32> {
+  %w = train.param "w" : tensor<4xf32>
+  %i = train.opt_state "grad_accumulation.micro_batch" : tensor<i64>
+  %acc = train.opt_state "w.grad_accumulator" : tensor<4xf32>
+  // expected-error @+1 {{'train.accumulate' op reads the micro-batch index, but no train.micro_batch_advance moves it on after it: every call would run the same micro-batch}}
+  train.accumulate %acc, %dw micro_batch(%i : tensor<i64>) {scale = 5.000000e-01 : f64} : tensor<4xf32>, tensor<4xf32>
+  train.sgd %w, %acc {lr = 1.000000e-02 : f64} : tensor<4xf32>, tensor<4xf32>
+  %loss = arith.constant dense<0.000000e+00> : tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// -----
+
+// ... after every read.
+func.func @micro_batch_read_after_advance(%dw: tensor<4xf32>) -> tensor<f32> {
+  %w = train.param "w" : tensor<4xf32>
+  %i = train.opt_state "grad_accumulation.micro_batch" : tensor<i64>
+  // expected-note @+1 {{advanced here}}
+  train.micro_batch_advance %i {micro_batches = 2 : i64} : tensor<i64>
+  // expected-error @+1 {{'train.micro_batch_skip' op reads the micro-batch index after train.micro_batch_advance moved it on}}
+  %skip = train.micro_batch_skip %i {micro_batches = 2 : i64} : tensor<i64> -> tensor<i1>
+  train.sgd %w, %dw skip_if(%skip : tensor<i1>) {lr = 1.000000e-02 : f64} : tensor<4xf32>, tensor<4xf32>
+  %loss = arith.constant dense<0.000000e+00> : tensor<f32>
+  return %loss : tensor<f32>
+}

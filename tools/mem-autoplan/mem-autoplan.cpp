@@ -311,7 +311,7 @@ static FailureOr<SearchOptions> getSearchOptions(const StepSource &source) {
   request.device = deviceName;
   request.deviceMemory = deviceMemory;
   request.reserve = reserveOption;
-  request.globalBatch = globalBatch;
+  request.globalBatch = getIfGiven(globalBatch);
   request.precisions.assign(precisionModes.begin(), precisionModes.end());
   request.tensorParallel.assign(tpDegrees.begin(), tpDegrees.end());
   request.zeroStages.assign(zeroStages.begin(), zeroStages.end());

@@ -11,6 +11,8 @@
 #include "memopt/Import/TorchImport.h"
 #include "memopt/Models/Models.h"
 #include "memopt/Support/AtomicFile.h"
+#include "memopt/Support/Json.h"
+#include "memopt/Support/JsonInteger.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -74,7 +76,7 @@ collectRecordedLines(const llvm::json::Value &document) {
     if (!loc)
       continue;
     std::optional<StringRef> file = loc->getString("file");
-    std::optional<int64_t> line = loc->getInteger("line");
+    std::optional<int64_t> line = getJsonInteger(*loc, "line");
     std::optional<StringRef> code = loc->getString("code");
     if (file && line && code)
       lines[(*file + ":" + Twine(*line)).str()] = code->str();
@@ -123,7 +125,7 @@ static LogicalResult runImport() {
     return fail("cannot read '" + inputFile + "': " + error.message());
   StringRef displayName = inputFile == "-" ? "<stdin>" : StringRef(inputFile);
   llvm::Expected<llvm::json::Value> document =
-      llvm::json::parse((*buffer)->getBuffer());
+      parseJson((*buffer)->getBuffer());
   if (!document)
     return fail(displayName +
                 ": not valid JSON: " + llvm::toString(document.takeError()));

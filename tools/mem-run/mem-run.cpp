@@ -38,10 +38,12 @@
 #include "llvm/Support/CodeGen.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/WithColor.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fcntl.h>
@@ -63,9 +65,12 @@ static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
                                       cl::desc("<step.mlir>"),
                                       cl::cat(memRunCategory));
 
-static cl::opt<unsigned> numSteps("steps",
-                                  cl::desc("Number of training steps to run"),
-                                  cl::init(1), cl::cat(memRunCategory));
+static cl::opt<unsigned> numSteps(
+    "steps",
+    cl::desc("Number of training steps to run (optimizer steps: a step that "
+             "accumulates gradients over N micro-batches is called N times "
+             "per step, on successive micro-batches of the batch)"),
+    cl::init(1), cl::cat(memRunCategory));
 
 static cl::opt<int64_t>
     seed("seed", cl::desc("Value stored in the dropout seed global"),
@@ -167,6 +172,12 @@ static cl::list<std::string> printStates(
              "(train.opt_state names, comma-separated), e.g. "
              "loss_scale.exponent,loss_scale.skipped_steps"),
     cl::CommaSeparated, cl::value_desc("NAME"), cl::cat(memRunCategory));
+
+static cl::opt<bool> allowNonfinite(
+    "allow-nonfinite",
+    cl::desc("Run on after a step whose loss is NaN or inf (by default the "
+             "run stops there with an error and exit status 1)"),
+    cl::init(false), cl::cat(memRunCategory));
 
 static cl::opt<unsigned>
     optLevel("opt-level",
@@ -270,9 +281,11 @@ findPrintedStates(const StepPlan &plan) {
   return found;
 }
 
-/// Prints the 0-d results of one step: the first float one as the loss.
+/// Prints the 0-d results of one step: the first float one as the loss
+/// (`loss`: the mean over its micro-batches under gradient accumulation).
 static void printStepLine(const StepPlan &plan, unsigned stepNumber,
-                          ArrayRef<const GlobalTensor *> states) {
+                          ArrayRef<const GlobalTensor *> states,
+                          std::optional<double> loss) {
   llvm::raw_ostream &os = llvm::outs();
   os << "step " << stepNumber << ":";
   bool lossPrinted = false;
@@ -285,8 +298,11 @@ static void printStepLine(const StepPlan &plan, unsigned stepNumber,
          << loadInteger(elementType, result.data);
       continue;
     }
+    double value = loadFloat(elementType, result.data);
+    if (!lossPrinted && loss)
+      value = *loss;
     os << (lossPrinted ? " result" + std::to_string(index) : " loss") << " = "
-       << llvm::format("%.9e", loadFloat(elementType, result.data));
+       << llvm::format("%.9e", value);
     lossPrinted = true;
   }
   for (const GlobalTensor *state : states) {
@@ -298,6 +314,64 @@ static void printStepLine(const StepPlan &plan, unsigned stepNumber,
       os << loadInteger(elementType, state->data);
   }
   os << "\n";
+}
+
+/// The number of NaN and infinite elements of a resolved float tensor.
+static int64_t countNonfinite(const GlobalTensor &tensor) {
+  Type elementType = tensor.type.getElementType();
+  if (!isa<FloatType>(elementType))
+    return 0;
+  unsigned bytes = getStorageBytes(elementType);
+  int64_t count = 0;
+  for (int64_t i = 0, e = tensor.type.getNumElements(); i < e; ++i)
+    if (!std::isfinite(loadFloat(elementType, tensor.data + i * bytes)))
+      ++count;
+  return count;
+}
+
+/// Warns about parameters that are not finite before the first step (a
+/// --init-from file can hold NaN or inf): the run would diverge at once.
+/// Every process takes part, each counting its own parts.
+static void warnAboutNonfiniteParams(const StepPlan &plan) {
+  for (const GlobalTensor &param : plan.params) {
+    double count = sumOverProcesses(static_cast<double>(countNonfinite(param)),
+                                    getReplicas(plan, param));
+    if (count > 0 && worldRank == 0)
+      llvm::WithColor::warning(llvm::errs(), "mem-run")
+          << "parameter '" << param.name << "' holds "
+          << static_cast<int64_t>(count)
+          << (count == 1 ? " non-finite value" : " non-finite values")
+          << " (NaN or inf) before the first step"
+          << (initFrom.empty() ? ""
+                               : " (read from --init-from " + initFrom + ")")
+          << "\n";
+  }
+}
+
+/// Fails when the loss of the step just run (`loss`: its first 0-d float
+/// result, under gradient accumulation the mean over the micro-batches, so
+/// NaN in any of them) is NaN or inf in any process, unless
+/// --allow-nonfinite: a diverged run must not end with status 0. Every
+/// process decides alike.
+static LogicalResult checkLossIsFinite(std::optional<double> loss,
+                                       unsigned stepNumber) {
+  if (allowNonfinite || !loss)
+    return success();
+  double nonfinite = std::isfinite(*loss) ? 0.0 : 1.0;
+  if (worldSize > 1)
+    nonfinite = ::memopt::runtime::mpiSumDouble(nonfinite);
+  if (nonfinite == 0.0)
+    return success();
+  if (worldRank == 0)
+    (void)fail(llvm::formatv(
+        "step {0}: the loss is {1}: the run diverged (or its inputs or "
+        "initial parameters are not finite); stopping here (pass "
+        "--allow-nonfinite to run on)",
+        stepNumber,
+        std::isfinite(*loss) ? "not finite in another process"
+        : std::isnan(*loss)  ? "nan"
+                             : (*loss > 0 ? "inf" : "-inf")));
+  return failure();
 }
 
 /// Prints `<kind> <name>: sum = ... sumsq = ...` of the whole tensor (for a
@@ -376,6 +450,9 @@ static void printInputs(const StepPlan &plan) {
     os << "opt_state " << state.name << ": " << state.type << " = zeros\n";
   if (plan.hasSeed)
     os << "seed: " << seed << "\n";
+  if (plan.microBatches > 1)
+    os << "micro_batches: " << plan.microBatches
+       << " (calls per step, on successive micro-batches of the arguments)\n";
 }
 
 /// Prints the --check-gradients report; fails if a parameter failed.
@@ -444,6 +521,16 @@ static LogicalResult runSteps(ModuleOp module, StepPlan &plan,
         WeightsFile::read(initFrom, plan.context);
     if (!weights)
       return fail(llvm::toString(weights.takeError()));
+    // Each micro-batch's arguments are filled before its call.
+    for (const StepArgument &arg : plan.arguments)
+      if (plan.microBatches > 1 && weights->getEntries().count(arg.tensor.name))
+        return fail(llvm::formatv("--init-from {0}: cannot read '{1}' for a "
+                                  "step that accumulates gradients over {2} "
+                                  "micro-batches: mem-run fills its "
+                                  "arguments by the formula, micro-batch "
+                                  "after micro-batch",
+                                  initFrom, arg.tensor.name, plan.microBatches)
+                        .str());
     if (llvm::Error error = loadWeights(*weights, plan))
       return fail("--init-from " + initFrom + ": " +
                   llvm::toString(std::move(error)));
@@ -451,6 +538,7 @@ static LogicalResult runSteps(ModuleOp module, StepPlan &plan,
   FailureOr<SmallVector<const GlobalTensor *>> states = findPrintedStates(plan);
   if (failed(states))
     return failure();
+  warnAboutNonfiniteParams(plan);
   if (checkGradients) {
     GradientCheckOptions options;
     options.samples = gradcheckSamples;
@@ -469,12 +557,14 @@ static LogicalResult runSteps(ModuleOp module, StepPlan &plan,
     FailureOr<StepStats> stats = step.runStep(stepNumber, measured);
     if (failed(stats))
       return failure();
-    printStepLine(plan, stepNumber, *states);
+    printStepLine(plan, stepNumber, *states, step.getLoss());
     // A failed allocation in a later step ends the process with _Exit:
     // what was printed so far must be out.
     llvm::outs().flush();
     if (measured)
       printPeak(plan, *stats);
+    if (failed(checkLossIsFinite(step.getLoss(), stepNumber)))
+      return failure();
   }
   for (const GlobalTensor &result : plan.results)
     if (numSteps > 0 && result.type.getRank() != 0)

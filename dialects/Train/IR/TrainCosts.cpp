@@ -211,7 +211,11 @@ int64_t AdamOp::getFlops() { return 12 * numElements(getParam()); }
 
 int64_t AdamWOp::getFlops() { return 13 * numElements(getParam()); }
 
-int64_t AccumulateOp::getFlops() { return numElements(getBuffer()); }
+int64_t AccumulateOp::getFlops() { return 2 * numElements(getBuffer()); }
+
+int64_t MicroBatchSkipOp::getFlops() { return 2; }
+
+int64_t MicroBatchAdvanceOp::getFlops() { return 2; }
 
 //===----------------------------------------------------------------------===//
 // Workspace: the scratch buffers of the CPU lowering (convert-train-to-linalg)

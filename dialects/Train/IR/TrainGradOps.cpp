@@ -303,6 +303,27 @@ bool AdamWOp::isUpdatedInPlace(unsigned operandIndex) {
   return isAdamInPlaceOperand(operandIndex);
 }
 
+/// Fails unless `index` is the micro-batch index state of gradient
+/// accumulation.
+static LogicalResult verifyMicroBatchIndex(Operation *op, Value index) {
+  auto state = index.getDefiningOp<OptStateOp>();
+  if (state && state.getName() == kMicroBatchState)
+    return success();
+  return op->emitOpError() << "expected the micro-batch index to be the "
+                              "train.opt_state \""
+                           << kMicroBatchState << "\"";
+}
+
+/// Fails unless `index` is the micro-batch index state and `microBatches`
+/// is at least 1.
+static LogicalResult verifyMicroBatches(Operation *op, Value index,
+                                        int64_t microBatches) {
+  if (microBatches < 1)
+    return op->emitOpError()
+           << "expected micro_batches >= 1, got " << microBatches;
+  return verifyMicroBatchIndex(op, index);
+}
+
 LogicalResult AccumulateOp::verify() {
   if (failed(checkDefinedBy<OptStateOp>(*this, "buffer", getBuffer())) ||
       failed(
@@ -317,9 +338,23 @@ LogicalResult AccumulateOp::verify() {
                             "gradient, got "
                          << mlir::getElementTypeOrSelf(getBuffer()) << " for "
                          << mlir::getElementTypeOrSelf(getGrad());
-  return success();
+  if (failed(checkPositive(*this, "scale", getScale().convertToDouble())))
+    return failure();
+  return verifyMicroBatchIndex(*this, getMicroBatch());
 }
 bool AccumulateOp::isUpdatedInPlace(unsigned operandIndex) {
   // The buffer.
+  return operandIndex == 0;
+}
+
+LogicalResult MicroBatchSkipOp::verify() {
+  return verifyMicroBatches(*this, getMicroBatch(), getMicroBatches());
+}
+
+LogicalResult MicroBatchAdvanceOp::verify() {
+  return verifyMicroBatches(*this, getMicroBatch(), getMicroBatches());
+}
+bool MicroBatchAdvanceOp::isUpdatedInPlace(unsigned operandIndex) {
+  // The index, its only operand.
   return operandIndex == 0;
 }

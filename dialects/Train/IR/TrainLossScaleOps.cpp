@@ -70,6 +70,6 @@ LogicalResult LossScaleUpdateOp::verify() {
 }
 int64_t LossScaleUpdateOp::getFlops() { return 4; }
 bool LossScaleUpdateOp::isUpdatedInPlace(unsigned operandIndex) {
-  // The three counters; not the flag.
-  return operandIndex != getFoundNonfiniteMutable().getOperandNumber();
+  // The three counters; not the flags.
+  return operandIndex < getFoundNonfiniteMutable().getOperandNumber();
 }

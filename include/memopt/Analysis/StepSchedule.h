@@ -126,6 +126,23 @@ ScheduleCandidate improveBySinking(const ScheduleGraph &graph,
 std::optional<ScheduleCandidate> scheduleExact(const ScheduleGraph &graph,
                                                unsigned maxOps);
 
+/// train-schedule's default `exact-limit`.
+inline constexpr unsigned kDefaultExactLimit = 16;
+
+/// The orders train-schedule measures for `heuristic` (best, program,
+/// eager, greedy or exact), the program order first. With `best`: every
+/// heuristic's order, the lowest of them improved by sinking (when that
+/// lowers it), and the exact order when the step has at most `exactLimit`
+/// ops. `exact` on a larger step gives the program order only.
+SmallVector<ScheduleCandidate> proposeSchedules(const ScheduleGraph &graph,
+                                                StringRef heuristic,
+                                                unsigned exactLimit);
+
+/// The order train-schedule applies of `candidates` (proposeSchedules'):
+/// with `best` the lowest LOAD (the first on ties), else the last.
+const ScheduleCandidate &pickSchedule(ArrayRef<ScheduleCandidate> candidates,
+                                      StringRef heuristic);
+
 } // namespace mlir::memopt
 
 #endif // MEMOPT_ANALYSIS_STEPSCHEDULE_H

@@ -48,7 +48,9 @@ struct Buffer {
   /// The value that defines the storage (an op result or block argument).
   Value value;
   /// n * ceil(bitwidth / 8) bytes, rounded up to the analysis' allocation
-  /// granularity (1 by default: exact bytes).
+  /// granularity (1 by default: exact bytes). 0 for a constant of the type
+  /// and value of an earlier one: the lowering keeps one global for both,
+  /// which the earlier one's buffer counts.
   int64_t bytes = 0;
   /// Program points of the first and the last moment the buffer is live,
   /// inclusive: the defining op, and the last use of the value or of any view

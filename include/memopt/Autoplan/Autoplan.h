@@ -196,7 +196,8 @@ struct SearchRequest {
   /// Empty: the profile's memory.
   std::string deviceMemory;
   std::string reserve = "1GiB";
-  int64_t globalBatch = 0;
+  /// Nothing when not given (an error: it is required).
+  std::optional<int64_t> globalBatch;
   SmallVector<std::string> precisions;
   SmallVector<int64_t> tensorParallel;
   SmallVector<int64_t> zeroStages;

@@ -103,15 +103,19 @@ public:
   ~CompiledStep();
 
   /// Fills the initial state: parameters by formula, optimizer states with
-  /// zeros (as PyTorch's), the seed global with `seed` and the arguments.
+  /// zeros (as PyTorch's), the seed global with `seed` and the arguments
+  /// (the first micro-batch's under gradient accumulation).
   void initialize(int64_t seed);
 
   /// Stores `stepNumber` into the optimizer step-count arguments and runs
-  /// the step once; with `measurePeak`, resets the peak of the allocation
-  /// hooks first and reports it.
+  /// the step once, or under gradient accumulation once per micro-batch
+  /// (StepPlan::microBatches), each call on the next micro-batch's
+  /// arguments; with `measurePeak`, resets the peak of the allocation hooks
+  /// first and reports it (over all the calls).
   FailureOr<StepStats> runStep(unsigned stepNumber, bool measurePeak = false);
 
-  /// The first 0-d float result of the last step (the loss), if any.
+  /// The first 0-d float result of the last step (the loss), if any; under
+  /// gradient accumulation the mean over the step's micro-batches.
   std::optional<double> getLoss() const;
 
   /// The sum over the parameters of their summaries' sums.
@@ -133,6 +137,16 @@ private:
 
   /// The address of `symbol` in the program.
   llvm::Expected<void *> lookup(StringRef symbol) const;
+
+  /// Fills the float and integer arguments with micro-batch `microBatch`
+  /// of the batch (docs/execution.md); 0 without gradient accumulation.
+  void fillArguments(int64_t microBatch);
+
+  /// The first 0-d float result of the last call, if any.
+  std::optional<double> getLastLoss() const;
+
+  /// The mean loss over the micro-batches of the last runStep.
+  std::optional<double> meanLoss;
 
   /// The program: compiled here by MLIR's ExecutionEngine, or loaded from
   /// the object code another process compiled.

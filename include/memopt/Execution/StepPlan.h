@@ -107,6 +107,10 @@ struct StepPlan {
   /// Parameters and optimizer states in order of first appearance.
   SmallVector<GlobalTensor> params;
   SmallVector<GlobalTensor> states;
+  /// Under gradient accumulation (train-accumulate-gradients: the step has
+  /// a train.micro_batch_advance), the calls of the step per optimizer
+  /// step, each fed the next micro-batch of the batch; 1 otherwise.
+  int64_t microBatches = 1;
   /// Set when a train.dropout reads the seed global (or the module declares
   /// it).
   bool hasSeed = false;

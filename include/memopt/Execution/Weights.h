@@ -36,8 +36,14 @@ public:
   };
 
   /// Reads and checks `path`: the header, every entry's dtype, shape and
-  /// offsets. Errors name the file.
+  /// offsets. Errors name the file. python/memopt_torch/safetensors.py
+  /// refuses the same files with the same messages.
   static llvm::Expected<WeightsFile> read(StringRef path, MLIRContext *context);
+
+  /// Checks the contents of a file, `path` in messages, as `read` does.
+  static llvm::Expected<WeightsFile>
+  parse(std::unique_ptr<llvm::MemoryBuffer> buffer, StringRef path,
+        MLIRContext *context);
 
   const llvm::StringMap<Entry> &getEntries() const { return entries; }
 

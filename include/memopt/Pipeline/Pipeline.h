@@ -88,12 +88,13 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "vocabulary's embedding over the tensor-parallel "
                      "processes (train-shard)"),
       llvm::cl::init(true)};
-  Option<bool> accumulateGradients{
-      *this, "accumulate-gradients",
-      llvm::cl::desc("Make the (partitioned) step the last micro-batch of "
-                     "gradient accumulation (train-accumulate-gradients; "
+  Option<int64_t> microBatches{
+      *this, "micro-batches",
+      llvm::cl::desc("Above 1: make the (partitioned) step one of this many "
+                     "micro-batches of an optimizer step, accumulating their "
+                     "gradients (train-accumulate-gradients; "
                      "docs/autoplan.md)"),
-      llvm::cl::init(false)};
+      llvm::cl::init(1)};
   Option<bool> schedule{
       *this, "schedule",
       llvm::cl::desc("Reorder the step's ops to lower its peak, results "
@@ -168,7 +169,7 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
 /// Adds memopt-pipeline to `pm` (anchored on builtin.module):
 /// train-precision (when asked); train-autodiff (when asked); train-shard
 /// (when tp, dp, zero or sequence-parallel ask for it);
-/// train-accumulate-gradients (when asked); train-verify-step;
+/// train-accumulate-gradients (when micro-batches > 1); train-verify-step;
 /// train-schedule; train-lifetimes;
 /// train-remat (when a budget or an algorithm other than auto is given);
 /// train-plan-memory and train-verify-plan; train-memory-report; then the

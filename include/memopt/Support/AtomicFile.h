@@ -7,7 +7,9 @@
 // removed); SIGKILL can at worst leave the temporary file behind, never a
 // truncated destination. Standard output ("-") and files that are not
 // regular files (/dev/null, a pipe, a terminal) are written directly, since
-// renaming over them would replace the device or link itself.
+// renaming over them would replace the device. A symbolic link is followed:
+// the temporary file is written beside the link's target and renamed over
+// the target, so the link stays and names the new contents.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,6 +59,8 @@ private:
   llvm::Error failure(const llvm::Twine &reason) const;
 
   std::string path;
+  /// `path` with its symbolic links followed: the file that is replaced.
+  std::string target;
   std::optional<llvm::sys::fs::TempFile> temp;
   std::unique_ptr<llvm::raw_fd_ostream> stream;
 };

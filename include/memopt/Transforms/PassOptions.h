@@ -21,6 +21,12 @@
 
 namespace mlir::memopt {
 
+/// The largest `tp` and `dp` train-shard (and memopt-pipeline) accept: 2^16
+/// processes per grid axis, past any cluster's tensor-parallel group or
+/// data-parallel replicas, and small enough that products of degrees and
+/// tensor extents stay far from int64_t overflow (docs/sharding.md).
+inline constexpr int64_t kMaxShardDegree = int64_t(1) << 16;
+
 /// Calls `parse` (the generated Base::initializeOptions) with an error
 /// handler that turns an empty message into "PASS: cannot parse the options
 /// 'OPTIONS' (the line above says which value)".
@@ -99,6 +105,35 @@ checkEnumPassOption(StringRef passName, StringRef what, StringRef options,
   }
   return errorHandler(passName + ": unknown " + what + " '" + *value +
                       "'; expected one of " + names);
+}
+
+/// Checks train-shard's degrees (the options of `passName`, train-shard or
+/// memopt-pipeline, which spell them the same): tp and dp from 1 to
+/// kMaxShardDegree, a ZeRO stage from 0 to 3 with dp > 1, and
+/// sequence-parallel with tp > 1. Fails through `errorHandler`.
+inline LogicalResult
+checkShardOptions(StringRef passName, int64_t tp, int64_t dp, int64_t zero,
+                  bool sequenceParallel,
+                  function_ref<LogicalResult(const Twine &)> errorHandler) {
+  if (tp < 1 || dp < 1 || tp > kMaxShardDegree || dp > kMaxShardDegree)
+    return errorHandler(passName + ": tp and dp must be from 1 to " +
+                        Twine(kMaxShardDegree) +
+                        " (processes per grid axis), " + "got tp=" + Twine(tp) +
+                        " dp=" + Twine(dp));
+  if (zero < 0 || zero > 3)
+    return errorHandler(passName +
+                        ": zero must be a ZeRO stage from 0 to 3, got " +
+                        Twine(zero));
+  if (zero > 0 && dp == 1)
+    return errorHandler(passName + ": zero=" + Twine(zero) +
+                        " partitions the model states over the data-parallel "
+                        "processes, and dp=1 has one; give dp > 1");
+  if (sequenceParallel && tp == 1)
+    return errorHandler(passName +
+                        ": sequence-parallel splits the sequence over the "
+                        "tensor-parallel processes, and tp=1 has one; give "
+                        "tp > 1");
+  return success();
 }
 
 } // namespace mlir::memopt

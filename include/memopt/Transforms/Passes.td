@@ -22,7 +22,11 @@ def TrainVerifyStepPass : Pass<"train-verify-step", "::mlir::func::FuncOp"> {
     * a parameter or optimizer state is updated by at most one optimizer op;
     * the optimizer states an optimizer updates belong to the parameter it
       updates, by name: `"<param>.<state>"`, e.g. `"fc1.weight.exp_avg"`
-      (this catches a state passed to the wrong parameter's update).
+      (this catches a state passed to the wrong parameter's update);
+    * the gradient-accumulation ops `train.micro_batch_skip` and
+      `train.micro_batch_advance` agree on `micro_batches`, and a step
+      that reads the micro-batch index (those and `train.accumulate`)
+      advances it, after every read.
 
     It changes nothing and fails with a diagnostic at the offending op.
 
@@ -319,37 +323,81 @@ def TrainAutodiffPass : Pass<"train-autodiff", "::mlir::func::FuncOp"> {
 
 def TrainAccumulateGradientsPass
     : Pass<"train-accumulate-gradients", "::mlir::func::FuncOp"> {
-  let summary = "Makes a step the last micro-batch of gradient accumulation";
+  let summary = "Makes a step one micro-batch of gradient accumulation";
   let description = [{
-    Rewrites the step of one micro-batch into the last micro-batch of an
-    optimizer step with gradient accumulation. Each optimizer update
-    (`train.sgd`, `train.adam`, `train.adamw`) first adds its gradient, in
-    place, into a buffer of the parameter's type that lives across the
-    micro-batches (a `train.opt_state "<param>.grad_accumulator"`, added to
-    by `train.accumulate`), and then updates from that buffer. The buffers
-    cost what Megatron-LM's fp32 `main_grad` costs under mixed precision.
+    Rewrites the step of one micro-batch into one of `micro-batches`
+    micro-batches of an optimizer step with gradient accumulation: called
+    `micro-batches` times, on successive micro-batches of the batch, the
+    step updates the parameters once, from the mean of the micro-batches'
+    gradients, as one step on the whole batch would (for a loss that is a
+    mean over the batch; PyTorch's `loss / accumulation_steps` recipe).
 
-    The step's peak is then the peak of the whole optimizer step: the
-    earlier micro-batches run the same ops without the updates. mem-autoplan
-    runs it (memopt-pipeline's `accumulate-gradients`) on its candidates of
-    more than one micro-batch per step, after train-shard, so the buffer
-    holds the reduced gradient (docs/autoplan.md).
+    * A persistent 0-d i64 state `train.opt_state
+      "grad_accumulation.micro_batch"` holds the index of the micro-batch
+      in its optimizer step; `train.micro_batch_advance`, last in the step,
+      moves it on modulo `micro-batches`.
+    * Each optimizer update (`train.sgd`, `train.adam`, `train.adamw`)
+      first adds its gradient times `1 / micro-batches` into a buffer of
+      the parameter's type (fp32 master weights' under mixed precision)
+      that lives across the micro-batches (a `train.opt_state
+      "<param>.grad_accumulator"`, written by `train.accumulate`, which
+      restarts it on micro-batch 0), and then updates from that buffer.
+    * Under loss scaling (the updates `unscale(%s)`), the factor goes into
+      the backward's seed instead, as `loss / accumulation_steps` puts it
+      into the loss: the seed becomes a copy of `%s` (a `train.loss_scale`
+      or a constant) times `1 / micro-batches`, so that the 16-bit
+      gradients have the magnitudes of the whole batch's (they would
+      overflow sooner otherwise), while the updates still unscale by `%s`.
+    * The update applies only on the last micro-batch: its `skip_if` is a
+      `train.micro_batch_skip` flag. Adam's `step` operand is the number
+      of the optimizer step, the same for its micro-batches.
+    * Under dynamic loss scaling (`skip_if(%found)`, train-precision's
+      fp16-mixed), the update is skipped on the last micro-batch when any
+      accumulated gradient is inf or NaN: `train.any_nonfinite` then checks
+      the buffers after the accumulation (GradScaler checks the summed
+      `.grad`), the flag becomes `train.micro_batch_skip ... or(%found)`,
+      and `train.loss_scale_update` gets `skip_if` so that the scale
+      changes once per optimizer step (it stays the same across the
+      micro-batches of a step, so the buffer sums gradients of one scale).
 
-    Errors: a step without optimizer updates (train-autodiff with an
-    optimizer appends them), and an update of a value that is not a
-    `train.param`.
+    The buffers cost what Megatron-LM's fp32 `main_grad` costs under mixed
+    precision, and the memory model counts them as persistent state. The
+    step's peak is the peak of every micro-batch: all run the same ops.
+    mem-autoplan runs the pass (memopt-pipeline's `micro-batches`) on its
+    candidates of more than one micro-batch per step, after train-shard,
+    so the buffer holds the reduced gradient (docs/autoplan.md). The
+    predicated updates still read and write their states on every
+    micro-batch (the select keeps the old values).
 
-    Example:
+    Errors: a `micro-batches` below 1, a step without optimizer updates
+    (train-autodiff with an optimizer appends them), an update of a value
+    that is not a `train.param`, a step that already accumulates, and, under
+    loss scaling, updates that unscale by different values or by one that
+    is neither a `train.loss_scale` nor a constant, and a flag that is not
+    one `train.any_nonfinite` of exactly the updates' gradients.
+
+    Example (`micro-batches=4`):
     ```mlir
     // before: %w = train.param "w" : tensor<16x4xf32>
     train.sgd %w, %dw {lr = 1.000000e-02 : f64} : tensor<16x4xf32>, tensor<16x4xf32>
     // after
+    %i = train.opt_state "grad_accumulation.micro_batch" : tensor<i64>
+    %skip = train.micro_batch_skip %i {micro_batches = 4 : i64} : tensor<i64> -> tensor<i1>
     %acc = train.opt_state "w.grad_accumulator" : tensor<16x4xf32>
-    train.accumulate %acc, %dw : tensor<16x4xf32>, tensor<16x4xf32>
-    train.sgd %w, %acc {lr = 1.000000e-02 : f64} : tensor<16x4xf32>, tensor<16x4xf32>
+    train.accumulate %acc, %dw micro_batch(%i : tensor<i64>) {scale = 2.500000e-01 : f64}
+        : tensor<16x4xf32>, tensor<16x4xf32>
+    train.sgd %w, %acc skip_if(%skip : tensor<i1>) {lr = 1.000000e-02 : f64} : tensor<16x4xf32>, tensor<16x4xf32>
+    ...
+    train.micro_batch_advance %i {micro_batches = 4 : i64} : tensor<i64>
+    return ...
     ```
   }];
-  let dependentDialects = ["::mlir::memopt::train::TrainDialect"];
+  let options = [
+    Option<"microBatches", "micro-batches", "int64_t", /*default=*/"0",
+           "Micro-batches per optimizer step (required, >= 1)">,
+  ];
+  let dependentDialects = ["::mlir::memopt::train::TrainDialect",
+                           "::mlir::arith::ArithDialect"];
 }
 
 def TrainLifetimesPass : Pass<"train-lifetimes", "::mlir::func::FuncOp"> {

@@ -83,11 +83,11 @@ struct UpdateScaling {
   }
 };
 
-/// The gradient an optimizer update reads. A gradient-accumulation buffer
-/// (a `train.opt_state` that train.accumulate updated in place) is read
-/// again from its global at the update: the state op's tensor holds the
-/// value from before the accumulation, and reading it there would also
-/// make bufferization copy the buffer to keep that value.
+/// The gradient an optimizer update (or a loss-scale check) reads. A
+/// gradient-accumulation buffer (a `train.opt_state` that train.accumulate
+/// updated in place) is read again from its global at the reader: the state
+/// op's tensor holds the value from before the accumulation, and reading it
+/// there would also make bufferization copy the buffer to keep that value.
 static Value readGradient(OpBuilder &b, Location loc, Value grad,
                           Value converted) {
   auto state = grad.getDefiningOp<train::OptStateOp>();
@@ -192,7 +192,8 @@ struct SgdLowering : public OpConversionPattern<train::SgdOp> {
   }
 };
 
-/// buffer += grad, the gradient converted to the buffer's element type.
+/// Gradient accumulation: g = convert(grad) * scale in the buffer's element
+/// type; buffer = g on micro-batch 0, buffer + g after.
 struct AccumulateLowering : public OpConversionPattern<train::AccumulateOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -201,13 +202,77 @@ struct AccumulateLowering : public OpConversionPattern<train::AccumulateOp> {
     Location loc = op.getLoc();
     Type elementType =
         cast<RankedTensorType>(adaptor.getBuffer().getType()).getElementType();
+    double scale = op.getScale().convertToDouble();
+    Value index =
+        tensor::ExtractOp::create(rewriter, loc, adaptor.getMicroBatch());
+    Value first = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::eq, index,
+        arith::ConstantOp::create(rewriter, loc,
+                                  rewriter.getI64IntegerAttr(0)));
     SmallVector<Value> updated = buildElementwiseInto(
         rewriter, loc, adaptor.getGrad(), {adaptor.getBuffer()},
         [&](OpBuilder &b, Location l, ValueRange args) -> SmallVector<Value> {
-          return {arith::AddFOp::create(
-              b, l, args[1], castScalar(b, l, args[0], elementType))};
+          Value grad = castScalar(b, l, args[0], elementType);
+          if (scale != 1.0)
+            grad = arith::MulFOp::create(
+                b, l, grad, createScalar(b, l, elementType, scale));
+          Value sum = arith::AddFOp::create(b, l, args[1], grad);
+          return {arith::SelectOp::create(b, l, first, grad, sum)};
         });
     writeBack(rewriter, loc, op.getBuffer(), updated[0]);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// index != micro_batches - 1 (a micro-batch before the last), or-ed with
+/// the loss-scale check when given.
+struct MicroBatchSkipLowering
+    : public OpConversionPattern<train::MicroBatchSkipOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::MicroBatchSkipOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    int64_t last = op.getMicroBatches() - 1;
+    SmallVector<Value> inputs = {adaptor.getMicroBatch()};
+    if (Value found = adaptor.getFoundNonfinite())
+      inputs.push_back(found);
+    Value skip = buildElementwise(
+        rewriter, op.getLoc(), cast<RankedTensorType>(op.getType()), inputs,
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value notLast = arith::CmpIOp::create(
+              b, l, arith::CmpIPredicate::ne, args[0],
+              arith::ConstantOp::create(b, l, b.getI64IntegerAttr(last)));
+          if (args.size() == 1)
+            return notLast;
+          return arith::OrIOp::create(b, l, notLast, args[1]);
+        });
+    rewriter.replaceOp(op, skip);
+    return success();
+  }
+};
+
+/// index = (index + 1) mod micro_batches, in place.
+struct MicroBatchAdvanceLowering
+    : public OpConversionPattern<train::MicroBatchAdvanceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::MicroBatchAdvanceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t microBatches = op.getMicroBatches();
+    SmallVector<Value> updated = buildElementwiseInto(
+        rewriter, loc, ValueRange{}, ValueRange{adaptor.getMicroBatch()},
+        [&](OpBuilder &b, Location l, ValueRange args) -> SmallVector<Value> {
+          auto constant = [&](int64_t v) -> Value {
+            return arith::ConstantOp::create(b, l, b.getI64IntegerAttr(v));
+          };
+          Value next = arith::AddIOp::create(b, l, args[0], constant(1));
+          Value wraps = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge,
+                                              next, constant(microBatches));
+          return {arith::SelectOp::create(b, l, wraps, constant(0), next)};
+        });
+    writeBack(rewriter, loc, op.getMicroBatch(), updated[0]);
     rewriter.eraseOp(op);
     return success();
   }
@@ -360,7 +425,10 @@ struct AnyNonfiniteLowering
     Location loc = op.getLoc();
     auto flagType = cast<RankedTensorType>(op.getType());
     Value found = createFilled(rewriter, loc, flagType, 0.0);
-    for (Value input : adaptor.getInputs()) {
+    for (auto [original, converted] :
+         llvm::zip_equal(op.getInputs(), adaptor.getInputs())) {
+      // A gradient-accumulation buffer is read after its accumulation.
+      Value input = readGradient(rewriter, loc, original, converted);
       auto inputType = cast<RankedTensorType>(input.getType());
       auto dims = llvm::to_vector(llvm::seq<int64_t>(0, inputType.getRank()));
       auto reduce = linalg::ReduceOp::create(
@@ -391,6 +459,9 @@ struct LossScaleUpdateLowering
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     int64_t interval = op.getGrowthInterval();
+    Value skip;
+    if (Value flag = adaptor.getSkip())
+      skip = tensor::ExtractOp::create(rewriter, loc, flag);
     SmallVector<Value> updated = buildElementwiseInto(
         rewriter, loc, adaptor.getFoundNonfinite(),
         ValueRange{adaptor.getExponent(), adaptor.getGrowthTracker(),
@@ -410,7 +481,7 @@ struct LossScaleUpdateLowering
               b, l, grow, arith::AddIOp::create(b, l, exponent, one), exponent);
           Value restarted = arith::SelectOp::create(b, l, grow, zero, counted);
           // Inf/NaN: halve the scale, restart the count, skip the step.
-          return SmallVector<Value>{
+          SmallVector<Value> results = {
               arith::SelectOp::create(
                   b, l, found, arith::SubIOp::create(b, l, exponent, one),
                   grown),
@@ -418,6 +489,12 @@ struct LossScaleUpdateLowering
               arith::SelectOp::create(b, l, found,
                                       arith::AddIOp::create(b, l, skipped, one),
                                       skipped)};
+          // A micro-batch before the last of its step changes nothing.
+          if (skip)
+            for (auto [result, old] :
+                 llvm::zip_equal(results, args.drop_front()))
+              result = arith::SelectOp::create(b, l, skip, old, result);
+          return results;
         });
     writeBack(rewriter, loc, op.getExponent(), updated[0]);
     writeBack(rewriter, loc, op.getGrowthTracker(), updated[1]);
@@ -467,7 +544,8 @@ struct AmaxRecordLowering : public OpConversionPattern<train::AmaxRecordOp> {
 void mlir::memopt::populateStateLoweringPatterns(RewritePatternSet &patterns) {
   patterns
       .add<ParamLowering, OptStateLowering, FreeLowering, SgdLowering,
-           AccumulateLowering, AdamLowering<train::AdamOp, false>,
+           AccumulateLowering, MicroBatchSkipLowering,
+           MicroBatchAdvanceLowering, AdamLowering<train::AdamOp, false>,
            AdamLowering<train::AdamWOp, true>, LossScaleLowering,
            AnyNonfiniteLowering, LossScaleUpdateLowering, AmaxRecordLowering>(
           patterns.getContext());

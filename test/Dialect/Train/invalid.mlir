@@ -2828,8 +2828,9 @@ func.func @slice_grad_out_of_bounds(%g: tensor<8x768xf32>) -> tensor<8x2304xf32>
 
 func.func @accumulate_into_param(%g: tensor<4x8xf32>) {
   %w = train.param "w" : tensor<4x8xf32>
+  %i = train.opt_state "grad_accumulation.micro_batch" : tensor<i64>
   // expected-error @+1 {{'train.accumulate' op expected buffer to be defined by 'train.opt_state', got 'train.param'}}
-  train.accumulate %w, %g : tensor<4x8xf32>, tensor<4x8xf32>
+  train.accumulate %w, %g micro_batch(%i : tensor<i64>) : tensor<4x8xf32>, tensor<4x8xf32>
   return
 }
 
@@ -2837,8 +2838,9 @@ func.func @accumulate_into_param(%g: tensor<4x8xf32>) {
 
 func.func @accumulate_shape(%g: tensor<4x4xf32>) {
   %acc = train.opt_state "w.grad_accumulator" : tensor<4x8xf32>
+  %i = train.opt_state "grad_accumulation.micro_batch" : tensor<i64>
   // expected-error @+1 {{'train.accumulate' op expected grad of shape 4x8, got 4x4}}
-  train.accumulate %acc, %g : tensor<4x8xf32>, tensor<4x4xf32>
+  train.accumulate %acc, %g micro_batch(%i : tensor<i64>) : tensor<4x8xf32>, tensor<4x4xf32>
   return
 }
 
@@ -2846,8 +2848,101 @@ func.func @accumulate_shape(%g: tensor<4x4xf32>) {
 
 func.func @accumulate_narrow_buffer(%g: tensor<4x8xf32>) {
   %acc = train.opt_state "w.grad_accumulator" : tensor<4x8xbf16>
+  %i = train.opt_state "grad_accumulation.micro_batch" : tensor<i64>
   // expected-error @+1 {{'train.accumulate' op expected a buffer at least as wide as the gradient, got 'bf16' for 'f32'}}
-  train.accumulate %acc, %g : tensor<4x8xbf16>, tensor<4x8xf32>
+  train.accumulate %acc, %g micro_batch(%i : tensor<i64>) : tensor<4x8xbf16>, tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @accumulate_index_argument(%g: tensor<4x8xf32>, %i: tensor<i64>) {
+  %acc = train.opt_state "w.grad_accumulator" : tensor<4x8xf32>
+  // expected-error @+1 {{'train.accumulate' op expected the micro-batch index to be the train.opt_state "grad_accumulation.micro_batch"}}
+  train.accumulate %acc, %g micro_batch(%i : tensor<i64>) : tensor<4x8xf32>, tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @accumulate_index_other_state(%g: tensor<4x8xf32>) {
+  %acc = train.opt_state "w.grad_accumulator" : tensor<4x8xf32>
+  %i = train.opt_state "loss_scale.exponent" : tensor<i64>
+  // expected-error @+1 {{'train.accumulate' op expected the micro-batch index to be the train.opt_state "grad_accumulation.micro_batch"}}
+  train.accumulate %acc, %g micro_batch(%i : tensor<i64>) : tensor<4x8xf32>, tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @accumulate_index_type(%g: tensor<4x8xf32>) {
+  %acc = train.opt_state "w.grad_accumulator" : tensor<4x8xf32>
+  %i = train.opt_state "grad_accumulation.micro_batch" : tensor<i32>
+  // expected-error @+1 {{operand #2 must be 0-d i64 tensor}}
+  train.accumulate %acc, %g micro_batch(%i : tensor<i32>) : tensor<4x8xf32>, tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @accumulate_scale(%g: tensor<4x8xf32>) {
+  %acc = train.opt_state "w.grad_accumulator" : tensor<4x8xf32>
+  %i = train.opt_state "grad_accumulation.micro_batch" : tensor<i64>
+  // expected-error @+1 {{'train.accumulate' op expected scale > 0, got -5.000000e-01}}
+  train.accumulate %acc, %g micro_batch(%i : tensor<i64>) {scale = -0.5 : f64} : tensor<4x8xf32>, tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @micro_batch_skip_count() -> tensor<i1> {
+  %i = train.opt_state "grad_accumulation.micro_batch" : tensor<i64>
+  // expected-error @+1 {{'train.micro_batch_skip' op expected micro_batches >= 1, got 0}}
+  %skip = train.micro_batch_skip %i {micro_batches = 0 : i64} : tensor<i64> -> tensor<i1>
+  return %skip : tensor<i1>
+}
+
+// -----
+
+func.func @micro_batch_skip_index(%i: tensor<i64>) -> tensor<i1> {
+  // expected-error @+1 {{'train.micro_batch_skip' op expected the micro-batch index to be the train.opt_state "grad_accumulation.micro_batch"}}
+  %skip = train.micro_batch_skip %i {micro_batches = 2 : i64} : tensor<i64> -> tensor<i1>
+  return %skip : tensor<i1>
+}
+
+// -----
+
+func.func @micro_batch_skip_flag(%found: tensor<i8>) -> tensor<i1> {
+  %i = train.opt_state "grad_accumulation.micro_batch" : tensor<i64>
+  // expected-error @+1 {{operand #1 must be 0-d i1 tensor}}
+  %skip = train.micro_batch_skip %i or(%found : tensor<i8>) {micro_batches = 2 : i64} : tensor<i64> -> tensor<i1>
+  return %skip : tensor<i1>
+}
+
+// -----
+
+func.func @micro_batch_skip_result() -> tensor<2xi1> {
+  %i = train.opt_state "grad_accumulation.micro_batch" : tensor<i64>
+  // expected-error @+1 {{result #0 must be 0-d i1 tensor}}
+  %skip = train.micro_batch_skip %i {micro_batches = 2 : i64} : tensor<i64> -> tensor<2xi1>
+  return %skip : tensor<2xi1>
+}
+
+// -----
+
+func.func @micro_batch_advance_count() {
+  %i = train.opt_state "grad_accumulation.micro_batch" : tensor<i64>
+  // expected-error @+1 {{'train.micro_batch_advance' op expected micro_batches >= 1, got -1}}
+  train.micro_batch_advance %i {micro_batches = -1 : i64} : tensor<i64>
+  return
+}
+
+// -----
+
+func.func @micro_batch_advance_index() {
+  %i = train.opt_state "step_count" : tensor<i64>
+  // expected-error @+1 {{'train.micro_batch_advance' op expected the micro-batch index to be the train.opt_state "grad_accumulation.micro_batch"}}
+  train.micro_batch_advance %i {micro_batches = 2 : i64} : tensor<i64>
   return
 }
 

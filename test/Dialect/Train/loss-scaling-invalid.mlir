@@ -93,3 +93,14 @@ func.func @scale_not_f32(%g: tensor<4xf32>, %s: tensor<f16>) {
   train.sgd %w, %g unscale(%s : tensor<f16>) {lr = 1.0e-2 : f64} : tensor<4xf32>, tensor<4xf32>
   return
 }
+
+// -----
+
+func.func @skip_type(%f: tensor<i1>, %later: tensor<i8>) {
+  %e = train.opt_state "loss_scale.exponent" : tensor<i64>
+  %t = train.opt_state "loss_scale.growth_tracker" : tensor<i64>
+  %k = train.opt_state "loss_scale.skipped_steps" : tensor<i64>
+  // expected-error @+1 {{operand #4 must be 0-d i1 tensor}}
+  train.loss_scale_update %e, %t, %k, %f skip_if(%later : tensor<i8>) {growth_interval = 2 : i64} : tensor<i64>, tensor<i64>, tensor<i64>, tensor<i1>
+  return
+}

@@ -28,3 +28,15 @@ func.func @scaled(%x: tensor<4xf32>, %t: tensor<i64> {train.step}) -> tensor<f32
   train.loss_scale_update %e, %tracker, %k, %found {growth_interval = 2000 : i64} : tensor<i64>, tensor<i64>, tensor<i64>, tensor<i1>
   return %l : tensor<f32>
 }
+
+// Under gradient accumulation the scale is updated once per optimizer step.
+// CHECK-LABEL: func.func @accumulating
+// CHECK:         train.loss_scale_update %{{.+}}, %{{.+}}, %{{.+}}, %{{.+}} skip_if(%{{.+}} : tensor<i1>) {growth_interval = 2000 : i64} : tensor<i64>, tensor<i64>, tensor<i64>, tensor<i1>
+func.func @accumulating(%found: tensor<i1>, %later: tensor<i1>) -> tensor<f32> {
+  %e = train.opt_state "loss_scale.exponent" : tensor<i64>
+  %k = train.opt_state "loss_scale.skipped_steps" : tensor<i64>
+  %tracker = train.opt_state "loss_scale.growth_tracker" : tensor<i64>
+  train.loss_scale_update %e, %tracker, %k, %found skip_if(%later : tensor<i1>) {growth_interval = 2000 : i64} : tensor<i64>, tensor<i64>, tensor<i64>, tensor<i1>
+  %l = arith.constant dense<0.0> : tensor<f32>
+  return %l : tensor<f32>
+}

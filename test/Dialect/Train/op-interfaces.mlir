@@ -354,7 +354,10 @@ func.func @attention_grad(%do: tensor<2x6x5x8xbf16>, %q: tensor<2x6x5x8xbf16>, %
 // CHECK-NEXT:  train.adam loc("adam"): flops=11520 read=15368 written=11520 workspace=0 precision=keep-fp32 in-place(operand 0) in-place(operand 2) in-place(operand 3){{$}}
 // CHECK-NEXT:  train.adamw loc("adamw"): flops=12480 read=13444 written=11520 workspace=0 precision=keep-fp32 in-place(operand 0) in-place(operand 2) in-place(operand 3){{$}}
 // CHECK-NEXT:  train.opt_state loc("acc"): flops=0 read=0 written=0 workspace=0 precision=keep-fp32{{$}}
-// CHECK-NEXT:  train.accumulate loc("accumulate"): flops=960 read=5760 written=3840 workspace=0 precision=keep-fp32 in-place(operand 0){{$}}
+// CHECK-NEXT:  train.opt_state loc("index"): flops=0 read=0 written=0 workspace=0 precision=keep-fp32{{$}}
+// CHECK-NEXT:  train.micro_batch_skip loc("skip"): flops=2 read=8 written=1 workspace=0 precision=keep-fp32{{$}}
+// CHECK-NEXT:  train.accumulate loc("accumulate"): flops=1920 read=5768 written=3840 workspace=0 precision=keep-fp32 in-place(operand 0){{$}}
+// CHECK-NEXT:  train.micro_batch_advance loc("advance"): flops=2 read=8 written=8 workspace=0 precision=keep-fp32 in-place(operand 0){{$}}
 func.func @optimizers(%dw: tensor<24x40xf32>, %dwh: tensor<24x40xbf16>, %t: tensor<i64>, %tf: tensor<f32>) {
   %w = train.param "w" : tensor<24x40xf32> loc("p")
   %buf = train.opt_state "buf" : tensor<24x40xf32> loc("buf")
@@ -369,10 +372,15 @@ func.func @optimizers(%dw: tensor<24x40xf32>, %dwh: tensor<24x40xbf16>, %t: tens
   train.adam %w, %dw, %m, %v step(%t : tensor<i64>) {lr = 1.000000e-03 : f64} : tensor<24x40xf32>, tensor<24x40xf32>, tensor<24x40xf32>, tensor<24x40xf32> loc("adam")
   // adamw: 13 FLOPs/element; bf16 grad, f32 step
   train.adamw %w, %dwh, %m, %v step(%tf : tensor<f32>) {lr = 1.000000e-03 : f64, weight_decay = 1.000000e-02 : f64} : tensor<24x40xf32>, tensor<24x40xbf16>, tensor<24x40xf32>, tensor<24x40xf32> loc("adamw")
-  // accumulate: 1 FLOP/element; reads the buffer and the bf16 gradient,
-  // writes the buffer in place
+  // accumulate: 2 FLOPs/element; reads the buffer, the bf16 gradient and
+  // the 8-byte micro-batch index, writes the buffer in place
   %acc = train.opt_state "w.grad_accumulator" : tensor<24x40xf32> loc("acc")
-  train.accumulate %acc, %dwh : tensor<24x40xf32>, tensor<24x40xbf16> loc("accumulate")
+  %i = train.opt_state "grad_accumulation.micro_batch" : tensor<i64> loc("index")
+  // micro_batch_skip: reads the index, writes a 1-byte flag
+  %skip = train.micro_batch_skip %i {micro_batches = 4 : i64} : tensor<i64> -> tensor<i1> loc("skip")
+  train.accumulate %acc, %dwh micro_batch(%i : tensor<i64>) {scale = 2.500000e-01 : f64} : tensor<24x40xf32>, tensor<24x40xbf16> loc("accumulate")
+  // micro_batch_advance: the index in place
+  train.micro_batch_advance %i {micro_batches = 4 : i64} : tensor<i64> loc("advance")
   return
 }
 

@@ -633,17 +633,27 @@ func.func @sgd(%dw: tensor<24x40xf32>, %dwh: tensor<24x40xbf16>) {
 }
 
 // Gradient accumulation into an fp32 buffer, from a gradient as wide or
-// narrower.
+// narrower, at the micro-batch index (a scale of 1 is elided); the flag that
+// predicates the updates, with and without loss scaling's check; the index
+// advanced.
 // CHECK-LABEL: func.func @accumulate(
-// CHECK-SAME:      %[[DW:.+]]: tensor<24x40xf32>, %[[DWH:.+]]: tensor<24x40xbf16>)
+// CHECK-SAME:      %[[DW:.+]]: tensor<24x40xf32>, %[[DWH:.+]]: tensor<24x40xbf16>, %[[F:.+]]: tensor<i1>)
 // CHECK-NEXT:    %[[ACC:.+]] = train.opt_state "fc1.weight.grad_accumulator" : tensor<24x40xf32>{{$}}
-// CHECK-NEXT:    train.accumulate %[[ACC]], %[[DW]] : tensor<24x40xf32>, tensor<24x40xf32>{{$}}
-// CHECK-NEXT:    train.accumulate %[[ACC]], %[[DWH]] : tensor<24x40xf32>, tensor<24x40xbf16>{{$}}
+// CHECK-NEXT:    %[[I:.+]] = train.opt_state "grad_accumulation.micro_batch" : tensor<i64>{{$}}
+// CHECK-NEXT:    train.accumulate %[[ACC]], %[[DW]] micro_batch(%[[I]] : tensor<i64>) : tensor<24x40xf32>, tensor<24x40xf32>{{$}}
+// CHECK-NEXT:    train.accumulate %[[ACC]], %[[DWH]] micro_batch(%[[I]] : tensor<i64>) {scale = 5.000000e-01 : f64} : tensor<24x40xf32>, tensor<24x40xbf16>{{$}}
+// CHECK-NEXT:    %{{.+}} = train.micro_batch_skip %[[I]] {micro_batches = 2 : i64} : tensor<i64> -> tensor<i1>{{$}}
+// CHECK-NEXT:    %{{.+}} = train.micro_batch_skip %[[I]] or(%[[F]] : tensor<i1>) {micro_batches = 2 : i64} : tensor<i64> -> tensor<i1>{{$}}
+// CHECK-NEXT:    train.micro_batch_advance %[[I]] {micro_batches = 2 : i64} : tensor<i64>{{$}}
 // CHECK-NEXT:    return
-func.func @accumulate(%dw: tensor<24x40xf32>, %dwh: tensor<24x40xbf16>) {
+func.func @accumulate(%dw: tensor<24x40xf32>, %dwh: tensor<24x40xbf16>, %found: tensor<i1>) {
   %acc = train.opt_state "fc1.weight.grad_accumulator" : tensor<24x40xf32>
-  train.accumulate %acc, %dw : tensor<24x40xf32>, tensor<24x40xf32>
-  train.accumulate %acc, %dwh : tensor<24x40xf32>, tensor<24x40xbf16>
+  %i = train.opt_state "grad_accumulation.micro_batch" : tensor<i64>
+  train.accumulate %acc, %dw micro_batch(%i : tensor<i64>) {scale = 1.0 : f64} : tensor<24x40xf32>, tensor<24x40xf32>
+  train.accumulate %acc, %dwh micro_batch(%i : tensor<i64>) {scale = 0.5 : f64} : tensor<24x40xf32>, tensor<24x40xbf16>
+  %skip = train.micro_batch_skip %i {micro_batches = 2 : i64} : tensor<i64> -> tensor<i1>
+  %skip_found = train.micro_batch_skip %i or(%found : tensor<i1>) {micro_batches = 2 : i64} : tensor<i64> -> tensor<i1>
+  train.micro_batch_advance %i {micro_batches = 2 : i64} : tensor<i64>
   return
 }
 

@@ -18,6 +18,13 @@
 
 namespace mlir::memopt::train {
 
+/// The persistent 0-d i64 state that holds, under gradient accumulation
+/// (train-accumulate-gradients), the index of the micro-batch in its
+/// optimizer step: read by train.accumulate and train.micro_batch_skip,
+/// advanced by train.micro_batch_advance.
+inline constexpr llvm::StringLiteral kMicroBatchState =
+    "grad_accumulation.micro_batch";
+
 /// The element strides of `value` inside the buffer it lives in: row-major
 /// strides for a new buffer, and for a view the strides that its chain of
 /// views (transpose, slice, reshape) implies over the source buffer.

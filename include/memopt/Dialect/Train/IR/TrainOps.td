@@ -1561,7 +1561,9 @@ def Train_SgdOp : Train_Op<"sgd", [Train_KeepFP32, AttrSizedOperandSegments,
     gradient by the 0-d scale `s` first (PyTorch's GradScaler.unscale_,
     fused into the update), and `skip_if(%found)` leaves the parameter and
     the buffer unchanged when the 0-d flag is true (GradScaler.step skipping
-    optimizer.step on inf/NaN gradients).
+    optimizer.step on inf/NaN gradients). Under gradient accumulation
+    (`train-accumulate-gradients`) the flag is a `train.micro_batch_skip`:
+    the update applies on the last micro-batch of each optimizer step only.
 
     Example:
     ```mlir
@@ -1627,7 +1629,11 @@ def Train_AdamOp : Train_AdamBase<"adam"> {
     `skipped(%n)` (the `loss_scale.skipped_steps` state) counts the steps
     skipped so far, so that the bias correction uses `t - n`, the number of
     updates applied, as PyTorch's Adam does (GradScaler never calls its
-    `step()` on a skipped step).
+    `step()` on a skipped step). Under gradient accumulation `skip_if` is a
+    `train.micro_batch_skip` flag (the update applies on the last
+    micro-batch of each optimizer step), and `step` counts optimizer steps:
+    the caller passes the same number to the micro-batches of one step
+    (mem-run does), as PyTorch's Adam counts `step()` calls.
 
     Example:
     ```mlir
@@ -1656,27 +1662,99 @@ def Train_AdamWOp : Train_AdamBase<"adamw"> {
 def Train_AccumulateOp : Train_Op<"accumulate", [Train_KeepFP32,
     MemoryEffects<[MemRead<Train_StateResource>, MemWrite<Train_StateResource>]>],
     [], ["isUpdatedInPlace"]> {
-  let summary = "Adds a gradient into its accumulation buffer, in place";
+  let summary = "Adds a micro-batch's gradient into its accumulation buffer, in place";
   let description = [{
-    Gradient accumulation over micro-batches: `buffer += grad`, with the
-    gradient converted to the buffer's element type first. `buffer` must
-    come from `train.opt_state` (conventionally named
+    Gradient accumulation over the micro-batches of an optimizer step. With
+    `g = convert(grad) * scale`, computed in the buffer's element type (the
+    product elided at the default `scale` of 1): `buffer = g` on
+    micro-batch 0 (the index `micro_batch` is 0: the buffer restarts,
+    whatever it held), and `buffer = buffer + g` on the others. An
+    optimizer op that reads the buffer as its gradient (under
+    `skip_if(train.micro_batch_skip ...)`, so only on the last
+    micro-batch) then updates from the sum. `train-accumulate-gradients`
+    sets `scale` to `1 / micro-batches`, so that the sum is the mean of the
+    micro-batches' gradients (PyTorch's `loss / accumulation_steps`
+    recipe), or leaves it at 1 where the backward's seed already carries
+    that factor (under loss scaling).
+
+    `buffer` must come from `train.opt_state` (conventionally named
     `"<param>.grad_accumulator"`, a buffer that lives across the
-    micro-batches of one optimizer step, like Megatron-LM's fp32 `main_grad`)
-    and have the gradient's shape; it is updated in place (no new bytes).
-    An optimizer op that then reads the buffer as its gradient updates from
-    the sum. `mem-autoplan` writes this op for plans of more than one
-    micro-batch per step (docs/autoplan.md). 1 FLOP per element.
+    micro-batches of one optimizer step, like Megatron-LM's fp32
+    `main_grad`), have the gradient's shape and be at least as wide; it is
+    updated in place (no new bytes). `micro_batch` must be the
+    `train.opt_state "grad_accumulation.micro_batch"` (0-d i64, the index
+    of this micro-batch in its optimizer step, advanced by
+    `train.micro_batch_advance`), and `scale` positive. mem-autoplan's plans
+    of more than one micro-batch per step hold this op (docs/autoplan.md).
+    2 FLOPs per element.
 
     Example:
     ```mlir
+    %i = train.opt_state "grad_accumulation.micro_batch" : tensor<i64>
     %acc = train.opt_state "w.grad_accumulator" : tensor<1024x1024xf32>
-    train.accumulate %acc, %dw : tensor<1024x1024xf32>, tensor<1024x1024xbf16>
+    train.accumulate %acc, %dw micro_batch(%i : tensor<i64>) {scale = 2.500000e-01 : f64}
+        : tensor<1024x1024xf32>, tensor<1024x1024xbf16>
     ```
   }];
-  let arguments = (ins Train_FloatTensor:$buffer, Train_FloatTensor:$grad);
+  let arguments = (ins Train_FloatTensor:$buffer, Train_FloatTensor:$grad,
+                   Train_CounterTensor:$micro_batch,
+                   DefaultValuedAttr<F64Attr, "1.0">:$scale);
   let assemblyFormat =
-      "$buffer `,` $grad attr-dict `:` type($buffer) `,` type($grad)";
+      "$buffer `,` $grad `micro_batch` `(` $micro_batch `:` "
+      "type($micro_batch) `)` attr-dict `:` type($buffer) `,` type($grad)";
+  let hasVerifier = 1;
+}
+
+def Train_MicroBatchSkipOp : Train_Op<"micro_batch_skip", [Pure, Train_KeepFP32]> {
+  let summary = "Whether an optimizer update waits for a later micro-batch";
+  let description = [{
+    A 0-d i1 flag for the `skip_if` of the optimizer ops under gradient
+    accumulation: true on every micro-batch but the last of an optimizer
+    step (`micro_batch != micro_batches - 1`), so that the update applies
+    once per step, from the accumulated gradient. With `or(%found)` (under
+    dynamic loss scaling) it is also true when `found` is: the update is
+    then skipped for non-finite gradients too, as `skip_if(%found)` alone
+    would. `micro_batch` must be the `train.opt_state
+    "grad_accumulation.micro_batch"` and `micro_batches` >= 1. 2 FLOPs.
+
+    Example:
+    ```mlir
+    %i = train.opt_state "grad_accumulation.micro_batch" : tensor<i64>
+    %skip = train.micro_batch_skip %i {micro_batches = 4 : i64} : tensor<i64> -> tensor<i1>
+    train.sgd %w, %acc skip_if(%skip : tensor<i1>) {lr = 1.000000e-02 : f64} : tensor<16x4xf32>, tensor<16x4xf32>
+    ```
+  }];
+  let arguments = (ins Train_CounterTensor:$micro_batch,
+                   Optional<Train_FlagTensor>:$found_nonfinite,
+                   I64Attr:$micro_batches);
+  let results = (outs Train_FlagTensor:$result);
+  let assemblyFormat = "$micro_batch (`or` `(` $found_nonfinite^ `:` "
+                       "type($found_nonfinite) `)`)? attr-dict `:` "
+                       "type($micro_batch) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Train_MicroBatchAdvanceOp : Train_Op<"micro_batch_advance", [Train_KeepFP32,
+    MemoryEffects<[MemRead<Train_StateResource>, MemWrite<Train_StateResource>]>],
+    [], ["isUpdatedInPlace"]> {
+  let summary = "Moves gradient accumulation on to the next micro-batch, in place";
+  let description = [{
+    `micro_batch = (micro_batch + 1) mod micro_batches`, in place: the
+    index of the micro-batch in its optimizer step, kept in the persistent
+    0-d i64 state `train.opt_state "grad_accumulation.micro_batch"` (0,
+    like every state, before the first step). `train-accumulate-gradients`
+    writes it last in the step, after every op that reads the index
+    (`train.accumulate`, `train.micro_batch_skip`), which train-verify-step
+    checks. A runtime calls such a step `micro_batches` times per optimizer
+    step (mem-run does: docs/execution.md). `micro_batches` >= 1. 2 FLOPs.
+
+    Example:
+    ```mlir
+    train.micro_batch_advance %i {micro_batches = 4 : i64} : tensor<i64>
+    ```
+  }];
+  let arguments = (ins Train_CounterTensor:$micro_batch, I64Attr:$micro_batches);
+  let assemblyFormat = "$micro_batch attr-dict `:` type($micro_batch)";
   let hasVerifier = 1;
 }
 
@@ -1736,7 +1814,10 @@ def Train_LossScaleUpdateOp : Train_Op<"loss_scale_update", [Train_KeepFP32,
     reaches `growth_interval`, `exponent += 1` (growth x2) and
     `growth_tracker = 0`. The three counters are persistent 0-d i64 states
     (`loss_scale.exponent`, `loss_scale.growth_tracker`,
-    `loss_scale.skipped_steps`), updated in place.
+    `loss_scale.skipped_steps`), updated in place. With `skip_if(%skip)`
+    nothing changes when the 0-d flag `skip` is true: under gradient
+    accumulation (`train.micro_batch_skip`) the scale is updated once per
+    optimizer step, on its last micro-batch, as GradScaler.update() is.
 
     Example:
     ```mlir
@@ -1748,9 +1829,11 @@ def Train_LossScaleUpdateOp : Train_Op<"loss_scale_update", [Train_KeepFP32,
                    Train_CounterTensor:$growth_tracker,
                    Train_CounterTensor:$skipped_steps,
                    Train_FlagTensor:$found_nonfinite,
+                   Optional<Train_FlagTensor>:$skip,
                    I64Attr:$growth_interval);
   let assemblyFormat = "$exponent `,` $growth_tracker `,` $skipped_steps `,` "
-                       "$found_nonfinite attr-dict `:` type($exponent) `,` "
+                       "$found_nonfinite (`skip_if` `(` $skip^ `:` type($skip) "
+                       "`)`)? attr-dict `:` type($exponent) `,` "
                        "type($growth_tracker) `,` type($skipped_steps) `,` "
                        "type($found_nonfinite)";
   let hasVerifier = 1;
