@@ -3,7 +3,6 @@
 #include "memopt/Autoplan/DeviceProfile.h"
 
 #include "memopt/Support/Json.h"
-#include "memopt/Support/JsonInteger.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"

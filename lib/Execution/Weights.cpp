@@ -59,71 +59,6 @@ static StringRef getTypeDtype(Type type) {
   return "";
 }
 
-/// The first key that an object of `text` (valid JSON) repeats, with the
-/// line and column of its second occurrence: llvm::json::parse keeps the
-/// last value of a repeated key without a word, where another reader may
-/// keep the first.
-static std::optional<std::tuple<std::string, size_t, size_t>>
-findDuplicateKey(StringRef text) {
-  // Per open object or array: the keys seen (objects), and whether the next
-  // string is a key.
-  struct Scope {
-    bool isObject;
-    bool expectKey;
-    llvm::StringSet<> keys;
-  };
-  SmallVector<Scope> scopes;
-  size_t line = 1, lineStart = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    switch (c) {
-    case '\n':
-      ++line;
-      lineStart = i + 1;
-      break;
-    case '{':
-    case '[':
-      scopes.push_back({c == '{', c == '{', {}});
-      break;
-    case '}':
-    case ']':
-      if (!scopes.empty())
-        scopes.pop_back();
-      break;
-    case ',':
-      if (!scopes.empty() && scopes.back().isObject)
-        scopes.back().expectKey = true;
-      break;
-    case ':':
-      if (!scopes.empty())
-        scopes.back().expectKey = false;
-      break;
-    case '"': {
-      size_t begin = i;
-      for (++i; i < text.size() && text[i] != '"'; ++i)
-        if (text[i] == '\\')
-          ++i;
-      if (scopes.empty() || !scopes.back().expectKey)
-        break;
-      // The key as a JSON string literal, escapes decoded.
-      llvm::Expected<llvm::json::Value> key =
-          llvm::json::parse(text.slice(begin, i + 1));
-      if (!key) {
-        llvm::consumeError(key.takeError());
-        break;
-      }
-      std::string name = key->getAsString().value_or("").str();
-      if (!scopes.back().keys.insert(name).second)
-        return std::make_tuple(name, line, begin - lineStart + 1);
-      break;
-    }
-    default:
-      break;
-    }
-  }
-  return std::nullopt;
-}
-
 /// A size or an offset: a JSON integer in [0, 2^63). Not 8.0 or 1e3 (which
 /// llvm::json::Value::getAsInteger would take), nor -1 or 2^63.
 static std::optional<int64_t> getSize(const llvm::json::Value &value) {
@@ -218,7 +153,8 @@ WeightsFile::parse(std::unique_ptr<llvm::MemoryBuffer> buffer, StringRef path,
   llvm::Expected<llvm::json::Value> header = parseJson(text);
   if (!header)
     return bad("its header is not JSON: " + llvm::toString(header.takeError()));
-  if (auto duplicate = findDuplicateKey(text)) {
+  if (std::optional<JsonDuplicateKey> duplicate =
+          mlir::memopt::findDuplicateJsonKey(text)) {
     auto [key, line, column] = *duplicate;
     return bad("its header has the key '" + key + "' twice (line " +
                Twine(line) + ", column " + Twine(column) + ")");

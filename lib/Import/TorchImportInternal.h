@@ -17,7 +17,7 @@
 
 #include "memopt/Import/TorchImport.h"
 #include "memopt/Models/ModelBuilder.h"
-#include "memopt/Support/JsonInteger.h"
+#include "memopt/Support/Json.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/SmallVector.h"

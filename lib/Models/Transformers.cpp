@@ -9,15 +9,12 @@
 #include "memopt/Models/Models.h"
 
 #include "memopt/Support/Json.h"
-#include "memopt/Support/JsonInteger.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
 #include <cmath>
-#include <tuple>
 
 using namespace mlir;
 using namespace mlir::memopt::gen;
@@ -273,77 +270,14 @@ static Expected<TransformerConfig> parseLlama(FieldReader &fields,
   return config;
 }
 
-/// A key that occurs twice in one object of `text` (well-formed JSON):
-/// llvm::json keeps one of them silently, so a config that sets a field twice
-/// would be read as whichever wins. Returns the key and the 1-based line and
-/// column of its second occurrence.
-static std::optional<std::tuple<std::string, size_t, size_t>>
-findDuplicateKey(StringRef text) {
-  // Per open object or array: the keys seen (objects), and whether the next
-  // string is a key.
-  struct Scope {
-    bool isObject;
-    bool expectKey;
-    llvm::StringSet<> keys;
-  };
-  SmallVector<Scope> scopes;
-  size_t line = 1, lineStart = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    switch (c) {
-    case '\n':
-      ++line;
-      lineStart = i + 1;
-      break;
-    case '{':
-    case '[':
-      scopes.push_back({c == '{', c == '{', {}});
-      break;
-    case '}':
-    case ']':
-      if (!scopes.empty())
-        scopes.pop_back();
-      break;
-    case ',':
-      if (!scopes.empty() && scopes.back().isObject)
-        scopes.back().expectKey = true;
-      break;
-    case ':':
-      if (!scopes.empty())
-        scopes.back().expectKey = false;
-      break;
-    case '"': {
-      size_t begin = i;
-      for (++i; i < text.size() && text[i] != '"'; ++i)
-        if (text[i] == '\\')
-          ++i;
-      if (scopes.empty() || !scopes.back().expectKey)
-        break;
-      // The key as a JSON string literal, escapes decoded.
-      Expected<json::Value> key = json::parse(text.slice(begin, i + 1));
-      if (!key) {
-        llvm::consumeError(key.takeError());
-        break;
-      }
-      std::string name = key->getAsString().value_or("").str();
-      if (!scopes.back().keys.insert(name).second)
-        return std::make_tuple(name, line, begin - lineStart + 1);
-      break;
-    }
-    default:
-      break;
-    }
-  }
-  return std::nullopt;
-}
-
 Expected<TransformerConfig> mlir::memopt::gen::parseHFConfig(StringRef text,
                                                              StringRef source) {
   Expected<json::Value> root = memopt::parseJson(text);
   if (!root)
     return makeError(source +
                      ": malformed JSON: " + llvm::toString(root.takeError()));
-  if (auto duplicate = findDuplicateKey(text)) {
+  if (std::optional<JsonDuplicateKey> duplicate =
+          mlir::memopt::findDuplicateJsonKey(text)) {
     auto [key, line, column] = *duplicate;
     return makeError(llvm::formatv("{0}:{1}:{2}: duplicate field '{3}' (a "
                                    "field may be set only once)",

@@ -2,6 +2,8 @@
 
 #include "memopt/Support/Json.h"
 
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/Twine.h"
 
 using namespace mlir::memopt;
@@ -52,4 +54,65 @@ llvm::Expected<llvm::json::Value> mlir::memopt::parseJson(llvm::StringRef text,
   if (llvm::Error error = checkJsonDepth(text, maxDepth))
     return std::move(error);
   return llvm::json::parse(text);
+}
+
+std::optional<JsonDuplicateKey>
+mlir::memopt::findDuplicateJsonKey(llvm::StringRef text) {
+  // Per open object or array: the keys seen (objects), and whether the next
+  // string is a key.
+  struct Scope {
+    bool isObject;
+    bool expectKey;
+    llvm::StringSet<> keys;
+  };
+  llvm::SmallVector<Scope> scopes;
+  size_t line = 1, lineStart = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    switch (c) {
+    case '\n':
+      ++line;
+      lineStart = i + 1;
+      break;
+    case '{':
+    case '[':
+      scopes.push_back({c == '{', c == '{', {}});
+      break;
+    case '}':
+    case ']':
+      if (!scopes.empty())
+        scopes.pop_back();
+      break;
+    case ',':
+      if (!scopes.empty() && scopes.back().isObject)
+        scopes.back().expectKey = true;
+      break;
+    case ':':
+      if (!scopes.empty())
+        scopes.back().expectKey = false;
+      break;
+    case '"': {
+      size_t begin = i;
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\')
+          ++i;
+      if (scopes.empty() || !scopes.back().expectKey)
+        break;
+      // The key as a JSON string literal, escapes decoded.
+      llvm::Expected<llvm::json::Value> key =
+          llvm::json::parse(text.slice(begin, i + 1));
+      if (!key) {
+        llvm::consumeError(key.takeError());
+        break;
+      }
+      std::string name = key->getAsString().value_or("").str();
+      if (!scopes.back().keys.insert(name).second)
+        return JsonDuplicateKey{name, line, begin - lineStart + 1};
+      break;
+    }
+    default:
+      break;
+    }
+  }
+  return std::nullopt;
 }

@@ -144,6 +144,11 @@ def _train(args):
     extra = sorted(set(tensors) - names - {"arg0", "arg1"})
     if extra:
         raise ExportError(f"{args.weights} has tensors the model lacks: {', '.join(extra)}")
+    missing = [name for name in ("arg0", "arg1") if name not in tensors]
+    if missing:
+        raise ExportError(f"{args.weights} has no tensor {' or '.join(missing)} "
+                          "(the example input and labels that export --weights "
+                          "writes)")
     example, labels = tensors["arg0"], tensors["arg1"]
     dtype = getattr(torch, args.dtype)
     if example.is_floating_point():
@@ -275,24 +280,17 @@ def _export(args):
     if dropped_note:
         document["notes"].insert(0, dropped_note)
 
-    # Written whole or not at all.
-    temporary = args.output + ".tmp"
-    with open(temporary, "w") as out:
-        json.dump(document, out, indent=1)
-        out.write("\n")
+    # Each file is written whole or not at all, beside a symbolic link's
+    # target (as mem-run writes its files); the weights first, so that a
+    # failure there leaves the graph as it was.
+    text = (json.dumps(document, indent=1) + "\n").encode()
     if args.weights:
         tensors = dict(params)
         tensors["arg0"] = example
         tensors["arg1"] = labels
-        # Whole or not at all, beside a symbolic link's target (as mem-run
-        # writes its files); the graph is not left half-done either.
-        try:
-            safetensors.save(tensors, args.weights,
-                             {"format": "memopt-weights", "model": args.model})
-        except BaseException:
-            os.unlink(temporary)
-            raise
-    os.replace(temporary, args.output)
+        safetensors.save(tensors, args.weights,
+                         {"format": "memopt-weights", "model": args.model})
+    safetensors.write_atomically(args.output, lambda out: out.write(text))
     count = sum(t.numel() for _, t in params)
     print(f"memopt_torch: {args.model}: {len(document['nodes'])} ops, "
           f"{len(params)} parameters ({count} elements) -> {args.output}", file=sys.stderr)

@@ -56,8 +56,8 @@ def save(tensors, path, metadata=None):
     for name, tensor in tensors.items():
         tensor = tensor.detach().contiguous().cpu()
         if tensor.dtype not in _DTYPES:
-            raise ValueError(f"{name}: dtype {tensor.dtype} has no safetensors dtype "
-                             f"mem-run reads")
+            raise ExportError(f"{name}: dtype {tensor.dtype} has no safetensors dtype "
+                              f"mem-run reads")
         # Bytes through a byte view: numpy has no bfloat16.
         data = tensor.reshape(-1).view(torch.uint8).numpy().tobytes() if tensor.numel() else b""
         header[name] = {

@@ -12,7 +12,6 @@
 #include "memopt/Models/Models.h"
 #include "memopt/Support/AtomicFile.h"
 #include "memopt/Support/Json.h"
-#include "memopt/Support/JsonInteger.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
