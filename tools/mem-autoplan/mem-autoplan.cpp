@@ -355,6 +355,130 @@ static llvm::json::Object toJSON(const Evaluation &evaluation,
   return row;
 }
 
+/// --verbose: one line per evaluated candidate.
+static void printEvaluation(const Evaluation &evaluation) {
+  llvm::errs() << "mem-autoplan: " << evaluation.candidate.describe() << ": ";
+  switch (evaluation.status) {
+  case Evaluation::Status::Fits:
+    llvm::errs() << "fits, " << (evaluation.planned ? "arena " : "LOAD ")
+                 << formatSize(evaluation.planned ? evaluation.peakBytes
+                                                  : evaluation.loadBytes)
+                 << ", est. step "
+                 << formatDuration(evaluation.cost.stepSeconds);
+    break;
+  case Evaluation::Status::TooLarge:
+  case Evaluation::Status::Invalid:
+    llvm::errs() << evaluation.reason;
+    break;
+  }
+  llvm::errs() << llvm::formatv(" ({0:F2} s)\n", evaluation.seconds);
+}
+
+/// --json: the search's numbers and the ranked plans.
+static void printJsonResult(const SearchResult &result,
+                            const SearchOptions &options, StringRef description,
+                            int64_t parameterCount) {
+  int64_t budget = options.getBudget();
+  unsigned rows = result.ranked.size();
+  llvm::json::Array plans;
+  for (unsigned i = 0; i < rows; ++i)
+    plans.push_back(toJSON(result.ranked[i], options));
+  llvm::json::Object document{
+      {"schema", "memopt.autoplan/1"},
+      {"model", description},
+      {"parameters", parameterCount},
+      {"device", options.device.name},
+      {"devices", options.devices},
+      {"device_memory_bytes", options.deviceMemory},
+      {"reserve_bytes", options.reserve},
+      {"budget_bytes", budget},
+      {"global_batch", options.globalBatch},
+      {"candidates", result.numCandidates},
+      {"pruned", result.numPruned},
+      {"screened", result.numScreened},
+      {"planned", result.numPlanned},
+      {"composition_checks", result.numCompositionChecks},
+      {"composition_mismatches", result.numCompositionMismatches},
+      {"plans", std::move(plans)},
+  };
+  llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(document)))
+               << "\n";
+}
+
+/// The ranked plans as a table, after what was searched.
+static void printTable(const SearchResult &result, const SearchOptions &options,
+                       const StepSource &source, StringRef description,
+                       int64_t parameterCount, double searchSeconds) {
+  int64_t budget = options.getBudget();
+  unsigned rows = result.ranked.size();
+  llvm::raw_ostream &os = llvm::outs();
+  os << "mem-autoplan: " << description << " ("
+     << formatSI(static_cast<double>(parameterCount), "") << "parameters)\n"
+     << "devices: " << options.devices << " x " << options.device.name << ", "
+     << formatSize(options.deviceMemory) << " each, reserve "
+     << formatSize(options.reserve) << ": budget " << formatSize(budget)
+     << " per device\n"
+     << "global batch " << options.globalBatch << " ("
+     << options.globalBatch * source.tokensPerSample << " tokens per step)\n"
+     << "searched " << result.numCandidates
+     << " candidates: " << result.numPruned << " pruned by monotonicity, "
+     << result.numScreened << " screened"
+     << (source.canCompose() ? " (composed from 2 and 3 layers)" : "") << ", "
+     << result.numPlanned << " planned in full ("
+     << llvm::formatv("{0:F1}", searchSeconds) << " s)\n";
+  if (result.numCompositionChecks)
+    os << "composition: " << result.numCompositionChecks
+       << " screens also planned in full, " << result.numCompositionMismatches
+       << " differ\n";
+  os << "\n";
+  os << "memory: each plan's per-device peak is its planned arena, from "
+        "the passes on its step; time: estimated by the cost model "
+        "(docs/autoplan.md), not measured\n\n";
+  os << llvm::formatv("{0,4} {1,4} {2,4} {3,-10} {4,3} {5,3} {6,3} {7,4} "
+                      "{8,-9} {9,11} {10,11} {11,11} {12,11} {13,10} "
+                      "{14,12}\n",
+                      "rank", "mb", "ga", "precision", "tp", "sp", "dp", "zero",
+                      "remat", "peak", "headroom", "recompute", "sent/step",
+                      "est. step", "est. tok/s");
+  for (unsigned i = 0; i < rows; ++i) {
+    const Evaluation &e = result.ranked[i];
+    const Candidate &c = e.candidate;
+    os << llvm::formatv(
+        "{0,4} {1,4} {2,4} {3,-10} {4,3} {5,3} {6,3} {7,4} {8,-9} {9,11} "
+        "{10,11} {11,11} {12,11} {13,10} {14,12}\n",
+        i + 1, c.microBatch, c.gradientAccumulation,
+        train::stringifyPrecisionMode(c.precision), c.tp,
+        c.sequenceParallel ? "on" : "off", c.dp, c.zero,
+        getRematChoiceName(c.remat), formatSize(e.peakBytes),
+        formatSize(budget - e.peakBytes),
+        formatSI(static_cast<double>(e.cost.recomputeFlops), "FLOP"),
+        formatSize(e.cost.sentBytes), formatDuration(e.cost.stepSeconds),
+        formatSI(e.tokensPerSecond, ""));
+  }
+}
+
+/// -o: the best plan's step, built again, into `output`.
+static LogicalResult writeBestStep(MLIRContext &context,
+                                   const StepSource &source,
+                                   const SearchOptions &options,
+                                   const SearchResult &result,
+                                   AtomicOutputFile &output) {
+  const Candidate &best = result.ranked.front().candidate;
+  FailureOr<OwningOpRef<ModuleOp>> module =
+      buildCandidateStep(context, source, options, best);
+  if (failed(module))
+    return fail("internal error: the best configuration (" + best.describe() +
+                ") could not be built again");
+  OpPrintingFlags flags;
+  flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
+  flags.useLocalScope();
+  (**module)->print(output.os(), flags);
+  output.os() << "\n";
+  if (llvm::Error error = output.commit())
+    return fail(llvm::toString(std::move(error)));
+  return success();
+}
+
 static LogicalResult runAutoplan() {
   if (listDevices) {
     llvm::outs() << listDeviceProfiles() << "\n";
@@ -393,122 +517,22 @@ static LogicalResult runAutoplan() {
   auto start = std::chrono::steady_clock::now();
   SearchResult result =
       search(context, *source, *options, [&](const Evaluation &evaluation) {
-        if (!verbose)
-          return;
-        llvm::errs() << "mem-autoplan: " << evaluation.candidate.describe()
-                     << ": ";
-        switch (evaluation.status) {
-        case Evaluation::Status::Fits:
-          llvm::errs() << "fits, " << (evaluation.planned ? "arena " : "LOAD ")
-                       << formatSize(evaluation.planned ? evaluation.peakBytes
-                                                        : evaluation.loadBytes)
-                       << ", est. step "
-                       << formatDuration(evaluation.cost.stepSeconds);
-          break;
-        case Evaluation::Status::TooLarge:
-        case Evaluation::Status::Invalid:
-          llvm::errs() << evaluation.reason;
-          break;
-        }
-        llvm::errs() << llvm::formatv(" ({0:F2} s)\n", evaluation.seconds);
+        if (verbose)
+          printEvaluation(evaluation);
       });
   double searchSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
 
-  int64_t budget = options->getBudget();
   if (result.ranked.empty())
     return fail(describeNoFit(result, *options, description));
-
-  unsigned rows = result.ranked.size();
-  if (jsonOutput) {
-    llvm::json::Array plans;
-    for (unsigned i = 0; i < rows; ++i)
-      plans.push_back(toJSON(result.ranked[i], *options));
-    llvm::json::Object document{
-        {"schema", "memopt.autoplan/1"},
-        {"model", description},
-        {"parameters", parameterCount},
-        {"device", options->device.name},
-        {"devices", options->devices},
-        {"device_memory_bytes", options->deviceMemory},
-        {"reserve_bytes", options->reserve},
-        {"budget_bytes", budget},
-        {"global_batch", options->globalBatch},
-        {"candidates", result.numCandidates},
-        {"pruned", result.numPruned},
-        {"screened", result.numScreened},
-        {"planned", result.numPlanned},
-        {"composition_checks", result.numCompositionChecks},
-        {"composition_mismatches", result.numCompositionMismatches},
-        {"plans", std::move(plans)},
-    };
-    llvm::outs() << llvm::formatv("{0:2}",
-                                  llvm::json::Value(std::move(document)))
-                 << "\n";
-  } else {
-    llvm::raw_ostream &os = llvm::outs();
-    os << "mem-autoplan: " << description << " ("
-       << formatSI(static_cast<double>(parameterCount), "") << "parameters)\n"
-       << "devices: " << options->devices << " x " << options->device.name
-       << ", " << formatSize(options->deviceMemory) << " each, reserve "
-       << formatSize(options->reserve) << ": budget " << formatSize(budget)
-       << " per device\n"
-       << "global batch " << options->globalBatch << " ("
-       << options->globalBatch * source->tokensPerSample
-       << " tokens per step)\n"
-       << "searched " << result.numCandidates
-       << " candidates: " << result.numPruned << " pruned by monotonicity, "
-       << result.numScreened << " screened"
-       << (source->canCompose() ? " (composed from 2 and 3 layers)" : "")
-       << ", " << result.numPlanned << " planned in full ("
-       << llvm::formatv("{0:F1}", searchSeconds) << " s)\n";
-    if (result.numCompositionChecks)
-      os << "composition: " << result.numCompositionChecks
-         << " screens also planned in full, " << result.numCompositionMismatches
-         << " differ\n";
-    os << "\n";
-    os << "memory: each plan's per-device peak is its planned arena, from "
-          "the passes on its step; time: estimated by the cost model "
-          "(docs/autoplan.md), not measured\n\n";
-    os << llvm::formatv("{0,4} {1,4} {2,4} {3,-10} {4,3} {5,3} {6,3} {7,4} "
-                        "{8,-9} {9,11} {10,11} {11,11} {12,11} {13,10} "
-                        "{14,12}\n",
-                        "rank", "mb", "ga", "precision", "tp", "sp", "dp",
-                        "zero", "remat", "peak", "headroom", "recompute",
-                        "sent/step", "est. step", "est. tok/s");
-    for (unsigned i = 0; i < rows; ++i) {
-      const Evaluation &e = result.ranked[i];
-      const Candidate &c = e.candidate;
-      os << llvm::formatv(
-          "{0,4} {1,4} {2,4} {3,-10} {4,3} {5,3} {6,3} {7,4} {8,-9} {9,11} "
-          "{10,11} {11,11} {12,11} {13,10} {14,12}\n",
-          i + 1, c.microBatch, c.gradientAccumulation,
-          train::stringifyPrecisionMode(c.precision), c.tp,
-          c.sequenceParallel ? "on" : "off", c.dp, c.zero,
-          getRematChoiceName(c.remat), formatSize(e.peakBytes),
-          formatSize(budget - e.peakBytes),
-          formatSI(static_cast<double>(e.cost.recomputeFlops), "FLOP"),
-          formatSize(e.cost.sentBytes), formatDuration(e.cost.stepSeconds),
-          formatSI(e.tokensPerSecond, ""));
-    }
-  }
-
-  if (!outputFile.empty()) {
-    const Candidate &best = result.ranked.front().candidate;
-    FailureOr<OwningOpRef<ModuleOp>> module =
-        buildCandidateStep(context, *source, *options, best);
-    if (failed(module))
-      return fail("internal error: the best configuration (" + best.describe() +
-                  ") could not be built again");
-    OpPrintingFlags flags;
-    flags.enableDebugInfo(/*enable=*/true, /*prettyForm=*/false);
-    flags.useLocalScope();
-    (**module)->print(output.os(), flags);
-    output.os() << "\n";
-    if (llvm::Error error = output.commit())
-      return fail(llvm::toString(std::move(error)));
-  }
+  if (jsonOutput)
+    printJsonResult(result, *options, description, parameterCount);
+  else
+    printTable(result, *options, *source, description, parameterCount,
+               searchSeconds);
+  if (!outputFile.empty())
+    return writeBestStep(context, *source, *options, result, output);
   return success();
 }
 
