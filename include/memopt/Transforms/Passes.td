@@ -227,8 +227,9 @@ def TrainShardPass : Pass<"train-shard", "::mlir::ModuleOp"> {
     tensor with the whole tensor's values, so a run on `dp x tp` processes
     computes what one process computes on the whole program.
 
-    Errors: a degree below 1, heads or a split feature count not divisible
-    by `tp`, KV heads that `tp` neither divides nor is a multiple of,
+    Errors: a degree outside 1 to 65536 (checked when the options are
+    parsed), heads or a split feature count not divisible by `tp` (naming
+    the heads or features), KV heads that `tp` neither divides nor is a multiple of,
     attentions whose replicated KV head counts differ, a batch not divisible by `dp`, `zero` outside 0 to 3
     or above 0 with `dp` = 1, dynamic loss scaling with `zero` or
     `sequence-parallel` (each process would check only its part of the
@@ -240,9 +241,9 @@ def TrainShardPass : Pass<"train-shard", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"tp", "tp", "int64_t", /*default=*/"1",
-           "Tensor-parallel degree (grid axis 1)">,
+           "Tensor-parallel degree (grid axis 1), 1 to 65536">,
     Option<"dp", "dp", "int64_t", /*default=*/"1",
-           "Data-parallel degree (grid axis 0)">,
+           "Data-parallel degree (grid axis 0), 1 to 65536">,
     Option<"zero", "zero", "int64_t", /*default=*/"0",
            "ZeRO stage (0 to 3): partition optimizer states (1), gradients "
            "(2) and parameters (3) over the data-parallel processes">,
