@@ -35,9 +35,6 @@
 using namespace mlir;
 using namespace mlir::memopt::autoplan;
 
-// The compact input; expansion may grow it to 1 MiB.
-static constexpr size_t kMaxInputBytes = 16 * 1024;
-
 [[noreturn]] static void finding(const llvm::Twine &message) {
   llvm::errs() << "memopt-fuzz-device-profile: " << message << "\n";
   std::abort();
@@ -97,10 +94,8 @@ static void checkRanges(const DeviceProfile &profile) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  if (size > kMaxInputBytes)
-    return -1;
-  std::optional<std::string> text = mlir::memopt::fuzz::expandRuns(
-      llvm::StringRef(reinterpret_cast<const char *>(data), size));
+  std::optional<std::string> text =
+      mlir::memopt::fuzz::expandJsonInput(data, size);
   if (!text)
     return -1;
   func::FuncOp step = getStep();

@@ -19,6 +19,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -50,6 +51,20 @@ inline std::optional<std::string> expandRuns(llvm::StringRef input) {
   if (out.size() > kMaxExpandedBytes)
     return std::nullopt;
   return out;
+}
+
+/// What a JSON harness accepts before expansion.
+inline constexpr size_t kMaxJsonInputBytes = 16 * 1024;
+
+/// A JSON harness's libFuzzer input, expanded; nothing for an input over
+/// kMaxJsonInputBytes or one that expands too far (the harness returns -1,
+/// so that libFuzzer does not keep it).
+inline std::optional<std::string> expandJsonInput(const uint8_t *data,
+                                                  size_t size) {
+  if (size > kMaxJsonInputBytes)
+    return std::nullopt;
+  return expandRuns(
+      llvm::StringRef(reinterpret_cast<const char *>(data), size));
 }
 
 } // namespace mlir::memopt::fuzz

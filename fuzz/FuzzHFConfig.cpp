@@ -36,9 +36,6 @@
 using namespace mlir;
 using namespace mlir::memopt::gen;
 
-// The compact input; expansion may grow it to 1 MiB.
-static constexpr size_t kMaxInputBytes = 16 * 1024;
-
 static MLIRContext &getContext() {
   static MLIRContext *context = [] {
     auto *context = new MLIRContext(MLIRContext::Threading::DISABLED);
@@ -62,10 +59,8 @@ static bool isSmall(const TransformerConfig &c) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  if (size > kMaxInputBytes)
-    return -1;
-  std::optional<std::string> text = mlir::memopt::fuzz::expandRuns(
-      llvm::StringRef(reinterpret_cast<const char *>(data), size));
+  std::optional<std::string> text =
+      mlir::memopt::fuzz::expandJsonInput(data, size);
   if (!text)
     return -1;
   llvm::Expected<TransformerConfig> parsed =
