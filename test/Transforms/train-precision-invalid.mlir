@@ -12,7 +12,7 @@
 // RUN: not mem-opt %s --train-precision='mode=fp16-mixed loss-scale=65505' 2>&1 | FileCheck %s --check-prefix=HUGESCALE
 // RUN: not mem-opt %s --train-precision='mode=fp16-mixed initial-scale=1e300' 2>&1 | FileCheck %s --check-prefix=HUGEINITIAL
 
-// MODE: error: train-precision: unknown mode 'fp4'; expected one of fp32, bf16-mixed, fp16-mixed, bf16-pure, fp8{{$}}
+// MODE: {{^}}mem-opt: error: train-precision: unknown mode 'fp4'; expected one of fp32, bf16-mixed, fp16-mixed, bf16-pure, fp8{{$}}
 // GRADS: error: train-precision: grads='fp16' does not fit mode=bf16-mixed; expected fp32 or bf16{{$}}
 // BF16SCALE: error: train-precision: loss-scale applies to mode=fp16-mixed only (bf16 has fp32's exponent range and needs no loss scaling){{$}}
 // SCALE: error: train-precision: loss-scale='big' is not dynamic, none or a positive number{{$}}

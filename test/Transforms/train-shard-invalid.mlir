@@ -9,7 +9,7 @@
 
 // A degree below 1 or above 65536 is an error of the pass options, before
 // any IR is read.
-// TP0: error: train-shard: tp and dp must be from 1 to 65536 (processes per grid axis), got tp=0 dp=1{{$}}
+// TP0: {{^}}mem-opt: error: train-shard: tp and dp must be from 1 to 65536 (processes per grid axis), got tp=0 dp=1{{$}}
 // DP0: error: train-shard: tp and dp must be from 1 to 65536 (processes per grid axis), got tp=2 dp=0{{$}}
 // TPMAX: error: train-shard: tp and dp must be from 1 to 65536 (processes per grid axis), got tp=4294967296 dp=1{{$}}
 // DPMAX: error: train-shard: tp and dp must be from 1 to 65536 (processes per grid axis), got tp=1 dp=65537{{$}}

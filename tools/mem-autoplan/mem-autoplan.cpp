@@ -551,6 +551,6 @@ int main(int argc, char **argv) {
       "  mem-autoplan llama-2-7b --seq 4096 --global-batch 512 --devices 8 "
       "--device=h100 --device-memory 80GiB -o best_step.mlir\n"
       "  mem-autoplan step.mlir --devices 4 --global-batch 64 --device-memory "
-      "64MiB --json\n");
+      "64MiB --reserve 0 --json\n");
   return failed(runAutoplan()) ? 1 : 0;
 }

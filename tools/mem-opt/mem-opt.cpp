@@ -21,7 +21,10 @@
 #include "memopt/Support/AtomicFile.h"
 #include "memopt/Support/SourcePositions.h"
 
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
@@ -102,6 +105,27 @@ static int fail(const llvm::Twine &message) {
   return EXIT_FAILURE;
 }
 
+/// Checks the pass options before any input is read. An option error
+/// belongs to the command line, not to a place in the IR, so it is printed
+/// as mem-opt's own error ("mem-opt: error: train-precision: unknown mode
+/// ...") rather than at MLIR's unknown location ("<unknown>:0: error: ...").
+static bool passOptionsAreValid(const mlir::MlirOptMainConfig &config,
+                                const mlir::DialectRegistry &registry) {
+  mlir::MLIRContext context(registry, mlir::MLIRContext::Threading::DISABLED);
+  mlir::PassManager pm(&context, mlir::ModuleOp::getOperationName(),
+                       mlir::OpPassManager::Nesting::Implicit);
+  mlir::ScopedDiagnosticHandler handler(
+      &context, [](mlir::Diagnostic &diag) -> mlir::LogicalResult {
+        if (!llvm::isa<mlir::UnknownLoc>(diag.getLocation()))
+          return mlir::failure();
+        llvm::WithColor::error(llvm::errs(), "mem-opt") << diag.str() << "\n";
+        for (mlir::Diagnostic &note : diag.getNotes())
+          llvm::WithColor::note(llvm::errs(), "mem-opt") << note.str() << "\n";
+        return mlir::success();
+      });
+  return mlir::succeeded(config.setupPassPipeline(pm));
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   mlir::DialectRegistry registry;
@@ -145,6 +169,9 @@ int main(int argc, char **argv) {
     mlir::printRegisteredPasses();
     return EXIT_SUCCESS;
   }
+
+  if (!passOptionsAreValid(config, registry))
+    return EXIT_FAILURE;
 
   std::string errorMessage;
   std::unique_ptr<llvm::MemoryBuffer> input =
