@@ -36,7 +36,7 @@ reader in one terminal. Exports and `cd` carry from block to block too.
 PATH and PYTHONPATH are the environment's own: a page that runs a bare tool
 name or imports memopt_torch must set them itself, as the reader must.
 
-Usage: run-docs.py --src SRC --build BUILD [--long] [--keep] [PAGE...]
+Usage: run-docs.py --src SRC --build BUILD [--long] [--part I/N] [--keep] [PAGE...]
 Exit status 0 when every block that runs gives what its page says.
 """
 
@@ -274,11 +274,18 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the pages' directories")
     ap.add_argument("--check-markup", action="store_true",
                     help="only check that every block names its language and every directive parses")
+    ap.add_argument("--part", default="1/1", metavar="I/N",
+                    help="run the I-th of N interleaved parts of the pages (lit runs the parts in parallel)")
     ap.add_argument("pages", nargs="*", help="pages relative to --src (default: README.md, docs/*.md)")
     args = ap.parse_args()
     src, build = os.path.abspath(args.src), os.path.abspath(args.build)
     pages = args.pages or ["README.md"] + sorted(
         os.path.join("docs", p) for p in os.listdir(os.path.join(src, "docs")) if p.endswith(".md"))
+
+    part, _, parts = args.part.partition("/")
+    if not (part.isdigit() and parts.isdigit() and 1 <= int(part) <= int(parts)):
+        ap.error("--part: expected I/N with 1 <= I <= N, got '%s'" % args.part)
+    pages = pages[int(part) - 1::int(parts)]
 
     failures, counts, skipped = [], {"ran": 0, "long": 0, "unsupported": 0}, []
     for rel in pages:

@@ -51,12 +51,24 @@ RematCandidate mlir::memopt::evaluateKeepSet(func::FuncOp func,
   });
 }
 
+/// Whether `value` is a tensor of a float type narrower than 32 bits.
+static bool isLowPrecision(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  auto element = type ? dyn_cast<FloatType>(type.getElementType()) : nullptr;
+  return element && element.getWidth() < 32;
+}
+
 llvm::DenseSet<Value>
 mlir::memopt::getNeverRecomputed(func::FuncOp func,
                                  const TensorLiveness &liveness) {
   llvm::DenseSet<Value> values;
+  // Only the low-precision ones: an f32 boundary that is no activation (a
+  // CNN's convolution output, read only by the ReLU of the next "layer"
+  // where each op is its own layer) may be recomputed, or a ReLU output
+  // could only be dropped by keeping its input, as large as itself.
   for (const Buffer *buffer : getLayerCheckpoints(liveness))
-    if (buffer->memoryClass != MemoryClass::Activation)
+    if (buffer->memoryClass != MemoryClass::Activation &&
+        isLowPrecision(buffer->value))
       values.insert(buffer->value);
   addStateReaders(func, liveness, values);
   return values;

@@ -100,9 +100,12 @@ SmallVector<const Buffer *> getLayerCheckpoints(const TensorLiveness &liveness);
 
 /// The forward values a rewrite reads as the forward pass left them and
 /// never recomputes (their buffers' defining values):
-/// - the layer checkpoints (getLayerCheckpoints) that are no activations:
-///   under mixed precision, the low-precision residual stream that the next
-///   layer reads only through a cast. Without them, recomputing a dropped
+/// - the layer checkpoints (getLayerCheckpoints) of a float type narrower
+///   than f32 that are no activations: under mixed precision, the
+///   low-precision residual stream that the next layer reads only through a
+///   cast. (An f32 one, such as a convolution output that only the next
+///   op's ReLU reads where each op is a layer, stays recomputable: keeping
+///   it to recompute the ReLU would save nothing.) Without them, recomputing a dropped
 ///   activation of a layer would recompute every layer before it, from the
 ///   embedding. They cost nothing while no recomputation reads them (the
 ///   backward pass does not);
