@@ -35,10 +35,17 @@ rankCandidates(MLIRContext &context, const StepSource &source,
   // Phase 2: best first. Candidates that screened as fitting, and the
   // greedy ones, by their (composed, or lower-bound) time; each is planned
   // in full when it comes first, and takes its place by its own numbers.
+  // Equal time and memory (ZeRO 1 and 2 often tie: they send the same
+  // bytes): the lower stage first, then by description, so that the order
+  // is total and does not depend on the heap's.
   auto later = [](const Evaluation &a, const Evaluation &b) {
     if (a.cost.stepSeconds != b.cost.stepSeconds)
       return a.cost.stepSeconds > b.cost.stepSeconds;
-    return a.loadBytes > b.loadBytes;
+    if (a.loadBytes != b.loadBytes)
+      return a.loadBytes > b.loadBytes;
+    if (a.candidate.zero != b.candidate.zero)
+      return a.candidate.zero > b.candidate.zero;
+    return a.candidate.describe() > b.candidate.describe();
   };
   std::vector<Evaluation> queue;
   for (const Evaluation &screen : screened.screens)
