@@ -1,18 +1,27 @@
 """Checks a dynamically loss-scaled run of mem-run against GradScaler's rules.
 
-loss-scaling.py RUN [SHIFTED]: RUN is the output of mem-run --print-state=
-loss_scale.exponent,loss_scale.growth_tracker,loss_scale.skipped_steps with
-growth interval INTERVAL (argument 3). The test recomputes, independently of
+loss-scaling.py RUN SHIFTED INTERVAL [--fp32 FP32 --rtol RTOL]: RUN is the
+output of mem-run --print-state=loss_scale.exponent,loss_scale.growth_tracker,
+loss_scale.skipped_steps with growth interval INTERVAL. The test recomputes,
+independently of
 memopt's lowering, what torch.cuda.amp.GradScaler.update() does after each
 step given whether the step found an inf/NaN gradient (a step is skipped
 exactly when the skipped-step count grows):
   found inf: scale *= 0.5, growth tracker = 0 (the optimizer step is skipped)
   finite:    tracker += 1; at INTERVAL, scale *= 2 and tracker = 0
 and checks the exponent and tracker memopt kept, that a skipped step changed
-no parameter (the next loss equals its loss), that the run starts with
-skipped steps and then trains. With SHIFTED (a run started at the scale the
-first finite step had), the losses from that step on must equal SHIFTED's:
-skipped steps are exact no-ops, Adam's bias correction included."""
+no parameter (the next loss equals its loss). With SHIFTED (a run started
+at the scale the first finite step had; "-" for none), the run must start
+with skipped steps and then train, and the losses from that step on must
+equal SHIFTED's: skipped steps are exact no-ops, Adam's bias correction
+included.
+
+With --fp32 (mem-run's output for the fp32 step), each loss must stay within
+RTOL (relative) of the fp32 run's loss after as many updates: a step that
+follows s skipped steps has had s fewer updates, so step n is compared with
+fp32 step n - s. With SGD the update is proportional to the unscaled
+gradient, so a missing, doubled or stale unscale moves these losses."""
+import argparse
 import re
 import sys
 
@@ -36,10 +45,17 @@ def fail(message):
     sys.exit("loss-scaling.py: " + message)
 
 
-run = parse(sys.argv[1])
-interval = int(sys.argv[3])
+parser = argparse.ArgumentParser()
+parser.add_argument("run")
+parser.add_argument("shifted")
+parser.add_argument("interval", type=int)
+parser.add_argument("--fp32")
+parser.add_argument("--rtol", type=float, default=0.0)
+args = parser.parse_args()
+run = parse(args.run)
+interval = args.interval
 if len(run) < 2:
-    fail("no steps with loss-scale states in " + sys.argv[1])
+    fail("no steps with loss-scale states in " + args.run)
 
 exponent, tracker, skipped = 0, 0, 0
 found_sequence = []
@@ -60,16 +76,38 @@ for n, (loss, kept_exponent, kept_tracker, kept_skipped) in enumerate(run, 1):
     if found and n < len(run) and run[n][0] != loss:
         fail(f"step {n} was skipped but the loss moved: {loss} -> {run[n][0]}")
 
-first_finite = found_sequence.index(False) if False in found_sequence else None
-if first_finite is None or first_finite == 0:
-    fail("expected the run to start with skipped steps, then train")
-if not run[-1][0] < run[first_finite][0]:
-    fail("the loss did not decrease after the skipped steps")
-print(f"skipped the first {first_finite} steps; "
-      f"{sum(found_sequence)} skipped in all; final exponent {exponent}")
+skipped_steps = [n for n, found in enumerate(found_sequence, 1) if found]
+print(f"skipped steps: {skipped_steps or 'none'}; final exponent {exponent}")
 
-if len(sys.argv) > 2 and sys.argv[2] != "-":
-    shifted = parse(sys.argv[2])
+if args.fp32:
+    reference = [float(m.group(1)) for m in
+                 (re.match(r"step \d+: loss = (\S+)", line.strip())
+                  for line in open(args.fp32)) if m]
+    worst = 0.0
+    for n, (loss, *_) in enumerate(run, 1):
+        updates = n - 1 - sum(found_sequence[:n - 1])
+        if updates >= len(reference):
+            fail(f"step {n} follows {updates} updates, but {args.fp32} has "
+                 f"only {len(reference)} steps")
+        error = abs(loss - reference[updates]) / abs(reference[updates])
+        print(f"step {n}: after {updates} updates, loss {loss:.6e}, fp32 "
+              f"{reference[updates]:.6e}, relative error {error:.2e}")
+        if not error <= args.rtol:
+            fail(f"step {n}: relative error {error:.2e} from fp32 step "
+                 f"{updates + 1} above {args.rtol}")
+        worst = max(worst, error)
+    print(f"within {args.rtol} of fp32 (at most {worst:.2e})")
+
+if args.shifted != "-":
+    first_finite = found_sequence.index(False) if False in found_sequence \
+        else None
+    if first_finite is None or first_finite == 0:
+        fail("expected the run to start with skipped steps, then train")
+    if not run[-1][0] < run[first_finite][0]:
+        fail("the loss did not decrease after the skipped steps")
+    print(f"skipped the first {first_finite} steps; "
+          f"{sum(found_sequence)} skipped in all; final exponent {exponent}")
+    shifted = parse(args.shifted)
     tail = [step[0] for step in run[first_finite:]]
     head = [step[0] for step in shifted[:len(tail)]]
     if len(head) != len(tail) or head != tail:

@@ -168,9 +168,10 @@ static cl::opt<std::string>
 
 static cl::list<std::string> printStates(
     "print-state",
-    cl::desc("After each step, also print these 0-d persistent states "
+    cl::desc("After each step, also print these persistent states "
              "(train.opt_state names, comma-separated), e.g. "
-             "loss_scale.exponent,loss_scale.skipped_steps"),
+             "loss_scale.exponent,loss_scale.skipped_steps; one of rank 1 or "
+             "more (an fp8 amax history) prints every element, [a, b, ...]"),
     cl::CommaSeparated, cl::value_desc("NAME"), cl::cat(memRunCategory));
 
 static cl::opt<bool> allowNonfinite(
@@ -262,7 +263,7 @@ static LogicalResult printExecutionDiagnostic(Diagnostic &diag) {
 }
 
 /// The states --print-state names, in its order; fails on a name that is
-/// not a 0-d state of the step.
+/// not a state of the step, or one split across processes.
 static FailureOr<SmallVector<const GlobalTensor *>>
 findPrintedStates(const StepPlan &plan) {
   SmallVector<const GlobalTensor *> found;
@@ -271,9 +272,10 @@ findPrintedStates(const StepPlan &plan) {
     for (const GlobalTensor &candidate : plan.states)
       if (candidate.name == name)
         state = &candidate;
-    if (!state || state->type.getRank() != 0) {
-      (void)fail("--print-state: the step has no 0-d train.opt_state '" + name +
-                 "'");
+    if (!state || !state->split.empty()) {
+      (void)fail("--print-state: the step has no " +
+                 Twine(state ? "whole (not split) " : "") +
+                 "train.opt_state '" + name + "'");
       return failure();
     }
     found.push_back(state);
@@ -307,11 +309,17 @@ static void printStepLine(const StepPlan &plan, unsigned stepNumber,
   }
   for (const GlobalTensor *state : states) {
     Type elementType = state->type.getElementType();
-    os << " " << state->name << " = ";
-    if (isa<FloatType>(elementType))
-      os << llvm::format("%.9e", loadFloat(elementType, state->data));
-    else
-      os << loadInteger(elementType, state->data);
+    unsigned bytes = getStorageBytes(elementType);
+    os << " " << state->name << " = " << (state->type.getRank() ? "[" : "");
+    for (int64_t i = 0, e = state->type.getNumElements(); i < e; ++i) {
+      const char *element = state->data + i * bytes;
+      os << (i ? ", " : "");
+      if (isa<FloatType>(elementType))
+        os << llvm::format("%.9e", loadFloat(elementType, element));
+      else
+        os << loadInteger(elementType, element);
+    }
+    os << (state->type.getRank() ? "]" : "");
   }
   os << "\n";
 }
