@@ -82,12 +82,14 @@ echo "sanitize: fuzzers in $(( $(date +%s) - stage )) s"
 # full: minutes under ASan) and its published configurations (7B and 22B
 # steps), the generated-docs check (tablegen output, not memopt code; this
 # build does not build the docs), the tutorial (it trains steps with
-# mem-run) and the embedding example (a consumer of the installed libraries
+# mem-run), the docs' blocks (Docs/docs-run*: they train steps, run
+# PyTorch and mpiexec, and build GPU binaries with the tools of the main
+# build) and the embedding example (a consumer of the installed libraries
 # would have to be built with the sanitizers' flags; check-memopt builds and
 # runs it).
 stage=$(date +%s)
 /usr/lib/llvm-22/bin/lit -sv --param long=1 \
-  --filter-out 'mem-autoplan/(composition|published)|plan-models|train-plan-memory-cnns|mem-gen/random|models/(mobilenet_v2|resnet18|unet)|generated-docs|Examples/(embed|tutorial)' \
+  --filter-out 'mem-autoplan/(composition|published)|plan-models|train-plan-memory-cnns|mem-gen/random|models/(mobilenet_v2|resnet18|unet)|generated-docs|Docs/docs-run|Examples/(embed|tutorial)' \
   "$BUILD_SAN"/test/{Analysis,Autoplan,Conversion,Dialect,Docs,Examples,Pipeline,Report,Runtime,Tools,Transforms} \
   "$BUILD_SAN"/test/Integration/{mem-run-errors,relu-runner}.mlir \
   "$BUILD_SAN"/test/Import/{mem-import,invalid}.test
