@@ -105,6 +105,11 @@ def _parser():
     compare.add_argument("--norm", action="store_true",
                          help="compare each tensor as a whole: ||a - b|| <= atol + rtol * ||b|| "
                               "(2-norms) instead of element by element")
+    compare.add_argument("--from", dest="start", metavar="BEFORE",
+                         help="compare the changes a - BEFORE and b - BEFORE, where BEFORE holds "
+                              "the tensors both runs started from (export --weights): the "
+                              "training steps' updates, which a wrong gradient changes by its "
+                              "own relative error whatever the learning rate")
     return parser
 
 
@@ -185,6 +190,16 @@ def _compare(args):
         only = sorted(set(actual) ^ set(expected))
         print(f"tensors in one file only: {', '.join(only)}", file=sys.stderr)
         return 1
+    if args.start:
+        start, _ = safetensors.load(args.start)
+        for name in sorted(actual):
+            if name not in start or start[name].shape != actual[name].shape or \
+                    start[name].shape != expected[name].shape:
+                print(f"{args.start} has no tensor '{name}' of the compared files' shape",
+                      file=sys.stderr)
+                return 1
+            actual[name] = actual[name].double() - start[name].double()
+            expected[name] = expected[name].double() - start[name].double()
     worst = (0.0, None)
     failed = []
     for name in sorted(actual):
@@ -207,7 +222,8 @@ def _compare(args):
         relative = float(((a - b).abs() / denominator).max()) if a.numel() else 0.0
         if relative > worst[0]:
             worst = (relative, name)
-    print(f"compared {len(actual)} tensors{' in 2-norm' if args.norm else ''}, "
+    print(f"compared {len(actual)} tensors{' in 2-norm' if args.norm else ''}"
+          f"{' (their changes from ' + args.start + ')' if args.start else ''}, "
           f"rtol {args.rtol:g}, atol {args.atol:g}")
     for line in failed:
         print(f"mismatch: {line}")

@@ -369,6 +369,8 @@ def trace(model, inputs, labels, loss):
     try:
         with _recording(modules):
             graph = make_fx(step)(*example)
+    except ExportError:
+        raise  # loss_of's own message (--loss model)
     except Exception as error:
         where = _user_frame_of_traceback(error.__traceback__)
         if isinstance(error, RuntimeError) and "data-dependent" in str(error):
@@ -518,6 +520,12 @@ def _node_entries(gm_graph, live, dynamic, restrides, values, encode, node_names
         else:
             outputs = [_tensor_info(value)]
         args = list(node.args)
+        if target == "aten.native_batch_norm.default" and not args[5]:
+            # Evaluation mode (F.batch_norm(..., training=False)) saves no
+            # statistics: its empty results, which nothing reads, are not
+            # written, so that mem-import reaches its message on evaluation
+            # mode rather than one on empty tensors.
+            outputs[1:] = [None] * (len(outputs) - 1)
         if target == "aten.native_batch_norm.default" and args[5]:
             # Training mode normalizes with the batch's statistics; the
             # running mean and variance it would update are not state of
