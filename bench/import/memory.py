@@ -73,6 +73,13 @@ MODELS = [
      "config": {"num_classes": 10},
      "input": ["--input", "8x3x64x64"], "loss": "cross_entropy", "shape": "8x3x64x64"},
 ]
+# Run only when named in --models: torchvision models with squeeze-and-excitation
+# gates (x * broadcast(scale)), dense and plain blocks.
+for _name in ["regnet_y_400mf", "efficientnet_b0", "mobilenet_v3_small", "squeezenet1_0",
+              "resnet34", "densenet121"]:
+    MODELS.append({"name": _name, "spec": "torchvision.models:" + _name,
+                   "config": {"num_classes": 10}, "input": ["--input", "8x3x64x64"],
+                   "loss": "cross_entropy", "shape": "8x3x64x64", "extra": True})
 
 # PyTorch's components of the step's allocations, then its baseline.
 STEP_COMPONENTS = ["gradient", "activation", "output", "loss", "forward",
@@ -748,7 +755,8 @@ def main():
     parser.add_argument("--json", help="also write every number to this file")
     parser.add_argument("--verbose", action="store_true",
                         help="also list every saved tensor / activation buffer")
-    parser.add_argument("--models", default=",".join(m["name"] for m in MODELS),
+    parser.add_argument("--models",
+                        default=",".join(m["name"] for m in MODELS if not m.get("extra")),
                         help="comma-separated subset of: %s" % ", ".join(
                             m["name"] for m in MODELS))
     sub = parser.add_subparsers(dest="command")

@@ -112,3 +112,32 @@ func.func @locations(%x: tensor<4x4xf32>) -> tensor<f32> {
   %l = train.reduce_sum %p {dims = array<i64: 0, 1>} : tensor<4x4xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// A squeeze-and-excitation gate, x * broadcast(s): the multiply's backward
+// broadcasts s again (for dx = dy * s) instead of reading the forward's
+// full-size copy, which therefore dies at the forward multiply, as PyTorch
+// saves only the small operand of a broadcasting multiply.
+// CHECK-LABEL: func.func @gate(
+// CHECK:         %[[X:.+]] = train.add
+// CHECK:         %[[S:.+]] = train.sigmoid
+// CHECK:         %[[B:.+]] = train.broadcast %[[S]] {dims = array<i64: 2, 3>}
+// CHECK:         train.mul %[[X]], %[[B]]
+// CHECK:         %[[DY:.+]] = train.mse_loss_grad
+// CHECK:         %[[B2:.+]] = train.broadcast %[[S]] {dims = array<i64: 2, 3>}
+// CHECK:         train.mul %[[DY]], %[[B2]]
+// CHECK:         %[[DB:.+]] = train.mul %[[DY]], %[[X]]
+// CHECK:         train.reduce_sum %[[DB]] {dims = array<i64: 2, 3>}
+// CHECK-NOT:     %[[B]]
+// CHECK:         return
+func.func @gate(%x: tensor<2x8x4x4xf32>, %y: tensor<2x8x4x4xf32>) -> tensor<f32> {
+  %p = train.param "p" : tensor<2x8x4x4xf32>
+  %w = train.param "w" : tensor<2x8xf32>
+  %h = train.add %x, %p : tensor<2x8x4x4xf32>
+  %s = train.sigmoid %w : tensor<2x8xf32>
+  %b = train.broadcast %s {dims = array<i64: 2, 3>} : tensor<2x8xf32> -> tensor<2x8x4x4xf32>
+  %m = train.mul %h, %b : tensor<2x8x4x4xf32>
+  %l = train.mse_loss %m, %y : tensor<2x8x4x4xf32>, tensor<2x8x4x4xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}

@@ -104,6 +104,20 @@ LogicalResult SubOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
   return success();
 }
 
+/// The value the backward pass reads for an operand `forward` saved by a
+/// binary op. A broadcast is a copy of its smaller input: the backward pass
+/// broadcasts that input again rather than keep the forward pass's full-size
+/// copy alive until the backward pass (PyTorch's elementwise ops broadcast
+/// inside the kernel and save only the small operand; a squeeze-and-excitation
+/// gate `x * scale` would otherwise save a second copy of x's size).
+static Value savedOperand(OpBuilder &b, Location loc, Value forward) {
+  auto broadcast = forward.getDefiningOp<BroadcastOp>();
+  if (!broadcast)
+    return forward;
+  return BroadcastOp::create(b, loc, broadcast.getType(), broadcast.getInput(),
+                             broadcast.getDimsAttr());
+}
+
 LogicalResult MulOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
                                     ArrayRef<bool> needed,
                                     SmallVectorImpl<Value> &grads) {
@@ -111,12 +125,16 @@ LogicalResult MulOp::buildGradients(OpBuilder &b, ValueRange resultGrads,
   Location loc = gradLoc(*this);
   Value g = resultGrads[0];
   // d(lhs * rhs) = g * rhs, g * lhs, computed in the (widest) result type.
-  if (needed[0])
-    grads[0] = castTo(b, loc, MulOp::create(b, loc, g.getType(), g, getRhs()),
+  if (needed[0]) {
+    Value rhs = savedOperand(b, loc, getRhs());
+    grads[0] = castTo(b, loc, MulOp::create(b, loc, g.getType(), g, rhs),
                       getLhs().getType());
-  if (needed[1])
-    grads[1] = castTo(b, loc, MulOp::create(b, loc, g.getType(), g, getLhs()),
+  }
+  if (needed[1]) {
+    Value lhs = savedOperand(b, loc, getLhs());
+    grads[1] = castTo(b, loc, MulOp::create(b, loc, g.getType(), g, lhs),
                       getRhs().getType());
+  }
   return success();
 }
 

@@ -64,7 +64,9 @@ def Train_MulOp : Train_BinaryOp<"mul", [Train_Differentiable, Commutative]> {
   let description = [{
     `result = lhs * rhs` on operands of identical shape (promote-to-widest).
     1 FLOP per element. Saves both operands for backward
-    (`dlhs = dresult * rhs`, `drhs = dresult * lhs`).
+    (`dlhs = dresult * rhs`, `drhs = dresult * lhs`); an operand made by
+    `train.broadcast` is saved as the broadcast's input and broadcast again
+    in the backward pass, so its full-size copy is not kept.
 
     Example:
     ```mlir
