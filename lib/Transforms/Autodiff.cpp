@@ -484,6 +484,52 @@ static void regatherForBackward(func::FuncOp func, OpBuilder &builder,
   }
 }
 
+/// A cast whose input the backward pass reads anyway is cast again before
+/// its first use in the backward pass, so that one copy, not two, lives
+/// from the forward pass to the backward. Under bf16-mixed, softmax's f32
+/// output is read by softmax's gradient and its bf16 copy by the next
+/// matmul's: the copy is made again where the matmul's gradient needs it
+/// (the same values, as the cast is exact to repeat). Casts of parameters
+/// are left alone (the parameter lives through the step anyway, and the
+/// precision modes decide where their low copies live).
+static void recastForBackward(OpBuilder &builder, Block &body,
+                              Operation *lastForward) {
+  if (!lastForward)
+    return;
+  SmallVector<train::CastOp> casts;
+  for (Operation &op : body) {
+    if (auto cast = dyn_cast<train::CastOp>(op))
+      casts.push_back(cast);
+    if (&op == lastForward)
+      break;
+  }
+  for (train::CastOp cast : casts) {
+    Operation *producer = cast.getInput().getDefiningOp();
+    if (!producer || isa<train::ParamOp>(producer))
+      continue;
+    SmallVector<OpOperand *> backwardUses;
+    Operation *first = nullptr;
+    for (OpOperand &use : cast.getResult().getUses()) {
+      Operation *user = use.getOwner();
+      if (!lastForward->isBeforeInBlock(user))
+        continue;
+      backwardUses.push_back(&use);
+      if (!first || user->isBeforeInBlock(first))
+        first = user;
+    }
+    // The input must be live at `first` already: read there or later.
+    if (!first || llvm::none_of(cast.getInput().getUsers(), [&](Operation *u) {
+          return u == first || first->isBeforeInBlock(u);
+        }))
+      continue;
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(first);
+    Operation *again = builder.clone(*cast);
+    for (OpOperand *use : backwardUses)
+      use->set(again->getResult(0));
+  }
+}
+
 LogicalResult memopt::appendBackward(func::FuncOp func,
                                      const AutodiffOptions &options) {
   FailureOr<Value> loss = getLossToDifferentiate(func);
@@ -545,6 +591,7 @@ LogicalResult memopt::appendBackward(func::FuncOp func,
   if (failed(buildBackward(builder, body, ret, *loss, seed, active, grads)))
     return failure();
   regatherForBackward(func, builder, lastForward);
+  recastForBackward(builder, body, lastForward);
 
   // One gradient per parameter name: reads of one name (tied weights) sum.
   llvm::MapVector<StringRef, std::pair<Value, Value>> paramGrads;

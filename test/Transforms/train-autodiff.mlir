@@ -141,3 +141,37 @@ func.func @gate(%x: tensor<2x8x4x4xf32>, %y: tensor<2x8x4x4xf32>) -> tensor<f32>
   %l = train.mse_loss %m, %y : tensor<2x8x4x4xf32>, tensor<2x8x4x4xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// A cast whose input the backward pass reads anyway is cast again there:
+// softmax's f32 output is read by softmax_grad, so the bf16 copy the
+// matmul's gradient reads is made again before it rather than kept from the
+// forward pass (one copy saved, not two). The parameter's bf16 copy, whose
+// input is the parameter itself, stays as it is.
+// CHECK-LABEL: func.func @recast(
+// CHECK:         %[[W:.+]] = train.param "w"
+// CHECK:         %[[WB:.+]] = train.cast %[[W]] : tensor<4x4xf32> -> tensor<4x4xbf16>
+// CHECK:         %[[P:.+]] = train.softmax
+// CHECK:         %[[PB:.+]] = train.cast %[[P]] : tensor<2x4x4xf32> -> tensor<2x4x4xbf16>
+// CHECK:         train.matmul %[[PB]], %[[WB]]
+// CHECK-NOT:     %[[PB]]
+// CHECK:         train.matmul %{{.*}}, %[[WB]] {transpose_rhs}
+// CHECK-NOT:     %[[PB]]
+// CHECK:         %[[PB2:.+]] = train.cast %[[P]] : tensor<2x4x4xf32> -> tensor<2x4x4xbf16>
+// CHECK:         %[[R:.+]] = train.reshape %[[PB2]]
+// CHECK:         train.matmul %[[R]], %{{.*}} {transpose_lhs}
+// CHECK:         train.softmax_grad %{{.*}}, %[[P]]
+// CHECK-NOT:     %[[PB]]
+// CHECK:         return
+func.func @recast(%x: tensor<2x4x4xf32>, %y: tensor<2x4x4xbf16>) -> tensor<f32> {
+  %v = train.param "v" : tensor<2x4x4xf32>
+  %w = train.param "w" : tensor<4x4xf32>
+  %wb = train.cast %w : tensor<4x4xf32> -> tensor<4x4xbf16>
+  %s = train.add %x, %v : tensor<2x4x4xf32>
+  %p = train.softmax %s : tensor<2x4x4xf32>
+  %pb = train.cast %p : tensor<2x4x4xf32> -> tensor<2x4x4xbf16>
+  %o = train.matmul %pb, %wb : tensor<2x4x4xbf16>, tensor<4x4xbf16> -> tensor<2x4x4xbf16>
+  %l = train.mse_loss %o, %y : tensor<2x4x4xbf16>, tensor<2x4x4xbf16> -> tensor<f32>
+  return %l : tensor<f32>
+}
