@@ -18,6 +18,7 @@ set(MEMOPT_INSTALL_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/memopt)
 set(MEMOPT_EXPORTED_TARGETS
   MemoptTrainDialect Dialect
   MemoptSupport Support
+  MemoptAllocator Allocator
   MemoptAnalysis Analysis
   MemoptTransforms Transforms
   MemoptTrainToLinalg TrainToLinalg

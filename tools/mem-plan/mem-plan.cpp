@@ -4,12 +4,18 @@
 // format (`id,lower,upper,size`, lifetimes half-open), plans their offsets
 // with planMemory, prints LOAD, the arena and their ratio, and optionally
 // writes the offsets (`-o`) and the greedy-by-size baseline (`--baseline`).
+// With `--allocator=pytorch-cuda[:CONF]` it also replays the buffers'
+// allocations and frees through PyTorch's CUDA caching allocator
+// (memopt/Allocator/CachingAllocator.h) and prints what
+// torch.cuda.max_memory_allocated() and max_memory_reserved() would report.
 //
 //===----------------------------------------------------------------------===//
 
 #include "CsvReader.h"
+#include "memopt/Allocator/CachingAllocator.h"
 #include "memopt/Analysis/MemoryPlan.h"
 #include "memopt/Support/AtomicFile.h"
+#include "memopt/Transforms/Passes.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
@@ -96,6 +102,24 @@ static cl::opt<bool>
                     "independent checker verifyMemoryPlan"),
            cl::init(false), cl::cat(planCategory));
 
+static cl::opt<std::string> allocatorName(
+    "allocator",
+    cl::desc("Also replay the buffers through a device allocator: each "
+             "buffer is allocated at its lower and freed at its upper point "
+             "(frees first at equal points, ties by id), and the allocator's "
+             "peaks are printed. pytorch-cuda[:CONF] is PyTorch's CUDA "
+             "caching allocator, CONF as in PYTORCH_CUDA_ALLOC_CONF, e.g. "
+             "pytorch-cuda:expandable_segments:True,max_split_size_mb:128 "
+             "(docs/allocator.md)"),
+    cl::value_desc("pytorch-cuda[:CONF]"), cl::init(""), cl::cat(planCategory));
+
+static cl::opt<std::string> deviceMemory(
+    "device-memory",
+    cl::desc("With --allocator: the bytes the allocator may reserve on the "
+             "device, with an optional unit (e.g. 80GiB); beyond them an "
+             "allocation is reported as out of memory. Default: unlimited"),
+    cl::value_desc("size"), cl::init(""), cl::cat(planCategory));
+
 //===----------------------------------------------------------------------===//
 // Errors
 //===----------------------------------------------------------------------===//
@@ -117,6 +141,147 @@ static bool writeOutput(StringRef path, StringRef contents) {
   if (llvm::Error error = mlir::memopt::writeFileAtomically(
           path, [&](llvm::raw_ostream &os) { os << contents; }))
     return fail(llvm::toString(std::move(error)));
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// The allocator replay (--allocator)
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// What --allocator and --device-memory ask for.
+struct AllocatorRequest {
+  /// The CONF part as given; empty for the default configuration.
+  std::string conf;
+  allocator::CachingAllocatorConfig config;
+  std::optional<int64_t> deviceBytes;
+};
+} // namespace
+
+/// Reads --allocator and --device-memory; false after printing an error.
+static bool parseAllocatorOptions(std::optional<AllocatorRequest> &request) {
+  bool given = allocatorName.getNumOccurrences() > 0;
+  if (!given) {
+    if (deviceMemory.getNumOccurrences() > 0)
+      return fail("--device-memory needs --allocator (the device memory is "
+                  "that of the allocator replay)");
+    return true;
+  }
+  StringRef name = allocatorName;
+  AllocatorRequest parsed;
+  if (name != "pytorch-cuda") {
+    if (!name.starts_with("pytorch-cuda:"))
+      return fail("--allocator=" + name +
+                  ": unknown allocator; expected pytorch-cuda or "
+                  "pytorch-cuda:CONF (CONF as in PYTORCH_CUDA_ALLOC_CONF, "
+                  "e.g. pytorch-cuda:expandable_segments:True)");
+    parsed.conf = name.drop_front(strlen("pytorch-cuda:")).str();
+  }
+  llvm::Expected<allocator::CachingAllocatorConfig> config =
+      allocator::CachingAllocatorConfig::parse(parsed.conf);
+  if (!config)
+    return fail("--allocator=" + name + ": " +
+                llvm::toString(config.takeError()));
+  parsed.config = *config;
+  if (deviceMemory.getNumOccurrences() > 0) {
+    mlir::FailureOr<int64_t> bytes = parseByteSize(deviceMemory);
+    if (mlir::failed(bytes) || *bytes == 0)
+      return fail("--device-memory=" + deviceMemory +
+                  ": expected a positive number of bytes with an optional "
+                  "unit, e.g. 80GiB, 40000MB or 1073741824");
+    parsed.deviceBytes = *bytes;
+  }
+  if (parsed.config.perProcessMemoryFraction && !parsed.deviceBytes)
+    return fail("--allocator=" + name +
+                ": per_process_memory_fraction needs --device-memory (the "
+                "fraction is of the device's memory)");
+  request = std::move(parsed);
+  return true;
+}
+
+/// Ids in order: integers by value first, then the other ids as text.
+static bool idLess(StringRef a, StringRef b) {
+  int64_t x = 0, y = 0;
+  bool aNumber = !a.getAsInteger(10, x);
+  bool bNumber = !b.getAsInteger(10, y);
+  if (aNumber != bNumber)
+    return aNumber;
+  if (aNumber && x != y)
+    return x < y;
+  return a < b;
+}
+
+/// The buffers as allocator events: buffer i is allocated at its lower point
+/// and freed at its upper one; at one point frees come first, each kind in
+/// id order. `eventRows` gets the row of each event.
+static std::vector<allocator::AllocatorEvent>
+buildAllocatorEvents(const std::vector<Row> &rows,
+                     std::vector<size_t> &eventRows) {
+  struct Pending {
+    int64_t time;
+    bool isMalloc;
+    size_t row;
+  };
+  std::vector<Pending> pending;
+  for (auto [index, row] : llvm::enumerate(rows)) {
+    pending.push_back({row.buffer.lower, true, index});
+    pending.push_back({row.buffer.upper, false, index});
+  }
+  llvm::stable_sort(pending, [&](const Pending &a, const Pending &b) {
+    if (a.time != b.time)
+      return a.time < b.time;
+    if (a.isMalloc != b.isMalloc)
+      return !a.isMalloc;
+    return idLess(rows[a.row].id, rows[b.row].id);
+  });
+  std::vector<allocator::AllocatorEvent> events;
+  for (const Pending &event : pending) {
+    auto id = static_cast<int64_t>(event.row);
+    events.push_back(event.isMalloc ? allocator::AllocatorEvent::malloc(
+                                          id, rows[event.row].buffer.size)
+                                    : allocator::AllocatorEvent::free(id));
+    eventRows.push_back(event.row);
+  }
+  return events;
+}
+
+/// Replays the buffers and prints the allocator's lines.
+static bool replayAllocator(const AllocatorRequest &request,
+                            const std::vector<Row> &rows,
+                            llvm::raw_ostream &os) {
+  std::vector<size_t> eventRows;
+  std::vector<allocator::AllocatorEvent> events =
+      buildAllocatorEvents(rows, eventRows);
+  llvm::Expected<allocator::AllocatorReplayResult> result =
+      allocator::replayAllocatorEvents(events, request.config,
+                                       request.deviceBytes);
+  if (!result)
+    return fail("internal error: the allocator replay failed: " +
+                llvm::toString(result.takeError()));
+  const allocator::CachingAllocatorStats &stats = result->stats;
+  os << "allocator: pytorch-cuda\n";
+  os << "allocator_config: "
+     << (request.conf.empty() ? "default" : request.conf) << "\n";
+  os << "device_memory_bytes: ";
+  if (request.deviceBytes)
+    os << *request.deviceBytes << "\n";
+  else
+    os << "unlimited\n";
+  os << "allocated_peak_bytes: " << stats.allocatedBytes.peak << "\n";
+  os << "requested_peak_bytes: " << stats.requestedBytes.peak << "\n";
+  os << "reserved_peak_bytes: " << stats.reservedBytes.peak << "\n";
+  os << "reserved_end_bytes: " << stats.reservedBytes.current << "\n";
+  os << "segments_peak: " << stats.segments.peak << "\n";
+  os << "device_mallocs: " << stats.deviceAllocs << "\n";
+  os << "device_frees: " << stats.deviceFrees << "\n";
+  os << "alloc_retries: " << stats.allocRetries << "\n";
+  if (!result->failure) {
+    os << "oom: none\n";
+    return true;
+  }
+  const Row &row = rows[eventRows[result->failedEvent]];
+  os << "oom: buffer '" << row.id << "' at " << row.buffer.lower << ": "
+     << result->failure->message << "\n";
   return true;
 }
 
@@ -153,6 +318,9 @@ static bool runMemPlan() {
     return fail("--time-limit must be a non-negative number of seconds (0 = "
                 "no wall-clock cap), got " +
                 llvm::formatv("{0}", static_cast<double>(timeLimit)).str());
+  std::optional<AllocatorRequest> allocatorRequest;
+  if (!parseAllocatorOptions(allocatorRequest))
+    return false;
 
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> file =
       llvm::MemoryBuffer::getFileOrSTDIN(inputFile, /*IsText=*/true);
@@ -240,6 +408,8 @@ static bool runMemPlan() {
   }
   if (verify)
     os << "verified: yes\n";
+  if (allocatorRequest && !replayAllocator(*allocatorRequest, rows, os))
+    return false;
   os.flush();
   return true;
 }
@@ -260,6 +430,9 @@ int main(int argc, char **argv) {
       "Examples:\n"
       "  mem-plan buffers.csv\n"
       "  mem-plan buffers.csv --baseline --verify -o offsets.csv\n"
-      "  cat buffers.csv | mem-plan - --alignment=256\n");
+      "  cat buffers.csv | mem-plan - --alignment=256\n"
+      "  mem-plan buffers.csv "
+      "--allocator=pytorch-cuda:expandable_segments:True "
+      "--device-memory=80GiB\n");
   return runMemPlan() ? 0 : 1;
 }
