@@ -15,7 +15,7 @@
 #include "memopt/Allocator/CachingAllocator.h"
 #include "memopt/Analysis/MemoryPlan.h"
 #include "memopt/Support/AtomicFile.h"
-#include "memopt/Transforms/Passes.h"
+#include "memopt/Support/ByteSize.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"

@@ -5,6 +5,7 @@
 
 #include "memopt/Dialect/Train/IR/Precision.h"
 #include "memopt/Dialect/Train/IR/TrainDialect.h"
+#include "memopt/Support/ByteSize.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
@@ -42,11 +43,6 @@ bool makeLifetimesExplicit(func::FuncOp func);
 /// Removes a train-plan-memory plan: every plan attribute on `func`, its
 /// arguments and its ops.
 void removeMemoryPlan(func::FuncOp func);
-
-/// Parses a byte count: a non-negative integer with an optional binary unit
-/// (B, KiB, MiB, GiB, TiB) or decimal unit (KB, MB, GB, TB), e.g. "40GiB",
-/// "512MiB", "1000000".
-FailureOr<int64_t> parseByteSize(StringRef text);
 
 } // namespace mlir::memopt
 
