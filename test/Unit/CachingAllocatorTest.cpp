@@ -2,9 +2,9 @@
 //
 // One test per rule of c10/cuda/CUDACachingAllocator.cpp (pytorch/pytorch
 // 001074d25084fdb87a799823e395a50f5ec044d3) that the replay implements, with
-// the expected numbers derived by hand in the comments, and the cases of
-// issue 42. Every test ends with checkConsistency(), which recomputes the
-// statistics from the blocks.
+// the expected numbers derived by hand in the comments, and the cases
+// docs/allocator.md documents. Every test ends with checkConsistency(), which
+// recomputes the statistics from the blocks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -564,7 +564,7 @@ TEST(CachingAllocator, ResetPeaks) {
 }
 
 //===----------------------------------------------------------------------===//
-// The cases of issue 42
+// The documented cases (docs/allocator.md)
 //===----------------------------------------------------------------------===//
 
 std::vector<AllocatorEvent> phases(int64_t firstCount, int64_t firstSize,
@@ -582,7 +582,7 @@ std::vector<AllocatorEvent> phases(int64_t firstCount, int64_t firstSize,
 // 8 x 16 MiB: each request >= 10 MiB gets its own 16 MiB segment (128 MiB).
 // Freed, they stay cached; a 32 MiB request fits none of them: 4 new
 // 32 MiB segments: 256 MiB reserved, allocated peak 128 MiB.
-TEST(CachingAllocator, Issue42SixteenThenThirtyTwo) {
+TEST(CachingAllocator, DocumentedSixteenThenThirtyTwo) {
   llvm::Expected<AllocatorReplayResult> result =
       replayAllocatorEvents(phases(8, 16 * MiB, 4, 32 * MiB), {});
   ASSERT_TRUE(static_cast<bool>(result));
@@ -595,7 +595,7 @@ TEST(CachingAllocator, Issue42SixteenThenThirtyTwo) {
 // The reverse: 4 x 32 MiB segments (128 MiB), freed; each 16 MiB request
 // splits a cached 32 MiB block (rest 16 MiB > 1 MiB) or takes such a rest:
 // 128 MiB reserved.
-TEST(CachingAllocator, Issue42ThirtyTwoThenSixteen) {
+TEST(CachingAllocator, DocumentedThirtyTwoThenSixteen) {
   llvm::Expected<AllocatorReplayResult> result =
       replayAllocatorEvents(phases(4, 32 * MiB, 8, 16 * MiB), {});
   ASSERT_TRUE(static_cast<bool>(result));
@@ -605,7 +605,7 @@ TEST(CachingAllocator, Issue42ThirtyTwoThenSixteen) {
 }
 
 // 8 x 16 MiB with expandable segments: 7 pages of 20 MiB = 140 MiB.
-TEST(CachingAllocator, Issue42ExpandableSixteen) {
+TEST(CachingAllocator, DocumentedExpandableSixteen) {
   llvm::Expected<AllocatorReplayResult> result = replayAllocatorEvents(
       phases(8, 16 * MiB, 0, 0), parseOk("expandable_segments:True"));
   ASSERT_TRUE(static_cast<bool>(result));
