@@ -1,12 +1,16 @@
 """python3 -m memopt_torch export MODEL [options] -o graph.json
 
 Traces a PyTorch model's forward pass and loss at the ATen level and writes
-the graph mem-import reads (docs/import.md). Examples:
+the graph mem-import reads (docs/import.md); `predict` tells PyTorch eager's
+own CPU allocator peak for a training step without running the model on
+data (predict.py). Examples:
 
   python3 -m memopt_torch export torchvision.models:resnet18 \\
       --input 8x3x224x224 --loss cross_entropy -o resnet18.json
   python3 -m memopt_torch export gpt.py:GPT --config '{"n_layer": 4}' \\
       --input-ids 8x128 --loss model -o gpt.json --weights gpt.safetensors
+  python3 -m memopt_torch predict torchvision.models:resnet18 \\
+      --config '{"num_classes": 10}' --input 8x3x64x64 --optimizer adam
 """
 
 import argparse
@@ -92,6 +96,8 @@ def _parser():
     train.add_argument("--save-params",
                        help="write the parameters after the last step (safetensors)")
 
+    _predict_parser(commands)
+
     compare = commands.add_parser(
         "compare", help="compare the tensors of two safetensors files",
         description="Pair the tensors of two safetensors files by name and check "
@@ -111,6 +117,63 @@ def _parser():
                               "training steps' updates, which a wrong gradient changes by its "
                               "own relative error whatever the learning rate")
     return parser
+
+
+def _flag(text):
+    if text.lower() in ("true", "1", "yes"):
+        return True
+    if text.lower() in ("false", "0", "no"):
+        return False
+    raise argparse.ArgumentTypeError(f"'{text}' is not true or false")
+
+
+def _predict_parser(commands):
+    predict = commands.add_parser(
+        "predict", help="predict PyTorch eager's CPU allocator peak of a training step",
+        description="Run two training steps of MODEL (zero_grad, forward, loss, backward, "
+                    "optimizer step) under torch's FakeTensorMode, recording every "
+                    "allocation and free at the dispatcher, and print the peak of c10's CPU "
+                    "allocator during step 2 (the peak reset just before it) "
+                    "as allocated_peak_bytes (predict.py).")
+    predict.add_argument("model", help="as for export")
+    predict.add_argument("--config", default="{}", help="as for export")
+    inputs = predict.add_mutually_exclusive_group(required=True)
+    inputs.add_argument("--input", type=_shape, metavar="SHAPE", help="as for export")
+    inputs.add_argument("--input-ids", type=_shape, metavar="SHAPE", help="as for export")
+    predict.add_argument("--vocab", type=int, help="as for export")
+    predict.add_argument("--loss", default="cross_entropy",
+                         choices=["cross_entropy", "mse", "model"], help="as for export")
+    predict.add_argument("--labels", type=_shape, metavar="SHAPE", help="as for export")
+    predict.add_argument("--num-classes", type=int, help="as for export")
+    predict.add_argument("--dtype", default="float32", choices=["float32", "float64"],
+                         help="as for export")
+    predict.add_argument("--seed", type=int, default=0, help="as for export")
+    predict.add_argument("--optimizer", default="sgd", choices=["sgd", "adam", "adamw"],
+                         help="torch.optim.SGD, Adam or AdamW, torch's defaults (default: sgd)")
+    predict.add_argument("--lr", type=float, default=1e-3, help="learning rate (default: 1e-3)")
+    predict.add_argument("--momentum", type=float, default=0.0, help="SGD's (default: 0)")
+    predict.add_argument("--weight-decay", type=float,
+                         help="default: torch's (0; AdamW 1e-2)")
+    predict.add_argument("--foreach", action="store_true",
+                         help="the optimizer's foreach implementation (default: the "
+                              "single-tensor loop, torch 1.13's default on the CPU)")
+    predict.add_argument("--set-to-none", type=_flag, default=True, metavar="BOOL",
+                         help="zero_grad(set_to_none=BOOL) (default: true)")
+    predict.add_argument("--device", default="cpu", choices=["cpu"],
+                         help="the allocator predicted (only cpu)")
+    predict.add_argument("--threads", type=int,
+                         help="torch.set_num_threads first (default: torch's; kernels' "
+                              "buffers and oneDNN's choices depend on it)")
+    predict.add_argument("--no-probe", dest="probe", action="store_false",
+                         help="count 0 B for the internal buffers of kernels no rule models "
+                              "(channels-last convolutions) instead of running each such "
+                              "kernel once on zero tensors of its shapes")
+    predict.add_argument("--json", action="store_true",
+                         help="print a JSON object: allocated_peak_bytes and the breakdown "
+                              "at the peak")
+    predict.add_argument("--measure", action="store_true",
+                         help="also run the two steps on real tensors and measure the peak "
+                              "with torch.profiler (measured_peak_bytes)")
 
 
 def _build_model(args, seed):
@@ -322,6 +385,11 @@ def main(argv=None):
             return _train(args)
         if args.command == "compare":
             return _compare(args)
+        if args.command == "predict":
+            from . import predict
+            if args.threads is not None and args.threads <= 0:
+                raise ExportError("--threads must be positive")
+            return predict.main(args)
         return _export(args)
     except ExportError as error:
         where = ""

@@ -1,0 +1,612 @@
+"""Predicts the CPU allocator's peak of one PyTorch eager training step.
+
+`python3 -m memopt_torch predict MODEL ...` answers: what does c10's CPU
+allocator peak at during step 2 of
+
+    for step in (1, 2):
+        optimizer.zero_grad(set_to_none=...)
+        output = model(input)              # model(input, labels) for --loss model
+        loss = loss_fn(output, labels)
+        loss.backward()
+        optimizer.step()
+
+with the peak reset just before step 2's zero_grad, the caller holding
+`output` and `loss` as such a loop does (step 1's `output` is dropped when
+step 2's forward returns, step 1's `loss` when step 2's loss is computed).
+
+How. The model, its inputs and the optimizer are built under torch 1.13's
+FakeTensorMode (tensors with shapes and no data) and the loop above runs
+for real on them: the real autograd engine, the real optimizer code. A
+TorchDispatchMode above the fake mode sees every ATen op at the Python
+dispatch key. Each op's new output storages are its allocations (a view
+shares its base's storage, an in-place op allocates nothing); a storage is
+freed when its StorageImpl dies, found with StorageWeakRef.expired() before
+every op. So the engine's and the optimizer's own lifetimes (saved tensors
+released as each node runs, gradients stolen or accumulated, Adam's
+temporaries) decide every free. What a kernel allocates inside itself,
+which no mode sees, comes from `_kernels.extra` (wrapped scalars, dtype
+casts, normalization buffers, oneDNN's reorders and scratchpads). The peak
+is the baseline (parameters, module buffers, the batch, plus everything
+step 1 left alive: gradients, optimizer states, output, loss) plus the
+largest sum reached at any op.
+
+`measure_step` runs the same loop on real tensors and measures the peak as
+bench/import/memory.py does (torch.profiler's [memory] events, summed in
+time order, profiling both steps so that step 2's frees of step-1 storages
+are seen).
+"""
+
+import collections
+import gc
+import json
+
+import torch
+from torch.multiprocessing.reductions import StorageWeakRef
+from torch.utils._mode_utils import no_dispatch
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils._pytree import tree_flatten
+
+from . import _kernels, exporter
+from .exporter import ExportError
+
+aten = torch.ops.aten
+
+# What the breakdown at the peak names, in this order.
+COMPONENTS = ["parameters", "buffers", "inputs", "gradients", "optimizer_states",
+              "output_and_loss", "saved_activations", "temporaries", "kernel_workspace"]
+
+_PASS_THROUGH = {torch.ops.prim.device.default}
+_PROFILER_OPS = {torch.ops.profiler._record_function_enter.default,
+                 torch.ops.profiler._record_function_exit.default}
+
+
+def _key(t):
+    """(key, weak reference) of `t`'s StorageImpl: the key stays unique
+    while the reference lives."""
+    ref = StorageWeakRef(t.storage())
+    return ref.cdata, ref
+
+
+def _fake_conv_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation,
+                        transposed, output_padding, groups, output_mask):
+    # torch 1.13 has no meta kernel for convolution_backward: FakeTensorMode
+    # would run the real kernel on zeros (memory, time). Its outputs are
+    # dense tensors of the input's, weight's and bias's shapes.
+    return (torch.empty_like(input, memory_format=torch.contiguous_format)
+            if output_mask[0] else None,
+            torch.empty_like(weight, memory_format=torch.contiguous_format)
+            if output_mask[1] else None,
+            grad_output.new_empty([grad_output.shape[1]]) if output_mask[2] else None)
+
+
+def _fake_lift_fresh(t):
+    # FakeTensorMode keeps torch.tensor() results as constants in a memo that
+    # never lets them die (the fake holds the real tensor, which keys the
+    # memo); a plain fake of the same shape dies as the real one would.
+    return torch.empty(t.shape, dtype=t.dtype)
+
+
+def _fake_like_input(grad_output, input, *args):
+    # Pooling backwards without a meta kernel in torch 1.13: the gradient
+    # has the input's shape and memory format.
+    return torch.empty_like(input)
+
+
+_FAKE_OVERRIDES = {aten.convolution_backward.default: _fake_conv_backward,
+                   aten.lift_fresh.default: _fake_lift_fresh,
+                   aten._adaptive_avg_pool2d_backward.default: _fake_like_input,
+                   aten._adaptive_avg_pool3d_backward.default: _fake_like_input,
+                   aten.avg_pool2d_backward.default: _fake_like_input}
+
+# A foreach op's element overload (ForeachOpsKernels.cpp, the CPU's slow
+# path: one op per tensor, the outputs kept in a vector until it returns).
+_FOREACH_OVERLOADS = {"Scalar": ("Scalar", "default"), "List": ("Tensor", "default"),
+                      "ScalarList": ("Scalar", "default"), "": ("default",),
+                      "Tensor": ("Tensor", "default")}
+
+
+def _foreach_elements(func, args, kwargs):
+    """[(op, args, kwargs)] of the per-tensor ops the CPU runs for a
+    `_foreach_*` op (torch 1.13 has no meta kernels for them), else None."""
+    name = func._schema.name.split("::")[-1]
+    if not name.startswith("_foreach_"):
+        return None
+    packet = getattr(aten, name[len("_foreach_"):], None)
+    overload = next((o for o in _FOREACH_OVERLOADS.get(func._schema.overload_name, ())
+                     if packet is not None and hasattr(packet, o)), None)
+    if overload is None:
+        raise ExportError(f"{func}: no per-tensor op to run it as")
+    lists = [i for i, a in enumerate(func._schema.arguments[:len(args)])
+             if isinstance(a.type, torch._C.ListType)]
+    op = getattr(packet, overload)
+    positional = [a for a in op._schema.arguments if not a.kwarg_only]
+    keywords = [a.name for a in op._schema.arguments if a.kwarg_only]
+    elements = []
+    for i in range(len(args[lists[0]]) if lists else 0):
+        values = [a[i] if j in lists else a for j, a in enumerate(args)]
+        # A trailing Scalar (addcmul's value) is keyword-only per tensor.
+        extra = dict(zip(keywords, values[len(positional):]))
+        elements.append((op, tuple(values[:len(positional)]), {**kwargs, **extra}))
+    return elements
+
+
+class _Live:
+    __slots__ = ("ref", "nbytes", "serial")
+
+    def __init__(self, ref, nbytes, serial):
+        self.ref, self.nbytes, self.serial = ref, nbytes, serial
+
+
+class StepRecorder(TorchDispatchMode):
+    """Records allocations and frees of storages at the dispatch key and
+    keeps the peak of step 2 (after `arm()`)."""
+
+    def __init__(self, fake, threads, probe=True):
+        super().__init__()
+        self.fake = fake
+        self.threads = threads
+        self.probe = probe
+        self.live = {}        # storage key -> _Live
+        self.external = {}    # storages made before the loop: key -> ref
+        self.cur = 0          # bytes of the live storages
+        self.events = []      # (kind, serial, bytes): "a"lloc, "f"ree, "s"aved
+        self.ops = []         # (op name, phase) per recorded op
+        self.phase = "setup"
+        self.armed = False
+        self.peak = None      # dict, see _new_peak
+        self.reset_bytes = 0
+
+    # -- storages --------------------------------------------------------
+
+    def set_external(self, tensors):
+        for t in tensors:
+            if isinstance(t, torch.Tensor):
+                key, ref = _key(t)
+                self.external[key] = ref
+
+    def _add(self, key, ref, nbytes):
+        entry = _Live(ref, nbytes, len(self.events))
+        self.live[key] = entry
+        self.cur += nbytes
+        self.events.append(("a", entry.serial, nbytes))
+        return entry
+
+    def serial(self, t):
+        """The allocation serial of the live storage of `t` (None if not
+        recorded: a parameter, the batch)."""
+        entry = self.live.get(_key(t)[0]) if isinstance(t, torch.Tensor) else None
+        return entry.serial if entry is not None else None
+
+    def sweep(self):
+        expired = torch.Storage._expired
+        dead = [k for k in self.live if expired(k)]
+        for key in dead:
+            entry = self.live.pop(key)
+            self.cur -= entry.nbytes
+            self.events.append(("f", entry.serial, 0))
+
+    def pack(self, t):
+        """saved_tensors_hooks pack hook: marks saved storages; counts the
+        wrapped numbers autograd saves (a Python scalar `x * 0.5` passes
+        where a Tensor goes: MulBackward0 keeps the 8-byte tensor)."""
+        key, ref = _key(t)
+        entry = self.live.get(key)
+        if entry is not None or key in self.external or t.storage().nbytes() == 0:
+            if entry is not None:
+                self.events.append(("s", entry.serial, 0))
+            # Without hooks autograd keeps a saved output without its
+            # grad_fn; the output itself here would be a reference cycle
+            # (output -> grad_fn -> output) that outlives a graph no
+            # backward releases (GoogLeNet's auxiliary heads).
+            return t.detach()
+        # torch 1.13 cannot unpack a saved wrapped number under a dispatch
+        # mode (the Python fallback turns detach()'s result into a float),
+        # so a plain 0-d copy is saved instead; it lives as long.
+        if self.fake:
+            copy = torch.empty(t.shape, dtype=t.dtype)  # recorded as an op
+            entry = self.live.get(_key(copy)[0])
+        else:
+            with no_dispatch():
+                copy = t.clone()
+            entry = self._add(*_key(copy), copy.storage().nbytes())
+        if entry is not None:
+            self.events.append(("s", entry.serial, 0))
+        return copy
+
+    # -- phases ----------------------------------------------------------
+
+    def mark(self, phase):
+        self.sweep()
+        self.phase = phase
+
+    def arm(self):
+        """The peak is reset here (before step 2)."""
+        self.sweep()
+        self.armed = True
+        self.reset_bytes = self.cur
+        self._new_peak(self.cur, 0, None, "reset")
+
+    def _new_peak(self, total, extra, rule, op):
+        self.peak = {"bytes": total, "events": len(self.events), "extra": extra,
+                     "rule": rule, "op": op, "phase": self.phase, "index": len(self.ops)}
+
+    # -- ops -------------------------------------------------------------
+
+    def _special(self, func, args, kwargs):
+        """(handled, result) for ops the recorder answers itself."""
+        if func in _PASS_THROUGH:
+            return True, func(*args, **kwargs)
+        if func in _PROFILER_OPS and self.fake:
+            with no_dispatch():  # a real handle, not a fake constructor
+                return True, func(*args, **kwargs)
+        if func is aten._local_scalar_dense.default and self.fake:
+            # .item(): Adam's step count, a loss printed by the model. The
+            # value decides no allocation; 1 keeps Adam's bias corrections
+            # finite.
+            t = args[0]
+            return True, (1.0 if t.dtype.is_floating_point else
+                          True if t.dtype == torch.bool else 1)
+        if (func is aten.detach.default and self.fake and isinstance(args[0], torch.Tensor)
+                and not isinstance(args[0], torch._subclasses.FakeTensor)):
+            with no_dispatch():  # autograd detaching a real wrapped number
+                return True, args[0].detach()
+        return False, None
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        handled, result = self._special(func, args, kwargs)
+        if handled and func not in _PROFILER_OPS:
+            return result
+        elements = _foreach_elements(func, args, kwargs)
+        if elements is not None:
+            results = [self._one(op, a, k, False, None) for op, a, k in elements]
+            return results if func._schema.returns else None
+        return self._one(func, args, kwargs, handled, result)
+
+    def _one(self, func, args, kwargs, handled, result):
+        self.sweep()
+        if handled:
+            out = result
+        elif self.fake and func in _FAKE_OVERRIDES:
+            out = _FAKE_OVERRIDES[func](*args, **kwargs)
+        else:
+            out = func(*args, **kwargs)
+        self._record(func, args, kwargs, out)
+        return out
+
+    def _record(self, func, args, kwargs, out):
+        aliasing = func is not aten.lift_fresh.default and any(
+            r.alias_info is not None for r in func._schema.returns)
+        if func in _PROFILER_OPS:
+            flat = []
+        else:
+            flat = [t for t in tree_flatten(out)[0] if isinstance(t, torch.Tensor)]
+        for t in flat:
+            key, ref = _key(t)
+            if key in self.live:
+                if not torch.Storage._expired(key):
+                    continue
+                self.sweep()
+            if aliasing or key in self.external:
+                continue
+            nbytes = t.storage().nbytes()
+            if nbytes:
+                self._add(key, ref, nbytes)
+        extra, rule = _kernels.extra(func, args, kwargs, self.threads, self.probe)
+        name = str(func)
+        self.ops.append((name, self.phase))
+        if self.armed and self.cur + extra > self.peak["bytes"]:
+            self._new_peak(self.cur + extra, extra, rule, name)
+
+    # -- the live set at the peak -----------------------------------------
+
+    def live_at_peak(self):
+        """{serial: (bytes, saved)} of the storages live at the peak."""
+        live, saved = {}, set()
+        for kind, serial, nbytes in self.events[:self.peak["events"]]:
+            if kind == "a":
+                live[serial] = nbytes
+            elif kind == "f":
+                live.pop(serial, None)
+            else:
+                saved.add(serial)
+        return {k: (n, k in saved) for k, n in live.items()}
+
+
+# --------------------------------------------------------------------------
+# The model, its batch, the optimizer, the loop
+# --------------------------------------------------------------------------
+
+def _first_embedding_size(model):
+    for module in model.modules():
+        if isinstance(module, torch.nn.Embedding):
+            return module.num_embeddings
+    return None
+
+
+def build(args):
+    """(model, example, labels) as `export` builds them: MODEL from
+    --config after torch.manual_seed(--seed), in --dtype, training mode; a
+    standard-normal input or token ids; labels for --loss. Under a fake mode
+    when one is active."""
+    try:
+        config = json.loads(args.config)
+    except json.JSONDecodeError as error:
+        raise ExportError(f"--config is not JSON: {error}")
+    if not isinstance(config, dict):
+        raise ExportError("--config must be a JSON object")
+    dtype = getattr(torch, args.dtype)
+    torch.manual_seed(args.seed)
+    model = exporter.load_model(args.model, config).to(dtype)
+    model.train()
+    if args.input is not None:
+        example = torch.randn(args.input, dtype=dtype)
+    else:
+        vocab = args.vocab or _first_embedding_size(model)
+        if not vocab:
+            raise ExportError("--input-ids needs --vocab: the model has no nn.Embedding")
+        example = torch.randint(0, vocab, args.input_ids)
+    if args.loss == "model":
+        classes = args.num_classes or args.vocab or _first_embedding_size(model)
+        if not classes:
+            raise ExportError("--loss model needs --num-classes")
+        return model, example, torch.randint(0, classes, args.labels or list(example.shape))
+    with torch.no_grad():
+        try:
+            output = model(example)
+        except Exception as error:  # the user's forward: report, not crash
+            raise ExportError(f"the model's forward failed on the example input: "
+                              f"{type(error).__name__}: {error}",
+                              exporter._user_frame_of_traceback(error.__traceback__))
+    if isinstance(output, (tuple, list)):
+        output = output[0]
+    if hasattr(output, "logits"):
+        output = output.logits
+    if args.loss == "cross_entropy":
+        classes = args.num_classes or output.shape[-1]
+        labels = torch.randint(0, classes, args.labels or list(output.shape[:-1]))
+    else:
+        labels = torch.randn(args.labels or list(output.shape), dtype=dtype)
+    return model, example, labels
+
+
+def make_optimizer(args, params):
+    """torch.optim's SGD, Adam or AdamW with torch 1.13's defaults but lr
+    (foreach=None: the single-tensor loop on the CPU)."""
+    foreach = True if args.foreach else None
+    if args.optimizer == "sgd":
+        return torch.optim.SGD(params, lr=args.lr, momentum=args.momentum,
+                               weight_decay=args.weight_decay or 0.0, foreach=foreach)
+    kind = torch.optim.Adam if args.optimizer == "adam" else torch.optim.AdamW
+    decay = args.weight_decay if args.weight_decay is not None else \
+        (0.0 if args.optimizer == "adam" else 1e-2)
+    return kind(params, lr=args.lr, weight_decay=decay, foreach=foreach)
+
+
+def _tensors(value):
+    return [t for t in tree_flatten(value)[0] if isinstance(t, torch.Tensor)]
+
+
+def run_loop(model, optimizer, example, labels, loss_kind, set_to_none, mark, arm,
+             after_step=None):
+    """The two steps. `mark(phase)` before each phase, `arm()` just before
+    step 2, `after_step(step, output, loss)` at the end of each."""
+    output = loss = None
+    for step in (1, 2):
+        if step == 2:
+            gc.collect()
+            arm()
+        mark("zero_grad")
+        optimizer.zero_grad(set_to_none=set_to_none)
+        mark("forward")
+        output = model(example, labels) if loss_kind == "model" else model(example)
+        mark("loss")
+        loss = exporter.loss_of(output, loss_kind, labels)
+        mark("backward")
+        loss.backward()
+        mark("step")
+        optimizer.step()
+        mark("end")
+        if after_step:
+            after_step(step, output, loss)
+
+
+def _unique_bytes(tensors, seen):
+    total = 0
+    for t in tensors:
+        if not isinstance(t, torch.Tensor):
+            continue
+        key, _ = _key(t)
+        if key in seen or t.storage().nbytes() == 0:
+            continue
+        seen.add(key)
+        total += t.storage().nbytes()
+    return total
+
+
+# --------------------------------------------------------------------------
+# Prediction (fake tensors) and measurement (real tensors)
+# --------------------------------------------------------------------------
+
+def _fake_mode():
+    from torch._subclasses import FakeTensorMode
+    # No fallback: an op without a meta kernel would run the real CPU kernel
+    # on zero tensors (the memory this is meant to avoid) and is reported.
+    return FakeTensorMode(allow_fallback_kernels=False)
+
+
+def _fake_build(args, fake):
+    """build() under the fake mode; a model whose construction reads tensor
+    values (RegNet's `.tolist()` of its widths) is built on real tensors
+    and its parameters, buffers and batch are converted to fake ones (the
+    real model's memory is then needed, once)."""
+    try:
+        with fake:
+            return build(args) + (None,)
+    except ExportError as error:
+        if "tensor subclass" not in str(error) and "data-dependent" not in str(error):
+            raise
+        note = str(error).splitlines()[0]
+    model, example, labels = build(args)
+    made = {}
+    for module in model.modules():
+        for name, p in list(module._parameters.items()):
+            if p is not None:
+                if id(p) not in made:
+                    made[id(p)] = torch.nn.Parameter(fake.from_tensor(p.detach()),
+                                                     p.requires_grad)
+                module._parameters[name] = made[id(p)]
+        for name, b in list(module._buffers.items()):
+            if b is not None:
+                module._buffers[name] = fake.from_tensor(b)
+    return model, fake.from_tensor(example), fake.from_tensor(labels), \
+        "built on real tensors (" + note + ")"
+
+
+def predict(args):
+    """The prediction as a dict (see COMPONENTS for the breakdown)."""
+    threads = torch.get_num_threads()
+    fake = _fake_mode()
+    model, example, labels, note = _fake_build(args, fake)
+    params = [p for _, p in exporter.unique_parameters(model)]
+    optimizer = make_optimizer(args, params)
+    recorder = StepRecorder(fake=True, threads=threads, probe=args.probe)
+    buffers = [b for _, b in model.named_buffers()]
+    recorder.set_external(params + buffers + [example, labels])
+    held = {}
+
+    def after_step(step, output, loss):
+        held[step] = {recorder.serial(t) for t in _tensors(output) + [loss]} - {None}
+
+    try:
+        with fake, recorder, torch.autograd.graph.saved_tensors_hooks(recorder.pack,
+                                                                      lambda t: t):
+            run_loop(model, optimizer, example, labels, args.loss, args.set_to_none,
+                     recorder.mark, recorder.arm, after_step)
+    except NotImplementedError as error:
+        raise ExportError(f"torch {torch.__version__}'s FakeTensorMode cannot run an op of "
+                          f"this model (no meta kernel): {error}".splitlines()[0])
+    except ExportError:
+        raise
+    except Exception as error:  # the user's model on fake tensors: report, not crash
+        raise ExportError(f"the training step failed on fake tensors: {type(error).__name__}: "
+                          f"{error}".splitlines()[0],
+                          exporter._user_frame_of_traceback(error.__traceback__))
+    seen = set()
+    base = {"parameters": _unique_bytes(params, seen),
+            "buffers": _unique_bytes(buffers, seen),
+            "inputs": _unique_bytes([example, labels], seen)}
+    sets = {"gradients": {recorder.serial(p.grad) for p in params},
+            "optimizer_states": {recorder.serial(t) for state in optimizer.state.values()
+                                 for t in state.values() if isinstance(t, torch.Tensor)},
+            "output_and_loss": held.get(1, set()) | held.get(2, set())}
+    breakdown = collections.OrderedDict((c, base.get(c, 0)) for c in COMPONENTS)
+    for serial, (nbytes, saved) in recorder.live_at_peak().items():
+        for name in ("gradients", "optimizer_states", "output_and_loss"):
+            if serial in sets[name]:
+                breakdown[name] += nbytes
+                break
+        else:
+            breakdown["saved_activations" if saved else "temporaries"] += nbytes
+    peak = recorder.peak
+    breakdown["kernel_workspace"] = peak["extra"]
+    external = sum(base.values())
+    return {"allocated_peak_bytes": external + peak["bytes"],
+            "breakdown": breakdown,
+            "peak": {"phase": peak["phase"], "op": peak["op"], "op_index": peak["index"],
+                     "kernel_rule": peak["rule"]},
+            "baseline_bytes": external + recorder.reset_bytes,
+            "ops_recorded": len(recorder.ops), "threads": threads,
+            "kernels_probed": len(_kernels._PROBED),
+            **({"note": note} if note else {})}
+
+
+def _profiler_mark(name):
+    # A profiler event that allocates nothing (record_function's context
+    # manager allocates a handle tensor in torch 1.13).
+    handle = torch.ops.profiler._record_function_enter_new(name, None)
+    torch.ops.profiler._record_function_exit._RecordFunction(handle)
+
+
+def measure_step(args):
+    """Runs the loop on real tensors under torch.profiler (memory.py's
+    method): peak = the bytes live when the peak is reset (parameters,
+    buffers and batch from before the profile, plus the sum of steps 1's
+    events) + the largest prefix sum of step 2's [memory] events. The whole
+    loop is profiled: the allocator does not report a free of memory
+    allocated before the profile began."""
+    from torch.profiler import ProfilerActivity, profile
+
+    model, example, labels = build(args)
+    params = [p for _, p in exporter.unique_parameters(model)]
+    optimizer = make_optimizer(args, params)
+    buffers = [b for _, b in model.named_buffers()]
+    before = _unique_bytes(params + buffers + [example, labels], set())
+    check = {}
+
+    def arm():
+        _profiler_mark("memopt.arm")
+
+    def after_step(step, output, loss):
+        if step == 1:  # every storage the reset moment holds, for a check
+            tensors = params + [p.grad for p in params] + buffers + [example, labels]
+            tensors += [t for s in optimizer.state.values() for t in s.values()]
+            check["storages"] = _unique_bytes(tensors + _tensors(output) + [loss], set())
+
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        run_loop(model, optimizer, example, labels, args.loss, args.set_to_none,
+                 lambda phase: _profiler_mark("memopt.phase:" + phase), arm, after_step)
+    return _replay_profile(prof, before, check.get("storages"))
+
+
+def _replay_profile(prof, before, storages_at_reset):
+    events = []
+
+    def walk(nodes, parents):
+        for node in nodes:
+            if node.name == "[memory]":
+                events.append((node.start_time_ns, len(events),
+                               node.extra_fields.alloc_size, parents))
+                continue
+            if node.name.startswith("memopt."):
+                events.append((node.start_time_ns, len(events), node.name, parents))
+            walk(node.children, parents + [node.name])
+
+    walk(prof.profiler.kineto_results.experimental_event_tree(), [])
+    events.sort(key=lambda e: (e[0], e[1]))
+    current, base, peak, where, phase = 0, None, 0, None, None
+    for _, _, what, parents in events:
+        if isinstance(what, str):
+            if what == "memopt.arm":
+                base, current, peak, where = before + current, 0, 0, "reset"
+            elif what.startswith("memopt.phase:"):
+                phase = what.split(":", 1)[1]
+            continue
+        current += what
+        if base is not None and current > peak:
+            peak, where = current, (phase, " > ".join(parents[-2:]))
+    return {"measured_peak_bytes": base + peak, "baseline_bytes": base,
+            "baseline_storages_bytes": storages_at_reset,
+            "peak": {"phase": where[0], "op": where[1]} if where != "reset" else "reset"}
+
+
+def main(args):
+    """`predict`: prints the prediction (text or --json); with --measure
+    also the measurement. Returns the exit status."""
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    result = predict(args)
+    if args.measure:
+        gc.collect()
+        measured = measure_step(args)
+        result["measured"] = measured
+        result["difference_bytes"] = (measured["measured_peak_bytes"] -
+                                      result["allocated_peak_bytes"])
+    if args.json:
+        print(json.dumps(result, indent=1))
+        return 0
+    print("allocated_peak_bytes: %d" % result["allocated_peak_bytes"])
+    if args.measure:
+        print("measured_peak_bytes: %d" % result["measured"]["measured_peak_bytes"])
+        print("difference_bytes: %d" % result["difference_bytes"])
+    return 0
