@@ -423,6 +423,22 @@ static void averageOverDataParallel(
   }
 }
 
+/// The uses of `value` after `lastForward` (in the backward pass), appended
+/// to `uses`; returns the first of their users in the block, or null.
+static Operation *collectBackwardUses(Value value, Operation *lastForward,
+                                      SmallVectorImpl<OpOperand *> &uses) {
+  Operation *first = nullptr;
+  for (OpOperand &use : value.getUses()) {
+    Operation *user = use.getOwner();
+    if (!lastForward->isBeforeInBlock(user))
+      continue;
+    uses.push_back(&use);
+    if (!first || user->isBeforeInBlock(first))
+      first = user;
+  }
+  return first;
+}
+
 /// ZeRO-3: a parameter gathered in the forward pass is gathered again
 /// before its first use in the backward pass (after `lastForward`), so that
 /// the forward's gathered copy dies with its last forward use. Sequence
@@ -460,15 +476,7 @@ static void regatherForBackward(func::FuncOp func, OpBuilder &builder,
           whole = slice.getResult();
         }
     SmallVector<OpOperand *> backwardUses;
-    Operation *first = nullptr;
-    for (OpOperand &use : whole.getUses()) {
-      Operation *user = use.getOwner();
-      if (!lastForward->isBeforeInBlock(user))
-        continue;
-      backwardUses.push_back(&use);
-      if (!first || user->isBeforeInBlock(first))
-        first = user;
-    }
+    Operation *first = collectBackwardUses(whole, lastForward, backwardUses);
     if (!first)
       continue;
     OpBuilder::InsertionGuard guard(builder);
@@ -508,15 +516,8 @@ static void recastForBackward(OpBuilder &builder, Block &body,
     if (!producer || isa<train::ParamOp>(producer))
       continue;
     SmallVector<OpOperand *> backwardUses;
-    Operation *first = nullptr;
-    for (OpOperand &use : cast.getResult().getUses()) {
-      Operation *user = use.getOwner();
-      if (!lastForward->isBeforeInBlock(user))
-        continue;
-      backwardUses.push_back(&use);
-      if (!first || user->isBeforeInBlock(first))
-        first = user;
-    }
+    Operation *first =
+        collectBackwardUses(cast.getResult(), lastForward, backwardUses);
     // The input must be live at `first` already: read there or later.
     if (!first || llvm::none_of(cast.getInput().getUsers(), [&](Operation *u) {
           return u == first || first->isBeforeInBlock(u);

@@ -296,14 +296,6 @@ def _compare(args):
     return 0
 
 
-def _first_embedding_size(model):
-    import torch
-    for module in model.modules():
-        if isinstance(module, torch.nn.Embedding):
-            return module.num_embeddings
-    return None
-
-
 def _export(args):
     import torch
     from . import safetensors
@@ -314,7 +306,7 @@ def _export(args):
     if args.input is not None:
         example = torch.randn(args.input, dtype=dtype)
     else:
-        vocab = args.vocab or _first_embedding_size(model)
+        vocab = args.vocab or exporter.first_embedding_size(model)
         if not vocab:
             raise ExportError("--input-ids needs --vocab: the model has no nn.Embedding")
         example = torch.randint(0, vocab, args.input_ids)
@@ -322,7 +314,7 @@ def _export(args):
     labels = None
     dropped_note = None
     if args.loss == "model":
-        classes = args.num_classes or args.vocab or _first_embedding_size(model)
+        classes = args.num_classes or args.vocab or exporter.first_embedding_size(model)
         if not classes:
             raise ExportError("--loss model needs --num-classes")
         shape = args.labels or list(example.shape)

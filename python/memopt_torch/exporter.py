@@ -335,6 +335,15 @@ def unique_parameters(model):
     return _unique(_named_tensors(model, "_parameters"))
 
 
+def first_embedding_size(model):
+    """The vocabulary of the model's first nn.Embedding (the default of
+    --vocab and, for token labels, --num-classes), or None."""
+    for module in model.modules():
+        if isinstance(module, torch.nn.Embedding):
+            return module.num_embeddings
+    return None
+
+
 def trace(model, inputs, labels, loss):
     """Returns (graph module, params, buffers): the make_fx graph of
     `loss(model(*inputs), labels)` whose placeholders are the unique

@@ -317,13 +317,6 @@ class StepRecorder(TorchDispatchMode):
 # The model, its batch, the optimizer, the loop
 # --------------------------------------------------------------------------
 
-def _first_embedding_size(model):
-    for module in model.modules():
-        if isinstance(module, torch.nn.Embedding):
-            return module.num_embeddings
-    return None
-
-
 def build(args):
     """(model, example, labels) as `export` builds them: MODEL from
     --config after torch.manual_seed(--seed), in --dtype, training mode; a
@@ -342,12 +335,12 @@ def build(args):
     if args.input is not None:
         example = torch.randn(args.input, dtype=dtype)
     else:
-        vocab = args.vocab or _first_embedding_size(model)
+        vocab = args.vocab or exporter.first_embedding_size(model)
         if not vocab:
             raise ExportError("--input-ids needs --vocab: the model has no nn.Embedding")
         example = torch.randint(0, vocab, args.input_ids)
     if args.loss == "model":
-        classes = args.num_classes or args.vocab or _first_embedding_size(model)
+        classes = args.num_classes or args.vocab or exporter.first_embedding_size(model)
         if not classes:
             raise ExportError("--loss model needs --num-classes")
         return model, example, torch.randint(0, classes, args.labels or list(example.shape))
