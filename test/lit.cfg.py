@@ -97,6 +97,8 @@ config.substitutions.append(("%nccl_loopback", os.path.join(config.memopt_obj_ro
 config.substitutions.append(("%python", sys.executable))
 # The PyTorch front end (python/memopt_torch) runs from the source tree.
 config.environment["PYTHONPATH"] = os.path.join(config.memopt_src_root, "python")
+# `predict --device cuda` replays its trace with this build's mem-plan.
+config.environment["MEMOPT_MEM_PLAN"] = os.path.join(config.memopt_tools_dir, "mem-plan")
 if importlib.util.find_spec("torchvision") is not None:
     config.available_features.add("torchvision")
 if importlib.util.find_spec("torch") is not None:

@@ -2,9 +2,9 @@
 """PyTorch eager's CPU allocator peak of a training step: measured and predicted.
 
     python3 bench/pytorch/cpu_table.py [--cases mlp,gpt] [--optimizers sgd,adam]
-                                       [--json FILE] [--threads 1]
+                                       [--precision fp32,bf16] [--json FILE] [--threads 1]
 
-For every case (model, optimizer, zero_grad's set_to_none) this runs, in a
+For every case (model, precision, optimizer, zero_grad's set_to_none) this runs, in a
 child process each, `python3 -m memopt_torch predict ... --measure --json`:
 the prediction (two steps under FakeTensorMode, allocations recorded at the
 dispatcher plus the kernels' internal ones, predict.py) and the measurement
@@ -82,6 +82,11 @@ EXTRA = {
             ["torchvision.models.vision_transformer:VisionTransformer", "--config",
              '{"num_classes": 10, "image_size": 64, "patch_size": 16, "num_layers": 2, '
              '"num_heads": 4, "hidden_dim": 64, "mlp_dim": 128}', "--input", "2x3x64x64"]),
+    "unet": ("U-Net, 3 levels, 16 wide, transposed convs (2x3x64x64, MSE)",
+             [os.path.join(MODELS, "unet.py") + ":UNet", "--input", "2x3x64x64", "--loss", "mse"]),
+    "unet_bilinear": ("U-Net, bilinear upsampling (2x3x64x64, MSE)",
+                      [os.path.join(MODELS, "unet.py") + ":UNet", "--config", '{"bilinear": true}',
+                       "--input", "2x3x64x64", "--loss", "mse"]),
     "smallcnn": ("SmallCNN (4x3x8x8)", [os.path.join(MODELS, "mlp.py") + ":SmallCNN",
                                        "--input", "4x3x8x8"]),
     "gatedcnn": ("GatedCNN (4x3x8x8)", [os.path.join(MODELS, "mlp.py") + ":GatedCNN",
@@ -96,35 +101,45 @@ EXTRA = {
 CAUSES = {}
 
 
-def run_case(name, optimizer, set_to_none, threads, lr):
+def run_case(name, optimizer, set_to_none, threads, lr, autocast):
     """`predict --measure --json` of one case in a child process."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.path.join(ROOT, "python") + (
         os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     command = [PYTHON, "-m", "memopt_torch", "predict"] + (CASES.get(name) or EXTRA[name])[1] + [
         "--optimizer", optimizer, "--lr", str(lr), "--set-to-none",
-        "true" if set_to_none else "false", "--threads", str(threads), "--measure", "--json"]
+        "true" if set_to_none else "false", "--threads", str(threads), "--measure", "--json"] + (
+        ["--autocast", autocast] if autocast != "fp32" else [])
     started = time.time()
     done = subprocess.run(command, env=env, capture_output=True, text=True)
     if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["(no message)"])[-1]
+        if "the measured run failed in PyTorch itself" in last:
+            # PyTorch cannot run the step (a CPU kernel without a bfloat16
+            # version, mixed dtypes under autocast): nothing to measure.
+            return {"not_run": last.split("itself: ", 1)[1]}
         raise SystemExit("%s failed:\n%s" % (" ".join(command), done.stderr[-3000:]))
     result = json.loads(done.stdout)
     result["seconds"] = time.time() - started
     return result
 
 
-def row(name, optimizer, set_to_none, r):
+def row(name, optimizer, set_to_none, autocast, r):
     """One Markdown row of the table."""
+    label = (CASES.get(name) or EXTRA[name])[0]
+    if "not_run" in r:
+        return "| %s | %s | %s | %s | - | - | - | PyTorch fails: `%s` | - |" % (
+            label, autocast, optimizer, str(set_to_none).lower(), r["not_run"])
     measured = r["measured"]["measured_peak_bytes"]
     predicted = r["allocated_peak_bytes"]
     diff = measured - predicted
-    cause = "exact" if diff == 0 else CAUSES.get((name, optimizer, set_to_none), "unexplained")
+    cause = "exact" if diff == 0 else CAUSES.get((name, optimizer, set_to_none, autocast),
+                                                 "unexplained")
     if r.get("kernels_probed"):
         cause += " (%d kernels probed on zeros)" % r["kernels_probed"]
     peak = r["peak"]
-    label = (CASES.get(name) or EXTRA[name])[0]
-    return "| %s | %s | %s | %d | %d | %+d (%.4f%%) | %s | %s `%s` |" % (
-        label, optimizer, str(set_to_none).lower(), measured, predicted, diff,
+    return "| %s | %s | %s | %s | %d | %d | %+d (%.4f%%) | %s | %s `%s` |" % (
+        label, autocast, optimizer, str(set_to_none).lower(), measured, predicted, diff,
         100.0 * diff / measured, cause, peak["phase"], peak["op"])
 
 
@@ -135,6 +150,9 @@ def main():
                         "set_to_none true)" % (", ".join(CASES), ", ".join(EXTRA)))
     parser.add_argument("--optimizers", default="sgd,adam",
                         help="comma-separated subset of sgd, adam, adamw")
+    parser.add_argument("--precision", default="fp32",
+                        help="comma-separated subset of fp32, bf16 (forward and loss under "
+                        "CPU autocast to bfloat16)")
     parser.add_argument("--threads", type=int, default=1,
                         help="torch.set_num_threads in both runs (default: 1)")
     parser.add_argument("--lr", type=float, default=0.01)
@@ -150,16 +168,29 @@ def main():
                 name, ", ".join(list(CASES) + list(EXTRA) + ["extra"])))
         runs += [(name, optimizer, set_to_none) for optimizer in args.optimizers.split(",")
                  for set_to_none in ((True, False) if name in CASES else (True,))]
+    precisions = args.precision.split(",")
+    for p in precisions:
+        if p not in ("fp32", "bf16"):
+            raise SystemExit("unknown precision '%s' (expected fp32 or bf16)" % p)
     rows, results = [], []
     for name, optimizer, set_to_none in runs:
-        print("%s/%s/%s" % (name, optimizer, set_to_none), file=sys.stderr)
-        r = run_case(name, optimizer, set_to_none, args.threads, args.lr)
-        r["case"] = [name, optimizer, set_to_none]
-        results.append(r)
-        rows.append(row(name, optimizer, set_to_none, r))
-    print("| model | optimizer | set_to_none | measured (B) | predicted (B) | "
+        for autocast in precisions:
+            print("%s/%s/%s/%s" % (name, autocast, optimizer, set_to_none), file=sys.stderr)
+            r = run_case(name, optimizer, set_to_none, args.threads, args.lr, autocast)
+            r["case"] = [name, optimizer, set_to_none, autocast]
+            results.append(r)
+            rows.append(row(name, optimizer, set_to_none, autocast, r))
+    ran = [r for r in results if "not_run" not in r]
+    exact = sum(1 for r in ran if r["difference_bytes"] == 0)
+    worst = max([abs(r["difference_bytes"]) / r["measured"]["measured_peak_bytes"]
+                 for r in ran] or [0])
+    print("%d of %d cases exact; largest difference %.4f%% of the measured peak%s.\n" % (
+        exact, len(ran), 100.0 * worst,
+        "; %d cases PyTorch cannot run" % (len(results) - len(ran)) if len(ran) < len(results)
+        else ""))
+    print("| model | precision | optimizer | set_to_none | measured (B) | predicted (B) | "
           "measured - predicted | cause | predicted peak at |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     for line in rows:
         print(line)
     if args.json:

@@ -119,6 +119,18 @@ def _parser():
     return parser
 
 
+def _size(text):
+    from .exporter import ExportError
+    from ._cuda import parse_size
+    try:
+        value = parse_size(text, "size")
+    except ExportError as error:
+        raise argparse.ArgumentTypeError(str(error).replace("size: ", ""))
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a positive size")
+    return value
+
+
 def _flag(text):
     if text.lower() in ("true", "1", "yes"):
         return True
@@ -159,8 +171,39 @@ def _predict_parser(commands):
                               "single-tensor loop, torch 1.13's default on the CPU)")
     predict.add_argument("--set-to-none", type=_flag, default=True, metavar="BOOL",
                          help="zero_grad(set_to_none=BOOL) (default: true)")
-    predict.add_argument("--device", default="cpu", choices=["cpu"],
-                         help="the allocator predicted (only cpu)")
+    predict.add_argument("--autocast", choices=["bf16"],
+                         help="run the forward and the loss under torch.autocast('cpu', "
+                              "dtype=torch.bfloat16), the backward and the step outside it "
+                              "(default: none, everything in --dtype)")
+    predict.add_argument("--checkpoint", metavar="MODULES",
+                         help="wrap these modules' forward in torch.utils.checkpoint: "
+                              "comma-separated names as in model.named_modules(), 'blocks' "
+                              "(every repeated block: transformer layers, residual blocks) "
+                              "or 'blocks/2' (every second one)")
+    predict.add_argument("--budget", type=_size, metavar="SIZE",
+                         help="also say whether the step fits SIZE (e.g. 24GiB; the reserved "
+                              "peak on cuda, the allocated peak on cpu) and predict it again "
+                              "with each setting that lowers it: set_to_none, no foreach, "
+                              "expandable segments, checkpointing, the largest batch")
+    predict.add_argument("--device", default="cpu", choices=["cpu", "cuda"],
+                         help="the allocator predicted: cpu (c10's CPU allocator, checked "
+                              "byte for byte against a measured run) or cuda (the same "
+                              "trace under the CUDA caching allocator's rules, with "
+                              "reserved_peak_bytes from its replay; see docs/pytorch.md "
+                              "for what is and is not counted) (default: cpu)")
+    predict.add_argument("--cublas-workspace", default="none", metavar="SIZE",
+                         help="with --device cuda: bytes of the workspace each cuBLAS "
+                              "handle takes from the caching allocator at its first matrix "
+                              "product: 'hopper' (32 MiB, PyTorch 2.1 and later on sm90), "
+                              "'other' (8 MiB + 128 KiB, PyTorch 2.1 and later elsewhere), "
+                              "'none' (torch 1.13, whose cuBLAS allocates its own), or a "
+                              "size (default: none)")
+    predict.add_argument("--allocator-conf", metavar="CONF",
+                         help="with --device cuda: PYTORCH_CUDA_ALLOC_CONF for the replay, "
+                              "e.g. expandable_segments:True")
+    predict.add_argument("--device-memory", metavar="SIZE",
+                         help="with --device cuda: what the allocator may reserve (e.g. "
+                              "24GiB); the replay reports where it would run out")
     predict.add_argument("--threads", type=int,
                          help="torch.set_num_threads first (default: torch's; kernels' "
                               "buffers and oneDNN's choices depend on it)")

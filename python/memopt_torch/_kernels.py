@@ -283,7 +283,11 @@ def _conv_shape(x, w, stride, padding, dilation):
 def use_mkldnn(x, w, stride, dilation, transposed, groups, threads):
     """ConvUtils.h ConvParams::use_mkldnn (torch 1.13) for a CPU float input:
     single-threaded, an unstrided undilated 1x1 convolution of a batch below
-    16 stays on THNN (slow_conv2d), as do tiny inputs."""
+    16 stays on THNN (slow_conv2d), as do tiny inputs. A bfloat16 input
+    always takes oneDNN where the CPU has AVX-512 (mkldnn_bf16_device_check;
+    assumed, as everywhere in this file)."""
+    if x.dtype == torch.bfloat16 and not transposed and torch.backends.mkldnn.is_available():
+        return True
     if x.dtype != torch.float32 or transposed or x.dim() != 4:
         return False
     n, c, h, wd = x.shape
@@ -321,11 +325,19 @@ class _Conv:
         # im2col scratchpad): not modeled. AlexNet's 11x11 is still jit;
         # between 12 and 15 was not tried.
         self.jit = max(self.kh, self.kw) <= 11
+        # A grouped (not depthwise) convolution blocks channels by the
+        # largest of 16, 8, 4 dividing both channel counts per group
+        # (aBcd8b, aBCde8c8b for 8 per group); None: not modeled.
+        self.block = _BLOCK
+        if groups > 1 and not self.depthwise:
+            per_group = (self.c // groups, self.o // groups)
+            self.block = next((b for b in (16, 8, 4) if all(v % b == 0 for v in per_group)),
+                              None)
         self.gemm_weights = self.depthwise and (self.kh > 3 or self.kw > 3
                                                 or max(stride) > max(self.kh, self.kw))
 
     def blocked(self, channels, h, w):
-        return self.n * _pad(channels) * h * w * self.size
+        return self.n * _pad(channels, self.block) * h * w * self.size
 
     def weights(self, first):
         area = self.kh * self.kw * self.size
@@ -334,7 +346,7 @@ class _Conv:
         if first:
             return _pad(self.o) * self.c * area
         g = self.groups
-        return g * _pad(self.o // g) * _pad(self.c // g) * area
+        return g * _pad(self.o // g, self.block) * _pad(self.c // g, self.block) * area
 
     def scratch(self, channels):
         """memory_tracking: each booked buffer is 128 B longer."""
@@ -402,8 +414,28 @@ def _thnn_columns(x, w, stride, padding, dilation):
     return n * c * kh * kw * oh * ow * x.element_size()
 
 
+def _transposed_columns(x, w, groups, dilation):
+    """NaiveConvolutionTranspose2d.cpp (slow_conv_transpose2d, torch 1.13,
+    float32): one sample's columns at a time, (C_out * kh * kw) x (h * w) of
+    the input's spatial size, in the forward (where a bias adds a `ones`
+    buffer of the output's area) and the backward; other cases (groups,
+    dilation, bfloat16, 3-d) are not modeled (None)."""
+    if x.dim() != 4 or x.dtype != torch.float32 or groups != 1 or any(d != 1 for d in dilation):
+        return None
+    return w.shape[1] * w.shape[2] * w.shape[3] * x.shape[2] * x.shape[3] * x.element_size()
+
+
 def _convolution(args, kwargs, threads):
     x, w, bias, stride, padding, dilation, transposed, output_padding, groups = args[:9]
+    if transposed:
+        columns = _transposed_columns(x, w, groups, dilation)
+        if columns is None:
+            return None, "transposed conv: not modeled"
+        n, _, h, wd = x.shape
+        oh = (h - 1) * stride[0] - 2 * padding[0] + w.shape[2] + output_padding[0]
+        ow = (wd - 1) * stride[1] - 2 * padding[1] + w.shape[3] + output_padding[1]
+        ones = oh * ow * x.element_size() if bias is not None else 0
+        return columns + ones, "THNN transposed conv columns" + (" + ones" if ones else "")
     if not use_mkldnn(x, w, stride, dilation, transposed, groups, threads):
         if groups > 1 and x.dim() == 4:
             # Convolution.cpp _convolution: one convolution per group, the
@@ -412,9 +444,11 @@ def _convolution(args, kwargs, threads):
             return n * o * oh * ow * x.element_size(), "grouped THNN conv: per-group outputs"
         return _thnn_columns(x, w, stride, padding, dilation), "THNN conv columns"
     conv = _Conv(x, w, bias is not None, list(stride), list(padding), dilation, groups, threads)
-    if not x.is_contiguous() or not conv.jit:
+    if not x.is_contiguous() or not conv.jit or x.dtype != torch.float32 or not conv.block:
         return None, "oneDNN conv, %s: not modeled" % (
-            "gemm implementation" if x.is_contiguous() else "channels-last")
+            "channels-last" if not x.is_contiguous() else
+            "gemm implementation" if not conv.jit or not conv.block else
+            str(x.dtype).replace("torch.", ""))
     return conv.forward(), "oneDNN conv reorders"
 
 
@@ -427,6 +461,11 @@ def _convolution_backward(args, kwargs, threads):
     # takes oneDNN's nhwc path, not modeled.
     copy = 0 if grad_out.is_contiguous() else _nbytes(grad_out)
     channels_last = x.dim() == 4 and not x.is_contiguous()
+    if transposed:
+        columns = _transposed_columns(x, w, groups, dilation)
+        if columns is None or channels_last or not (mask[0] or mask[1]):
+            return None, "transposed conv backward: not modeled"
+        return max(copy, columns), "THNN transposed conv columns"
     if not use_mkldnn(x, w, stride, dilation, transposed, groups, threads):
         if groups > 1 and x.dim() == 4:
             # Per-group backward, the gradients concatenated.
@@ -438,9 +477,14 @@ def _convolution_backward(args, kwargs, threads):
         return max(copy, _thnn_columns(x, w, stride, padding, dilation)), "THNN conv columns"
     conv = _Conv(x, w, bias_sizes is not None and mask[2], list(stride), list(padding),
                  dilation, groups, threads)
-    if channels_last or not conv.jit:
+    # With 4 channels per group the weights' gradient takes oneDNN's gemm
+    # convolution (plain layouts; its scratchpad is not modeled).
+    gemm = not conv.block or (conv.block < 8 and mask[1])
+    if channels_last or not conv.jit or x.dtype != torch.float32 or gemm:
         return None, "oneDNN conv backward, %s: not modeled" % (
-            "channels-last" if channels_last else "gemm implementation")
+            "channels-last" if channels_last else
+            "gemm implementation" if not conv.jit or gemm else
+            str(x.dtype).replace("torch.", ""))
     return copy + conv.backward(mask), "oneDNN conv backward reorders" + \
         (" + contiguous grad_output" if copy else "")
 

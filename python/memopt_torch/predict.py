@@ -30,6 +30,12 @@ is the baseline (parameters, module buffers, the batch, plus everything
 step 1 left alive: gradients, optimizer states, output, loss) plus the
 largest sum reached at any op.
 
+`--device cuda` records the same trace with CUDA's allocation rules
+(_cuda.py: 512-byte blocks, no CPU kernel buffers, cuBLAS workspaces) and
+replays it through mem-plan's caching allocator for the reserved peak;
+`--budget` predicts again with each setting that can lower the peak
+(budget.py).
+
 `measure_step` runs the same loop on real tensors and measures the peak as
 bench/import/memory.py does (torch.profiler's [memory] events, summed in
 time order, profiling both steps so that step 2's frees of step-1 storages
@@ -37,8 +43,10 @@ are seen).
 """
 
 import collections
+import contextlib
 import gc
 import json
+import re
 
 import torch
 from torch.multiprocessing.reductions import StorageWeakRef
@@ -46,7 +54,7 @@ from torch.utils._mode_utils import no_dispatch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
-from . import _kernels, exporter
+from . import _cuda, _kernels, budget, exporter
 from .exporter import ExportError
 
 aten = torch.ops.aten
@@ -141,11 +149,15 @@ class StepRecorder(TorchDispatchMode):
     """Records allocations and frees of storages at the dispatch key and
     keeps the peak of step 2 (after `arm()`)."""
 
-    def __init__(self, fake, threads, probe=True):
+    def __init__(self, fake, threads, probe=True, rules=None):
         super().__init__()
         self.fake = fake
         self.threads = threads
         self.probe = probe
+        self.rules = rules    # _cuda.CudaRules for --device cuda, else None
+        self.host_copy = False  # recording a CPU-resident tensor (CUDA)
+        self.workspace_bytes = 0
+        self.born_in = {}     # serial -> index in self.ops of the op that made it
         self.live = {}        # storage key -> _Live
         self.external = {}    # storages made before the loop: key -> ref
         self.cur = 0          # bytes of the live storages
@@ -166,6 +178,7 @@ class StepRecorder(TorchDispatchMode):
 
     def _add(self, key, ref, nbytes):
         entry = _Live(ref, nbytes, len(self.events))
+        self.born_in[entry.serial] = len(self.ops)  # the op being recorded
         self.live[key] = entry
         self.cur += nbytes
         self.events.append(("a", entry.serial, nbytes))
@@ -203,7 +216,10 @@ class StepRecorder(TorchDispatchMode):
         # mode (the Python fallback turns detach()'s result into a float),
         # so a plain 0-d copy is saved instead; it lives as long.
         if self.fake:
-            copy = torch.empty(t.shape, dtype=t.dtype)  # recorded as an op
+            # Recorded as an op; on CUDA the wrapped number stays on the host.
+            self.host_copy = self.rules is not None
+            copy = torch.empty(t.shape, dtype=t.dtype)
+            self.host_copy = False
             entry = self.live.get(_key(copy)[0])
         else:
             with no_dispatch():
@@ -277,7 +293,8 @@ class StepRecorder(TorchDispatchMode):
     def _record(self, func, args, kwargs, out):
         aliasing = func is not aten.lift_fresh.default and any(
             r.alias_info is not None for r in func._schema.returns)
-        if func in _PROFILER_OPS:
+        if func in _PROFILER_OPS or self.host_copy or (
+                self.rules is not None and self.rules.host_resident(func)):
             flat = []
         else:
             flat = [t for t in tree_flatten(out)[0] if isinstance(t, torch.Tensor)]
@@ -291,8 +308,17 @@ class StepRecorder(TorchDispatchMode):
                 continue
             nbytes = t.storage().nbytes()
             if nbytes:
-                self._add(key, ref, nbytes)
-        extra, rule = _kernels.extra(func, args, kwargs, self.threads, self.probe)
+                self._add(key, ref, nbytes if self.rules is None else _cuda.round_block(nbytes))
+        if self.rules is None:
+            extra, rule = _kernels.extra(func, args, kwargs, self.threads, self.probe)
+        else:
+            extra, rule = 0, None
+            workspace = self.rules.workspace(func, self.phase)
+            if workspace:  # kept by its cuBLAS handle: never freed
+                self.cur += workspace
+                self.workspace_bytes += workspace
+                self.born_in[-len(self.events) - 1] = len(self.ops)
+                self.events.append(("a", -len(self.events) - 1, workspace))
         name = str(func)
         self.ops.append((name, self.phase))
         if self.armed and self.cur + extra > self.peak["bytes"]:
@@ -343,7 +369,16 @@ def build(args):
         classes = args.num_classes or args.vocab or exporter.first_embedding_size(model)
         if not classes:
             raise ExportError("--loss model needs --num-classes")
-        return model, example, torch.randint(0, classes, args.labels or list(example.shape))
+        labels = torch.randint(0, classes, args.labels or list(example.shape))
+    else:
+        labels = _labels(args, model, example, dtype)
+    args.checkpointed = budget.apply_checkpoint(model, getattr(args, "checkpoint", None))
+    return model, example, labels
+
+
+def _labels(args, model, example, dtype):
+    """Labels for --loss cross_entropy or mse, shaped after the output of a
+    forward under no_grad."""
     with torch.no_grad():
         try:
             output = model(example)
@@ -357,10 +392,8 @@ def build(args):
         output = output.logits
     if args.loss == "cross_entropy":
         classes = args.num_classes or output.shape[-1]
-        labels = torch.randint(0, classes, args.labels or list(output.shape[:-1]))
-    else:
-        labels = torch.randn(args.labels or list(output.shape), dtype=dtype)
-    return model, example, labels
+        return torch.randint(0, classes, args.labels or list(output.shape[:-1]))
+    return torch.randn(args.labels or list(output.shape), dtype=dtype)
 
 
 def make_optimizer(args, params):
@@ -380,10 +413,20 @@ def _tensors(value):
     return [t for t in tree_flatten(value)[0] if isinstance(t, torch.Tensor)]
 
 
+def autocast_context(kind):
+    """torch.autocast over the forward and the loss, as PyTorch's AMP recipe
+    runs them (the backward and the step outside it); a no-op without
+    --autocast."""
+    if not kind:
+        return contextlib.nullcontext()
+    return torch.autocast("cpu", dtype=getattr(torch, {"bf16": "bfloat16"}[kind]))
+
+
 def run_loop(model, optimizer, example, labels, loss_kind, set_to_none, mark, arm,
-             after_step=None):
+             after_step=None, autocast=None):
     """The two steps. `mark(phase)` before each phase, `arm()` just before
-    step 2, `after_step(step, output, loss)` at the end of each."""
+    step 2, `after_step(step, output, loss)` at the end of each; forward and
+    loss under `autocast` ("bf16") when given."""
     output = loss = None
     for step in (1, 2):
         if step == 2:
@@ -391,10 +434,11 @@ def run_loop(model, optimizer, example, labels, loss_kind, set_to_none, mark, ar
             arm()
         mark("zero_grad")
         optimizer.zero_grad(set_to_none=set_to_none)
-        mark("forward")
-        output = model(example, labels) if loss_kind == "model" else model(example)
-        mark("loss")
-        loss = exporter.loss_of(output, loss_kind, labels)
+        with autocast_context(autocast):
+            mark("forward")
+            output = model(example, labels) if loss_kind == "model" else model(example)
+            mark("loss")
+            loss = exporter.loss_of(output, loss_kind, labels)
         mark("backward")
         loss.backward()
         mark("step")
@@ -404,7 +448,7 @@ def run_loop(model, optimizer, example, labels, loss_kind, set_to_none, mark, ar
             after_step(step, output, loss)
 
 
-def _unique_bytes(tensors, seen):
+def _unique_bytes(tensors, seen, size=lambda n: n):
     total = 0
     for t in tensors:
         if not isinstance(t, torch.Tensor):
@@ -413,7 +457,7 @@ def _unique_bytes(tensors, seen):
         if key in seen or t.storage().nbytes() == 0:
             continue
         seen.add(key)
-        total += t.storage().nbytes()
+        total += size(t.storage().nbytes())
     return total
 
 
@@ -456,14 +500,15 @@ def _fake_build(args, fake):
         "built on real tensors (" + note + ")"
 
 
-def predict(args):
-    """The prediction as a dict (see COMPONENTS for the breakdown)."""
-    threads = torch.get_num_threads()
+def _trace(args, rules):
+    """Runs the two steps under the fake mode; (recorder, model, optimizer,
+    params, buffers, example, labels, held, note)."""
     fake = _fake_mode()
     model, example, labels, note = _fake_build(args, fake)
     params = [p for _, p in exporter.unique_parameters(model)]
     optimizer = make_optimizer(args, params)
-    recorder = StepRecorder(fake=True, threads=threads, probe=args.probe)
+    recorder = StepRecorder(fake=True, threads=torch.get_num_threads(), probe=args.probe,
+                            rules=rules)
     buffers = [b for _, b in model.named_buffers()]
     recorder.set_external(params + buffers + [example, labels])
     held = {}
@@ -475,7 +520,7 @@ def predict(args):
         with fake, recorder, torch.autograd.graph.saved_tensors_hooks(recorder.pack,
                                                                       lambda t: t):
             run_loop(model, optimizer, example, labels, args.loss, args.set_to_none,
-                     recorder.mark, recorder.arm, after_step)
+                     recorder.mark, recorder.arm, after_step, args.autocast)
     except NotImplementedError as error:
         raise ExportError(f"torch {torch.__version__}'s FakeTensorMode cannot run an op of "
                           f"this model (no meta kernel): {error}".splitlines()[0])
@@ -485,33 +530,87 @@ def predict(args):
         raise ExportError(f"the training step failed on fake tensors: {type(error).__name__}: "
                           f"{error}".splitlines()[0],
                           exporter._user_frame_of_traceback(error.__traceback__))
-    seen = set()
-    base = {"parameters": _unique_bytes(params, seen),
-            "buffers": _unique_bytes(buffers, seen),
-            "inputs": _unique_bytes([example, labels], seen)}
+    return recorder, model, optimizer, params, buffers, example, labels, held, note
+
+
+def _breakdown(recorder, optimizer, params, base, held):
+    """Bytes live at the peak by COMPONENTS."""
     sets = {"gradients": {recorder.serial(p.grad) for p in params},
             "optimizer_states": {recorder.serial(t) for state in optimizer.state.values()
                                  for t in state.values() if isinstance(t, torch.Tensor)},
             "output_and_loss": held.get(1, set()) | held.get(2, set())}
     breakdown = collections.OrderedDict((c, base.get(c, 0)) for c in COMPONENTS)
+    workspace = 0
     for serial, (nbytes, saved) in recorder.live_at_peak().items():
+        if serial < 0:  # a cuBLAS workspace (CUDA)
+            workspace += nbytes
+            continue
         for name in ("gradients", "optimizer_states", "output_and_loss"):
             if serial in sets[name]:
                 breakdown[name] += nbytes
                 break
         else:
             breakdown["saved_activations" if saved else "temporaries"] += nbytes
+    breakdown["kernel_workspace"] = recorder.peak["extra"] + workspace
+    return breakdown
+
+
+def _name_oom(text, recorder):
+    """The replay's out-of-memory message with the op that allocated instead
+    of the trace's buffer id."""
+    match = re.match(r"buffer 's(-?\d+)' at \d+: (.*)", text)
+    if not match or int(match.group(1)) not in recorder.born_in:
+        return re.sub(r"^buffer 'p\d+' at \d+: ", "moving the model to the device: ", text)
+    index = recorder.born_in[int(match.group(1))]
+    name, phase = recorder.ops[index] if index < len(recorder.ops) else ("?", "?")
+    what = "the cuBLAS workspace of " if int(match.group(1)) < 0 else ""
+    return "%s%s `%s` (op %d): %s" % (what, phase, name, index, match.group(2))
+
+
+def predict(args):
+    """The prediction as a dict (see COMPONENTS for the breakdown)."""
+    cuda = args.device == "cuda"
+    rules = None
+    if cuda:
+        rules = _cuda.CudaRules(_cuda.workspace_bytes(args.cublas_workspace))
+        _cuda.check_options(args.allocator_conf, args.device_memory)
+    elif args.allocator_conf or args.device_memory or args.cublas_workspace != "none":
+        raise ExportError("--allocator-conf, --device-memory and --cublas-workspace "
+                          "need --device cuda")
+    recorder, model, optimizer, params, buffers, example, labels, held, note = \
+        _trace(args, rules)
+    size = _cuda.round_block if cuda else (lambda n: n)
+    seen = set()
+    base = {"parameters": _unique_bytes(params, seen, size),
+            "buffers": _unique_bytes(buffers, seen, size),
+            "inputs": _unique_bytes([example, labels], seen, size)}
     peak = recorder.peak
-    breakdown["kernel_workspace"] = peak["extra"]
     external = sum(base.values())
-    return {"allocated_peak_bytes": external + peak["bytes"],
-            "breakdown": breakdown,
-            "peak": {"phase": peak["phase"], "op": peak["op"], "op_index": peak["index"],
-                     "kernel_rule": peak["rule"]},
-            "baseline_bytes": external + recorder.reset_bytes,
-            "ops_recorded": len(recorder.ops), "threads": threads,
-            "kernels_probed": len(_kernels._PROBED),
-            **({"note": note} if note else {})}
+    result = {"device": args.device,
+              "allocated_peak_bytes": external + peak["bytes"],
+              "breakdown": _breakdown(recorder, optimizer, params, base, held),
+              "peak": {"phase": peak["phase"], "op": peak["op"], "op_index": peak["index"],
+                       "kernel_rule": peak["rule"]},
+              "baseline_bytes": external + recorder.reset_bytes,
+              "ops_recorded": len(recorder.ops), "threads": recorder.threads,
+              "kernels_probed": len(_kernels._PROBED),
+              "ops_by_phase": dict(collections.Counter(phase for _, phase in recorder.ops)),
+              **({"checkpointed": args.checkpointed} if args.checkpointed else {}),
+              **({"note": note} if note else {})}
+    if cuda:
+        setup = []
+        seen = set()
+        for t in _cuda.setup_order(model, example, labels):
+            setup.append(_unique_bytes([t], seen))
+        replayed, why = _cuda.replay(setup, recorder.events, args.allocator_conf,
+                                     args.device_memory)
+        if replayed is not None:
+            result["reserved_peak_bytes"] = replayed["reserved_peak_bytes"]
+            replayed["oom"] = _name_oom(replayed["oom"], recorder)
+        result["cuda"] = {"cublas_workspace_bytes": recorder.workspace_bytes,
+                          "not_counted": _cuda.NOT_COUNTED,
+                          "replay": replayed if replayed is not None else why}
+    return result
 
 
 def _profiler_mark(name):
@@ -548,7 +647,8 @@ def measure_step(args):
 
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         run_loop(model, optimizer, example, labels, args.loss, args.set_to_none,
-                 lambda phase: _profiler_mark("memopt.phase:" + phase), arm, after_step)
+                 lambda phase: _profiler_mark("memopt.phase:" + phase), arm, after_step,
+                 args.autocast)
     return _replay_profile(prof, before, check.get("storages"))
 
 
@@ -583,15 +683,46 @@ def _replay_profile(prof, before, storages_at_reset):
             "peak": {"phase": where[0], "op": where[1]} if where != "reset" else "reset"}
 
 
+def _print_budget(verdict):
+    held = verdict["held"]
+    print("budget_bytes: %d" % verdict["budget_bytes"])
+    print("fits: %s" % ("yes" if verdict["fits"] else "no"))
+    for row in verdict["recommendations"]:
+        if "error" in row:
+            print("with %s: %s" % (row["setting"], row["error"]))
+        elif "batch" in row:
+            print("largest batch that fits: %d (%s %d)" % (row["batch"], held, row["held_bytes"])
+                  if row["batch"] else
+                  "largest batch that fits: none (batch 1 does not, with the settings given)")
+        else:
+            line = "with %s: %s %d (%s)" % (row["setting"], held, row["held_bytes"],
+                                            "fits" if row["fits"] else "does not fit")
+            if "modules" in row:
+                line += "; %d modules; the backward runs %d more ops (%.2f times the " \
+                    "forward's)" % (len(row["modules"]), row["recompute_ops"],
+                                    row["recompute_share"])
+            print(line)
+
+
 def main(args):
     """`predict`: prints the prediction (text or --json); with --measure
     also the measurement. Returns the exit status."""
     if args.threads:
         torch.set_num_threads(args.threads)
     result = predict(args)
+    if args.budget is not None:
+        result["budget"] = {"budget_bytes": args.budget,
+                            "held": "reserved_peak_bytes" if args.device == "cuda" else
+                            "allocated_peak_bytes",
+                            "fits": budget._held(result) <= args.budget,
+                            "recommendations": budget.recommend(args, predict, result)}
     if args.measure:
         gc.collect()
-        measured = measure_step(args)
+        try:
+            measured = measure_step(args)
+        except RuntimeError as error:  # PyTorch's own kernels refuse the step
+            raise ExportError("the measured run failed in PyTorch itself: %s" %
+                              str(error).splitlines()[0])
         result["measured"] = measured
         result["difference_bytes"] = (measured["measured_peak_bytes"] -
                                       result["allocated_peak_bytes"])
@@ -599,6 +730,18 @@ def main(args):
         print(json.dumps(result, indent=1))
         return 0
     print("allocated_peak_bytes: %d" % result["allocated_peak_bytes"])
+    if "cuda" in result:
+        replay = result["cuda"]["replay"]
+        if isinstance(replay, dict):
+            print("reserved_peak_bytes: %d" % result["reserved_peak_bytes"])
+            if replay["oom"] != "none":
+                print("out_of_memory: %s" % replay["oom"])
+        else:
+            print("note: " + replay)
+        print("cublas_workspace_bytes: %d" % result["cuda"]["cublas_workspace_bytes"])
+        print("not counted: " + "; ".join(result["cuda"]["not_counted"]))
+    if "budget" in result:
+        _print_budget(result["budget"])
     if args.measure:
         print("measured_peak_bytes: %d" % result["measured"]["measured_peak_bytes"])
         print("difference_bytes: %d" % result["difference_bytes"])
