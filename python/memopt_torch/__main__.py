@@ -211,6 +211,10 @@ def _predict_parser(commands):
                          help="count 0 B for the internal buffers of kernels no rule models "
                               "(channels-last convolutions) instead of running each such "
                               "kernel once on zero tensors of its shapes")
+    predict.add_argument("--breakdown", action="store_true",
+                         help="also print what is live at the peak: bytes by component, "
+                              "the largest tensors with the op, module and source line that "
+                              "made them, saved activations by module, temporaries by op")
     predict.add_argument("--json", action="store_true",
                          help="print a JSON object: allocated_peak_bytes and the breakdown "
                               "at the peak")

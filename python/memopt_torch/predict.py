@@ -46,7 +46,9 @@ import collections
 import contextlib
 import gc
 import json
+import os
 import re
+import sys
 
 import torch
 from torch.multiprocessing.reductions import StorageWeakRef
@@ -138,6 +140,23 @@ def _foreach_elements(func, args, kwargs):
     return elements
 
 
+_LIBRARY_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (torch, exporter))
+
+
+def _user_line():
+    """'file:line' of the innermost frame outside torch and memopt_torch
+    (the model's code), else ''."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if not name.startswith(_LIBRARY_DIRS) and not name.startswith("<"):
+            here = os.getcwd() + os.sep
+            return "%s:%d" % (name[len(here):] if name.startswith(here) else name,
+                              frame.f_lineno)
+        frame = frame.f_back
+    return ""
+
+
 class _Live:
     __slots__ = ("ref", "nbytes", "serial")
 
@@ -158,6 +177,8 @@ class StepRecorder(TorchDispatchMode):
         self.host_copy = False  # recording a CPU-resident tensor (CUDA)
         self.workspace_bytes = 0
         self.born_in = {}     # serial -> index in self.ops of the op that made it
+        self.origin = {}      # serial -> (module path, user source line)
+        self.modules = []     # the module stack of the forward (names)
         self.live = {}        # storage key -> _Live
         self.external = {}    # storages made before the loop: key -> ref
         self.cur = 0          # bytes of the live storages
@@ -179,6 +200,9 @@ class StepRecorder(TorchDispatchMode):
     def _add(self, key, ref, nbytes):
         entry = _Live(ref, nbytes, len(self.events))
         self.born_in[entry.serial] = len(self.ops)  # the op being recorded
+        if self.phase in ("forward", "loss"):
+            self.origin[entry.serial] = (self.modules[-1] if self.modules else "",
+                                         _user_line())
         self.live[key] = entry
         self.cur += nbytes
         self.events.append(("a", entry.serial, nbytes))
@@ -516,6 +540,17 @@ def _trace(args, rules):
     def after_step(step, output, loss):
         held[step] = {recorder.serial(t) for t in _tensors(output) + [loss]} - {None}
 
+    names = {id(m): n or "(model)" for n, m in model.named_modules()}
+
+    def enter(module, inputs):  # hooks return None: outputs unchanged
+        recorder.modules.append(names.get(id(module), type(module).__name__))
+
+    def leave(module, inputs, output):
+        if recorder.modules:
+            recorder.modules.pop()
+
+    hooks = [torch.nn.modules.module.register_module_forward_pre_hook(enter),
+             torch.nn.modules.module.register_module_forward_hook(leave)]
     try:
         with fake, recorder, torch.autograd.graph.saved_tensors_hooks(recorder.pack,
                                                                       lambda t: t):
@@ -530,29 +565,69 @@ def _trace(args, rules):
         raise ExportError(f"the training step failed on fake tensors: {type(error).__name__}: "
                           f"{error}".splitlines()[0],
                           exporter._user_frame_of_traceback(error.__traceback__))
+    finally:
+        for hook in hooks:
+            hook.remove()
     return recorder, model, optimizer, params, buffers, example, labels, held, note
 
 
 def _breakdown(recorder, optimizer, params, base, held):
-    """Bytes live at the peak by COMPONENTS."""
+    """(bytes live at the peak by COMPONENTS, the live storages at the peak
+    as [(bytes, component, serial)])."""
     sets = {"gradients": {recorder.serial(p.grad) for p in params},
             "optimizer_states": {recorder.serial(t) for state in optimizer.state.values()
                                  for t in state.values() if isinstance(t, torch.Tensor)},
             "output_and_loss": held.get(1, set()) | held.get(2, set())}
     breakdown = collections.OrderedDict((c, base.get(c, 0)) for c in COMPONENTS)
-    workspace = 0
+    live = []
     for serial, (nbytes, saved) in recorder.live_at_peak().items():
         if serial < 0:  # a cuBLAS workspace (CUDA)
-            workspace += nbytes
-            continue
-        for name in ("gradients", "optimizer_states", "output_and_loss"):
-            if serial in sets[name]:
-                breakdown[name] += nbytes
-                break
+            component = "kernel_workspace"
         else:
-            breakdown["saved_activations" if saved else "temporaries"] += nbytes
-    breakdown["kernel_workspace"] = recorder.peak["extra"] + workspace
-    return breakdown
+            component = next((name for name in ("gradients", "optimizer_states",
+                                                "output_and_loss") if serial in sets[name]),
+                             "saved_activations" if saved else "temporaries")
+        breakdown[component] += nbytes
+        live.append((nbytes, component, serial))
+    breakdown["kernel_workspace"] += recorder.peak["extra"]
+    return breakdown, live
+
+
+def _state_names(recorder, model, optimizer):
+    """{serial: name} of the gradients ("<param>.grad") and optimizer states
+    ("<param>.<state>")."""
+    names = {}
+    for name, p in exporter.unique_parameters(model):
+        if p.grad is not None:
+            names[recorder.serial(p.grad)] = name + ".grad"
+        for key, t in optimizer.state.get(p, {}).items():
+            if isinstance(t, torch.Tensor):
+                names[recorder.serial(t)] = name + "." + key
+    names.pop(None, None)
+    return names
+
+
+def _attribution(recorder, live, names):
+    """The largest storages live at the peak with where they were made, and
+    the saved activations and temporaries at the peak by module and by op."""
+    top = []
+    by_module = collections.Counter()
+    by_op = collections.Counter()
+    for nbytes, component, serial in live:
+        index = recorder.born_in.get(serial)
+        op, phase = recorder.ops[index] if index is not None and index < len(
+            recorder.ops) else ("?", "?")
+        module, source = recorder.origin.get(serial, ("", ""))
+        if component == "saved_activations":
+            by_module[module or "(outside any module)"] += nbytes
+        elif component == "temporaries":
+            by_op["%s %s" % (phase, op)] += nbytes
+        top.append({"bytes": nbytes, "component": component, "op": op, "phase": phase,
+                    "module": module, "source": source, "tensor": names.get(serial, "")})
+    top.sort(key=lambda t: -t["bytes"])
+    return {"largest_at_peak": top[:10],
+            "saved_activations_by_module": dict(by_module.most_common()),
+            "temporaries_by_op": dict(by_op.most_common())}
 
 
 def _name_oom(text, recorder):
@@ -586,9 +661,10 @@ def predict(args):
             "inputs": _unique_bytes([example, labels], seen, size)}
     peak = recorder.peak
     external = sum(base.values())
+    breakdown, live = _breakdown(recorder, optimizer, params, base, held)
     result = {"device": args.device,
               "allocated_peak_bytes": external + peak["bytes"],
-              "breakdown": _breakdown(recorder, optimizer, params, base, held),
+              "breakdown": breakdown,
               "peak": {"phase": peak["phase"], "op": peak["op"], "op_index": peak["index"],
                        "kernel_rule": peak["rule"]},
               "baseline_bytes": external + recorder.reset_bytes,
@@ -596,6 +672,7 @@ def predict(args):
               "kernels_probed": len(_kernels._PROBED),
               "ops_by_phase": dict(collections.Counter(phase for _, phase in recorder.ops)),
               **({"checkpointed": args.checkpointed} if args.checkpointed else {}),
+              **_attribution(recorder, live, _state_names(recorder, model, optimizer)),
               **({"note": note} if note else {})}
     if cuda:
         setup = []
@@ -683,6 +760,24 @@ def _replay_profile(prof, before, storages_at_reset):
             "peak": {"phase": where[0], "op": where[1]} if where != "reset" else "reset"}
 
 
+def _print_breakdown(result):
+    peak = result["peak"]
+    print("\nat the peak: %s `%s` (op %d)" % (peak["phase"], peak["op"], peak["op_index"]))
+    for name, nbytes in result["breakdown"].items():
+        print("  %-18s %14d" % (name, nbytes))
+    print("\nlargest at the peak:")
+    for t in result["largest_at_peak"]:
+        where = t["tensor"] or " ".join(x for x in (t["module"], t["source"]) if x)
+        print("  %14d  %-17s %s `%s`%s" % (t["bytes"], t["component"], t["phase"], t["op"],
+                                          "  " + where if where else ""))
+    for title, key in (("saved activations at the peak by module", "saved_activations_by_module"),
+                       ("temporaries at the peak by op", "temporaries_by_op")):
+        if result[key]:
+            print("\n%s:" % title)
+            for name, nbytes in list(result[key].items())[:10]:
+                print("  %14d  %s" % (nbytes, name))
+
+
 def _print_budget(verdict):
     held = verdict["held"]
     print("budget_bytes: %d" % verdict["budget_bytes"])
@@ -740,6 +835,8 @@ def main(args):
             print("note: " + replay)
         print("cublas_workspace_bytes: %d" % result["cuda"]["cublas_workspace_bytes"])
         print("not counted: " + "; ".join(result["cuda"]["not_counted"]))
+    if args.breakdown:
+        _print_breakdown(result)
     if "budget" in result:
         _print_budget(result["budget"])
     if args.measure:
