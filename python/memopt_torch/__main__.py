@@ -73,6 +73,12 @@ def _parser():
     export.add_argument("--weights",
                         help="also write the initial parameters and the example inputs "
                              "(safetensors; mem-run --init-from reads it)")
+    export.add_argument("--tensors", default="auto", choices=["auto", "fake", "real"],
+                        help="what the model is built and traced on: fake tensors (shapes "
+                             "without data: no parameter memory, no compute; the same graph) "
+                             "or real ones. auto (default): fake without --weights, falling "
+                             "back to real with a note where fake tensors cannot run the "
+                             "model; fake: fail instead; real: always real")
     train = commands.add_parser(
         "train", help="run training steps in PyTorch eager (the reference for mem-run)",
         description="Build MODEL as export does, load the parameters and the batch "
@@ -141,12 +147,16 @@ def _flag(text):
 
 def _predict_parser(commands):
     predict = commands.add_parser(
-        "predict", help="predict PyTorch eager's CPU allocator peak of a training step",
+        "predict", help="predict PyTorch eager's allocator peaks of a training step",
         description="Run two training steps of MODEL (zero_grad, forward, loss, backward, "
                     "optimizer step) under torch's FakeTensorMode, recording every "
-                    "allocation and free at the dispatcher, and print the peak of c10's CPU "
-                    "allocator during step 2 (the peak reset just before it) "
-                    "as allocated_peak_bytes (predict.py).")
+                    "allocation and free at the dispatcher, and print the peak of the "
+                    "allocator during step 2 (the peak reset just before it) as "
+                    "allocated_peak_bytes: c10's CPU allocator, or with --device cuda the "
+                    "CUDA caching allocator, with reserved_peak_bytes from its replay. "
+                    "--budget says whether the step fits and which settings make it fit; "
+                    "--breakdown what is live at the peak and where it came from "
+                    "(docs/pytorch.md).")
     predict.add_argument("model", help="as for export")
     predict.add_argument("--config", default="{}", help="as for export")
     inputs = predict.add_mutually_exclusive_group(required=True)
@@ -215,6 +225,11 @@ def _predict_parser(commands):
                          help="also print what is live at the peak: bytes by component, "
                               "the largest tensors with the op, module and source line that "
                               "made them, saved activations by module, temporaries by op")
+    predict.add_argument("--trace", metavar="FILE",
+                         help="also write step 2 as a trace document (JSON, schema "
+                              "memopt.eager-trace/1): its ops, and every storage with its "
+                              "bytes, live range and memory class; `mem-report` prints it "
+                              "as memopt's report (text, JSON, HTML)")
     predict.add_argument("--json", action="store_true",
                          help="print a JSON object: allocated_peak_bytes and the breakdown "
                               "at the peak")
@@ -344,8 +359,60 @@ def _compare(args):
 
 
 def _export(args):
-    import torch
     from . import safetensors
+
+    if args.weights and args.tensors == "fake":
+        raise ExportError("--weights needs real tensors (it writes their values): "
+                          "--tensors fake cannot write it")
+    traced = None
+    if not args.weights and args.tensors != "real" and _fake_ready(args):
+        # No values are written: build and trace on fake tensors (shapes, no
+        # data); the graph is the one real tensors give (exporter.ShadowMode).
+        traced, why = exporter.on_fake_tensors(lambda: _traced(args))
+        if why and args.tensors == "fake":
+            raise ExportError(f"cannot export on fake tensors: {why} (--tensors auto "
+                              "exports on real tensors then)")
+        if why:
+            print(f"memopt_torch: note: exporting on fake tensors failed ({why}); "
+                  "exporting on real tensors", file=sys.stderr)
+    document, params, example, labels = traced or _traced(args)
+
+    # Each file is written whole or not at all, beside a symbolic link's
+    # target (as mem-run writes its files); the weights first, so that a
+    # failure there leaves the graph as it was.
+    text = (json.dumps(document, indent=1) + "\n").encode()
+    if args.weights:
+        tensors = dict(params)
+        tensors["arg0"] = example
+        tensors["arg1"] = labels
+        safetensors.save(tensors, args.weights,
+                         {"format": "memopt-weights", "model": args.model})
+    safetensors.write_atomically(args.output, lambda out: out.write(text))
+    count = sum(t.numel() for _, t in params)
+    print(f"memopt_torch: {args.model}: {len(document['nodes'])} ops, "
+          f"{len(params)} parameters ({count} elements) -> {args.output}", file=sys.stderr)
+    for note in document["notes"]:
+        print(f"memopt_torch: note: {note}", file=sys.stderr)
+    return 0
+
+
+def _fake_ready(args):
+    """Whether the fake path may start: --config is a JSON object and the
+    model's module imports. Imports happen here, on real tensors (a module's
+    own tensors must not be fake); a mistake is left to the real path,
+    which reports it as it always has."""
+    try:
+        config = json.loads(args.config)
+        exporter.resolve_model(args.model)
+    except (ExportError, json.JSONDecodeError):
+        return False
+    return isinstance(config, dict)
+
+
+def _traced(args):
+    """(document, params, example, labels): MODEL built, its batch, and the
+    graph of its forward and loss."""
+    import torch
 
     model, config = _build_model(args, args.seed)
     dtype = getattr(torch, args.dtype)
@@ -397,24 +464,7 @@ def _export(args):
     document["config"] = config
     if dropped_note:
         document["notes"].insert(0, dropped_note)
-
-    # Each file is written whole or not at all, beside a symbolic link's
-    # target (as mem-run writes its files); the weights first, so that a
-    # failure there leaves the graph as it was.
-    text = (json.dumps(document, indent=1) + "\n").encode()
-    if args.weights:
-        tensors = dict(params)
-        tensors["arg0"] = example
-        tensors["arg1"] = labels
-        safetensors.save(tensors, args.weights,
-                         {"format": "memopt-weights", "model": args.model})
-    safetensors.write_atomically(args.output, lambda out: out.write(text))
-    count = sum(t.numel() for _, t in params)
-    print(f"memopt_torch: {args.model}: {len(document['nodes'])} ops, "
-          f"{len(params)} parameters ({count} elements) -> {args.output}", file=sys.stderr)
-    for note in document["notes"]:
-        print(f"memopt_torch: note: {note}", file=sys.stderr)
-    return 0
+    return document, params, example, labels
 
 
 def main(argv=None):

@@ -557,3 +557,24 @@ _RULES = {
     aten.convolution_backward.default: _convolution_backward,
     torch.ops.profiler._record_function_enter.default: _record_function,
 }
+
+
+def flops(func, args, out):
+    """Multiply-add FLOPs (2 per multiply-add) of the matrix products and
+    convolutions, the ops that dominate a step's time; 0 for other ops."""
+    name = _name(func)
+    if name in ("mm", "addmm", "bmm", "baddbmm"):
+        a, b = (args[0], args[1]) if name in ("mm", "bmm") else (args[1], args[2])
+        return 2 * a.numel() * b.shape[-1]
+    if name == "convolution":
+        x, w = args[0], args[1]
+        if not isinstance(out, torch.Tensor):
+            return 0
+        per_output = w.numel() // w.shape[0] if not args[6] else w.numel() // w.shape[1]
+        return 2 * out.numel() * per_output if not args[6] else 2 * x.numel() * (
+            w.numel() // w.shape[0])
+    if name == "convolution_backward":
+        grad_out, x, w, mask = args[0], args[1], args[2], args[10]
+        per = 2 * grad_out.numel() * (w.numel() // w.shape[0])
+        return per * (int(bool(mask[0])) + int(bool(mask[1])))
+    return 0

@@ -14,8 +14,9 @@ step again with it (the same trace, not an estimate):
 - `--checkpoint`: torch.utils.checkpoint around the model's repeated blocks
   (the members of an nn.Sequential or nn.ModuleList that are of one class,
   have parameters and come at least twice: transformer layers, residual
-  blocks), all of them, then every second one; its cost is the forward ops
-  the backward runs again, as a share of the forward's ops;
+  blocks), all of them, then every second one; its cost is the matrix
+  products' and convolutions' FLOPs the backward runs again, as a share of
+  the forward's;
 - the largest batch (the first dimension of --input or --input-ids, and of
   the labels) that fits with the settings given, found by bisection.
 """
@@ -144,7 +145,8 @@ def recommend(args, predict, base):
         for spec in ("blocks", "blocks/2"):
             tries.append(("--checkpoint " + spec, _with(args, checkpoint=spec), spec))
     rows = []
-    base_forward = base["ops_by_phase"].get("forward", 0)
+    base_forward = base["flops_by_phase"].get("forward", 0) + \
+        base["flops_by_phase"].get("loss", 0)
     for label, changed, spec in tries:
         try:
             result = predict(changed)
@@ -154,10 +156,10 @@ def recommend(args, predict, base):
         row = {"setting": label, "held_bytes": _held(result),
                "fits": _held(result) <= budget}
         if spec:
-            extra = result["ops_by_phase"].get("backward", 0) - \
-                base["ops_by_phase"].get("backward", 0)
+            extra = result["flops_by_phase"].get("backward", 0) - \
+                base["flops_by_phase"].get("backward", 0)
             row["modules"] = result.get("checkpointed", [])
-            row["recompute_ops"] = max(0, extra)
+            row["recompute_flops"] = max(0, extra)
             row["recompute_share"] = round(max(0, extra) / max(1, base_forward), 3)
         rows.append(row)
     batch, held = _largest_batch(args, predict, budget)

@@ -56,14 +56,10 @@ from torch.utils._mode_utils import no_dispatch
 from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils._pytree import tree_flatten
 
-from . import _cuda, _kernels, budget, exporter
+from . import _cuda, _kernels, _trace, budget, exporter
 from .exporter import ExportError
 
 aten = torch.ops.aten
-
-# What the breakdown at the peak names, in this order.
-COMPONENTS = ["parameters", "buffers", "inputs", "gradients", "optimizer_states",
-              "output_and_loss", "saved_activations", "temporaries", "kernel_workspace"]
 
 _PASS_THROUGH = {torch.ops.prim.device.default}
 _PROFILER_OPS = {torch.ops.profiler._record_function_enter.default,
@@ -178,6 +174,11 @@ class StepRecorder(TorchDispatchMode):
         self.workspace_bytes = 0
         self.born_in = {}     # serial -> index in self.ops of the op that made it
         self.origin = {}      # serial -> (module path, user source line)
+        self.died_in = {}     # serial -> index of the first op it is dead at
+        self.op_extra = []    # per op: bytes inside the kernel (its workspace)
+        self.op_origin = []   # per op: (module path, source line) in the forward
+        self.armed_at = None  # index of step 2's first op
+        self.flops = collections.Counter()  # matrix-product FLOPs by phase
         self.modules = []     # the module stack of the forward (names)
         self.live = {}        # storage key -> _Live
         self.external = {}    # storages made before the loop: key -> ref
@@ -220,6 +221,7 @@ class StepRecorder(TorchDispatchMode):
         for key in dead:
             entry = self.live.pop(key)
             self.cur -= entry.nbytes
+            self.died_in[entry.serial] = len(self.ops)  # dead before this op
             self.events.append(("f", entry.serial, 0))
 
     def pack(self, t):
@@ -263,6 +265,8 @@ class StepRecorder(TorchDispatchMode):
         """The peak is reset here (before step 2)."""
         self.sweep()
         self.armed = True
+        self.armed_at = len(self.ops)
+        self.flops.clear()  # step 2's only
         self.reset_bytes = self.cur
         self._new_peak(self.cur, 0, None, "reset")
 
@@ -345,6 +349,10 @@ class StepRecorder(TorchDispatchMode):
                 self.events.append(("a", -len(self.events) - 1, workspace))
         name = str(func)
         self.ops.append((name, self.phase))
+        self.op_extra.append(extra)
+        self.flops[self.phase] += _kernels.flops(func, args, out)
+        self.op_origin.append((self.modules[-1] if self.modules else "", _user_line())
+                              if self.phase in ("forward", "loss") else ("", ""))
         if self.armed and self.cur + extra > self.peak["bytes"]:
             self._new_peak(self.cur + extra, extra, rule, name)
 
@@ -524,7 +532,7 @@ def _fake_build(args, fake):
         "built on real tensors (" + note + ")"
 
 
-def _trace(args, rules):
+def _run_trace(args, rules):
     """Runs the two steps under the fake mode; (recorder, model, optimizer,
     params, buffers, example, labels, held, note)."""
     fake = _fake_mode()
@@ -571,65 +579,6 @@ def _trace(args, rules):
     return recorder, model, optimizer, params, buffers, example, labels, held, note
 
 
-def _breakdown(recorder, optimizer, params, base, held):
-    """(bytes live at the peak by COMPONENTS, the live storages at the peak
-    as [(bytes, component, serial)])."""
-    sets = {"gradients": {recorder.serial(p.grad) for p in params},
-            "optimizer_states": {recorder.serial(t) for state in optimizer.state.values()
-                                 for t in state.values() if isinstance(t, torch.Tensor)},
-            "output_and_loss": held.get(1, set()) | held.get(2, set())}
-    breakdown = collections.OrderedDict((c, base.get(c, 0)) for c in COMPONENTS)
-    live = []
-    for serial, (nbytes, saved) in recorder.live_at_peak().items():
-        if serial < 0:  # a cuBLAS workspace (CUDA)
-            component = "kernel_workspace"
-        else:
-            component = next((name for name in ("gradients", "optimizer_states",
-                                                "output_and_loss") if serial in sets[name]),
-                             "saved_activations" if saved else "temporaries")
-        breakdown[component] += nbytes
-        live.append((nbytes, component, serial))
-    breakdown["kernel_workspace"] += recorder.peak["extra"]
-    return breakdown, live
-
-
-def _state_names(recorder, model, optimizer):
-    """{serial: name} of the gradients ("<param>.grad") and optimizer states
-    ("<param>.<state>")."""
-    names = {}
-    for name, p in exporter.unique_parameters(model):
-        if p.grad is not None:
-            names[recorder.serial(p.grad)] = name + ".grad"
-        for key, t in optimizer.state.get(p, {}).items():
-            if isinstance(t, torch.Tensor):
-                names[recorder.serial(t)] = name + "." + key
-    names.pop(None, None)
-    return names
-
-
-def _attribution(recorder, live, names):
-    """The largest storages live at the peak with where they were made, and
-    the saved activations and temporaries at the peak by module and by op."""
-    top = []
-    by_module = collections.Counter()
-    by_op = collections.Counter()
-    for nbytes, component, serial in live:
-        index = recorder.born_in.get(serial)
-        op, phase = recorder.ops[index] if index is not None and index < len(
-            recorder.ops) else ("?", "?")
-        module, source = recorder.origin.get(serial, ("", ""))
-        if component == "saved_activations":
-            by_module[module or "(outside any module)"] += nbytes
-        elif component == "temporaries":
-            by_op["%s %s" % (phase, op)] += nbytes
-        top.append({"bytes": nbytes, "component": component, "op": op, "phase": phase,
-                    "module": module, "source": source, "tensor": names.get(serial, "")})
-    top.sort(key=lambda t: -t["bytes"])
-    return {"largest_at_peak": top[:10],
-            "saved_activations_by_module": dict(by_module.most_common()),
-            "temporaries_by_op": dict(by_op.most_common())}
-
-
 def _name_oom(text, recorder):
     """The replay's out-of-memory message with the op that allocated instead
     of the trace's buffer id."""
@@ -643,7 +592,7 @@ def _name_oom(text, recorder):
 
 
 def predict(args):
-    """The prediction as a dict (see COMPONENTS for the breakdown)."""
+    """The prediction as a dict (see _trace.COMPONENTS for the breakdown)."""
     cuda = args.device == "cuda"
     rules = None
     if cuda:
@@ -653,7 +602,7 @@ def predict(args):
         raise ExportError("--allocator-conf, --device-memory and --cublas-workspace "
                           "need --device cuda")
     recorder, model, optimizer, params, buffers, example, labels, held, note = \
-        _trace(args, rules)
+        _run_trace(args, rules)
     size = _cuda.round_block if cuda else (lambda n: n)
     seen = set()
     base = {"parameters": _unique_bytes(params, seen, size),
@@ -661,7 +610,7 @@ def predict(args):
             "inputs": _unique_bytes([example, labels], seen, size)}
     peak = recorder.peak
     external = sum(base.values())
-    breakdown, live = _breakdown(recorder, optimizer, params, base, held)
+    breakdown, live = _trace.breakdown(recorder, optimizer, params, base, held)
     result = {"device": args.device,
               "allocated_peak_bytes": external + peak["bytes"],
               "breakdown": breakdown,
@@ -670,10 +619,15 @@ def predict(args):
               "baseline_bytes": external + recorder.reset_bytes,
               "ops_recorded": len(recorder.ops), "threads": recorder.threads,
               "kernels_probed": len(_kernels._PROBED),
-              "ops_by_phase": dict(collections.Counter(phase for _, phase in recorder.ops)),
+              "flops_by_phase": dict(recorder.flops),
               **({"checkpointed": args.checkpointed} if args.checkpointed else {}),
-              **_attribution(recorder, live, _state_names(recorder, model, optimizer)),
+              **_trace.attribution(recorder, live, _trace.state_names(recorder, model, optimizer)),
               **({"note": note} if note else {})}
+    if getattr(args, "trace", None):
+        _trace.write(args.trace, _trace.document(
+            recorder, model, optimizer, params, buffers, [example, labels], held, size,
+            {"model": args.model, "device": args.device,
+             "allocated_peak_bytes": result["allocated_peak_bytes"]}))
     if cuda:
         setup = []
         seen = set()
@@ -760,45 +714,6 @@ def _replay_profile(prof, before, storages_at_reset):
             "peak": {"phase": where[0], "op": where[1]} if where != "reset" else "reset"}
 
 
-def _print_breakdown(result):
-    peak = result["peak"]
-    print("\nat the peak: %s `%s` (op %d)" % (peak["phase"], peak["op"], peak["op_index"]))
-    for name, nbytes in result["breakdown"].items():
-        print("  %-18s %14d" % (name, nbytes))
-    print("\nlargest at the peak:")
-    for t in result["largest_at_peak"]:
-        where = t["tensor"] or " ".join(x for x in (t["module"], t["source"]) if x)
-        print("  %14d  %-17s %s `%s`%s" % (t["bytes"], t["component"], t["phase"], t["op"],
-                                          "  " + where if where else ""))
-    for title, key in (("saved activations at the peak by module", "saved_activations_by_module"),
-                       ("temporaries at the peak by op", "temporaries_by_op")):
-        if result[key]:
-            print("\n%s:" % title)
-            for name, nbytes in list(result[key].items())[:10]:
-                print("  %14d  %s" % (nbytes, name))
-
-
-def _print_budget(verdict):
-    held = verdict["held"]
-    print("budget_bytes: %d" % verdict["budget_bytes"])
-    print("fits: %s" % ("yes" if verdict["fits"] else "no"))
-    for row in verdict["recommendations"]:
-        if "error" in row:
-            print("with %s: %s" % (row["setting"], row["error"]))
-        elif "batch" in row:
-            print("largest batch that fits: %d (%s %d)" % (row["batch"], held, row["held_bytes"])
-                  if row["batch"] else
-                  "largest batch that fits: none (batch 1 does not, with the settings given)")
-        else:
-            line = "with %s: %s %d (%s)" % (row["setting"], held, row["held_bytes"],
-                                            "fits" if row["fits"] else "does not fit")
-            if "modules" in row:
-                line += "; %d modules; the backward runs %d more ops (%.2f times the " \
-                    "forward's)" % (len(row["modules"]), row["recompute_ops"],
-                                    row["recompute_share"])
-            print(line)
-
-
 def main(args):
     """`predict`: prints the prediction (text or --json); with --measure
     also the measurement. Returns the exit status."""
@@ -836,9 +751,9 @@ def main(args):
         print("cublas_workspace_bytes: %d" % result["cuda"]["cublas_workspace_bytes"])
         print("not counted: " + "; ".join(result["cuda"]["not_counted"]))
     if args.breakdown:
-        _print_breakdown(result)
+        _trace.print_breakdown(result)
     if "budget" in result:
-        _print_budget(result["budget"])
+        _trace.print_budget(result["budget"])
     if args.measure:
         print("measured_peak_bytes: %d" % result["measured"]["measured_peak_bytes"])
         print("difference_bytes: %d" % result["difference_bytes"])
