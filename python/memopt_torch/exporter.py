@@ -15,6 +15,9 @@ Three things make_fx does not record are added here:
   tensor under two names).
 
 The graph written is the JSON of docs/import.md (`format`, `version`).
+
+Without --weights all of it runs on fake tensors (on_fake_tensors: shapes
+without data, _fake.ShadowMode), which give the same graph.
 """
 
 import contextlib
@@ -24,13 +27,17 @@ import linecache
 import math
 import operator
 import os
+import re
 import sys
 
 import torch
 import torch.fx
 import torch.nn.functional as F
+from torch._subclasses.fake_tensor import FakeTensor
 from torch.fx.experimental.proxy_tensor import make_fx
 from torch.nn.utils import stateless
+
+from ._fake import NoRealValue, ShadowMode
 
 FORMAT = "memopt-torch-graph"
 VERSION = 1
@@ -129,10 +136,9 @@ def _user_frame_of_traceback(tb):
     return None
 
 
-def load_model(spec, config=None):
-    """Builds the model `spec` names: `package.module:Name` or `file.py:Name`,
-    where Name is an nn.Module class or a function returning a module; it is
-    called with the keyword arguments of `config` (a dict)."""
+def resolve_model(spec):
+    """The class or function `spec` names: `package.module:Name` or
+    `file.py:Name` (a file is executed anew each time)."""
     if ":" not in spec:
         raise ExportError(f"model '{spec}' is not of the form module:Name or file.py:Name")
     where, name = spec.rsplit(":", 1)
@@ -151,8 +157,16 @@ def load_model(spec, config=None):
             raise ExportError(f"cannot import '{where}': {error}")
     if not hasattr(module, name):
         raise ExportError(f"'{where}' has no attribute '{name}'")
+    return getattr(module, name)
+
+
+def load_model(spec, config=None):
+    """Builds the model `spec` names (resolve_model), an nn.Module class or
+    a function returning a module, called with the keyword arguments of
+    `config` (a dict)."""
+    build = resolve_model(spec)
     try:
-        model = getattr(module, name)(**(config or {}))
+        model = build(**(config or {}))
     except Exception as error:  # the user's constructor: report, not crash
         raise ExportError(f"building '{spec}' failed: {type(error).__name__}: {error}",
                           _user_frame_of_traceback(error.__traceback__))
@@ -352,6 +366,9 @@ def trace(model, inputs, labels, loss):
     all_buffers = _named_tensors(model, "_buffers")
     params = _unique(all_params)
     buffers = _unique(all_buffers)
+    for _, t in params:  # a parameter is never a constant (on_fake_tensors)
+        if isinstance(t, FakeTensor):
+            t.fake_mode.forget(t)
     slots = {id(t): i for i, (_, t) in enumerate(params + buffers)}
     state_names = [(name, slots[id(t)]) for name, t in all_params + all_buffers]
     nstate = len(params) + len(buffers)
@@ -383,16 +400,29 @@ def trace(model, inputs, labels, loss):
     except Exception as error:
         where = _user_frame_of_traceback(error.__traceback__)
         if isinstance(error, RuntimeError) and "data-dependent" in str(error):
-            raise ExportError(
-                "the model branches on a tensor's value (data-dependent control "
-                "flow); a trace with static shapes cannot follow it: compute the "
-                "branch from shapes or configuration, or move it out of forward",
-                where)
+            # Final on fake tensors too (on_fake_tensors): make_fx refuses the
+            # read before any tensor sees it.
+            raise data_dependent_error(where) from None
         raise ExportError(f"tracing failed: {type(error).__name__}: "
                           f"{str(error).splitlines()[0] if str(error) else ''}", where)
     finally:
         modules.remove()
     return graph, params, buffers
+
+
+def data_dependent_error(where):
+    """The refusal of a forward that reads a tensor's value, at `where`."""
+    return ExportError("the model branches on a tensor's value (data-dependent control "
+                       "flow); a trace with static shapes cannot follow it: compute the "
+                       "branch from shapes or configuration, or move it out of forward",
+                       where)
+
+
+def reads_value(error):
+    """Whether `error` is a fake tensor's refusal to give its value (x.item(),
+    `if x > 0`: no shadow holds it)."""
+    return isinstance(error, NotImplementedError) and \
+        "'aten::_local_scalar_dense' with arguments from the 'Meta' backend" in str(error)
 
 
 def _is_identity_restride(node, values):
@@ -434,6 +464,11 @@ class _Values(torch.fx.Interpreter):
         value = super().run_node(node)
         self.values[node] = value
         return value
+
+
+def _real_value(value, name):
+    """`value` with its data: a fake tensor's shadow (on_fake_tensors)."""
+    return value.fake_mode.value_of(value, name) if isinstance(value, FakeTensor) else value
 
 
 def _encode_float(value):
@@ -609,6 +644,7 @@ def to_json(graph, params, buffers, input_names, example, spec, loss):
             if key not in constants:
                 name = f"{names[node]}" if node.op == "placeholder" else \
                     f"const{len(constants)}"
+                value = _real_value(value, name)
                 constants[key] = {
                     "name": name,
                     "shape": list(value.shape),
@@ -674,3 +710,37 @@ def to_json(graph, params, buffers, input_names, example, spec, loss):
         "notes": notes,
     }
     return document
+
+
+# --------------------------------------------------------------------------
+# Exporting without data (_fake.ShadowMode)
+# --------------------------------------------------------------------------
+
+def on_fake_tensors(run):
+    """(result, None): `run()` (which builds, traces and writes the graph)
+    run under a ShadowMode, or (None, why) where it could not run there and
+    the real path must: an op without a meta kernel in torch 1.13, a value
+    read that no shadow holds, or any failure of the model's own code,
+    whose message on real tensors is then the one reported. An ExportError
+    that shows no underlying exception (this package's own checks, or one
+    raised `from None`: the same on real tensors) is raised."""
+    mode = ShadowMode(_METADATA_ONLY_OPS)
+    try:
+        with mode, mode.tolist():
+            return run(), None
+    except ExportError as error:
+        if error.__cause__ is None and \
+                (error.__context__ is None or error.__suppress_context__):
+            raise
+        why = str(error)
+    except NoRealValue as error:
+        why = str(error)
+    except Exception as error:  # the model's code or torch on fake tensors
+        why = f"{type(error).__name__}: {error}"
+    kernel = re.search(r"Could not run '([^']+)' with arguments from the 'Meta' backend", why)
+    if kernel and kernel.group(1) == "aten::_local_scalar_dense":
+        why = "the model reads the value of a tensor computed from its parameters or input"
+    elif kernel:
+        why = f"torch {torch.__version__} has no meta kernel for {kernel.group(1)}"
+    why = why.splitlines()[0] if why else "unknown error"
+    return None, why[:300]
