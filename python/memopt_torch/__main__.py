@@ -440,6 +440,10 @@ def _traced(args):
             try:
                 output = model(example)
             except Exception as error:  # the user's forward: report, not crash
+                if exporter.reads_value(error):
+                    # On fake tensors: the trace on real ones would stop there.
+                    raise exporter.data_dependent_error(
+                        exporter._user_frame_of_traceback(error.__traceback__)) from None
                 raise ExportError(f"the model's forward failed on the example input: "
                                   f"{type(error).__name__}: {error}",
                                   exporter._user_frame_of_traceback(error.__traceback__))
