@@ -80,6 +80,13 @@ for _name in ["regnet_y_400mf", "efficientnet_b0", "mobilenet_v3_small", "squeez
     MODELS.append({"name": _name, "spec": "torchvision.models:" + _name,
                    "config": {"num_classes": 10}, "input": ["--input", "8x3x64x64"],
                    "loss": "cross_entropy", "shape": "8x3x64x64", "extra": True})
+# A plain-PyTorch Llama (RMSNorm, rotary, grouped-query attention with a
+# masked_fill causal mask, SwiGLU), logits and cross-entropy; also only when named.
+MODELS.append({"name": "Llama", "spec": os.path.join(ROOT, "test/Import/models/llama.py") + ":Llama",
+               "config": {"vocab_size": 512, "dim": 256, "n_layer": 4, "n_head": 8,
+                          "n_kv_head": 4, "hidden": 688},
+               "input": ["--input-ids", "2x128"], "loss": "cross_entropy",
+               "shape": "ids 2x128", "extra": True})
 
 # PyTorch's components of the step's allocations, then its baseline.
 STEP_COMPONENTS = ["gradient", "activation", "output", "loss", "forward",

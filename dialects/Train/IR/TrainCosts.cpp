@@ -431,8 +431,8 @@ SmallVector<int64_t> Conv2dGradInputOp::getWorkspaceBuffers() {
 }
 
 SmallVector<int64_t> Conv2dGradFilterOp::getWorkspaceBuffers() {
+  // Reads the input in place, padding or not: only the accumulator.
   SmallVector<int64_t> buffers;
-  addPadded(buffers, getInput(), getPadding());
   addAccumulator(buffers, getResult(),
                  getAccumulatorType(elementTypeOf(getResult())));
   return buffers;

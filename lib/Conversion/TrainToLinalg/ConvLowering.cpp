@@ -1,4 +1,4 @@
-//===- ConvLowering.cpp - convolution, pooling, upsampling ----------------===//
+//===- ConvLowering.cpp - convolution and pooling ------------------------===//
 //
 // NCHW activations, OIHW filters. Forward ops use linalg's named
 // convolution and pooling ops on an explicitly padded input (tensor.pad);
@@ -10,7 +10,9 @@
 //   window reads it, reading `grad` where the forward stride divides the
 //   offset, with no scattered copy and no flipped filter.
 // * conv2d_grad_filter is one linalg.generic whose indexing maps carry the
-//   stride and dilation.
+//   stride and dilation; on a padded input it reads the input in place
+//   (tensor.extract, a position in the padding counting as zero), with no
+//   padded copy.
 // * max_pool2d_grad is a gather: each input position recomputes the argmax
 //   (first maximum in row-major window order, as PyTorch's CPU kernel) of
 //   the few windows that contain it and sums their `grad` where it is the
@@ -243,6 +245,57 @@ static Value clampIndex(OpBuilder &b, Location l, Value v, int64_t extent) {
   return arith::MinSIOp::create(b, l, low, last);
 }
 
+/// `op`'s (conv2d_grad_filter's) read of its unpadded NCHW `input` in the
+/// generic over (o, c, kh, kw | n, oh, ow): the element at (n, (o / Og) *
+/// Cg + c, ih, iw), ih = oh * s + kh * dil - pad (iw likewise), or zero
+/// where that position lies in the padding, as the zero-padded copy would
+/// give. tensor.extract at an index that stays in bounds (0 where the value
+/// is not used), then a select.
+static Value buildPaddedRead(OpBuilder &b, Location l,
+                             train::Conv2dGradFilterOp op, Value input) {
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(input.getType()).getShape();
+  ArrayRef<int64_t> f = cast<RankedTensorType>(op.getType()).getShape();
+  ArrayRef<int64_t> strides = op.getStrides();
+  ArrayRef<int64_t> dilation = op.getDilation();
+  ArrayRef<int64_t> padding = op.getPadding();
+  auto groups = static_cast<int64_t>(op.getGroups());
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantIndexOp::create(b, l, v);
+  };
+  // One op per statement: the IR's order must not depend on the compiler's
+  // argument evaluation order.
+  Value channel = linalg::IndexOp::create(b, l, 1);
+  if (groups > 1) {
+    // Input channel (o / Og) * Cg + c.
+    Value o = linalg::IndexOp::create(b, l, 0);
+    Value group = arith::DivUIOp::create(b, l, o, c(f[0] / groups));
+    Value base = arith::MulIOp::create(b, l, group, c(f[1]));
+    channel = arith::AddIOp::create(b, l, base, channel);
+  }
+  Value inside = arith::ConstantIntOp::create(b, l, 1, 1);
+  SmallVector<Value, 4> at = {linalg::IndexOp::create(b, l, 4), channel};
+  for (unsigned k = 0; k < 2; ++k) {
+    Value row = linalg::IndexOp::create(b, l, 5 + k);
+    Value start = arith::MulIOp::create(b, l, row, c(strides[k]));
+    Value tap = linalg::IndexOp::create(b, l, 2 + k);
+    Value reach = arith::MulIOp::create(b, l, tap, c(dilation[k]));
+    Value position = arith::AddIOp::create(b, l, start, reach);
+    if (padding[k] == 0) {
+      at.push_back(position);
+      continue;
+    }
+    position = arith::SubIOp::create(b, l, position, c(padding[k]));
+    // Unsigned: a position before the input wraps to a huge index.
+    Value ok = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, position,
+                                     c(shape[2 + k]));
+    inside = arith::AndIOp::create(b, l, inside, ok);
+    at.push_back(arith::SelectOp::create(b, l, ok, position, c(0)));
+  }
+  Value value = tensor::ExtractOp::create(b, l, input, at);
+  Value zero = createScalar(b, l, value.getType(), 0.0);
+  return arith::SelectOp::create(b, l, inside, value, zero);
+}
+
 AffineMap conv::identityMap(OpBuilder &b, unsigned rank) {
   return b.getMultiDimIdentityMap(rank);
 }
@@ -373,8 +426,14 @@ struct Conv2dGradInputLowering
 };
 
 /// conv2d_grad_filter: dw[o, c, kh, kw] = sum over (n, oh, ow) of
-/// dy[n, o, oh, ow] * xpad[n, g(o) * Cg + c, oh*s + kh*dil, ow*s + kw*dil],
-/// one linalg.generic over (o, c, kh, kw | n, oh, ow).
+/// dy[n, o, oh, ow] * x[n, g(o) * Cg + c, ih, iw], ih = oh*s + kh*dil - pad
+/// (iw likewise), the term 0 * dy where ih or iw falls in the padding.
+///
+/// One linalg.generic over (o, c, kh, kw | n, oh, ow) that reads `grad`
+/// through its indexing map and the unpadded input in place: through an
+/// indexing map as well when there is no padding, else with tensor.extract
+/// (buildPaddedRead). No padded copy of the input: no scratch beyond a
+/// 16-bit result's f32 accumulator.
 struct Conv2dGradFilterLowering
     : public TrainOpLowering<train::Conv2dGradFilterOp> {
   using TrainOpLowering::TrainOpLowering;
@@ -388,9 +447,10 @@ struct Conv2dGradFilterLowering
     ArrayRef<int64_t> f = resultType.getShape();
     ArrayRef<int64_t> strides = op.getStrides();
     ArrayRef<int64_t> dilation = op.getDilation();
+    ArrayRef<int64_t> padding = op.getPadding();
     auto groups = static_cast<int64_t>(op.getGroups());
-    Value input =
-        padWithZeros(rewriter, loc, adaptor.getInput(), op.getPadding());
+    Value input = adaptor.getInput();
+    bool padded = llvm::any_of(padding, [](int64_t v) { return v != 0; });
 
     SmallVector<AffineExpr> d;
     for (unsigned i = 0; i < 7; ++i)
@@ -401,27 +461,34 @@ struct Conv2dGradFilterLowering
       channel = d[0].floorDiv(f[0] / groups) * f[1] + d[1];
     MLIRContext *ctx = rewriter.getContext();
     AffineMap gradMap = AffineMap::get(7, 0, {d[4], d[0], d[5], d[6]}, ctx);
-    AffineMap inputMap =
-        AffineMap::get(7, 0,
-                       {d[4], channel, d[5] * strides[0] + d[2] * dilation[0],
-                        d[6] * strides[1] + d[3] * dilation[1]},
-                       ctx);
     AffineMap outMap = AffineMap::get(7, 0, {d[0], d[1], d[2], d[3]}, ctx);
+    SmallVector<Value> inputs = {adaptor.getGrad()};
+    SmallVector<AffineMap> maps = {gradMap};
+    if (!padded) {
+      inputs.push_back(input);
+      maps.push_back(
+          AffineMap::get(7, 0,
+                         {d[4], channel, d[5] * strides[0] + d[2] * dilation[0],
+                          d[6] * strides[1] + d[3] * dilation[1]},
+                         ctx));
+    }
+    maps.push_back(outMap);
     auto par = utils::IteratorType::parallel;
     auto red = utils::IteratorType::reduction;
     auto accTensorType = resultType.clone(accType);
     Value result =
-        buildGeneric(
-            rewriter, loc, accTensorType, ValueRange{adaptor.getGrad(), input},
-            createFilled(rewriter, loc, accTensorType, 0.0),
-            {gradMap, inputMap, outMap}, {par, par, par, par, red, red, red},
-            [&](OpBuilder &b, Location l, ValueRange args) {
-              Value dy = castScalar(b, l, args[0], accType);
-              Value xv = castScalar(b, l, args[1], accType);
-              Value product = arith::MulFOp::create(b, l, dy, xv);
-              return SmallVector<Value>{
-                  arith::AddFOp::create(b, l, args[2], product)};
-            })
+        buildGeneric(rewriter, loc, accTensorType, inputs,
+                     createFilled(rewriter, loc, accTensorType, 0.0), maps,
+                     {par, par, par, par, red, red, red},
+                     [&](OpBuilder &b, Location l, ValueRange args) {
+                       Value x =
+                           padded ? buildPaddedRead(b, l, op, input) : args[1];
+                       Value dy = castScalar(b, l, args[0], accType);
+                       Value xv = castScalar(b, l, x, accType);
+                       Value product = arith::MulFOp::create(b, l, dy, xv);
+                       return SmallVector<Value>{
+                           arith::AddFOp::create(b, l, args.back(), product)};
+                     })
             .getResult(0);
     rewriter.replaceOp(op, castTensor(rewriter, loc, result, elementType));
     return success();
@@ -766,95 +833,11 @@ struct AvgPool2dGradLowering : public TrainOpLowering<train::AvgPool2dGradOp> {
   }
 };
 
-//===----------------------------------------------------------------------===//
-// Upsampling
-//===----------------------------------------------------------------------===//
-
-/// Base of the upsampling lowerings: scale 1 is the identity on the op's
-/// operand, other scales are `lowerScaled`'s. Both view the upsampled side
-/// N x C x Hs x Ws as blocks N x C x H x s x W x s (getBlocksType,
-/// getBlocksReassociation).
-template <typename OpTy>
-struct UpsampleLoweringBase : public TrainOpLowering<OpTy> {
-  using TrainOpLowering<OpTy>::TrainOpLowering;
-  using OpAdaptor = typename TrainOpLowering<OpTy>::OpAdaptor;
-
-  LogicalResult
-  matchAndRewrite(OpTy op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const final {
-    auto scale = static_cast<int64_t>(op.getScale());
-    Value operand = adaptor.getOperands().front();
-    if (scale == 1) {
-      rewriter.replaceOp(op, operand);
-      return success();
-    }
-    rewriter.replaceOp(op, lowerScaled(op, operand, scale, rewriter));
-    return success();
-  }
-
-  virtual Value lowerScaled(OpTy op, Value operand, int64_t scale,
-                            ConversionPatternRewriter &rewriter) const = 0;
-
-  /// The blocks N x C x H x s x W x s of the upsampled side of `type`
-  /// (N x C x H x W).
-  static RankedTensorType getBlocksType(RankedTensorType type, int64_t scale) {
-    ArrayRef<int64_t> x = type.getShape();
-    return type.clone({x[0], x[1], x[2], scale, x[3], scale});
-  }
-
-  /// Blocks to N x C x Hs x Ws.
-  static SmallVector<ReassociationIndices> getBlocksReassociation() {
-    return {{0}, {1}, {2, 3}, {4, 5}};
-  }
-};
-
-/// upsample_nearest2d: linalg.broadcast of N x C x H x W to
-/// N x C x H x s x W x s, collapsed to N x C x Hs x Ws.
-struct UpsampleNearest2dLowering
-    : public UpsampleLoweringBase<train::UpsampleNearest2dOp> {
-  using UpsampleLoweringBase::UpsampleLoweringBase;
-  Value lowerScaled(train::UpsampleNearest2dOp op, Value input, int64_t scale,
-                    ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    auto broadcastType =
-        getBlocksType(cast<RankedTensorType>(input.getType()), scale);
-    Value broadcast =
-        linalg::BroadcastOp::create(rewriter, loc, input,
-                                    createEmpty(rewriter, loc, broadcastType),
-                                    ArrayRef<int64_t>{3, 5})
-            .getResult()[0];
-    return tensor::CollapseShapeOp::create(rewriter, loc, op.getType(),
-                                           broadcast, getBlocksReassociation());
-  }
-};
-
-/// upsample_nearest2d_grad: N x C x Hs x Ws viewed as N x C x H x s x W x s
-/// and summed over both `s` dimensions with linalg.reduce.
-struct UpsampleNearest2dGradLowering
-    : public UpsampleLoweringBase<train::UpsampleNearest2dGradOp> {
-  using UpsampleLoweringBase::UpsampleLoweringBase;
-  Value lowerScaled(train::UpsampleNearest2dGradOp op, Value grad,
-                    int64_t scale,
-                    ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    auto resultType = cast<RankedTensorType>(op.getType());
-    Type elementType = resultType.getElementType();
-    Value blocks = tensor::ExpandShapeOp::create(
-        rewriter, loc, getBlocksType(resultType, scale), grad,
-        getBlocksReassociation());
-    Value sum =
-        buildReduceSum(rewriter, loc, blocks, {3, 5},
-                       resultType.clone(getAccumulatorType(elementType)));
-    return castTensor(rewriter, loc, sum, elementType);
-  }
-};
-
 } // namespace
 
 void mlir::memopt::populateConvLoweringPatterns(RewritePatternSet &patterns) {
   patterns.add<Conv2dLowering, Conv2dGradInputLowering,
                Conv2dGradFilterLowering, MaxPool2dLowering,
-               MaxPool2dGradLowering, AvgPool2dLowering, AvgPool2dGradLowering,
-               UpsampleNearest2dLowering, UpsampleNearest2dGradLowering>(
+               MaxPool2dGradLowering, AvgPool2dLowering, AvgPool2dGradLowering>(
       patterns.getContext());
 }

@@ -40,8 +40,10 @@ void populateLossLoweringPatterns(RewritePatternSet &patterns);
 void populateNormLoweringPatterns(RewritePatternSet &patterns);
 /// rotary, attention and their gradients (AttentionLowering.cpp).
 void populateAttentionLoweringPatterns(RewritePatternSet &patterns);
-/// conv2d, pooling, upsampling, batch_norm and gradients (ConvLowering.cpp).
+/// conv2d, pooling and their gradients (ConvLowering.cpp).
 void populateConvLoweringPatterns(RewritePatternSet &patterns);
+/// upsample_nearest2d and its gradient (UpsampleLowering.cpp).
+void populateUpsampleLoweringPatterns(RewritePatternSet &patterns);
 void populateBatchNormLoweringPatterns(RewritePatternSet &patterns);
 void populateFP8LoweringPatterns(RewritePatternSet &patterns);
 

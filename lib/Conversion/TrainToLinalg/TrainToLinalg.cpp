@@ -110,6 +110,7 @@ void ConvertTrainToLinalgPass::runOnOperation() {
   populateNormLoweringPatterns(patterns);
   populateAttentionLoweringPatterns(patterns);
   populateConvLoweringPatterns(patterns);
+  populateUpsampleLoweringPatterns(patterns);
   populateBatchNormLoweringPatterns(patterns);
   populateFP8LoweringPatterns(patterns);
   if (failed(applyPartialConversion(module, target, std::move(patterns))))

@@ -106,18 +106,55 @@ func.func @conv2d_grad_input_grouped(%dy: tensor<1x6x2x6xf32>, %w: tensor<6x2x3x
 
 // -----
 
-// One generic over (o, c, kh, kw | n, oh, ow): the input map carries the
-// stride and the dilation.
+// Unpadded: one generic over (o, c, kh, kw | n, oh, ow) whose input map
+// carries the stride and the dilation.
 //   CHECK-DAG: #[[$DY:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d0, d5, d6)>
-//   CHECK-DAG: #[[$X:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d1, d5 * 2 + d2, d6 * 2 + d3)>
+//   CHECK-DAG: #[[$X:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d1, d5 * 2 + d2 * 2, d6 * 2 + d3)>
+//   CHECK-DAG: #[[$DW:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @conv2d_grad_filter_unpadded(
+//  CHECK-SAME:     %[[DY:.+]]: tensor<2x4x2x3xf32>, %[[X:.+]]: tensor<2x3x8x8xf32>)
+//       CHECK:   %[[DW:.+]] = linalg.generic {indexing_maps = [#[[$DY]], #[[$X]], #[[$DW]]],
+//  CHECK-SAME:     iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+//  CHECK-SAME:     ins(%[[DY]], %[[X]] : tensor<2x4x2x3xf32>, tensor<2x3x8x8xf32>)
+//       CHECK:     %[[M:.+]] = arith.mulf
+//       CHECK:     %[[A:.+]] = arith.addf %{{.+}}, %[[M]] : f32
+//       CHECK:     linalg.yield %[[A]]
+//       CHECK:   return %[[DW]] : tensor<4x3x3x3xf32>
+func.func @conv2d_grad_filter_unpadded(%dy: tensor<2x4x2x3xf32>, %x: tensor<2x3x8x8xf32>) -> tensor<4x3x3x3xf32> {
+  %dw = train.conv2d_grad_filter %dy, %x {strides = array<i64: 2, 2>, dilation = array<i64: 2, 1>}
+      : tensor<2x4x2x3xf32>, tensor<2x3x8x8xf32> -> tensor<4x3x3x3xf32>
+  return %dw : tensor<4x3x3x3xf32>
+}
+
+// -----
+
+// Padded: no padded copy of the input. The generic reads `grad` through its
+// map and the input in place with tensor.extract at ih = oh * s + kh - pad
+// (iw likewise), an index kept in bounds by a select where the position
+// falls in the padding (unsigned: before the input wraps around), whose
+// value is then replaced by zero.
+//   CHECK-DAG: #[[$DY:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d0, d5, d6)>
 //   CHECK-DAG: #[[$DW:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>
 // CHECK-LABEL: func.func @conv2d_grad_filter(
 //  CHECK-SAME:     %[[DY:.+]]: tensor<2x4x4x4xf32>, %[[X:.+]]: tensor<2x3x8x8xf32>)
-//       CHECK:   %[[PAD:.+]] = tensor.insert_slice %[[X]] into %{{.+}}[0, 0, 1, 1] [2, 3, 8, 8] [1, 1, 1, 1]
-//       CHECK:   %[[DW:.+]] = linalg.generic {indexing_maps = [#[[$DY]], #[[$X]], #[[$DW]]],
+//   CHECK-NOT:   tensor.insert_slice
+//   CHECK-NOT:   tensor<2x3x10x10xf32>
+//       CHECK:   %[[DW:.+]] = linalg.generic {indexing_maps = [#[[$DY]], #[[$DW]]],
 //  CHECK-SAME:     iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
-//  CHECK-SAME:     ins(%[[DY]], %[[PAD]] : tensor<2x4x4x4xf32>, tensor<2x3x10x10xf32>)
-//       CHECK:     %[[M:.+]] = arith.mulf
+//  CHECK-SAME:     ins(%[[DY]] : tensor<2x4x4x4xf32>)
+//       CHECK:     %[[C:.+]] = linalg.index 1 : index
+//       CHECK:     %[[N:.+]] = linalg.index 4 : index
+//       CHECK:     %[[OH:.+]] = linalg.index 5 : index
+//       CHECK:     %[[H:.+]] = arith.subi %{{.+}}, %[[P:.+]] : index
+//       CHECK:     %[[HOK:.+]] = arith.cmpi ult, %[[H]], %[[EIGHT:.+]] : index
+//       CHECK:     %[[HIN:.+]] = arith.select %[[HOK]], %[[H]], %{{.+}} : index
+//       CHECK:     %[[W:.+]] = arith.subi %{{.+}}, %{{.+}} : index
+//       CHECK:     %[[WOK:.+]] = arith.cmpi ult, %[[W]], %{{.+}} : index
+//       CHECK:     %[[OK:.+]] = arith.andi %{{.+}}, %[[WOK]] : i1
+//       CHECK:     %[[WIN:.+]] = arith.select %[[WOK]], %[[W]], %{{.+}} : index
+//       CHECK:     %[[V:.+]] = tensor.extract %[[X]][%[[N]], %[[C]], %[[HIN]], %[[WIN]]] : tensor<2x3x8x8xf32>
+//       CHECK:     %[[XV:.+]] = arith.select %[[OK]], %[[V]], %{{.+}} : f32
+//       CHECK:     %[[M:.+]] = arith.mulf %{{.+}}, %[[XV]] : f32
 //       CHECK:     %[[A:.+]] = arith.addf %{{.+}}, %[[M]] : f32
 //       CHECK:     linalg.yield %[[A]]
 //       CHECK:   return %[[DW]] : tensor<4x3x3x3xf32>
@@ -129,12 +166,22 @@ func.func @conv2d_grad_filter(%dy: tensor<2x4x4x4xf32>, %x: tensor<2x3x8x8xf32>)
 
 // -----
 
-// The input channel of output channel o is (o / Og) * Cg + c; bf16
-// products accumulate in f32.
-//   CHECK-DAG: #[[$X:.+]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, (d0 floordiv 3) * 2 + d1, d5 * 2 + d2 * 2, d3 + d6)>
+// The input channel of output channel o is (o / Og) * Cg + c; only the
+// padded W dimension is checked; bf16 products accumulate in f32.
 // CHECK-LABEL: func.func @conv2d_grad_filter_grouped(
-//       CHECK:   %[[DW:.+]] = linalg.generic {indexing_maps = [#{{.+}}, #[[$X]], #{{.+}}]
-//  CHECK-SAME:     outs(%{{.+}} : tensor<6x2x3x3xf32>)
+//  CHECK-SAME:     %[[DY:.+]]: tensor<1x6x2x6xbf16>, %[[X:.+]]: tensor<1x4x8x6xbf16>)
+//       CHECK:   %[[DW:.+]] = linalg.generic
+//  CHECK-SAME:     ins(%[[DY]] : tensor<1x6x2x6xbf16>) outs(%{{.+}} : tensor<6x2x3x3xf32>)
+//       CHECK:     %[[CG:.+]] = linalg.index 1 : index
+//       CHECK:     %[[O:.+]] = linalg.index 0 : index
+//       CHECK:     %[[G:.+]] = arith.divui %[[O]], %{{.+}} : index
+//       CHECK:     %[[BASE:.+]] = arith.muli %[[G]], %{{.+}} : index
+//       CHECK:     %[[CH:.+]] = arith.addi %[[BASE]], %[[CG]] : index
+//       CHECK:     %[[H:.+]] = arith.addi
+//   CHECK-NOT:     arith.cmpi
+//       CHECK:     %[[WOK:.+]] = arith.cmpi ult, %{{.+}}, %{{.+}} : index
+//   CHECK-NOT:     arith.cmpi
+//       CHECK:     tensor.extract %[[X]][%{{.+}}, %[[CH]], %[[H]], %{{.+}}] : tensor<1x4x8x6xbf16>
 //       CHECK:     arith.extf %{{.+}} : bf16 to f32
 //       CHECK:     arith.extf %{{.+}} : bf16 to f32
 //       CHECK:   linalg.generic {{.+}} ins(%[[DW]] : tensor<6x2x3x3xf32>)

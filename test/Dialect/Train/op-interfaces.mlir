@@ -295,7 +295,7 @@ func.func @loss_grads(%de: tensor<3x5x12xf32>, %ids: tensor<3x5xi64>, %dl: tenso
 // CHECK-NEXT:  train.conv2d_grad_input loc("conv_gi"): flops=233280 read=8064 written=6864 workspace=0 precision=low-precision-safe{{$}}
 // CHECK-NEXT:  train.conv2d_grad_input loc("conv_gi_grouped"): flops=12960 read=2088 written=6864 workspace=0 precision=low-precision-safe{{$}}
 // CHECK-NEXT:  train.conv2d_grad_filter loc("conv_gf"): flops=233280 read=12048 written=2880 workspace=0 precision=low-precision-safe{{$}}
-// CHECK-NEXT:  train.conv2d_grad_filter loc("conv_gf_grouped"): flops=12960 read=8304 written=648 workspace=8112 buffers=[8112] precision=low-precision-safe{{$}}
+// CHECK-NEXT:  train.conv2d_grad_filter loc("conv_gf_grouped"): flops=12960 read=8304 written=648 workspace=0 precision=low-precision-safe{{$}}
 // CHECK-NEXT:  train.max_pool2d_grad loc("maxpool_grad"): flops=720 read=3600 written=2880 workspace=0 precision=low-precision-safe{{$}}
 // CHECK-NEXT:  train.max_pool2d_grad loc("maxpool_grad_3x3"): flops=1620 read=3600 written=2880 workspace=0 precision=low-precision-safe{{$}}
 // CHECK-NEXT:  train.avg_pool2d_grad loc("avgpool_grad"): flops=252 read=8 written=504 workspace=1008 buffers=[1008] precision=low-precision-safe{{$}}

@@ -24,7 +24,7 @@
 // RESNET-NEXT: train.batch_norm_grad {{.+}}: ratio=0.005 workspace=4096 largest=802816{{$}}
 // RESNET-NEXT: train.bias_add {{.+}}: ratio=0.000 workspace=0 largest=32000{{$}}
 // RESNET-NEXT: train.conv2d {{.+}}: ratio=1.148 workspace=3686400 largest=3211264 over{{$}}
-// RESNET-NEXT: train.conv2d_grad_filter {{.+}}: ratio=1.148 workspace=3686400 largest=3211264 over{{$}}
+// RESNET-NEXT: train.conv2d_grad_filter {{.+}}: ratio=0.000 workspace=0 largest=9437184{{$}}
 // RESNET-NEXT: train.conv2d_grad_input {{.+}}: ratio=0.000 workspace=0 largest=9437184{{$}}
 // RESNET-NEXT: train.cross_entropy {{.+}}: ratio=0.002 workspace=72 largest=32000{{$}}
 // RESNET-NEXT: train.cross_entropy_grad {{.+}}: ratio=0.002 workspace=64 largest=32000{{$}}
@@ -48,7 +48,7 @@
 // MOBILENET-NEXT: train.batch_norm_grad {{.+}}: ratio=0.005 workspace=10240 largest=2007040{{$}}
 // MOBILENET-NEXT: train.bias_add {{.+}}: ratio=0.000 workspace=0 largest=32000{{$}}
 // MOBILENET-NEXT: train.conv2d {{.+}}: ratio=1.653 workspace=2488320 largest=1505280 over{{$}}
-// MOBILENET-NEXT: train.conv2d_grad_filter {{.+}}: ratio=1.653 workspace=2488320 largest=1505280 over{{$}}
+// MOBILENET-NEXT: train.conv2d_grad_filter {{.+}}: ratio=0.000 workspace=0 largest=2007040{{$}}
 // MOBILENET-NEXT: train.conv2d_grad_input {{.+}}: ratio=0.000 workspace=0 largest=2007040{{$}}
 // MOBILENET-NEXT: train.cross_entropy {{.+}}: ratio=0.002 workspace=72 largest=32000{{$}}
 // MOBILENET-NEXT: train.cross_entropy_grad {{.+}}: ratio=0.002 workspace=64 largest=32000{{$}}
@@ -71,7 +71,7 @@
 // UNET-NEXT: train.bias_add {{.+}}: ratio=0.000 workspace=0 largest=64749568{{$}}
 // UNET-NEXT: train.concat {{.+}}: ratio=0.000 workspace=0 largest=12140544{{$}}
 // UNET-NEXT: train.conv2d {{.+}}: ratio=1.066 workspace=12939264 largest=12140544 over{{$}}
-// UNET-NEXT: train.conv2d_grad_filter {{.+}}: ratio=1.066 workspace=12939264 largest=12140544 over{{$}}
+// UNET-NEXT: train.conv2d_grad_filter {{.+}}: ratio=0.000 workspace=0 largest=16187392{{$}}
 // UNET-NEXT: train.conv2d_grad_input {{.+}}: ratio=0.000 workspace=0 largest=16187392{{$}}
 // UNET-NEXT: train.cross_entropy {{.+}}: ratio=0.105 workspace=505864 largest=4805632{{$}}
 // UNET-NEXT: train.cross_entropy_grad {{.+}}: ratio=0.105 workspace=505856 largest=4805632{{$}}

@@ -398,10 +398,10 @@ def Train_Conv2dGradFilterOp : Train_ConvGradOp<"conv2d_grad_filter"> {
     convolution.
 
     Workspace (the scratch buffers of the CPU lowering,
-    `getWorkspaceBuffers`): the zero-padded input (as `train.conv2d`) when
-    padded, and the f32 sums (the filter shape) before their rounding for
-    16-bit results.
-    The padded copy exceeds the input by its halo, as for `train.conv2d`.
+    `getWorkspaceBuffers`): the f32 sums (the filter shape) before their
+    rounding for 16-bit results, nothing otherwise. The lowering reads the
+    unpadded input in place, a position in the padding counting as zero, so
+    no padded copy exists.
 
     Example:
     ```mlir
