@@ -65,7 +65,8 @@ install(DIRECTORY ${MEMOPT_BINARY_DIR}/include/memopt
   PATTERN "CMakeFiles" EXCLUDE)
 
 # The tools too: an install is a complete memopt.
-install(TARGETS mem-opt mem-gen mem-run mem-plan mem-import mem-autoplan
+install(TARGETS mem-opt mem-gen mem-run mem-plan mem-report mem-import
+  mem-autoplan
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 # mem-autoplan's device profiles (built into the library too), as templates
 # for users' own profiles.

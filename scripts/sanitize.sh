@@ -34,7 +34,7 @@ fi
 # libraries the lit subset calls).
 targets=(MemoptUnitTests memopt-fuzzers mem-gen)
 if [ "$LONG" = 1 ]; then
-  targets+=(mem-autoplan mem-import mem-opt mem-plan mem-run
+  targets+=(mem-autoplan mem-import mem-opt mem-plan mem-report mem-run
             memopt_runtime memopt_nccl_loopback)
   # With the CUDA toolkit, lit also needs the CUDA runtime and its probe.
   # (grep reads all of ninja's list: with -q it could stop early, and

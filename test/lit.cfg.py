@@ -39,6 +39,7 @@ tools = [
     ToolSubst("mem-import", unresolved="fatal"),
     ToolSubst("mem-opt", unresolved="fatal"),
     ToolSubst("mem-plan", unresolved="fatal"),
+    ToolSubst("mem-report", unresolved="fatal"),
     # The tests' steps are small: LLVM's optimization of their lowered code
     # (its loop passes over the one large step function) takes longer than
     # running it unoptimized (bench/run/README.md). A RUN line that gives

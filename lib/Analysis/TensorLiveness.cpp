@@ -65,6 +65,19 @@ TensorLiveness::TensorLiveness(Operation *op, int64_t granularity) {
   computeLiveBytes();
 }
 
+TensorLiveness::TensorLiveness(SmallVector<Buffer> recorded,
+                               SmallVector<int64_t> pointWorkspace)
+    : buffers(std::move(recorded)), workspace(std::move(pointWorkspace)) {
+  for (const Buffer &buffer : buffers) {
+    assert(buffer.start >= 0 && buffer.start <= buffer.end &&
+           buffer.end < getNumPoints() && "a buffer outside the points");
+    if (buffer.memoryClass == MemoryClass::Parameter ||
+        buffer.memoryClass == MemoryClass::OptimizerState)
+      persistentBytes += buffer.bytes;
+  }
+  computeLiveBytes();
+}
+
 void TensorLiveness::findForwardOps(Block &block) {
   // Forward ops: those the loss (the first returned value, when it is a 0-d
   // float tensor) depends on.
@@ -250,18 +263,14 @@ void TensorLiveness::classifyBuffers(ArrayRef<bool> usedByBackward,
 }
 
 void TensorLiveness::computeLiveBytes() {
-  int64_t numPoints = schedule.size();
-  // Live bytes at every point: persistent bytes everywhere, each other
-  // buffer over [start, end] (a difference array), plus the op's workspace.
+  int64_t numPoints = workspace.size();
+  // Live bytes at every point: each buffer over [start, end] (a difference
+  // array; a persistent buffer of the IR spans every point), plus the op's
+  // workspace.
   SmallVector<std::array<int64_t, kNumMemoryClasses>> delta(
       numPoints + 1, std::array<int64_t, kNumMemoryClasses>{});
-  std::array<int64_t, kNumMemoryClasses> persistentByClass{};
   for (const Buffer &buffer : buffers) {
     unsigned cls = static_cast<unsigned>(buffer.memoryClass);
-    if (buffer.persistent) {
-      persistentByClass[cls] += buffer.bytes;
-      continue;
-    }
     delta[buffer.start][cls] += buffer.bytes;
     delta[buffer.end + 1][cls] -= buffer.bytes;
   }
@@ -272,7 +281,7 @@ void TensorLiveness::computeLiveBytes() {
     int64_t total = 0;
     for (unsigned cls = 0; cls < kNumMemoryClasses; ++cls) {
       running[cls] += delta[i][cls];
-      atPoint[cls] = running[cls] + persistentByClass[cls];
+      atPoint[cls] = running[cls];
       total += atPoint[cls];
     }
     atPoint[temporary] += workspace[i];
@@ -331,7 +340,8 @@ void TensorLiveness::print(raw_ostream &os) const {
       os << ", freed";
     if (buffer.returned)
       os << ", returned";
-    if (buffer.bytes == 0 && train::getTensorBytes(buffer.value.getType()) > 0)
+    if (buffer.bytes == 0 && buffer.value &&
+        train::getTensorBytes(buffer.value.getType()) > 0)
       os << ", shares an identical constant's storage";
     os << "\n";
   }

@@ -98,23 +98,23 @@ static void printSummary(const MemoryReport &report, raw_ostream &os) {
     os << "<tr><th>" << key << "</th><td>" << escapeXML(value)
        << "</td></tr>\n";
   };
+  const EagerTrace *trace = report.getEagerTrace();
   bool fromIR = report.isArenaFromIR();
   row(fromIR ? "Peak (arena)" : "Peak (LOAD)",
       formatBytes(report.getPeakBytes()));
+  if (trace)
+    row("Allocated", formatAllocatedPeak(*trace, report.getLoadBytes()));
   if (fromIR)
     row("LOAD", formatBytes(report.getLoadBytes()));
   row("Arena", formatArena(report));
   if (report.getPlanLoadBytes())
     row("Plan LOAD", formatPlanLoad(report));
-  row("At", "point " + std::to_string(live.getPeakPoint()) + " of " +
-                std::to_string(live.getNumPoints()) + ": " +
-                report.getPeakOpName().str() + " at " +
-                report.getPeakLocation().str() +
-                formatSourceSuffix(report.getPeakSource()));
+  row("At", formatPeakAt(report));
+  if (trace)
+    row("Phases", formatPhases(*trace));
   row("Persistent", formatBytes(live.getPersistentBytes()));
-  row("Parameters", std::to_string(report.getParameterCount()) + " elements, " +
-                        formatBytes(report.getParameterBytes()));
-  row("Total FLOPs", formatFlops(report.getTotalFlops()));
+  row("Parameters", formatParameters(report));
+  row("Total FLOPs", formatTotalFlops(report));
   if (const std::optional<RematSummary> &remat = report.getRemat()) {
     row("Remat", formatBytes(remat->peakBefore) + " -> " +
                      formatBytes(remat->peakAfter) + " (train-remat)");
@@ -238,6 +238,31 @@ static void printAxes(const Chart &chart, int64_t load, raw_ostream &os) {
      << fmt2(chart.top + chart.plotHeight / 2) << ")\">live memory</text>\n";
 }
 
+/// An eager step's phases: one group per run of points of a phase, with
+/// its extent as a tooltip, a dotted line where it starts (after the first)
+/// and its name at the top of the plot when the name fits in its width
+/// (about 7 px a character at 12 px).
+static void printPhases(const EagerTrace &trace, const Chart &chart,
+                        raw_ostream &os) {
+  os << "<g id=\"phases\" fill=\"#555\">\n";
+  for (const PhaseRange &range : trace.phases) {
+    double x = chart.x(range.firstPoint);
+    double width = chart.x(range.lastPoint + 1) - x;
+    os << "<g data-phase=\"" << escapeXML(range.phase) << "\"><title>"
+       << escapeXML(range.phase) << ": points " << range.firstPoint << " to "
+       << range.lastPoint << "</title>\n";
+    if (range.firstPoint > 0)
+      os << "<line x1=\"" << fmt2(x) << "\" y1=\"" << fmt2(chart.top)
+         << "\" x2=\"" << fmt2(x) << "\" y2=\"" << fmt2(chart.plotBottom())
+         << "\" stroke=\"#555\" stroke-dasharray=\"1 3\"/>\n";
+    if (width >= 7.0 * range.phase.size() + 6)
+      os << "<text x=\"" << fmt2(x + 3) << "\" y=\"" << fmt2(chart.top + 12)
+         << "\">" << escapeXML(range.phase) << "</text>\n";
+    os << "</g>\n";
+  }
+  os << "</g>\n";
+}
+
 /// The peak marker and its label, then the legend in one row under the x
 /// axis label.
 static void printPeakAndLegend(const MemoryReport &report, const Chart &chart,
@@ -279,10 +304,12 @@ static void printTimeline(const MemoryReport &report, raw_ostream &os) {
      << fmt2(chart.width) << "\" height=\"" << fmt2(chart.height)
      << "\" viewBox=\"0 0 " << fmt2(chart.width) << " " << fmt2(chart.height)
      << "\" role=\"img\" font-family=\"sans-serif\" font-size=\"12\">\n"
-     << "<title>Live bytes per memory class at every program point of @"
-     << escapeXML(report.getFunctionName()) << "</title>\n";
+     << "<title>Live bytes per memory class at every program point of "
+     << escapeXML(formatSubject(report)) << "</title>\n";
   printAreas(live, columns, chart, os);
   printAxes(chart, report.getLoadBytes(), os);
+  if (const EagerTrace *trace = report.getEagerTrace())
+    printPhases(*trace, chart, os);
   printPeakAndLegend(report, chart, os);
   os << "</svg>\n";
   if (columns.size() < numPoints)
@@ -314,8 +341,12 @@ static void printTopTensors(const MemoryReport &report, raw_ostream &os) {
 static void printModelStates(const MemoryReport &report, raw_ostream &os) {
   const ModelStates &states = report.getModelStates();
   os << "<h2>Model states</h2>\n<p>" << escapeXML(formatPrecision(states))
-     << ", " << states.parameterCount
-     << " parameters; unpadded bytes.</p>\n<table id=\"model-states\">\n"
+     << ", " << states.parameterCount << " parameters";
+  if (report.getEagerTrace())
+    os << " (" << kEagerStatesNote << "); bytes as the trace records them";
+  else
+    os << "; unpadded bytes";
+  os << ".</p>\n<table id=\"model-states\">\n"
      << "<tr><th>state</th><th>bytes</th><th>per parameter</th></tr>\n";
   for (const auto &[name, bytes] : states.getRows())
     os << "<tr><td>" << escapeXML(name) << "</td><td class=\"num\">"
@@ -328,13 +359,15 @@ static void printSavedActivations(const MemoryReport &report, raw_ostream &os) {
   const SavedActivations &saved = report.getSavedActivations();
   os << "<h2>Activations saved for backward</h2>\n";
   if (!saved.lossPoint) {
-    os << "<p>None: the step returns no loss.</p>\n";
+    os << "<p>None: "
+       << (report.getEagerTrace() ? "the trace has no forward pass"
+                                  : "the step returns no loss")
+       << ".</p>\n";
     return;
   }
   os << "<p>" << formatBytes(saved.totalBytes) << " in "
-     << formatCount(saved.numBuffers, "buffer")
-     << ", defined before the loss (point " << *saved.lossPoint
-     << ") and live after it.";
+     << formatCount(saved.numBuffers, "buffer") << ", defined "
+     << formatLossPoint(report) << " and live after it.";
   if (saved.numParameterCopies > 0)
     os << " Parameter copies (casts of parameters, not in the layers below): "
        << formatBytes(saved.parameterCopyBytes) << " in "
@@ -353,7 +386,7 @@ static void printSavedActivations(const MemoryReport &report, raw_ostream &os) {
 
 void mlir::memopt::printHTMLReport(const MemoryReport &report,
                                    raw_ostream &os) {
-  printHead("Memory report of @" + escapeXML(report.getFunctionName()), os);
+  printHead("Memory report of " + escapeXML(formatSubject(report)), os);
   printSummary(report, os);
   printByClass(report, os);
   printTimeline(report, os);

@@ -127,7 +127,7 @@ static void writeTopTensors(const MemoryReport &report,
       json.attributeEnd();
       json.attribute("persistent", tensor.buffer->persistent);
       json.attributeObject("defining_op", [&] {
-        json.attribute("name", tensor.opName);
+        json.attribute("name", toJSONString(tensor.opName));
         json.attribute("location", toJSONString(tensor.location));
         if (!tensor.source.empty())
           json.attribute("source", toJSONString(tensor.source));
@@ -139,15 +139,18 @@ static void writeTopTensors(const MemoryReport &report,
 
 /// The "timeline" array, one line per point: a 1M-op step stays a readable,
 /// greppable file.
-static void writeTimeline(const TensorLiveness &live,
+static void writeTimeline(const MemoryReport &report,
                           llvm::json::OStream &json) {
+  const TensorLiveness &live = report.getLiveness();
   json.attributeArray("timeline", [&] {
-    for (auto [point, op] : llvm::enumerate(live.getSchedule())) {
+    for (int64_t point = 0, e = live.getNumPoints(); point < e; ++point) {
       json.rawValue([&](raw_ostream &line) {
         llvm::json::OStream entry(line);
         entry.objectBegin();
-        entry.attribute("point", static_cast<int64_t>(point));
-        entry.attribute("op", op->getName().getStringRef());
+        entry.attribute("point", point);
+        entry.attribute("op", toJSONString(report.getPointOpName(point)));
+        if (report.getEagerTrace())
+          entry.attribute("phase", toJSONString(report.getPointPhase(point)));
         entry.attribute("live_bytes", live.getLiveBytes(point));
         entry.attributeBegin("by_class");
         writeByClass(entry, live.getLiveBytesByClass(point));
@@ -188,6 +191,44 @@ static void writeCommunication(const MemoryReport &report,
   });
 }
 
+/// The "eager_trace" object of a report read from a trace of a PyTorch
+/// eager step (absent otherwise).
+static void writeEagerTrace(const EagerTrace &trace,
+                            llvm::json::OStream &json) {
+  json.attributeObject("eager_trace", [&] {
+    json.attribute("schema", kEagerTraceSchema);
+    json.attribute("model", toJSONString(trace.model));
+    json.attribute("device", toJSONString(trace.device));
+    json.attribute("allocated_peak_bytes", trace.allocatedPeakBytes);
+    json.attributeArray("phases", [&] {
+      for (const PhaseRange &range : trace.phases)
+        json.object([&] {
+          json.attribute("phase", toJSONString(range.phase));
+          json.attribute("first_point", range.firstPoint);
+          json.attribute("last_point", range.lastPoint);
+        });
+    });
+  });
+}
+
+/// The arena keys: the arena and its plan, or nulls (and arena_source
+/// "none") for an eager step, which has no plan.
+static void writeArena(const MemoryReport &report, llvm::json::OStream &json) {
+  if (!report.hasArena()) {
+    json.attribute("arena_bytes", nullptr);
+    json.attribute("fragmentation", nullptr);
+    json.attribute("arena_source", "none");
+    json.attribute("plan_alignment", nullptr);
+    return;
+  }
+  json.attribute("arena_bytes", report.getArenaBytes());
+  json.attribute("fragmentation", report.getFragmentation());
+  json.attribute("arena_source", report.isArenaFromIR() ? "ir" : "report");
+  json.attribute("plan_alignment", report.getPlanAlignment());
+  if (std::optional<int64_t> planLoad = report.getPlanLoadBytes())
+    json.attribute("plan_load_bytes", *planLoad);
+}
+
 void mlir::memopt::printJSONReport(const MemoryReport &report,
                                    raw_ostream &os) {
   const TensorLiveness &live = report.getLiveness();
@@ -196,27 +237,29 @@ void mlir::memopt::printJSONReport(const MemoryReport &report,
   json.objectBegin();
   json.attribute("schema", kMemoryReportSchema);
   json.attribute("function", toJSONString(report.getFunctionName()));
+  if (const EagerTrace *trace = report.getEagerTrace())
+    writeEagerTrace(*trace, json);
   json.attribute("num_points", live.getNumPoints());
   json.attribute("num_buffers", static_cast<int64_t>(live.getBuffers().size()));
   json.attribute("peak_bytes", report.getPeakBytes());
   json.attribute("load_bytes", report.getLoadBytes());
-  json.attribute("arena_bytes", report.getArenaBytes());
-  json.attribute("fragmentation", report.getFragmentation());
-  json.attribute("arena_source", report.isArenaFromIR() ? "ir" : "report");
-  json.attribute("plan_alignment", report.getPlanAlignment());
-  if (std::optional<int64_t> planLoad = report.getPlanLoadBytes())
-    json.attribute("plan_load_bytes", *planLoad);
+  writeArena(report, json);
   json.attribute("peak_point", peak);
   json.attributeObject("peak_op", [&] {
-    json.attribute("name", report.getPeakOpName());
+    json.attribute("name", toJSONString(report.getPeakOpName()));
     json.attribute("location", toJSONString(report.getPeakLocation()));
     if (!report.getPeakSource().empty())
       json.attribute("source", toJSONString(report.getPeakSource()));
+    if (report.getEagerTrace())
+      json.attribute("phase", toJSONString(report.getPointPhase(peak)));
   });
   json.attribute("persistent_bytes", live.getPersistentBytes());
   json.attribute("parameter_count", report.getParameterCount());
   json.attribute("parameter_bytes", report.getParameterBytes());
-  json.attribute("total_flops", report.getTotalFlops());
+  if (report.hasFlops())
+    json.attribute("total_flops", report.getTotalFlops());
+  else
+    json.attribute("total_flops", nullptr);
   writeRemat(report, json);
   writeModelStates(report, json);
   writeSavedActivations(report, json);
@@ -226,7 +269,7 @@ void mlir::memopt::printJSONReport(const MemoryReport &report,
   json.attributeEnd();
   json.attribute("num_live_at_peak", report.getNumLiveAtPeak());
   writeTopTensors(report, json);
-  writeTimeline(live, json);
+  writeTimeline(report, json);
   json.objectEnd();
   os << "\n";
 }

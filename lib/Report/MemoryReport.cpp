@@ -8,6 +8,7 @@
 
 #include "memopt/Report/MemoryReport.h"
 
+#include "ReportFormatting.h"
 #include "memopt/Analysis/StepMemoryPlan.h"
 #include "memopt/Dialect/Train/IR/Precision.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
@@ -230,62 +231,52 @@ static bool isAmaxHistory(train::OptStateOp state) {
   return false;
 }
 
-/// The parameter named by the longest prefix of `stateName` that ends
-/// before a '.' ("h.0.w.exp_avg" -> "h.0.w"), if one is in `params`.
-template <typename ParamMap>
-static std::optional<StringRef> findStateOwner(StringRef stateName,
-                                               const ParamMap &params) {
+std::optional<StringRef>
+report::findStateOwner(StringRef stateName,
+                       function_ref<bool(StringRef)> isParameter) {
   for (size_t dot = stateName.rfind('.'); dot != StringRef::npos && dot > 0;
        dot = stateName.rfind('.', dot)) {
     StringRef prefix = stateName.take_front(dot);
-    if (params.contains(prefix))
+    if (isParameter(prefix))
       return prefix;
   }
   return std::nullopt;
 }
 
-LogicalResult MemoryReport::collectModelStates(FunctionOpInterface func) {
-  ModelStates &states = modelStates;
-  if (func->hasAttr(train::TrainDialect::kPrecisionAttrName)) {
-    std::optional<train::PrecisionConfig> config =
-        train::getPrecisionConfig(func);
-    if (!config)
-      return failure();
-    states.precision = train::stringifyPrecisionMode(config->mode).str();
-    if (config->lowPrecisionGradients)
-      states.gradients =
-          config->mode == train::PrecisionMode::FP16Mixed ? "fp16" : "bf16";
+namespace {
+/// One distinct parameter name (a tied parameter read twice is one tensor)
+/// in the model states. Its weights are its low copy when any of its reads
+/// has one.
+struct ParamState {
+  int64_t bytes = 0;
+  int64_t weightBytes = 0;
+  bool hasLowCopy = false;
+  bool hasGradient = false;
+  llvm::SmallPtrSet<Type, 2> copyTypes;
+};
+using ParamStates = llvm::MapVector<StringRef, ParamState>;
+
+/// ZeRO (train-shard): a partitioned parameter counts as the whole of its
+/// data-parallel parts (the model's size per tensor-parallel rank, as
+/// DeepSpeed's formulas count it). Under stages 1 and 2 compute reads the
+/// gathered copy, which lives through the step: those are its weights, and
+/// the part is its master. Under stage 1 its whole gradient lives until
+/// the end of the backward pass.
+struct ZeroConfig {
+  int64_t dp = 1;
+  int64_t zero = 0;
+
+  explicit ZeroConfig(FunctionOpInterface func) {
+    if (auto shard = func->getAttrOfType<DictionaryAttr>(
+            train::TrainDialect::kShardAttrName)) {
+      if (auto attr = dyn_cast_or_null<IntegerAttr>(shard.get("dp")))
+        dp = attr.getInt();
+      if (auto attr = dyn_cast_or_null<IntegerAttr>(shard.get("zero")))
+        zero = attr.getInt();
+    }
   }
 
-  // Each distinct parameter name once: a tied parameter read twice is one
-  // tensor. Its weights are its low copy when any of its reads has one.
-  struct ParamState {
-    int64_t bytes = 0;
-    int64_t weightBytes = 0;
-    bool hasLowCopy = false;
-    bool hasGradient = false;
-    llvm::SmallPtrSet<Type, 2> copyTypes;
-  };
-  llvm::MapVector<StringRef, ParamState> params;
-  llvm::MapVector<StringRef, int64_t> optStates;
-  llvm::StringSet<> fp8Histories;
-  // (param, grad) of each optimizer op.
-  SmallVector<std::pair<Value, Value>> updates;
-  // ZeRO (train-shard): a partitioned parameter counts as the whole of its
-  // data-parallel parts (the model's size per tensor-parallel rank, as
-  // DeepSpeed's formulas count it). Under stages 1 and 2 compute reads the
-  // gathered copy, which lives through the step: those are its weights, and
-  // the part is its master. Under stage 1 its whole gradient lives until
-  // the end of the backward pass.
-  int64_t dp = 1, zero = 0;
-  if (auto shard = func->getAttrOfType<DictionaryAttr>(
-          train::TrainDialect::kShardAttrName)) {
-    if (auto attr = dyn_cast_or_null<IntegerAttr>(shard.get("dp")))
-      dp = attr.getInt();
-    if (auto attr = dyn_cast_or_null<IntegerAttr>(shard.get("zero")))
-      zero = attr.getInt();
-  }
-  auto isPartitioned = [&](train::ParamOp param) {
+  bool isPartitioned(train::ParamOp param) const {
     auto split = param->getAttrOfType<DenseI64ArrayAttr>(
         train::TrainDialect::kSplitAttrName);
     if (zero == 0 || dp <= 1 || !split)
@@ -295,67 +286,62 @@ LogicalResult MemoryReport::collectModelStates(FunctionOpInterface func) {
       if (triples[i + 2] == 0)
         return true;
     return false;
-  };
-  func->walk([&](Operation *op) {
-    if (auto param = dyn_cast<train::ParamOp>(op)) {
-      bool partitioned = isPartitioned(param);
-      int64_t wholeFactor = partitioned ? dp : 1;
-      auto [it, inserted] = params.try_emplace(param.getName());
-      ParamState &state = it->second;
-      if (inserted) {
-        state.bytes = train::getTensorBytes(param.getType());
-        state.weightBytes = state.bytes;
-        if (partitioned && zero < 3) {
-          state.weightBytes *= dp;
-          state.hasLowCopy = true;
-        }
-        if (auto type = dyn_cast<RankedTensorType>(param.getType());
-            type && type.hasStaticShape()) {
-          // A padded ZeRO part counts the parameter's own rows, not the
-          // padding.
-          int64_t count = type.getNumElements() * wholeFactor;
-          if (auto extent = param->getAttrOfType<IntegerAttr>(
-                  train::TrainDialect::kSplitExtentAttrName);
-              extent && partitioned && type.getDimSize(0) > 0)
-            count =
-                type.getNumElements() / type.getDimSize(0) * extent.getInt();
-          states.parameterCount += count;
-        }
-      }
-      // One copy per element type, however many reads of the name make
-      // one (a tied weight can have a bf16 and an fp8 copy).
-      SmallVector<RankedTensorType> copies;
-      collectLowCopies(param, copies);
-      int64_t copyFactor = partitioned && zero < 3 ? dp : 1;
-      for (RankedTensorType copy : copies) {
-        if (!state.copyTypes.insert(copy.getElementType()).second)
-          continue;
-        if (!state.hasLowCopy || state.copyTypes.size() == 1)
-          state.weightBytes = 0;
-        state.hasLowCopy = true;
-        state.weightBytes += train::getTensorBytes(copy) * copyFactor;
-      }
-      return;
-    }
-    if (auto state = dyn_cast<train::OptStateOp>(op)) {
-      if (isAmaxHistory(state)) {
-        if (fp8Histories.insert(state.getName()).second) {
-          ++states.fp8HistoryCount;
-          states.fp8ScalingBytes += train::getTensorBytes(state.getType());
-        }
-        return;
-      }
-      optStates.try_emplace(state.getName(),
-                            train::getTensorBytes(state.getType()));
-      return;
-    }
-    llvm::TypeSwitch<Operation *>(op)
-        .Case<train::AdamOp, train::AdamWOp, train::SgdOp>([&](auto update) {
-          updates.push_back({update.getParam(), update.getGrad()});
-        });
-  });
+  }
+};
+} // namespace
 
-  // Gradients: what each optimizer op receives for its parameter.
+/// Counts the read `param` of a parameter: its elements and bytes the first
+/// time its name is read, and its low copies.
+static void addParameter(train::ParamOp param, const ZeroConfig &config,
+                         ParamStates &params, ModelStates &states) {
+  int64_t dp = config.dp, zero = config.zero;
+  bool partitioned = config.isPartitioned(param);
+  int64_t wholeFactor = partitioned ? dp : 1;
+  auto [it, inserted] = params.try_emplace(param.getName());
+  ParamState &state = it->second;
+  if (inserted) {
+    state.bytes = train::getTensorBytes(param.getType());
+    state.weightBytes = state.bytes;
+    if (partitioned && zero < 3) {
+      state.weightBytes *= dp;
+      state.hasLowCopy = true;
+    }
+    if (auto type = dyn_cast<RankedTensorType>(param.getType());
+        type && type.hasStaticShape()) {
+      // A padded ZeRO part counts the parameter's own rows, not the
+      // padding.
+      int64_t count = type.getNumElements() * wholeFactor;
+      if (auto extent = param->getAttrOfType<IntegerAttr>(
+              train::TrainDialect::kSplitExtentAttrName);
+          extent && partitioned && type.getDimSize(0) > 0)
+        count = type.getNumElements() / type.getDimSize(0) * extent.getInt();
+      states.parameterCount += count;
+    }
+  }
+  // One copy per element type, however many reads of the name make
+  // one (a tied weight can have a bf16 and an fp8 copy).
+  SmallVector<RankedTensorType> copies;
+  collectLowCopies(param, copies);
+  int64_t copyFactor = partitioned && zero < 3 ? dp : 1;
+  for (RankedTensorType copy : copies) {
+    if (!state.copyTypes.insert(copy.getElementType()).second)
+      continue;
+    if (!state.hasLowCopy || state.copyTypes.size() == 1)
+      state.weightBytes = 0;
+    state.hasLowCopy = true;
+    state.weightBytes += train::getTensorBytes(copy) * copyFactor;
+  }
+}
+
+/// The gradients: what each optimizer op of `updates` ((param, grad) pairs)
+/// receives for its parameter, and for a parameter without an optimizer op
+/// the function result marked as its gradient. A gradient-accumulation
+/// buffer the update reads leaves `optStates`.
+static void sumGradients(FunctionOpInterface func,
+                         ArrayRef<std::pair<Value, Value>> updates,
+                         const ZeroConfig &config, ParamStates &params,
+                         llvm::MapVector<StringRef, int64_t> &optStates,
+                         ModelStates &states) {
   for (auto [param, grad] : updates) {
     auto def = param.getDefiningOp<train::ParamOp>();
     // A gradient-accumulation buffer (train.accumulate's) holds the
@@ -365,7 +351,9 @@ LogicalResult MemoryReport::collectModelStates(FunctionOpInterface func) {
     if (accumulator)
       optStates.erase(accumulator.getName());
     int64_t factor =
-        !accumulator && zero == 1 && def && isPartitioned(def) ? dp : 1;
+        !accumulator && config.zero == 1 && def && config.isPartitioned(def)
+            ? config.dp
+            : 1;
     states.gradientBytes += train::getTensorBytes(grad.getType()) * factor;
     if (def) {
       auto it = params.find(def.getName());
@@ -385,6 +373,48 @@ LogicalResult MemoryReport::collectModelStates(FunctionOpInterface func) {
       continue;
     states.gradientBytes += train::getTensorBytes(func.getResultTypes()[i]);
   }
+}
+
+LogicalResult MemoryReport::collectModelStates(FunctionOpInterface func) {
+  ModelStates &states = modelStates;
+  if (func->hasAttr(train::TrainDialect::kPrecisionAttrName)) {
+    std::optional<train::PrecisionConfig> config =
+        train::getPrecisionConfig(func);
+    if (!config)
+      return failure();
+    states.precision = train::stringifyPrecisionMode(config->mode).str();
+    if (config->lowPrecisionGradients)
+      states.gradients =
+          config->mode == train::PrecisionMode::FP16Mixed ? "fp16" : "bf16";
+  }
+
+  ParamStates params;
+  llvm::MapVector<StringRef, int64_t> optStates;
+  llvm::StringSet<> fp8Histories;
+  // (param, grad) of each optimizer op.
+  SmallVector<std::pair<Value, Value>> updates;
+  ZeroConfig zeroConfig(func);
+  func->walk([&](Operation *op) {
+    if (auto param = dyn_cast<train::ParamOp>(op))
+      return addParameter(param, zeroConfig, params, states);
+    if (auto state = dyn_cast<train::OptStateOp>(op)) {
+      if (isAmaxHistory(state)) {
+        if (fp8Histories.insert(state.getName()).second) {
+          ++states.fp8HistoryCount;
+          states.fp8ScalingBytes += train::getTensorBytes(state.getType());
+        }
+        return;
+      }
+      optStates.try_emplace(state.getName(),
+                            train::getTensorBytes(state.getType()));
+      return;
+    }
+    llvm::TypeSwitch<Operation *>(op)
+        .Case<train::AdamOp, train::AdamWOp, train::SgdOp>([&](auto update) {
+          updates.push_back({update.getParam(), update.getGrad()});
+        });
+  });
+  sumGradients(func, updates, zeroConfig, params, optStates, states);
 
   for (const auto &[name, state] : params) {
     states.weightBytes += state.weightBytes;
@@ -392,7 +422,8 @@ LogicalResult MemoryReport::collectModelStates(FunctionOpInterface func) {
       states.masterWeightBytes += state.bytes;
   }
   for (const auto &[name, bytes] : optStates) {
-    if (findStateOwner(name, params))
+    if (report::findStateOwner(
+            name, [&](StringRef param) { return params.contains(param); }))
       states.optimizerStateBytes += bytes;
     else
       states.otherStates.push_back({name.str(), bytes});
@@ -478,7 +509,6 @@ FailureOr<MemoryReport> MemoryReport::create(FunctionOpInterface func) {
   MemoryReport report;
   report.functionName = SymbolTable::getSymbolName(func).str();
   report.liveness = std::make_unique<TensorLiveness>(func);
-  const TensorLiveness &liveness = *report.liveness;
 
   // Distinct parameters by name: a tied parameter read twice is one tensor.
   llvm::StringMap<bool> seen;
@@ -503,20 +533,27 @@ FailureOr<MemoryReport> MemoryReport::create(FunctionOpInterface func) {
   if (failed(report.collectArena(func)))
     return failure();
 
-  int64_t peak = liveness.getPeakPoint();
-  Operation *peakOp = liveness.getSchedule()[peak];
-  report.peakOpName = peakOp->getName().getStringRef().str();
-  report.peakLocation = formatLocation(peakOp->getLoc());
-  report.peakSource = formatSource(peakOp);
+  report.collectPeak();
+  return report;
+}
 
-  SmallVector<const Buffer *> live = liveness.getLiveBuffers(peak);
-  report.numLiveAtPeak = live.size();
+void MemoryReport::collectPeak() {
+  int64_t peak = liveness->getPeakPoint();
+  peakOpName = getPointOpName(peak).str();
+  peakLocation = getPointLocation(peak);
+  peakSource = getPointSource(peak);
+
+  SmallVector<const Buffer *> live = liveness->getLiveBuffers(peak);
+  numLiveAtPeak = live.size();
   for (const Buffer *buffer : llvm::make_range(
            live.begin(),
            live.begin() + std::min<size_t>(live.size(), kNumTopTensors))) {
     ReportTensor tensor;
-    tensor.buffer = buffer;
-    if (Operation *def = buffer->value.getDefiningOp()) {
+    if (eagerTrace) {
+      tensor = traceBufferOrigins[buffer - liveness->getBuffers().data()];
+      if (tensor.location.empty())
+        tensor.location = "unknown";
+    } else if (Operation *def = buffer->value.getDefiningOp()) {
       tensor.opName = def->getName().getStringRef().str();
       tensor.location = formatLocation(def->getLoc());
       tensor.source = formatSource(def);
@@ -524,9 +561,33 @@ FailureOr<MemoryReport> MemoryReport::create(FunctionOpInterface func) {
       tensor.opName = "argument";
       tensor.location = formatLocation(buffer->value.getLoc());
     }
-    report.topTensors.push_back(std::move(tensor));
+    tensor.buffer = buffer;
+    topTensors.push_back(std::move(tensor));
   }
-  return report;
+}
+
+StringRef MemoryReport::getPointOpName(int64_t point) const {
+  if (eagerTrace)
+    return eagerTrace->points[point].op;
+  return liveness->getSchedule()[point]->getName().getStringRef();
+}
+
+std::string MemoryReport::getPointLocation(int64_t point) const {
+  if (eagerTrace) {
+    const std::string &module = eagerTrace->points[point].module;
+    return module.empty() ? "unknown" : module;
+  }
+  return formatLocation(liveness->getSchedule()[point]->getLoc());
+}
+
+std::string MemoryReport::getPointSource(int64_t point) const {
+  if (eagerTrace)
+    return eagerTrace->points[point].source;
+  return formatSource(liveness->getSchedule()[point]);
+}
+
+StringRef MemoryReport::getPointPhase(int64_t point) const {
+  return eagerTrace ? StringRef(eagerTrace->points[point].phase) : "";
 }
 
 int64_t Communication::getProcesses() const {

@@ -105,7 +105,70 @@ std::string report::formatPrecision(const ModelStates &states) {
   return states.precision + " (grads " + states.gradients + ")";
 }
 
+std::string report::formatSubject(const MemoryReport &report) {
+  if (const EagerTrace *trace = report.getEagerTrace())
+    return "the PyTorch eager step of " + trace->model + " on " + trace->device;
+  return "@" + report.getFunctionName().str();
+}
+
+std::string report::formatPeakAt(const MemoryReport &report) {
+  const TensorLiveness &live = report.getLiveness();
+  int64_t peak = live.getPeakPoint();
+  std::string phase;
+  if (!report.getPointPhase(peak).empty())
+    phase = " (" + report.getPointPhase(peak).str() + ")";
+  return "point " + std::to_string(peak) + " of " +
+         std::to_string(live.getNumPoints()) + phase + ": " +
+         report.getPeakOpName().str() + " at " +
+         report.getPeakLocation().str() +
+         formatSourceSuffix(report.getPeakSource());
+}
+
+std::string report::formatParameters(const MemoryReport &report) {
+  std::string count = std::to_string(report.getParameterCount()) + " elements";
+  if (report.getEagerTrace())
+    count += " (the bytes over 4: fp32 assumed)";
+  return count + ", " + formatBytes(report.getParameterBytes());
+}
+
+std::string report::formatTotalFlops(const MemoryReport &report) {
+  if (!report.hasFlops())
+    return "not recorded (an eager trace counts no FLOPs)";
+  return formatFlops(report.getTotalFlops());
+}
+
+std::string report::formatAllocatedPeak(const EagerTrace &trace, int64_t load) {
+  int64_t allocated = trace.allocatedPeakBytes;
+  std::string relation = "equal to LOAD";
+  if (allocated != load)
+    relation =
+        formatBytes(allocated > load ? allocated - load : load - allocated) +
+        (allocated > load ? " above" : " below") + " LOAD";
+  return formatBytes(allocated) +
+         ", the trace's allocated_peak_bytes: " + relation;
+}
+
+std::string report::formatPhases(const EagerTrace &trace) {
+  std::string text;
+  for (const PhaseRange &range : trace.phases)
+    text += (text.empty() ? "" : ", ") + range.phase + " " +
+            std::to_string(range.firstPoint) + "-" +
+            std::to_string(range.lastPoint);
+  return text;
+}
+
+std::string report::formatLossPoint(const MemoryReport &report) {
+  std::string point =
+      std::to_string(report.getSavedActivations().lossPoint.value_or(0));
+  if (report.getEagerTrace())
+    return "by the end of the forward pass (point " + point + ")";
+  return "before the loss (point " + point + ")";
+}
+
 std::string report::formatArena(const MemoryReport &report) {
+  if (!report.hasArena())
+    return "none: an eager step runs on PyTorch's caching allocator, not on "
+           "a static plan";
   return formatBytes(report.getArenaBytes()) + ", " +
          formatPercent(report.getFragmentation()) + " above LOAD, " +
          (report.isArenaFromIR() ? "planned in the IR"

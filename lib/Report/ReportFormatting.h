@@ -53,6 +53,35 @@ std::string formatPrecision(const ModelStates &states);
 /// above LOAD, planned for this report (alignment 256)".
 std::string formatArena(const MemoryReport &report);
 
+/// What the report is of: "@FUNCTION" for memopt's steps, "the PyTorch
+/// eager step of MODEL on DEVICE" for a trace.
+std::string formatSubject(const MemoryReport &report);
+
+/// The peak point in the text and HTML summaries: "point 8 of 14: OP at
+/// LOCATION (SOURCE)", with the phase after the count for an eager step
+/// ("point 259 of 798 (backward): ...").
+std::string formatPeakAt(const MemoryReport &report);
+
+/// The parameters row: "64 elements, 256 B"; an eager step's count is its
+/// parameters' bytes over 4, which the row says.
+std::string formatParameters(const MemoryReport &report);
+
+/// The total FLOPs row: formatFlops, or "not recorded" for an eager step.
+std::string formatTotalFlops(const MemoryReport &report);
+
+/// An eager step's rows: the trace's allocated peak next to LOAD, and its
+/// phases ("zero_grad 0-1, forward 2-252, ...").
+std::string formatAllocatedPeak(const EagerTrace &trace, int64_t load);
+std::string formatPhases(const EagerTrace &trace);
+
+/// Where the saved activations are cut: "before the loss (point 3)", or
+/// for an eager step "by the end of the forward pass (point 252)".
+std::string formatLossPoint(const MemoryReport &report);
+
+/// What the model states of an eager step assume, after the precision.
+inline constexpr StringLiteral kEagerStatesNote =
+    "fp32 assumed: the trace records bytes, not dtypes";
+
 /// The plan LOAD row of the text and HTML summaries, when the IR carries
 /// `train.load_bytes`: "2.25 KiB (2304 B), sizes aligned to 256
 /// (train.load_bytes)".
@@ -70,6 +99,11 @@ std::string escapeXML(StringRef text);
 
 /// The name of memory class number `cls` ("parameter", ...).
 StringRef className(unsigned cls);
+
+/// The parameter named by the longest prefix of `stateName` that ends
+/// before a '.' ("h.0.w.exp_avg" -> "h.0.w") for which `isParameter` holds.
+std::optional<StringRef>
+findStateOwner(StringRef stateName, function_ref<bool(StringRef)> isParameter);
 
 /// Writes {"parameter": ..., ..., "input": ...}, classes in enum order.
 void writeByClass(llvm::json::OStream &json,

@@ -42,25 +42,25 @@ static void printTable(raw_ostream &os, ArrayRef<SmallVector<std::string>> rows,
 /// what train-remat decided.
 static void printSummary(const MemoryReport &report, raw_ostream &os) {
   const TensorLiveness &live = report.getLiveness();
+  const EagerTrace *trace = report.getEagerTrace();
   bool fromIR = report.isArenaFromIR();
   SmallVector<SmallVector<std::string>> rows;
   rows.push_back({fromIR ? "peak (arena)" : "peak (LOAD)",
                   formatBytes(report.getPeakBytes())});
+  if (trace)
+    rows.push_back(
+        {"allocated", formatAllocatedPeak(*trace, report.getLoadBytes())});
   if (fromIR)
     rows.push_back({"LOAD", formatBytes(report.getLoadBytes())});
   rows.push_back({"arena", formatArena(report)});
   if (report.getPlanLoadBytes())
     rows.push_back({"plan LOAD", formatPlanLoad(report)});
-  rows.push_back({"at", "point " + std::to_string(live.getPeakPoint()) +
-                            " of " + std::to_string(live.getNumPoints()) +
-                            ": " + report.getPeakOpName().str() + " at " +
-                            report.getPeakLocation().str() +
-                            formatSourceSuffix(report.getPeakSource())});
+  rows.push_back({"at", formatPeakAt(report)});
+  if (trace)
+    rows.push_back({"phases", formatPhases(*trace)});
   rows.push_back({"persistent", formatBytes(live.getPersistentBytes())});
-  rows.push_back({"parameters", std::to_string(report.getParameterCount()) +
-                                    " elements, " +
-                                    formatBytes(report.getParameterBytes())});
-  rows.push_back({"total FLOPs", formatFlops(report.getTotalFlops())});
+  rows.push_back({"parameters", formatParameters(report)});
+  rows.push_back({"total FLOPs", formatTotalFlops(report)});
   rows.push_back({"buffers", std::to_string(live.getBuffers().size()) + " (" +
                                  std::to_string(report.getNumLiveAtPeak()) +
                                  " live at the peak)"});
@@ -82,7 +82,10 @@ static void printSummary(const MemoryReport &report, raw_ostream &os) {
 static void printModelStates(const MemoryReport &report, raw_ostream &os) {
   const ModelStates &states = report.getModelStates();
   os << "\n  model states: " << formatPrecision(states) << ", "
-     << states.parameterCount << " parameters\n";
+     << states.parameterCount << " parameters";
+  if (report.getEagerTrace())
+    os << " (" << kEagerStatesNote << ")";
+  os << "\n";
   SmallVector<SmallVector<std::string>> rows = {
       {"state", "bytes", "per parameter"}};
   for (const auto &[name, bytes] : states.getRows())
@@ -116,14 +119,15 @@ static void printCommunication(const MemoryReport &report, raw_ostream &os) {
 static void printSavedActivations(const MemoryReport &report, raw_ostream &os) {
   const SavedActivations &saved = report.getSavedActivations();
   if (!saved.lossPoint) {
-    os << "\n  activations saved for backward: none (the step returns no "
-          "loss)\n";
+    os << "\n  activations saved for backward: none ("
+       << (report.getEagerTrace() ? "the trace has no forward pass"
+                                  : "the step returns no loss")
+       << ")\n";
     return;
   }
   os << "\n  activations saved for backward: " << formatBytes(saved.totalBytes)
-     << " in " << formatCount(saved.numBuffers, "buffer")
-     << ", defined before the loss (point " << *saved.lossPoint
-     << ") and live after it\n";
+     << " in " << formatCount(saved.numBuffers, "buffer") << ", defined "
+     << formatLossPoint(report) << " and live after it\n";
   SmallVector<SmallVector<std::string>> rows = {{"layer", "bytes", "buffers"}};
   for (const LayerActivations &layer : saved.byLayer)
     rows.push_back({layer.layer, formatBytes(layer.bytes),
@@ -141,7 +145,7 @@ void mlir::memopt::printTextReport(const MemoryReport &report,
   const TensorLiveness &live = report.getLiveness();
   int64_t peak = live.getPeakPoint();
   int64_t load = report.getLoadBytes();
-  os << "memory report of @" << report.getFunctionName() << " ("
+  os << "memory report of " << formatSubject(report) << " ("
      << kMemoryReportSchema << ")\n\n";
   printSummary(report, os);
 

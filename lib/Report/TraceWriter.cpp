@@ -23,8 +23,9 @@ using EventWriter =
 
 /// The events of the op at `point`: its live bytes per class (one counter
 /// track per class, stacked by the viewer), the total, and its slice.
-static void writePointEvents(const TensorLiveness &live, int64_t point,
-                             Operation *op, EventWriter event) {
+static void writePointEvents(const MemoryReport &report, int64_t point,
+                             EventWriter event) {
+  const TensorLiveness &live = report.getLiveness();
   event([&](llvm::json::OStream &json) {
     json.attribute("name", "live_bytes");
     json.attribute("ph", "C");
@@ -44,7 +45,7 @@ static void writePointEvents(const TensorLiveness &live, int64_t point,
   });
   // The op that runs at the point, as a slice one unit long.
   event([&](llvm::json::OStream &json) {
-    json.attribute("name", op->getName().getStringRef());
+    json.attribute("name", toJSONString(report.getPointOpName(point)));
     json.attribute("ph", "X");
     json.attribute("ts", point);
     json.attribute("dur", 1);
@@ -52,10 +53,12 @@ static void writePointEvents(const TensorLiveness &live, int64_t point,
     json.attribute("tid", 1);
     json.attributeObject("args", [&] {
       json.attribute("point", point);
-      json.attribute("location", toJSONString(formatLocation(op->getLoc())));
-      std::string source = formatSource(op);
+      json.attribute("location", toJSONString(report.getPointLocation(point)));
+      std::string source = report.getPointSource(point);
       if (!source.empty())
         json.attribute("source", toJSONString(source));
+      if (report.getEagerTrace())
+        json.attribute("phase", toJSONString(report.getPointPhase(point)));
     });
   });
 }
@@ -83,7 +86,10 @@ void mlir::memopt::printTraceReport(const MemoryReport &report,
     json.attribute("ph", "M");
     json.attribute("pid", 1);
     json.attributeObject("args", [&] {
-      json.attribute("name", toJSONString("memopt @" + functionName));
+      json.attribute("name", toJSONString(report.getEagerTrace()
+                                              ? "memopt " + functionName +
+                                                    " (PyTorch eager step)"
+                                              : "memopt @" + functionName));
     });
   });
   event([&](llvm::json::OStream &json) {
@@ -93,8 +99,8 @@ void mlir::memopt::printTraceReport(const MemoryReport &report,
     json.attribute("tid", 1);
     json.attributeObject("args", [&] { json.attribute("name", "ops"); });
   });
-  for (auto [index, op] : llvm::enumerate(live.getSchedule()))
-    writePointEvents(live, index, op, event);
+  for (int64_t point = 0, e = live.getNumPoints(); point < e; ++point)
+    writePointEvents(report, point, event);
   event([&](llvm::json::OStream &json) {
     json.attribute("name", "peak");
     json.attribute("ph", "i");
@@ -104,7 +110,7 @@ void mlir::memopt::printTraceReport(const MemoryReport &report,
     json.attribute("tid", 1);
     json.attributeObject("args", [&] {
       json.attribute("bytes", report.getPeakBytes());
-      json.attribute("op", report.getPeakOpName());
+      json.attribute("op", toJSONString(report.getPeakOpName()));
       json.attribute("location", toJSONString(report.getPeakLocation()));
       if (!report.getPeakSource().empty())
         json.attribute("source", toJSONString(report.getPeakSource()));

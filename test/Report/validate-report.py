@@ -77,6 +77,12 @@ def check_json(path):
     with open(path) as f:
         report = json.load(f)
     keys = list(KEYS)
+    # A report of a PyTorch eager step (mem-report): what the trace holds
+    # after "function", no arena and no FLOPs, and each point's phase.
+    eager = "eager_trace" in report
+    if eager:
+        keys.insert(keys.index("function") + 1, "eager_trace")
+        check_eager_trace(report)
     if "plan_load_bytes" in report:
         # Only with a plan in the IR (train.load_bytes), after plan_alignment.
         keys.insert(keys.index("plan_alignment") + 1, "plan_load_bytes")
@@ -84,15 +90,18 @@ def check_json(path):
     expect(list(report) == keys, f"keys {list(report)}, expected {keys}")
     expect(report["schema"] == "memopt.memory-report/1", "schema")
     for key in keys:
-        if key.endswith("_bytes") or key.startswith("num_") or key in (
+        if eager and key in ("arena_bytes", "plan_alignment", "total_flops"):
+            expect(report[key] is None, f"{key} is not null")
+        elif key.endswith("_bytes") or key.startswith("num_") or key in (
             "plan_alignment",
             "peak_point",
             "parameter_count",
             "total_flops",
         ):
             expect(is_int(report[key]), f"{key} is not an integer")
-    expect(list(report["peak_op"]) in (["name", "location"],
-                                        ["name", "location", "source"]),
+    phase = ["phase"] if eager else []
+    expect(list(report["peak_op"]) in (["name", "location"] + phase,
+                                        ["name", "location", "source"] + phase),
            "peak_op keys")
     remat = report["remat"]
     if remat is not None:
@@ -125,7 +134,7 @@ def check_json(path):
     expect(len(timeline) == report["num_points"], "one timeline entry a point")
     for index, entry in enumerate(timeline):
         expect(
-            list(entry) == ["point", "op", "live_bytes", "by_class"],
+            list(entry) == ["point", "op"] + phase + ["live_bytes", "by_class"],
             f"timeline[{index}] keys {list(entry)}",
         )
         expect(entry["point"] == index, f"timeline[{index}] point")
@@ -134,24 +143,17 @@ def check_json(path):
     peak = report["peak_point"]
     load = max(entry["live_bytes"] for entry in timeline)
     expect(report["load_bytes"] == load, "load_bytes is not the timeline max")
-    expect(report["arena_source"] in ("ir", "report"), "arena_source")
-    arena = report["arena_bytes"]
-    expect(arena >= report["load_bytes"], "arena below LOAD")
-    alignment = report["plan_alignment"]
-    expect(alignment > 0 and alignment & (alignment - 1) == 0, "alignment")
-    expect(isinstance(report["fragmentation"], (int, float)), "fragmentation")
-    expect(
-        abs(report["fragmentation"] - (arena / report["load_bytes"] - 1)) < 1e-9,
-        "fragmentation is not arena / LOAD - 1",
-    )
-    planned = report["arena_source"] == "ir"
-    if "plan_load_bytes" in report:
-        # Aligned sizes are at least the sizes; no arena beats its LOAD.
-        plan_load = report["plan_load_bytes"]
-        expect(report["load_bytes"] <= plan_load <= arena, "plan_load_bytes")
-    expected_peak = arena if planned else report["load_bytes"]
-    expect(report["peak_bytes"] == expected_peak, "peak is not arena or LOAD")
+    if eager:
+        expect(report["arena_source"] == "none", "arena_source")
+        expect(report["fragmentation"] is None, "fragmentation is not null")
+        expect(report["peak_bytes"] == load, "peak is not LOAD")
+        arena = alignment = None
+    else:
+        check_arena(report)
+        arena = report["arena_bytes"]
+        alignment = report["plan_alignment"]
     first = next(i for i, e in enumerate(timeline) if e["live_bytes"] == load)
+
     expect(peak == first, f"peak_point {peak}, first maximum at {first}")
     expect(timeline[peak]["op"] == report["peak_op"]["name"], "peak_op name")
     expect(report["by_class"] == timeline[peak]["by_class"], "by_class")
@@ -200,10 +202,13 @@ def check_json(path):
         )
     for entry in timeline:
         print(f"point {entry['point']} {entry['op']}: {entry['live_bytes']}")
-    print(
-        f"arena_bytes: {arena} ({report['arena_source']}, alignment "
-        f"{alignment}, fragmentation {report['fragmentation']:.6f})"
-    )
+    if eager:
+        print("arena_bytes: none (an eager step)")
+    else:
+        print(
+            f"arena_bytes: {arena} ({report['arena_source']}, alignment "
+            f"{alignment}, fragmentation {report['fragmentation']:.6f})"
+        )
     if remat is not None:
         print(f"remat algorithm: {remat['algorithm']} budget: {remat['budget']}")
     states = report["model_states"]
@@ -228,6 +233,49 @@ def check_json(path):
     )
     for layer in saved["by_layer"]:
         print(f"  layer {layer['layer']}: {layer['bytes']} B in {layer['num_buffers']}")
+
+
+def check_arena(report):
+    """The arena of memopt's steps: planned here or read from the IR, at
+    least LOAD, and the peak is the planned arena or else LOAD."""
+    expect(report["arena_source"] in ("ir", "report"), "arena_source")
+    arena = report["arena_bytes"]
+    expect(arena >= report["load_bytes"], "arena below LOAD")
+    alignment = report["plan_alignment"]
+    expect(alignment > 0 and alignment & (alignment - 1) == 0, "alignment")
+    expect(isinstance(report["fragmentation"], (int, float)), "fragmentation")
+    expect(
+        abs(report["fragmentation"] - (arena / report["load_bytes"] - 1)) < 1e-9,
+        "fragmentation is not arena / LOAD - 1",
+    )
+    planned = report["arena_source"] == "ir"
+    if "plan_load_bytes" in report:
+        # Aligned sizes are at least the sizes; no arena beats its LOAD.
+        plan_load = report["plan_load_bytes"]
+        expect(report["load_bytes"] <= plan_load <= arena, "plan_load_bytes")
+    expected_peak = arena if planned else report["load_bytes"]
+    expect(report["peak_bytes"] == expected_peak, "peak is not arena or LOAD")
+
+
+def check_eager_trace(report):
+    """The trace's own facts: its keys, and phases that tile the points in
+    order."""
+    trace = report["eager_trace"]
+    expect(list(trace) == ["schema", "model", "device", "allocated_peak_bytes", "phases"],
+           f"eager_trace keys {list(trace)}")
+    expect(trace["schema"] == "memopt.eager-trace/1", "eager_trace schema")
+    expect(trace["model"] == report["function"], "eager_trace model")
+    expect(is_int(trace["allocated_peak_bytes"]), "allocated_peak_bytes")
+    following = 0
+    for index, run in enumerate(trace["phases"]):
+        expect(list(run) == ["phase", "first_point", "last_point"], "phases keys")
+        expect(run["first_point"] == following <= run["last_point"], f"phases[{index}]")
+        following = run["last_point"] + 1
+    expect(following == report["num_points"], "the phases do not tile the points")
+    for entry in report["timeline"]:
+        run = next(r for r in trace["phases"]
+                   if r["first_point"] <= entry["point"] <= r["last_point"])
+        expect(entry["phase"] == run["phase"], f"timeline[{entry['point']}] phase")
 
 
 STATE_KINDS = ["weights", "master_weights", "gradients", "optimizer_states", "total"]

@@ -45,7 +45,8 @@ StringRef stringifyMemoryClass(MemoryClass cls);
 /// A value that owns storage; views and in-place updates share their
 /// source's buffer.
 struct Buffer {
-  /// The value that defines the storage (an op result or block argument).
+  /// The value that defines the storage (an op result or block argument);
+  /// null in a step recorded outside the IR.
   Value value;
   /// n * ceil(bitwidth / 8) bytes, rounded up to the analysis' allocation
   /// granularity (1 by default: exact bytes). 0 for a constant of the type
@@ -79,9 +80,20 @@ public:
   /// alignment does (the CPU lowering pads to 64 bytes).
   explicit TensorLiveness(Operation *op, int64_t granularity = 1);
 
+  /// A step recorded outside the IR (a PyTorch eager step read by
+  /// MemoryReport::createFromTrace): `buffers` with their sizes, classes,
+  /// flags and inclusive ranges (no values), and the workspace bytes of each
+  /// point. There is no schedule: getSchedule() is empty, getNumPoints() is
+  /// workspace.size(), no op is forward or a dead view, lookup finds
+  /// nothing. A buffer is live over its range only, persistent or not; the
+  /// persistent bytes are those of the parameter and optimizer-state
+  /// buffers. Every range must lie within the points.
+  TensorLiveness(SmallVector<Buffer> buffers, SmallVector<int64_t> workspace);
+
   /// The ops of the body in program order; point i is getSchedule()[i].
+  /// Empty for a recorded step.
   ArrayRef<Operation *> getSchedule() const { return schedule; }
-  int64_t getNumPoints() const { return schedule.size(); }
+  int64_t getNumPoints() const { return workspace.size(); }
 
   /// Every buffer, in order of definition (arguments first).
   ArrayRef<Buffer> getBuffers() const { return buffers; }

@@ -8,7 +8,10 @@
 // `memopt.memory-report/1`, documented in docs/report.md) or one of its
 // views: a text table, a self-contained HTML page with an SVG timeline, or a
 // Chrome/Perfetto trace. MemoryReport collects the numbers; the writers of
-// memopt/Report/ReportWriters.h print them.
+// memopt/Report/ReportWriters.h print them. A report is made from a
+// `train`-dialect step (MemoryReport::create), or from a trace of a PyTorch
+// eager step (schema `memopt.eager-trace/1`, MemoryReport::createFromTrace),
+// which has no IR.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,16 +24,27 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
 
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
+
+namespace llvm::json {
+class Value;
+} // namespace llvm::json
 
 namespace mlir::memopt {
 
 /// The schema identifier every JSON report carries; bumped on any change
 /// that can break a reader (a key removed, renamed or changing meaning).
 inline constexpr StringLiteral kMemoryReportSchema = "memopt.memory-report/1";
+
+/// The schema of the traces of PyTorch eager steps that
+/// MemoryReport::createFromTrace reads (`python3 -m memopt_torch predict
+/// ... --trace FILE`; docs/report.md).
+inline constexpr StringLiteral kEagerTraceSchema = "memopt.eager-trace/1";
 
 /// The ways a report is printed.
 enum class ReportFormat { Text, JSON, HTML, Trace };
@@ -195,6 +209,37 @@ struct Communication {
   int64_t getProcesses() const;
 };
 
+/// A run of consecutive points of one phase of an eager step.
+struct PhaseRange {
+  std::string phase;
+  int64_t firstPoint = 0;
+  int64_t lastPoint = 0;
+};
+
+/// What a report read from a trace of a PyTorch eager step knows beyond its
+/// buffers: the model, the device, the peak the trace states, and the op,
+/// module, source line and phase of every point.
+struct EagerTrace {
+  struct Point {
+    /// The ATen op ("aten.mm.default").
+    std::string op;
+    /// The module that ran it ("transformer.h.0.attn"), "" outside any.
+    std::string module;
+    /// The user's "file:line", "" when unknown.
+    std::string source;
+    /// "zero_grad", "forward", "loss", "backward", "step" or "end".
+    std::string phase;
+  };
+  std::string model;
+  std::string device;
+  /// The trace's `allocated_peak_bytes`: what PyTorch's
+  /// max_memory_allocated() reports for the step, as predicted.
+  int64_t allocatedPeakBytes = 0;
+  std::vector<Point> points;
+  /// The phases of the points, one entry per run, in order.
+  SmallVector<PhaseRange> phases;
+};
+
 class MemoryReport {
 public:
   /// The number of tensors listed at the peak, largest first.
@@ -203,6 +248,12 @@ public:
   /// Analyzes `func`. Fails with a diagnostic at `func` when it is not a
   /// training step: no body, or a body of more than one block.
   static FailureOr<MemoryReport> create(FunctionOpInterface func);
+
+  /// Reads a trace of a PyTorch eager step (schema kEagerTraceSchema,
+  /// docs/report.md). The error names the offending key by its path
+  /// ("buffers[3].end: ...").
+  static llvm::Expected<MemoryReport>
+  createFromTrace(const llvm::json::Value &document);
 
   /// The name of the function.
   StringRef getFunctionName() const { return functionName; }
@@ -268,11 +319,36 @@ public:
   /// formatSource of the op at the peak point ("" when it has none).
   StringRef getPeakSource() const { return peakSource; }
 
+  /// The eager step the report was read from; null for memopt's steps.
+  const EagerTrace *getEagerTrace() const {
+    return eagerTrace ? &*eagerTrace : nullptr;
+  }
+  /// Whether the report states an arena and the step's FLOPs: memopt's
+  /// steps do; an eager step runs on PyTorch's caching allocator, not on a
+  /// static plan, and its trace counts no FLOPs.
+  bool hasArena() const { return !eagerTrace; }
+  bool hasFlops() const { return !eagerTrace; }
+
+  /// The op at program point `point`: its name, its location
+  /// (formatLocation; an eager op's module, else "unknown"), its source
+  /// (formatSource; an eager op's "file:line", else "") and its phase (""
+  /// for memopt's steps).
+  StringRef getPointOpName(int64_t point) const;
+  std::string getPointLocation(int64_t point) const;
+  std::string getPointSource(int64_t point) const;
+  StringRef getPointPhase(int64_t point) const;
+
   /// Prints the report in `format` (memopt/Report/ReportWriters.h).
   void print(raw_ostream &os, ReportFormat format) const;
 
 private:
   MemoryReport() = default;
+
+  /// The parts of createFromTrace after reading: the model states, the
+  /// saved activations, the peak and the top tensors of an eager step.
+  void collectTraceModelStates();
+  void collectTraceSavedActivations();
+  void collectPeak();
 
   /// Reads what train-remat recorded on `func`, if it ran.
   void collectRemat(FunctionOpInterface func);
@@ -304,6 +380,10 @@ private:
   std::optional<Communication> communication;
   ModelStates modelStates;
   SavedActivations savedActivations;
+  std::optional<EagerTrace> eagerTrace;
+  /// The defining op, module ("" outside any) and source of each buffer of
+  /// an eager step, by buffer index.
+  std::vector<ReportTensor> traceBufferOrigins;
 };
 
 } // namespace mlir::memopt
