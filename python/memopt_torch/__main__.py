@@ -417,22 +417,12 @@ def _traced(args):
     model, config = _build_model(args, args.seed)
     dtype = getattr(torch, args.dtype)
 
-    if args.input is not None:
-        example = torch.randn(args.input, dtype=dtype)
-    else:
-        vocab = args.vocab or exporter.first_embedding_size(model)
-        if not vocab:
-            raise ExportError("--input-ids needs --vocab: the model has no nn.Embedding")
-        example = torch.randint(0, vocab, args.input_ids)
+    example = exporter.example_input(args, model, dtype)
 
     labels = None
     dropped_note = None
     if args.loss == "model":
-        classes = args.num_classes or args.vocab or exporter.first_embedding_size(model)
-        if not classes:
-            raise ExportError("--loss model needs --num-classes")
-        shape = args.labels or list(example.shape)
-        labels = torch.randint(0, classes, shape)
+        labels = exporter.model_loss_labels(args, model, example)
     else:
         # One eager forward tells the output's shape.
         with torch.no_grad():
@@ -449,16 +439,7 @@ def _traced(args):
                                   exporter._user_frame_of_traceback(error.__traceback__))
             torch.set_rng_state(rng)
         dropped_note = exporter.dropped_outputs_note(output, args.loss)
-        if isinstance(output, (tuple, list)):
-            output = output[0]
-        if hasattr(output, "logits"):
-            output = output.logits
-        if args.loss == "cross_entropy":
-            classes = args.num_classes or output.shape[-1]
-            shape = args.labels or list(output.shape[:-1])
-            labels = torch.randint(0, classes, shape)
-        else:
-            labels = torch.randn(args.labels or list(output.shape), dtype=dtype)
+        labels = exporter.labels_for_output(args, output, dtype)
 
     graph, params, buffers = exporter.trace(model, [example], labels, args.loss)
     input_names = ["input_ids" if args.input_ids is not None else "input", "labels"]

@@ -5,6 +5,8 @@ the peak and where each piece came from (--breakdown), the budget's verdict
 
 import collections
 import json
+import os
+import tempfile
 
 import torch
 from torch.multiprocessing.reductions import StorageWeakRef
@@ -188,8 +190,6 @@ def _lifetimes(recorder):
 
 def write(path, doc):
     """Writes `doc` to `path` whole or not at all."""
-    import os
-    import tempfile
     directory = os.path.dirname(os.path.abspath(path))
     with tempfile.NamedTemporaryFile("w", dir=directory, delete=False, suffix=".tmp") as f:
         json.dump(doc, f, indent=1)

@@ -349,6 +349,38 @@ def unique_parameters(model):
     return _unique(_named_tensors(model, "_parameters"))
 
 
+def example_input(args, model, dtype):
+    """The batch for --input (standard normal, in `dtype`) or --input-ids
+    (token ids below --vocab or the first nn.Embedding's size)."""
+    if args.input is not None:
+        return torch.randn(args.input, dtype=dtype)
+    vocab = args.vocab or first_embedding_size(model)
+    if not vocab:
+        raise ExportError("--input-ids needs --vocab: the model has no nn.Embedding")
+    return torch.randint(0, vocab, args.input_ids)
+
+
+def model_loss_labels(args, model, example):
+    """Labels for --loss model: class ids shaped as --labels or the input."""
+    classes = args.num_classes or args.vocab or first_embedding_size(model)
+    if not classes:
+        raise ExportError("--loss model needs --num-classes")
+    return torch.randint(0, classes, args.labels or list(example.shape))
+
+
+def labels_for_output(args, output, dtype):
+    """Labels for --loss cross_entropy (class ids) or mse (standard normal),
+    shaped after the model's `output` (its first element, or `.logits`)."""
+    if isinstance(output, (tuple, list)):
+        output = output[0]
+    if hasattr(output, "logits"):
+        output = output.logits
+    if args.loss == "cross_entropy":
+        classes = args.num_classes or output.shape[-1]
+        return torch.randint(0, classes, args.labels or list(output.shape[:-1]))
+    return torch.randn(args.labels or list(output.shape), dtype=dtype)
+
+
 def first_embedding_size(model):
     """The vocabulary of the model's first nn.Embedding (the default of
     --vocab and, for token labels, --num-classes), or None."""

@@ -198,12 +198,11 @@ class StepRecorder(TorchDispatchMode):
                 key, ref = _key(t)
                 self.external[key] = ref
 
-    def _add(self, key, ref, nbytes):
+    def _add(self, key, ref, nbytes, origin=None):
         entry = _Live(ref, nbytes, len(self.events))
         self.born_in[entry.serial] = len(self.ops)  # the op being recorded
-        if self.phase in ("forward", "loss"):
-            self.origin[entry.serial] = (self.modules[-1] if self.modules else "",
-                                         _user_line())
+        if origin and any(origin):
+            self.origin[entry.serial] = origin
         self.live[key] = entry
         self.cur += nbytes
         self.events.append(("a", entry.serial, nbytes))
@@ -321,6 +320,9 @@ class StepRecorder(TorchDispatchMode):
     def _record(self, func, args, kwargs, out):
         aliasing = func is not aten.lift_fresh.default and any(
             r.alias_info is not None for r in func._schema.returns)
+        # (module, source line) of a forward op, looked up once per op.
+        origin = ((self.modules[-1] if self.modules else "", _user_line())
+                  if self.phase in ("forward", "loss") else ("", ""))
         if func in _PROFILER_OPS or self.host_copy or (
                 self.rules is not None and self.rules.host_resident(func)):
             flat = []
@@ -336,7 +338,8 @@ class StepRecorder(TorchDispatchMode):
                 continue
             nbytes = t.storage().nbytes()
             if nbytes:
-                self._add(key, ref, nbytes if self.rules is None else _cuda.round_block(nbytes))
+                self._add(key, ref, nbytes if self.rules is None else _cuda.round_block(nbytes),
+                          origin)
         if self.rules is None:
             extra, rule = _kernels.extra(func, args, kwargs, self.threads, self.probe)
         else:
@@ -351,8 +354,7 @@ class StepRecorder(TorchDispatchMode):
         self.ops.append((name, self.phase))
         self.op_extra.append(extra)
         self.flops[self.phase] += _kernels.flops(func, args, out)
-        self.op_origin.append((self.modules[-1] if self.modules else "", _user_line())
-                              if self.phase in ("forward", "loss") else ("", ""))
+        self.op_origin.append(origin)
         if self.armed and self.cur + extra > self.peak["bytes"]:
             self._new_peak(self.cur + extra, extra, rule, name)
 
@@ -390,18 +392,9 @@ def build(args):
     torch.manual_seed(args.seed)
     model = exporter.load_model(args.model, config).to(dtype)
     model.train()
-    if args.input is not None:
-        example = torch.randn(args.input, dtype=dtype)
-    else:
-        vocab = args.vocab or exporter.first_embedding_size(model)
-        if not vocab:
-            raise ExportError("--input-ids needs --vocab: the model has no nn.Embedding")
-        example = torch.randint(0, vocab, args.input_ids)
+    example = exporter.example_input(args, model, dtype)
     if args.loss == "model":
-        classes = args.num_classes or args.vocab or exporter.first_embedding_size(model)
-        if not classes:
-            raise ExportError("--loss model needs --num-classes")
-        labels = torch.randint(0, classes, args.labels or list(example.shape))
+        labels = exporter.model_loss_labels(args, model, example)
     else:
         labels = _labels(args, model, example, dtype)
     args.checkpointed = budget.apply_checkpoint(model, getattr(args, "checkpoint", None))
@@ -418,14 +411,7 @@ def _labels(args, model, example, dtype):
             raise ExportError(f"the model's forward failed on the example input: "
                               f"{type(error).__name__}: {error}",
                               exporter._user_frame_of_traceback(error.__traceback__))
-    if isinstance(output, (tuple, list)):
-        output = output[0]
-    if hasattr(output, "logits"):
-        output = output.logits
-    if args.loss == "cross_entropy":
-        classes = args.num_classes or output.shape[-1]
-        return torch.randint(0, classes, args.labels or list(output.shape[:-1]))
-    return torch.randn(args.labels or list(output.shape), dtype=dtype)
+    return exporter.labels_for_output(args, output, dtype)
 
 
 def make_optimizer(args, params):
