@@ -16,6 +16,7 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringMap.h"
 
 using namespace mlir;
 using namespace mlir::memopt;
@@ -58,15 +59,38 @@ static FailureOr<Value> getLossToDifferentiate(func::FuncOp func) {
   return ret.getOperand(0);
 }
 
-/// The values that need a gradient: those that depend on a float parameter
-/// and that the loss depends on.
+/// Fails with a diagnostic when two reads of one parameter name disagree on
+/// `trainable`.
+static LogicalResult verifyTrainableAgrees(Block &body) {
+  llvm::StringMap<train::ParamOp> first;
+  for (auto param : body.getOps<train::ParamOp>()) {
+    auto [it, inserted] = first.try_emplace(param.getName(), param);
+    if (inserted || it->second.getTrainable() == param.getTrainable())
+      continue;
+    InFlightDiagnostic diag =
+        param.emitOpError() << "reads '" << param.getName()
+                            << "' with trainable = "
+                            << (param.getTrainable() ? "true" : "false")
+                            << ", another read has trainable = "
+                            << (param.getTrainable() ? "false" : "true");
+    diag.attachNote(it->second.getLoc()) << "the other read";
+    return diag;
+  }
+  return success();
+}
+
+/// The values that need a gradient: those that depend on a trainable float
+/// parameter and that the loss depends on. A frozen parameter
+/// (`trainable = false`) is a constant here: nothing is differentiated
+/// through it, and nothing before the first trainable parameter's use.
 static llvm::DenseSet<Value> getActiveValues(Block &body, Value loss) {
   llvm::DenseSet<Value> varying, useful, active;
   for (Operation &op : body) {
-    if (isa<train::ParamOp>(op)) {
-      if (isa<FloatType>(cast<RankedTensorType>(op.getResult(0).getType())
-                             .getElementType()))
-        varying.insert(op.getResult(0));
+    if (auto param = dyn_cast<train::ParamOp>(op)) {
+      if (param.getTrainable() &&
+          isa<FloatType>(
+              cast<RankedTensorType>(param.getType()).getElementType()))
+        varying.insert(param.getResult());
       continue;
     }
     if (llvm::any_of(op.getOperands(),
@@ -539,10 +563,13 @@ LogicalResult memopt::appendBackward(func::FuncOp func,
   Block &body = func.getBody().front();
   Operation *ret = body.getTerminator();
   Operation *lastForward = ret->getPrevNode();
+  if (failed(verifyTrainableAgrees(body)))
+    return failure();
   llvm::DenseSet<Value> active = getActiveValues(body, *loss);
   if (!active.contains(*loss))
-    return ret->emitOpError("the loss does not depend on any train.param; "
-                            "there is nothing to differentiate");
+    return ret->emitOpError(
+        "the loss does not depend on any trainable train.param; there is "
+        "nothing to differentiate");
   std::optional<train::PrecisionConfig> precision =
       train::getPrecisionConfig(func);
   train::LossScaling scaling =

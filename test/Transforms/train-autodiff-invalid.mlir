@@ -65,7 +65,7 @@ func.func @gradient_into_statistics(%x: tensor<2x4xf32>) -> tensor<f32> {
 // A loss that does not depend on a parameter.
 func.func @no_parameters(%x: tensor<4xf32>) -> tensor<f32> {
   %l = train.reduce_sum %x {dims = array<i64: 0>} : tensor<4xf32> -> tensor<f32>
-  // expected-error @+1 {{the loss does not depend on any train.param; there is nothing to differentiate}}
+  // expected-error @+1 {{the loss does not depend on any trainable train.param; there is nothing to differentiate}}
   return %l : tensor<f32>
 }
 

@@ -232,8 +232,20 @@ static LogicalResult checkDefinedBy(Operation *op, StringRef what,
   return diag;
 }
 
+/// `param` must be a trainable `train.param`: a frozen one has no gradient
+/// and is never updated.
+static LogicalResult checkUpdatedParam(Operation *op, Value param) {
+  if (failed(checkDefinedBy<ParamOp>(op, "param", param)))
+    return failure();
+  auto def = param.getDefiningOp<ParamOp>();
+  if (def.getTrainable())
+    return success();
+  return op->emitOpError() << "updates the frozen parameter '"
+                           << def.getName() << "' (trainable = false)";
+}
+
 LogicalResult SgdOp::verify() {
-  if (failed(checkDefinedBy<ParamOp>(*this, "param", getParam())) ||
+  if (failed(checkUpdatedParam(*this, getParam())) ||
       failed(
           checkShape(*this, "grad", shapeOf(getParam()), shapeOf(getGrad()))) ||
       failed(checkNonNegative(*this, "lr", getLr().convertToDouble())) ||
@@ -267,7 +279,7 @@ bool SgdOp::isUpdatedInPlace(unsigned operandIndex) {
 
 /// Shared verifier of adam and adamw.
 template <typename OpTy> static LogicalResult verifyAdam(OpTy op) {
-  if (failed(checkDefinedBy<ParamOp>(op, "param", op.getParam())) ||
+  if (failed(checkUpdatedParam(op, op.getParam())) ||
       failed(checkDefinedBy<OptStateOp>(op, "exp_avg", op.getExpAvg())) ||
       failed(checkDefinedBy<OptStateOp>(op, "exp_avg_sq", op.getExpAvgSq())))
     return failure();

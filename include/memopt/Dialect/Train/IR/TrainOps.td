@@ -41,19 +41,27 @@ class Train_Op<string mnemonic, list<Trait> traits = [],
 def Train_ParamOp : Train_Op<"param", [
     DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>,Train_LowPrecisionSafe,
     MemoryEffects<[MemRead<Train_StateResource>]>], ["getBytesWritten"]> {
-  let summary = "Reads a named trainable parameter";
+  let summary = "Reads a named parameter";
   let description = [{
     Yields the current value of the persistent parameter `name`. Parameters
     are live for the whole step; optimizer ops update them in place. The op
     only names an existing buffer: it moves no bytes. The printer names the
     result after the parameter (`%fc1.weight`).
 
+    `trainable = false` freezes the parameter (PyTorch's
+    `requires_grad=False`): train-autodiff differentiates nothing through
+    it, so it gets no gradient and no optimizer state, and no optimizer op
+    may update it. Every read of one name must agree (train-autodiff checks
+    this). Integer parameters are never differentiated either way.
+
     Example:
     ```mlir
     %w = train.param "fc1.weight" : tensor<1024x1024xf32>
+    %e = train.param "wte.weight" {trainable = false} : tensor<50257x768xf32>
     ```
   }];
-  let arguments = (ins StrAttr:$name);
+  let arguments = (ins StrAttr:$name,
+                   DefaultValuedAttr<BoolAttr, "true">:$trainable);
   let results = (outs Train_AnyTensor:$result);
   let assemblyFormat = "$name attr-dict `:` type($result)";
   let hasVerifier = 1;
