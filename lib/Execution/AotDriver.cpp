@@ -118,7 +118,7 @@ static LogicalResult writeTables(llvm::raw_ostream &os, const StepPlan &plan,
   int64_t persistent = 0;
   for (const GlobalTensor &param : plan.params) {
     if (failed(writer.addRow(paramRows, param, "FLOAT_FORMULA",
-                             paramAmplitude(param.type), 0)))
+                             paramAmplitude(param.name, param.type), 0)))
       return failure();
     persistent += param.getByteSize();
   }

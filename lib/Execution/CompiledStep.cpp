@@ -282,7 +282,7 @@ static void fillFloat(const StepPlan &plan, const GlobalTensor &tensor,
 
 void CompiledStep::initialize(int64_t seed) {
   for (const GlobalTensor &param : plan.params)
-    fillFloat(plan, param, paramAmplitude(getWholeType(param, plan.gridShape)));
+    fillFloat(plan, param, paramAmplitude(param.name, getWholeType(param, plan.gridShape)));
   for (const GlobalTensor &state : plan.states)
     std::memset(state.data, 0, state.getByteSize());
   if (plan.seedData)

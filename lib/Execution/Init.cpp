@@ -30,8 +30,13 @@ double execution::initPhase(llvm::StringRef name) {
   return static_cast<double>(fnv1a32(name) % 1000u) * twoPi / 1000.0;
 }
 
-double execution::paramAmplitude(RankedTensorType type) {
+double execution::paramAmplitude(llvm::StringRef name,
+                                 RankedTensorType type) {
   ArrayRef<int64_t> shape = type.getShape();
+  if (name.ends_with(".lora_B.weight"))
+    return 0.0;
+  if (name.ends_with(".lora_A.weight") && shape.size() == 2 && shape[1] > 0)
+    return 1.0 / std::sqrt(static_cast<double>(shape[1]));
   int64_t fanIn = 1;
   if (shape.size() == 1)
     fanIn = shape[0];

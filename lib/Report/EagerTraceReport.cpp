@@ -302,6 +302,7 @@ void MemoryReport::collectTraceModelStates() {
   }
   parameterCount = parameterBytes / 4;
   states.parameterCount = parameterCount;
+  states.trainableParameterCount = parameterCount;
   states.weightBytes = parameterBytes;
   for (const Buffer &buffer : liveness->getBuffers()) {
     if (buffer.memoryClass != MemoryClass::OptimizerState)

@@ -342,6 +342,8 @@ static void printModelStates(const MemoryReport &report, raw_ostream &os) {
   const ModelStates &states = report.getModelStates();
   os << "<h2>Model states</h2>\n<p>" << escapeXML(formatPrecision(states))
      << ", " << states.parameterCount << " parameters";
+  if (states.trainableParameterCount != states.parameterCount)
+    os << ", " << states.trainableParameterCount << " trainable";
   if (report.getEagerTrace())
     os << " (" << kEagerStatesNote << "); bytes as the trace records them";
   else

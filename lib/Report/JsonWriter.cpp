@@ -62,7 +62,11 @@ static void writeModelStates(const MemoryReport &report,
     json.attribute("precision", states.precision);
     json.attribute("gradients_precision", states.gradients);
     json.attribute("parameter_count", states.parameterCount);
+    json.attribute("trainable_parameter_count",
+                   states.trainableParameterCount);
     kind("weights", states.weightBytes);
+    kind("frozen_weights", states.frozenWeightBytes);
+    kind("adapter_weights", states.adapterWeightBytes);
     kind("master_weights", states.masterWeightBytes);
     kind("gradients", states.gradientBytes);
     kind("optimizer_states", states.optimizerStateBytes);
@@ -80,7 +84,13 @@ static void writeModelStates(const MemoryReport &report,
         json.objectEnd();
       }
     });
-    kind("total", states.getTotalBytes());
+    json.attributeObject("total", [&] {
+      json.attribute("bytes", states.getTotalBytes());
+      json.attribute("per_parameter",
+                     states.perParameter(states.getTotalBytes()));
+      json.attribute("per_trainable_parameter",
+                     states.perTrainableParameter(states.getTotalBytes()));
+    });
   });
 }
 

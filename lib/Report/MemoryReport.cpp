@@ -103,10 +103,14 @@ int64_t ModelStates::getOtherBytes() const {
 
 SmallVector<std::pair<std::string, int64_t>> ModelStates::getRows() const {
   SmallVector<std::pair<std::string, int64_t>> rows = {
-      {"weights", weightBytes},
-      {"master weights", masterWeightBytes},
-      {"gradients", gradientBytes},
-      {"optimizer states", optimizerStateBytes}};
+      {"weights", weightBytes}};
+  if (frozenWeightBytes > 0)
+    rows.push_back({"frozen weights", frozenWeightBytes});
+  if (adapterWeightBytes > 0)
+    rows.push_back({"adapter weights", adapterWeightBytes});
+  rows.append({{"master weights", masterWeightBytes},
+               {"gradients", gradientBytes},
+               {"optimizer states", optimizerStateBytes}});
   if (fp8HistoryCount > 0)
     rows.push_back(
         {"fp8 amax histories (" + std::to_string(fp8HistoryCount) + ")",
@@ -118,7 +122,8 @@ SmallVector<std::pair<std::string, int64_t>> ModelStates::getRows() const {
 }
 
 int64_t ModelStates::getTotalBytes() const {
-  return weightBytes + masterWeightBytes + gradientBytes + optimizerStateBytes +
+  return weightBytes + frozenWeightBytes + adapterWeightBytes +
+         masterWeightBytes + gradientBytes + optimizerStateBytes +
          fp8ScalingBytes + getOtherBytes();
 }
 
@@ -243,6 +248,13 @@ report::findStateOwner(StringRef stateName,
   return std::nullopt;
 }
 
+bool report::isAdapterName(StringRef paramName) {
+  SmallVector<StringRef> parts;
+  paramName.split(parts, '.');
+  return llvm::any_of(parts,
+                      [](StringRef part) { return part.starts_with("lora_"); });
+}
+
 namespace {
 /// One distinct parameter name (a tied parameter read twice is one tensor)
 /// in the model states. Its weights are its low copy when any of its reads
@@ -252,6 +264,7 @@ struct ParamState {
   int64_t weightBytes = 0;
   bool hasLowCopy = false;
   bool hasGradient = false;
+  bool trainable = true;
   llvm::SmallPtrSet<Type, 2> copyTypes;
 };
 using ParamStates = llvm::MapVector<StringRef, ParamState>;
@@ -316,7 +329,10 @@ static void addParameter(train::ParamOp param, const ZeroConfig &config,
           extent && partitioned && type.getDimSize(0) > 0)
         count = type.getNumElements() / type.getDimSize(0) * extent.getInt();
       states.parameterCount += count;
+      if (param.getTrainable())
+        states.trainableParameterCount += count;
     }
+    state.trainable = param.getTrainable();
   }
   // One copy per element type, however many reads of the name make
   // one (a tied weight can have a bf16 and an fp8 copy).
@@ -417,7 +433,12 @@ LogicalResult MemoryReport::collectModelStates(FunctionOpInterface func) {
   sumGradients(func, updates, zeroConfig, params, optStates, states);
 
   for (const auto &[name, state] : params) {
-    states.weightBytes += state.weightBytes;
+    if (!state.trainable)
+      states.frozenWeightBytes += state.weightBytes;
+    else if (report::isAdapterName(name))
+      states.adapterWeightBytes += state.weightBytes;
+    else
+      states.weightBytes += state.weightBytes;
     if (state.hasLowCopy)
       states.masterWeightBytes += state.bytes;
   }

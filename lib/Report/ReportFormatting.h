@@ -105,6 +105,11 @@ StringRef className(unsigned cls);
 std::optional<StringRef>
 findStateOwner(StringRef stateName, function_ref<bool(StringRef)> isParameter);
 
+/// Whether `paramName` names a LoRA adapter: one of its dotted components
+/// starts with "lora_" ("h.0.attn.c_attn.lora_A.weight", PEFT's
+/// "...q_proj.lora_B.default.weight").
+bool isAdapterName(StringRef paramName);
+
 /// Writes {"parameter": ..., ..., "input": ...}, classes in enum order.
 void writeByClass(llvm::json::OStream &json,
                   const std::array<int64_t, kNumMemoryClasses> &bytes);

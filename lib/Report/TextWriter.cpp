@@ -83,6 +83,13 @@ static void printModelStates(const MemoryReport &report, raw_ostream &os) {
   const ModelStates &states = report.getModelStates();
   os << "\n  model states: " << formatPrecision(states) << ", "
      << states.parameterCount << " parameters";
+  if (states.trainableParameterCount != states.parameterCount)
+    os << ", " << states.trainableParameterCount << " trainable ("
+       << formatFixed2(100.0 * states.trainableParameterCount /
+                       std::max<int64_t>(states.parameterCount, 1))
+       << "%), "
+       << formatFixed2(states.perTrainableParameter(states.getTotalBytes()))
+       << " bytes per trainable parameter";
   if (report.getEagerTrace())
     os << " (" << kEagerStatesNote << ")";
   os << "\n";

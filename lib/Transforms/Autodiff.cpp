@@ -781,3 +781,34 @@ FailureOr<bool> memopt::isDerivedFrom(func::FuncOp step, func::FuncOp forward,
   return StringRef(printWithoutLocations(derived)).rtrim() ==
          StringRef(printWithoutLocations(step)).rtrim();
 }
+
+LogicalResult memopt::rewriteForwardPass(
+    func::FuncOp func, StringRef passName,
+    function_ref<LogicalResult(func::FuncOp)> rewrite) {
+  if (!isTrainingStep(func))
+    return rewrite(func);
+  FailureOr<AutodiffOptions> options = inferAutodiffOptions(func);
+  if (failed(options))
+    return failure();
+  auto forward = cast<func::FuncOp>(func->clone());
+  llvm::scope_exit eraseForward([&] { forward->erase(); });
+  eraseBackward(forward);
+  FailureOr<bool> derived = isDerivedFrom(func, forward, *options);
+  if (failed(derived))
+    return failure();
+  if (!*derived)
+    return mlir::emitError(func.getLoc())
+           << "@" << func.getSymName()
+           << " is not the step train-autodiff derives from its forward pass "
+              "(another pass, such as train-lifetimes or train-remat, or a "
+              "hand edit changed it); apply "
+           << passName
+           << " to the forward + loss function, or to the step train-autodiff "
+              "produced, before other passes";
+  if (failed(rewrite(forward)) || failed(appendBackward(forward, *options)))
+    return failure();
+  func.getBody().takeBody(forward.getBody());
+  func.setType(forward.getFunctionType());
+  func->setAttrs(forward->getAttrDictionary());
+  return success();
+}

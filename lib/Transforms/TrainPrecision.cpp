@@ -252,9 +252,11 @@ void ForwardLowering::run() {
 
   for (Operation *op : ops) {
     if (auto param = dyn_cast<train::ParamOp>(op)) {
-      // bf16-pure: the parameter itself is bf16 (no master copy).
+      // bf16-pure: the parameter itself is bf16 (no master copy). A frozen
+      // parameter is never updated, so in every mode it is stored in the
+      // low type, without a master (a fine-tuned model's base weights).
       if (RankedTensorType type = getFloatTensorType(param.getType());
-          type && pure)
+          type && (pure || !param.getTrainable()))
         param.getResult().setType(type.clone(low));
       continue;
     }

@@ -216,8 +216,12 @@ def check_json(path):
         f"model_states: {states['precision']} grads {states['gradients_precision']}, "
         f"{states['parameter_count']} parameters"
     )
-    for kind in STATE_KINDS:
+    if states["trainable_parameter_count"] != states["parameter_count"]:
+        print(f"  trainable: {states['trainable_parameter_count']}")
+    for kind in STATE_KINDS[:1] + EXTRA_KINDS + STATE_KINDS[1:]:
         entry = states[kind]
+        if kind in EXTRA_KINDS and not entry["bytes"]:
+            continue
         # repr: an exact figure prints as an integer (16), others in full.
         print(f"  {kind}: {entry['bytes']} B, {entry['per_parameter']!r} B/param")
     fp8 = states["fp8_amax_histories"]
@@ -279,6 +283,8 @@ def check_eager_trace(report):
 
 
 STATE_KINDS = ["weights", "master_weights", "gradients", "optimizer_states", "total"]
+# Printed only when non-zero (fine-tuning), checked always.
+EXTRA_KINDS = ["frozen_weights", "adapter_weights"]
 
 
 def check_model_states(report):
@@ -291,7 +297,10 @@ def check_model_states(report):
             "precision",
             "gradients_precision",
             "parameter_count",
+            "trainable_parameter_count",
             "weights",
+            "frozen_weights",
+            "adapter_weights",
             "master_weights",
             "gradients",
             "optimizer_states",
@@ -307,9 +316,18 @@ def check_model_states(report):
            "model_states gradients_precision")
     count = states["parameter_count"]
     expect(count == report["parameter_count"], "model_states parameter_count")
-    for kind in STATE_KINDS:
+    trainable = states["trainable_parameter_count"]
+    expect(is_int(trainable) and 0 <= trainable <= count,
+           "model_states trainable_parameter_count")
+    for kind in STATE_KINDS + EXTRA_KINDS:
         entry = states[kind]
-        expect(list(entry) == ["bytes", "per_parameter"], f"model_states {kind} keys")
+        keys = ["bytes", "per_parameter"]
+        if kind == "total":
+            keys.append("per_trainable_parameter")
+            per = entry["bytes"] / trainable if trainable else 0
+            expect(abs(entry["per_trainable_parameter"] - per) < 1e-9,
+                   "total per_trainable_parameter")
+        expect(list(entry) == keys, f"model_states {kind} keys")
         expect(is_int(entry["bytes"]) and entry["bytes"] >= 0, f"{kind} bytes")
         expected = entry["bytes"] / count if count else 0
         expect(abs(entry["per_parameter"] - expected) < 1e-9, f"{kind} per_parameter")
@@ -319,7 +337,7 @@ def check_model_states(report):
     fp8 = states["fp8_amax_histories"]
     expect(list(fp8) == ["count", "bytes", "per_parameter"], "fp8_amax_histories keys")
     expect(is_int(fp8["count"]) and is_int(fp8["bytes"]), "fp8_amax_histories integers")
-    summed = sum(states[k]["bytes"] for k in STATE_KINDS[:-1]) + fp8["bytes"] + sum(
+    summed = sum(states[k]["bytes"] for k in STATE_KINDS[:-1] + EXTRA_KINDS) + fp8["bytes"] + sum(
         other["bytes"] for other in states["other_states"])
     expect(states["total"]["bytes"] == summed, "model_states total is not the sum")
 

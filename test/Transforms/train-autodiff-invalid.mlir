@@ -79,3 +79,28 @@ func.func @already_a_step(%g: tensor<4xf32>) -> tensor<f32> {
   %l = train.reduce_sum %w {dims = array<i64: 0>} : tensor<4xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
+
+// -----
+
+// Every parameter frozen: nothing to differentiate.
+func.func @all_frozen(%x: tensor<4x8xf32>, %y: tensor<4x16xf32>) -> tensor<f32> {
+  %w1 = train.param "fc1.weight" {trainable = false} : tensor<8x16xf32>
+  %h = train.matmul %x, %w1 : tensor<4x8xf32>, tensor<8x16xf32> -> tensor<4x16xf32>
+  %l = train.mse_loss %h, %y : tensor<4x16xf32>, tensor<4x16xf32> -> tensor<f32>
+  // expected-error @+1 {{the loss does not depend on any trainable train.param; there is nothing to differentiate}}
+  return %l : tensor<f32>
+}
+
+// -----
+
+// Two reads of one name must agree on trainable.
+func.func @disagree(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> tensor<f32> {
+  // expected-note @+1 {{the other read}}
+  %w1 = train.param "w" : tensor<8x8xf32>
+  %h = train.matmul %x, %w1 : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  // expected-error @+1 {{'train.param' op reads 'w' with trainable = false, another read has trainable = true}}
+  %w2 = train.param "w" {trainable = false} : tensor<8x8xf32>
+  %g = train.matmul %h, %w2 : tensor<4x8xf32>, tensor<8x8xf32> -> tensor<4x8xf32>
+  %l = train.mse_loss %g, %y : tensor<4x8xf32>, tensor<4x8xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}

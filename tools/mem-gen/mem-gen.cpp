@@ -12,6 +12,7 @@
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 #include "memopt/Models/Models.h"
 #include "memopt/Support/AtomicFile.h"
+#include "memopt/Transforms/Lora.h"
 #include "memopt/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -78,6 +79,23 @@ static cl::opt<std::string> precision(
              "mem-opt --train-precision=mode=<mode> on the generated step. "
              "Other options (grads=, loss-scale=, keep-fp32=): use mem-opt"),
     cl::value_desc("mode"), cl::init(""), cl::cat(commonCategory));
+
+static cl::opt<std::string> freezePatterns(
+    "freeze",
+    cl::desc("Freeze the parameters whose names match these comma-separated "
+             "glob patterns (e.g. 'wte.*,h.[0-5].*'): no gradient and no "
+             "optimizer state for them (train-freeze)"),
+    cl::value_desc("patterns"), cl::init(""), cl::cat(commonCategory));
+
+static cl::opt<std::string> loraSpec(
+    "lora",
+    cl::desc("LoRA fine-tuning (train-lora): adapters of rank R on the target "
+             "linear layers, every other parameter frozen. "
+             "rank=R[,alpha=A][,dropout=P][,targets=NAME,...] with targets "
+             "last; alpha defaults to 8, dropout to 0, targets to PEFT's "
+             "defaults (gpt2: c_attn; llama: q_proj,v_proj). Frozen weights "
+             "are stored in the low type under --precision"),
+    cl::value_desc("spec"), cl::init(""), cl::cat(commonCategory));
 
 static cl::opt<bool> emitTrainingStep(
     "train",
@@ -481,6 +499,42 @@ static std::string getFunctionName(StringRef model) {
   return name;
 }
 
+/// --freeze and --lora: train-freeze and train-lora on the forward pass.
+static LogicalResult runFineTuningPasses(MLIRContext &context, ModuleOp module,
+                                         StringRef name,
+                                         const ModelConfig &config) {
+  PassManager pm(&context);
+  if (!freezePatterns.empty()) {
+    TrainFreezePassOptions options;
+    SmallVector<StringRef> patterns;
+    StringRef(freezePatterns)
+        .split(patterns, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+    for (StringRef pattern : patterns)
+      options.params.push_back(pattern.trim().str());
+    pm.addNestedPass<func::FuncOp>(createTrainFreezePass(options));
+  }
+  if (loraSpec.getNumOccurrences()) {
+    TrainLoraPassOptions options;
+    if (llvm::Error error = parseLoraSpec(loraSpec, options))
+      return fail(llvm::toString(std::move(error)));
+    if (options.targets.empty()) {
+      const auto *transformer = std::get_if<TransformerConfig>(&config);
+      if (transformer)
+        options.targets = getDefaultLoraTargets(
+            transformer->family == TransformerConfig::Family::GPT2 ? "gpt2"
+                                                                   : "llama");
+      if (options.targets.empty())
+        return fail("--lora: no default targets for " + name +
+                    "; name the layers with targets=NAME[,NAME...]");
+    }
+    pm.addNestedPass<func::FuncOp>(createTrainLoraPass(options));
+  }
+  if (pm.size() > 0 && failed(pm.run(module)))
+    return fail("fine-tuning passes failed on the generated " + name +
+                " graph (see the diagnostic above)");
+  return success();
+}
+
 static LogicalResult runMemGen() {
   FailureOr<ModelChoice> model = chooseModel();
   if (failed(model))
@@ -533,6 +587,9 @@ static LogicalResult runMemGen() {
   if (failed(verify(*module)))
     return fail("internal error: the generated " + model->name +
                 " graph does not verify (see the diagnostic above)");
+
+  if (failed(runFineTuningPasses(context, *module, model->name, *config)))
+    return failure();
 
   if (!precision.empty()) {
     PassManager pm(&context);

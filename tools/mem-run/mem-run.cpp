@@ -453,7 +453,7 @@ static void printInputs(const StepPlan &plan) {
   for (const GlobalTensor &param : plan.params)
     os << "param " << param.name << ": " << param.type
        << " = formula, amplitude "
-       << llvm::format("%.9e", paramAmplitude(param.type)) << "\n";
+       << llvm::format("%.9e", paramAmplitude(param.name, param.type)) << "\n";
   for (const GlobalTensor &state : plan.states)
     os << "opt_state " << state.name << ": " << state.type << " = zeros\n";
   if (plan.hasSeed)

@@ -23,10 +23,13 @@ uint32_t fnv1a32(llvm::StringRef text);
 /// double.
 double initPhase(llvm::StringRef name);
 
-/// Amplitude of a parameter of `type`: `1 / sqrt(fanIn)` where fanIn is the
-/// product of all dimensions but the last for rank >= 2, the only dimension
-/// for rank 1, and 1 for rank 0.
-double paramAmplitude(RankedTensorType type);
+/// Amplitude of the parameter `name` of `type`: `1 / sqrt(fanIn)` where
+/// fanIn is the product of all dimensions but the last for rank >= 2, the
+/// only dimension for rank 1, and 1 for rank 0. LoRA adapters (train-lora's
+/// names) start as PEFT's do: `<module>.lora_B.weight` at zero (amplitude
+/// 0), and `<module>.lora_A.weight` (rank x in) with fanIn = in, the bound
+/// of PyTorch's kaiming_uniform_(a=sqrt(5)) that PEFT uses.
+double paramAmplitude(llvm::StringRef name, RankedTensorType type);
 
 /// `amplitude * sin(0.37 * index + phase)` in double (no fused operations).
 double initValue(double amplitude, double phase, int64_t index);

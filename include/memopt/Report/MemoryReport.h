@@ -111,12 +111,20 @@ struct ModelStates {
   /// step does not carry it).
   std::string precision = "fp32";
   std::string gradients = "fp32";
-  /// Elements of the distinct parameters.
+  /// Elements of the distinct parameters, and of those that are trainable
+  /// (not `trainable = false`).
   int64_t parameterCount = 0;
+  int64_t trainableParameterCount = 0;
   /// The tensors compute reads: a parameter's low copies (its
   /// `train.cast`s to a narrower float type and its fp8 `train.quantize`s),
-  /// else the parameter itself.
+  /// else the parameter itself. Split three ways: those of trainable
+  /// parameters (weightBytes), of frozen ones (frozenWeightBytes), and of
+  /// LoRA adapters (adapterWeightBytes: a trainable parameter one of whose
+  /// dotted name's components starts with "lora_", as train-lora and PEFT
+  /// name them).
   int64_t weightBytes = 0;
+  int64_t frozenWeightBytes = 0;
+  int64_t adapterWeightBytes = 0;
   /// The parameters that have a low copy: their own (master) bytes.
   int64_t masterWeightBytes = 0;
   /// The gradients the optimizer ops receive (the `grad` operand); without
@@ -135,17 +143,24 @@ struct ModelStates {
 
   /// The bytes of otherStates.
   int64_t getOtherBytes() const;
-  /// weights + master weights + gradients + optimizer states + fp8
-  /// scaling + other.
+  /// weights (all three kinds) + master weights + gradients + optimizer
+  /// states + fp8 scaling + other.
   int64_t getTotalBytes() const;
-  /// The rows the text and HTML reports print, in order: weights, master
-  /// weights, gradients, optimizer states, fp8 amax histories (when there
-  /// are any), each other state ("other: <name>"), total.
+  /// The rows the text and HTML reports print, in order: weights, frozen
+  /// weights and adapter weights (when there are any), master weights,
+  /// gradients, optimizer states, fp8 amax histories (when there are any),
+  /// each other state ("other: <name>"), total.
   SmallVector<std::pair<std::string, int64_t>> getRows() const;
   /// `bytes` over parameterCount (0 without parameters).
   double perParameter(int64_t bytes) const {
     return parameterCount == 0 ? 0.0
                                : static_cast<double>(bytes) / parameterCount;
+  }
+  /// `bytes` over trainableParameterCount (0 without trainable parameters).
+  double perTrainableParameter(int64_t bytes) const {
+    return trainableParameterCount == 0
+               ? 0.0
+               : static_cast<double>(bytes) / trainableParameterCount;
   }
 };
 

@@ -56,6 +56,15 @@ bool isTrainingStep(func::FuncOp func);
 FailureOr<bool> isDerivedFrom(func::FuncOp step, func::FuncOp forward,
                               const AutodiffOptions &options);
 
+/// Applies `rewrite` to the forward + loss function of `func`: to `func`
+/// itself when it is one, else (a whole step) to its forward pass, whose
+/// backward pass is then derived again with the step's optimizer settings.
+/// Such a step must be what train-autodiff derived: `passName` names the
+/// pass in the diagnostic otherwise.
+LogicalResult
+rewriteForwardPass(func::FuncOp func, StringRef passName,
+                   function_ref<LogicalResult(func::FuncOp)> rewrite);
+
 } // namespace mlir::memopt
 
 #endif // MEMOPT_TRANSFORMS_AUTODIFF_H

@@ -38,6 +38,73 @@ def TrainVerifyStepPass : Pass<"train-verify-step", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::memopt::train::TrainDialect"];
 }
 
+def TrainFreezePass : Pass<"train-freeze", "::mlir::func::FuncOp"> {
+  let summary = "Freezes the parameters whose names match glob patterns";
+  let description = [{
+    Sets `trainable = false` on every `train.param` whose name matches one
+    of `params` (glob patterns: `*`, `?`, `[...]`, as a shell matches file
+    names; `wte.*`, `h.[0-5].*`), PyTorch's `requires_grad_(False)`. A
+    frozen parameter gets no gradient and no optimizer state, and nothing is
+    differentiated before the first trainable one. On a whole step the pass
+    re-derives the backward pass (as `train-precision` does): the step must
+    be what `train-autodiff` derived. A pattern that matches no parameter
+    is an error (a misspelt name would otherwise train everything).
+
+    Example:
+    ```
+    mem-gen gpt2 | mem-opt --train-freeze='params=wte.*,wpe.*,h.0.*' --train-autodiff
+    ```
+  }];
+  let options = [
+    ListOption<"params", "params", "std::string",
+               "Glob patterns of the parameter names to freeze">,
+  ];
+}
+
+def TrainLoraPass : Pass<"train-lora", "::mlir::func::FuncOp"> {
+  let summary = "Adds LoRA adapters to the matched linear layers and freezes "
+                "the rest";
+  let description = [{
+    PEFT's LoRA (Hu et al.): every `train.matmul` whose right operand is a
+    2-D float parameter `<module>.weight`, where `<module>` is one of
+    `targets` or ends with `.` followed by one (PEFT's `target_modules`),
+    computes `W x + (alpha/rank) * B(A(dropout(x)))` instead of `W x`. `A`
+    (`<module>.lora_A.weight`, rank x in) and `B` (`<module>.lora_B.weight`,
+    out x rank) are new trainable parameters, stored as PyTorch's
+    `nn.Linear` weights and read with `transpose_rhs`; the adapter's output
+    is added after the layer's bias when a `train.bias_add` is the matmul's
+    only user. Every other parameter is frozen (`trainable = false`), as
+    PEFT freezes the base model. mem-run initialises `A` Kaiming-uniform's
+    range (amplitude `1/sqrt(in)`) and `B` to zero, so the first step's
+    loss is the base model's.
+
+    Apply it to the fp32 forward (or to the step `train-autodiff` derived,
+    whose backward pass it derives again), before `train-precision` (which
+    then stores the frozen weights in the low type, without a master copy)
+    and `train-shard`. A target that matches no layer, a weight read by
+    more than one matmul (a tied embedding), or a module that already has
+    an adapter is an error.
+
+    Example:
+    ```
+    mem-gen llama --preset llama-2-7b | mem-opt --train-lora='rank=16 alpha=32 targets=q_proj,v_proj' --train-autodiff
+    ```
+  }];
+  let options = [
+    Option<"rank", "rank", "int64_t", /*default=*/"8", "The adapters' rank r">,
+    Option<"alpha", "alpha", "double", /*default=*/"8.0",
+           "The scale's numerator: the adapter's output is multiplied by "
+           "alpha / rank (PEFT's lora_alpha, default 8)">,
+    Option<"dropout", "dropout", "double", /*default=*/"0.0",
+           "Dropout on the adapter's input (PEFT's lora_dropout); 0 adds no "
+           "dropout op">,
+    ListOption<"targets", "targets", "std::string",
+               "Module names whose linear layers get adapters, matched as "
+               "suffixes of the weight's module path (q_proj matches "
+               "layers.0.self_attn.q_proj)">,
+  ];
+}
+
 def TrainPrecisionPass : Pass<"train-precision", "::mlir::func::FuncOp"> {
   let summary = "Lowers an fp32 step to mixed precision (bf16, fp16 or fp8)";
   let description = [{
@@ -57,7 +124,9 @@ def TrainPrecisionPass : Pass<"train-precision", "::mlir::func::FuncOp"> {
     f32 (the master weights): every parameter gets one low-precision copy per
     step, which all compute reads (ops pinned with `keep-fp32` read the
     master). `bf16-pure` makes the parameters themselves bf16, and with them
-    their gradients and optimizer states.
+    their gradients and optimizer states. A frozen parameter
+    (`trainable = false`) is stored in the low type in every mode: it is
+    never updated, so it needs no master.
 
     `fp8` is `bf16-mixed` with every matmul that reads a parameter (a linear
     layer) in fp8, Transformer Engine's HYBRID format: its operands are

@@ -156,7 +156,22 @@ def emit_mlir(cfg, layer_attrs=False):
     return "\n".join(lines)
 
 
-def build_torch(cfg, autocast=None):
+def lora_sites(cfg, targets):
+    """(module, in, out) of each linear layer train-lora adapts for
+    `targets` (module-path suffixes), in program order."""
+    c = cfg["hidden"]
+    shapes = {"attn.c_attn": (c, 3 * c), "attn.c_proj": (c, c),
+              "mlp.c_fc": (c, 4 * c), "mlp.c_proj": (4 * c, c)}
+    sites = []
+    for layer in range(cfg["layers"]):
+        for module, (n_in, n_out) in shapes.items():
+            path = "h.%d.%s" % (layer, module)
+            if any(path == t or path.endswith("." + t) for t in targets):
+                sites.append((path, n_in, n_out))
+    return sites
+
+
+def build_torch(cfg, autocast=None, lora=None):
     """The PyTorch model: (parameters by name, forward() returning the loss).
 
     autocast=None is plain float32. autocast="bf16" runs forward() under
@@ -172,8 +187,17 @@ def build_torch(cfg, autocast=None):
     b, t, c, nh = cfg["batch"], cfg["seq"], cfg["hidden"], cfg["heads"]
     v, d = cfg["vocab"], c // nh
     order = params(cfg)
-    p = {name: init_param(name, shape).requires_grad_()
+    p = {name: init_param(name, shape).requires_grad_(lora is None)
          for name, shape in order}
+    # LoRA as PEFT writes it: the base layer frozen, A (rank x in) and B
+    # (out x rank, zero at first) trainable, x W + b + (x A^T) B^T alpha/r.
+    adapters = {}
+    if lora is not None:
+        for module, n_in, n_out in lora_sites(cfg, lora["targets"]):
+            for name, shape in ((module + ".lora_A.weight", [lora["rank"], n_in]),
+                                (module + ".lora_B.weight", [n_out, lora["rank"]])):
+                p[name] = init_param(name, shape).requires_grad_()
+            adapters[module] = lora["alpha"] / lora["rank"]
     ids = init_int_arg(0, [b, t], v)
     pos = init_int_arg(1, [b, t], cfg["positions"])
     labels = init_int_arg(2, [b, t], v)
@@ -182,7 +206,11 @@ def build_torch(cfg, autocast=None):
 
     if autocast is None:
         def linear(x, prefix):
-            return x @ p[prefix + ".weight"] + p[prefix + ".bias"]
+            out = x @ p[prefix + ".weight"] + p[prefix + ".bias"]
+            if prefix in adapters:
+                a = x @ p[prefix + ".lora_A.weight"].t()
+                out = out + (a @ p[prefix + ".lora_B.weight"].t()) * adapters[prefix]
+            return out
     else:
         def linear(x, prefix):
             w = p[prefix + ".weight"]
@@ -207,7 +235,7 @@ def build_torch(cfg, autocast=None):
                                p[h + "ln_2.bias"], 1e-5)
             fc = linear(ln2, h + "mlp.c_fc")
             act = F.gelu(fc, approximate="tanh")
-            if autocast is None:
+            if autocast is None and h + "mlp.c_proj" not in adapters:
                 x = x + act @ p[h + "mlp.c_proj.weight"] + p[h + "mlp.c_proj.bias"]
             else:
                 x = x + linear(act, h + "mlp.c_proj")
@@ -227,6 +255,8 @@ def build_torch(cfg, autocast=None):
             if on_layer:
                 on_layer(layer + 1 if layer + 1 < cfg["layers"] else None)
 
+    if lora is not None and autocast is not None:
+        raise SystemExit("gpt2.py: --lora runs in float32 only")
     if autocast is None:
         return p, forward
 
@@ -237,12 +267,12 @@ def build_torch(cfg, autocast=None):
     return p, autocast_forward
 
 
-def run_torch(cfg, steps, autocast=None, grads=False):
+def run_torch(cfg, steps, autocast=None, grads=False, lora=None, sgd=None):
     import torch
     from memrun_init import print_params, print_step, summarize
 
     torch.set_num_threads(1)
-    p, forward = build_torch(cfg, autocast)
+    p, forward = build_torch(cfg, autocast, lora)
     if grads:
         # The loss and each parameter's gradient of one step, as mem-run
         # prints a step differentiated with train-autodiff{optimizer=none}
@@ -256,14 +286,20 @@ def run_torch(cfg, steps, autocast=None, grads=False):
                   % (index, total, squares))
         print_params([(name, p[name]) for name, _ in params(cfg)])
         return
-    optimizer = torch.optim.Adam(p.values(), lr=1e-3, foreach=False)
+    trainable = [t for t in p.values() if t.requires_grad]
+    if sgd is not None:
+        optimizer = torch.optim.SGD(trainable, lr=sgd, foreach=False)
+    else:
+        optimizer = torch.optim.Adam(trainable, lr=1e-3, foreach=False)
     for step in range(1, steps + 1):
         optimizer.zero_grad()
         loss = forward()
         loss.backward()
         print_step(step, loss)
         optimizer.step()
-    print_params([(name, p[name]) for name, _ in params(cfg)])
+    # mem-run's order: the model's parameters, then the adapters train-lora
+    # added, in program order.
+    print_params([(name, p[name]) for name in p])
 
 
 def main():
@@ -278,12 +314,21 @@ def main():
                         help="run the forward pass under CPU autocast")
     parser.add_argument("--grads", action="store_true",
                         help="print the loss and gradients of one step")
+    parser.add_argument("--lora", metavar="RANK,ALPHA,TARGET[,TARGET...]",
+                        help="LoRA adapters on the target linear layers, "
+                        "the rest frozen (train-lora's program)")
+    parser.add_argument("--sgd", type=float, metavar="LR",
+                        help="train with SGD at this rate instead of Adam")
     args = parser.parse_args()
     cfg = dict(CONFIG, layers=args.layers)
+    lora = None
+    if args.lora:
+        rank, alpha, *targets = args.lora.split(",")
+        lora = dict(rank=int(rank), alpha=float(alpha), targets=targets)
     if args.emit_mlir:
         print(emit_mlir(cfg, args.layer_attrs))
     else:
-        run_torch(cfg, args.steps, args.autocast, args.grads)
+        run_torch(cfg, args.steps, args.autocast, args.grads, lora, args.sgd)
 
 
 if __name__ == "__main__":

@@ -28,9 +28,15 @@ def phase(name):
     return (fnv1a32(name) % 1000) * TWO_PI / 1000.0
 
 
-def param_amplitude(shape):
+def param_amplitude(shape, name=""):
     """1 / sqrt(fan_in): fan_in is the product of all dimensions but the last
-    (rank >= 2), the only dimension (rank 1), or 1 (rank 0)."""
+    (rank >= 2), the only dimension (rank 1), or 1 (rank 0). LoRA adapters
+    as PEFT starts them: "<module>.lora_B.weight" zero, "<module>.lora_A.weight"
+    (rank x in) with fan_in = in."""
+    if name.endswith(".lora_B.weight"):
+        return 0.0
+    if name.endswith(".lora_A.weight") and len(shape) == 2 and shape[1] > 0:
+        return 1.0 / math.sqrt(shape[1])
     if len(shape) == 0:
         fan_in = 1
     elif len(shape) == 1:
@@ -83,7 +89,7 @@ def to_tensor(values, shape, dtype):
 def init_param(name, shape, dtype=torch.float32):
     """The value mem-run gives parameter `name`."""
     count = math.prod(shape)
-    return to_tensor(formula_values(name, count, param_amplitude(shape)),
+    return to_tensor(formula_values(name, count, param_amplitude(shape, name)),
                      shape, dtype)
 
 
