@@ -282,7 +282,14 @@ static void fillFloat(const StepPlan &plan, const GlobalTensor &tensor,
 
 void CompiledStep::initialize(int64_t seed) {
   for (const GlobalTensor &param : plan.params)
-    fillFloat(plan, param, paramAmplitude(param.name, getWholeType(param, plan.gridShape)));
+    if (param.quantizedWeight < 0)
+      fillFloat(plan, param,
+                paramAmplitude(param.name, getWholeType(param, plan.gridShape)));
+  // Quantized storage holds the quantization of the weight's own formula.
+  for (const QuantizedWeight &weight : plan.quantizedWeights)
+    for (auto [part, bytes] :
+         llvm::zip_equal(weight.parts, getQuantizedStorageBytes(weight)))
+      std::memcpy(plan.params[part].data, bytes.data(), bytes.size());
   for (const GlobalTensor &state : plan.states)
     std::memset(state.data, 0, state.getByteSize());
   if (plan.seedData)

@@ -30,8 +30,7 @@ double execution::initPhase(llvm::StringRef name) {
   return static_cast<double>(fnv1a32(name) % 1000u) * twoPi / 1000.0;
 }
 
-double execution::paramAmplitude(llvm::StringRef name,
-                                 RankedTensorType type) {
+double execution::paramAmplitude(llvm::StringRef name, RankedTensorType type) {
   ArrayRef<int64_t> shape = type.getShape();
   if (name.ends_with(".lora_B.weight"))
     return 0.0;

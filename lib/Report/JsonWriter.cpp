@@ -62,8 +62,7 @@ static void writeModelStates(const MemoryReport &report,
     json.attribute("precision", states.precision);
     json.attribute("gradients_precision", states.gradients);
     json.attribute("parameter_count", states.parameterCount);
-    json.attribute("trainable_parameter_count",
-                   states.trainableParameterCount);
+    json.attribute("trainable_parameter_count", states.trainableParameterCount);
     kind("weights", states.weightBytes);
     kind("frozen_weights", states.frozenWeightBytes);
     kind("adapter_weights", states.adapterWeightBytes);

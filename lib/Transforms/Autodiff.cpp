@@ -2,6 +2,7 @@
 
 #include "memopt/Transforms/Autodiff.h"
 
+#include "memopt/Dialect/Train/IR/Blockwise8bit.h"
 #include "memopt/Dialect/Train/IR/Precision.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 #include "memopt/Dialect/Train/IR/TrainStep.h"
@@ -68,11 +69,11 @@ static LogicalResult verifyTrainableAgrees(Block &body) {
     if (inserted || it->second.getTrainable() == param.getTrainable())
       continue;
     InFlightDiagnostic diag =
-        param.emitOpError() << "reads '" << param.getName()
-                            << "' with trainable = "
-                            << (param.getTrainable() ? "true" : "false")
-                            << ", another read has trainable = "
-                            << (param.getTrainable() ? "false" : "true");
+        param.emitOpError()
+        << "reads '" << param.getName()
+        << "' with trainable = " << (param.getTrainable() ? "true" : "false")
+        << ", another read has trainable = "
+        << (param.getTrainable() ? "false" : "true");
     diag.attachNote(it->second.getLoc()) << "the other read";
     return diag;
   }
@@ -187,6 +188,13 @@ struct LossScale {
 };
 } // namespace
 
+/// Whether `kind` appends Adam updates (which read the step counter).
+static bool isAdamLike(AutodiffOptimizer kind) {
+  return kind == AutodiffOptimizer::Adam || kind == AutodiffOptimizer::AdamW ||
+         kind == AutodiffOptimizer::Adam8bit ||
+         kind == AutodiffOptimizer::AdamW8bit;
+}
+
 /// Appends the optimizer updates of `paramGrads` (name -> parameter value,
 /// gradient), or with AutodiffOptimizer::None the gradients as results.
 static LogicalResult emitUpdates(
@@ -213,8 +221,17 @@ static LogicalResult emitUpdates(
     return success();
   }
 
+  // A partitioned parameter's blocks would span the processes' parts.
+  if ((kind == AutodiffOptimizer::Adam8bit ||
+       kind == AutodiffOptimizer::AdamW8bit) &&
+      func->hasAttr(train::TrainDialect::kShardAttrName))
+    return func.emitOpError()
+           << "is partitioned by train-shard, which 8-bit optimizer states "
+              "do not support (their blocks of 2048 elements would span the "
+              "processes' parts of a parameter); use optimizer=adam or adamw";
+
   Value step;
-  if (kind == AutodiffOptimizer::Adam || kind == AutodiffOptimizer::AdamW) {
+  if (isAdamLike(kind)) {
     FailureOr<Value> counter = getOrAddStepCounter(func, builder);
     if (failed(counter))
       return failure();
@@ -231,9 +248,23 @@ static LogicalResult emitUpdates(
     };
     switch (kind) {
     case AutodiffOptimizer::Adam:
-    case AutodiffOptimizer::AdamW: {
+    case AutodiffOptimizer::AdamW:
+    case AutodiffOptimizer::Adam8bit:
+    case AutodiffOptimizer::AdamW8bit: {
+      bool decoupled = kind == AutodiffOptimizer::AdamW ||
+                       kind == AutodiffOptimizer::AdamW8bit;
+      if ((kind == AutodiffOptimizer::Adam8bit ||
+           kind == AutodiffOptimizer::AdamW8bit) &&
+          cast<ShapedType>(type).getNumElements() >=
+              train::kMin8bitStateElements) {
+        train::buildAdam8bitUpdate(
+            builder, loc, name, param, grad, step, lossScale.scale,
+            lossScale.found, lossScale.skipped, options.lr, options.beta1,
+            options.beta2, options.epsilon, options.weightDecay, decoupled);
+        break;
+      }
       Value m = state("exp_avg"), v = state("exp_avg_sq");
-      if (kind == AutodiffOptimizer::Adam)
+      if (!decoupled)
         train::AdamOp::create(builder, loc, param, grad, m, v, step,
                               lossScale.scale, lossScale.found,
                               lossScale.skipped, f64(options.lr),
@@ -555,6 +586,35 @@ static void recastForBackward(OpBuilder &builder, Block &body,
   }
 }
 
+/// A weight read through a dequantize op (train-quantize-frozen) is
+/// dequantized again before its first backward use, as QLoRA does: the
+/// forward's copy dies with its last forward use instead of being saved
+/// (its storage is persistent; dequantizing is exact to repeat).
+static void redequantizeForBackward(OpBuilder &builder, Block &body,
+                                    Operation *lastForward) {
+  SmallVector<Operation *> dequantizes;
+  for (Operation &op : body) {
+    if (isa<train::DequantizeNF4Op, train::DequantizeInt8Op>(op))
+      dequantizes.push_back(&op);
+    if (&op == lastForward)
+      break;
+  }
+  for (Operation *dequantize : dequantizes) {
+    SmallVector<OpOperand *> backwardUses;
+    Operation *first =
+        lastForward ? collectBackwardUses(dequantize->getResult(0),
+                                          lastForward, backwardUses)
+                    : nullptr;
+    if (!first)
+      continue;
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPoint(first);
+    Operation *again = builder.clone(*dequantize);
+    for (OpOperand *use : backwardUses)
+      use->set(again->getResult(0));
+  }
+}
+
 LogicalResult memopt::appendBackward(func::FuncOp func,
                                      const AutodiffOptions &options) {
   FailureOr<Value> loss = getLossToDifferentiate(func);
@@ -620,6 +680,7 @@ LogicalResult memopt::appendBackward(func::FuncOp func,
     return failure();
   regatherForBackward(func, builder, lastForward);
   recastForBackward(builder, body, lastForward);
+  redequantizeForBackward(builder, body, lastForward);
 
   // One gradient per parameter name: reads of one name (tied weights) sum.
   llvm::MapVector<StringRef, std::pair<Value, Value>> paramGrads;
@@ -656,8 +717,7 @@ LogicalResult memopt::appendBackward(func::FuncOp func,
       train::AnyNonfiniteOp::create(builder, scalerLoc, flag, allGrads);
   Value skipped = train::OptStateOp::create(builder, scalerLoc, counter,
                                             train::kLossScaleSkippedState);
-  if (options.optimizer == AutodiffOptimizer::Adam ||
-      options.optimizer == AutodiffOptimizer::AdamW)
+  if (isAdamLike(options.optimizer))
     lossScale.skipped = skipped;
   if (failed(emitUpdates(func, builder, options, paramGrads, lossScale)))
     return failure();
@@ -670,7 +730,22 @@ LogicalResult memopt::appendBackward(func::FuncOp func,
   return success();
 }
 
-/// The options of an adam or adamw update.
+/// The optimizer of a step whose updates include `a` and `b`, if they go
+/// together: a step of 8-bit Adam keeps 32-bit Adam for small parameters.
+static std::optional<AutodiffOptimizer> mergeOptimizers(AutodiffOptimizer a,
+                                                        AutodiffOptimizer b) {
+  if (a == b)
+    return a;
+  std::pair<AutodiffOptimizer, AutodiffOptimizer> pairs[] = {
+      {AutodiffOptimizer::Adam, AutodiffOptimizer::Adam8bit},
+      {AutodiffOptimizer::AdamW, AutodiffOptimizer::AdamW8bit}};
+  for (auto [wide, narrow] : pairs)
+    if ((a == wide && b == narrow) || (a == narrow && b == wide))
+      return narrow;
+  return std::nullopt;
+}
+
+/// The options of an adam-like update.
 template <typename OpTy>
 static AutodiffOptions readAdamOptions(OpTy op, AutodiffOptimizer kind) {
   AutodiffOptions options;
@@ -692,6 +767,10 @@ FailureOr<AutodiffOptions> memopt::inferAutodiffOptions(func::FuncOp step) {
       found = readAdamOptions(adam, AutodiffOptimizer::Adam);
     } else if (auto adamw = dyn_cast<train::AdamWOp>(op)) {
       found = readAdamOptions(adamw, AutodiffOptimizer::AdamW);
+    } else if (auto adam8bit = dyn_cast<train::Adam8bitOp>(op)) {
+      found = readAdamOptions(adam8bit, AutodiffOptimizer::Adam8bit);
+    } else if (auto adamw8bit = dyn_cast<train::AdamW8bitOp>(op)) {
+      found = readAdamOptions(adamw8bit, AutodiffOptimizer::AdamW8bit);
     } else if (auto sgd = dyn_cast<train::SgdOp>(op)) {
       found.optimizer = AutodiffOptimizer::Sgd;
       found.lr = sgd.getLr().convertToDouble();
@@ -705,7 +784,11 @@ FailureOr<AutodiffOptions> memopt::inferAutodiffOptions(func::FuncOp step) {
       options = found;
       continue;
     }
-    if (found.optimizer != options.optimizer || found.lr != options.lr ||
+    std::optional<AutodiffOptimizer> merged =
+        mergeOptimizers(options.optimizer, found.optimizer);
+    if (merged)
+      options.optimizer = found.optimizer = *merged;
+    if (!merged || found.lr != options.lr ||
         found.beta1 != options.beta1 || found.beta2 != options.beta2 ||
         found.epsilon != options.epsilon ||
         found.weightDecay != options.weightDecay ||
@@ -782,9 +865,9 @@ FailureOr<bool> memopt::isDerivedFrom(func::FuncOp step, func::FuncOp forward,
          StringRef(printWithoutLocations(step)).rtrim();
 }
 
-LogicalResult memopt::rewriteForwardPass(
-    func::FuncOp func, StringRef passName,
-    function_ref<LogicalResult(func::FuncOp)> rewrite) {
+LogicalResult
+memopt::rewriteForwardPass(func::FuncOp func, StringRef passName,
+                           function_ref<LogicalResult(func::FuncOp)> rewrite) {
   if (!isTrainingStep(func))
     return rewrite(func);
   FailureOr<AutodiffOptions> options = inferAutodiffOptions(func);

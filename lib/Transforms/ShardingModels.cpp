@@ -345,9 +345,10 @@ void mlir::memopt::registerShardingInterfaceModels(DialectRegistry &registry) {
     train::AttentionOp::attachInterface<AttentionRule>(*context);
     train::DropoutOp::attachInterface<DropoutRule>(*context);
     train::CrossEntropyOp::attachInterface<CrossEntropyRule>(*context);
-    attachElementwiseRules<
-        train::GeluOp, train::ReluOp, train::SiluOp, train::SigmoidOp,
-        train::TanhOp, train::HardsigmoidOp, train::HardswishOp,
-        train::SwigluOp, train::MulOp, train::ScaleOp, train::CastOp>(*context);
+    attachElementwiseRules<train::GeluOp, train::ReluOp, train::SiluOp,
+                           train::SigmoidOp, train::TanhOp,
+                           train::HardsigmoidOp, train::HardswishOp,
+                           train::SwigluOp, train::MulOp, train::ScaleOp,
+                           train::CastOp, train::AddOp, train::SubOp>(*context);
   });
 }

@@ -85,9 +85,8 @@ struct TrainFreezePass
       });
       for (auto [index, isUsed] : llvm::enumerate(used))
         if (!isUsed)
-          return forward.emitOpError()
-                 << "train-freeze: no parameter matches '" << params[index]
-                 << "'";
+          return forward.emitOpError() << "train-freeze: no parameter matches '"
+                                       << params[index] << "'";
       return success();
     };
     if (failed(rewriteForwardPass(func, "train-freeze", freeze)))
@@ -121,9 +120,8 @@ struct LoraConfig {
 static std::optional<size_t> matchTarget(StringRef module,
                                          ArrayRef<std::string> targets) {
   for (auto [index, target] : llvm::enumerate(targets))
-    if (module == target ||
-        (module.ends_with(target) &&
-         module.drop_back(target.size()).ends_with(".")))
+    if (module == target || (module.ends_with(target) &&
+                             module.drop_back(target.size()).ends_with(".")))
       return index;
   return std::nullopt;
 }
@@ -151,8 +149,8 @@ findSites(func::FuncOp func, ArrayRef<std::string> targets) {
         matmul.getTransposeLhs())
       return matmul.emitOpError()
              << "train-lora: the linear layer '" << module
-             << "' must read a 2-D float weight on the right (got "
-             << type << ")";
+             << "' must read a 2-D float weight on the right (got " << type
+             << ")";
     if (existing.contains((module + ".lora_A.weight").str()))
       return matmul.emitOpError()
              << "train-lora: '" << module << "' already has an adapter";
@@ -228,8 +226,8 @@ static void addAdapter(LoraSite site, const LoraConfig &config,
   auto xType = cast<RankedTensorType>(x.getType());
   if (config.dropout > 0.0) {
     auto dropout = train::DropoutOp::create(
-        builder, loc("lora_dropout"), xType,
-        xType.clone(builder.getI8Type()), x, ValueRange(),
+        builder, loc("lora_dropout"), xType, xType.clone(builder.getI8Type()),
+        x, ValueRange(),
         /*whole_shape=*/nullptr, builder.getF64FloatAttr(config.dropout),
         builder.getI64IntegerAttr(dropoutId++));
     tag(dropout);
@@ -246,8 +244,8 @@ static void addAdapter(LoraSite site, const LoraConfig &config,
   };
   Value a = product("lora_A", x, param("lora_A", {config.rank, site.in}),
                     config.rank);
-  Value b = product("lora_B", a, param("lora_B", {site.out, config.rank}),
-                    site.out);
+  Value b =
+      product("lora_B", a, param("lora_B", {site.out, config.rank}), site.out);
   auto scaled = train::ScaleOp::create(
       builder, loc("lora_scale"), b.getType(), b,
       builder.getF64FloatAttr(config.alpha / static_cast<double>(config.rank)));
@@ -337,8 +335,7 @@ llvm::Error memopt::parseLoraSpec(StringRef spec,
       options.targets.clear();
       for (StringRef name : names) {
         if (name.contains('='))
-          return error("'" + name +
-                       "' after targets=: targets must come last");
+          return error("'" + name + "' after targets=: targets must come last");
         options.targets.push_back(name.trim().str());
       }
       if (options.targets.empty())

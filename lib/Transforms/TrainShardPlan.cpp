@@ -90,6 +90,12 @@ static int64_t getSliceBlocks(Value result) {
           worklist.push_back(bias.getResult());
         continue;
       }
+      // A LoRA adapter's output joins the layer's (train-lora): its scale
+      // and sum carry the layer's blocks.
+      if (isa<train::ScaleOp, train::AddOp>(user)) {
+        worklist.push_back(user->getResult(0));
+        continue;
+      }
       auto slice = dyn_cast<train::SliceOp>(user);
       if (!slice)
         return 1;
@@ -194,11 +200,24 @@ LogicalResult Sharder::planKvReplication() {
   return success();
 }
 
+/// Whether `matmul` reads a LoRA adapter's `suffix` matrix ("lora_A" or
+/// "lora_B", train-lora's names).
+static bool readsAdapter(train::MatmulOp matmul, StringRef suffix) {
+  train::ParamOp param = getReadParam(matmul.getRhs());
+  return param && param.getName().ends_with(("." + suffix + ".weight").str());
+}
+
 LogicalResult Sharder::planTensorParallel() {
   if (tp == 1)
     return success();
+  // A LoRA adapter follows its layer: A (rank x in) never starts a region,
+  // so it is replicated beside a column-parallel layer and row-parallel
+  // (split along its input) inside a region; B is column-parallel beside a
+  // column-parallel layer, and replicated after a row-parallel one (the
+  // simulation drops it there, silently).
   for (auto matmul : body.getOps<train::MatmulOp>())
-    if (getWeight(matmul) || getTiedTable(matmul))
+    if (!readsAdapter(matmul, "lora_A") &&
+        (getWeight(matmul) || getTiedTable(matmul)))
       candidates.push_back(matmul);
   rules.tiedRegions.resize(candidates.size());
   for (auto [index, matmul] : llvm::enumerate(candidates))
@@ -244,6 +263,8 @@ LogicalResult Sharder::planTensorParallel() {
              << "cannot be sharded by train-shard: " << sim.reason;
     for (unsigned index : blamed.set_bits()) {
       dropped.set(index);
+      if (readsAdapter(candidates[index], "lora_B"))
+        continue;
       InFlightDiagnostic diag =
           candidates[index]->emitWarning()
           << "train-shard keeps this matmul replicated (not column-parallel): "

@@ -9,11 +9,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "FitTable.h"
 #include "memopt/Autoplan/Autoplan.h"
 #include "memopt/InitAll.h"
 #include "memopt/Models/Models.h"
 #include "memopt/Report/MemoryReport.h"
 #include "memopt/Support/AtomicFile.h"
+#include "memopt/Transforms/Lora.h"
 #include "memopt/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -21,9 +23,13 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -43,6 +49,28 @@ static cl::OptionCategory modelCategory("Model (a preset, an HF config or a "
                                         "step file)");
 static cl::OptionCategory searchCategory("Devices and search");
 static cl::OptionCategory outputCategory("Output");
+static cl::OptionCategory fineTuningCategory(
+    "Fine-tuning (with --devices 1 and no --global-batch: the largest "
+    "micro-batch per sequence length that fits)");
+
+static cl::opt<std::string> loraSpec(
+    "lora",
+    cl::desc(
+        "LoRA (train-lora): rank=R[,alpha=A][,dropout=P]"
+        "[,targets=NAME,...], targets last (default: PEFT's, q_proj,v_proj "
+        "for Llama, c_attn for GPT-2); the rest of the model frozen"),
+    cl::value_desc("spec"), cl::init(""), cl::cat(fineTuningCategory));
+static cl::opt<std::string> freezePatterns(
+    "freeze",
+    cl::desc("Freeze the parameters matching these comma-separated glob "
+             "patterns (train-freeze)"),
+    cl::value_desc("patterns"), cl::init(""), cl::cat(fineTuningCategory));
+static cl::opt<std::string>
+    quantizeFrozen("quantize-frozen",
+                   cl::desc("Store the frozen linear weights quantized "
+                            "(train-quantize-frozen): nf4 (QLoRA) or int8"),
+                   cl::value_desc("format"), cl::init(""),
+                   cl::cat(fineTuningCategory));
 
 static cl::opt<std::string> modelName(
     cl::Positional,
@@ -241,10 +269,91 @@ static FailureOr<TransformerConfig> getTransformerConfig() {
   return *overridden;
 }
 
+/// The fine-tuning options as a pass pipeline on the forward pass
+/// ("func.func(train-freeze{...},train-lora{...},...)"), empty without
+/// them. `family` ("gpt2", "llama" or "" for a step file) picks LoRA's
+/// default targets.
+static FailureOr<std::string> getFineTuningPipeline(StringRef family) {
+  SmallVector<std::string> passes;
+  if (!freezePatterns.empty())
+    passes.push_back("train-freeze{params=" + freezePatterns + "}");
+  if (loraSpec.getNumOccurrences()) {
+    TrainLoraPassOptions options;
+    if (llvm::Error error = parseLoraSpec(loraSpec, options))
+      return fail(llvm::toString(std::move(error)));
+    if (options.targets.empty())
+      options.targets = getDefaultLoraTargets(family);
+    if (options.targets.empty())
+      return fail("--lora: name the layers with targets=NAME[,NAME...] (no "
+                  "default for a step file)");
+    passes.push_back(llvm::formatv("train-lora{{rank={0} alpha={1} "
+                                   "dropout={2} targets={3}}",
+                                   static_cast<int64_t>(options.rank),
+                                   static_cast<double>(options.alpha),
+                                   static_cast<double>(options.dropout),
+                                   llvm::join(options.targets, ","))
+                         .str());
+  }
+  if (!quantizeFrozen.empty())
+    passes.push_back("train-quantize-frozen{format=" + quantizeFrozen + "}");
+  if (passes.empty())
+    return std::string();
+  return "func.func(" + llvm::join(passes, ",") + ")";
+}
+
+/// Runs `pipeline` (getFineTuningPipeline's) on `module`; null with a
+/// diagnostic when it fails.
+static OwningOpRef<ModuleOp> applyPipeline(OwningOpRef<ModuleOp> module,
+                                           StringRef pipeline) {
+  if (!module || pipeline.empty())
+    return module;
+  PassManager pm(module->getContext());
+  if (failed(parsePassPipeline(pipeline, pm)) || failed(pm.run(*module)))
+    return nullptr;
+  return module;
+}
+
+/// The generated transformer `base` (its batch and layers set per build),
+/// with `pipeline` applied to its forward pass.
+static StepSource makeGeneratedSource(const TransformerConfig &base,
+                                      const std::string &pipeline) {
+  StepSource source;
+  source.tokensPerSample = base.getSeq();
+  source.buildLayers = [base, pipeline](MLIRContext &ctx, int64_t batch,
+                                        int64_t layers) {
+    TransformerConfig c = base;
+    c.batch = batch;
+    c.layers = layers;
+    OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&ctx));
+    buildModel(*module, "forward", Float32Type::get(&ctx), ModelConfig(c));
+    return applyPipeline(std::move(module), pipeline);
+  };
+  source.layers = base.layers;
+  source.build = [buildLayers = source.buildLayers,
+                  layers = base.layers](MLIRContext &ctx, int64_t batch) {
+    return buildLayers(ctx, batch, layers);
+  };
+  return source;
+}
+
+/// The elements of the distinct trainable parameters of `module`.
+static int64_t countTrainableParameters(ModuleOp module) {
+  llvm::StringSet<> seen;
+  int64_t count = 0;
+  module.walk([&](train::ParamOp param) {
+    auto type = dyn_cast<RankedTensorType>(param.getType());
+    if (param.getTrainable() && type && type.hasStaticShape() &&
+        seen.insert(param.getName()).second)
+      count += type.getNumElements();
+  });
+  return count;
+}
+
 /// The model: a generated transformer or a step file.
-static FailureOr<StepSource> getSource(MLIRContext &context,
-                                       std::string &description,
-                                       int64_t &parameterCount) {
+static FailureOr<StepSource>
+getSource(MLIRContext &context, std::string &description,
+          int64_t &parameterCount, int64_t &trainableCount,
+          std::optional<TransformerConfig> &generated) {
   StepSource source;
   if (StringRef(modelName).ends_with(".mlir")) {
     cl::Option *modelOptions[] = {&hfConfig,  &numLayers,  &hiddenSize,
@@ -267,7 +376,19 @@ static FailureOr<StepSource> getSource(MLIRContext &context,
     if (failed(fromModule))
       return failure();
     source = *fromModule;
-    parameterCount = countParameters(*module);
+    FailureOr<std::string> pipeline = getFineTuningPipeline("");
+    if (failed(pipeline))
+      return failure();
+    if (!pipeline->empty())
+      source.build = [inner = source.build,
+                      pipeline = *pipeline](MLIRContext &ctx, int64_t batch) {
+        return applyPipeline(inner(ctx, batch), pipeline);
+      };
+    OwningOpRef<ModuleOp> probe = source.build(context, *source.fixedBatch);
+    if (!probe)
+      return failure();
+    parameterCount = countParameters(*probe);
+    trainableCount = countTrainableParameters(*probe);
     description = path + " (batch " + std::to_string(*source.fixedBatch) + ")";
     return source;
   }
@@ -279,24 +400,19 @@ static FailureOr<StepSource> getSource(MLIRContext &context,
   if (failed(config))
     return failure();
   TransformerConfig base = *config;
-  source.tokensPerSample = base.getSeq();
-  source.buildLayers = [base](MLIRContext &ctx, int64_t batch, int64_t layers) {
-    TransformerConfig c = base;
-    c.batch = batch;
-    c.layers = layers;
-    OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&ctx));
-    buildModel(*module, "forward", Float32Type::get(&ctx), ModelConfig(c));
-    return module;
-  };
-  source.layers = base.layers;
-  source.build = [buildLayers = source.buildLayers,
-                  layers = base.layers](MLIRContext &ctx, int64_t batch) {
-    return buildLayers(ctx, batch, layers);
-  };
+  FailureOr<std::string> pipeline = getFineTuningPipeline(
+      base.family == TransformerConfig::Family::GPT2 ? "gpt2" : "llama");
+  if (failed(pipeline))
+    return failure();
+  source = makeGeneratedSource(base, *pipeline);
   {
     OwningOpRef<ModuleOp> probe = source.build(context, 1);
+    if (!probe)
+      return failure();
     parameterCount = countParameters(*probe);
+    trainableCount = countTrainableParameters(*probe);
   }
+  generated = base;
   description = (modelName.empty() ? base.modelType : modelName) + ", " +
                 std::to_string(base.layers) + " layers, hidden " +
                 std::to_string(base.hidden) + ", " +
@@ -479,11 +595,68 @@ static LogicalResult writeBestStep(MLIRContext &context,
   return success();
 }
 
+/// One device, no --global-batch: the largest micro-batch per sequence
+/// length (--seq, else the powers of two from 512 to the model's context)
+/// and recomputation (--remat, else none and full) that fits.
+static LogicalResult
+runFitMode(MLIRContext &context, const StepSource &source,
+           const std::optional<TransformerConfig> &generated,
+           StringRef description, int64_t parameterCount,
+           int64_t trainableCount) {
+  FitTableRequest request;
+  SearchRequest search;
+  search.device = deviceName;
+  search.deviceMemory = deviceMemory;
+  search.reserve = reserveOption;
+  search.globalBatch = 1;
+  search.precisions.assign(precisionModes.begin(), precisionModes.end());
+  search.optimizer = optimizerName;
+  llvm::Expected<SearchOptions> options = makeSearchOptions(search, source);
+  if (!options)
+    return fail(llvm::toString(options.takeError()));
+  request.options = *options;
+  if (rematChoices.empty())
+    request.remat = {RematChoice::None, RematChoice::Full};
+  for (const std::string &name : rematChoices)
+    request.remat.push_back(*parseRematChoice(name));
+  request.description = description.str();
+  request.parameterCount = parameterCount;
+  request.trainableCount = trainableCount;
+  request.json = jsonOutput;
+  if (!generated) {
+    // A step file fixes its sequence and batch.
+    request.sequences = {source.tokensPerSample};
+    request.maxMicroBatch = *source.fixedBatch;
+    request.makeSource = [&](int64_t) { return source; };
+    return runFitTable(context, request);
+  }
+  if (seqLength.getNumOccurrences()) {
+    request.sequences = {seqLength};
+  } else {
+    int64_t context = generated->getSeq();
+    for (int64_t seq = 512; seq < context; seq *= 2)
+      request.sequences.push_back(seq);
+    request.sequences.push_back(context);
+  }
+  FailureOr<std::string> pipeline = getFineTuningPipeline(
+      generated->family == TransformerConfig::Family::GPT2 ? "gpt2" : "llama");
+  if (failed(pipeline))
+    return failure();
+  request.makeSource = [&](int64_t seq) -> FailureOr<StepSource> {
+    TransformerConfig config = *generated;
+    config.seq = seq;
+    return makeGeneratedSource(config, *pipeline);
+  };
+  return runFitTable(context, request);
+}
+
 static LogicalResult runAutoplan() {
   if (listDevices) {
     llvm::outs() << listDeviceProfiles() << "\n";
     return success();
   }
+  // The fine-tuning options run passes by name (getFineTuningPipeline).
+  registerAllPasses();
   DialectRegistry registry;
   registerAllDialects(registry);
   MLIRContext context(registry);
@@ -499,11 +672,15 @@ static LogicalResult runAutoplan() {
   });
 
   std::string description;
-  int64_t parameterCount = 0;
-  FailureOr<StepSource> source =
-      getSource(context, description, parameterCount);
+  int64_t parameterCount = 0, trainableCount = 0;
+  std::optional<TransformerConfig> generated;
+  FailureOr<StepSource> source = getSource(context, description, parameterCount,
+                                           trainableCount, generated);
   if (failed(source))
     return failure();
+  if (numDevices == 1 && !globalBatch.getNumOccurrences())
+    return runFitMode(context, *source, generated, description, parameterCount,
+                      trainableCount);
   FailureOr<SearchOptions> options = getSearchOptions(*source);
   if (failed(options))
     return failure();
@@ -538,7 +715,8 @@ static LogicalResult runAutoplan() {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
-  cl::HideUnrelatedOptions({&modelCategory, &searchCategory, &outputCategory});
+  cl::HideUnrelatedOptions(
+      {&modelCategory, &searchCategory, &outputCategory, &fineTuningCategory});
   cl::ParseCommandLineOptions(
       argc, argv,
       "mem-autoplan: the fastest training configuration that fits\n\n"

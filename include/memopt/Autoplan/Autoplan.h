@@ -260,6 +260,32 @@ search(MLIRContext &context, const StepSource &source,
        const SearchOptions &options,
        llvm::function_ref<void(const Evaluation &)> progress = nullptr);
 
+/// The largest micro-batch of one configuration that fits one device
+/// (fine-tuning's question: `mem-autoplan --devices 1` without
+/// `--global-batch`).
+struct FitRow {
+  /// The configuration (tp = dp = 1, no accumulation); its micro-batch is
+  /// the found one's.
+  Candidate candidate;
+  /// The largest micro-batch that fits, planned in full; none when even a
+  /// micro-batch of 1 does not fit.
+  std::optional<Evaluation> largest;
+  /// The first screen that did not fit (the next micro-batch up), and why a
+  /// screen was invalid, if one was.
+  std::optional<Evaluation> smallest;
+  std::string reason;
+  int64_t screens = 0;
+  int64_t plans = 0;
+};
+
+/// Finds the largest micro-batch of `candidate` (at most `maxMicroBatch`)
+/// whose step fits `options`' budget: screens by doubling from 1 and then
+/// bisection (a larger micro-batch never needs less memory), then plans the
+/// found one in full, one less while the planned arena does not fit.
+FitRow findLargestFit(MLIRContext &context, const StepSource &source,
+                      const SearchOptions &options, const Candidate &candidate,
+                      int64_t maxMicroBatch);
+
 } // namespace mlir::memopt::autoplan
 
 #endif // MEMOPT_AUTOPLAN_AUTOPLAN_H
