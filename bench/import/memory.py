@@ -87,6 +87,19 @@ MODELS.append({"name": "Llama", "spec": os.path.join(ROOT, "test/Import/models/l
                           "n_kv_head": 4, "hidden": 688},
                "input": ["--input-ids", "2x128"], "loss": "cross_entropy",
                "shape": "ids 2x128", "extra": True})
+# Fine-tuning, also only when named: the GPT above with its embeddings (and
+# so its tied LM head) and first block frozen, and LoRA adapters (rank 8) on
+# the attention projections of the Llama above, every other parameter frozen.
+MODELS.append({"name": "GPT-frozen",
+               "spec": os.path.join(ROOT, "test/Import/models/finetune.py") + ":frozen_gpt",
+               "config": MODELS[0]["config"], "input": ["--input-ids", "4x64"],
+               "loss": "model", "shape": "ids 4x64", "extra": True})
+MODELS.append({"name": "LoRA-Llama",
+               "spec": os.path.join(ROOT, "test/Import/models/lora.py") + ":lora_llama",
+               "config": dict(next(m for m in MODELS if m["name"] == "Llama")["config"],
+                              r=8, alpha=16),
+               "input": ["--input-ids", "2x128"], "loss": "cross_entropy",
+               "shape": "ids 2x128", "extra": True})
 
 # PyTorch's components of the step's allocations, then its baseline.
 STEP_COMPONENTS = ["gradient", "activation", "output", "loss", "forward",
@@ -399,6 +412,8 @@ def torch_step(args):
         "allocations": len(records),
         "allocated_bytes": sum(r["bytes"] for r in records),
         "gradient_bytes": grad_bytes,
+        "frozen_parameter_bytes": sum(p.storage().nbytes() for p in weights
+                                      if not p.requires_grad),
         "saved_bytes": sum(e["bytes"] for e in saved_list),
         "saved_by_layer": by_layer,
         "saved": saved_list,
@@ -714,15 +729,21 @@ def print_tables(cases, verbose):
             print()
 
     print("## Model states\n")
-    print("| model | optimizer | parameters memopt / PyTorch | gradients memopt / PyTorch "
+    print("| model | optimizer | parameters memopt / PyTorch | of which frozen "
+          "(requires_grad=False) | gradients memopt / PyTorch "
           "| optimizer states memopt / PyTorch |")
-    print("|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|")
     for c in cases:
         ms = c["memopt"]["report"]["model_states"]
         pt = c["torch"]
-        print("| %s | %s | %d / %d | %d / %d | %d / %d |" % (
-            c["model"]["name"], c["optimizer"], ms["weights"]["bytes"],
-            pt["baseline"]["parameter"], ms["gradients"]["bytes"], pt["gradient_bytes"],
+        # The report splits the weights into trained, frozen and LoRA
+        # adapters' (the last two absent from older reports).
+        weights = sum(ms.get(k, {}).get("bytes", 0)
+                      for k in ("weights", "frozen_weights", "adapter_weights"))
+        print("| %s | %s | %d / %d | %d / %d | %d / %d | %d / %d |" % (
+            c["model"]["name"], c["optimizer"], weights, pt["baseline"]["parameter"],
+            ms.get("frozen_weights", {}).get("bytes", 0), pt["frozen_parameter_bytes"],
+            ms["gradients"]["bytes"], pt["gradient_bytes"],
             ms["optimizer_states"]["bytes"], pt["baseline"]["optimizer_state"]))
     print()
 

@@ -97,6 +97,25 @@ EXTRA = {
                                     "--loss", "mse"]),
 }
 
+# Fine-tuning, run with --cases finetune (every optimizer, both set_to_none):
+# frozen parameters (requires_grad=False) get no .grad and no optimizer state.
+FINETUNE = {
+    "frozen_gpt": ("GPT nanoGPT 2x64, embeddings and block 0 frozen (ids 4x64)",
+                   [os.path.join(MODELS, "finetune.py") + ":frozen_gpt", "--config",
+                    '{"vocab_size": 512, "block_size": 64, "n_layer": 2, "n_head": 4, '
+                    '"n_embd": 64}', "--input-ids", "4x64", "--loss", "model"]),
+    "lora_llama": ("Llama 4x256, LoRA r=8 on q/k/v/o (ids 2x128)",
+                   [os.path.join(MODELS, "lora.py") + ":lora_llama", "--config",
+                    '{"vocab_size": 1000, "dim": 256, "n_layer": 4, "n_head": 8, "n_kv_head": 4, '
+                    '"hidden": 688, "r": 8, "alpha": 16}', "--input-ids", "2x128"]),
+}
+
+
+def _case(name):
+    """(label, predict arguments) of a case of CASES, EXTRA or FINETUNE."""
+    return CASES.get(name) or FINETUNE.get(name) or EXTRA[name]
+
+
 # Named differences: (case, optimizer, set_to_none) -> cause.
 CAUSES = {}
 
@@ -106,7 +125,7 @@ def run_case(name, optimizer, set_to_none, threads, lr, autocast):
     env = dict(os.environ)
     env["PYTHONPATH"] = os.path.join(ROOT, "python") + (
         os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    command = [PYTHON, "-m", "memopt_torch", "predict"] + (CASES.get(name) or EXTRA[name])[1] + [
+    command = [PYTHON, "-m", "memopt_torch", "predict"] + _case(name)[1] + [
         "--optimizer", optimizer, "--lr", str(lr), "--set-to-none",
         "true" if set_to_none else "false", "--threads", str(threads), "--measure", "--json"] + (
         ["--autocast", autocast] if autocast != "fp32" else [])
@@ -126,7 +145,7 @@ def run_case(name, optimizer, set_to_none, threads, lr, autocast):
 
 def row(name, optimizer, set_to_none, autocast, r):
     """One Markdown row of the table."""
-    label = (CASES.get(name) or EXTRA[name])[0]
+    label = _case(name)[0]
     if "not_run" in r:
         return "| %s | %s | %s | %s | - | - | - | PyTorch fails: `%s` | - |" % (
             label, autocast, optimizer, str(set_to_none).lower(), r["not_run"])
@@ -146,8 +165,9 @@ def row(name, optimizer, set_to_none, autocast, r):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", default=",".join(CASES),
-                        help="comma-separated subset of: %s; or 'extra' for: %s (Adam, "
-                        "set_to_none true)" % (", ".join(CASES), ", ".join(EXTRA)))
+                        help="comma-separated subset of: %s; 'extra' for: %s (Adam, "
+                        "set_to_none true); 'finetune' for: %s" % (
+                            ", ".join(CASES), ", ".join(EXTRA), ", ".join(FINETUNE)))
     parser.add_argument("--optimizers", default="sgd,adam",
                         help="comma-separated subset of sgd, adam, adamw")
     parser.add_argument("--precision", default="fp32",
@@ -163,11 +183,15 @@ def main():
         if name == "extra":
             runs += [(extra, "adam", True) for extra in EXTRA]
             continue
-        if name not in CASES and name not in EXTRA:
-            raise SystemExit("unknown case '%s' (expected one of %s)" % (
-                name, ", ".join(list(CASES) + list(EXTRA) + ["extra"])))
-        runs += [(name, optimizer, set_to_none) for optimizer in args.optimizers.split(",")
-                 for set_to_none in ((True, False) if name in CASES else (True,))]
+        for case in (FINETUNE if name == "finetune" else [name]):
+            if case not in CASES and case not in EXTRA and case not in FINETUNE:
+                raise SystemExit("unknown case '%s' (expected one of %s)" % (
+                    case, ", ".join(list(CASES) + list(EXTRA) + list(FINETUNE) +
+                                    ["extra", "finetune"])))
+            both = case in CASES or case in FINETUNE
+            runs += [(case, optimizer, set_to_none)
+                     for optimizer in args.optimizers.split(",")
+                     for set_to_none in ((True, False) if both else (True,))]
     precisions = args.precision.split(",")
     for p in precisions:
         if p not in ("fp32", "bf16"):

@@ -112,7 +112,6 @@ LogicalResult GraphImporter::readDeclarations(const json::Object &document) {
   }
   // Floating-point parameters share one element type: the model's.
   Type elementType;
-  bool frozen = false;
   for (auto [i, entry] : llvm::enumerate(*paramList)) {
     std::string path = ("params[" + Twine(i) + "]").str();
     const json::Object *object = entry.getAsObject();
@@ -122,22 +121,18 @@ LogicalResult GraphImporter::readDeclarations(const json::Object &document) {
       emitDocumentError(path) << "expected a \"name\"";
       return failure();
     }
-    // The step trains every parameter: one PyTorch leaves alone must not be
-    // imported (absent: trainable, as graphs written before the field).
+    // requires_grad=False (a frozen parameter, as fine-tuning and LoRA leave
+    // the base weights) becomes train.param {trainable = false}: the step
+    // gives it no gradient and no optimizer state, as PyTorch's optimizer
+    // leaves a parameter whose .grad stays None. Absent: trainable, as in
+    // graphs written before the field.
     if (const json::Value *trainable = object->get("requires_grad")) {
       if (!trainable->getAsBoolean()) {
         emitDocumentError(path + ".requires_grad") << "expected a boolean";
         return failure();
       }
-      if (!*trainable->getAsBoolean()) {
-        emitDocumentError(path)
-            << "parameter '" << *name
-            << "' is frozen (requires_grad=False): frozen parameters are not "
-               "supported yet (the step would train it); register it as a "
-               "buffer to keep it fixed, or set requires_grad=True to train it";
-        frozen = true;
-        continue;
-      }
+      if (!*trainable->getAsBoolean())
+        frozenParams.insert(*name);
     }
     FailureOr<RankedTensorType> type = parseTensorType(object, path);
     if (failed(type))
@@ -162,9 +157,6 @@ LogicalResult GraphImporter::readDeclarations(const json::Object &document) {
       return failure();
     }
   }
-  // Every frozen parameter is reported, then the import stops.
-  if (frozen)
-    return failure();
   if (!elementType)
     elementType = Builder(getContext()).getF32Type();
   builder = std::make_unique<gen::ModelBuilder>(module, funcName, elementType);

@@ -302,6 +302,9 @@ private:
 
   /// Parameters by name: their types.
   llvm::StringMap<RankedTensorType> params;
+  /// The parameters exported with requires_grad=False: their train.param
+  /// reads are `trainable = false`.
+  llvm::StringSet<> frozenParams;
   /// Inputs by name: the function arguments.
   llvm::StringMap<Value> inputs;
   /// Constants by name, and those built so far.

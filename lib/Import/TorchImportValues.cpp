@@ -61,7 +61,10 @@ FailureOr<Value> GraphImporter::getReferenced(Node &node,
     if (it == params.end())
       return emitError(node.loc)
              << node.target << " reads undeclared parameter '" << *name << "'";
-    return builder->param(*name, it->second.getShape());
+    Value value = builder->param(*name, it->second.getShape());
+    if (frozenParams.contains(*name))
+      value.getDefiningOp<train::ParamOp>().setTrainable(false);
+    return value;
   }
   if (std::optional<StringRef> name = object->getString("input")) {
     auto it = inputs.find(*name);

@@ -16,6 +16,7 @@ data (predict.py). Examples:
 import argparse
 import json
 import os
+import re
 import sys
 
 from . import exporter
@@ -92,9 +93,15 @@ def _parser():
                        choices=["cross_entropy", "mse", "model"], help="as for export")
     train.add_argument("--weights", required=True,
                        help="safetensors file written by export --weights")
-    train.add_argument("--optimizer", default="sgd", choices=["sgd", "adam"],
-                       help="torch.optim.SGD (no momentum) or torch.optim.Adam "
-                            "(betas 0.9/0.999, eps 1e-8) (default: sgd)")
+    train.add_argument("--optimizer", default="sgd", choices=["sgd", "adam", "adamw"],
+                       help="torch.optim.SGD (no momentum), Adam or AdamW (betas "
+                            "0.9/0.999, eps 1e-8), over every parameter: a frozen one "
+                            "(requires_grad=False) keeps .grad None, which all three "
+                            "skip, weight decay included (default: sgd)")
+    train.add_argument("--weight-decay", type=float, default=0.0,
+                       help="weight decay: L2 for sgd and adam, decoupled for adamw, as "
+                            "train-autodiff's weight-decay (default: 0, train-autodiff's "
+                            "default; torch's AdamW default is 1e-2)")
     train.add_argument("--dtype", default="float32", choices=["float32", "float64"],
                        help="as for export")
     train.add_argument("--lr", type=float, default=1e-3, help="learning rate (default: 1e-3)")
@@ -117,6 +124,13 @@ def _parser():
     compare.add_argument("--norm", action="store_true",
                          help="compare each tensor as a whole: ||a - b|| <= atol + rtol * ||b|| "
                               "(2-norms) instead of element by element")
+    compare.add_argument("--only", metavar="REGEX",
+                         help="compare only the tensors whose names REGEX matches "
+                              "(re.search); the others may be in one file only")
+    compare.add_argument("--exact", metavar="REGEX",
+                         help="the tensors whose names REGEX matches (re.search) must be "
+                              "bit-identical: the same dtype, shape and bytes (frozen "
+                              "parameters); the others are compared by the tolerances")
     compare.add_argument("--from", dest="start", metavar="BEFORE",
                          help="compare the changes a - BEFORE and b - BEFORE, where BEFORE holds "
                               "the tensors both runs started from (export --weights): the "
@@ -285,11 +299,16 @@ def _train(args):
         example = example.to(dtype)
     if labels.is_floating_point():
         labels = labels.to(dtype)
+    # Every parameter, frozen ones included: torch's optimizers skip a
+    # parameter whose .grad is None (weight decay too), and a frozen one's
+    # stays None, since zero_grad() only zeroes gradients that exist.
     weights = [t for _, t in params]
     if args.optimizer == "sgd":
-        optimizer = torch.optim.SGD(weights, lr=args.lr)
+        optimizer = torch.optim.SGD(weights, lr=args.lr, weight_decay=args.weight_decay)
     else:
-        optimizer = torch.optim.Adam(weights, lr=args.lr, foreach=False)
+        kind = torch.optim.Adam if args.optimizer == "adam" else torch.optim.AdamW
+        optimizer = kind(weights, lr=args.lr, weight_decay=args.weight_decay,
+                         foreach=False)
     for step in range(1, args.steps + 1):
         optimizer.zero_grad()
         if args.loss == "model":
@@ -311,6 +330,13 @@ def _compare(args):
 
     actual, _ = safetensors.load(args.actual)
     expected, _ = safetensors.load(args.expected)
+    selected, exact = _regex(args.only, "--only"), _regex(args.exact, "--exact")
+    if selected:
+        actual = {k: v for k, v in actual.items() if selected.search(k)}
+        expected = {k: v for k, v in expected.items() if selected.search(k)}
+        if not actual and not expected:
+            print(f"no tensor name matches --only '{args.only}'", file=sys.stderr)
+            return 1
     if set(actual) != set(expected):
         only = sorted(set(actual) ^ set(expected))
         print(f"tensors in one file only: {', '.join(only)}", file=sys.stderr)
@@ -318,6 +344,8 @@ def _compare(args):
     if args.start:
         start, _ = safetensors.load(args.start)
         for name in sorted(actual):
+            if exact and exact.search(name):
+                continue
             if name not in start or start[name].shape != actual[name].shape or \
                     start[name].shape != expected[name].shape:
                 print(f"{args.start} has no tensor '{name}' of the compared files' shape",
@@ -325,9 +353,16 @@ def _compare(args):
                 return 1
             actual[name] = actual[name].double() - start[name].double()
             expected[name] = expected[name].double() - start[name].double()
+    # Bit for bit, before --from turns the tensors into changes.
+    identical = sorted(name for name in actual if exact and exact.search(name))
+    failed = [f"{name}: not bit-identical ({_difference(actual[name], expected[name])})"
+              for name in identical if not _bitwise_equal(actual[name], expected[name])]
+    if exact and not identical:
+        failed.append(f"no tensor name matches --exact '{args.exact}'")
     worst = (0.0, None)
-    failed = []
     for name in sorted(actual):
+        if name in identical:
+            continue
         a = actual[name].double()
         b = expected[name].double()
         if a.shape != b.shape:
@@ -347,15 +382,51 @@ def _compare(args):
         relative = float(((a - b).abs() / denominator).max()) if a.numel() else 0.0
         if relative > worst[0]:
             worst = (relative, name)
-    print(f"compared {len(actual)} tensors{' in 2-norm' if args.norm else ''}"
+    print(f"compared {len(actual) - len(identical)} tensors"
+          f"{' in 2-norm' if args.norm else ''}"
           f"{' (their changes from ' + args.start + ')' if args.start else ''}, "
-          f"rtol {args.rtol:g}, atol {args.atol:g}")
+          f"rtol {args.rtol:g}, atol {args.atol:g}"
+          f"{f', and {len(identical)} bit for bit' if exact else ''}")
     for line in failed:
         print(f"mismatch: {line}")
     if failed:
         return 1
     print("all tensors agree")
     return 0
+
+
+def _regex(text, option):
+    """The compiled REGEX of --only or --exact; None without one."""
+    if text is None:
+        return None
+    try:
+        return re.compile(text)
+    except re.error as error:
+        raise ExportError(f"{option} '{text}' is not a regular expression: {error}")
+
+
+def _bits(t):
+    """The elements of `t` as integers of their width: equal bits, equal
+    integers (NaN equal to itself, -0 not to 0)."""
+    import torch
+    width = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+    return t.contiguous().reshape(-1).view(width[t.element_size()])
+
+
+def _bitwise_equal(a, b):
+    """The same dtype, shape and bytes."""
+    import torch
+    return a.dtype == b.dtype and a.shape == b.shape and torch.equal(_bits(a), _bits(b))
+
+
+def _difference(a, b):
+    """What differs between two tensors that are not bit-identical."""
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return f"{a.dtype} {list(a.shape)} vs {b.dtype} {list(b.shape)}"
+    differ = _bits(a) != _bits(b)
+    index = int(differ.int().argmax())
+    return (f"{int(differ.sum())} of {a.numel()} elements differ, the first at [{index}]: "
+            f"{float(a.reshape(-1)[index]):.9e} vs {float(b.reshape(-1)[index]):.9e}")
 
 
 def _export(args):

@@ -627,6 +627,21 @@ def _node_entries(gm_graph, live, dynamic, restrides, values, encode, node_names
     return nodes, running_stats_dropped
 
 
+def _frozen_note(params):
+    """The note on the frozen parameters (requires_grad=False) among
+    `params`, or None where every one is trained."""
+    frozen = [t for _, t in params if not t.requires_grad]
+    if not frozen:
+        return None
+    if len(frozen) == len(params):
+        return ("every parameter is frozen (requires_grad=False): the step has "
+                "nothing to train (train-autodiff refuses it)")
+    return (f"{len(frozen)} of {len(params)} parameters ({sum(t.numel() for t in frozen)} "
+            f"of {sum(t.numel() for _, t in params)} elements) are frozen "
+            "(requires_grad=False): mem-import reads them as train.param "
+            "{trainable = false}, with no gradient and no optimizer state")
+
+
 def to_json(graph, params, buffers, input_names, example, spec, loss):
     """The versioned JSON document of the traced graph (docs/import.md)."""
     gm_graph = graph.graph
@@ -720,6 +735,9 @@ def to_json(graph, params, buffers, input_names, example, spec, loss):
     if running_stats_dropped:
         notes.append("batch norm in training mode: normalized with batch statistics; "
                      "running_mean/running_var are not updated by the step")
+    frozen = _frozen_note(params)
+    if frozen:
+        notes.append(frozen)
     result = output_node.args[0]
     document = {
         "format": FORMAT,
@@ -727,8 +745,8 @@ def to_json(graph, params, buffers, input_names, example, spec, loss):
         "producer": f"memopt_torch (torch {torch.__version__})",
         "model": spec,
         "loss": loss,
-        # requires_grad=False (a frozen parameter): mem-import refuses it
-        # until the step can leave a parameter untrained (docs/import.md).
+        # requires_grad=False (a frozen parameter): mem-import reads it as
+        # train.param {trainable = false} (docs/import.md).
         "params": [{"name": name, "shape": list(t.shape), "dtype": dtype_name(t.dtype),
                     "requires_grad": bool(t.requires_grad)}
                    for name, t in params],
