@@ -280,9 +280,13 @@ mlir::memopt::autoplan::makeSearchOptions(const SearchRequest &request,
     options.optimizer = AutodiffOptimizer::Adam;
   else if (request.optimizer == "sgd")
     options.optimizer = AutodiffOptimizer::Sgd;
+  else if (request.optimizer == "adamw8bit")
+    options.optimizer = AutodiffOptimizer::AdamW8bit;
+  else if (request.optimizer == "adam8bit")
+    options.optimizer = AutodiffOptimizer::Adam8bit;
   else
     return requestError("unknown --optimizer '" + request.optimizer +
-                        "'; expected adamw, adam or sgd");
+                        "'; expected adamw, adam, sgd, adamw8bit or adam8bit");
   if (llvm::none_of(options.tensorParallel, [&](int64_t tp) {
         return options.globalBatch % (request.devices / tp) == 0;
       }))

@@ -63,7 +63,8 @@ public:
 
   /// Declares the global of `tensor` and appends its row to `rows`.
   LogicalResult addRow(std::string &rows, const GlobalTensor &tensor,
-                       StringRef kind, double amplitude, uint64_t bound) {
+                       StringRef kind, double amplitude, uint64_t bound,
+                       StringRef bytes = {}) {
     int element = getDriverElement(tensor.type.getElementType());
     if (element < 0)
       return emitError(getExecutionLoc(context))
@@ -77,7 +78,10 @@ public:
         << element << ", " << tensor.type.getNumElements() << ", "
         << tensor.type.getRank() << ", " << hex(amplitude) << ", "
         << hex(initPhase(tensor.name)) << ", " << fnv1a32(tensor.name) << "u, "
-        << bound << "u},\n";
+        << bound << "u";
+    if (!bytes.empty())
+      row << ", " << writeBytes(bytes);
+    row << "},\n";
     return success();
   }
 
@@ -89,13 +93,27 @@ public:
   }
 
 private:
+  /// Declares a char array of `bytes` (octal escapes, 16 bytes a line) and
+  /// returns its name.
+  std::string writeBytes(StringRef bytes) {
+    std::string symbol = ("b" + Twine(bytesCount++)).str();
+    os << "static const char " << symbol << "[] =";
+    for (size_t i = 0; i < bytes.size(); ++i) {
+      if (i % 16 == 0)
+        os << (i ? "\"\n  \"" : "\n  \"");
+      os << llvm::format("\\%03o", static_cast<unsigned char>(bytes[i]));
+    }
+    os << "\";\n";
+    return symbol;
+  }
+
   static std::string hex(double value) {
     return llvm::formatv("{0}", llvm::format("%a", value)).str();
   }
 
   llvm::raw_ostream &os;
   MLIRContext *context;
-  unsigned symbolCount = 0;
+  unsigned symbolCount = 0, bytesCount = 0;
 };
 
 } // namespace
@@ -116,9 +134,19 @@ static LogicalResult writeTables(llvm::raw_ostream &os, const StepPlan &plan,
     if (failed(writer.addRow(resultRows, result, "ZEROS", 0.0, 0)))
       return failure();
   int64_t persistent = 0;
-  for (const GlobalTensor &param : plan.params) {
-    if (failed(writer.addRow(paramRows, param, "FLOAT_FORMULA",
-                             paramAmplitude(param.name, param.type), 0)))
+  // Quantized storage: the bytes mem-run would store, written out.
+  SmallVector<std::string> storageBytes(plan.params.size());
+  for (const QuantizedWeight &weight : plan.quantizedWeights)
+    for (auto [part, bytes] :
+         llvm::zip_equal(weight.parts, getQuantizedStorageBytes(weight)))
+      storageBytes[part] = std::move(bytes);
+  for (auto [param, bytes] : llvm::zip_equal(plan.params, storageBytes)) {
+    LogicalResult added =
+        param.quantizedWeight >= 0
+            ? writer.addRow(paramRows, param, "BYTES", 0.0, 0, bytes)
+            : writer.addRow(paramRows, param, "FLOAT_FORMULA",
+                            paramAmplitude(param.name, param.type), 0);
+    if (failed(added))
       return failure();
     persistent += param.getByteSize();
   }

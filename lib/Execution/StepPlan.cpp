@@ -18,7 +18,9 @@
 #include "memopt/Execution/Init.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <unistd.h>
@@ -169,13 +171,21 @@ private:
           param.getType(), op->getLoc(), "parameter '" + param.getName() + "'");
       if (failed(type))
         return failure();
-      if (!isa<FloatType>(type->getElementType()))
+      bool storage = train::isQuantizedStorage(param.getResult());
+      if (!storage && !isa<FloatType>(type->getElementType()))
         return op->emitError() << "mem-run initializes float parameters only";
+      paramIndex[param.getName()] = plan.params.size();
       plan.params.push_back(
           {param.getName().str(), getParamGlobalName(param.getName()), *type});
       readSplit(op, plan.params.back());
+      if (storage && !plan.params.back().split.empty())
+        return op->emitError()
+               << "mem-run cannot fill the quantized storage '"
+               << param.getName() << "' split over processes";
       return success();
     }
+    if (isa<train::DequantizeNF4Op, train::DequantizeInt8Op>(op))
+      return addQuantizedWeight(op);
     if (auto state = dyn_cast<train::OptStateOp>(op)) {
       if (!seenStates.insert(state.getName()).second)
         return success();
@@ -200,13 +210,107 @@ private:
     return success();
   }
 
+  /// Records the weight the dequantize op `op` reads and marks its storage
+  /// parameters (collected already: they are read before) as its.
+  LogicalResult addQuantizedWeight(Operation *op) {
+    QuantizedWeight weight;
+    auto type = cast<RankedTensorType>(op->getResult(0).getType());
+    weight.type = type.clone(Float32Type::get(op->getContext()));
+    if (auto nf4 = dyn_cast<train::DequantizeNF4Op>(op)) {
+      weight.name = nf4.getWeight().str();
+      weight.block = static_cast<int64_t>(nf4.getBlock());
+      weight.doubleQuant = nf4.isDoubleQuant();
+    } else {
+      auto int8 = cast<train::DequantizeInt8Op>(op);
+      weight.name = int8.getWeight().str();
+      weight.format = train::WeightFormat::Int8;
+      weight.axis = static_cast<int64_t>(int8.getAxis());
+    }
+    for (Value operand : op->getOperands()) {
+      auto param = operand.getDefiningOp<train::ParamOp>();
+      if (!param || !paramIndex.count(param.getName()))
+        return op->emitError() << "mem-run fills quantized storage read from "
+                                  "train.params only";
+      weight.parts.push_back(paramIndex[param.getName()]);
+    }
+    // The backward pass dequantizes the same storage again.
+    for (QuantizedWeight &known : plan.quantizedWeights)
+      if (known.parts == weight.parts && known.name == weight.name &&
+          known.type == weight.type && known.format == weight.format &&
+          known.block == weight.block && known.axis == weight.axis)
+        return success();
+    int index = static_cast<int>(plan.quantizedWeights.size());
+    for (unsigned part : weight.parts) {
+      GlobalTensor &param = plan.params[part];
+      if (param.quantizedWeight >= 0)
+        return op->emitError()
+               << "mem-run: the quantized storage '" << param.name
+               << "' is read as the weight '" << weight.name
+               << "' here and as '"
+               << plan.quantizedWeights[param.quantizedWeight].name
+               << "' (or in another format) elsewhere";
+      param.quantizedWeight = index;
+    }
+    plan.quantizedWeights.push_back(std::move(weight));
+    return success();
+  }
+
   ModuleOp module;
   StepPlan &plan;
   llvm::SmallPtrSet<Operation *, 4> visited;
   llvm::StringSet<> seenParams, seenStates;
+  llvm::StringMap<unsigned> paramIndex;
 };
 
 } // namespace
+
+/// The bytes of `values` (little-endian, as the globals hold them).
+template <typename T>
+static std::string toBytes(ArrayRef<T> values) {
+  return std::string(reinterpret_cast<const char *>(values.data()),
+                     values.size() * sizeof(T));
+}
+
+SmallVector<std::string>
+execution::getQuantizedStorageBytes(const QuantizedWeight &weight) {
+  double amplitude = paramAmplitude(weight.name, weight.type);
+  double phase = initPhase(weight.name);
+  SmallVector<float> values;
+  for (int64_t i = 0, e = weight.type.getNumElements(); i < e; ++i)
+    values.push_back(static_cast<float>(initValue(amplitude, phase, i)));
+  if (weight.format == train::WeightFormat::Int8) {
+    train::Int8Storage storage =
+        train::quantizeInt8(values, weight.type.getShape(), weight.axis);
+    return {toBytes<int8_t>(storage.codes), toBytes<float>(storage.scales)};
+  }
+  train::NF4Storage storage =
+      train::quantizeNF4(values, weight.block, weight.doubleQuant);
+  if (!weight.doubleQuant)
+    return {toBytes<uint8_t>(storage.codes), toBytes<float>(storage.absmax)};
+  return {toBytes<uint8_t>(storage.codes),
+          toBytes<uint8_t>(storage.absmaxCodes),
+          toBytes<float>(storage.absmaxScales),
+          toBytes<float>(storage.offset)};
+}
+
+void execution::printParamInit(llvm::raw_ostream &os, const StepPlan &plan,
+                               const GlobalTensor &param) {
+  auto printFormula = [&](StringRef name, RankedTensorType type) {
+    os << "formula, amplitude "
+       << llvm::format("%.9e", paramAmplitude(name, type)) << "\n";
+  };
+  if (param.quantizedWeight < 0)
+    return printFormula(param.name, param.type);
+  const QuantizedWeight &weight = plan.quantizedWeights[param.quantizedWeight];
+  os << train::stringifyWeightFormat(weight.format);
+  if (weight.format == train::WeightFormat::NF4)
+    os << " (block " << weight.block
+       << (weight.doubleQuant ? ", double quantization" : "") << ")";
+  else
+    os << " (axis " << weight.axis << ")";
+  os << " storage of " << weight.name << ": " << weight.type << " = ";
+  printFormula(weight.name, weight.type);
+}
 
 /// The memory model's predictions and the arena of a planned step.
 static void predictMemory(StepPlan &plan) {

@@ -248,22 +248,26 @@ llvm::Error execution::loadWeights(const WeightsFile &file, StepPlan &plan) {
   return llvm::Error::success();
 }
 
-llvm::Error execution::saveParams(const StepPlan &plan, StringRef path) {
+/// Writes `tensors` to `path` under `prefix` + their names; `what` names
+/// them and `option` the option in messages.
+static llvm::Error saveTensors(ArrayRef<GlobalTensor> tensors, StringRef path,
+                               StringRef prefix, StringRef what,
+                               StringRef option) {
   llvm::json::Object header;
   int64_t offset = 0;
-  for (const GlobalTensor &param : plan.params) {
+  for (const GlobalTensor &param : tensors) {
     if (!param.split.empty())
-      return makeError("--save-params: parameter '" + param.name +
+      return makeError(option + ": " + what + " '" + param.name +
                        "' is split over processes");
     StringRef dtype = getTypeDtype(param.type.getElementType());
     if (dtype.empty())
-      return makeError("--save-params: parameter '" + param.name +
+      return makeError(option + ": " + what + " '" + param.name +
                        "' has an element type safetensors cannot name");
     int64_t bytes = param.getByteSize();
     llvm::json::Array shape;
     for (int64_t dim : param.type.getShape())
       shape.push_back(dim);
-    header[param.name] = llvm::json::Object{
+    header[(prefix + param.name).str()] = llvm::json::Object{
         {"dtype", dtype},
         {"shape", std::move(shape)},
         {"data_offsets", llvm::json::Array{offset, offset + bytes}}};
@@ -280,7 +284,15 @@ llvm::Error execution::saveParams(const StepPlan &plan, StringRef path) {
     os << text;
     // Globals hold the tensors row-major in their element types, as
     // safetensors does (this file is only written on little-endian hosts).
-    for (const GlobalTensor &param : plan.params)
+    for (const GlobalTensor &param : tensors)
       os.write(param.data, param.getByteSize());
   });
+}
+
+llvm::Error execution::saveParams(const StepPlan &plan, StringRef path) {
+  return saveTensors(plan.params, path, "", "parameter", "--save-params");
+}
+
+llvm::Error execution::saveResults(const StepPlan &plan, StringRef path) {
+  return saveTensors(plan.results, path, "result", "result", "--save-results");
 }

@@ -65,10 +65,12 @@ static void writeModelStates(const MemoryReport &report,
     json.attribute("trainable_parameter_count", states.trainableParameterCount);
     kind("weights", states.weightBytes);
     kind("frozen_weights", states.frozenWeightBytes);
+    kind("quantized_weights", states.quantizedWeightBytes);
     kind("adapter_weights", states.adapterWeightBytes);
     kind("master_weights", states.masterWeightBytes);
     kind("gradients", states.gradientBytes);
     kind("optimizer_states", states.optimizerStateBytes);
+    kind("optimizer_states_8bit", states.optimizerState8bitBytes);
     json.attributeObject("fp8_amax_histories", [&] {
       json.attribute("count", states.fp8HistoryCount);
       json.attribute("bytes", states.fp8ScalingBytes);

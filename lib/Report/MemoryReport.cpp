@@ -11,6 +11,7 @@
 #include "ReportFormatting.h"
 #include "memopt/Analysis/StepMemoryPlan.h"
 #include "memopt/Dialect/Train/IR/Precision.h"
+#include "memopt/Dialect/Train/IR/Quantization.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 #include "memopt/Dialect/Train/IR/TrainStep.h"
 #include "memopt/Report/ReportWriters.h"
@@ -106,11 +107,15 @@ SmallVector<std::pair<std::string, int64_t>> ModelStates::getRows() const {
       {"weights", weightBytes}};
   if (frozenWeightBytes > 0)
     rows.push_back({"frozen weights", frozenWeightBytes});
+  if (quantizedWeightBytes > 0)
+    rows.push_back({"quantized weights", quantizedWeightBytes});
   if (adapterWeightBytes > 0)
     rows.push_back({"adapter weights", adapterWeightBytes});
   rows.append({{"master weights", masterWeightBytes},
                {"gradients", gradientBytes},
                {"optimizer states", optimizerStateBytes}});
+  if (optimizerState8bitBytes > 0)
+    rows.push_back({"optimizer states (8-bit)", optimizerState8bitBytes});
   if (fp8HistoryCount > 0)
     rows.push_back(
         {"fp8 amax histories (" + std::to_string(fp8HistoryCount) + ")",
@@ -122,9 +127,10 @@ SmallVector<std::pair<std::string, int64_t>> ModelStates::getRows() const {
 }
 
 int64_t ModelStates::getTotalBytes() const {
-  return weightBytes + frozenWeightBytes + adapterWeightBytes +
-         masterWeightBytes + gradientBytes + optimizerStateBytes +
-         fp8ScalingBytes + getOtherBytes();
+  return weightBytes + frozenWeightBytes + quantizedWeightBytes +
+         adapterWeightBytes + masterWeightBytes + gradientBytes +
+         optimizerStateBytes + optimizerState8bitBytes + fp8ScalingBytes +
+         getOtherBytes();
 }
 
 //===----------------------------------------------------------------------===//
@@ -265,6 +271,8 @@ struct ParamState {
   bool hasLowCopy = false;
   bool hasGradient = false;
   bool trainable = true;
+  /// Quantized storage of a frozen weight (train-quantize-frozen).
+  bool quantized = false;
   llvm::SmallPtrSet<Type, 2> copyTypes;
 };
 using ParamStates = llvm::MapVector<StringRef, ParamState>;
@@ -303,6 +311,20 @@ struct ZeroConfig {
 };
 } // namespace
 
+/// The weight a dequantize op (train-quantize-frozen) reads from quantized
+/// storage, and its elements; nothing for another op.
+static std::optional<std::pair<StringRef, int64_t>>
+getQuantizedWeight(Operation *op) {
+  return llvm::TypeSwitch<Operation *,
+                          std::optional<std::pair<StringRef, int64_t>>>(op)
+      .Case<train::DequantizeNF4Op, train::DequantizeInt8Op>([](auto dq) {
+        return std::make_pair(
+            dq.getWeight(),
+            cast<RankedTensorType>(dq.getType()).getNumElements());
+      })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
 /// Counts the read `param` of a parameter: its elements and bytes the first
 /// time its name is read, and its low copies.
 static void addParameter(train::ParamOp param, const ZeroConfig &config,
@@ -315,12 +337,14 @@ static void addParameter(train::ParamOp param, const ZeroConfig &config,
   if (inserted) {
     state.bytes = train::getTensorBytes(param.getType());
     state.weightBytes = state.bytes;
+    state.quantized = train::isQuantizedStorage(param.getResult());
     if (partitioned && zero < 3) {
       state.weightBytes *= dp;
       state.hasLowCopy = true;
     }
+    // Quantized storage counts as the weight it stores (countParameters).
     if (auto type = dyn_cast<RankedTensorType>(param.getType());
-        type && type.hasStaticShape()) {
+        type && type.hasStaticShape() && !state.quantized) {
       // A padded ZeRO part counts the parameter's own rows, not the
       // padding.
       int64_t count = type.getNumElements() * wholeFactor;
@@ -409,10 +433,19 @@ LogicalResult MemoryReport::collectModelStates(FunctionOpInterface func) {
   llvm::StringSet<> fp8Histories;
   // (param, grad) of each optimizer op.
   SmallVector<std::pair<Value, Value>> updates;
+  // The states of the 8-bit updates.
+  llvm::StringSet<> states8bit;
   ZeroConfig zeroConfig(func);
+  llvm::StringSet<> quantized;
   func->walk([&](Operation *op) {
     if (auto param = dyn_cast<train::ParamOp>(op))
       return addParameter(param, zeroConfig, params, states);
+    if (std::optional<std::pair<StringRef, int64_t>> weight =
+            getQuantizedWeight(op)) {
+      if (quantized.insert(weight->first).second)
+        states.parameterCount += weight->second;
+      return;
+    }
     if (auto state = dyn_cast<train::OptStateOp>(op)) {
       if (isAmaxHistory(state)) {
         if (fp8Histories.insert(state.getName()).second) {
@@ -428,12 +461,20 @@ LogicalResult MemoryReport::collectModelStates(FunctionOpInterface func) {
     llvm::TypeSwitch<Operation *>(op)
         .Case<train::AdamOp, train::AdamWOp, train::SgdOp>([&](auto update) {
           updates.push_back({update.getParam(), update.getGrad()});
+        })
+        .Case<train::Adam8bitOp, train::AdamW8bitOp>([&](auto update) {
+          updates.push_back({update.getParam(), update.getGrad()});
+          for (Value state : update->getOperands().slice(2, 4))
+            states8bit.insert(
+                state.template getDefiningOp<train::OptStateOp>().getName());
         });
   });
   sumGradients(func, updates, zeroConfig, params, optStates, states);
 
   for (const auto &[name, state] : params) {
-    if (!state.trainable)
+    if (state.quantized)
+      states.quantizedWeightBytes += state.weightBytes;
+    else if (!state.trainable)
       states.frozenWeightBytes += state.weightBytes;
     else if (report::isAdapterName(name))
       states.adapterWeightBytes += state.weightBytes;
@@ -445,7 +486,8 @@ LogicalResult MemoryReport::collectModelStates(FunctionOpInterface func) {
   for (const auto &[name, bytes] : optStates) {
     if (report::findStateOwner(
             name, [&](StringRef param) { return params.contains(param); }))
-      states.optimizerStateBytes += bytes;
+      (states8bit.contains(name) ? states.optimizerState8bitBytes
+                                 : states.optimizerStateBytes) += bytes;
     else
       states.otherStates.push_back({name.str(), bytes});
   }
@@ -532,15 +574,21 @@ FailureOr<MemoryReport> MemoryReport::create(FunctionOpInterface func) {
   report.liveness = std::make_unique<TensorLiveness>(func);
 
   // Distinct parameters by name: a tied parameter read twice is one tensor.
+  // A weight stored quantized counts its own elements, not its storage's.
   llvm::StringMap<bool> seen;
   func->walk([&](Operation *op) {
     if (auto cost = dyn_cast<train::CostOpInterface>(op))
       report.totalFlops += cost.getFlops();
+    if (std::optional<std::pair<StringRef, int64_t>> weight =
+            getQuantizedWeight(op))
+      if (seen.try_emplace(weight->first, true).second)
+        report.parameterCount += weight->second;
     auto param = dyn_cast<train::ParamOp>(op);
     if (!param || !seen.try_emplace(param.getName(), true).second)
       return;
     if (auto type = dyn_cast<RankedTensorType>(param.getType());
-        type && type.hasStaticShape())
+        type && type.hasStaticShape() &&
+        !train::isQuantizedStorage(param.getResult()))
       report.parameterCount += type.getNumElements();
     report.parameterBytes += train::getTensorBytes(param.getType());
   });

@@ -44,7 +44,8 @@ struct Update {
 /// The `skip_if` operand of an optimizer update.
 static MutableOperandRange getSkipOperand(Operation *op) {
   return llvm::TypeSwitch<Operation *, MutableOperandRange>(op)
-      .Case<train::SgdOp, train::AdamOp, train::AdamWOp>(
+      .Case<train::SgdOp, train::AdamOp, train::AdamWOp, train::Adam8bitOp,
+            train::AdamW8bitOp>(
           [](auto update) { return update.getFoundNonfiniteMutable(); });
 }
 
@@ -60,7 +61,8 @@ static FailureOr<SmallVector<Update>> collectUpdates(func::FuncOp step) {
             train::MicroBatchAdvanceOp>(op) &&
         !accumulating)
       accumulating = op;
-    if (isa<train::SgdOp, train::AdamOp, train::AdamWOp>(op))
+    if (isa<train::SgdOp, train::AdamOp, train::AdamWOp, train::Adam8bitOp,
+            train::AdamW8bitOp>(op))
       updates.push_back({op, &op->getOpOperand(1), getSkipOperand(op)});
   });
   if (accumulating)
@@ -134,7 +136,8 @@ static FailureOr<bool> scaleLossSeed(ArrayRef<Update> updates,
                                      int64_t microBatches) {
   auto getScale = [](Operation *op) -> Value {
     return llvm::TypeSwitch<Operation *, Value>(op)
-        .Case<train::SgdOp, train::AdamOp, train::AdamWOp>(
+        .Case<train::SgdOp, train::AdamOp, train::AdamWOp, train::Adam8bitOp,
+              train::AdamW8bitOp>(
             [](auto update) { return update.getGradScale(); });
   };
   Value scale = getScale(updates.front().op);
@@ -171,7 +174,8 @@ static FailureOr<bool> scaleLossSeed(ArrayRef<Update> updates,
               "1 / micro-batches and cannot rewrite it";
   }
   scale.replaceUsesWithIf(seed, [&](OpOperand &use) {
-    return !isa<train::SgdOp, train::AdamOp, train::AdamWOp>(use.getOwner());
+    return !isa<train::SgdOp, train::AdamOp, train::AdamWOp, train::Adam8bitOp,
+                train::AdamW8bitOp>(use.getOwner());
   });
   return true;
 }

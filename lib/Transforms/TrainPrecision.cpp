@@ -8,6 +8,7 @@
 
 #include "memopt/Dialect/Train/IR/ComputeTypes.h"
 #include "memopt/Dialect/Train/IR/Precision.h"
+#include "memopt/Dialect/Train/IR/Quantization.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 #include "memopt/Dialect/Train/IR/TrainStep.h"
 #include "memopt/Transforms/Autodiff.h"
@@ -255,9 +256,19 @@ void ForwardLowering::run() {
       // bf16-pure: the parameter itself is bf16 (no master copy). A frozen
       // parameter is never updated, so in every mode it is stored in the
       // low type, without a master (a fine-tuned model's base weights).
+      // Quantized storage keeps its format's types.
       if (RankedTensorType type = getFloatTensorType(param.getType());
-          type && (pure || !param.getTrainable()))
+          type && (pure || !param.getTrainable()) &&
+          !train::isQuantizedStorage(param.getResult()))
         param.getResult().setType(type.clone(low));
+      continue;
+    }
+    // A quantized frozen weight dequantizes to the low type, as the frozen
+    // weight itself would be stored in it: quantizing before or after this
+    // pass gives the same program.
+    if (isa<train::DequantizeNF4Op, train::DequantizeInt8Op>(op)) {
+      auto type = cast<RankedTensorType>(op->getResult(0).getType());
+      op->getResult(0).setType(type.clone(low));
       continue;
     }
     if (!isa<train::TrainDialect>(op->getDialect()))

@@ -57,6 +57,17 @@ using namespace mlir;
 using namespace mlir::memopt;
 using namespace mlir::memopt::detail;
 
+/// Whether `func` reads a weight through a dequantize op.
+static bool hasQuantizedWeights(func::FuncOp func) {
+  return func
+      .walk([](Operation *op) {
+        return isa<train::DequantizeNF4Op, train::DequantizeInt8Op>(op)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 namespace {
 
 /// A function train-shard partitions: a forward + loss function in place,
@@ -187,6 +198,18 @@ struct TrainShardPass
       }
       if (failed(train::verifyNotLowered(func, "train-shard")))
         return signalPassFailure();
+      // Quantized storage (train-quantize-frozen) has no partitioning rule:
+      // a tensor-parallel layer would need its part of the codes and
+      // scales, ZeRO would gather storage the dequantize op reads whole.
+      if ((tp > 1 || zero > 0) && hasQuantizedWeights(func)) {
+        func.emitOpError()
+            << "train-shard: reads frozen weights stored quantized "
+               "(train-quantize-frozen), which "
+            << (tp > 1 ? "tensor parallelism (tp > 1)"
+                       : "zero=" + std::to_string(zero))
+            << " cannot partition; use data parallelism with zero=0";
+        return signalPassFailure();
+      }
       std::optional<train::PrecisionConfig> precision =
           train::getPrecisionConfig(func);
       if ((zero > 0 || sequenceParallel) && precision &&

@@ -218,7 +218,8 @@ def check_json(path):
     )
     if states["trainable_parameter_count"] != states["parameter_count"]:
         print(f"  trainable: {states['trainable_parameter_count']}")
-    for kind in STATE_KINDS[:1] + EXTRA_KINDS + STATE_KINDS[1:]:
+    # In the report's order: the weights of each kind, then the states.
+    for kind in STATE_KINDS[:1] + EXTRA_KINDS[:3] + STATE_KINDS[1:4] + EXTRA_KINDS[3:] + STATE_KINDS[4:]:
         entry = states[kind]
         if kind in EXTRA_KINDS and not entry["bytes"]:
             continue
@@ -284,7 +285,8 @@ def check_eager_trace(report):
 
 STATE_KINDS = ["weights", "master_weights", "gradients", "optimizer_states", "total"]
 # Printed only when non-zero (fine-tuning), checked always.
-EXTRA_KINDS = ["frozen_weights", "adapter_weights"]
+EXTRA_KINDS = ["frozen_weights", "quantized_weights", "adapter_weights",
+               "optimizer_states_8bit"]
 
 
 def check_model_states(report):
@@ -300,10 +302,12 @@ def check_model_states(report):
             "trainable_parameter_count",
             "weights",
             "frozen_weights",
+            "quantized_weights",
             "adapter_weights",
             "master_weights",
             "gradients",
             "optimizer_states",
+            "optimizer_states_8bit",
             "fp8_amax_histories",
             "other_states",
             "total",

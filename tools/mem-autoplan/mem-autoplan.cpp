@@ -162,7 +162,7 @@ static cl::list<int64_t>
 static cl::opt<std::string>
     optimizerName("optimizer",
                   cl::desc("Optimizer of generated steps: adamw (default), "
-                           "adam, sgd"),
+                           "adam, sgd, adamw8bit, adam8bit (8-bit states)"),
                   cl::init("adamw"), cl::cat(searchCategory));
 
 static cl::opt<unsigned> topRows("top",

@@ -97,6 +97,14 @@ static cl::opt<std::string> loraSpec(
              "are stored in the low type under --precision"),
     cl::value_desc("spec"), cl::init(""), cl::cat(commonCategory));
 
+static cl::opt<std::string> quantizeFrozen(
+    "quantize-frozen",
+    cl::desc("Store the frozen linear weights quantized "
+             "(train-quantize-frozen, after --freeze and --lora): nf4 "
+             "(QLoRA's 4-bit NormalFloat, blocks of 64, double quantization) "
+             "or int8 (one scale per output feature)"),
+    cl::value_desc("nf4|int8"), cl::init(""), cl::cat(commonCategory));
+
 static cl::opt<bool> emitTrainingStep(
     "train",
     cl::desc("Emit the whole training step: forward, loss, backward "
@@ -105,8 +113,10 @@ static cl::opt<bool> emitTrainingStep(
 
 static cl::opt<std::string>
     optimizer("optimizer",
-              cl::desc("Optimizer of --train: adam (default), adamw, sgd, or "
-                       "none (return the gradients)"),
+              cl::desc("Optimizer of --train: adam (default), adamw, "
+                       "adam8bit, adamw8bit (8-bit block-wise states for "
+                       "parameters of 4096 elements or more, 32-bit ones "
+                       "below), sgd, or none (return the gradients)"),
               cl::init("adam"), cl::cat(commonCategory));
 
 static cl::opt<bool> printParamCount(
@@ -258,6 +268,8 @@ static std::optional<AutodiffOptimizer> parseOptimizer(StringRef name) {
   return llvm::StringSwitch<std::optional<AutodiffOptimizer>>(name)
       .Case("adam", AutodiffOptimizer::Adam)
       .Case("adamw", AutodiffOptimizer::AdamW)
+      .Case("adam8bit", AutodiffOptimizer::Adam8bit)
+      .Case("adamw8bit", AutodiffOptimizer::AdamW8bit)
       .Case("sgd", AutodiffOptimizer::Sgd)
       .Case("none", AutodiffOptimizer::None)
       .Default(std::nullopt);
@@ -299,7 +311,8 @@ static LogicalResult checkApplicable(const ModelChoice &model) {
     return fail("--optimizer needs --train");
   if (emitTrainingStep && !parseOptimizer(optimizer))
     return fail("unknown optimizer '" + optimizer +
-                "'; expected adam, adamw, sgd or none");
+                "'; expected adam, adamw, adam8bit, adamw8bit, sgd or "
+                "none");
   return success();
 }
 
@@ -499,7 +512,8 @@ static std::string getFunctionName(StringRef model) {
   return name;
 }
 
-/// --freeze and --lora: train-freeze and train-lora on the forward pass.
+/// --freeze, --lora and --quantize-frozen: train-freeze, train-lora and
+/// train-quantize-frozen on the forward pass.
 static LogicalResult runFineTuningPasses(MLIRContext &context, ModuleOp module,
                                          StringRef name,
                                          const ModelConfig &config) {
@@ -528,6 +542,16 @@ static LogicalResult runFineTuningPasses(MLIRContext &context, ModuleOp module,
                     "; name the layers with targets=NAME[,NAME...]");
     }
     pm.addNestedPass<func::FuncOp>(createTrainLoraPass(options));
+  }
+  if (quantizeFrozen.getNumOccurrences()) {
+    TrainQuantizeFrozenPassOptions options;
+    std::optional<train::WeightFormat> format =
+        train::symbolizeWeightFormat(quantizeFrozen);
+    if (!format)
+      return fail("unknown --quantize-frozen '" + quantizeFrozen +
+                  "'; expected nf4 or int8");
+    options.format = *format;
+    pm.addNestedPass<func::FuncOp>(createTrainQuantizeFrozenPass(options));
   }
   if (pm.size() > 0 && failed(pm.run(module)))
     return fail("fine-tuning passes failed on the generated " + name +

@@ -106,6 +106,12 @@ static cl::opt<std::string> saveParamsFile(
              "file"),
     cl::value_desc("file"), cl::init(""), cl::cat(memRunCategory));
 
+static cl::opt<std::string> saveResultsFile(
+    "save-results",
+    cl::desc("Write the step's results after the last step to this "
+             "safetensors file, as result0, result1, ..."),
+    cl::value_desc("file"), cl::init(""), cl::cat(memRunCategory));
+
 static cl::opt<bool> listInputs(
     "list-inputs",
     cl::desc("Print how every argument, parameter and optimizer state would "
@@ -450,10 +456,10 @@ static void printInputs(const StepPlan &plan) {
       break;
     }
   }
-  for (const GlobalTensor &param : plan.params)
-    os << "param " << param.name << ": " << param.type
-       << " = formula, amplitude "
-       << llvm::format("%.9e", paramAmplitude(param.name, param.type)) << "\n";
+  for (const GlobalTensor &param : plan.params) {
+    os << "param " << param.name << ": " << param.type << " = ";
+    printParamInit(os, plan, param);
+  }
   for (const GlobalTensor &state : plan.states)
     os << "opt_state " << state.name << ": " << state.type << " = zeros\n";
   if (plan.hasSeed)
@@ -584,6 +590,9 @@ static LogicalResult runSteps(ModuleOp module, StepPlan &plan,
   llvm::outs().flush();
   if (!saveParamsFile.empty())
     if (llvm::Error error = saveParams(plan, saveParamsFile))
+      return fail(llvm::toString(std::move(error)));
+  if (!saveResultsFile.empty())
+    if (llvm::Error error = saveResults(plan, saveResultsFile))
       return fail(llvm::toString(std::move(error)));
   return success();
 }

@@ -211,6 +211,13 @@ int64_t AdamOp::getFlops() { return 12 * numElements(getParam()); }
 
 int64_t AdamWOp::getFlops() { return 13 * numElements(getParam()); }
 
+// Adam's 12 (13) FLOPs, the moments computed a second time (7), two
+// dequantizing products, two divisions by the absmax, two absmax
+// comparisons and the choice between the two nearest map values (1).
+int64_t Adam8bitOp::getFlops() { return 26 * numElements(getParam()); }
+
+int64_t AdamW8bitOp::getFlops() { return 27 * numElements(getParam()); }
+
 int64_t AccumulateOp::getFlops() { return 2 * numElements(getBuffer()); }
 
 int64_t MicroBatchSkipOp::getFlops() { return 2; }

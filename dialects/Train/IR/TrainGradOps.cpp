@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "TrainOpUtils.h"
+#include "memopt/Dialect/Train/IR/Blockwise8bit.h"
 #include "memopt/Dialect/Train/IR/ComputeTypes.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 #include "mlir/IR/Builders.h"
@@ -240,8 +241,8 @@ static LogicalResult checkUpdatedParam(Operation *op, Value param) {
   auto def = param.getDefiningOp<ParamOp>();
   if (def.getTrainable())
     return success();
-  return op->emitOpError() << "updates the frozen parameter '"
-                           << def.getName() << "' (trainable = false)";
+  return op->emitOpError() << "updates the frozen parameter '" << def.getName()
+                           << "' (trainable = false)";
 }
 
 LogicalResult SgdOp::verify() {
@@ -313,6 +314,71 @@ bool AdamOp::isUpdatedInPlace(unsigned operandIndex) {
 LogicalResult AdamWOp::verify() { return verifyAdam(*this); }
 bool AdamWOp::isUpdatedInPlace(unsigned operandIndex) {
   return isAdamInPlaceOperand(operandIndex);
+}
+
+/// Shared verifier of adam8bit and adamw8bit: the hyperparameters as Adam's,
+/// four distinct states, codes of the parameter's shape and one absmax per
+/// block of kBlockwise8bitBlockSize elements.
+template <typename OpTy> static LogicalResult verifyAdam8bit(OpTy op) {
+  if (failed(checkUpdatedParam(op, op.getParam())))
+    return failure();
+  struct State {
+    StringRef what;
+    Value value;
+  };
+  State states[] = {{"exp_avg codes", op.getExpAvgCodes()},
+                    {"exp_avg absmax", op.getExpAvgAbsmax()},
+                    {"exp_avg_sq codes", op.getExpAvgSqCodes()},
+                    {"exp_avg_sq absmax", op.getExpAvgSqAbsmax()}};
+  llvm::SmallDenseMap<StringRef, StringRef> names;
+  for (const State &state : states) {
+    if (failed(checkDefinedBy<OptStateOp>(op, state.what, state.value)))
+      return failure();
+    StringRef name = state.value.template getDefiningOp<OptStateOp>().getName();
+    auto [it, inserted] = names.try_emplace(name, state.what);
+    if (!inserted)
+      return op.emitOpError()
+             << "expected distinct states, got the train.opt_state \"" << name
+             << "\" as both " << it->second << " and " << state.what;
+  }
+  ArrayRef<int64_t> shape = shapeOf(op.getParam());
+  SmallVector<int64_t, 1> blocks = {
+      getBlockwise8bitBlocks(numElements(op.getParam()))};
+  std::string perBlock =
+      "(one per block of " + std::to_string(kBlockwise8bitBlockSize) + ")";
+  if (failed(checkShape(op, "grad", shape, shapeOf(op.getGrad()))) ||
+      failed(checkShape(op, "exp_avg codes", shape,
+                        shapeOf(op.getExpAvgCodes()))) ||
+      failed(checkShape(op, "exp_avg_sq codes", shape,
+                        shapeOf(op.getExpAvgSqCodes()))) ||
+      failed(checkShape(op, "exp_avg absmax " + perBlock, blocks,
+                        shapeOf(op.getExpAvgAbsmax()))) ||
+      failed(checkShape(op, "exp_avg_sq absmax " + perBlock, blocks,
+                        shapeOf(op.getExpAvgSqAbsmax()))) ||
+      failed(checkNonNegative(op, "lr", op.getLr().convertToDouble())) ||
+      failed(checkProbability(op, "beta1", op.getBeta1().convertToDouble())) ||
+      failed(checkProbability(op, "beta2", op.getBeta2().convertToDouble())) ||
+      failed(checkPositive(op, "epsilon", op.getEpsilon().convertToDouble())) ||
+      failed(verifyLossScaledUpdate(op, op.getFoundNonfinite(),
+                                    op.getSkippedSteps())))
+    return failure();
+  return checkNonNegative(op, "weight_decay",
+                          op.getWeightDecay().convertToDouble());
+}
+
+/// Operands 0 and 2 to 5 (param and the four states) are updated in place.
+static bool isAdam8bitInPlaceOperand(unsigned operandIndex) {
+  return operandIndex == 0 || (operandIndex >= 2 && operandIndex <= 5);
+}
+
+LogicalResult Adam8bitOp::verify() { return verifyAdam8bit(*this); }
+bool Adam8bitOp::isUpdatedInPlace(unsigned operandIndex) {
+  return isAdam8bitInPlaceOperand(operandIndex);
+}
+
+LogicalResult AdamW8bitOp::verify() { return verifyAdam8bit(*this); }
+bool AdamW8bitOp::isUpdatedInPlace(unsigned operandIndex) {
+  return isAdam8bitInPlaceOperand(operandIndex);
 }
 
 /// Fails unless `index` is the micro-batch index state of gradient

@@ -209,6 +209,14 @@ bool AdamWOp::isStepCount(unsigned operandIndex) {
   return operandIndex == getStepMutable().getOperandNumber();
 }
 
+bool Adam8bitOp::isStepCount(unsigned operandIndex) {
+  return operandIndex == getStepMutable().getOperandNumber();
+}
+
+bool AdamW8bitOp::isStepCount(unsigned operandIndex) {
+  return operandIndex == getStepMutable().getOperandNumber();
+}
+
 // Views and copies of their single operand.
 bool ReshapeOp::forwardsValues(unsigned operandIndex) { return true; }
 bool TransposeOp::forwardsValues(unsigned operandIndex) { return true; }

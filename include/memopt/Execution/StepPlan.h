@@ -16,6 +16,7 @@
 #ifndef MEMOPT_EXECUTION_STEPPLAN_H
 #define MEMOPT_EXECUTION_STEPPLAN_H
 
+#include "memopt/Dialect/Train/IR/Quantization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -83,8 +84,31 @@ struct GlobalTensor {
   /// tensor it splits, when the parts end with padding; 0 otherwise.
   int64_t splitExtent = 0;
 
+  /// For a parameter that holds quantized storage of a frozen weight
+  /// (train-quantize-frozen): the index of that weight in
+  /// StepPlan::quantizedWeights; -1 otherwise.
+  int quantizedWeight = -1;
+
   /// Bytes of the tensor in its global.
   int64_t getByteSize() const;
+};
+
+/// A frozen weight a step reads through a dequantize op: mem-run fills its
+/// storage (parameters of their own) with the quantization of the values
+/// the formula gives the weight itself (docs/execution.md).
+struct QuantizedWeight {
+  /// The weight's name and type (f32) in the formula.
+  std::string name;
+  RankedTensorType type;
+  train::WeightFormat format = train::WeightFormat::NF4;
+  /// NF4's block and double quantization; int8's output-feature axis.
+  int64_t block = 0;
+  bool doubleQuant = false;
+  int64_t axis = 0;
+  /// The storage, as indices into StepPlan::params, in the dequantize op's
+  /// operand order (codes, absmax[, absmax scale, absmax offset]; codes,
+  /// scale).
+  SmallVector<unsigned> parts;
 };
 
 /// One argument of the step and how it is filled.
@@ -94,6 +118,13 @@ struct StepArgument {
   /// For ArgKind::Integer: the values lie in [0, bound).
   uint64_t bound = 0;
 };
+
+/// The bytes mem-run stores in each part of `weight`'s storage (in the
+/// order of QuantizedWeight::parts): the quantization (Quantization.h) of
+/// the f32 values the formula gives the weight, `f32(amplitude * sin(0.37 *
+/// i + phase))` with the weight's own name and shape.
+SmallVector<std::string>
+getQuantizedStorageBytes(const QuantizedWeight &weight);
 
 /// Everything a runtime needs to know of a step to feed it and read it back.
 struct StepPlan {
@@ -107,6 +138,8 @@ struct StepPlan {
   /// Parameters and optimizer states in order of first appearance.
   SmallVector<GlobalTensor> params;
   SmallVector<GlobalTensor> states;
+  /// The frozen weights stored quantized, in order of first dequantization.
+  SmallVector<QuantizedWeight> quantizedWeights;
   /// Under gradient accumulation (train-accumulate-gradients: the step has
   /// a train.micro_batch_advance), the calls of the step per optimizer
   /// step, each fed the next micro-batch of the batch; 1 otherwise.
@@ -141,6 +174,12 @@ struct StepPlan {
   /// which lives in globals) plus the returned buffers; -1 without a plan.
   int64_t arenaBytes = -1;
 };
+
+/// Prints how mem-run fills `param`, a parameter of `plan` (--list-inputs):
+/// `formula, amplitude A`, or for quantized storage its format and the
+/// weight whose formula it quantizes. Ends the line.
+void printParamInit(llvm::raw_ostream &os, const StepPlan &plan,
+                    const GlobalTensor &param);
 
 /// The function `name` names, or the only func.func with a body when `name`
 /// is empty. `source` names the input in messages.

@@ -64,6 +64,11 @@ llvm::Error loadWeights(const WeightsFile &file, StepPlan &plan);
 /// tensors it holds whole; split parameters are an error.
 llvm::Error saveParams(const StepPlan &plan, StringRef path);
 
+/// Writes the step's results after its last call to `path` as
+/// `result<index>` (result0 the loss, for a step that returns one), as
+/// saveParams writes the parameters.
+llvm::Error saveResults(const StepPlan &plan, StringRef path);
+
 } // namespace mlir::memopt::execution
 
 #endif // MEMOPT_EXECUTION_WEIGHTS_H

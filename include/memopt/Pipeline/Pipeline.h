@@ -59,6 +59,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::values(clEnumValN(AutodiffOptimizer::Adam, "adam", "Adam"),
                        clEnumValN(AutodiffOptimizer::AdamW, "adamw",
                                   "Adam with decoupled weight decay"),
+                       clEnumValN(AutodiffOptimizer::Adam8bit, "adam8bit",
+                                  "Adam with 8-bit block-wise states for "
+                                  "parameters of 4096 elements or more"),
+                       clEnumValN(AutodiffOptimizer::AdamW8bit, "adamw8bit",
+                                  "AdamW with 8-bit block-wise states for "
+                                  "parameters of 4096 elements or more"),
                        clEnumValN(AutodiffOptimizer::Sgd, "sgd", "SGD"),
                        clEnumValN(AutodiffOptimizer::None, "none",
                                   "return the parameter gradients"))};

@@ -125,13 +125,22 @@ struct ModelStates {
   int64_t weightBytes = 0;
   int64_t frozenWeightBytes = 0;
   int64_t adapterWeightBytes = 0;
+  /// Frozen weights stored quantized (train-quantize-frozen): the bytes of
+  /// their storage, codes and every scale, which frozenWeightBytes leaves
+  /// out. parameterCount counts such a weight by its own elements (the
+  /// dequantize op's result), not by its storage's.
+  int64_t quantizedWeightBytes = 0;
   /// The parameters that have a low copy: their own (master) bytes.
   int64_t masterWeightBytes = 0;
   /// The gradients the optimizer ops receive (the `grad` operand); without
   /// an optimizer, the function results marked `train.grad_of`.
   int64_t gradientBytes = 0;
-  /// The `train.opt_state` tensors named "<param>.<suffix>".
+  /// The `train.opt_state` tensors named "<param>.<suffix>", but for the
+  /// 8-bit states of train.adam8bit / adamw8bit.
   int64_t optimizerStateBytes = 0;
+  /// The 8-bit optimizer states: the codes and absmax values that
+  /// train.adam8bit / adamw8bit update.
+  int64_t optimizerState8bitBytes = 0;
   /// fp8 delayed scaling: the amax histories (`train.opt_state`s read by
   /// train.fp8_scale, train.amax_record or as a scaled_matmul's
   /// grad_history) and their bytes.
@@ -143,13 +152,14 @@ struct ModelStates {
 
   /// The bytes of otherStates.
   int64_t getOtherBytes() const;
-  /// weights (all three kinds) + master weights + gradients + optimizer
-  /// states + fp8 scaling + other.
+  /// weights (all four kinds) + master weights + gradients + optimizer
+  /// states (32-bit and 8-bit) + fp8 scaling + other.
   int64_t getTotalBytes() const;
   /// The rows the text and HTML reports print, in order: weights, frozen
-  /// weights and adapter weights (when there are any), master weights,
-  /// gradients, optimizer states, fp8 amax histories (when there are any),
-  /// each other state ("other: <name>"), total.
+  /// weights, quantized weights and adapter weights (when there are any),
+  /// master weights, gradients, optimizer states, 8-bit optimizer states
+  /// and fp8 amax histories (each when there are any), each other state
+  /// ("other: <name>"), total.
   SmallVector<std::pair<std::string, int64_t>> getRows() const;
   /// `bytes` over parameterCount (0 without parameters).
   double perParameter(int64_t bytes) const {

@@ -4,6 +4,7 @@
 #define MEMOPT_TRANSFORMS_PASSES_H
 
 #include "memopt/Dialect/Train/IR/Precision.h"
+#include "memopt/Dialect/Train/IR/Quantization.h"
 #include "memopt/Dialect/Train/IR/TrainDialect.h"
 #include "memopt/Support/ByteSize.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -25,8 +26,10 @@ enum class RematAlgorithm {
 };
 
 /// train-autodiff's `optimizer` option: the update appended per parameter,
-/// or None to return the parameter gradients instead.
-enum class AutodiffOptimizer { Adam, AdamW, Sgd, None };
+/// or None to return the parameter gradients instead. Adam8bit and
+/// AdamW8bit keep 8-bit block-wise states for parameters of at least
+/// train::kMin8bitStateElements elements (and 32-bit ones for the others).
+enum class AutodiffOptimizer { Adam, AdamW, Sgd, None, Adam8bit, AdamW8bit };
 
 #define GEN_PASS_DECL
 #include "memopt/Transforms/Passes.h.inc"

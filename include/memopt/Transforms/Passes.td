@@ -105,6 +105,72 @@ def TrainLoraPass : Pass<"train-lora", "::mlir::func::FuncOp"> {
   ];
 }
 
+def TrainQuantizeFrozenPass
+    : Pass<"train-quantize-frozen", "::mlir::func::FuncOp"> {
+  let summary = "Stores the frozen linear weights quantized (QLoRA's NF4, or "
+                "int8)";
+  let description = [{
+    QLoRA's storage of the frozen base model (Dettmers et al., 2023): every
+    frozen (`trainable = false`) 2-D float parameter whose every read is
+    the right operand of a `train.matmul` (a linear layer's weight) is
+    replaced by quantized storage, frozen `train.param`s named after it,
+    read through a dequantize op where the weight was read. Embeddings,
+    norms, biases, trainable parameters and a weight read by anything else
+    (an embedding tied to the LM head) are left as they are.
+
+    * `format=nf4` (default): `train.dequantize_nf4`: 4-bit NormalFloat
+      codes, two per byte (`<w>.nf4.codes`), one absmax per `block`
+      elements (a power of two, default 64; a last partial block is
+      allowed). With `double-quant=true` (default) the absmaxes are
+      quantized again, to 8-bit codes (`<w>.nf4.absmax`, i8) with one f32
+      scale per 256 (`<w>.nf4.absmax.scale`) and their f32 mean
+      (`<w>.nf4.absmax.offset`); else they are f32 (`<w>.nf4.absmax`).
+      About 4.127 bits per weight with double quantization, 4.5 without.
+    * `format=int8`: `train.dequantize_int8`: one i8 code per element
+      (`<w>.int8.codes`) and one f32 absmax per output feature
+      (`<w>.int8.scale`), LLM.int8's row-wise absmax.
+
+    The dequantized weight is a temporary in the compute type (f32, or the
+    low type under train-precision's mixed modes): train-autodiff
+    dequantizes again before the backward pass rather than keeping it.
+    mem-run fills the storage with the quantization of the weight's
+    initial values (docs/execution.md, docs/finetune.md).
+
+    Apply after train-lora or train-freeze (a weight must be frozen), to
+    the forward + loss function or the step train-autodiff derived (whose
+    backward pass it derives again), before train-shard. Before or after
+    train-precision: both orders give the same program, except under fp8,
+    which the pass refuses (its linear layers are fp8 matmuls already;
+    quantized first, they compute in bf16). A function with no such weight,
+    or one already quantized, is an error.
+
+    Example:
+    ```
+    mem-gen gpt2 --lora rank=16 | mem-opt --train-quantize-frozen='format=nf4 block=64' --train-autodiff
+    ```
+  }];
+  let options = [
+    Option<"format", "format", "::mlir::memopt::train::WeightFormat",
+           /*default=*/"::mlir::memopt::train::WeightFormat::NF4",
+           "nf4 or int8",
+           [{::llvm::cl::values(
+             clEnumValN(::mlir::memopt::train::WeightFormat::NF4, "nf4",
+                        "QLoRA's 4-bit NormalFloat, block-wise absmax"),
+             clEnumValN(::mlir::memopt::train::WeightFormat::Int8, "int8",
+                        "int8 codes, one absmax per output feature"))}]>,
+    Option<"block", "block", "int64_t", /*default=*/"64",
+           "nf4: elements per absmax block, a power of two from 2 to 65536">,
+    Option<"doubleQuant", "double-quant", "bool", /*default=*/"true",
+           "nf4: quantize the block absmaxes to 8 bits (QLoRA's double "
+           "quantization)">,
+    Option<"keep", "keep", "std::string", /*default=*/"\"lm_head\"",
+           "Comma-separated module names whose weights stay unquantized, "
+           "matched as suffixes of the weight's module path (default "
+           "lm_head: bitsandbytes and QLoRA keep the output layer in 16 "
+           "bits; keep= quantizes every frozen linear layer)">,
+  ];
+}
+
 def TrainPrecisionPass : Pass<"train-precision", "::mlir::func::FuncOp"> {
   let summary = "Lowers an fp32 step to mixed precision (bf16, fp16 or fp8)";
   let description = [{
@@ -348,10 +414,16 @@ def TrainAutodiffPass : Pass<"train-autodiff", "::mlir::func::FuncOp"> {
        `"<param>.exp_avg"` / `"<param>.exp_avg_sq"` and the step counter as a
        new `tensor<i64>` function argument marked `train.step` (reused if the
        function has one), or `train.sgd` (with a `"<param>.momentum_buffer"`
-       when momentum > 0). With `optimizer=none` it instead appends the
-       parameter gradients to the returned values, in the same order, each
-       result marked `{train.grad_of = "<param>"}` (mem-run's
-       `--check-gradients` compares them with finite differences).
+       when momentum > 0). `optimizer=adam8bit` / `adamw8bit` give every
+       parameter of at least 4096 elements (bitsandbytes' `min_8bit_size`)
+       `train.adam8bit` / `train.adamw8bit` with 8-bit block-wise states
+       `"<param>.exp_avg.codes"` / `".absmax"` and
+       `"<param>.exp_avg_sq.codes"` / `".absmax"`, and the smaller ones
+       32-bit `train.adam` / `train.adamw`. With `optimizer=none` it
+       instead appends the parameter gradients to the returned values, in
+       the same order, each result marked `{train.grad_of = "<param>"}`
+       (mem-run's `--check-gradients` compares them with finite
+       differences).
 
     Parameters the loss does not depend on get no update (as PyTorch skips
     parameters without a gradient). Gradient ops carry the location
@@ -365,12 +437,22 @@ def TrainAutodiffPass : Pass<"train-autodiff", "::mlir::func::FuncOp"> {
   let options = [
     Option<"optimizer", "optimizer", "::mlir::memopt::AutodiffOptimizer",
            /*default=*/"::mlir::memopt::AutodiffOptimizer::Adam",
-           "adam, adamw, sgd, or none (return the parameter gradients)",
+           "adam, adamw, adam8bit, adamw8bit, sgd, or none (return the "
+           "parameter gradients)",
            [{::llvm::cl::values(
              clEnumValN(::mlir::memopt::AutodiffOptimizer::Adam, "adam",
                         "train.adam with exp_avg and exp_avg_sq states"),
              clEnumValN(::mlir::memopt::AutodiffOptimizer::AdamW, "adamw",
                         "train.adamw (decoupled weight decay)"),
+             clEnumValN(::mlir::memopt::AutodiffOptimizer::Adam8bit,
+                        "adam8bit",
+                        "train.adam8bit (8-bit block-wise states) for "
+                        "parameters of 4096 elements or more, train.adam "
+                        "for smaller ones"),
+             clEnumValN(::mlir::memopt::AutodiffOptimizer::AdamW8bit,
+                        "adamw8bit",
+                        "train.adamw8bit for parameters of 4096 elements or "
+                        "more, train.adamw for smaller ones"),
              clEnumValN(::mlir::memopt::AutodiffOptimizer::Sgd, "sgd",
                         "train.sgd, with a momentum buffer when momentum > 0"),
              clEnumValN(::mlir::memopt::AutodiffOptimizer::None, "none",

@@ -29,6 +29,8 @@ namespace mlir::memopt {
 
 /// param, opt_state, free, sgd, adam, adamw (StateLowering.cpp).
 void populateStateLoweringPatterns(RewritePatternSet &patterns);
+/// adam8bit, adamw8bit (Adam8bitLowering.cpp).
+void populateAdam8bitLoweringPatterns(RewritePatternSet &patterns);
 /// Elementwise ops, activations and their gradients, cast, dropout,
 /// reduce_sum, broadcast (ElementwiseLowering.cpp).
 void populateElementwiseLoweringPatterns(RewritePatternSet &patterns);
@@ -46,6 +48,8 @@ void populateConvLoweringPatterns(RewritePatternSet &patterns);
 void populateUpsampleLoweringPatterns(RewritePatternSet &patterns);
 void populateBatchNormLoweringPatterns(RewritePatternSet &patterns);
 void populateFP8LoweringPatterns(RewritePatternSet &patterns);
+/// dequantize_nf4, dequantize_int8 (DequantizeLowering.cpp).
+void populateDequantizeLoweringPatterns(RewritePatternSet &patterns);
 
 //===----------------------------------------------------------------------===//
 // Arena placement (ArenaPlacement.cpp)
@@ -193,6 +197,101 @@ Value buildRstd(OpBuilder &b, Location loc, Value sum, double n,
 Value buildMatmul(OpBuilder &b, Location loc, Value lhs, Value rhs,
                   RankedTensorType resultType, bool transposeLhs,
                   bool transposeRhs);
+
+//===----------------------------------------------------------------------===//
+// Persistent state and optimizer updates (StateLowering.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Reads the global `symbol` as a tensor that later writes may update.
+Value readGlobal(OpBuilder &b, Location loc, StringRef symbol,
+                 RankedTensorType type);
+
+/// Writes `value` into the global that the train state `stateValue` (a
+/// train.param or train.opt_state result) reads.
+void writeBack(OpBuilder &b, Location loc, Value stateValue, Value value);
+
+/// The gradient an optimizer update (or a loss-scale check) reads: `grad`'s
+/// converted value, or a gradient-accumulation buffer (a `train.opt_state`
+/// that train.accumulate updated in place) read again from its global (the
+/// state op's tensor holds the value from before the accumulation, and
+/// reading it there would make bufferization copy the buffer).
+Value readGradient(OpBuilder &b, Location loc, Value grad, Value converted);
+
+/// Loss scaling of an optimizer update: the f32 reciprocal of the scale (1 /
+/// scale, as GradScaler.unscale_ multiplies by it) and the skip flag, as
+/// scalars the update's body reads; null when absent.
+struct UpdateScaling {
+  Value inverseScale;
+  Value skip;
+
+  UpdateScaling(OpBuilder &b, Location loc, Value gradScale, Value found) {
+    if (gradScale) {
+      Value scale = tensor::ExtractOp::create(b, loc, gradScale);
+      inverseScale = arith::DivFOp::create(
+          b, loc, createScalar(b, loc, scale.getType(), 1.0), scale);
+    }
+    if (found)
+      skip = tensor::ExtractOp::create(b, loc, found);
+  }
+
+  /// `grad` (already in `type`) unscaled.
+  Value unscale(OpBuilder &b, Location l, Value grad, Type type) const {
+    if (!inverseScale)
+      return grad;
+    return arith::MulFOp::create(b, l, grad,
+                                 castScalar(b, l, inverseScale, type));
+  }
+
+  /// The values to store: `old` when the step is skipped, `updated` else.
+  SmallVector<Value> select(OpBuilder &b, Location l, ValueRange old,
+                            ArrayRef<Value> updated) const {
+    SmallVector<Value> results(updated);
+    if (skip)
+      for (auto [result, previous] : llvm::zip_equal(results, old))
+        result = arith::SelectOp::create(b, l, skip, previous, result);
+    return results;
+  }
+};
+
+/// The arithmetic of train.adam / train.adamw, PyTorch's
+/// _single_tensor_adam(w) for step t, in `type`:
+///   [adamw] param *= 1 - lr * wd         [adam] g = grad + wd * param
+///   m = m * b1 + g * (1 - b1)            (torch lerp_)
+///   v = v * b2 + g * g * (1 - b2)
+///   denom = sqrt(v) / sqrt(1 - b2^t) + eps
+///   param -= (lr / (1 - b1^t)) * m / denom
+/// The 32-bit and the 8-bit lowerings both build their updates from it, so
+/// that they compute alike.
+struct AdamArithmetic {
+  /// Builds the step's scalars (lr / (1 - b1^t) and sqrt(1 - b2^t), in f64
+  /// then rounded to `type`) at the builder's insertion point; `skipped`
+  /// (null without dynamic loss scaling) is subtracted from the step `t`.
+  AdamArithmetic(OpBuilder &b, Location loc, Value step, Value skipped,
+                 double lr, double beta1, double beta2, double epsilon,
+                 double weightDecay, bool decoupled, Type type);
+  /// The same from the attributes of an adam-like op.
+  template <typename OpTy>
+  AdamArithmetic(OpBuilder &b, Location loc, OpTy op, Value step, Value skipped,
+                 bool decoupled, Type type)
+      : AdamArithmetic(b, loc, step, skipped, op.getLr().convertToDouble(),
+                       op.getBeta1().convertToDouble(),
+                       op.getBeta2().convertToDouble(),
+                       op.getEpsilon().convertToDouble(),
+                       op.getWeightDecay().convertToDouble(), decoupled, type) {
+  }
+
+  /// Weight decay: scales `param` (adamw) or adds to `grad` (adam).
+  void decay(OpBuilder &b, Location l, Value &param, Value &grad) const;
+  /// The new first and second moments from `grad`.
+  void moments(OpBuilder &b, Location l, Value grad, Value &m, Value &v) const;
+  /// The updated parameter from the new moments.
+  Value update(OpBuilder &b, Location l, Value param, Value m, Value v) const;
+
+  double lr, beta1, beta2, epsilon, weightDecay;
+  bool decoupled;
+  Type type;
+  Value stepSize, bc2Sqrt;
+};
 
 } // namespace mlir::memopt
 

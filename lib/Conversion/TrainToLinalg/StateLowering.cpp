@@ -17,11 +17,8 @@
 using namespace mlir;
 using namespace mlir::memopt;
 
-namespace {
-
-/// Reads the global `symbol` as a tensor that later writes may update.
-static Value readGlobal(OpBuilder &b, Location loc, StringRef symbol,
-                        RankedTensorType type) {
+Value memopt::readGlobal(OpBuilder &b, Location loc, StringRef symbol,
+                         RankedTensorType type) {
   auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
   Value buffer = memref::GetGlobalOp::create(b, loc, memrefType, symbol);
   return bufferization::ToTensorOp::create(b, loc, type, buffer,
@@ -29,10 +26,8 @@ static Value readGlobal(OpBuilder &b, Location loc, StringRef symbol,
                                            /*writable=*/true);
 }
 
-/// Writes `value` into the global that the train state `stateValue` (a
-/// train.param or train.opt_state result) reads.
-static void writeBack(OpBuilder &b, Location loc, Value stateValue,
-                      Value value) {
+void memopt::writeBack(OpBuilder &b, Location loc, Value stateValue,
+                       Value value) {
   std::string symbol;
   if (auto param = stateValue.getDefiningOp<train::ParamOp>())
     symbol = getParamGlobalName(param.getName());
@@ -47,55 +42,83 @@ static void writeBack(OpBuilder &b, Location loc, Value stateValue,
                                                     /*writable=*/true);
 }
 
-/// Loss scaling of an optimizer update: the f32 reciprocal of the scale (1 /
-/// scale, as GradScaler.unscale_ multiplies by it) and the skip flag, as
-/// scalars the update's body reads; null when absent.
-struct UpdateScaling {
-  Value inverseScale;
-  Value skip;
-
-  UpdateScaling(OpBuilder &b, Location loc, Value gradScale, Value found) {
-    if (gradScale) {
-      Value scale = tensor::ExtractOp::create(b, loc, gradScale);
-      inverseScale = arith::DivFOp::create(
-          b, loc, createScalar(b, loc, scale.getType(), 1.0), scale);
-    }
-    if (found)
-      skip = tensor::ExtractOp::create(b, loc, found);
-  }
-
-  /// `grad` (already in `type`) unscaled.
-  Value unscale(OpBuilder &b, Location l, Value grad, Type type) const {
-    if (!inverseScale)
-      return grad;
-    return arith::MulFOp::create(b, l, grad,
-                                 castScalar(b, l, inverseScale, type));
-  }
-
-  /// The values to store: `old` when the step is skipped, `updated` else.
-  SmallVector<Value> select(OpBuilder &b, Location l, ValueRange old,
-                            ArrayRef<Value> updated) const {
-    SmallVector<Value> results(updated);
-    if (skip)
-      for (auto [result, previous] : llvm::zip_equal(results, old))
-        result = arith::SelectOp::create(b, l, skip, previous, result);
-    return results;
-  }
-};
-
-/// The gradient an optimizer update (or a loss-scale check) reads. A
-/// gradient-accumulation buffer (a `train.opt_state` that train.accumulate
-/// updated in place) is read again from its global at the reader: the state
-/// op's tensor holds the value from before the accumulation, and reading it
-/// there would also make bufferization copy the buffer to keep that value.
-static Value readGradient(OpBuilder &b, Location loc, Value grad,
-                          Value converted) {
+Value memopt::readGradient(OpBuilder &b, Location loc, Value grad,
+                           Value converted) {
   auto state = grad.getDefiningOp<train::OptStateOp>();
   if (!state)
     return converted;
   return readGlobal(b, loc, getStateGlobalName(state.getName()),
                     cast<RankedTensorType>(state.getType()));
 }
+
+AdamArithmetic::AdamArithmetic(OpBuilder &b, Location loc, Value step,
+                               Value skipped, double lr, double beta1,
+                               double beta2, double epsilon, double weightDecay,
+                               bool decoupled, Type type)
+    : lr(lr), beta1(beta1), beta2(beta2), epsilon(epsilon),
+      weightDecay(weightDecay), decoupled(decoupled), type(type) {
+  // Bias corrections from the step count, in f64 like PyTorch's Python
+  // scalars, then rounded to `type`.
+  Type f64 = b.getF64Type();
+  Value t = castScalar(b, loc, tensor::ExtractOp::create(b, loc, step), f64);
+  // Under dynamic loss scaling the skipped steps are not updates.
+  if (skipped)
+    t = arith::SubFOp::create(
+        b, loc, t,
+        castScalar(b, loc, tensor::ExtractOp::create(b, loc, skipped), f64));
+  auto pow = [&](double base) {
+    return math::PowFOp::create(b, loc, createScalar(b, loc, f64, base), t);
+  };
+  Value one = createScalar(b, loc, f64, 1.0);
+  Value bc1 = arith::SubFOp::create(b, loc, one, pow(beta1));
+  Value bc2 = arith::SubFOp::create(b, loc, one, pow(beta2));
+  stepSize = castScalar(
+      b, loc, arith::DivFOp::create(b, loc, createScalar(b, loc, f64, lr), bc1),
+      type);
+  bc2Sqrt = castScalar(b, loc, math::SqrtOp::create(b, loc, bc2), type);
+}
+
+void AdamArithmetic::decay(OpBuilder &b, Location l, Value &param,
+                           Value &grad) const {
+  if (weightDecay == 0.0)
+    return;
+  if (decoupled)
+    param = arith::MulFOp::create(
+        b, l, param, createScalar(b, l, type, 1.0 - lr * weightDecay));
+  else
+    grad = arith::AddFOp::create(
+        b, l, grad,
+        arith::MulFOp::create(b, l, param,
+                              createScalar(b, l, type, weightDecay)));
+}
+
+void AdamArithmetic::moments(OpBuilder &b, Location l, Value grad, Value &m,
+                             Value &v) const {
+  auto c = [&](double value) { return createScalar(b, l, type, value); };
+  // lerp_(grad, 1 - beta1): m + (1 - beta1) * (grad - m)
+  m = arith::AddFOp::create(
+      b, l, m,
+      arith::MulFOp::create(b, l, c(1.0 - beta1),
+                            arith::SubFOp::create(b, l, grad, m)));
+  // v = v * beta2 + (grad * grad) * (1 - beta2)
+  v = arith::AddFOp::create(
+      b, l, arith::MulFOp::create(b, l, v, c(beta2)),
+      arith::MulFOp::create(b, l, arith::MulFOp::create(b, l, grad, grad),
+                            c(1.0 - beta2)));
+}
+
+Value AdamArithmetic::update(OpBuilder &b, Location l, Value param, Value m,
+                             Value v) const {
+  Value denom = arith::AddFOp::create(
+      b, l, arith::DivFOp::create(b, l, math::SqrtOp::create(b, l, v), bc2Sqrt),
+      createScalar(b, l, type, epsilon));
+  // param.addcdiv_(m, denom, value=-step_size)
+  Value step = arith::MulFOp::create(b, l, stepSize,
+                                     arith::DivFOp::create(b, l, m, denom));
+  return arith::SubFOp::create(b, l, param, step);
+}
+
+namespace {
 
 struct ParamLowering : public OpConversionPattern<train::ParamOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -278,12 +301,8 @@ struct MicroBatchAdvanceLowering
   }
 };
 
-/// adam and adamw: PyTorch's _single_tensor_adam(w), for step t:
-///   [adamw] param *= 1 - lr * wd         [adam] g = grad + wd * param
-///   m = m * b1 + g * (1 - b1)            (torch lerp_)
-///   v = v * b2 + g * g * (1 - b2)
-///   denom = sqrt(v) / sqrt(1 - b2^t) + eps
-///   param -= (lr / (1 - b1^t)) * m / denom
+/// adam and adamw: PyTorch's _single_tensor_adam(w) (AdamArithmetic), in
+/// the parameter's element type.
 template <typename OpTy, bool kDecoupled>
 struct AdamLowering : public OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
@@ -295,40 +314,10 @@ struct AdamLowering : public OpConversionPattern<OpTy> {
     Location loc = op.getLoc();
     auto paramType = cast<RankedTensorType>(adaptor.getParam().getType());
     Type elementType = paramType.getElementType();
-    double lr = op.getLr().convertToDouble();
-    double beta1 = op.getBeta1().convertToDouble();
-    double beta2 = op.getBeta2().convertToDouble();
-    double eps = op.getEpsilon().convertToDouble();
-    double weightDecay = op.getWeightDecay().convertToDouble();
-
-    // Bias corrections from the step count, in f64 like PyTorch's Python
-    // scalars, then rounded to the parameter type.
-    Type f64 = rewriter.getF64Type();
-    Value stepValue =
-        tensor::ExtractOp::create(rewriter, loc, adaptor.getStep());
-    Value t = castScalar(rewriter, loc, stepValue, f64);
-    // Under dynamic loss scaling the skipped steps are not updates.
-    if (Value skipped = adaptor.getSkippedSteps())
-      t = arith::SubFOp::create(
-          rewriter, loc, t,
-          castScalar(rewriter, loc,
-                     tensor::ExtractOp::create(rewriter, loc, skipped), f64));
+    AdamArithmetic adam(rewriter, loc, op, adaptor.getStep(),
+                        adaptor.getSkippedSteps(), kDecoupled, elementType);
     UpdateScaling scaling(rewriter, loc, adaptor.getGradScale(),
                           adaptor.getFoundNonfinite());
-    auto pow = [&](double base) {
-      return math::PowFOp::create(rewriter, loc,
-                                  createScalar(rewriter, loc, f64, base), t);
-    };
-    Value one = createScalar(rewriter, loc, f64, 1.0);
-    Value bc1 = arith::SubFOp::create(rewriter, loc, one, pow(beta1));
-    Value bc2 = arith::SubFOp::create(rewriter, loc, one, pow(beta2));
-    Value stepSize = castScalar(
-        rewriter, loc,
-        arith::DivFOp::create(rewriter, loc,
-                              createScalar(rewriter, loc, f64, lr), bc1),
-        elementType);
-    Value bc2Sqrt = castScalar(
-        rewriter, loc, math::SqrtOp::create(rewriter, loc, bc2), elementType);
 
     // The state tensors are the destinations: updated in place.
     SmallVector<Value> updated = buildElementwiseInto(
@@ -337,40 +326,14 @@ struct AdamLowering : public OpConversionPattern<OpTy> {
         ValueRange{adaptor.getParam(), adaptor.getExpAvg(),
                    adaptor.getExpAvgSq()},
         [&](OpBuilder &b, Location l, ValueRange args) {
-          auto c = [&](double v) { return createScalar(b, l, elementType, v); };
           Value param = args[1];
           Value grad = scaling.unscale(
               b, l, castScalar(b, l, args[0], elementType), elementType);
           Value m = castScalar(b, l, args[2], elementType);
           Value v = castScalar(b, l, args[3], elementType);
-          if (kDecoupled) {
-            if (weightDecay != 0.0)
-              param =
-                  arith::MulFOp::create(b, l, param, c(1.0 - lr * weightDecay));
-          } else if (weightDecay != 0.0) {
-            grad = arith::AddFOp::create(
-                b, l, grad, arith::MulFOp::create(b, l, param, c(weightDecay)));
-          }
-          // lerp_(grad, 1 - beta1): m + (1 - beta1) * (grad - m)
-          m = arith::AddFOp::create(
-              b, l, m,
-              arith::MulFOp::create(b, l, c(1.0 - beta1),
-                                    arith::SubFOp::create(b, l, grad, m)));
-          // v = v * beta2 + (grad * grad) * (1 - beta2)
-          v = arith::AddFOp::create(
-              b, l, arith::MulFOp::create(b, l, v, c(beta2)),
-              arith::MulFOp::create(b, l,
-                                    arith::MulFOp::create(b, l, grad, grad),
-                                    c(1.0 - beta2)));
-          Value denom = arith::AddFOp::create(
-              b, l,
-              arith::DivFOp::create(b, l, math::SqrtOp::create(b, l, v),
-                                    bc2Sqrt),
-              c(eps));
-          // param.addcdiv_(m, denom, value=-step_size)
-          Value update = arith::MulFOp::create(
-              b, l, stepSize, arith::DivFOp::create(b, l, m, denom));
-          param = arith::SubFOp::create(b, l, param, update);
+          adam.decay(b, l, param, grad);
+          adam.moments(b, l, grad, m, v);
+          param = adam.update(b, l, param, m, v);
           return scaling.select(b, l, args.drop_front(),
                                 {param, castScalar(b, l, m, args[2].getType()),
                                  castScalar(b, l, v, args[3].getType())});

@@ -104,6 +104,7 @@ void ConvertTrainToLinalgPass::runOnOperation() {
 
   RewritePatternSet patterns(&getContext());
   populateStateLoweringPatterns(patterns);
+  populateAdam8bitLoweringPatterns(patterns);
   populateElementwiseLoweringPatterns(patterns);
   populateLinalgLoweringPatterns(patterns);
   populateLossLoweringPatterns(patterns);
@@ -113,6 +114,7 @@ void ConvertTrainToLinalgPass::runOnOperation() {
   populateUpsampleLoweringPatterns(patterns);
   populateBatchNormLoweringPatterns(patterns);
   populateFP8LoweringPatterns(patterns);
+  populateDequantizeLoweringPatterns(patterns);
   if (failed(applyPartialConversion(module, target, std::move(patterns))))
     return signalPassFailure();
   for (ArenaPlacement &placement : placements)

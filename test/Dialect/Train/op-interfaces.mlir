@@ -489,3 +489,53 @@ func.func @max_pool_ceil(%p: tensor<2x3x12x10xf32>, %q: tensor<1x1x6x6xf32>) {
   %1 = train.max_pool2d %q {ceil_mode, kernel = array<i64: 3, 3>, padding = array<i64: 1, 1>, strides = array<i64: 2, 2>} : tensor<1x1x6x6xf32> -> tensor<1x1x4x4xf32> loc("ceil_pad")
   return
 }
+
+// -----
+
+// 8-bit Adam on 64x80 = 5120 elements (3 blocks of 2048, the last partial):
+// it reads the parameter, the gradient, the four states (2 x 5120 codes,
+// 2 x 3 absmax) and the 8-byte step, 51232 bytes (the bf16 gradient of
+// adamw8bit: 10240 fewer), and writes the parameter and the four states in
+// place, 20480 + 10264 = 30744 bytes; no workspace (the lowering recomputes
+// the moments rather than keeping them). 26 FLOPs/element (27 for adamw8bit).
+// CHECK-LABEL: func @optimizers_8bit
+// CHECK:       train.adam8bit loc("adam8bit"): flops=133120 read=51232 written=30744 workspace=0 precision=keep-fp32 in-place(operand 0) in-place(operand 2) in-place(operand 3) in-place(operand 4) in-place(operand 5){{$}}
+// CHECK-NEXT:  train.adamw8bit loc("adamw8bit"): flops=138240 read=40992 written=30744 workspace=0 precision=keep-fp32 in-place(operand 0) in-place(operand 2) in-place(operand 3) in-place(operand 4) in-place(operand 5){{$}}
+func.func @optimizers_8bit(%dw: tensor<64x80xf32>, %dwh: tensor<64x80xbf16>, %t: tensor<i64>) {
+  %w = train.param "w" : tensor<64x80xf32> loc("p")
+  %mc = train.opt_state "w.exp_avg.codes" : tensor<64x80xi8> loc("mc")
+  %ma = train.opt_state "w.exp_avg.absmax" : tensor<3xf32> loc("ma")
+  %vc = train.opt_state "w.exp_avg_sq.codes" : tensor<64x80xi8> loc("vc")
+  %va = train.opt_state "w.exp_avg_sq.absmax" : tensor<3xf32> loc("va")
+  train.adam8bit %w, %dw exp_avg(%mc, %ma) exp_avg_sq(%vc, %va) step(%t : tensor<i64>) {lr = 1.000000e-03 : f64} : tensor<64x80xf32>, tensor<64x80xf32>, tensor<64x80xi8>, tensor<3xf32>, tensor<64x80xi8>, tensor<3xf32> loc("adam8bit")
+  train.adamw8bit %w, %dwh exp_avg(%mc, %ma) exp_avg_sq(%vc, %va) step(%t : tensor<i64>) {lr = 1.000000e-03 : f64, weight_decay = 1.000000e-02 : f64} : tensor<64x80xf32>, tensor<64x80xbf16>, tensor<64x80xi8>, tensor<3xf32>, tensor<64x80xi8>, tensor<3xf32> loc("adamw8bit")
+  return
+}
+
+// -----
+
+// Quantized frozen weights (train-quantize-frozen) on a 64x80 weight, 5120
+// elements in 80 NF4 blocks of 64. With double quantization the op reads
+// the 2560 code bytes, 80 absmax codes, one f32 scale and the f32 offset
+// (2648 bytes) and writes the f32 weight (20480 bytes): 3 FLOPs an element
+// (the product, and the absmax's own product and sum). Without it, 80 f32
+// absmaxes (2880 bytes read), 1 FLOP an element, a bf16 result (10240
+// bytes). int8 reads a code an element and 80 f32 scales (5440 bytes), 2
+// FLOPs an element. No workspace: the lowering writes only the result.
+// CHECK-LABEL: func @dequantize
+// CHECK:       train.dequantize_nf4 loc("nf4"): flops=15360 read=2648 written=20480 workspace=0 precision=low-precision-safe{{$}}
+// CHECK-NEXT:  train.dequantize_nf4 loc("nf4_single"): flops=5120 read=2880 written=10240 workspace=0 precision=low-precision-safe{{$}}
+// CHECK-NEXT:  train.dequantize_int8 loc("int8"): flops=10240 read=5440 written=20480 workspace=0 precision=low-precision-safe{{$}}
+func.func @dequantize() {
+  %c = train.param "w.nf4.codes" {trainable = false} : tensor<2560xi8> loc("c")
+  %q = train.param "w.nf4.absmax" {trainable = false} : tensor<80xi8> loc("q")
+  %s = train.param "w.nf4.absmax.scale" {trainable = false} : tensor<1xf32> loc("s")
+  %o = train.param "w.nf4.absmax.offset" {trainable = false} : tensor<f32> loc("o")
+  %a = train.param "v.nf4.absmax" {trainable = false} : tensor<80xf32> loc("a")
+  %ic = train.param "u.int8.codes" {trainable = false} : tensor<64x80xi8> loc("ic")
+  %is = train.param "u.int8.scale" {trainable = false} : tensor<80xf32> loc("is")
+  %w = train.dequantize_nf4 %c, %q double_quant(%s, %o : tensor<1xf32>, tensor<f32>) {weight = "w"} : tensor<2560xi8>, tensor<80xi8> -> tensor<64x80xf32> loc("nf4")
+  %v = train.dequantize_nf4 %c, %a {weight = "v"} : tensor<2560xi8>, tensor<80xf32> -> tensor<64x80xbf16> loc("nf4_single")
+  %u = train.dequantize_int8 %ic, %is {axis = 1 : i64, weight = "u"} : tensor<64x80xi8>, tensor<80xf32> -> tensor<64x80xf32> loc("int8")
+  return
+}

@@ -171,7 +171,38 @@ def lora_sites(cfg, targets):
     return sites
 
 
-def build_torch(cfg, autocast=None, lora=None):
+LINEAR_MODULES = ("attn.c_attn", "attn.c_proj", "mlp.c_fc", "mlp.c_proj")
+
+
+def quantized_weights(cfg):
+    """(name, shape) of the weights train-quantize-frozen quantizes when
+    everything but the adapters is frozen: the linear layers' (wte, read by
+    the embedding too, stays)."""
+    return [(name, shape) for name, shape in params(cfg)
+            if any(name.endswith("." + m + ".weight") for m in LINEAR_MODULES)]
+
+
+def storage_params(name, shape, fmt):
+    """(name, tensor) of the quantized storage of the weight `name`, in the
+    order mem-run lists it (codes as the signed bytes mem-run sums)."""
+    import numpy
+    import torch
+    from quant_ref import quantized_weight
+
+    storage, _ = quantized_weight(name, shape, fmt)
+    suffixes = {"codes": "codes", "absmax": "absmax",
+                "absmax_scale": "absmax.scale", "absmax_offset": "absmax.offset",
+                "scale": "scale"}
+    out = []
+    for key, array in storage.items():
+        if array.dtype == numpy.uint8:
+            array = array.view(numpy.int8)
+        out.append(("%s.%s.%s" % (name, fmt, suffixes[key]),
+                    torch.from_numpy(numpy.array(array))))
+    return out
+
+
+def build_torch(cfg, autocast=None, lora=None, quantize=None):
     """The PyTorch model: (parameters by name, forward() returning the loss).
 
     autocast=None is plain float32. autocast="bf16" runs forward() under
@@ -189,6 +220,12 @@ def build_torch(cfg, autocast=None, lora=None):
     order = params(cfg)
     p = {name: init_param(name, shape).requires_grad_(lora is None)
          for name, shape in order}
+    # QLoRA: the frozen linear weights are what their quantized storage
+    # dequantizes to (quant_ref.py, from the formats' definitions).
+    if quantize is not None:
+        from quant_ref import quantized_weight
+        for name, shape in quantized_weights(cfg):
+            p[name] = quantized_weight(name, shape, quantize)[1]
     # LoRA as PEFT writes it: the base layer frozen, A (rank x in) and B
     # (out x rank, zero at first) trainable, x W + b + (x A^T) B^T alpha/r.
     adapters = {}
@@ -267,12 +304,13 @@ def build_torch(cfg, autocast=None, lora=None):
     return p, autocast_forward
 
 
-def run_torch(cfg, steps, autocast=None, grads=False, lora=None, sgd=None):
+def run_torch(cfg, steps, autocast=None, grads=False, lora=None, sgd=None,
+              quantize=None):
     import torch
     from memrun_init import print_params, print_step, summarize
 
     torch.set_num_threads(1)
-    p, forward = build_torch(cfg, autocast, lora)
+    p, forward = build_torch(cfg, autocast, lora, quantize)
     if grads:
         # The loss and each parameter's gradient of one step, as mem-run
         # prints a step differentiated with train-autodiff{optimizer=none}
@@ -297,9 +335,16 @@ def run_torch(cfg, steps, autocast=None, grads=False, lora=None, sgd=None):
         loss.backward()
         print_step(step, loss)
         optimizer.step()
-    # mem-run's order: the model's parameters, then the adapters train-lora
-    # added, in program order.
-    print_params([(name, p[name]) for name in p])
+    # mem-run's order: the model's parameters (a quantized weight's storage
+    # in its place), then the adapters train-lora added, in program order.
+    shapes = dict(quantized_weights(cfg)) if quantize else {}
+    listed = []
+    for name in p:
+        if name in shapes:
+            listed += storage_params(name, shapes[name], quantize)
+        else:
+            listed.append((name, p[name]))
+    print_params(listed)
 
 
 def main():
@@ -317,6 +362,11 @@ def main():
     parser.add_argument("--lora", metavar="RANK,ALPHA,TARGET[,TARGET...]",
                         help="LoRA adapters on the target linear layers, "
                         "the rest frozen (train-lora's program)")
+    parser.add_argument("--quantize", choices=["nf4", "int8"],
+                        help="with --lora: the frozen linear weights as "
+                        "train-quantize-frozen stores them (nf4: blocks of "
+                        "64, double quantization; int8: one scale per "
+                        "output feature)")
     parser.add_argument("--sgd", type=float, metavar="LR",
                         help="train with SGD at this rate instead of Adam")
     args = parser.parse_args()
@@ -328,7 +378,8 @@ def main():
     if args.emit_mlir:
         print(emit_mlir(cfg, args.layer_attrs))
     else:
-        run_torch(cfg, args.steps, args.autocast, args.grads, lora, args.sgd)
+        run_torch(cfg, args.steps, args.autocast, args.grads, lora, args.sgd,
+                  args.quantize)
 
 
 if __name__ == "__main__":

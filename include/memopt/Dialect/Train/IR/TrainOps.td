@@ -132,5 +132,6 @@ include "memopt/Dialect/Train/IR/TrainGradOps.td"
 include "memopt/Dialect/Train/IR/TrainOptimizerOps.td"
 include "memopt/Dialect/Train/IR/TrainFP8Ops.td"
 include "memopt/Dialect/Train/IR/TrainParallelOps.td"
+include "memopt/Dialect/Train/IR/TrainQuantOps.td"
 
 #endif // MEMOPT_DIALECT_TRAIN_IR_TRAINOPS_TD

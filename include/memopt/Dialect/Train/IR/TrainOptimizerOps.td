@@ -125,6 +125,120 @@ def Train_AdamWOp : Train_AdamBase<"adamw"> {
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// 8-bit Adam (block-wise quantized states)
+//===----------------------------------------------------------------------===//
+
+/// The codes of an 8-bit state: one byte per element, an index 0..255 into a
+/// dynamic map (the byte read as unsigned).
+def Train_CodeTensor : StaticShapeTensorOf<[I8]>;
+/// The per-block absmax of an 8-bit state.
+def Train_AbsmaxTensor
+    : Type<And<[StaticShapeTensorOf<[F32]>.predicate,
+                CPred<"::llvm::cast<::mlir::ShapedType>($_self).getRank() == 1">]>,
+           "1-d f32 tensor", "::mlir::TensorType">;
+
+class Train_Adam8bitBase<string mnemonic> : Train_Op<mnemonic, [Train_KeepFP32,
+    AttrSizedOperandSegments,
+    MemoryEffects<[MemRead<Train_StateResource>, MemWrite<Train_StateResource>]>,
+    DeclareOpInterfaceMethods<Train_IndexOperandsOpInterface, ["isStepCount"]>],
+    [], ["isUpdatedInPlace"]> {
+  let arguments = (ins Train_FloatTensor:$param, Train_FloatTensor:$grad,
+                   Train_CodeTensor:$exp_avg_codes,
+                   Train_AbsmaxTensor:$exp_avg_absmax,
+                   Train_CodeTensor:$exp_avg_sq_codes,
+                   Train_AbsmaxTensor:$exp_avg_sq_absmax,
+                   Train_StepTensor:$step,
+                   Optional<Train_ScaleTensor>:$grad_scale,
+                   Optional<Train_FlagTensor>:$found_nonfinite,
+                   Optional<Train_CounterTensor>:$skipped_steps, F64Attr:$lr,
+                   DefaultValuedAttr<F64Attr, "0.9">:$beta1,
+                   DefaultValuedAttr<F64Attr, "0.999">:$beta2,
+                   DefaultValuedAttr<F64Attr, "1.0e-8">:$epsilon,
+                   DefaultValuedAttr<F64Attr, "0.0">:$weight_decay);
+  let assemblyFormat = "$param `,` $grad `exp_avg` `(` $exp_avg_codes `,` "
+                       "$exp_avg_absmax `)` `exp_avg_sq` `(` "
+                       "$exp_avg_sq_codes `,` $exp_avg_sq_absmax `)` "
+                       "`step` `(` $step `:` type($step) `)` (`unscale` `(` "
+                       "$grad_scale^ `:` type($grad_scale) `)`)? (`skip_if` "
+                       "`(` $found_nonfinite^ `:` type($found_nonfinite) "
+                       "`)`)? (`skipped` `(` $skipped_steps^ `:` "
+                       "type($skipped_steps) `)`)? attr-dict `:` type($param) "
+                       "`,` type($grad) `,` type($exp_avg_codes) `,` "
+                       "type($exp_avg_absmax) `,` type($exp_avg_sq_codes) `,` "
+                       "type($exp_avg_sq_absmax)";
+  let hasVerifier = 1;
+}
+
+def Train_Adam8bitOp : Train_Adam8bitBase<"adam8bit"> {
+  let summary = "Adam update with 8-bit block-wise quantized moments, in place";
+  let description = [{
+    bitsandbytes' 8-bit Adam (Dettmers et al., "8-bit Optimizers via
+    Block-wise Quantization"): the moments are stored as one byte per
+    element, a code into a dynamic map, and one f32 absmax per block of
+    2048 elements. With `n` the parameter's elements, flattened in
+    row-major order, block `b` holds elements `[2048 b, min(n, 2048 (b+1)))`
+    (the last block may be partial) and each state has `ceil(n / 2048)`
+    absmax values. `exp_avg` is coded into bitsandbytes'
+    `create_dynamic_map(signed=True)` `S` and `exp_avg_sq` into
+    `create_dynamic_map(signed=False)` `U`, 256 ascending f32 values each
+    (docs/finetune.md). A code is an `i8` read as an unsigned byte, the
+    index into its map. The states take `2n + 8 ceil(n / 2048)` bytes, a
+    quarter of 32-bit Adam's `8n` and a little more.
+
+    For each block `b`, in f32:
+
+    1. Dequantize: `m = S[cm] * am[b]`, `v = U[cv] * av[b]` (`cm`, `cv` the
+       element's codes, `am`, `av` the absmax vectors).
+    2. Update exactly as `train.adam` does (its PyTorch arithmetic, bias
+       corrections from `step` included, and `unscale`, `skip_if` and
+       `skipped` alike): the new `m` and `v`, and the parameter, computed in
+       f32 and rounded to the parameter's type.
+    3. Requantize: the new `am[b]` is the largest `|m|` of the block, `av[b]`
+       the largest `|v|` (0 for a block of zeros). Each element's code is the
+       index of the map value nearest to `x = m / am[b]` (`v / av[b]`;
+       `x = 0` when the absmax is 0): with `i` the largest index such that
+       `map[i] <= x` (0 when `x < map[0]`) and `j = min(i + 1, 255)`, the
+       code is `i` when `x - map[i] <= map[j] - x` (both f32 differences),
+       else `j`; a tie goes to the lower value.
+
+    When `skip_if` is true nothing changes, codes and absmax values
+    included (nothing is requantized). Nothing outlives the block but the
+    codes, the absmax values and the parameter: no f32 moment is stored. The lowering computes a block's new
+    `m` and `v` twice, once for its absmax values and once to update and
+    requantize, with the same f32 operations. `param` must come from a
+    trainable `train.param`, the four states from distinct `train.opt_state`s
+    (conventionally `"<param>.exp_avg.codes"`, `"<param>.exp_avg.absmax"`,
+    `"<param>.exp_avg_sq.codes"`, `"<param>.exp_avg_sq.absmax"`); all five
+    are updated in place. Zero-filled states (codes 0, absmax 0) are the
+    zero moments. train-autodiff's `optimizer=adam8bit` gives parameters of
+    at least 4096 elements (bitsandbytes' `min_8bit_size`) this op and the
+    others `train.adam`. 26 FLOPs per element.
+
+    Example:
+    ```mlir
+    train.adam8bit %w, %dw exp_avg(%mc, %ma) exp_avg_sq(%vc, %va) step(%t : tensor<i64>) {lr = 1.000000e-03 : f64}
+        : tensor<64x100xf32>, tensor<64x100xf32>, tensor<64x100xi8>, tensor<4xf32>, tensor<64x100xi8>, tensor<4xf32>
+    ```
+  }];
+}
+
+def Train_AdamW8bitOp : Train_Adam8bitBase<"adamw8bit"> {
+  let summary = "AdamW update with 8-bit block-wise quantized moments, in place";
+  let description = [{
+    bitsandbytes' 8-bit AdamW: `train.adam8bit` (states, maps, blocks and
+    requantization alike) with `train.adamw`'s update: no L2 term in the
+    gradient, and `param *= 1 - lr * weight_decay` before the Adam step.
+    27 FLOPs per element.
+
+    Example:
+    ```mlir
+    train.adamw8bit %w, %dw exp_avg(%mc, %ma) exp_avg_sq(%vc, %va) step(%t : tensor<i64>) {lr = 1.000000e-03 : f64, weight_decay = 1.000000e-02 : f64}
+        : tensor<4096xf32>, tensor<4096xf32>, tensor<4096xi8>, tensor<2xf32>, tensor<4096xi8>, tensor<2xf32>
+    ```
+  }];
+}
+
 def Train_AccumulateOp : Train_Op<"accumulate", [Train_KeepFP32,
     MemoryEffects<[MemRead<Train_StateResource>, MemWrite<Train_StateResource>]>],
     [], ["isUpdatedInPlace"]> {
