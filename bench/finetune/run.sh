@@ -125,6 +125,10 @@ for line in open(os.path.join(tmp, "rows")):
     m = d["model_states"]
     times = [float(t) for t in open(os.path.join(tmp, rid + ".times"))]
     trained = m["weights"]["bytes"] + m["adapter_weights"]["bytes"]
+    # Frozen: 16-bit and quantized storage (codes and scales); optimizer
+    # states: 32-bit and 8-bit.
+    frozen = m["frozen_weights"]["bytes"] + m["quantized_weights"]["bytes"]
+    states = m["optimizer_states"]["bytes"] + m["optimizer_states_8bit"]["bytes"]
     diff = ""
     if pub_bytes[:1] in "<>" and pub_bytes:
         bound = int(pub_bytes[1:])
@@ -135,18 +139,20 @@ for line in open(os.path.join(tmp, "rows")):
         diff = "%+.2f (%+.1f%%)" % (delta / GB, 100.0 * delta / int(pub_bytes))
     before = (d["remat"] or {}).get("peak_before")
     lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.2f s |" % (
-        label, published, acc, gb(d["peak_bytes"]), gb(m["frozen_weights"]["bytes"]), gb(trained),
+        label, published, acc, gb(d["peak_bytes"]), gb(frozen), gb(trained),
         gb(m["master_weights"]["bytes"]), gb(m["gradients"]["bytes"]),
-        gb(m["optimizer_states"]["bytes"]), gb(d["saved_activations"]["bytes"]), diff,
+        gb(states), gb(d["saved_activations"]["bytes"]), diff,
         gb(before) if before is not None else "", statistics.median(times)))
     exact.append({"id": rid, "label": label, "published": published, "available": True,
                   "mem_gen": args, "micro_batches": int(acc), "peak_bytes": d["peak_bytes"], "load_bytes": d["load_bytes"],
                   "peak_op": d["peak_op"], "parameter_count": m["parameter_count"],
                   "trainable_parameter_count": m["trainable_parameter_count"],
                   "frozen_weights": m["frozen_weights"]["bytes"],
+                  "quantized_weights": m["quantized_weights"]["bytes"],
                   "trained_weights": trained, "master_weights": m["master_weights"]["bytes"],
                   "gradients": m["gradients"]["bytes"],
                   "optimizer_states": m["optimizer_states"]["bytes"],
+                  "optimizer_states_8bit": m["optimizer_states_8bit"]["bytes"],
                   "model_states_total": m["total"]["bytes"],
                   "saved_activations": d["saved_activations"]["bytes"],
                   "by_class_at_peak": d["by_class"],

@@ -2,6 +2,7 @@
 
 #include "memopt/Models/Models.h"
 
+#include "memopt/Dialect/Train/IR/Quantization.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -32,9 +33,20 @@ func::FuncOp mlir::memopt::gen::buildModel(ModuleOp module, StringRef name,
 int64_t mlir::memopt::gen::countParameters(Operation *op) {
   llvm::StringSet<> seen;
   int64_t count = 0;
-  op->walk([&](train::ParamOp param) {
-    if (seen.insert(param.getName()).second)
-      count += cast<RankedTensorType>(param.getType()).getNumElements();
+  // A weight stored quantized (train-quantize-frozen) counts its own
+  // elements, read off its dequantize ops, not its storage's.
+  auto countWeight = [&](StringRef name, Type type) {
+    if (seen.insert(name).second)
+      count += cast<RankedTensorType>(type).getNumElements();
+  };
+  op->walk([&](Operation *nested) {
+    if (auto dq = dyn_cast<train::DequantizeNF4Op>(nested))
+      return countWeight(dq.getWeight(), dq.getType());
+    if (auto dq = dyn_cast<train::DequantizeInt8Op>(nested))
+      return countWeight(dq.getWeight(), dq.getType());
+    auto param = dyn_cast<train::ParamOp>(nested);
+    if (param && !train::isQuantizedStorage(param.getResult()))
+      countWeight(param.getName(), param.getType());
   });
   return count;
 }

@@ -171,7 +171,8 @@ func::FuncOp buildModel(ModuleOp module, StringRef name, Type elementType,
                         const ModelConfig &config);
 
 /// The sum of the element counts of the distinct `train.param` names under
-/// `op` (a tied parameter read twice counts once).
+/// `op` (a tied parameter read twice counts once); a weight stored quantized
+/// counts its own elements, not its storage's.
 int64_t countParameters(Operation *op);
 
 } // namespace mlir::memopt::gen
