@@ -283,8 +283,9 @@ static void fillFloat(const StepPlan &plan, const GlobalTensor &tensor,
 void CompiledStep::initialize(int64_t seed) {
   for (const GlobalTensor &param : plan.params)
     if (param.quantizedWeight < 0)
-      fillFloat(plan, param,
-                paramAmplitude(param.name, getWholeType(param, plan.gridShape)));
+      fillFloat(
+          plan, param,
+          paramAmplitude(param.name, getWholeType(param, plan.gridShape)));
   // Quantized storage holds the quantization of the weight's own formula.
   for (const QuantizedWeight &weight : plan.quantizedWeights)
     for (auto [part, bytes] :

@@ -179,9 +179,8 @@ private:
           {param.getName().str(), getParamGlobalName(param.getName()), *type});
       readSplit(op, plan.params.back());
       if (storage && !plan.params.back().split.empty())
-        return op->emitError()
-               << "mem-run cannot fill the quantized storage '"
-               << param.getName() << "' split over processes";
+        return op->emitError() << "mem-run cannot fill the quantized storage '"
+                               << param.getName() << "' split over processes";
       return success();
     }
     if (isa<train::DequantizeNF4Op, train::DequantizeInt8Op>(op))
@@ -265,8 +264,7 @@ private:
 } // namespace
 
 /// The bytes of `values` (little-endian, as the globals hold them).
-template <typename T>
-static std::string toBytes(ArrayRef<T> values) {
+template <typename T> static std::string toBytes(ArrayRef<T> values) {
   return std::string(reinterpret_cast<const char *>(values.data()),
                      values.size() * sizeof(T));
 }
@@ -289,8 +287,7 @@ execution::getQuantizedStorageBytes(const QuantizedWeight &weight) {
     return {toBytes<uint8_t>(storage.codes), toBytes<float>(storage.absmax)};
   return {toBytes<uint8_t>(storage.codes),
           toBytes<uint8_t>(storage.absmaxCodes),
-          toBytes<float>(storage.absmaxScales),
-          toBytes<float>(storage.offset)};
+          toBytes<float>(storage.absmaxScales), toBytes<float>(storage.offset)};
 }
 
 void execution::printParamInit(llvm::raw_ostream &os, const StepPlan &plan,

@@ -601,10 +601,10 @@ static void redequantizeForBackward(OpBuilder &builder, Block &body,
   }
   for (Operation *dequantize : dequantizes) {
     SmallVector<OpOperand *> backwardUses;
-    Operation *first =
-        lastForward ? collectBackwardUses(dequantize->getResult(0),
-                                          lastForward, backwardUses)
-                    : nullptr;
+    Operation *first = lastForward
+                           ? collectBackwardUses(dequantize->getResult(0),
+                                                 lastForward, backwardUses)
+                           : nullptr;
     if (!first)
       continue;
     OpBuilder::InsertionGuard guard(builder);

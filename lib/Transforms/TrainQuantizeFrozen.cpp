@@ -93,9 +93,8 @@ findFrozenWeights(func::FuncOp func, ArrayRef<StringRef> keep) {
     if (failed(axis))
       return failure();
     if (param.getTrainable() || isKept(param.getName()) ||
-        type.getRank() != 2 ||
-        !isa<FloatType>(type.getElementType()) || !*axis ||
-        param->use_empty()) {
+        type.getRank() != 2 || !isa<FloatType>(type.getElementType()) ||
+        !*axis || param->use_empty()) {
       excluded.insert(param.getName());
       continue;
     }

@@ -76,8 +76,7 @@ static llvm::SmallVector<float> linspace(int64_t steps) {
 
 static std::array<float, 256> createDynamicMap(bool isSigned) {
   // f32(10^(i - 6)): PyTorch rounds the Python scalar to the tensor's type.
-  static constexpr double kScales[] = {1e-6, 1e-5, 1e-4, 1e-3,
-                                       1e-2, 1e-1, 1.0};
+  static constexpr double kScales[] = {1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0};
   llvm::SmallVector<float, 256> values;
   for (int64_t i = 0; i < 7; ++i) {
     int64_t steps = (int64_t(1) << (isSigned ? i : i + 1)) + 1;
@@ -85,8 +84,7 @@ static std::array<float, 256> createDynamicMap(bool isSigned) {
     float scale = static_cast<float>(kScales[i]);
     llvm::SmallVector<float> scaled;
     for (int64_t j = 0; j + 1 < steps; ++j)
-      scaled.push_back(
-          mulF32(scale, addF32(points[j], points[j + 1]) / 2.0f));
+      scaled.push_back(mulF32(scale, addF32(points[j], points[j + 1]) / 2.0f));
     values.append(scaled);
     if (isSigned)
       for (float value : scaled)
@@ -115,9 +113,8 @@ void train::buildAdam8bitUpdate(OpBuilder &builder, Location loc,
                                 bool decoupled) {
   auto type = cast<RankedTensorType>(param.getType());
   auto codes = type.clone(builder.getI8Type());
-  auto absmax =
-      RankedTensorType::get({getBlockwise8bitBlocks(type.getNumElements())},
-                            builder.getF32Type());
+  auto absmax = RankedTensorType::get(
+      {getBlockwise8bitBlocks(type.getNumElements())}, builder.getF32Type());
   auto state = [&](StringRef suffix, Type stateType) -> Value {
     return OptStateOp::create(builder, loc, stateType,
                               (name + "." + suffix).str());

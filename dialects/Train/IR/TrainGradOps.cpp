@@ -278,6 +278,21 @@ bool SgdOp::isUpdatedInPlace(unsigned operandIndex) {
   return buffer.size() != 0 && operandIndex == buffer[0].getOperandNumber();
 }
 
+/// The hyperparameters and loss-scaling operands shared by the Adam
+/// updates (adam, adamw and their 8-bit forms).
+template <typename OpTy>
+static LogicalResult verifyAdamHyperparameters(OpTy op) {
+  if (failed(checkNonNegative(op, "lr", op.getLr().convertToDouble())) ||
+      failed(checkProbability(op, "beta1", op.getBeta1().convertToDouble())) ||
+      failed(checkProbability(op, "beta2", op.getBeta2().convertToDouble())) ||
+      failed(checkPositive(op, "epsilon", op.getEpsilon().convertToDouble())) ||
+      failed(verifyLossScaledUpdate(op, op.getFoundNonfinite(),
+                                    op.getSkippedSteps())))
+    return failure();
+  return checkNonNegative(op, "weight_decay",
+                          op.getWeightDecay().convertToDouble());
+}
+
 /// Shared verifier of adam and adamw.
 template <typename OpTy> static LogicalResult verifyAdam(OpTy op) {
   if (failed(checkUpdatedParam(op, op.getParam())) ||
@@ -289,16 +304,9 @@ template <typename OpTy> static LogicalResult verifyAdam(OpTy op) {
   ArrayRef<int64_t> shape = shapeOf(op.getParam());
   if (failed(checkShape(op, "grad", shape, shapeOf(op.getGrad()))) ||
       failed(checkShape(op, "exp_avg", shape, shapeOf(op.getExpAvg()))) ||
-      failed(checkShape(op, "exp_avg_sq", shape, shapeOf(op.getExpAvgSq()))) ||
-      failed(checkNonNegative(op, "lr", op.getLr().convertToDouble())) ||
-      failed(checkProbability(op, "beta1", op.getBeta1().convertToDouble())) ||
-      failed(checkProbability(op, "beta2", op.getBeta2().convertToDouble())) ||
-      failed(checkPositive(op, "epsilon", op.getEpsilon().convertToDouble())) ||
-      failed(verifyLossScaledUpdate(op, op.getFoundNonfinite(),
-                                    op.getSkippedSteps())))
+      failed(checkShape(op, "exp_avg_sq", shape, shapeOf(op.getExpAvgSq()))))
     return failure();
-  return checkNonNegative(op, "weight_decay",
-                          op.getWeightDecay().convertToDouble());
+  return verifyAdamHyperparameters(op);
 }
 
 /// Operands 0, 2 and 3 (param, exp_avg, exp_avg_sq) are updated in place.
@@ -354,16 +362,9 @@ template <typename OpTy> static LogicalResult verifyAdam8bit(OpTy op) {
       failed(checkShape(op, "exp_avg absmax " + perBlock, blocks,
                         shapeOf(op.getExpAvgAbsmax()))) ||
       failed(checkShape(op, "exp_avg_sq absmax " + perBlock, blocks,
-                        shapeOf(op.getExpAvgSqAbsmax()))) ||
-      failed(checkNonNegative(op, "lr", op.getLr().convertToDouble())) ||
-      failed(checkProbability(op, "beta1", op.getBeta1().convertToDouble())) ||
-      failed(checkProbability(op, "beta2", op.getBeta2().convertToDouble())) ||
-      failed(checkPositive(op, "epsilon", op.getEpsilon().convertToDouble())) ||
-      failed(verifyLossScaledUpdate(op, op.getFoundNonfinite(),
-                                    op.getSkippedSteps())))
+                        shapeOf(op.getExpAvgSqAbsmax()))))
     return failure();
-  return checkNonNegative(op, "weight_decay",
-                          op.getWeightDecay().convertToDouble());
+  return verifyAdamHyperparameters(op);
 }
 
 /// Operands 0 and 2 to 5 (param and the four states) are updated in place.

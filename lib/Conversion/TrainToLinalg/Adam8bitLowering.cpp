@@ -90,8 +90,8 @@ struct Blockwise8bitUpdate {
   Value quantize(OpBuilder &b, Location l, Value map, Value value,
                  Value absmax) const {
     Value zero = createScalar(b, l, b.getF32Type(), 0.0);
-    Value isZero = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ,
-                                         absmax, zero);
+    Value isZero =
+        arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, absmax, zero);
     Value x = arith::SelectOp::create(
         b, l, isZero, zero, arith::DivFOp::create(b, l, value, absmax));
     auto at = [&](Value index) -> Value {
@@ -187,10 +187,10 @@ struct Blockwise8bitUpdate {
           Value vCode = quantize(ib, il, unsignedMap, moments.v, vAbsmaxNew);
           scf::YieldOp::create(
               ib, il,
-              ValueRange{tensor::InsertOp::create(ib, il, param, tensors[0], j),
-                         tensor::InsertOp::create(ib, il, mCode, tensors[1], j),
-                         tensor::InsertOp::create(ib, il, vCode, tensors[2],
-                                                  j)});
+              ValueRange{
+                  tensor::InsertOp::create(ib, il, param, tensors[0], j),
+                  tensor::InsertOp::create(ib, il, mCode, tensors[1], j),
+                  tensor::InsertOp::create(ib, il, vCode, tensors[2], j)});
         });
     return {updates.getResult(0), updates.getResult(1),
             tensor::InsertOp::create(b, l, mAbsmaxNew, state[2], block),

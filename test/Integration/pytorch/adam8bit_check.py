@@ -13,10 +13,8 @@ initial values (memrun_init.py). Prints one line per step and parameter;
 exits non-zero at the first difference, naming the element.
 """
 
-import json
 import os
 import re
-import struct
 import sys
 
 import numpy as np
@@ -29,18 +27,11 @@ LR = 1e-2
 
 
 def read_safetensors(path):
-    with open(path, "rb") as f:
-        raw = f.read()
-    (size,) = struct.unpack_from("<Q", raw, 0)
-    header = json.loads(raw[8:8 + size])
-    header.pop("__metadata__", None)
-    tensors = {}
-    for name, entry in header.items():
-        assert entry["dtype"] == "F32", entry
-        begin, end = entry["data_offsets"]
-        data = np.frombuffer(raw[8 + size + begin:8 + size + end], dtype="<f4")
-        tensors[name] = data.reshape(entry["shape"])
-    return tensors
+    """The f32 tensors mem-run --save-params wrote, as numpy arrays."""
+    from memopt_torch import safetensors
+
+    tensors, _ = safetensors.load(path)
+    return {name: tensor.numpy() for name, tensor in tensors.items()}
 
 
 def parse_run(path, steps):
