@@ -515,6 +515,79 @@ void allGatherEntry(int64_t groupId, int64_t sendRank, void *send,
   gatherCollective(T, groupId, sendRank, send, recvRank, recv, sendCount);
 }
 
+/// The pipeline transfers posted and not yet waited for.
+std::vector<MPI_Request> &pendingTransfers() {
+  static auto *pending = new std::vector<MPI_Request>();
+  return *pending;
+}
+
+/// Posts one message of a pipeline exchange to or from the process
+/// `rankDelta` ranks away (MPI_Isend or MPI_Irecv on the world).
+void postTransfer(bool send, Type type, int64_t rankDelta, int64_t tag,
+                  int64_t bufferRank, void *descriptor, int64_t count) {
+  ensureInitialized();
+  const char *what = send ? "memopt_mpi_p2p_send" : "memopt_mpi_p2p_recv";
+  int64_t peer = mpiWorldRank() + rankDelta;
+  if (peer < 0 || peer >= mpiWorldSize() || rankDelta == 0)
+    fatal("%s: process %lld has no peer %lld ranks away in a world of %lld",
+          what, static_cast<long long>(mpiWorldRank()),
+          static_cast<long long>(rankDelta),
+          static_cast<long long>(mpiWorldSize()));
+  int *tagUpperBound = nullptr, found = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tagUpperBound, &found);
+  if (tag < 0 || (found && tagUpperBound && tag > *tagUpperBound))
+    fatal("%s: tag %lld is outside this MPI's [0, %d]", what,
+          static_cast<long long>(tag), found && tagUpperBound ? *tagUpperBound : 0);
+  char *data = buffer(bufferRank, descriptor, count, type, false,
+                      send ? "send" : "recv");
+  int64_t bytes = count * elementBytes(type);
+  if (!fitsInt(bytes))
+    fatal("%s: %lld bytes do not fit one MPI message", what,
+          static_cast<long long>(bytes));
+  MPI_Request request;
+  if (send)
+    check(MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE,
+                    static_cast<int>(peer), static_cast<int>(tag),
+                    MPI_COMM_WORLD, &request),
+          "MPI_Isend");
+  else
+    check(MPI_Irecv(data, static_cast<int>(bytes), MPI_BYTE,
+                    static_cast<int>(peer), static_cast<int>(tag),
+                    MPI_COMM_WORLD, &request),
+          "MPI_Irecv");
+  pendingTransfers().push_back(request);
+}
+
+template <Type T>
+void sendEntry(int64_t rankDelta, int64_t tag, int64_t bufferRank,
+               void *descriptor, int64_t count) {
+  postTransfer(true, T, rankDelta, tag, bufferRank, descriptor, count);
+}
+
+template <Type T>
+void recvEntry(int64_t rankDelta, int64_t tag, int64_t bufferRank,
+               void *descriptor, int64_t count) {
+  postTransfer(false, T, rankDelta, tag, bufferRank, descriptor, count);
+}
+
+/// Ends the exchange: waits for every posted message.
+void waitEntry() {
+  std::vector<MPI_Request> &pending = pendingTransfers();
+  if (pending.empty())
+    return;
+  check(MPI_Waitall(static_cast<int>(pending.size()), pending.data(),
+                    MPI_STATUSES_IGNORE),
+        "MPI_Waitall");
+  pending.clear();
+}
+
+/// Marks the end of a sent buffer's use (the call keeps it alive until the
+/// exchange has ended); nothing to do.
+template <Type T> void sentEntry(int64_t bufferRank, void *descriptor) {
+  (void)bufferRank;
+  (void)descriptor;
+}
+
 /// The address of a function, as a JIT symbol table takes it.
 template <typename Function> void *address(Function *function) {
   return reinterpret_cast<void *>(function);
@@ -526,17 +599,22 @@ std::vector<RuntimeFunction> memopt::runtime::getMpiCollectives() {
   std::vector<RuntimeFunction> functions = {
       {"memopt_mpi_group", address(&group)},
       {"memopt_mpi_rank", address(&rank)},
+      {"memopt_mpi_p2p_wait", address(&waitEntry)},
   };
   struct Collectives {
     const char *suffix;
     decltype(&allReduceEntry<F32>) allReduce;
     decltype(&reduceScatterEntry<F32>) reduceScatter;
     decltype(&allGatherEntry<F32>) allGather;
+    decltype(&sendEntry<F32>) send;
+    decltype(&recvEntry<F32>) recv;
+    decltype(&sentEntry<F32>) sent;
   };
 #define MEMOPT_MPI_ENTRY(suffix, type)                                         \
   Collectives {                                                                \
     suffix, &allReduceEntry<type>, &reduceScatterEntry<type>,                  \
-        &allGatherEntry<type>                                                  \
+        &allGatherEntry<type>, &sendEntry<type>, &recvEntry<type>,             \
+        &sentEntry<type>                                                       \
   }
   for (const Collectives &entry : std::initializer_list<Collectives>{
            MEMOPT_MPI_ENTRY("f32", F32), MEMOPT_MPI_ENTRY("f64", F64),
@@ -550,6 +628,9 @@ std::vector<RuntimeFunction> memopt::runtime::getMpiCollectives() {
         {"memopt_mpi_reduce_scatter_" + suffix, address(entry.reduceScatter)});
     functions.push_back(
         {"memopt_mpi_all_gather_" + suffix, address(entry.allGather)});
+    functions.push_back({"memopt_mpi_p2p_send_" + suffix, address(entry.send)});
+    functions.push_back({"memopt_mpi_p2p_recv_" + suffix, address(entry.recv)});
+    functions.push_back({"memopt_mpi_p2p_sent_" + suffix, address(entry.sent)});
   }
 #undef MEMOPT_MPI_ENTRY
   return functions;

@@ -2,6 +2,8 @@
 
 #include "memopt/Transforms/Autodiff.h"
 
+#include "AutodiffInternal.h"
+
 #include "memopt/Dialect/Train/IR/Blockwise8bit.h"
 #include "memopt/Dialect/Train/IR/Precision.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
@@ -21,9 +23,15 @@
 
 using namespace mlir;
 using namespace mlir::memopt;
+using autodiff::LossScale;
+using autodiff::named;
+using autodiff::isAdamLike;
+using autodiff::emitUpdates;
+using autodiff::castGradients;
+using autodiff::recastForBackward;
+using autodiff::redequantizeForBackward;
 
-/// A name location "<name>" nested in `loc`.
-static Location named(MLIRContext *ctx, const Twine &name, Location loc) {
+Location autodiff::named(MLIRContext *ctx, const Twine &name, Location loc) {
   return NameLoc::get(StringAttr::get(ctx, name), loc);
 }
 
@@ -80,13 +88,12 @@ static LogicalResult verifyTrainableAgrees(Block &body) {
   return success();
 }
 
-/// The values that need a gradient: those that depend on a trainable float
-/// parameter and that the loss depends on. A frozen parameter
-/// (`trainable = false`) is a constant here: nothing is differentiated
-/// through it, and nothing before the first trainable parameter's use.
-static llvm::DenseSet<Value> getActiveValues(Block &body, Value loss) {
-  llvm::DenseSet<Value> varying, useful, active;
-  for (Operation &op : body) {
+llvm::DenseSet<Value>
+autodiff::getActiveValues(ArrayRef<Operation *> ops, ArrayRef<Value> sources,
+                          ArrayRef<Value> sinks) {
+  llvm::DenseSet<Value> varying(sources.begin(), sources.end()), useful,
+      active;
+  for (Operation *op : ops) {
     if (auto param = dyn_cast<train::ParamOp>(op)) {
       if (param.getTrainable() &&
           isa<FloatType>(
@@ -94,39 +101,42 @@ static llvm::DenseSet<Value> getActiveValues(Block &body, Value loss) {
         varying.insert(param.getResult());
       continue;
     }
-    if (llvm::any_of(op.getOperands(),
+    if (llvm::any_of(op->getOperands(),
                      [&](Value v) { return varying.contains(v); }))
-      varying.insert(op.getResults().begin(), op.getResults().end());
+      varying.insert(op->getResults().begin(), op->getResults().end());
   }
-  useful.insert(loss);
-  for (Operation &op : llvm::reverse(body))
-    if (llvm::any_of(op.getResults(),
+  useful.insert(sinks.begin(), sinks.end());
+  for (Operation *op : llvm::reverse(ops))
+    if (llvm::any_of(op->getResults(),
                      [&](Value v) { return useful.contains(v); }))
-      useful.insert(op.getOperands().begin(), op.getOperands().end());
+      useful.insert(op->getOperands().begin(), op->getOperands().end());
   for (Value v : varying)
     if (useful.contains(v))
       active.insert(v);
   return active;
 }
 
-/// Builds the backward pass before `ret`: the gradient of every active value,
-/// from d loss / d loss = 1 through each op's gradient rule in reverse
-/// program order, gradients of a value read several times summed.
-static LogicalResult buildBackward(OpBuilder &builder, Block &body,
-                                   Operation *ret, Value loss, Value seed,
-                                   const llvm::DenseSet<Value> &active,
-                                   llvm::DenseMap<Value, Value> &grads) {
+/// The values that need a gradient: those that depend on a trainable float
+/// parameter and that the loss depends on. A frozen parameter
+/// (`trainable = false`) is a constant here: nothing is differentiated
+/// through it, and nothing before the first trainable parameter's use.
+static llvm::DenseSet<Value> getActiveValues(Block &body, Value loss) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : body)
+    ops.push_back(&op);
+  return autodiff::getActiveValues(ops, {}, loss);
+}
+
+LogicalResult autodiff::buildBackward(OpBuilder &builder,
+                                      ArrayRef<Operation *> forward,
+                                      const llvm::DenseSet<Value> &active,
+                                      llvm::DenseMap<Value, Value> &grads) {
   auto accumulate = [&](Value value, Value grad) {
     auto [it, inserted] = grads.try_emplace(value, grad);
     if (!inserted)
       it->second = train::AddOp::create(builder, grad.getLoc(), grad.getType(),
                                         it->second, grad);
   };
-  SmallVector<Operation *> forward;
-  for (Operation &op : body)
-    if (&op != ret)
-      forward.push_back(&op);
-  grads[loss] = seed;
   for (Operation *op : llvm::reverse(forward)) {
     if (isa<train::ParamOp>(op) ||
         llvm::none_of(op->getResults(),
@@ -156,6 +166,21 @@ static LogicalResult buildBackward(OpBuilder &builder, Block &body,
   return success();
 }
 
+/// Builds the backward pass before `ret`: the gradient of every active value,
+/// from d loss / d loss = 1 through each op's gradient rule in reverse
+/// program order, gradients of a value read several times summed.
+static LogicalResult buildBackward(OpBuilder &builder, Block &body,
+                                   Operation *ret, Value loss, Value seed,
+                                   const llvm::DenseSet<Value> &active,
+                                   llvm::DenseMap<Value, Value> &grads) {
+  SmallVector<Operation *> forward;
+  for (Operation &op : body)
+    if (&op != ret)
+      forward.push_back(&op);
+  grads[loss] = seed;
+  return autodiff::buildBackward(builder, forward, active, grads);
+}
+
 /// The step-counter argument of `func` (marked train.step), appended as a new
 /// `tensor<i64>` argument when there is none.
 static FailureOr<Value> getOrAddStepCounter(func::FuncOp func,
@@ -174,30 +199,13 @@ static FailureOr<Value> getOrAddStepCounter(func::FuncOp func,
   return Value(func.getArgument(index));
 }
 
-namespace {
-/// The values loss scaling threads through a step (all null without it).
-struct LossScale {
-  /// The 0-d f32 scale the loss gradient was seeded with.
-  Value scale;
-  /// Dynamic scaling: the persistent exponent of the scale.
-  Value exponent;
-  /// Dynamic scaling: whether a gradient is inf or NaN, and the count of
-  /// steps skipped so far (read by Adam's bias correction).
-  Value found;
-  Value skipped;
-};
-} // namespace
-
-/// Whether `kind` appends Adam updates (which read the step counter).
-static bool isAdamLike(AutodiffOptimizer kind) {
+bool autodiff::isAdamLike(AutodiffOptimizer kind) {
   return kind == AutodiffOptimizer::Adam || kind == AutodiffOptimizer::AdamW ||
          kind == AutodiffOptimizer::Adam8bit ||
          kind == AutodiffOptimizer::AdamW8bit;
 }
 
-/// Appends the optimizer updates of `paramGrads` (name -> parameter value,
-/// gradient), or with AutodiffOptimizer::None the gradients as results.
-static LogicalResult emitUpdates(
+LogicalResult autodiff::emitUpdates(
     func::FuncOp func, OpBuilder &builder, const AutodiffOptions &options,
     const llvm::MapVector<StringRef, std::pair<Value, Value>> &paramGrads,
     const LossScale &lossScale) {
@@ -293,11 +301,7 @@ static LogicalResult emitUpdates(
   return success();
 }
 
-/// Gives each parameter gradient the type the optimizer receives under
-/// `config`: the low type (the gradient of the parameter's low copy, before
-/// the cast's gradient widens it) or f32.
-static void
-castGradients(OpBuilder &builder, const train::PrecisionConfig &config,
+void autodiff::castGradients(OpBuilder &builder, const train::PrecisionConfig &config,
               llvm::MapVector<StringRef, std::pair<Value, Value>> &paramGrads) {
   Type gradType = config.getGradientType(builder.getContext());
   for (auto &entry : paramGrads) {
@@ -555,7 +559,7 @@ static void regatherForBackward(func::FuncOp func, OpBuilder &builder,
 /// (the same values, as the cast is exact to repeat). Casts of parameters
 /// are left alone (the parameter lives through the step anyway, and the
 /// precision modes decide where their low copies live).
-static void recastForBackward(OpBuilder &builder, Block &body,
+void autodiff::recastForBackward(OpBuilder &builder, Block &body,
                               Operation *lastForward) {
   if (!lastForward)
     return;
@@ -590,7 +594,7 @@ static void recastForBackward(OpBuilder &builder, Block &body,
 /// dequantized again before its first backward use, as QLoRA does: the
 /// forward's copy dies with its last forward use instead of being saved
 /// (its storage is persistent; dequantizing is exact to repeat).
-static void redequantizeForBackward(OpBuilder &builder, Block &body,
+void autodiff::redequantizeForBackward(OpBuilder &builder, Block &body,
                                     Operation *lastForward) {
   SmallVector<Operation *> dequantizes;
   for (Operation &op : body) {

@@ -17,6 +17,7 @@
 #include "memopt/Execution/AotDriver.h"
 #include "memopt/Execution/CompiledStep.h"
 #include "memopt/Execution/Init.h"
+#include "memopt/Execution/PipelineStage.h"
 #include "memopt/Execution/StepPlan.h"
 #include "memopt/Execution/Weights.h"
 #include "memopt/InitAll.h"
@@ -24,6 +25,8 @@
 #include "memopt/Runtime/MpiCollectives.h"
 #include "memopt/Runtime/OneProcessCollectives.h"
 #include "memopt/Support/SourcePositions.h"
+
+#include "RunOutput.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -235,6 +238,38 @@ static int64_t getReplicas(const StepPlan &plan, const GlobalTensor &tensor) {
   return worldSize / parts;
 }
 
+/// The stages of a pipelined step (train-pipeline); `stages` is 0 otherwise.
+static PipelineRun pipelineRun;
+
+namespace {
+/// One parameter of the step: this process's part (null where a pipeline
+/// stage holds none of it) and how many processes hold each part.
+struct ParamPart {
+  StringRef name;
+  const GlobalTensor *tensor;
+  int64_t replicas;
+};
+} // namespace
+
+/// Every parameter of the step, in the same order on every process.
+static SmallVector<ParamPart> getParamParts(const StepPlan &plan) {
+  SmallVector<ParamPart> parts;
+  if (pipelineRun.stages == 0) {
+    for (const GlobalTensor &param : plan.params)
+      parts.push_back({param.name, &param, getReplicas(plan, param)});
+    return parts;
+  }
+  for (const PipelineRun::Param &param : pipelineRun.params) {
+    const GlobalTensor *held = nullptr;
+    for (const GlobalTensor &tensor : plan.params)
+      if (tensor.name == param.name)
+        held = &tensor;
+    parts.push_back(
+        {param.name, held, param.holders * worldSize / pipelineRun.stages});
+  }
+  return parts;
+}
+
 //===----------------------------------------------------------------------===//
 // Output
 //===----------------------------------------------------------------------===//
@@ -289,67 +324,15 @@ findPrintedStates(const StepPlan &plan) {
   return found;
 }
 
-/// Prints the 0-d results of one step: the first float one as the loss
-/// (`loss`: the mean over its micro-batches under gradient accumulation).
-static void printStepLine(const StepPlan &plan, unsigned stepNumber,
-                          ArrayRef<const GlobalTensor *> states,
-                          std::optional<double> loss) {
-  llvm::raw_ostream &os = llvm::outs();
-  os << "step " << stepNumber << ":";
-  bool lossPrinted = false;
-  for (auto [index, result] : llvm::enumerate(plan.results)) {
-    if (result.type.getRank() != 0)
-      continue;
-    Type elementType = result.type.getElementType();
-    if (!isa<FloatType>(elementType)) {
-      os << " result" << index << " = "
-         << loadInteger(elementType, result.data);
-      continue;
-    }
-    double value = loadFloat(elementType, result.data);
-    if (!lossPrinted && loss)
-      value = *loss;
-    os << (lossPrinted ? " result" + std::to_string(index) : " loss") << " = "
-       << llvm::format("%.9e", value);
-    lossPrinted = true;
-  }
-  for (const GlobalTensor *state : states) {
-    Type elementType = state->type.getElementType();
-    unsigned bytes = getStorageBytes(elementType);
-    os << " " << state->name << " = " << (state->type.getRank() ? "[" : "");
-    for (int64_t i = 0, e = state->type.getNumElements(); i < e; ++i) {
-      const char *element = state->data + i * bytes;
-      os << (i ? ", " : "");
-      if (isa<FloatType>(elementType))
-        os << llvm::format("%.9e", loadFloat(elementType, element));
-      else
-        os << loadInteger(elementType, element);
-    }
-    os << (state->type.getRank() ? "]" : "");
-  }
-  os << "\n";
-}
-
-/// The number of NaN and infinite elements of a resolved float tensor.
-static int64_t countNonfinite(const GlobalTensor &tensor) {
-  Type elementType = tensor.type.getElementType();
-  if (!isa<FloatType>(elementType))
-    return 0;
-  unsigned bytes = getStorageBytes(elementType);
-  int64_t count = 0;
-  for (int64_t i = 0, e = tensor.type.getNumElements(); i < e; ++i)
-    if (!std::isfinite(loadFloat(elementType, tensor.data + i * bytes)))
-      ++count;
-  return count;
-}
-
 /// Warns about parameters that are not finite before the first step (a
 /// --init-from file can hold NaN or inf): the run would diverge at once.
 /// Every process takes part, each counting its own parts.
 static void warnAboutNonfiniteParams(const StepPlan &plan) {
-  for (const GlobalTensor &param : plan.params) {
-    double count = sumOverProcesses(static_cast<double>(countNonfinite(param)),
-                                    getReplicas(plan, param));
+  for (const ParamPart &param : getParamParts(plan)) {
+    double count = sumOverProcesses(
+        param.tensor ? static_cast<double>(memrun::countNonfinite(*param.tensor))
+                     : 0.0,
+        param.replicas);
     if (count > 0 && worldRank == 0)
       llvm::WithColor::warning(llvm::errs(), "mem-run")
           << "parameter '" << param.name << "' holds "
@@ -390,52 +373,15 @@ static LogicalResult checkLossIsFinite(std::optional<double> loss,
 
 /// Prints `<kind> <name>: sum = ... sumsq = ...` of the whole tensor (for a
 /// split tensor, summed over the processes' parts); returns the sum.
-static double printSummary(const StepPlan &plan, StringRef kind,
-                           const GlobalTensor &tensor) {
-  TensorSummary summary = summarize(tensor);
-  int64_t replicas = getReplicas(plan, tensor);
+static double printSummary(StringRef kind, StringRef name,
+                           const GlobalTensor *tensor, int64_t replicas) {
+  TensorSummary summary = tensor ? summarize(*tensor) : TensorSummary();
   double sum = sumOverProcesses(summary.sum, replicas);
   double sumSquares = sumOverProcesses(summary.sumSquares, replicas);
-  llvm::outs() << kind << " " << tensor.name
+  llvm::outs() << kind << " " << name
                << ": sum = " << llvm::format("%.9e", sum)
                << " sumsq = " << llvm::format("%.9e", sumSquares) << "\n";
   return sum;
-}
-
-/// Prints the --measure-peak lines of the last step.
-static void printPeak(const StepPlan &plan, const StepStats &stats) {
-  llvm::raw_ostream &os = llvm::outs();
-  os << "measured_peak_bytes: " << stats.peakBytes << "\n";
-  os << "predicted_peak_bytes: " << plan.predictedPeak << "\n";
-  if (plan.arenaBytes >= 0)
-    os << "arena_bytes: " << plan.arenaBytes << "\n";
-  if (worldSize > 1) {
-    // Every process's, gathered (each runs its own part of the step).
-    std::vector<int64_t> measured =
-        ::memopt::runtime::mpiGatherInt64(stats.peakBytes);
-    std::vector<int64_t> predicted =
-        ::memopt::runtime::mpiGatherInt64(plan.predictedPeak);
-    std::vector<int64_t> arenas =
-        ::memopt::runtime::mpiGatherInt64(plan.arenaBytes);
-    for (int64_t rank = 0; rank < worldSize; ++rank) {
-      os << "rank " << rank << ": measured_peak_bytes: " << measured[rank]
-         << " predicted_peak_bytes: " << predicted[rank];
-      // A planned step's peak is its arena (and the buffers it returns).
-      if (arenas[rank] >= 0)
-        os << " arena_bytes: " << arenas[rank];
-      os << "\n";
-    }
-  }
-  // The state and inputs live in globals, not in allocations: their
-  // measured bytes are the globals' sizes in the compiled program.
-  os << "measured_persistent_bytes: " << plan.measuredPersistent << "\n";
-  os << "predicted_persistent_bytes: " << plan.predictedPersistent << "\n";
-  os << "measured_input_bytes: " << plan.measuredInputs << "\n";
-  os << "predicted_input_bytes: " << plan.predictedInputs << "\n";
-  if (stats.leakedBytes != 0)
-    llvm::WithColor::warning(llvm::errs(), "mem-run")
-        << "the last step left " << static_cast<uint64_t>(stats.leakedBytes)
-        << " bytes allocated (a leak in the lowered code)\n";
 }
 
 /// Prints what --list-inputs promises: one line per argument, parameter and
@@ -469,32 +415,6 @@ static void printInputs(const StepPlan &plan) {
        << " (calls per step, on successive micro-batches of the arguments)\n";
 }
 
-/// Prints the --check-gradients report; fails if a parameter failed.
-static LogicalResult printGradientChecks(ArrayRef<ParamGradientCheck> checks) {
-  llvm::raw_ostream &os = llvm::outs();
-  bool allPassed = true;
-  int64_t checkedElements = 0;
-  for (const ParamGradientCheck &check : checks) {
-    checkedElements += check.samples;
-    os << "gradcheck " << check.name << ": " << check.samples
-       << " elements, max abs err " << llvm::format("%.3e", check.maxAbsError)
-       << ", max rel err " << llvm::format("%.3e", check.maxRelError) << "\n";
-    if (!check.worst)
-      continue;
-    allPassed = false;
-    os << "gradcheck " << check.name << "[" << *check.worst << "]: analytic "
-       << llvm::format("%.9e", check.worstAnalytic) << " numeric "
-       << llvm::format("%.9e", check.worstNumeric) << " (rtol " << check.rtol
-       << ", atol " << check.atol << ")\n";
-  }
-  os << "gradcheck: " << (allPassed ? "passed" : "FAILED") << ", "
-     << checks.size() << " parameters, " << checkedElements << " elements\n";
-  os.flush();
-  if (!allPassed)
-    return fail("gradient check failed");
-  return success();
-}
-
 //===----------------------------------------------------------------------===//
 // Driver
 //===----------------------------------------------------------------------===//
@@ -509,7 +429,9 @@ compileStep(ModuleOp module, StepPlan &plan, TimingScope &timing) {
   SharedCompilation sharing;
   // Unoptimized code compiles in less time than a broadcast and the
   // fingerprints take (bench/run/README.md).
-  if (worldSize > 1 && shareCompilation && optLevel > 0) {
+  // The stages of a pipeline are different programs.
+  if (worldSize > 1 && shareCompilation && optLevel > 0 &&
+      pipelineRun.stages == 0) {
     sharing.isSender = worldRank == 0;
     sharing.broadcast = [](std::string &message) {
       ::memopt::runtime::mpiBroadcastBytes(message, /*root=*/0);
@@ -528,6 +450,11 @@ static LogicalResult runSteps(ModuleOp module, StepPlan &plan,
   if (failed(compiled))
     return failure();
   CompiledStep &step = **compiled;
+  if (pipelineRun.stages > 0 &&
+      (!saveParamsFile.empty() || !saveResultsFile.empty()))
+    return fail("--save-params and --save-results write one process's "
+                "tensors; each process of a pipelined step holds only its "
+                "stage's");
   TimingScope runTiming = timing.nest("run");
   step.initialize(seed);
   if (!initFrom.empty()) {
@@ -563,7 +490,9 @@ static LogicalResult runSteps(ModuleOp module, StepPlan &plan,
         runGradientCheck(step, options);
     if (failed(checks))
       return failure();
-    return printGradientChecks(*checks);
+    if (!memrun::printGradientChecks(*checks))
+      return fail("gradient check failed");
+    return success();
   }
 
   for (unsigned stepNumber = 1; stepNumber <= numSteps; ++stepNumber) {
@@ -571,21 +500,22 @@ static LogicalResult runSteps(ModuleOp module, StepPlan &plan,
     FailureOr<StepStats> stats = step.runStep(stepNumber, measured);
     if (failed(stats))
       return failure();
-    printStepLine(plan, stepNumber, *states, step.getLoss());
+    memrun::printStepLine(plan, stepNumber, *states, step.getLoss());
     // A failed allocation in a later step ends the process with _Exit:
     // what was printed so far must be out.
     llvm::outs().flush();
     if (measured)
-      printPeak(plan, *stats);
+      memrun::printPeak(plan, *stats, worldSize);
     if (failed(checkLossIsFinite(step.getLoss(), stepNumber)))
       return failure();
   }
   for (const GlobalTensor &result : plan.results)
     if (numSteps > 0 && result.type.getRank() != 0)
-      printSummary(plan, "result", result);
+      printSummary("result", result.name, &result, getReplicas(plan, result));
   double checksum = 0.0;
-  for (const GlobalTensor &param : plan.params)
-    checksum += printSummary(plan, "param", param);
+  for (const ParamPart &param : getParamParts(plan))
+    checksum +=
+        printSummary("param", param.name, param.tensor, param.replicas);
   llvm::outs() << "params_checksum: " << llvm::format("%.9e", checksum) << "\n";
   llvm::outs().flush();
   if (!saveParamsFile.empty())
@@ -646,7 +576,16 @@ static LogicalResult runUserPipeline(ModuleOp module) {
 /// Picks the step and plans how to feed it: the checks and rewrites before
 /// lowering.
 static FailureOr<StepPlan> prepareStep(ModuleOp module, Target target) {
-  FailureOr<func::FuncOp> step = findStep(module, stepName, inputFile);
+  std::string name = stepName;
+  FailureOr<PipelineRun> pipeline = selectPipelineStage(
+      module, readLauncherPlace().rank, stepName, name);
+  if (failed(pipeline))
+    return failure();
+  pipelineRun = *pipeline;
+  if (pipelineRun.stages > 0 && target != Target::CPU)
+    return fail("a pipelined step runs on the CPU under mpiexec "
+                "(--target=cpu)");
+  FailureOr<func::FuncOp> step = findStep(module, name, inputFile);
   if (failed(step) || failed(checkTargetSupportsStep(module, target)))
     return failure();
   if (checkGradients && failed(differentiateStep(module)))

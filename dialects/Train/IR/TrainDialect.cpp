@@ -120,6 +120,36 @@ static LogicalResult verifySplit(Operation *op, NamedAttribute attribute,
   return success();
 }
 
+/// Verifies train-pipeline's record on a stage's function.
+static LogicalResult verifyPipelineAttribute(Operation *op,
+                                             NamedAttribute attribute) {
+  StringRef name = attribute.getName().strref();
+  auto config = dyn_cast<DictionaryAttr>(attribute.getValue());
+  if (!config || !isa<FunctionOpInterface>(op) ||
+      !isa_and_nonnull<FlatSymbolRefAttr>(config.get("grid")) ||
+      !isa_and_nonnull<StringAttr>(config.get("schedule")) ||
+      !isa_and_nonnull<StringAttr>(config.get("step")) ||
+      !isa_and_nonnull<ArrayAttr>(config.get("layers")))
+    return op->emitError() << "'" << name
+                           << "' must be a dictionary with a `grid` symbol, "
+                              "a `schedule`, a `step` and `layers` on a "
+                              "function";
+  int64_t values[4];
+  StringRef keys[4] = {"axis", "stage", "stages", "microbatches"};
+  for (auto [key, value] : llvm::zip_equal(keys, values)) {
+    auto attr = dyn_cast_or_null<IntegerAttr>(config.get(key));
+    if (!attr || attr.getInt() < (key == "axis" || key == "stage" ? 0 : 1))
+      return op->emitError() << "'" << name << "' must have an integer '"
+                             << key << "' of at least "
+                             << (key == "axis" || key == "stage" ? 0 : 1);
+    value = attr.getInt();
+  }
+  if (values[1] >= values[2])
+    return op->emitError() << "'" << name << "' has stage " << values[1]
+                           << " of " << values[2] << " stages";
+  return success();
+}
+
 LogicalResult TrainDialect::verifyOperationAttribute(Operation *op,
                                                      NamedAttribute attribute) {
   StringRef name = attribute.getName().strref();
@@ -230,6 +260,8 @@ LogicalResult TrainDialect::verifyOperationAttribute(Operation *op,
                                 "when it has one";
     return success();
   }
+  if (name == kPipelineAttrName)
+    return verifyPipelineAttribute(op, attribute);
   return op->emitError() << "unknown train attribute '" << name << "'";
 }
 

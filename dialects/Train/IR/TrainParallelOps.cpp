@@ -37,6 +37,8 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "llvm/ADT/SmallSet.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::memopt::train;
 using mlir::memopt::train::detail::gradLoc;
@@ -71,6 +73,39 @@ CopyToParallelOp::verifySymbolUses(SymbolTableCollection &symbolTable) {
 int64_t CopyToParallelOp::getFlops() { return 0; }
 
 bool CopyToParallelOp::forwardsValues(unsigned operandIndex) { return true; }
+
+LogicalResult P2POp::verify() {
+  auto check = [&](StringRef what, size_t count, ArrayRef<int64_t> peers,
+                   ArrayRef<int64_t> tags) -> LogicalResult {
+    if (peers.size() != count || tags.size() != count)
+      return emitOpError() << "has " << count << " " << what << " but "
+                           << peers.size() << " peers and " << tags.size()
+                           << " tags; expected one of each per tensor";
+    for (int64_t peer : peers)
+      if (peer < 0)
+        return emitOpError() << "peer stage " << peer << " is negative";
+    for (int64_t tag : tags)
+      if (tag < 0 || tag > std::numeric_limits<int32_t>::max())
+        return emitOpError() << "tag " << tag
+                             << " is outside [0, 2^31 - 1] (MPI's tags)";
+    return success();
+  };
+  if (failed(check("sent tensors", getSends().size(), getSendTo(),
+                   getSendTags())) ||
+      failed(check("received tensors", getReceived().size(), getRecvFrom(),
+                   getRecvTags())))
+    return failure();
+  if (getSends().empty() && getReceived().empty())
+    return emitOpError("sends and receives nothing");
+  llvm::SmallSet<std::pair<int64_t, int64_t>, 8> seen;
+  for (auto [peer, tag] : llvm::zip_equal(getRecvFrom(), getRecvTags()))
+    if (!seen.insert({peer, tag}).second)
+      return emitOpError() << "receives twice from stage " << peer
+                           << " with tag " << tag;
+  return success();
+}
+
+int64_t P2POp::getFlops() { return 0; }
 
 namespace {
 

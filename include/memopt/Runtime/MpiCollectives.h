@@ -39,6 +39,10 @@ namespace memopt::runtime {
 ///                                 recvCount, op)
 ///   memopt_mpi_all_gather_<t>(group, sendRank, send, recvRank, recv,
 ///                             sendCount)
+///   memopt_mpi_p2p_{send,recv}_<t>(rankDelta, tag, buffer, count): posts
+///     a pipeline message to or from the process rankDelta ranks away
+///   memopt_mpi_p2p_wait(): waits for every posted message
+///   memopt_mpi_p2p_sent_<t>(buffer): the end of a sent buffer's use
 /// Op codes: 0 sum, 1 product, 2 max, 3 min, 4 average (floats only).
 /// MPI is initialized at the first call if mpiInitialize was not called.
 std::vector<RuntimeFunction> getMpiCollectives();

@@ -396,6 +396,86 @@ def TrainShardPass : Pass<"train-shard", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def TrainPipelinePass : Pass<"train-pipeline", "::mlir::ModuleOp"> {
+  let summary = "Splits a training step into pipeline stages, one program "
+                "per stage, with point-to-point transfers in a schedule's "
+                "order";
+  let description = [{
+    Rewrites a whole training step (what train-autodiff produced, optionally
+    lowered by train-precision first) for one micro-batch into the programs
+    of `stages` pipeline stages that together run `microbatches`
+    micro-batches per optimizer step, as Megatron-LM's pipeline parallelism
+    does. The step `@f` is replaced by `@f_stage0` ... `@f_stage<P-1>`; stage
+    `s` runs on process `s` of a new `shard.grid @grid(shape = P)`, and
+    carries `train.pipeline = {stage = s, stages = P, microbatches = M,
+    schedule, layers, grid, axis = 0, step}`.
+
+    * Stages are contiguous runs of the step's `train.layer`s: balanced by
+      FLOPs by default (the ops before the first layer, such as the
+      embedding, count on the first stage; the ops after the last, such as
+      the head and the loss, on the last), or given by `split`, the index of
+      each stage's first layer (`split=0,10,20,30`). Every stage holds at
+      least one layer.
+    * Each stage's program reads the micro-batches of every argument of rank
+      one or more concatenated along dimension 0 (`M` times the step's
+      dimension 0), and runs, for each micro-batch, its forward ops, and
+      then its backward ops, derived with train-autodiff's rules from the
+      gradient the next stage sends back (the loss's, seeded with `1/M`, on
+      the last stage). The order is the schedule's:
+      `1f1b` (PipeDream-Flush, Megatron-LM's default: stage `s` runs
+      `min(M, P - 1 - s)` forward passes, then alternates one forward and
+      one backward, then finishes the backward passes), or `gpipe` (every
+      forward, then every backward).
+    * Values that cross from stage `s` to a later stage are sent with
+      `train.p2p` (activations forward, their gradients backward), relayed
+      by the stages in between; ops that read only the arguments and
+      constants (position ids, masks) are recomputed where they are read.
+      Adjacent transfers are merged into one exchange, as Megatron-LM's
+      `send_forward_recv_backward` does; the pass checks that the stages'
+      exchanges cannot wait on each other forever.
+    * Each parameter is read by the stages whose ops read it. Gradients sum
+      over the micro-batches, in micro-batch order; a parameter that
+      several stages read (an embedding tied to the head) has its gradient
+      summed between them before the update, which every such stage
+      applies to its own copy.
+    * Every stage returns the step's loss, the mean of the micro-batches'
+      losses, which the last stage sends to the others.
+
+    The memory of each stage is the liveness of its program: the
+    activations in flight under the schedule are live values, so the first
+    stage of `1f1b` holds `min(M, P)` micro-batches' activations and the
+    last holds one, with no formula. `interleaved` and `zb-h1` schedules,
+    `virtual` above 1, and steps partitioned by train-shard,
+    accumulating gradients, or using loss scaling are refused with an error
+    that says so.
+
+    Errors: `stages` or `microbatches` below 1, an unknown schedule, a
+    `split` that is not `stages` increasing layer indices starting at 0, a
+    step with fewer `train.layer`s than stages, a function that is not a
+    whole step train-autodiff derived, one that returns more than the loss,
+    an op after the first layer that reads a value of a later stage, an
+    argument of rank one or more whose dimension 0 differs from the
+    others', and a module that already has a `@grid`.
+  }];
+  let options = [
+    Option<"stages", "stages", "int64_t", /*default=*/"1",
+           "Pipeline stages (processes along the pipeline); 1 changes nothing">,
+    Option<"microBatches", "microbatches", "int64_t", /*default=*/"0",
+           "Micro-batches per optimizer step (default: stages)">,
+    Option<"schedule", "schedule", "std::string", /*default=*/"\"1f1b\"",
+           "The order of forward and backward passes: 1f1b or gpipe">,
+    Option<"virtualStages", "virtual", "int64_t", /*default=*/"1",
+           "Model chunks per stage (interleaved schedule); only 1 is "
+           "supported">,
+    ListOption<"split", "split", "int64_t",
+               "The index of each stage's first train.layer (default: "
+               "balanced by FLOPs)">,
+  ];
+  let dependentDialects = ["::mlir::memopt::train::TrainDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::shard::ShardDialect"];
+}
+
 def TrainAutodiffPass : Pass<"train-autodiff", "::mlir::func::FuncOp"> {
   let summary = "Appends the backward pass and the optimizer update to a step";
   let description = [{

@@ -273,6 +273,19 @@ LogicalResult ArenaPlacement::apply() {
       placed.insert(empty);
       place(empty, offset - impl->persistentBytes);
     }
+    // A pipeline transfer, lowered later: each received tensor's offset.
+    if (auto p2p = dyn_cast_or_null<train::P2POp>(
+            marker.getSource().getDefiningOp());
+        p2p && getTag(p2p->getLoc()) == key[0]) {
+      SmallVector<int64_t> offsets(p2p->getNumResults(), -1);
+      if (auto existing =
+              p2p->getAttrOfType<DenseI64ArrayAttr>(kArenaOffsetsAttrName))
+        offsets.assign(existing.asArrayRef().begin(),
+                       existing.asArrayRef().end());
+      offsets[key[1]] = offset - impl->persistentBytes;
+      p2p->setAttr(kArenaOffsetsAttrName,
+                   builder.getDenseI64ArrayAttr(offsets));
+    }
     // A collective, lowered later: its result and workspace offsets.
     if (Operation *collective = marker.getSource().getDefiningOp();
         collective && isa<shard::ShardDialect>(collective->getDialect()) &&

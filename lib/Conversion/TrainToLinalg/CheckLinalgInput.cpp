@@ -1,6 +1,7 @@
 //===- CheckLinalgInput.cpp - the lowering pipelines' input check ---------===//
 
 #include "memopt/Conversion/Passes.h"
+#include "memopt/Dialect/Train/IR/TrainOps.h"
 #include "memopt/Dialect/Train/IR/TrainStep.h"
 
 namespace mlir::memopt {
@@ -19,7 +20,16 @@ struct CheckLinalgInputPass
 
   void runOnOperation() override {
     markAllAnalysesPreserved();
-    Operation *op = memopt::train::findTrainOp(getOperation());
+    // Pipeline transfers stay train ops until memopt-shard-to-mpi (or
+    // -nccl) lowers them with the collectives.
+    Operation *op = nullptr;
+    getOperation()->walk([&](Operation *nested) {
+      if (!isa<memopt::train::TrainDialect>(nested->getDialect()) ||
+          isa<memopt::train::P2POp>(nested))
+        return WalkResult::advance();
+      op = nested;
+      return WalkResult::interrupt();
+    });
     if (!op)
       return;
     op->emitError() << pipeline << " expects linalg on tensors, but '"

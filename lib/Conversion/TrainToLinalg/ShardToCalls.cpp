@@ -28,6 +28,8 @@
 
 #include "Lowering.h"
 
+#include "memopt/Dialect/Train/IR/TrainOps.h"
+
 #include "memopt/Conversion/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -145,6 +147,11 @@ public:
     if (walk.wasInterrupted())
       return failure();
 
+    SmallVector<memopt::train::P2POp> transfers;
+    module.walk([&](memopt::train::P2POp op) { transfers.push_back(op); });
+    for (memopt::train::P2POp op : transfers)
+      if (failed(lowerTransfer(op, symbols)))
+        return failure();
     for (Operation *op : collectives)
       if (failed(lower(op, symbols)))
         return failure();
@@ -153,8 +160,10 @@ public:
 
     // The grids have no users left but the record of train-shard on the
     // functions (`train.shard`), which the lowered program no longer needs.
-    for (auto func : module.getOps<FunctionOpInterface>())
+    for (auto func : module.getOps<FunctionOpInterface>()) {
       func->removeAttr("train.shard");
+      func->removeAttr("train.pipeline");
+    }
     for (auto grid : llvm::make_early_inc_range(module.getOps<shard::GridOp>()))
       if (SymbolTable::symbolKnownUseEmpty(grid, module))
         grid.erase();
@@ -257,6 +266,109 @@ public:
     Value replacement =
         emitCollective(b, op, *suffix, send, group, groupSize, reduction);
     result.replaceAllUsesWith(replacement);
+    op->erase();
+    return success();
+  }
+
+  /// Lowers a pipeline transfer: each message posted (non-blocking) by a
+  /// call of memopt_<mpi>_p2p_{send,recv}_<type>(rankDelta, tag, buffer,
+  /// count), then memopt_<mpi>_p2p_wait() for them all, then
+  /// memopt_<mpi>_p2p_sent_<type>(buffer) per sent buffer, so that no sent
+  /// buffer is freed before the transfer ends.
+  LogicalResult lowerTransfer(memopt::train::P2POp op,
+                              SymbolTableCollection &symbols) {
+    if (runtime != "MPI")
+      return op->emitError("has no ")
+             << runtime << " lowering yet: " << pass
+             << " lowers the collectives; pipeline transfers run on the CPU "
+                "under MPI (memopt-shard-to-mpi)";
+    auto func = op->getParentOfType<FunctionOpInterface>();
+    auto config = func ? func->getAttrOfType<DictionaryAttr>("train.pipeline")
+                       : DictionaryAttr();
+    if (!config)
+      return op->emitError("is not in a pipeline stage's function (one with "
+                           "train.pipeline, as train-pipeline builds them)");
+    auto gridAttr = cast<FlatSymbolRefAttr>(config.get("grid"));
+    shard::GridOp grid = shard::getGridOrNull(op, gridAttr, symbols);
+    if (!grid || ShapedType::isDynamicShape(grid.getShape()))
+      return op->emitError("needs a static shard.grid named ") << gridAttr;
+    int64_t axis = cast<IntegerAttr>(config.get("axis")).getInt();
+    int64_t stage = cast<IntegerAttr>(config.get("stage")).getInt();
+    ArrayRef<int64_t> shape = grid.getShape();
+    if (axis >= static_cast<int64_t>(shape.size()))
+      return op->emitError("pipeline axis ")
+             << axis << " is not an axis of @" << grid.getSymName();
+    int64_t stride = 1;
+    for (int64_t extent : shape.drop_front(axis + 1))
+      stride *= extent;
+    SmallVector<int64_t> slots(op->getNumResults(), -1);
+    arena = nullptr;
+    if (auto offsets = op->getAttrOfType<DenseI64ArrayAttr>(
+            memopt::kArenaOffsetsAttrName)) {
+      if (failed(findArenaSlots(op, /*count=*/offsets.size())))
+        return failure();
+      slots.assign(offsets.asArrayRef().begin(), offsets.asArrayRef().end());
+    }
+
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    auto i64 = [&](int64_t v) {
+      return arith::ConstantIntOp::create(b, loc, b.getI64Type(), v);
+    };
+    auto post = [&](StringRef kind, Value buffer, int64_t peer, int64_t tag,
+                    RankedTensorType type) -> LogicalResult {
+      std::optional<StringRef> suffix = getTypeSuffix(type.getElementType());
+      if (!suffix)
+        return op->emitError("element type ")
+               << type.getElementType() << " has no " << runtime
+               << " type (f32, f64, f16, bf16, i8, i32, i64)";
+      auto unranked = UnrankedMemRefType::get(type.getElementType(), 0);
+      SmallVector<Type> types{b.getI64Type(), b.getI64Type(), unranked,
+                              b.getI64Type()};
+      callRuntime(b, loc, (prefix + "p2p_" + kind + "_" + *suffix).str(),
+                  b.getFunctionType(types, {}),
+                  {i64((peer - stage) * stride), i64(tag),
+                   memref::CastOp::create(b, loc, unranked, buffer),
+                   i64(type.getNumElements())});
+      return success();
+    };
+    SmallVector<Value> sent;
+    for (auto [value, peer, tag] :
+         llvm::zip_equal(op.getSends(), op.getSendTo(), op.getSendTags())) {
+      auto type = cast<RankedTensorType>(value.getType());
+      Value buffer = bufferization::ToBufferOp::create(
+          b, loc, MemRefType::get(type.getShape(), type.getElementType()),
+          value, /*read_only=*/true);
+      if (failed(post("send", buffer, peer, tag, type)))
+        return failure();
+      sent.push_back(buffer);
+    }
+    SmallVector<Value> received;
+    for (auto [result, peer, tag, slot] :
+         llvm::zip_equal(op.getReceived(), op.getRecvFrom(), op.getRecvTags(),
+                         slots)) {
+      auto type = cast<RankedTensorType>(result.getType());
+      Value buffer = getBuffer(
+          b, loc, MemRefType::get(type.getShape(), type.getElementType()),
+          slot >= 0 ? std::optional<int64_t>(slot) : std::nullopt);
+      if (failed(post("recv", buffer, peer, tag, type)))
+        return failure();
+      received.push_back(bufferization::ToTensorOp::create(
+          b, loc, type, buffer, /*restrict=*/b.getUnitAttr(),
+          /*writable=*/b.getUnitAttr()));
+    }
+    callRuntime(b, loc, (prefix + "p2p_wait").str(), b.getFunctionType({}, {}),
+                {});
+    for (Value buffer : sent) {
+      auto type = cast<MemRefType>(buffer.getType());
+      auto unranked = UnrankedMemRefType::get(type.getElementType(), 0);
+      callRuntime(
+          b, loc,
+          (prefix + "p2p_sent_" + *getTypeSuffix(type.getElementType())).str(),
+          b.getFunctionType({unranked}, {}),
+          {memref::CastOp::create(b, loc, unranked, buffer)});
+    }
+    op->replaceAllUsesWith(received);
     op->erase();
     return success();
   }
@@ -394,7 +506,7 @@ public:
 
   /// The arena slots of the collective `op` (resultSlot, workspaceSlot),
   /// from the offsets convert-train-to-linalg put on a planned one.
-  LogicalResult findArenaSlots(Operation *op) {
+  LogicalResult findArenaSlots(Operation *op, size_t count = 2) {
     resultSlot = workspaceSlot = std::nullopt;
     arena = nullptr;
     auto offsets =
@@ -412,9 +524,11 @@ public:
         });
       arena = it->second;
     }
-    if (!arena || offsets.size() != 2)
+    if (!arena || static_cast<size_t>(offsets.size()) != count)
       return op->emitError("has arena offsets but its function has no "
                            "arena: lower it with convert-train-to-linalg");
+    if (count != 2)
+      return success();
     if (offsets[0] >= 0)
       resultSlot = offsets[0];
     if (offsets[1] >= 0)

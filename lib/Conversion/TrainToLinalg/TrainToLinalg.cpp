@@ -88,6 +88,8 @@ void ConvertTrainToLinalgPass::runOnOperation() {
 
   ConversionTarget target(getContext());
   target.addIllegalDialect<train::TrainDialect>();
+  // Lowered with the collectives, by memopt-shard-to-mpi or -nccl.
+  target.addLegalOp<train::P2POp>();
   target.addLegalDialect<
       arith::ArithDialect, bufferization::BufferizationDialect,
       func::FuncDialect, linalg::LinalgDialect, math::MathDialect,

@@ -122,6 +122,11 @@ def Train_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kSplitExtentAttrName =
         "train.split_extent";
     static constexpr ::llvm::StringLiteral kShardAttrName = "train.shard";
+    /// train-pipeline's record on each stage's function: {grid = @grid,
+    /// axis = <i64>, stage = <i64>, stages = <i64>, microbatches = <i64>,
+    /// schedule = "<name>", layers = [<names>], step = "<name>"}.
+    static constexpr ::llvm::StringLiteral kPipelineAttrName =
+        "train.pipeline";
     /// train-schedule's record: {heuristic = "<name>", load_before = <i64>,
     /// load_after = <i64>}.
     static constexpr ::llvm::StringLiteral kScheduleAttrName =

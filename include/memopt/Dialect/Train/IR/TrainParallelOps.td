@@ -185,4 +185,46 @@ def Train_CopyToParallelOp : Train_Op<"copy_to_parallel", [Train_Differentiable,
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Pipeline parallelism
+//===----------------------------------------------------------------------===//
+
+def Train_P2POp : Train_Op<"p2p"> {
+  let summary = "Sends and receives tensors between pipeline stages";
+  let description = [{
+    One point-to-point exchange of a pipeline stage (train-pipeline): every
+    `sends` operand goes to the stage in `send_to` at the same position, with
+    the tag in `send_tags`, and every result is received from the stage in
+    `recv_from` with the tag in `recv_tags`. Stages are positions along the
+    pipeline (`train.pipeline` on the function); a message matches the
+    receive of its peer with the same tag. All the exchange's transfers
+    start together and the op ends when all have finished (Megatron-LM's
+    batched `isend`/`irecv`), so a stage may send the activation of one
+    micro-batch and receive the gradient of another in one exchange without
+    waiting on its neighbour. The sent tensors are read until the op ends;
+    the received ones are new buffers. Neither pure nor movable: the pass
+    that builds the exchanges orders them so that no stage waits forever.
+    No FLOPs.
+
+    Example (stage 1 of 4 sends micro-batch 3's activation forward and
+    receives micro-batch 1's gradient back):
+    ```mlir
+    %g = train.p2p send %y to [2] tags [6] : tensor<4x128x768xf32>
+                   recv from [2] tags [3] : tensor<4x128x768xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Train_AnyTensor>:$sends,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$send_to,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$send_tags,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$recv_from,
+                   DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$recv_tags);
+  let results = (outs Variadic<Train_AnyTensor>:$received);
+  let assemblyFormat = [{
+    (`send` $sends^ `to` $send_to `tags` $send_tags `:` type($sends))?
+    (`recv` `from` $recv_from `tags` $recv_tags `:` type($received)^)?
+    attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // MEMOPT_DIALECT_TRAIN_IR_TRAINPARALLELOPS_TD

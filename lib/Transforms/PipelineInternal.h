@@ -1,0 +1,67 @@
+//===- PipelineInternal.h - train-pipeline's partition and stages ---------===//
+//
+// train-pipeline in two parts: TrainPipeline.cpp checks the step and
+// partitions its forward pass into stages (StagePartition);
+// PipelineStages.cpp builds each stage's program from the partition.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MEMOPT_LIB_TRANSFORMS_PIPELINEINTERNAL_H
+#define MEMOPT_LIB_TRANSFORMS_PIPELINEINTERNAL_H
+
+#include "memopt/Dialect/Train/IR/Precision.h"
+#include "memopt/Transforms/Autodiff.h"
+#include "memopt/Analysis/PipelineSchedule.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <string>
+
+namespace mlir::memopt::pipeline {
+
+/// The forward + loss function of a step, split into stages.
+struct StagePartition {
+  int64_t stages = 1;
+  /// The step's train.layer names in program order, and each one's stage.
+  SmallVector<std::string> layers;
+  SmallVector<int64_t> layerStage;
+  /// The stage of every forward op that runs on one stage (not parameters,
+  /// and not the ops that read only arguments and constants).
+  llvm::DenseMap<Operation *, int64_t> stageOf;
+  /// The ops that read only arguments and constants: each stage that needs
+  /// one computes it.
+  llvm::DenseSet<Operation *> replicated;
+  /// boundary[b]: the values stage b sends to stage b + 1 (computed on stage
+  /// b or earlier, read on stage b + 1 or later), in program order.
+  SmallVector<SmallVector<Value>> boundary;
+  /// The values that need a gradient in the whole forward pass.
+  llvm::DenseSet<Value> active;
+  /// The loss (the forward function's only result).
+  Value loss;
+};
+
+/// What every stage's program is built from.
+struct StageOptions {
+  PipelineSchedule schedule = PipelineSchedule::OneFOneB;
+  int64_t microBatches = 1;
+  AutodiffOptions autodiff;
+  std::optional<train::PrecisionConfig> precision;
+  /// The name of the step the stages come from.
+  std::string stepName;
+};
+
+/// Builds stage `stage`'s program from `forward` (a forward + loss function)
+/// and `partition`, named `<step>_stage<stage>`, not yet in a module.
+/// Emits a diagnostic and fails when it cannot.
+FailureOr<func::FuncOp> buildStage(func::FuncOp forward,
+                                   const StagePartition &partition,
+                                   int64_t stage, const StageOptions &options);
+
+/// The exchanges of a stage's program, in program order.
+StageExchanges collectExchanges(func::FuncOp stage);
+
+} // namespace mlir::memopt::pipeline
+
+#endif // MEMOPT_LIB_TRANSFORMS_PIPELINEINTERNAL_H

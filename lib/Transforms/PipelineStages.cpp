@@ -1,0 +1,536 @@
+//===- PipelineStages.cpp - one pipeline stage's program ------------------===//
+//
+// Builds the program of one pipeline stage from a partitioned forward pass:
+// per micro-batch, the stage's forward ops (on that micro-batch's slice of
+// the arguments, or on what the previous stage sent) and their backward
+// pass (train-autodiff's rules, from the gradient the next stage sent
+// back), then the gradient sums, the updates and the loss. The
+// micro-batches are built one after the other, each forward followed by its
+// backward, and then reordered into the schedule's order; adjacent
+// transfers are merged into one exchange.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PipelineInternal.h"
+
+#include "AutodiffInternal.h"
+
+#include "memopt/Dialect/Train/IR/TrainOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <set>
+
+using namespace mlir;
+using namespace mlir::memopt;
+using namespace mlir::memopt::pipeline;
+
+namespace {
+
+/// The ops built for one pass of one micro-batch: a contiguous range of the
+/// stage's block while it is built.
+struct Segment {
+  Operation *first = nullptr;
+  Operation *last = nullptr;
+};
+
+class StageBuilder {
+public:
+  StageBuilder(func::FuncOp forward, const StagePartition &partition,
+               int64_t stage, const StageOptions &options)
+      : forward(forward), partition(partition), stage(stage),
+        options(options), ctx(forward.getContext()), b(ctx) {
+    for (const SmallVector<Value> &values : partition.boundary)
+      width = std::max<int64_t>(width, values.size());
+  }
+
+  FailureOr<func::FuncOp> build();
+
+private:
+  bool isLast() const { return stage + 1 == partition.stages; }
+  int64_t tag(int64_t microBatch, bool backward, int64_t index) const {
+    return (microBatch * 2 + (backward ? 1 : 0)) * width + index;
+  }
+  int64_t lossTag() const { return 2 * options.microBatches * width; }
+
+  func::FuncOp createFunction();
+  void findNeededInputs();
+  void readParams();
+  Value getArgument(BlockArgument arg, int64_t microBatch, IRMapping &map);
+  void buildForward(int64_t microBatch);
+  LogicalResult buildBackward(int64_t microBatch);
+  void addParamGradient(StringRef name, Value param, Value grad);
+  void sumTiedGradients();
+  Value buildLoss();
+  Segment capture(Operation *before);
+  void reorder(ArrayRef<Segment> forwards, ArrayRef<Segment> backwards);
+  void mergeExchanges();
+  train::P2POp createExchange(ValueRange sends, ArrayRef<int64_t> sendTo,
+                              ArrayRef<int64_t> sendTags,
+                              TypeRange recvTypes, ArrayRef<int64_t> recvFrom,
+                              ArrayRef<int64_t> recvTags);
+
+  func::FuncOp forward;
+  const StagePartition &partition;
+  int64_t stage;
+  const StageOptions &options;
+  MLIRContext *ctx;
+  OpBuilder b;
+  int64_t width = 1;
+  func::FuncOp func;
+  Block *block = nullptr;
+  /// The replicated ops this stage computes.
+  llvm::DenseSet<Operation *> neededInputs;
+  /// Forward parameter value -> this stage's read, and each name's read.
+  IRMapping params;
+  llvm::MapVector<StringRef, Value> paramByName;
+  /// Each parameter name's stages, and its position in the step.
+  llvm::StringMap<std::set<int64_t>> holders;
+  llvm::StringMap<int64_t> paramIndex;
+  /// Per micro-batch: the forward mapping and the cloned forward ops.
+  SmallVector<IRMapping> maps;
+  SmallVector<SmallVector<Operation *>> forwardOps;
+  SmallVector<Segment> forwardSegments;
+  SmallVector<Value> losses;
+  /// The gradient sums over the micro-batches so far, by parameter name.
+  llvm::MapVector<StringRef, std::pair<Value, Value>> gradSums;
+};
+
+} // namespace
+
+func::FuncOp StageBuilder::createFunction() {
+  int64_t m = options.microBatches;
+  SmallVector<Type> inputs;
+  for (BlockArgument arg : forward.getArguments()) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    bool batched =
+        type && type.getRank() >= 1 &&
+        !forward.getArgAttr(arg.getArgNumber(),
+                            train::TrainDialect::kStepAttrName);
+    if (!batched) {
+      inputs.push_back(arg.getType());
+      continue;
+    }
+    SmallVector<int64_t> shape(type.getShape());
+    shape[0] *= m;
+    inputs.push_back(type.clone(shape));
+  }
+  auto type = FunctionType::get(ctx, inputs, forward.getResultTypes());
+  std::string name = options.stepName + "_stage" + std::to_string(stage);
+  auto created = func::FuncOp::create(forward.getLoc(), name, type);
+  for (NamedAttribute attr : forward->getDiscardableAttrs())
+    created->setAttr(attr.getName(), attr.getValue());
+  if (ArrayAttr argAttrs = forward.getArgAttrsAttr())
+    created.setArgAttrsAttr(argAttrs);
+  if (ArrayAttr resAttrs = forward.getResAttrsAttr())
+    created.setResAttrsAttr(resAttrs);
+  block = new Block();
+  created.getBody().push_back(block);
+  for (auto [arg, input] : llvm::zip_equal(forward.getArguments(), inputs))
+    block->addArgument(input, arg.getLoc());
+
+  SmallVector<Attribute> layers;
+  for (auto [layer, layerStage] :
+       llvm::zip_equal(partition.layers, partition.layerStage))
+    if (layerStage == stage)
+      layers.push_back(StringAttr::get(ctx, layer));
+  Builder attrs(ctx);
+  created->setAttr(
+      train::TrainDialect::kPipelineAttrName,
+      attrs.getDictionaryAttr({
+          attrs.getNamedAttr("axis", attrs.getI64IntegerAttr(0)),
+          attrs.getNamedAttr("grid", FlatSymbolRefAttr::get(ctx, "grid")),
+          attrs.getNamedAttr("layers", attrs.getArrayAttr(layers)),
+          attrs.getNamedAttr("microbatches", attrs.getI64IntegerAttr(m)),
+          attrs.getNamedAttr("schedule",
+                             attrs.getStringAttr(getPipelineScheduleName(
+                                 options.schedule))),
+          attrs.getNamedAttr("stage", attrs.getI64IntegerAttr(stage)),
+          attrs.getNamedAttr("stages",
+                             attrs.getI64IntegerAttr(partition.stages)),
+          attrs.getNamedAttr("step", attrs.getStringAttr(options.stepName)),
+      }));
+  return created;
+}
+
+void StageBuilder::findNeededInputs() {
+  Block &body = forward.getBody().front();
+  for (Operation &op : llvm::reverse(body.without_terminator())) {
+    auto it = partition.stageOf.find(&op);
+    bool here = (it != partition.stageOf.end() && it->second == stage) ||
+                neededInputs.contains(&op);
+    if (!here)
+      continue;
+    for (Value operand : op.getOperands())
+      if (Operation *def = operand.getDefiningOp();
+          def && partition.replicated.contains(def))
+        neededInputs.insert(def);
+  }
+}
+
+void StageBuilder::readParams() {
+  Block &body = forward.getBody().front();
+  for (auto param : body.getOps<train::ParamOp>()) {
+    paramIndex.try_emplace(param.getName(), paramIndex.size());
+    bool read = false;
+    for (Operation *user : param->getUsers())
+      if (auto it = partition.stageOf.find(user);
+          it != partition.stageOf.end()) {
+        holders[param.getName()].insert(it->second);
+        read |= it->second == stage;
+      }
+    if (!read)
+      continue;
+    auto [it, inserted] = paramByName.try_emplace(param.getName(), Value());
+    if (inserted)
+      it->second = b.clone(*param)->getResult(0);
+    params.map(param.getResult(), it->second);
+  }
+}
+
+Value StageBuilder::getArgument(BlockArgument arg, int64_t microBatch,
+                                IRMapping &map) {
+  if (Value mapped = map.lookupOrNull(arg))
+    return mapped;
+  BlockArgument whole = block->getArgument(arg.getArgNumber());
+  Value value = whole;
+  if (whole.getType() != arg.getType()) {
+    auto type = cast<RankedTensorType>(arg.getType());
+    SmallVector<int64_t> offsets(type.getRank(), 0);
+    offsets[0] = microBatch * type.getDimSize(0);
+    value = train::SliceOp::create(
+        b, autodiff::named(ctx, "microbatch" + Twine(microBatch), arg.getLoc()),
+        type, whole, b.getDenseI64ArrayAttr(offsets), nullptr);
+  }
+  map.map(arg, value);
+  return value;
+}
+
+train::P2POp StageBuilder::createExchange(
+    ValueRange sends, ArrayRef<int64_t> sendTo, ArrayRef<int64_t> sendTags,
+    TypeRange recvTypes, ArrayRef<int64_t> recvFrom,
+    ArrayRef<int64_t> recvTags) {
+  return train::P2POp::create(
+      b, autodiff::named(ctx, "pipeline", forward.getLoc()), recvTypes, sends,
+      b.getDenseI64ArrayAttr(sendTo), b.getDenseI64ArrayAttr(sendTags),
+      b.getDenseI64ArrayAttr(recvFrom), b.getDenseI64ArrayAttr(recvTags));
+}
+
+void StageBuilder::buildForward(int64_t k) {
+  IRMapping &map = maps.emplace_back(params);
+  SmallVector<Operation *> &ops = forwardOps.emplace_back();
+  if (stage > 0) {
+    ArrayRef<Value> incoming = partition.boundary[stage - 1];
+    SmallVector<int64_t> from(incoming.size(), stage - 1), tags;
+    for (int64_t i = 0, e = incoming.size(); i < e; ++i)
+      tags.push_back(tag(k, false, i));
+    train::P2POp recv = createExchange(
+        {}, {}, {}, ValueRange(incoming).getTypes(), from, tags);
+    for (auto [value, received] :
+         llvm::zip_equal(incoming, recv.getReceived()))
+      map.map(value, received);
+  }
+  Block &body = forward.getBody().front();
+  for (Operation &op : body.without_terminator()) {
+    auto it = partition.stageOf.find(&op);
+    bool here = (it != partition.stageOf.end() && it->second == stage) ||
+                neededInputs.contains(&op);
+    if (!here)
+      continue;
+    for (Value operand : op.getOperands())
+      if (auto arg = dyn_cast<BlockArgument>(operand))
+        getArgument(arg, k, map);
+    ops.push_back(b.clone(op, map));
+  }
+  if (!isLast()) {
+    ArrayRef<Value> outgoing = partition.boundary[stage];
+    SmallVector<Value> sends;
+    SmallVector<int64_t> to(outgoing.size(), stage + 1), tags;
+    for (auto [i, value] : llvm::enumerate(outgoing)) {
+      sends.push_back(map.lookup(value));
+      tags.push_back(tag(k, false, i));
+    }
+    createExchange(sends, to, tags, {}, {}, {});
+  } else {
+    losses.push_back(map.lookup(partition.loss));
+  }
+}
+
+void StageBuilder::addParamGradient(StringRef name, Value param, Value grad) {
+  OpBuilder::InsertionGuard guard(b);
+  if (Operation *def = grad.getDefiningOp())
+    b.setInsertionPointAfter(def);
+  // Sums are kept in the parameter's type (fp32 master weights' under mixed
+  // precision), as Megatron-LM's main_grad and train-accumulate-gradients.
+  auto type = cast<RankedTensorType>(param.getType());
+  if (grad.getType() != type)
+    grad = train::CastOp::create(b, grad.getLoc(), type, grad);
+  auto [it, inserted] = gradSums.try_emplace(name, param, grad);
+  if (!inserted)
+    it->second.second = train::AddOp::create(
+        b, grad.getLoc(), type, it->second.second, grad);
+}
+
+LogicalResult StageBuilder::buildBackward(int64_t k) {
+  IRMapping &map = maps[k];
+  llvm::DenseMap<Value, Value> grads;
+  if (isLast()) {
+    Value loss = losses[k];
+    auto type = cast<RankedTensorType>(loss.getType());
+    grads[loss] = arith::ConstantOp::create(
+        b, autodiff::named(ctx, "loss.grad.seed", loss.getLoc()),
+        DenseElementsAttr::get(
+            type, b.getFloatAttr(type.getElementType(),
+                                 1.0 / static_cast<double>(
+                                           options.microBatches))));
+  } else {
+    SmallVector<Value> outgoing;
+    SmallVector<int64_t> tags;
+    for (auto [i, value] : llvm::enumerate(partition.boundary[stage]))
+      if (partition.active.contains(value)) {
+        outgoing.push_back(map.lookup(value));
+        tags.push_back(tag(k, true, i));
+      }
+    if (!outgoing.empty()) {
+      SmallVector<int64_t> from(outgoing.size(), stage + 1);
+      train::P2POp recv = createExchange(
+          {}, {}, {}, ValueRange(outgoing).getTypes(), from, tags);
+      for (auto [value, grad] : llvm::zip_equal(outgoing, recv.getReceived()))
+        grads[value] = grad;
+    }
+  }
+  llvm::DenseSet<Value> active;
+  for (Value value : partition.active)
+    if (Value mapped = map.lookupOrNull(value))
+      active.insert(mapped);
+  if (failed(autodiff::buildBackward(b, forwardOps[k], active, grads)))
+    return failure();
+  Operation *lastForward = forwardSegments[k].last;
+  autodiff::recastForBackward(b, *block, lastForward);
+  autodiff::redequantizeForBackward(b, *block, lastForward);
+
+  if (stage > 0) {
+    SmallVector<Value> sends;
+    SmallVector<int64_t> tags;
+    for (auto [i, value] : llvm::enumerate(partition.boundary[stage - 1])) {
+      if (!partition.active.contains(value))
+        continue;
+      Value grad = grads.lookup(map.lookup(value));
+      if (!grad)
+        return value.getDefiningOp()->emitOpError(
+            "train-pipeline: no gradient reaches this value, which stage ")
+               << stage << " received";
+      sends.push_back(grad);
+      tags.push_back(tag(k, true, i));
+    }
+    if (!sends.empty())
+      createExchange(sends, SmallVector<int64_t>(sends.size(), stage - 1),
+                     tags, {}, {}, {});
+  }
+  for (auto [name, param] : paramByName)
+    if (Value grad = grads.lookup(param))
+      addParamGradient(name, param, grad);
+  return success();
+}
+
+void StageBuilder::sumTiedGradients() {
+  SmallVector<Value> sends;
+  SmallVector<int64_t> sendTo, sendTags, recvFrom, recvTags;
+  SmallVector<Type> recvTypes;
+  SmallVector<StringRef> tied;
+  for (auto &entry : gradSums) {
+    const std::set<int64_t> &stages = holders[entry.first];
+    if (stages.size() < 2)
+      continue;
+    tied.push_back(entry.first);
+    for (int64_t peer : stages) {
+      if (peer == stage)
+        continue;
+      int64_t t = lossTag() + 1 + paramIndex.lookup(entry.first);
+      sends.push_back(entry.second.second);
+      sendTo.push_back(peer);
+      sendTags.push_back(t);
+      recvTypes.push_back(entry.second.second.getType());
+      recvFrom.push_back(peer);
+      recvTags.push_back(t);
+    }
+  }
+  if (tied.empty())
+    return;
+  train::P2POp exchange =
+      createExchange(sends, sendTo, sendTags, recvTypes, recvFrom, recvTags);
+  // Every holder sums the parts in stage order, so all get the same bits.
+  unsigned next = 0;
+  for (StringRef name : tied) {
+    Value own = gradSums[name].second, sum;
+    for (int64_t holder : holders[name]) {
+      Value part = holder == stage ? own : exchange.getReceived()[next++];
+      sum = sum ? train::AddOp::create(b, part.getLoc(), part.getType(), sum,
+                                       part)
+                      .getResult()
+                : part;
+    }
+    gradSums[name].second = sum;
+  }
+}
+
+Value StageBuilder::buildLoss() {
+  int64_t last = partition.stages - 1;
+  Type type = forward.getResultTypes()[0];
+  if (!isLast()) {
+    train::P2POp recv =
+        createExchange({}, {}, {}, type, {last}, {lossTag()});
+    return recv.getReceived()[0];
+  }
+  Value sum = losses[0];
+  for (Value loss : ArrayRef<Value>(losses).drop_front())
+    sum = train::AddOp::create(b, loss.getLoc(), type, sum, loss);
+  if (options.microBatches > 1)
+    sum = train::ScaleOp::create(
+        b, autodiff::named(ctx, "loss.mean", sum.getLoc()), type, sum,
+        b.getF64FloatAttr(1.0 / static_cast<double>(options.microBatches)));
+  SmallVector<int64_t> to, tags;
+  for (int64_t s = 0; s < last; ++s) {
+    to.push_back(s);
+    tags.push_back(lossTag());
+  }
+  createExchange(SmallVector<Value>(last, sum), to, tags, {}, {}, {});
+  return sum;
+}
+
+Segment StageBuilder::capture(Operation *before) {
+  Segment segment;
+  segment.first = before ? before->getNextNode() : &block->front();
+  segment.last = block->empty() ? nullptr : &block->back();
+  if (segment.first == nullptr)
+    segment.last = nullptr;
+  return segment;
+}
+
+void StageBuilder::reorder(ArrayRef<Segment> forwards,
+                           ArrayRef<Segment> backwards) {
+  auto opsOf = [](Segment segment) {
+    SmallVector<Operation *> ops;
+    for (Operation *op = segment.first; op; op = op->getNextNode()) {
+      ops.push_back(op);
+      if (op == segment.last)
+        break;
+    }
+    return ops;
+  };
+  SmallVector<SmallVector<Operation *>> forwardOpsOf, backwardOpsOf;
+  for (Segment segment : forwards)
+    forwardOpsOf.push_back(opsOf(segment));
+  for (Segment segment : backwards)
+    backwardOpsOf.push_back(opsOf(segment));
+  // The epilogue: everything after the last backward pass.
+  SmallVector<Operation *> epilogue;
+  for (Operation *op = backwards.back().last->getNextNode(); op;
+       op = op->getNextNode())
+    epilogue.push_back(op);
+  Operation *end = &block->back();
+  for (const PipelineAction &action :
+       getStageSchedule(options.schedule, partition.stages, stage,
+                        options.microBatches))
+    for (Operation *op : (action.backward ? backwardOpsOf
+                                          : forwardOpsOf)[action.microBatch])
+      op->moveBefore(end);
+  for (Operation *op : epilogue)
+    if (op != end)
+      op->moveBefore(end);
+}
+
+void StageBuilder::mergeExchanges() {
+  for (Operation *op = &block->front(); op; op = op->getNextNode()) {
+    auto first = dyn_cast<train::P2POp>(op);
+    if (!first)
+      continue;
+    while (auto second =
+               dyn_cast_or_null<train::P2POp>(first->getNextNode())) {
+      // A send of what the first exchange receives must wait for it.
+      if (llvm::any_of(second.getSends(), [&](Value v) {
+            return v.getDefiningOp() == first.getOperation();
+          }))
+        break;
+      auto concat = [](ArrayRef<int64_t> a, ArrayRef<int64_t> c) {
+        SmallVector<int64_t> joined(a);
+        llvm::append_range(joined, c);
+        return joined;
+      };
+      SmallVector<Value> sends(first.getSends());
+      llvm::append_range(sends, second.getSends());
+      SmallVector<Type> types(first.getReceived().getTypes());
+      llvm::append_range(types, second.getReceived().getTypes());
+      b.setInsertionPoint(first);
+      train::P2POp merged = createExchange(
+          sends, concat(first.getSendTo(), second.getSendTo()),
+          concat(first.getSendTags(), second.getSendTags()), types,
+          concat(first.getRecvFrom(), second.getRecvFrom()),
+          concat(first.getRecvTags(), second.getRecvTags()));
+      unsigned n = first.getReceived().size();
+      for (auto [i, result] : llvm::enumerate(first.getReceived()))
+        result.replaceAllUsesWith(merged.getReceived()[i]);
+      for (auto [i, result] : llvm::enumerate(second.getReceived()))
+        result.replaceAllUsesWith(merged.getReceived()[n + i]);
+      first.erase();
+      second.erase();
+      first = merged;
+    }
+    op = first;
+  }
+}
+
+FailureOr<func::FuncOp> StageBuilder::build() {
+  func = createFunction();
+  b.setInsertionPointToEnd(block);
+  findNeededInputs();
+  readParams();
+  SmallVector<Segment> backwardSegments;
+  for (int64_t k = 0; k < options.microBatches; ++k) {
+    Operation *before = block->empty() ? nullptr : &block->back();
+    buildForward(k);
+    forwardSegments.push_back(capture(before));
+    before = &block->back();
+    if (failed(buildBackward(k))) {
+      func.erase();
+      return failure();
+    }
+    backwardSegments.push_back(capture(before));
+  }
+  sumTiedGradients();
+  if (failed(autodiff::emitUpdates(func, b, options.autodiff, gradSums,
+                                   autodiff::LossScale()))) {
+    func.erase();
+    return failure();
+  }
+  Value loss = buildLoss();
+  func::ReturnOp::create(b, forward.getBody().front().getTerminator()->getLoc(),
+                         loss);
+  reorder(forwardSegments, backwardSegments);
+  mergeExchanges();
+  return func;
+}
+
+FailureOr<func::FuncOp>
+pipeline::buildStage(func::FuncOp forward, const StagePartition &partition,
+                     int64_t stage, const StageOptions &options) {
+  return StageBuilder(forward, partition, stage, options).build();
+}
+
+StageExchanges pipeline::collectExchanges(func::FuncOp stage) {
+  StageExchanges exchanges;
+  stage.walk([&](train::P2POp op) {
+    SmallVector<PipelineMessage> &messages = exchanges.emplace_back();
+    for (auto [peer, tag] : llvm::zip_equal(op.getSendTo(), op.getSendTags()))
+      messages.push_back({peer, tag, true});
+    for (auto [peer, tag] :
+         llvm::zip_equal(op.getRecvFrom(), op.getRecvTags()))
+      messages.push_back({peer, tag, false});
+  });
+  return exchanges;
+}

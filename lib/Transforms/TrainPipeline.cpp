@@ -1,0 +1,368 @@
+//===- TrainPipeline.cpp - the train-pipeline pass ------------------------===//
+//
+// Pipeline parallelism: checks that a step can be pipelined, partitions its
+// forward pass into stages along its train.layer groups, and replaces the
+// step with one program per stage (built by PipelineStages.cpp) on a new
+// one-axis grid.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PipelineInternal.h"
+
+#include "memopt/Dialect/Train/IR/TrainOps.h"
+#include "memopt/Transforms/Autodiff.h"
+#include "memopt/Transforms/Passes.h"
+
+#include "AutodiffInternal.h"
+
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/ADT/StringMap.h"
+
+namespace mlir::memopt {
+#define GEN_PASS_DEF_TRAINPIPELINEPASS
+#include "memopt/Transforms/Passes.h.inc"
+} // namespace mlir::memopt
+
+using namespace mlir;
+using namespace mlir::memopt;
+using namespace mlir::memopt::pipeline;
+
+/// The grid train-pipeline adds.
+static constexpr StringLiteral kGridName = "grid";
+
+/// The FLOPs of `op` (0 for ops without a cost).
+static int64_t getFlops(Operation *op) {
+  if (auto cost = dyn_cast<train::CostOpInterface>(op))
+    return cost.getFlops();
+  return 0;
+}
+
+/// The train.layer name of `op`, or empty.
+static StringRef getLayer(Operation *op) {
+  if (auto layer =
+          op->getAttrOfType<StringAttr>(train::TrainDialect::kLayerAttrName))
+    return layer.getValue();
+  return {};
+}
+
+/// Assigns each layer its stage: from `split` (each stage's first layer) or
+/// balanced by FLOPs.
+static LogicalResult assignLayers(func::FuncOp forward, ArrayRef<int64_t> split,
+                                  StagePartition &partition) {
+  Block &body = forward.getBody().front();
+  llvm::StringMap<int64_t> index;
+  SmallVector<int64_t> costs;
+  int64_t before = 0, after = 0;
+  bool seenLayer = false;
+  for (Operation &op : body.without_terminator()) {
+    StringRef layer = getLayer(&op);
+    if (layer.empty()) {
+      (seenLayer ? after : before) += getFlops(&op);
+      continue;
+    }
+    seenLayer = true;
+    // What ran after a layer and before the next belongs to the run.
+    if (after != 0 && !costs.empty())
+      costs.back() += after;
+    after = 0;
+    auto [it, inserted] = index.try_emplace(layer, costs.size());
+    if (inserted) {
+      partition.layers.push_back(layer.str());
+      costs.push_back(0);
+    } else if (it->second + 1 != static_cast<int64_t>(costs.size())) {
+      return op.emitOpError()
+             << "is in layer '" << layer
+             << "' after another layer's ops: train-pipeline needs each "
+                "train.layer's ops together, in layer order";
+    }
+    costs[it->second] += getFlops(&op);
+  }
+  int64_t stages = partition.stages;
+  int64_t layers = costs.size();
+  if (layers < stages)
+    return forward.emitOpError()
+           << "has " << layers << " train.layer groups, fewer than stages="
+           << stages << ": every pipeline stage needs at least one layer";
+  SmallVector<int64_t> firsts;
+  if (!split.empty()) {
+    for (int64_t first : split)
+      if (first >= layers)
+        return forward.emitOpError()
+               << "has " << layers << " train.layer groups, but split names "
+               << "layer " << first;
+    firsts.assign(split.begin(), split.end());
+  } else {
+    firsts = balanceStages(costs, before, after, stages);
+  }
+  for (int64_t s = 0; s < stages; ++s) {
+    int64_t end = s + 1 < stages ? firsts[s + 1] : layers;
+    for (int64_t l = firsts[s]; l < end; ++l)
+      partition.layerStage.push_back(s);
+  }
+  return success();
+}
+
+/// Assigns every forward op a stage (or marks it replicated), and finds the
+/// values that cross each boundary.
+static LogicalResult assignOps(func::FuncOp forward,
+                               StagePartition &partition) {
+  Block &body = forward.getBody().front();
+  llvm::StringMap<int64_t> layerStage;
+  for (auto [name, stage] :
+       llvm::zip_equal(partition.layers, partition.layerStage))
+    layerStage[name] = stage;
+  Operation *lastLayerOp = nullptr;
+  for (Operation &op : body.without_terminator())
+    if (!getLayer(&op).empty())
+      lastLayerOp = &op;
+  int64_t last = partition.stages - 1;
+  bool afterLayers = false;
+  for (Operation &op : body.without_terminator()) {
+    if (isa<train::ParamOp>(op))
+      continue;
+    int64_t operandStage = 0;
+    bool onlyInputs = isPure(&op);
+    for (Value operand : op.getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if (!def || partition.replicated.contains(def))
+        continue;
+      onlyInputs = false;
+      if (auto it = partition.stageOf.find(def); it != partition.stageOf.end())
+        operandStage = std::max(operandStage, it->second);
+    }
+    StringRef layer = getLayer(&op);
+    if (onlyInputs && layer.empty()) {
+      partition.replicated.insert(&op);
+      continue;
+    }
+    int64_t stage = operandStage;
+    if (!layer.empty()) {
+      stage = layerStage.lookup(layer);
+      if (operandStage > stage)
+        return op.emitOpError()
+               << "in layer '" << layer << "' (stage " << stage
+               << ") reads a value computed on stage " << operandStage
+               << ": train-pipeline needs a step whose layers run in order";
+    } else if (afterLayers) {
+      stage = last;
+    }
+    if (&op == lastLayerOp)
+      afterLayers = true;
+    partition.stageOf[&op] = stage;
+  }
+  partition.loss = body.getTerminator()->getOperand(0);
+  Operation *lossOp = partition.loss.getDefiningOp();
+  if (!lossOp || !partition.stageOf.contains(lossOp))
+    return forward.emitOpError("its loss does not depend on the layers");
+  partition.stageOf[lossOp] = last;
+
+  // Each value crosses every boundary between its stage and its last
+  // reader's.
+  partition.boundary.assign(partition.stages - 1, {});
+  for (Operation &op : body.without_terminator()) {
+    auto it = partition.stageOf.find(&op);
+    if (it == partition.stageOf.end())
+      continue;
+    for (Value result : op.getResults()) {
+      int64_t lastUse = it->second;
+      for (Operation *user : result.getUsers())
+        if (auto use = partition.stageOf.find(user);
+            use != partition.stageOf.end())
+          lastUse = std::max(lastUse, use->second);
+      for (int64_t b = it->second; b < lastUse; ++b)
+        partition.boundary[b].push_back(result);
+    }
+  }
+  for (auto [b, values] : llvm::enumerate(partition.boundary))
+    if (values.empty())
+      return forward.emitOpError()
+             << "stage " << b + 1
+             << " reads nothing that earlier stages compute: the layers "
+                "after '"
+             << partition.layers[b] << "' do not depend on those before";
+  return success();
+}
+
+/// Refuses what train-pipeline does not build yet, and steps it cannot
+/// pipeline.
+static LogicalResult checkStep(func::FuncOp step) {
+  if (step->hasAttr(train::TrainDialect::kShardAttrName))
+    return step.emitOpError()
+           << "was partitioned by train-shard; train-pipeline does not "
+              "compose with train-shard yet: pipeline a step that is not "
+              "partitioned";
+  if (step->hasAttr(train::TrainDialect::kPipelineAttrName))
+    return step.emitOpError("is already a pipeline stage (train.pipeline)");
+  WalkResult walk = step.walk([&](Operation *op) {
+    if (isa<train::MicroBatchAdvanceOp>(op)) {
+      op->emitOpError("accumulates gradients (train-accumulate-gradients); "
+                      "train-pipeline runs its micro-batches itself: pipeline "
+                      "the step of one micro-batch");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  if (std::optional<train::PrecisionConfig> precision =
+          train::getPrecisionConfig(step)) {
+    if (precision->lossScaling != train::LossScaling::None)
+      return step.emitOpError()
+             << "uses loss scaling (train.precision), which train-pipeline "
+                "does not support yet (the stages would have to agree on "
+                "skipped steps); use bf16-mixed or fp32";
+    if (precision->mode == train::PrecisionMode::FP8)
+      return step.emitOpError("is fp8 (train.precision), which "
+                              "train-pipeline does not support yet");
+  }
+  return success();
+}
+
+namespace {
+struct TrainPipelinePass
+    : public memopt::impl::TrainPipelinePassBase<TrainPipelinePass> {
+  using Base::Base;
+
+  LogicalResult checkOptions(ModuleOp module) {
+    auto fail = [&](const Twine &message) {
+      return emitError(module.getLoc()) << "train-pipeline: " << message;
+    };
+    if (stages < 1 || stages > 65536)
+      return fail("stages must be from 1 to 65536, got " + Twine(stages));
+    if (microBatches < 0 || microBatches > (int64_t(1) << 20))
+      return fail("microbatches must be from 1 to 2^20, got " +
+                  Twine(microBatches));
+    if (!parsePipelineSchedule(schedule))
+      return fail("unknown schedule '" + schedule +
+                  "'; expected 1f1b or gpipe (interleaved and zb-h1 are not "
+                  "built yet)");
+    if (virtualStages != 1)
+      return fail("virtual=" + Twine(virtualStages) +
+                  ": the interleaved schedule is not built yet; use virtual=1");
+    if (!split.empty()) {
+      if (static_cast<int64_t>(split.size()) != stages)
+        return fail("split lists " + Twine(split.size()) +
+                    " layers, but there are " + Twine(stages) +
+                    " stages: give each stage's first layer");
+      if (split[0] != 0)
+        return fail("split must start at layer 0, got " + Twine(split[0]));
+      for (size_t i = 1; i < split.size(); ++i)
+        if (split[i] <= split[i - 1])
+          return fail("split must increase: every stage needs a layer");
+    }
+    return success();
+  }
+
+  /// The step to pipeline: the module's only whole training step.
+  FailureOr<func::FuncOp> findStep(ModuleOp module) {
+    func::FuncOp step;
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal() || !isTrainingStep(func))
+        continue;
+      if (step)
+        return func.emitOpError("is a second training step; train-pipeline "
+                                "pipelines a module's only step");
+      step = func;
+    }
+    if (!step)
+      return emitError(module.getLoc())
+             << "train-pipeline: the module has no training step (a function "
+                "with optimizer updates, as train-autodiff appends them)";
+    return step;
+  }
+
+  LogicalResult run(ModuleOp module) {
+    if (failed(checkOptions(module)))
+      return failure();
+    if (stages == 1)
+      return success();
+    if (module.lookupSymbol(kGridName))
+      return emitError(module.getLoc())
+             << "train-pipeline: the module already has a symbol @"
+             << kGridName << " (apply train-pipeline once)";
+    FailureOr<func::FuncOp> step = findStep(module);
+    if (failed(step) || failed(checkStep(*step)))
+      return failure();
+    FailureOr<AutodiffOptions> autodiff = inferAutodiffOptions(*step);
+    if (failed(autodiff))
+      return failure();
+    if (autodiff->optimizer == AutodiffOptimizer::None)
+      return step->emitOpError("returns gradients (optimizer=none); "
+                               "train-pipeline needs a step with optimizer "
+                               "updates");
+    auto forward = cast<func::FuncOp>((*step)->clone());
+    llvm::scope_exit eraseForward([&] { forward->erase(); });
+    eraseBackward(forward);
+    FailureOr<bool> derived = isDerivedFrom(*step, forward, *autodiff);
+    if (failed(derived))
+      return failure();
+    if (!*derived)
+      return step->emitOpError()
+             << "is not the step train-autodiff derives from its forward "
+                "pass (another pass, such as train-lifetimes or train-remat, "
+                "or a hand edit changed it); apply train-pipeline to the step "
+                "train-autodiff produced, before other passes";
+    if (forward.getNumResults() != 1)
+      return step->emitOpError()
+             << "returns " << forward.getNumResults()
+             << " values besides gradients; train-pipeline pipelines a step "
+                "that returns only its loss";
+
+    StagePartition partition;
+    partition.stages = stages;
+    if (failed(assignLayers(forward, split, partition)) ||
+        failed(assignOps(forward, partition)))
+      return failure();
+    partition.active = autodiff::getActiveValues(
+        llvm::to_vector(llvm::map_range(
+            forward.getBody().front().without_terminator(),
+            [](Operation &op) { return &op; })),
+        {}, partition.loss);
+
+    StageOptions options;
+    options.schedule = *parsePipelineSchedule(schedule);
+    options.microBatches = microBatches == 0 ? stages : microBatches;
+    options.autodiff = *autodiff;
+    options.precision = train::getPrecisionConfig(*step);
+    options.stepName = step->getSymName().str();
+    SmallVector<func::FuncOp> stageFuncs;
+    SmallVector<StageExchanges> exchanges;
+    for (int64_t s = 0; s < stages; ++s) {
+      FailureOr<func::FuncOp> stage =
+          buildStage(forward, partition, s, options);
+      if (failed(stage)) {
+        for (func::FuncOp built : stageFuncs)
+          built.erase();
+        return failure();
+      }
+      // After the step, in stage order.
+      Operation *after = stageFuncs.empty() ? step->getOperation()
+                                            : stageFuncs.back().getOperation();
+      module.getBody()->getOperations().insert(
+          std::next(Block::iterator(after)), stage->getOperation());
+      stageFuncs.push_back(*stage);
+      exchanges.push_back(collectExchanges(*stage));
+    }
+    if (std::optional<std::string> problem = checkExchanges(exchanges)) {
+      for (func::FuncOp built : stageFuncs)
+        built.erase();
+      return step->emitOpError()
+             << "cannot be pipelined: the stages' transfers do not complete ("
+             << *problem << ")";
+    }
+    OpBuilder builder(module.getBodyRegion());
+    shard::GridOp::create(builder, step->getLoc(), kGridName,
+                          ArrayRef<int64_t>{stages});
+    step->erase();
+    return success();
+  }
+
+  void runOnOperation() override {
+    if (failed(run(getOperation())))
+      signalPassFailure();
+  }
+};
+} // namespace
