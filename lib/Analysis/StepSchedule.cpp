@@ -23,6 +23,10 @@ using namespace mlir::memopt;
 /// that may have effects it cannot see.
 static bool isOrderedOp(Operation *op) {
   StringRef dialect = op->getName().getDialectNamespace();
+  // A pipeline stage's exchanges keep their order: train-pipeline checked
+  // that it lets every stage's exchanges complete.
+  if (isa<train::P2POp>(op))
+    return true;
   if (dialect == "train")
     return false; // In-place updates and frees are ordered per buffer.
   if (dialect == "arith" || dialect == "tensor" || dialect == "math")

@@ -11,6 +11,7 @@
 
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 #include "memopt/Transforms/Autodiff.h"
+#include "memopt/Transforms/PassOptions.h"
 #include "memopt/Transforms/Passes.h"
 
 #include "AutodiffInternal.h"
@@ -226,34 +227,48 @@ struct TrainPipelinePass
     : public memopt::impl::TrainPipelinePassBase<TrainPipelinePass> {
   using Base::Base;
 
-  LogicalResult checkOptions(ModuleOp module) {
-    auto fail = [&](const Twine &message) {
-      return emitError(module.getLoc()) << "train-pipeline: " << message;
-    };
+  /// Fails through `fail` on options out of range.
+  LogicalResult checkOptions(function_ref<LogicalResult(const Twine &)> fail) {
     if (stages < 1 || stages > 65536)
-      return fail("stages must be from 1 to 65536, got " + Twine(stages));
+      return fail("train-pipeline: stages must be from 1 to 65536, got " +
+                  Twine(stages));
     if (microBatches < 0 || microBatches > (int64_t(1) << 20))
-      return fail("microbatches must be from 1 to 2^20, got " +
+      return fail("train-pipeline: microbatches must be from 1 to 2^20, got " +
                   Twine(microBatches));
     if (!parsePipelineSchedule(schedule))
-      return fail("unknown schedule '" + schedule +
+      return fail("train-pipeline: unknown schedule '" + schedule +
                   "'; expected 1f1b or gpipe (interleaved and zb-h1 are not "
                   "built yet)");
     if (virtualStages != 1)
-      return fail("virtual=" + Twine(virtualStages) +
+      return fail("train-pipeline: virtual=" + Twine(virtualStages) +
                   ": the interleaved schedule is not built yet; use virtual=1");
-    if (!split.empty()) {
-      if (static_cast<int64_t>(split.size()) != stages)
-        return fail("split lists " + Twine(split.size()) +
-                    " layers, but there are " + Twine(stages) +
-                    " stages: give each stage's first layer");
-      if (split[0] != 0)
-        return fail("split must start at layer 0, got " + Twine(split[0]));
-      for (size_t i = 1; i < split.size(); ++i)
-        if (split[i] <= split[i - 1])
-          return fail("split must increase: every stage needs a layer");
-    }
+    if (split.empty())
+      return success();
+    if (static_cast<int64_t>(split.size()) != stages)
+      return fail("train-pipeline: split lists " + Twine(split.size()) +
+                  " layers, but there are " + Twine(stages) +
+                  " stages: give each stage's first layer");
+    if (split[0] != 0)
+      return fail("train-pipeline: split must start at layer 0, got " +
+                  Twine(split[0]));
+    for (size_t i = 1; i < split.size(); ++i)
+      if (split[i] <= split[i - 1])
+        return fail("train-pipeline: split must increase: every stage needs "
+                    "a layer");
     return success();
+  }
+
+  LogicalResult initializeOptions(
+      StringRef options,
+      function_ref<LogicalResult(const Twine &)> errorHandler) override {
+    if (failed(parseOptionsNamingPass(
+            "train-pipeline", options, errorHandler,
+            [&](StringRef text,
+                function_ref<LogicalResult(const Twine &)> handler) {
+              return Base::initializeOptions(text, handler);
+            })))
+      return failure();
+    return checkOptions(errorHandler);
   }
 
   /// The step to pipeline: the module's only whole training step.
@@ -275,7 +290,10 @@ struct TrainPipelinePass
   }
 
   LogicalResult run(ModuleOp module) {
-    if (failed(checkOptions(module)))
+    // Checked again for a pass built from TrainPipelinePassOptions.
+    if (failed(checkOptions([&](const Twine &message) -> LogicalResult {
+          return emitError(module.getLoc()) << message;
+        })))
       return failure();
     if (stages == 1)
       return success();
