@@ -503,12 +503,16 @@ FailureOr<func::FuncOp> StageBuilder::build() {
     backwardSegments.push_back(capture(before));
   }
   sumTiedGradients();
+  // The loss reaches every stage before the updates, while the gradient
+  // sums are live: a planned stage receives it in the arena's lifetime, as
+  // train-plan-memory's arena (which counts returned buffers on top of the
+  // arena) assumes.
+  Value loss = buildLoss();
   if (failed(autodiff::emitUpdates(func, b, options.autodiff, gradSums,
                                    autodiff::LossScale()))) {
     func.erase();
     return failure();
   }
-  Value loss = buildLoss();
   func::ReturnOp::create(b, forward.getBody().front().getTerminator()->getLoc(),
                          loss);
   reorder(forwardSegments, backwardSegments);

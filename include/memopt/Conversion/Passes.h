@@ -38,11 +38,14 @@ std::string getStateGlobalName(StringRef name);
 /// Alignment of every buffer memopt-lower-to-cpu allocates; the allocation
 /// functions receive sizes padded to a multiple of it.
 inline constexpr int64_t kCPUBufferAlignment = 64;
-/// The bytes a step planned by train-plan-memory allocates besides its arena
-/// when convert-train-to-linalg lowers it onto the arena: the planned
+/// The bytes a step planned by train-plan-memory adds to its arena at its
+/// peak when convert-train-to-linalg lowers it onto the arena: the planned
 /// buffers it returns, each padded to `alignment`. The caller owns and frees
 /// every returned buffer, so none is a view of the arena: each is an
-/// allocation of its own. 0 for an unplanned step.
+/// allocation of its own. One allocated after the arena's last use (the
+/// arena is freed then) does not add to it: the peak is then the larger of
+/// the arena with the buffers returned before, and all returned buffers.
+/// 0 for an unplanned step.
 int64_t getPlannedBytesOutsideArena(func::FuncOp func, int64_t alignment);
 /// Symbol of the i64 global holding the step's random seed.
 inline constexpr StringLiteral kSeedGlobalName = "__train_seed";

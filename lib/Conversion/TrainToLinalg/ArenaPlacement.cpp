@@ -76,14 +76,57 @@ static SmallVector<OpResult> getReturnedPlannedResults(func::FuncOp func) {
   return returned;
 }
 
+/// Whether `value` is in the arena of `func`'s plan: planned above the
+/// persistent region and not returned.
+static bool isInArena(Value value, int64_t persistentBytes,
+                      ArrayRef<OpResult> returned) {
+  auto result = dyn_cast<OpResult>(value);
+  if (!result || llvm::is_contained(returned, result))
+    return false;
+  auto offsets = result.getOwner()->getAttrOfType<DenseI64ArrayAttr>(
+      TrainDialect::kOffsetAttrName);
+  return offsets && offsets.size() > result.getResultNumber() &&
+         offsets[result.getResultNumber()] >= persistentBytes;
+}
+
 int64_t mlir::memopt::getPlannedBytesOutsideArena(func::FuncOp func,
                                                   int64_t alignment) {
-  if (!func->hasAttr(TrainDialect::kArenaBytesAttrName))
+  auto arena = func->getAttrOfType<IntegerAttr>(TrainDialect::kArenaBytesAttrName);
+  if (!arena)
     return 0;
-  int64_t bytes = 0;
-  for (OpResult result : getReturnedPlannedResults(func))
-    bytes += llvm::alignTo(train::getTensorBytes(result.getType()), alignment);
-  return bytes;
+  int64_t persistentBytes = 0;
+  if (auto attr = func->getAttrOfType<IntegerAttr>(
+          TrainDialect::kPersistentBytesAttrName))
+    persistentBytes = attr.getInt();
+  SmallVector<OpResult> returned = getReturnedPlannedResults(func);
+  // The arena is freed after the last op that reads or writes it; a
+  // returned buffer allocated later (a pipeline stage's loss, received last)
+  // is live only after the arena is gone.
+  Operation *lastArenaUse = nullptr;
+  for (Operation &op : func.getBody().front()) {
+    bool uses =
+        op.hasAttr(TrainDialect::kWorkspaceOffsetAttrName) ||
+        llvm::any_of(op.getOperands(),
+                     [&](Value v) {
+                       return isInArena(v, persistentBytes, returned);
+                     }) ||
+        llvm::any_of(op.getResults(), [&](Value v) {
+          return isInArena(v, persistentBytes, returned);
+        });
+    if (uses)
+      lastArenaUse = &op;
+  }
+  int64_t during = 0, all = 0;
+  for (OpResult result : returned) {
+    int64_t bytes =
+        llvm::alignTo(train::getTensorBytes(result.getType()), alignment);
+    all += bytes;
+    if (!lastArenaUse || !lastArenaUse->isBeforeInBlock(result.getOwner()))
+      during += bytes;
+  }
+  // The peak: the arena with what is returned before it is freed, or
+  // everything returned, after.
+  return std::max(during, all - (arena.getInt() - persistentBytes));
 }
 
 namespace {
