@@ -62,10 +62,16 @@ execution::selectPipelineStage(ModuleOp module, int64_t rank,
     func.walk([&](train::ParamOp param) {
       auto [it, inserted] =
           index.try_emplace(param.getName(), run.params.size());
-      if (inserted)
-        run.params.push_back(
-            {param.getName().str(), cast<RankedTensorType>(param.getType()),
-             0});
+      if (!inserted)
+        return;
+      PipelineRun::Param entry{param.getName().str(),
+                               cast<RankedTensorType>(param.getType()), 0,
+                               {}};
+      if (auto split = param->getAttrOfType<DenseI64ArrayAttr>(
+              train::TrainDialect::kSplitAttrName))
+        entry.split.assign(split.asArrayRef().begin(),
+                           split.asArrayRef().end());
+      run.params.push_back(std::move(entry));
     });
   for (auto [stage, func] : stages) {
     llvm::StringMap<bool> seen;

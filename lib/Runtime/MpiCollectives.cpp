@@ -1,11 +1,14 @@
 //===- MpiCollectives.cpp - the collectives of lowered code on MPI --------===//
 //
 // See MpiCollectives.h. One MPI process per grid process, on the CPU: a grid
-// group is an MPI_Comm_split of MPI_COMM_WORLD (color = the process's linear
-// index on the other axes, key = its index in the group, as
-// memopt/Runtime/Collectives.h computes them), made the first time a
-// collective over it runs (every process reaches it in the same order: the
-// step is SPMD) and kept; its id is its index in the cache. All-reduce,
+// group is a communicator of the processes with the same color (the
+// process's linear index on the other axes), ordered by key (its index in
+// the group), as memopt/Runtime/Collectives.h computes them, made with
+// MPI_Comm_create_group the first time a collective over it runs (every
+// process of the group reaches it in the same order: within a pipeline
+// stage the step is SPMD) and kept; its id is its index in the cache.
+// Pipeline transfers are MPI_Isend and MPI_Irecv on MPI_COMM_WORLD, waited
+// for together. All-reduce,
 // reduce-scatter and all-gather are MPI_Allreduce, MPI_Reduce_scatter_block
 // and MPI_Allgather on the buffers' data (the large-count variants when a
 // count exceeds an int). MPI has no 16-bit floats: f16 and bf16 are widened
@@ -476,10 +479,31 @@ int64_t group(int64_t g0, int64_t g1, int64_t g2, int64_t g3, int64_t a0,
   std::string error;
   if (!getGridGroup(decoded.shape, decoded.axes, mpiWorldRank(), grid, error))
     fatalOnEveryProcess("memopt_mpi_group: %s", error.c_str());
+  // Collective over the group's processes only (MPI_Comm_create_group, not
+  // MPI_Comm_split over the world): the stages of a pipeline run different
+  // programs, and a group is made when its own processes first reach it.
+  std::vector<int> members(grid.size, -1);
+  for (int64_t other = 0; other < worldSize; ++other) {
+    GridGroup theirs;
+    if (!getGridGroup(decoded.shape, decoded.axes, other, theirs, error))
+      fatalOnEveryProcess("memopt_mpi_group: %s", error.c_str());
+    if (theirs.color == grid.color && theirs.key >= 0 &&
+        theirs.key < grid.size)
+      members[theirs.key] = static_cast<int>(other);
+  }
+  MPI_Group world = MPI_GROUP_NULL, subset = MPI_GROUP_NULL;
+  check(MPI_Comm_group(MPI_COMM_WORLD, &world), "MPI_Comm_group");
+  check(MPI_Group_incl(world, static_cast<int>(members.size()), members.data(),
+                       &subset),
+        "MPI_Group_incl");
+  int tag = 0;
+  for (int64_t axis : decoded.axes)
+    tag |= 1 << axis;
   MPI_Comm comm = MPI_COMM_NULL;
-  check(MPI_Comm_split(MPI_COMM_WORLD, static_cast<int>(grid.color),
-                       static_cast<int>(grid.key), &comm),
-        "MPI_Comm_split");
+  check(MPI_Comm_create_group(MPI_COMM_WORLD, subset, tag, &comm),
+        "MPI_Comm_create_group");
+  MPI_Group_free(&subset);
+  MPI_Group_free(&world);
   int size = 0;
   check(MPI_Comm_size(comm, &size), "MPI_Comm_size");
   if (size != grid.size)

@@ -30,6 +30,9 @@ using autodiff::emitUpdates;
 using autodiff::castGradients;
 using autodiff::recastForBackward;
 using autodiff::redequantizeForBackward;
+using autodiff::averageOverDataParallel;
+using autodiff::getLossSequenceParts;
+using autodiff::regatherForBackward;
 
 Location autodiff::named(MLIRContext *ctx, const Twine &name, Location loc) {
   return NameLoc::get(StringAttr::get(ctx, name), loc);
@@ -373,7 +376,7 @@ static int64_t getSequenceParallelDegree(func::FuncOp func) {
 /// losses over the tensor-parallel axis (each the mean over its part of the
 /// sequence), else 1 (a vocabulary-parallel loss is whole on every
 /// process).
-static int64_t getLossSequenceParts(func::FuncOp func, Value loss) {
+int64_t autodiff::getLossSequenceParts(func::FuncOp func, Value loss) {
   auto average = loss.getDefiningOp<shard::AllReduceOp>();
   if (!average || average.getReduction() != shard::ReductionKind::Average ||
       !llvm::is_contained(average.getGridAxes(), int16_t(1)))
@@ -419,7 +422,7 @@ static bool collectGradientReductions(Value grad,
 /// average. Under ZeRO-1 those reductions move after the whole backward
 /// pass (each whole gradient lives until then, as with DeepSpeed's stage 1);
 /// under ZeRO-2 and 3 they stay where the gradient is complete.
-static void averageOverDataParallel(
+void autodiff::averageOverDataParallel(
     func::FuncOp func, OpBuilder &builder,
     llvm::MapVector<StringRef, std::pair<Value, Value>> &paramGrads) {
   std::optional<DataParallel> dataParallel = getDataParallel(func);
@@ -504,7 +507,7 @@ static Operation *collectBackwardUses(Value value, Operation *lastForward,
 /// parallelism does the same with the sequence gathers before the
 /// tensor-parallel regions (Korthikanti et al. save each process's part of
 /// a region's input, not the gathered whole).
-static void regatherForBackward(func::FuncOp func, OpBuilder &builder,
+void autodiff::regatherForBackward(func::FuncOp func, OpBuilder &builder,
                                 Operation *lastForward) {
   std::optional<DataParallel> dataParallel = getDataParallel(func);
   bool parameters = dataParallel && dataParallel->zero == 3;

@@ -78,6 +78,22 @@ void recastForBackward(OpBuilder &builder, Block &body,
 void redequantizeForBackward(OpBuilder &builder, Block &body,
                              Operation *lastForward);
 
+/// The number of sequence parts a sequence-parallel step's `loss` averages
+/// (the tensor-parallel degree), else 1: the backward's seed is divided by it.
+int64_t getLossSequenceParts(func::FuncOp func, Value loss);
+
+/// In a step train-shard made data-parallel: every parameter gradient
+/// averaged over the data-parallel grid axis before its update (ZeRO's
+/// reduce-scatters made averages).
+void averageOverDataParallel(
+    func::FuncOp func, OpBuilder &builder,
+    llvm::MapVector<StringRef, std::pair<Value, Value>> &paramGrads);
+
+/// ZeRO-3 and sequence parallelism: the forward's gathers done again before
+/// their first use after `lastForward`.
+void regatherForBackward(func::FuncOp func, OpBuilder &builder,
+                         Operation *lastForward);
+
 } // namespace mlir::memopt::autodiff
 
 #endif // MEMOPT_LIB_TRANSFORMS_AUTODIFFINTERNAL_H

@@ -50,6 +50,10 @@ struct StageOptions {
   std::optional<train::PrecisionConfig> precision;
   /// The name of the step the stages come from.
   std::string stepName;
+  /// The grid the stages run on, and its axis along which they are laid
+  /// out (the last).
+  std::string gridName = "grid";
+  int64_t axis = 0;
 };
 
 /// Builds stage `stage`'s program from `forward` (a forward + loss function)

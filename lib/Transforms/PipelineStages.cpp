@@ -143,8 +143,9 @@ func::FuncOp StageBuilder::createFunction() {
   created->setAttr(
       train::TrainDialect::kPipelineAttrName,
       attrs.getDictionaryAttr({
-          attrs.getNamedAttr("axis", attrs.getI64IntegerAttr(0)),
-          attrs.getNamedAttr("grid", FlatSymbolRefAttr::get(ctx, "grid")),
+          attrs.getNamedAttr("axis", attrs.getI64IntegerAttr(options.axis)),
+          attrs.getNamedAttr("grid",
+                             FlatSymbolRefAttr::get(ctx, options.gridName)),
           attrs.getNamedAttr("layers", attrs.getArrayAttr(layers)),
           attrs.getNamedAttr("microbatches", attrs.getI64IntegerAttr(m)),
           attrs.getNamedAttr("schedule",
@@ -287,7 +288,9 @@ LogicalResult StageBuilder::buildBackward(int64_t k) {
         DenseElementsAttr::get(
             type, b.getFloatAttr(type.getElementType(),
                                  1.0 / static_cast<double>(
-                                           options.microBatches))));
+                                           options.microBatches *
+                                           autodiff::getLossSequenceParts(
+                                               forward, partition.loss)))));
   } else {
     SmallVector<Value> outgoing;
     SmallVector<int64_t> tags;
@@ -311,6 +314,7 @@ LogicalResult StageBuilder::buildBackward(int64_t k) {
   if (failed(autodiff::buildBackward(b, forwardOps[k], active, grads)))
     return failure();
   Operation *lastForward = forwardSegments[k].last;
+  autodiff::regatherForBackward(func, b, lastForward);
   autodiff::recastForBackward(b, *block, lastForward);
   autodiff::redequantizeForBackward(b, *block, lastForward);
 
@@ -503,6 +507,7 @@ FailureOr<func::FuncOp> StageBuilder::build() {
     backwardSegments.push_back(capture(before));
   }
   sumTiedGradients();
+  autodiff::averageOverDataParallel(func, b, gradSums);
   // The loss reaches every stage before the updates, while the gradient
   // sums are live: a planned stage receives it in the arena's lifetime, as
   // train-plan-memory's arena (which counts returned buffers on top of the

@@ -190,13 +190,14 @@ static LogicalResult assignOps(func::FuncOp forward,
 /// Refuses what train-pipeline does not build yet, and steps it cannot
 /// pipeline.
 static LogicalResult checkStep(func::FuncOp step) {
-  if (step->hasAttr(train::TrainDialect::kShardAttrName))
-    return step.emitOpError()
-           << "was partitioned by train-shard; train-pipeline does not "
-              "compose with train-shard yet: pipeline a step that is not "
-              "partitioned";
-  if (step->hasAttr(train::TrainDialect::kPipelineAttrName))
-    return step.emitOpError("is already a pipeline stage (train.pipeline)");
+  if (auto config = step->getAttrOfType<DictionaryAttr>(
+          train::TrainDialect::kShardAttrName))
+    if (auto zero = dyn_cast_or_null<IntegerAttr>(config.get("zero"));
+        zero && zero.getInt() > 0)
+      return step.emitOpError()
+             << "is partitioned with ZeRO stage " << zero.getInt()
+             << " (train.shard), which train-pipeline does not support yet; "
+                "use zero=0 with pipeline stages";
   WalkResult walk = step.walk([&](Operation *op) {
     if (isa<train::MicroBatchAdvanceOp>(op)) {
       op->emitOpError("accumulates gradients (train-accumulate-gradients); "
@@ -297,13 +298,31 @@ struct TrainPipelinePass
       return failure();
     if (stages == 1)
       return success();
-    if (module.lookupSymbol(kGridName))
-      return emitError(module.getLoc())
-             << "train-pipeline: the module already has a symbol @"
-             << kGridName << " (apply train-pipeline once)";
+    for (auto func : module.getOps<func::FuncOp>())
+      if (func->hasAttr(train::TrainDialect::kPipelineAttrName))
+        return func.emitOpError("is already a pipeline stage "
+                                "(train.pipeline); apply train-pipeline once");
     FailureOr<func::FuncOp> step = findStep(module);
     if (failed(step) || failed(checkStep(*step)))
       return failure();
+    // A step train-shard partitioned keeps its grid's axes; the stages are
+    // a new last axis.
+    shard::GridOp grid;
+    SmallVector<int64_t> shape;
+    if (auto config = (*step)->getAttrOfType<DictionaryAttr>(
+            train::TrainDialect::kShardAttrName)) {
+      auto name = dyn_cast_or_null<FlatSymbolRefAttr>(config.get("grid"));
+      grid = name ? module.lookupSymbol<shard::GridOp>(name.getAttr())
+                  : shard::GridOp();
+      if (!grid || ShapedType::isDynamicShape(grid.getShape()))
+        return step->emitOpError("is partitioned by train-shard, but its "
+                                 "grid is not a static shard.grid");
+      shape.assign(grid.getShape().begin(), grid.getShape().end());
+    } else if (module.lookupSymbol(kGridName)) {
+      return emitError(module.getLoc())
+             << "train-pipeline: the module already has a symbol @"
+             << kGridName << " (apply train-pipeline once)";
+    }
     FailureOr<AutodiffOptions> autodiff = inferAutodiffOptions(*step);
     if (failed(autodiff))
       return failure();
@@ -346,6 +365,8 @@ struct TrainPipelinePass
     options.autodiff = *autodiff;
     options.precision = train::getPrecisionConfig(*step);
     options.stepName = step->getSymName().str();
+    options.axis = shape.size();
+    options.gridName = grid ? grid.getSymName().str() : kGridName.str();
     SmallVector<func::FuncOp> stageFuncs;
     SmallVector<StageExchanges> exchanges;
     for (int64_t s = 0; s < stages; ++s) {
@@ -372,8 +393,13 @@ struct TrainPipelinePass
              << *problem << ")";
     }
     OpBuilder builder(module.getBodyRegion());
-    shard::GridOp::create(builder, step->getLoc(), kGridName,
-                          ArrayRef<int64_t>{stages});
+    if (grid)
+      builder.setInsertionPoint(grid);
+    shape.push_back(stages);
+    shard::GridOp::create(builder, grid ? grid.getLoc() : step->getLoc(),
+                          options.gridName, shape);
+    if (grid)
+      grid.erase();
     step->erase();
     return success();
   }

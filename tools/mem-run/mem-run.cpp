@@ -264,8 +264,13 @@ static SmallVector<ParamPart> getParamParts(const StepPlan &plan) {
     for (const GlobalTensor &tensor : plan.params)
       if (tensor.name == param.name)
         held = &tensor;
-    parts.push_back(
-        {param.name, held, param.holders * worldSize / pipelineRun.stages});
+    // The stages that hold it, times the processes of the other axes that
+    // hold each part (train-shard's splits).
+    int64_t split = 1;
+    for (size_t i = 0; i + 2 < param.split.size(); i += 3)
+      split *= plan.gridShape[param.split[i + 2]];
+    parts.push_back({param.name, held,
+                     param.holders * worldSize / pipelineRun.stages / split});
   }
   return parts;
 }

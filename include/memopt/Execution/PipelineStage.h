@@ -30,6 +30,8 @@ struct PipelineRun {
     std::string name;
     RankedTensorType type;
     int64_t holders = 0;
+    /// Its `train.split` triples (train-shard's), empty for a whole one.
+    std::vector<int64_t> split;
   };
   std::vector<Param> params;
 };

@@ -406,7 +406,8 @@ def TrainPipelinePass : Pass<"train-pipeline", "::mlir::ModuleOp"> {
     of `stages` pipeline stages that together run `microbatches`
     micro-batches per optimizer step, as Megatron-LM's pipeline parallelism
     does. The step `@f` is replaced by `@f_stage0` ... `@f_stage<P-1>`; stage
-    `s` runs on process `s` of a new `shard.grid @grid(shape = P)`, and
+    `s` runs on process `s` of a new `shard.grid @grid(shape = P)` (the
+    last axis of train-shard's grid, for a partitioned step), and
     carries `train.pipeline = {stage = s, stages = P, microbatches = M,
     schedule, layers, grid, axis = 0, step}`.
 
@@ -444,18 +445,25 @@ def TrainPipelinePass : Pass<"train-pipeline", "::mlir::ModuleOp"> {
     The memory of each stage is the liveness of its program: the
     activations in flight under the schedule are live values, so the first
     stage of `1f1b` holds `min(M, P)` micro-batches' activations and the
-    last holds one, with no formula. `interleaved` and `zb-h1` schedules,
-    `virtual` above 1, and steps partitioned by train-shard,
-    accumulating gradients, or using loss scaling are refused with an error
-    that says so.
+    last holds one, with no formula.
+
+    A step train-shard partitioned (tp, dp, sequence parallelism; not ZeRO
+    yet) is pipelined the same way: its grid gets the stages as a new last
+    axis (`dp x tp x pp`), each stage keeps its tensor-parallel collectives
+    and the data-parallel average of its gradients (after the sums over the
+    micro-batches), and the stages of one `(dp, tp)` position exchange with
+    each other. Apply train-shard first: train-pipeline's stages are not
+    steps train-shard can partition. `interleaved` and `zb-h1` schedules,
+    `virtual` above 1, ZeRO, and steps accumulating gradients or using loss
+    scaling are refused with an error that says so.
 
     Errors: `stages` or `microbatches` below 1, an unknown schedule, a
     `split` that is not `stages` increasing layer indices starting at 0, a
     step with fewer `train.layer`s than stages, a function that is not a
     whole step train-autodiff derived, one that returns more than the loss,
-    an op after the first layer that reads a value of a later stage, an
-    argument of rank one or more whose dimension 0 differs from the
-    others', and a module that already has a `@grid`.
+    an op after the first layer that reads a value of a later stage, a
+    module that already has a `@grid` (but for train-shard's), and a module
+    already pipelined.
   }];
   let options = [
     Option<"stages", "stages", "int64_t", /*default=*/"1",
