@@ -2,6 +2,8 @@
 
 #include "memopt/Analysis/TensorLiveness.h"
 
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
+
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 
 #include "mlir/IR/Matchers.h"
@@ -78,7 +80,76 @@ TensorLiveness::TensorLiveness(SmallVector<Buffer> recorded,
   computeLiveBytes();
 }
 
+/// The stage of a pipelined step's function (`train.pipeline`), if `op` is
+/// one.
+static std::optional<int64_t> getPipelineStage(Operation *op) {
+  auto config = op ? op->getAttrOfType<DictionaryAttr>(
+                         train::TrainDialect::kPipelineAttrName)
+                   : DictionaryAttr();
+  auto stage =
+      config ? dyn_cast_or_null<IntegerAttr>(config.get("stage")) : nullptr;
+  if (!stage)
+    return std::nullopt;
+  return stage.getInt();
+}
+
+void TensorLiveness::findStageForwardOps(Block &block, int64_t stage) {
+  pipelineStage = true;
+  // Backward values: the ones received from a later stage and what depends
+  // on them. A train.p2p is an exchange, not a computation: what it
+  // receives does not depend on what it sends.
+  llvm::DenseSet<Value> backward;
+  SmallVector<Value> sinks;
+  for (Operation &op : block) {
+    if (auto p2p = dyn_cast<train::P2POp>(op)) {
+      for (auto [value, peer] :
+           llvm::zip_equal(p2p.getReceived(), p2p.getRecvFrom()))
+        if (peer > stage)
+          backward.insert(value);
+      for (auto [value, peer] :
+           llvm::zip_equal(p2p.getSends(), p2p.getSendTo()))
+        if (peer > stage)
+          sinks.push_back(value);
+      continue;
+    }
+    bool dependsOnBackward = false;
+    op.walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        dependsOnBackward |= backward.contains(operand);
+    });
+    if (dependsOnBackward)
+      backward.insert(op.result_begin(), op.result_end());
+  }
+  // The loss, when the stage computes it (the last stage; the others
+  // receive it from the last).
+  Operation *terminator = block.getTerminator();
+  if (terminator && terminator->getNumOperands() > 0) {
+    auto lossType =
+        dyn_cast<RankedTensorType>(terminator->getOperand(0).getType());
+    if (lossType && lossType.getRank() == 0 &&
+        isa<FloatType>(lossType.getElementType()))
+      sinks.push_back(terminator->getOperand(0));
+  }
+  // Forward ops: those the sinks depend on through values that do not
+  // depend on a later stage's (a tied weight's gradient, sent forward, is
+  // not an activation).
+  while (!sinks.empty()) {
+    Value value = sinks.pop_back_val();
+    Operation *def = value.getDefiningOp();
+    if (backward.contains(value) || !def || def->getBlock() != &block)
+      continue;
+    if (isa<train::P2POp>(def)) {
+      forwardReceived.insert(value);
+      continue;
+    }
+    if (forward.insert(def).second)
+      sinks.append(def->operand_begin(), def->operand_end());
+  }
+}
+
 void TensorLiveness::findForwardOps(Block &block) {
+  if (std::optional<int64_t> stage = getPipelineStage(block.getParentOp()))
+    return findStageForwardOps(block, *stage);
   // Forward ops: those the loss (the first returned value, when it is a 0-d
   // float tensor) depends on.
   Operation *terminator = block.getTerminator();
@@ -167,10 +238,12 @@ void TensorLiveness::collectBuffers(
     int64_t i = point;
     auto aliasing = dyn_cast<train::AliasingOpInterface>(child);
     // Uses extend the live range of the buffer they read.
+    // In a pipeline stage, sending a value is not reading it for the
+    // backward pass.
     bool isBackward =
         !forward.contains(child) &&
         !isa<train::FreeOp, train::ParamOp, train::OptStateOp>(child) &&
-        child != terminator;
+        child != terminator && !(pipelineStage && isa<train::P2POp>(child));
     bool isOptimizer = false;
     if (aliasing)
       for (unsigned k = 0, e = child->getNumOperands(); k < e; ++k)
@@ -257,8 +330,37 @@ void TensorLiveness::classifyBuffers(ArrayRef<bool> usedByBackward,
     Operation *def = buffer.value.getDefiningOp();
     if (consumedByOptimizer[index])
       buffer.memoryClass = MemoryClass::Gradient;
-    else if (def && forward.contains(def) && usedByBackward[index])
+    else if (((def && forward.contains(def)) ||
+              forwardReceived.contains(buffer.value)) &&
+             usedByBackward[index])
       buffer.memoryClass = MemoryClass::Activation;
+  }
+  if (!pipelineStage)
+    return;
+  // In a pipeline stage, the running sums of a parameter's gradient over the
+  // micro-batches, and the parts that stages sharing a tied parameter
+  // exchange, are gradients too (what .grad or Megatron-LM's main_grad
+  // accumulates in): buffers summed, cast or reduced into one that is.
+  for (Buffer &buffer : llvm::reverse(buffers)) {
+    if (buffer.memoryClass != MemoryClass::Temporary)
+      continue;
+    bool summed = false, other = false;
+    for (Operation *user : buffer.value.getUsers()) {
+      if (isa<train::P2POp, train::FreeOp>(user))
+        continue;
+      if (!isa<train::AddOp, train::CastOp, shard::AllReduceOp,
+               shard::ReduceScatterOp>(user)) {
+        other = true;
+        break;
+      }
+      auto it = bufferOf.find(user->getResult(0));
+      summed |= it != bufferOf.end() &&
+                buffers[it->second].memoryClass == MemoryClass::Gradient;
+      other |= it == bufferOf.end() ||
+               buffers[it->second].memoryClass != MemoryClass::Gradient;
+    }
+    if (summed && !other)
+      buffer.memoryClass = MemoryClass::Gradient;
   }
 }
 

@@ -116,9 +116,10 @@ static FailureOr<StepArgument> planArgument(BlockArgument arg) {
   }
   if (isa<FloatType>(type->getElementType()))
     return plan;
-  // An argument the step never reads (a pipeline stage's of the inputs
-  // another stage reads) holds zeros.
-  if (!bound && arg.use_empty())
+  // An argument a pipeline stage never reads (the inputs another stage
+  // reads) holds zeros.
+  if (!bound && arg.use_empty() &&
+      func->hasAttr(train::TrainDialect::kPipelineAttrName))
     bound = 1;
   if (!bound) {
     emitError(loc) << "cannot infer the range of integer argument #" << index

@@ -130,6 +130,32 @@ static void printSummary(const MemoryReport &report, raw_ostream &os) {
   os << "</table>\n";
 }
 
+/// The stages of a pipelined step (absent otherwise).
+static void printPipeline(const MemoryReport &report, raw_ostream &os) {
+  const std::optional<PipelineSummary> &pipeline = report.getPipeline();
+  if (!pipeline)
+    return;
+  os << "<h2>Pipeline stages</h2>\n<p>"
+     << escapeXML(formatPipelineHeader(*pipeline)) << "; "
+     << formatBytes(pipeline->p2pBytes)
+     << " sent point-to-point per step by all stages. "
+     << escapeXML(formatInFlightNote(*pipeline)) << ".</p>\n"
+     << "<table id=\"pipeline\">\n<tr><th>stage</th><th>layers</th>"
+        "<th>in flight</th><th>activations</th><th>peak</th>"
+        "<th>model states</th><th>sent</th><th>peak at</th></tr>\n";
+  for (const PipelineStageSummary &stage : pipeline->stages)
+    os << "<tr><td class=\"num\">" << stage.stage << "</td><td>"
+       << escapeXML(formatStageLayers(stage)) << "</td><td class=\"num\">"
+       << stage.microBatchesInFlight << "</td><td class=\"num\">"
+       << formatBytes(stage.maxActivationBytes) << "</td><td class=\"num\">"
+       << formatBytes(stage.peakBytes) << "</td><td class=\"num\">"
+       << formatBytes(stage.modelStatesBytes) << "</td><td class=\"num\">"
+       << formatBytes(stage.sentBytes) << "</td><td>"
+       << escapeXML(stage.peakOpName + " at " + stage.peakLocation)
+       << "</td></tr>\n";
+  os << "</table>\n";
+}
+
 static void printByClass(const MemoryReport &report, raw_ostream &os) {
   const TensorLiveness &live = report.getLiveness();
   const auto &byClass = live.getLiveBytesByClass(live.getPeakPoint());
@@ -360,6 +386,10 @@ static void printModelStates(const MemoryReport &report, raw_ostream &os) {
 static void printSavedActivations(const MemoryReport &report, raw_ostream &os) {
   const SavedActivations &saved = report.getSavedActivations();
   os << "<h2>Activations saved for backward</h2>\n";
+  if (!saved.lossPoint && report.getPipeline()) {
+    os << "<p>Not cut at a loss: " << kStageActivationsNote << ".</p>\n";
+    return;
+  }
   if (!saved.lossPoint) {
     os << "<p>None: "
        << (report.getEagerTrace() ? "the trace has no forward pass"
@@ -390,6 +420,7 @@ void mlir::memopt::printHTMLReport(const MemoryReport &report,
                                    raw_ostream &os) {
   printHead("Memory report of " + escapeXML(formatSubject(report)), os);
   printSummary(report, os);
+  printPipeline(report, os);
   printByClass(report, os);
   printTimeline(report, os);
   printTopTensors(report, os);

@@ -202,6 +202,45 @@ static void writeCommunication(const MemoryReport &report,
   });
 }
 
+/// The "pipeline" object of a stage of a pipelined step (absent otherwise).
+static void writePipeline(const MemoryReport &report,
+                          llvm::json::OStream &json) {
+  const std::optional<PipelineSummary> &pipeline = report.getPipeline();
+  if (!pipeline)
+    return;
+  json.attributeObject("pipeline", [&] {
+    json.attribute("schedule", toJSONString(pipeline->schedule));
+    json.attribute("num_stages", pipeline->numStages);
+    json.attribute("microbatches", pipeline->microBatches);
+    json.attribute("bubble_fraction", pipeline->bubbleFraction);
+    json.attribute("reported_stage", pipeline->reportedStage);
+    json.attribute("p2p_bytes", pipeline->p2pBytes);
+    json.attributeArray("stages", [&] {
+      for (const PipelineStageSummary &stage : pipeline->stages)
+        json.object([&] {
+          json.attribute("stage", stage.stage);
+          json.attribute("function", toJSONString(stage.function));
+          json.attributeArray("layers", [&] {
+            for (const std::string &layer : stage.layers)
+              json.value(toJSONString(layer));
+          });
+          json.attribute("microbatches_in_flight", stage.microBatchesInFlight);
+          json.attribute("peak_bytes", stage.peakBytes);
+          json.attributeBegin("by_class");
+          writeByClass(json, stage.byClass);
+          json.attributeEnd();
+          json.attribute("max_activation_bytes", stage.maxActivationBytes);
+          json.attribute("model_states_bytes", stage.modelStatesBytes);
+          json.attributeObject("peak_op", [&] {
+            json.attribute("name", toJSONString(stage.peakOpName));
+            json.attribute("location", toJSONString(stage.peakLocation));
+          });
+          json.attribute("sent_bytes", stage.sentBytes);
+        });
+    });
+  });
+}
+
 /// The "eager_trace" object of a report read from a trace of a PyTorch
 /// eager step (absent otherwise).
 static void writeEagerTrace(const EagerTrace &trace,
@@ -275,6 +314,7 @@ void mlir::memopt::printJSONReport(const MemoryReport &report,
   writeModelStates(report, json);
   writeSavedActivations(report, json);
   writeCommunication(report, json);
+  writePipeline(report, json);
   json.attributeBegin("by_class");
   writeByClass(json, live.getLiveBytesByClass(peak));
   json.attributeEnd();

@@ -177,7 +177,8 @@ void MemoryReport::collectRemat(FunctionOpInterface func) {
   remat = std::move(summary);
 }
 
-LogicalResult MemoryReport::collectArena(FunctionOpInterface func) {
+LogicalResult MemoryReport::collectArena(FunctionOpInterface func,
+                                         bool planArena) {
   if (auto arena = func->getAttrOfType<IntegerAttr>(
           train::TrainDialect::kArenaBytesAttrName)) {
     // Read, not planned again: the step runs on this plan.
@@ -191,6 +192,8 @@ LogicalResult MemoryReport::collectArena(FunctionOpInterface func) {
       planLoadBytes = load.getInt();
     return success();
   }
+  if (!planArena)
+    return success();
   StepPlanOptions options;
   llvm::Expected<StepMemoryPlan> plan = planStepMemory(*liveness, options);
   if (!plan)
@@ -513,9 +516,12 @@ void MemoryReport::collectSavedActivations() {
   ArrayRef<Operation *> schedule = liveness->getSchedule();
   if (schedule.empty())
     return;
-  // The end of the forward pass: the op that defines the loss.
+  // The end of the forward pass: the op that defines the loss. A pipeline
+  // stage has none: its micro-batches' passes interleave.
   Operation *terminator = schedule.back();
-  if (terminator->getNumOperands() == 0)
+  if (terminator->getNumOperands() == 0 ||
+      terminator->getParentOp()->hasAttr(
+          train::TrainDialect::kPipelineAttrName))
     return;
   Value loss = terminator->getOperand(0);
   auto lossType = dyn_cast<RankedTensorType>(loss.getType());
@@ -558,6 +564,11 @@ void MemoryReport::collectSavedActivations() {
 }
 
 FailureOr<MemoryReport> MemoryReport::create(FunctionOpInterface func) {
+  return create(func, /*planArena=*/true);
+}
+
+FailureOr<MemoryReport> MemoryReport::create(FunctionOpInterface func,
+                                             bool planArena) {
   if (func.isExternal())
     return func->emitOpError("has no body; expected a training step");
   Region &body = func.getFunctionBody();
@@ -599,7 +610,7 @@ FailureOr<MemoryReport> MemoryReport::create(FunctionOpInterface func) {
   if (failed(report.collectModelStates(func)))
     return failure();
   report.collectSavedActivations();
-  if (failed(report.collectArena(func)))
+  if (failed(report.collectArena(func, planArena)))
     return failure();
 
   report.collectPeak();
@@ -741,7 +752,7 @@ LogicalResult MemoryReport::collectCommunication(FunctionOpInterface func) {
     result.totalSentBytes += sent;
     return WalkResult::advance();
   });
-  if (walk.wasInterrupted())
+  if (walk.wasInterrupted() || failed(collectPointToPoint(func, result)))
     return failure();
   if (!result.collectives.empty())
     communication = std::move(result);

@@ -230,3 +230,45 @@ void report::writeByClass(llvm::json::OStream &json,
     json.attribute(className(cls), bytes[cls]);
   json.objectEnd();
 }
+
+std::string report::formatPipelineHeader(const PipelineSummary &pipeline) {
+  const PipelineStageSummary &reported =
+      pipeline.stages[pipeline.reportedStage];
+  return pipeline.schedule + ", " + formatCount(pipeline.numStages, "stage") +
+         ", " + std::to_string(pipeline.microBatches) +
+         (pipeline.microBatches == 1 ? " micro-batch" : " micro-batches") +
+         ", bubble " + formatPercent(pipeline.bubbleFraction) +
+         "; reporting stage " + std::to_string(pipeline.reportedStage) +
+         (pipeline.chosenByName ? " (function=" + reported.function + ")"
+                                : std::string(" (the highest peak)"));
+}
+
+std::string report::formatStageLayers(const PipelineStageSummary &stage) {
+  if (stage.layers.empty())
+    return "none";
+  if (stage.layers.size() == 1)
+    return stage.layers.front();
+  return stage.layers.front() + "-" + stage.layers.back();
+}
+
+std::string report::formatInFlightNote(const PipelineSummary &pipeline) {
+  const PipelineStageSummary &first = pipeline.stages.front();
+  const PipelineStageSummary &last = pipeline.stages.back();
+  std::string note = "in flight: the micro-batches whose forward pass a "
+                     "stage has run and whose backward pass it has not, at "
+                     "most; ";
+  if (llvm::all_of(pipeline.stages, [&](const PipelineStageSummary &stage) {
+        return stage.microBatchesInFlight == first.microBatchesInFlight;
+      }))
+    return note + "every stage holds " +
+           std::to_string(first.microBatchesInFlight);
+  note += "stage 0 holds " + std::to_string(first.microBatchesInFlight) +
+          ", stage " + std::to_string(last.stage) + " " +
+          std::to_string(last.microBatchesInFlight);
+  if (first.microBatchesInFlight > last.microBatchesInFlight)
+    note +=
+        ": the first stage keeps " +
+        std::to_string(first.microBatchesInFlight - last.microBatchesInFlight) +
+        " more micro-batches of activations than the last";
+  return note;
+}

@@ -87,6 +87,25 @@ inline constexpr StringLiteral kEagerStatesNote =
 /// (train.load_bytes)".
 std::string formatPlanLoad(const MemoryReport &report);
 
+/// The first line of the pipeline section: "1f1b, 4 stages, 8
+/// micro-batches, bubble 27.27%; reporting stage 0 (the highest peak)", or
+/// "(function=NAME)" when `function=` chose the stage.
+std::string formatPipelineHeader(const PipelineSummary &pipeline);
+
+/// A stage's layers: "h.0-h.3" (first and last), "h.0", or "none".
+std::string formatStageLayers(const PipelineStageSummary &stage);
+
+/// The line under the pipeline table about the micro-batches in flight:
+/// the first stage's and the last's ("stage 0 holds 4, stage 3 1: the first
+/// stage keeps 3 more micro-batches' activations"), or that every stage
+/// holds the same number.
+std::string formatInFlightNote(const PipelineSummary &pipeline);
+
+/// Why a pipeline stage's report has no activations saved for backward.
+inline constexpr StringLiteral kStageActivationsNote =
+    "a pipeline stage interleaves its micro-batches' forward and backward "
+    "passes; the pipeline section's activations are what it holds in flight";
+
 /// " (file:line)" to follow a location when the op came from outside the IR
 /// (formatSource), else "".
 std::string formatSourceSuffix(StringRef source);

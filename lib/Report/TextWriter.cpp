@@ -78,6 +78,28 @@ static void printSummary(const MemoryReport &report, raw_ostream &os) {
   printTable(os, rows, {false, false});
 }
 
+/// The stages of a pipelined step, one row each.
+static void printPipeline(const MemoryReport &report, raw_ostream &os) {
+  const std::optional<PipelineSummary> &pipeline = report.getPipeline();
+  if (!pipeline)
+    return;
+  os << "\n  pipeline: " << formatPipelineHeader(*pipeline) << "; "
+     << formatBytes(pipeline->p2pBytes)
+     << " sent point-to-point per step by all stages\n";
+  SmallVector<SmallVector<std::string>> rows = {
+      {"stage", "layers", "in flight", "activations", "peak", "model states",
+       "sent", "peak at"}};
+  for (const PipelineStageSummary &stage : pipeline->stages)
+    rows.push_back(
+        {std::to_string(stage.stage), formatStageLayers(stage),
+         std::to_string(stage.microBatchesInFlight),
+         formatBytes(stage.maxActivationBytes), formatBytes(stage.peakBytes),
+         formatBytes(stage.modelStatesBytes), formatBytes(stage.sentBytes),
+         stage.peakOpName + " at " + stage.peakLocation});
+  printTable(os, rows, {true, false, true, true, true, true, true, false});
+  os << "  " << formatInFlightNote(*pipeline) << "\n";
+}
+
 /// Bytes and bytes per parameter of each kind of model state.
 static void printModelStates(const MemoryReport &report, raw_ostream &os) {
   const ModelStates &states = report.getModelStates();
@@ -110,9 +132,20 @@ static void printCommunication(const MemoryReport &report, raw_ostream &os) {
   for (int64_t extent : comm->gridShape)
     shape += (shape.empty() ? "" : "x") + std::to_string(extent);
   os << "\n  communication per process per step: "
-     << formatBytes(comm->totalSentBytes) << " sent (ring algorithms); "
-     << "each of the " << comm->getProcesses() << " processes of @"
-     << comm->grid << " (" << shape << ") runs this program\n";
+     << formatBytes(comm->totalSentBytes) << " sent";
+  // A pipeline stage's point-to-point messages are sent as they are.
+  if (!comm->pipelineStage ||
+      llvm::any_of(comm->collectives, [](const CollectiveTraffic &row) {
+        return row.kind != "p2p";
+      }))
+    os << " (ring algorithms)";
+  os << "; each of the " << comm->getProcesses() << " processes of @"
+     << comm->grid << " (" << shape << ") runs ";
+  if (comm->pipelineStage)
+    os << "one pipeline stage's program; this is stage " << *comm->pipelineStage
+       << "'s\n";
+  else
+    os << "this program\n";
   SmallVector<SmallVector<std::string>> rows = {
       {"collective", "axes", "group", "count", "tensors", "sent"}};
   for (const CollectiveTraffic &row : comm->collectives)
@@ -125,6 +158,11 @@ static void printCommunication(const MemoryReport &report, raw_ostream &os) {
 /// The activations saved for the backward pass, per layer.
 static void printSavedActivations(const MemoryReport &report, raw_ostream &os) {
   const SavedActivations &saved = report.getSavedActivations();
+  if (!saved.lossPoint && report.getPipeline()) {
+    os << "\n  activations saved for backward: not cut at a loss ("
+       << kStageActivationsNote << ")\n";
+    return;
+  }
   if (!saved.lossPoint) {
     os << "\n  activations saved for backward: none ("
        << (report.getEagerTrace() ? "the trace has no forward pass"
@@ -155,6 +193,7 @@ void mlir::memopt::printTextReport(const MemoryReport &report,
   os << "memory report of " << formatSubject(report) << " ("
      << kMemoryReportSchema << ")\n\n";
   printSummary(report, os);
+  printPipeline(report, os);
 
   os << "\n";
   SmallVector<SmallVector<std::string>> classRows = {

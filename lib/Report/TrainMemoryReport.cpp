@@ -39,16 +39,18 @@ struct TrainMemoryReportPass
         });
   }
 
-  /// The function to report on: `function`, or the only one with a body.
+  /// The function named by `function`.
+  FailureOr<FunctionOpInterface> lookupFunction(ModuleOp module) {
+    auto func = dyn_cast_or_null<FunctionOpInterface>(
+        SymbolTable::lookupSymbolIn(module, function));
+    if (!func)
+      return emitError(module.getLoc())
+             << "no function named '" << function << "' to report on";
+    return func;
+  }
+
+  /// The only function of `module` with a body.
   FailureOr<FunctionOpInterface> selectFunction(ModuleOp module) {
-    if (!function.empty()) {
-      auto func = dyn_cast_or_null<FunctionOpInterface>(
-          SymbolTable::lookupSymbolIn(module, function));
-      if (!func)
-        return emitError(module.getLoc())
-               << "no function named '" << function << "' to report on";
-      return func;
-    }
     SmallVector<FunctionOpInterface> withBody;
     for (auto func : module.getOps<FunctionOpInterface>())
       if (!func.isExternal())
@@ -70,15 +72,38 @@ struct TrainMemoryReportPass
     return withBody.front();
   }
 
+  /// The report of the function named by `function`, else of the stage of
+  /// the highest peak of a pipelined step, else of the only function with a
+  /// body. A stage's report has the pipeline section.
+  FailureOr<MemoryReport> createReport(ModuleOp module) {
+    FunctionOpInterface chosen;
+    if (!function.empty()) {
+      FailureOr<FunctionOpInterface> named = lookupFunction(module);
+      if (failed(named))
+        return failure();
+      chosen = *named;
+    }
+    FailureOr<SmallVector<FunctionOpInterface>> stages =
+        findPipelineStages(module, chosen);
+    if (failed(stages))
+      return failure();
+    if (!stages->empty())
+      return MemoryReport::createForPipeline(*stages, chosen);
+    if (!chosen) {
+      FailureOr<FunctionOpInterface> only = selectFunction(module);
+      if (failed(only))
+        return failure();
+      chosen = *only;
+    }
+    return MemoryReport::create(chosen);
+  }
+
   void runOnOperation() override {
     // The report reads the IR and never changes it.
     markAllAnalysesPreserved();
     ModuleOp module = getOperation();
     ReportFormat reportFormat = format;
-    FailureOr<FunctionOpInterface> func = selectFunction(module);
-    if (failed(func))
-      return signalPassFailure();
-    FailureOr<MemoryReport> report = MemoryReport::create(*func);
+    FailureOr<MemoryReport> report = createReport(module);
     if (failed(report))
       return signalPassFailure();
     if (output.empty() || output == "-") {

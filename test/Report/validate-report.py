@@ -87,6 +87,9 @@ def check_json(path):
         # Only with a plan in the IR (train.load_bytes), after plan_alignment.
         keys.insert(keys.index("plan_alignment") + 1, "plan_load_bytes")
         expect(report["arena_source"] == "ir", "plan_load_bytes without a plan")
+    if "pipeline" in report:
+        # Only for a stage of a pipelined step, after communication.
+        keys.insert(keys.index("communication") + 1, "pipeline")
     expect(list(report) == keys, f"keys {list(report)}, expected {keys}")
     expect(report["schema"] == "memopt.memory-report/1", "schema")
     for key in keys:
@@ -238,6 +241,56 @@ def check_json(path):
     )
     for layer in saved["by_layer"]:
         print(f"  layer {layer['layer']}: {layer['bytes']} B in {layer['num_buffers']}")
+    if "pipeline" in report:
+        check_pipeline(report)
+
+
+PIPELINE_KEYS = ["schedule", "num_stages", "microbatches", "bubble_fraction",
+                 "reported_stage", "p2p_bytes", "stages"]
+STAGE_KEYS = ["stage", "function", "layers", "microbatches_in_flight",
+              "peak_bytes", "by_class", "max_activation_bytes",
+              "model_states_bytes", "peak_op",
+              "sent_bytes"]
+
+
+def check_pipeline(report):
+    """The pipeline section of a stage's report: keys in order, one entry a
+    stage in stage order, the reported stage is this report's, the p2p
+    bytes are the stages' sum; prints one line per stage."""
+    pipeline = report["pipeline"]
+    expect(list(pipeline) == PIPELINE_KEYS, f"pipeline keys {list(pipeline)}")
+    stages = pipeline["stages"]
+    expect(pipeline["num_stages"] == len(stages), "one entry a stage")
+    for index, stage in enumerate(stages):
+        expect(list(stage) == STAGE_KEYS, f"stages[{index}] keys {list(stage)}")
+        expect(stage["stage"] == index, f"stages[{index}] out of order")
+        expect(list(stage["peak_op"]) == ["name", "location"], "stage peak_op")
+        load = check_by_class(stage["by_class"], f"stages[{index}].by_class")
+        expect(load <= stage["peak_bytes"], f"stages[{index}] by_class sum")
+        expect(stage["max_activation_bytes"] >= stage["by_class"]["activation"],
+               f"stages[{index}].max_activation_bytes below the peak's")
+        for key in ("microbatches_in_flight", "peak_bytes", "max_activation_bytes",
+                    "model_states_bytes", "sent_bytes"):
+            expect(is_int(stage[key]) and stage[key] >= 0, f"stages[{index}].{key}")
+    expect(pipeline["p2p_bytes"] == sum(s["sent_bytes"] for s in stages),
+           "p2p_bytes is not the stages' sum")
+    reported = stages[pipeline["reported_stage"]]
+    expect(reported["function"] == report["function"], "reported function")
+    expect(reported["peak_bytes"] == report["peak_bytes"], "reported peak")
+    expect(reported["by_class"] == report["by_class"], "reported by_class")
+    expect(reported["model_states_bytes"]
+           == report["model_states"]["total"]["bytes"], "reported model states")
+    print(f"pipeline: {pipeline['schedule']}, {pipeline['num_stages']} stages, "
+          f"{pipeline['microbatches']} micro-batches, bubble "
+          f"{pipeline['bubble_fraction']:.6f}, reported stage "
+          f"{pipeline['reported_stage']}, p2p {pipeline['p2p_bytes']} B")
+    for stage in stages:
+        print(f"  stage {stage['stage']} @{stage['function']} "
+              f"[{','.join(stage['layers'])}]: in flight "
+              f"{stage['microbatches_in_flight']}, peak {stage['peak_bytes']}, "
+              f"activation {stage['by_class']['activation']} (at most "
+              f"{stage['max_activation_bytes']}), model states "
+              f"{stage['model_states_bytes']}, sent {stage['sent_bytes']}")
 
 
 def check_arena(report):

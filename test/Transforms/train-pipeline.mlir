@@ -28,11 +28,11 @@
 // CHECK:         %[[D0:.+]] = train.matmul %[[X0]], %{{.+}} {transpose_lhs}
 // CHECK:         %[[G1:.+]] = train.p2p recv from [1] tags [6] : tensor<2x4xf32>
 // CHECK:         %[[D1:.+]] = train.matmul %[[X1]], %{{.+}} {transpose_lhs}
-// The gradients of the micro-batches are summed, then applied once.
+// The gradients of the micro-batches are summed, then applied once. Every
+// stage returns the loss, which the last stage sends before the updates.
 // CHECK:         %[[SUM:.+]] = train.add %[[D0]], %[[D1]] : tensor<4x4xf32>
-// CHECK:         train.sgd %[[W0]], %[[SUM]]
-// Every stage returns the loss, which the last stage sends.
 // CHECK:         %[[LOSS:.+]] = train.p2p recv from [2] tags [8] : tensor<f32>
+// CHECK:         train.sgd %[[W0]], %[[SUM]]
 // CHECK:         return %[[LOSS]]
 
 // CHECK-LABEL: func.func @relay_stage1(

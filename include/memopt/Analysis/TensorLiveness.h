@@ -28,7 +28,9 @@ enum class MemoryClass {
   Gradient,
   /// A `train.opt_state` result.
   OptimizerState,
-  /// A forward value (one the loss depends on) read by a backward op.
+  /// A forward value (one the loss depends on; in a pipeline stage, one the
+  /// loss or an activation sent to a later stage depends on) read by a
+  /// backward op.
   Activation,
   /// Everything else the step allocates.
   Temporary,
@@ -120,7 +122,12 @@ public:
   int64_t getPeakPoint() const { return peakPoint; }
 
   /// Whether the loss (the first returned value, a 0-d float tensor) depends
-  /// on `op`: a forward op, or a state read the forward pass makes.
+  /// on `op`: a forward op, or a state read the forward pass makes. In a
+  /// stage of a pipelined step (a function with `train.pipeline`): whether
+  /// the loss or a value the stage sends to a later stage depends on `op`,
+  /// and no value received from a later stage does (a gradient, or the loss
+  /// the last stage sends back). Its train.p2p ops are never forward; the
+  /// activations they receive from an earlier stage are forward values.
   bool isForward(Operation *op) const { return forward.contains(op); }
 
   /// Whether `op` is a view (reshape, transpose, slice) whose results
@@ -143,6 +150,8 @@ public:
 private:
   /// The steps of the constructor, in order, on the schedule of `block`.
   void findForwardOps(Block &block);
+  /// findForwardOps in stage `stage` of a pipelined step.
+  void findStageForwardOps(Block &block, int64_t stage);
   void findDeadViews();
   void addBuffer(Value value, MemoryClass cls, int64_t start, std::string name,
                  int64_t granularity);
@@ -159,6 +168,10 @@ private:
 
   SmallVector<Operation *> schedule;
   llvm::DenseSet<Operation *> forward;
+  /// In a pipeline stage: the activations its train.p2p ops receive from
+  /// earlier stages that forward ops read.
+  llvm::DenseSet<Value> forwardReceived;
+  bool pipelineStage = false;
   llvm::DenseSet<Operation *> deadViews;
   SmallVector<Buffer> buffers;
   llvm::DenseMap<Value, unsigned> bufferOf;

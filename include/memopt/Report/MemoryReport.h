@@ -20,12 +20,14 @@
 
 #include "memopt/Analysis/TensorLiveness.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Location.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <string>
@@ -228,10 +230,59 @@ struct Communication {
   SmallVector<int64_t> gridShape;
   /// By kind and axes, in order of first appearance.
   SmallVector<CollectiveTraffic> collectives;
+  /// The stage, when the step is a stage of a pipeline (`train.pipeline`):
+  /// each process of the grid then runs its own stage's program, not this
+  /// one.
+  std::optional<int64_t> pipelineStage;
   int64_t totalSentBytes = 0;
 
   /// The processes of the grid, each running the step.
   int64_t getProcesses() const;
+};
+
+/// One stage of a pipelined step (train-pipeline), as the report's pipeline
+/// section lists it: the numbers of its own MemoryReport.
+struct PipelineStageSummary {
+  int64_t stage = 0;
+  /// The stage's function (no `@`).
+  std::string function;
+  /// The train.layer groups the stage runs, from `train.pipeline`.
+  SmallVector<std::string> layers;
+  /// getMicroBatchesInFlight of the stage's schedule: the most micro-batches
+  /// whose forward pass has run and whose backward pass has not.
+  int64_t microBatchesInFlight = 0;
+  /// The stage's MemoryReport::getPeakBytes, and its live bytes per class at
+  /// its peak point (summing to its LOAD).
+  int64_t peakBytes = 0;
+  std::array<int64_t, kNumMemoryClasses> byClass = {};
+  /// The most activation bytes live at any point of the stage: the
+  /// activations of the micro-batches it holds in flight.
+  int64_t maxActivationBytes = 0;
+  /// ModelStates::getTotalBytes of the stage.
+  int64_t modelStatesBytes = 0;
+  /// The op at the stage's peak: its name and formatLocation.
+  std::string peakOpName;
+  std::string peakLocation;
+  /// The bytes of the tensors the stage sends with train.p2p per step.
+  int64_t sentBytes = 0;
+};
+
+/// The pipeline a reported stage belongs to: every stage of its step.
+struct PipelineSummary {
+  /// `train.pipeline`'s schedule name ("1f1b", "gpipe").
+  std::string schedule;
+  int64_t numStages = 0;
+  int64_t microBatches = 0;
+  /// getBubbleFraction of the schedule.
+  double bubbleFraction = 0.0;
+  /// The stage the report is of.
+  int64_t reportedStage = 0;
+  /// Whether `function=` chose the reported stage (else: the highest peak).
+  bool chosenByName = false;
+  /// The sum of the stages' sentBytes: point-to-point bytes per step.
+  int64_t p2pBytes = 0;
+  /// Every stage, in stage order.
+  SmallVector<PipelineStageSummary> stages;
 };
 
 /// A run of consecutive points of one phase of an eager step.
@@ -265,6 +316,14 @@ struct EagerTrace {
   SmallVector<PhaseRange> phases;
 };
 
+/// The functions of `module` that are stages of a pipelined step (they carry
+/// `train.pipeline`), in stage order; empty when it has none. When `of` is
+/// given, the stages of its step only. Fails, with a diagnostic, when an
+/// attribute is malformed, when the module holds the stages of several
+/// pipelines and `of` is null, or when a stage is missing or repeated.
+FailureOr<SmallVector<FunctionOpInterface>>
+findPipelineStages(ModuleOp module, FunctionOpInterface of = nullptr);
+
 class MemoryReport {
 public:
   /// The number of tensors listed at the peak, largest first.
@@ -273,6 +332,15 @@ public:
   /// Analyzes `func`. Fails with a diagnostic at `func` when it is not a
   /// training step: no body, or a body of more than one block.
   static FailureOr<MemoryReport> create(FunctionOpInterface func);
+
+  /// Analyzes every stage of a pipelined step (`stages`: the functions
+  /// carrying `train.pipeline`, in stage order, as findPipelineStages
+  /// returns them) and reports on `chosen`, or, when it is null, on the
+  /// stage of the highest peak (ties: the lowest stage), with the pipeline
+  /// section (getPipeline) over every stage (PipelineReport.cpp).
+  static FailureOr<MemoryReport>
+  createForPipeline(ArrayRef<FunctionOpInterface> stages,
+                    FunctionOpInterface chosen);
 
   /// Reads a trace of a PyTorch eager step (schema kEagerTraceSchema,
   /// docs/report.md). The error names the offending key by its path
@@ -336,6 +404,9 @@ public:
   const std::optional<Communication> &getCommunication() const {
     return communication;
   }
+  /// The pipeline the step is a stage of, when the report was made by
+  /// createForPipeline.
+  const std::optional<PipelineSummary> &getPipeline() const { return pipeline; }
   /// The number of buffers live at the peak.
   int64_t getNumLiveAtPeak() const { return numLiveAtPeak; }
   /// The op at the peak point: its name and formatLocation of its location.
@@ -379,9 +450,18 @@ private:
   void collectRemat(FunctionOpInterface func);
   /// Sums the step's collectives by kind and grid axes.
   LogicalResult collectCommunication(FunctionOpInterface func);
+  /// Adds the train.p2p sends of a pipeline stage to `result`, as a row
+  /// `p2p` over `pp` (PipelineReport.cpp).
+  static LogicalResult collectPointToPoint(FunctionOpInterface func,
+                                           Communication &result);
+  /// create, planning no arena unless `planArena` (the arena is then 0
+  /// unless the IR records one): what createForPipeline needs of the stages
+  /// it does not report on.
+  static FailureOr<MemoryReport> create(FunctionOpInterface func,
+                                        bool planArena);
   /// The arena: the plan train-plan-memory recorded in the IR, else one
-  /// planned here with the default options.
-  LogicalResult collectArena(FunctionOpInterface func);
+  /// planned here with the default options when `planArena`.
+  LogicalResult collectArena(FunctionOpInterface func, bool planArena);
   /// The model states; fails when `train.precision` cannot be read.
   LogicalResult collectModelStates(FunctionOpInterface func);
   /// The saved activations, from the liveness analysis.
@@ -403,6 +483,7 @@ private:
   SmallVector<ReportTensor> topTensors;
   std::optional<RematSummary> remat;
   std::optional<Communication> communication;
+  std::optional<PipelineSummary> pipeline;
   ModelStates modelStates;
   SavedActivations savedActivations;
   std::optional<EagerTrace> eagerTrace;

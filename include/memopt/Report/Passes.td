@@ -23,6 +23,16 @@ def TrainMemoryReportPass
     That function must be a training step: a single-block body, whose program
     order is the schedule.
 
+    A module holding the stages of a pipelined step (the functions carrying
+    `train.pipeline`, as `train-pipeline` writes them) is reported stage by
+    stage: every stage is analysed, and the report is of the stage of the
+    highest peak (ties: the lowest stage), or of the stage `function` names.
+    Its pipeline section lists every stage: the layers, the micro-batches
+    in flight under the schedule, the peak and bytes per class at it, the
+    most activation bytes held at once, the model states and the bytes sent
+    with `train.p2p`; and the schedule's bubble and the point-to-point bytes
+    of a step (docs/report.md, "Pipeline stages").
+
     Formats (`format=`):
 
     * `text`: a summary table in binary units (KiB, MiB, GiB) to paste into a
@@ -64,7 +74,8 @@ def TrainMemoryReportPass
     Option<"output", "output", "std::string", /*default=*/"\"\"",
            "File to write the report to (default or '-': stdout)">,
     Option<"function", "function", "std::string", /*default=*/"\"\"",
-           "Function to report on (default: the only function with a body)">,
+           "Function to report on (default: the only function with a "
+           "body, or the pipeline stage of the highest peak)">,
   ];
   let dependentDialects = ["::mlir::memopt::train::TrainDialect"];
 }

@@ -136,9 +136,12 @@
 // LLAMA-NEXT: train.transpose {{.+}}: ratio=0.000 workspace=0 largest=67108864{{$}}
 // LLAMA-NEXT: missing
 
-// The one op no other input covers: a copy into the tensor-parallel region.
+// The ops no other input covers: a copy into the tensor-parallel region,
+// and a pipeline stage's exchange (no scratch: the received tensors are its
+// results).
 shard.grid @grid(shape = 2x2)
 func.func @copy(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %y = train.copy_to_parallel %x on @grid grid_axes = [1] : tensor<4x8xf32>
-  return %y : tensor<4x8xf32>
+  %z = train.p2p send %y to [1] tags [0] : tensor<4x8xf32> recv from [1] tags [1] : tensor<4x8xf32>
+  return %z : tensor<4x8xf32>
 }

@@ -189,7 +189,7 @@ def Train_CopyToParallelOp : Train_Op<"copy_to_parallel", [Train_Differentiable,
 // Pipeline parallelism
 //===----------------------------------------------------------------------===//
 
-def Train_P2POp : Train_Op<"p2p"> {
+def Train_P2POp : Train_Op<"p2p", [Train_LowPrecisionSafe]> {
   let summary = "Sends and receives tensors between pipeline stages";
   let description = [{
     One point-to-point exchange of a pipeline stage (train-pipeline): every
