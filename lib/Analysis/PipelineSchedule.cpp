@@ -14,8 +14,7 @@
 using namespace mlir;
 using namespace mlir::memopt;
 
-std::optional<PipelineSchedule>
-memopt::parsePipelineSchedule(StringRef name) {
+std::optional<PipelineSchedule> memopt::parsePipelineSchedule(StringRef name) {
   return llvm::StringSwitch<std::optional<PipelineSchedule>>(name)
       .Case("1f1b", PipelineSchedule::OneFOneB)
       .Case("gpipe", PipelineSchedule::GPipe)
@@ -90,8 +89,8 @@ SmallVector<int64_t> memopt::balanceStages(ArrayRef<int64_t> layerCosts,
   constexpr int64_t kInf = std::numeric_limits<int64_t>::max();
   std::vector<std::vector<int64_t>> best(
       stages + 1, std::vector<int64_t>(layers + 1, kInf));
-  std::vector<std::vector<int64_t>> start(
-      stages + 1, std::vector<int64_t>(layers + 1, -1));
+  std::vector<std::vector<int64_t>> start(stages + 1,
+                                          std::vector<int64_t>(layers + 1, -1));
   best[0][0] = 0;
   for (int64_t s = 1; s <= stages; ++s)
     for (int64_t end = s; end <= layers - (stages - s); ++end)
@@ -138,9 +137,8 @@ memopt::checkExchanges(ArrayRef<StageExchanges> stages) {
         if (it == posted.end())
           return "stage " + std::to_string(s) + " " +
                  (m.send ? "sends to" : "receives from") + " stage " +
-                 std::to_string(m.peer) + " with tag " +
-                 std::to_string(m.tag) + ", which has no matching " +
-                 (m.send ? "receive" : "send");
+                 std::to_string(m.peer) + " with tag " + std::to_string(m.tag) +
+                 ", which has no matching " + (m.send ? "receive" : "send");
         matches.push_back(it->second);
       }
       counterpart[s].push_back(std::move(matches));

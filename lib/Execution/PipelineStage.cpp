@@ -13,9 +13,10 @@ using namespace mlir;
 using namespace mlir::memopt;
 using namespace mlir::memopt::execution;
 
-FailureOr<PipelineRun>
-execution::selectPipelineStage(ModuleOp module, int64_t rank,
-                               StringRef requested, std::string &stepName) {
+FailureOr<PipelineRun> execution::selectPipelineStage(ModuleOp module,
+                                                      int64_t rank,
+                                                      StringRef requested,
+                                                      std::string &stepName) {
   PipelineRun run;
   SmallVector<std::pair<int64_t, func::FuncOp>> stages;
   Location loc = getExecutionLoc(module.getContext());
@@ -65,7 +66,8 @@ execution::selectPipelineStage(ModuleOp module, int64_t rank,
       if (!inserted)
         return;
       PipelineRun::Param entry{param.getName().str(),
-                               cast<RankedTensorType>(param.getType()), 0,
+                               cast<RankedTensorType>(param.getType()),
+                               0,
                                {}};
       if (auto split = param->getAttrOfType<DenseI64ArrayAttr>(
               train::TrainDialect::kSplitAttrName))

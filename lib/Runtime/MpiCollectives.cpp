@@ -487,8 +487,7 @@ int64_t group(int64_t g0, int64_t g1, int64_t g2, int64_t g3, int64_t a0,
     GridGroup theirs;
     if (!getGridGroup(decoded.shape, decoded.axes, other, theirs, error))
       fatalOnEveryProcess("memopt_mpi_group: %s", error.c_str());
-    if (theirs.color == grid.color && theirs.key >= 0 &&
-        theirs.key < grid.size)
+    if (theirs.color == grid.color && theirs.key >= 0 && theirs.key < grid.size)
       members[theirs.key] = static_cast<int>(other);
   }
   MPI_Group world = MPI_GROUP_NULL, subset = MPI_GROUP_NULL;
@@ -561,7 +560,8 @@ void postTransfer(bool send, Type type, int64_t rankDelta, int64_t tag,
   MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tagUpperBound, &found);
   if (tag < 0 || (found && tagUpperBound && tag > *tagUpperBound))
     fatal("%s: tag %lld is outside this MPI's [0, %d]", what,
-          static_cast<long long>(tag), found && tagUpperBound ? *tagUpperBound : 0);
+          static_cast<long long>(tag),
+          found && tagUpperBound ? *tagUpperBound : 0);
   char *data = buffer(bufferRank, descriptor, count, type, false,
                       send ? "send" : "recv");
   int64_t bytes = count * elementBytes(type);

@@ -23,15 +23,15 @@
 
 using namespace mlir;
 using namespace mlir::memopt;
+using autodiff::averageOverDataParallel;
+using autodiff::castGradients;
+using autodiff::emitUpdates;
+using autodiff::getLossSequenceParts;
+using autodiff::isAdamLike;
 using autodiff::LossScale;
 using autodiff::named;
-using autodiff::isAdamLike;
-using autodiff::emitUpdates;
-using autodiff::castGradients;
 using autodiff::recastForBackward;
 using autodiff::redequantizeForBackward;
-using autodiff::averageOverDataParallel;
-using autodiff::getLossSequenceParts;
 using autodiff::regatherForBackward;
 
 Location autodiff::named(MLIRContext *ctx, const Twine &name, Location loc) {
@@ -91,11 +91,10 @@ static LogicalResult verifyTrainableAgrees(Block &body) {
   return success();
 }
 
-llvm::DenseSet<Value>
-autodiff::getActiveValues(ArrayRef<Operation *> ops, ArrayRef<Value> sources,
-                          ArrayRef<Value> sinks) {
-  llvm::DenseSet<Value> varying(sources.begin(), sources.end()), useful,
-      active;
+llvm::DenseSet<Value> autodiff::getActiveValues(ArrayRef<Operation *> ops,
+                                                ArrayRef<Value> sources,
+                                                ArrayRef<Value> sinks) {
+  llvm::DenseSet<Value> varying(sources.begin(), sources.end()), useful, active;
   for (Operation *op : ops) {
     if (auto param = dyn_cast<train::ParamOp>(op)) {
       if (param.getTrainable() &&
@@ -304,8 +303,9 @@ LogicalResult autodiff::emitUpdates(
   return success();
 }
 
-void autodiff::castGradients(OpBuilder &builder, const train::PrecisionConfig &config,
-              llvm::MapVector<StringRef, std::pair<Value, Value>> &paramGrads) {
+void autodiff::castGradients(
+    OpBuilder &builder, const train::PrecisionConfig &config,
+    llvm::MapVector<StringRef, std::pair<Value, Value>> &paramGrads) {
   Type gradType = config.getGradientType(builder.getContext());
   for (auto &entry : paramGrads) {
     Value &grad = entry.second.second;
@@ -508,7 +508,7 @@ static Operation *collectBackwardUses(Value value, Operation *lastForward,
 /// tensor-parallel regions (Korthikanti et al. save each process's part of
 /// a region's input, not the gathered whole).
 void autodiff::regatherForBackward(func::FuncOp func, OpBuilder &builder,
-                                Operation *lastForward) {
+                                   Operation *lastForward) {
   std::optional<DataParallel> dataParallel = getDataParallel(func);
   bool parameters = dataParallel && dataParallel->zero == 3;
   bool sequence = getSequenceParallelDegree(func) > 1;
@@ -563,7 +563,7 @@ void autodiff::regatherForBackward(func::FuncOp func, OpBuilder &builder,
 /// are left alone (the parameter lives through the step anyway, and the
 /// precision modes decide where their low copies live).
 void autodiff::recastForBackward(OpBuilder &builder, Block &body,
-                              Operation *lastForward) {
+                                 Operation *lastForward) {
   if (!lastForward)
     return;
   SmallVector<train::CastOp> casts;
@@ -598,7 +598,7 @@ void autodiff::recastForBackward(OpBuilder &builder, Block &body,
 /// forward's copy dies with its last forward use instead of being saved
 /// (its storage is persistent; dequantizing is exact to repeat).
 void autodiff::redequantizeForBackward(OpBuilder &builder, Block &body,
-                                    Operation *lastForward) {
+                                       Operation *lastForward) {
   SmallVector<Operation *> dequantizes;
   for (Operation &op : body) {
     if (isa<train::DequantizeNF4Op, train::DequantizeInt8Op>(op))

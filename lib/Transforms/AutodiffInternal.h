@@ -54,11 +54,10 @@ bool isAdamLike(AutodiffOptimizer kind);
 
 /// Appends the optimizer updates of `paramGrads` (name -> parameter value,
 /// gradient), or with AutodiffOptimizer::None the gradients as results.
-LogicalResult
-emitUpdates(func::FuncOp func, OpBuilder &builder,
-            const AutodiffOptions &options,
-            const llvm::MapVector<StringRef, std::pair<Value, Value>> &paramGrads,
-            const LossScale &lossScale);
+LogicalResult emitUpdates(
+    func::FuncOp func, OpBuilder &builder, const AutodiffOptions &options,
+    const llvm::MapVector<StringRef, std::pair<Value, Value>> &paramGrads,
+    const LossScale &lossScale);
 
 /// Gives each parameter gradient the type the optimizer receives under
 /// `config`: the low type (the gradient of the parameter's low copy, before
@@ -70,8 +69,7 @@ void castGradients(
 /// Casts again, before its first use after `lastForward`, a cast of an
 /// activation that the backward pass reads (one copy, not two, lives from
 /// the forward pass to the backward).
-void recastForBackward(OpBuilder &builder, Block &body,
-                       Operation *lastForward);
+void recastForBackward(OpBuilder &builder, Block &body, Operation *lastForward);
 
 /// Dequantizes again, before its first use after `lastForward`, a weight
 /// that train-quantize-frozen stores quantized (as QLoRA does).

@@ -9,9 +9,9 @@
 #ifndef MEMOPT_LIB_TRANSFORMS_PIPELINEINTERNAL_H
 #define MEMOPT_LIB_TRANSFORMS_PIPELINEINTERNAL_H
 
+#include "memopt/Analysis/PipelineSchedule.h"
 #include "memopt/Dialect/Train/IR/Precision.h"
 #include "memopt/Transforms/Autodiff.h"
-#include "memopt/Analysis/PipelineSchedule.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"

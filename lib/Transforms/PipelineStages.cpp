@@ -43,8 +43,8 @@ class StageBuilder {
 public:
   StageBuilder(func::FuncOp forward, const StagePartition &partition,
                int64_t stage, const StageOptions &options)
-      : forward(forward), partition(partition), stage(stage),
-        options(options), ctx(forward.getContext()), b(ctx) {
+      : forward(forward), partition(partition), stage(stage), options(options),
+        ctx(forward.getContext()), b(ctx) {
     for (const SmallVector<Value> &values : partition.boundary)
       width = std::max<int64_t>(width, values.size());
   }
@@ -71,8 +71,8 @@ private:
   void reorder(ArrayRef<Segment> forwards, ArrayRef<Segment> backwards);
   void mergeExchanges();
   train::P2POp createExchange(ValueRange sends, ArrayRef<int64_t> sendTo,
-                              ArrayRef<int64_t> sendTags,
-                              TypeRange recvTypes, ArrayRef<int64_t> recvFrom,
+                              ArrayRef<int64_t> sendTags, TypeRange recvTypes,
+                              ArrayRef<int64_t> recvFrom,
                               ArrayRef<int64_t> recvTags);
 
   func::FuncOp forward;
@@ -108,10 +108,9 @@ func::FuncOp StageBuilder::createFunction() {
   SmallVector<Type> inputs;
   for (BlockArgument arg : forward.getArguments()) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
-    bool batched =
-        type && type.getRank() >= 1 &&
-        !forward.getArgAttr(arg.getArgNumber(),
-                            train::TrainDialect::kStepAttrName);
+    bool batched = type && type.getRank() >= 1 &&
+                   !forward.getArgAttr(arg.getArgNumber(),
+                                       train::TrainDialect::kStepAttrName);
     if (!batched) {
       inputs.push_back(arg.getType());
       continue;
@@ -148,9 +147,9 @@ func::FuncOp StageBuilder::createFunction() {
                              FlatSymbolRefAttr::get(ctx, options.gridName)),
           attrs.getNamedAttr("layers", attrs.getArrayAttr(layers)),
           attrs.getNamedAttr("microbatches", attrs.getI64IntegerAttr(m)),
-          attrs.getNamedAttr("schedule",
-                             attrs.getStringAttr(getPipelineScheduleName(
-                                 options.schedule))),
+          attrs.getNamedAttr(
+              "schedule",
+              attrs.getStringAttr(getPipelineScheduleName(options.schedule))),
           attrs.getNamedAttr("stage", attrs.getI64IntegerAttr(stage)),
           attrs.getNamedAttr("stages",
                              attrs.getI64IntegerAttr(partition.stages)),
@@ -212,10 +211,12 @@ Value StageBuilder::getArgument(BlockArgument arg, int64_t microBatch,
   return value;
 }
 
-train::P2POp StageBuilder::createExchange(
-    ValueRange sends, ArrayRef<int64_t> sendTo, ArrayRef<int64_t> sendTags,
-    TypeRange recvTypes, ArrayRef<int64_t> recvFrom,
-    ArrayRef<int64_t> recvTags) {
+train::P2POp StageBuilder::createExchange(ValueRange sends,
+                                          ArrayRef<int64_t> sendTo,
+                                          ArrayRef<int64_t> sendTags,
+                                          TypeRange recvTypes,
+                                          ArrayRef<int64_t> recvFrom,
+                                          ArrayRef<int64_t> recvTags) {
   return train::P2POp::create(
       b, autodiff::named(ctx, "pipeline", forward.getLoc()), recvTypes, sends,
       b.getDenseI64ArrayAttr(sendTo), b.getDenseI64ArrayAttr(sendTags),
@@ -230,10 +231,9 @@ void StageBuilder::buildForward(int64_t k) {
     SmallVector<int64_t> from(incoming.size(), stage - 1), tags;
     for (int64_t i = 0, e = incoming.size(); i < e; ++i)
       tags.push_back(tag(k, false, i));
-    train::P2POp recv = createExchange(
-        {}, {}, {}, ValueRange(incoming).getTypes(), from, tags);
-    for (auto [value, received] :
-         llvm::zip_equal(incoming, recv.getReceived()))
+    train::P2POp recv =
+        createExchange({}, {}, {}, ValueRange(incoming).getTypes(), from, tags);
+    for (auto [value, received] : llvm::zip_equal(incoming, recv.getReceived()))
       map.map(value, received);
   }
   Block &body = forward.getBody().front();
@@ -273,8 +273,8 @@ void StageBuilder::addParamGradient(StringRef name, Value param, Value grad) {
     grad = train::CastOp::create(b, grad.getLoc(), type, grad);
   auto [it, inserted] = gradSums.try_emplace(name, param, grad);
   if (!inserted)
-    it->second.second = train::AddOp::create(
-        b, grad.getLoc(), type, it->second.second, grad);
+    it->second.second =
+        train::AddOp::create(b, grad.getLoc(), type, it->second.second, grad);
 }
 
 LogicalResult StageBuilder::buildBackward(int64_t k) {
@@ -327,14 +327,15 @@ LogicalResult StageBuilder::buildBackward(int64_t k) {
       Value grad = grads.lookup(map.lookup(value));
       if (!grad)
         return value.getDefiningOp()->emitOpError(
-            "train-pipeline: no gradient reaches this value, which stage ")
+                   "train-pipeline: no gradient reaches this value, which "
+                   "stage ")
                << stage << " received";
       sends.push_back(grad);
       tags.push_back(tag(k, true, i));
     }
     if (!sends.empty())
-      createExchange(sends, SmallVector<int64_t>(sends.size(), stage - 1),
-                     tags, {}, {}, {});
+      createExchange(sends, SmallVector<int64_t>(sends.size(), stage - 1), tags,
+                     {}, {}, {});
   }
   for (auto [name, param] : paramByName)
     if (Value grad = grads.lookup(param))
@@ -387,8 +388,7 @@ Value StageBuilder::buildLoss() {
   int64_t last = partition.stages - 1;
   Type type = forward.getResultTypes()[0];
   if (!isLast()) {
-    train::P2POp recv =
-        createExchange({}, {}, {}, type, {last}, {lossTag()});
+    train::P2POp recv = createExchange({}, {}, {}, type, {last}, {lossTag()});
     return recv.getReceived()[0];
   }
   Value sum = losses[0];
@@ -438,11 +438,10 @@ void StageBuilder::reorder(ArrayRef<Segment> forwards,
        op = op->getNextNode())
     epilogue.push_back(op);
   Operation *end = &block->back();
-  for (const PipelineAction &action :
-       getStageSchedule(options.schedule, partition.stages, stage,
-                        options.microBatches))
-    for (Operation *op : (action.backward ? backwardOpsOf
-                                          : forwardOpsOf)[action.microBatch])
+  for (const PipelineAction &action : getStageSchedule(
+           options.schedule, partition.stages, stage, options.microBatches))
+    for (Operation *op :
+         (action.backward ? backwardOpsOf : forwardOpsOf)[action.microBatch])
       op->moveBefore(end);
   for (Operation *op : epilogue)
     if (op != end)
@@ -454,8 +453,7 @@ void StageBuilder::mergeExchanges() {
     auto first = dyn_cast<train::P2POp>(op);
     if (!first)
       continue;
-    while (auto second =
-               dyn_cast_or_null<train::P2POp>(first->getNextNode())) {
+    while (auto second = dyn_cast_or_null<train::P2POp>(first->getNextNode())) {
       // A send of what the first exchange receives must wait for it.
       if (llvm::any_of(second.getSends(), [&](Value v) {
             return v.getDefiningOp() == first.getOperation();
@@ -525,9 +523,10 @@ FailureOr<func::FuncOp> StageBuilder::build() {
   return func;
 }
 
-FailureOr<func::FuncOp>
-pipeline::buildStage(func::FuncOp forward, const StagePartition &partition,
-                     int64_t stage, const StageOptions &options) {
+FailureOr<func::FuncOp> pipeline::buildStage(func::FuncOp forward,
+                                             const StagePartition &partition,
+                                             int64_t stage,
+                                             const StageOptions &options) {
   return StageBuilder(forward, partition, stage, options).build();
 }
 
@@ -537,8 +536,7 @@ StageExchanges pipeline::collectExchanges(func::FuncOp stage) {
     SmallVector<PipelineMessage> &messages = exchanges.emplace_back();
     for (auto [peer, tag] : llvm::zip_equal(op.getSendTo(), op.getSendTags()))
       messages.push_back({peer, tag, true});
-    for (auto [peer, tag] :
-         llvm::zip_equal(op.getRecvFrom(), op.getRecvTags()))
+    for (auto [peer, tag] : llvm::zip_equal(op.getRecvFrom(), op.getRecvTags()))
       messages.push_back({peer, tag, false});
   });
   return exchanges;

@@ -85,8 +85,9 @@ static LogicalResult assignLayers(func::FuncOp forward, ArrayRef<int64_t> split,
   int64_t layers = costs.size();
   if (layers < stages)
     return forward.emitOpError()
-           << "has " << layers << " train.layer groups, fewer than stages="
-           << stages << ": every pipeline stage needs at least one layer";
+           << "has " << layers
+           << " train.layer groups, fewer than stages=" << stages
+           << ": every pipeline stage needs at least one layer";
   SmallVector<int64_t> firsts;
   if (!split.empty()) {
     for (int64_t first : split)
@@ -320,8 +321,8 @@ struct TrainPipelinePass
       shape.assign(grid.getShape().begin(), grid.getShape().end());
     } else if (module.lookupSymbol(kGridName)) {
       return emitError(module.getLoc())
-             << "train-pipeline: the module already has a symbol @"
-             << kGridName << " (apply train-pipeline once)";
+             << "train-pipeline: the module already has a symbol @" << kGridName
+             << " (apply train-pipeline once)";
     }
     FailureOr<AutodiffOptions> autodiff = inferAutodiffOptions(*step);
     if (failed(autodiff))
@@ -354,9 +355,9 @@ struct TrainPipelinePass
         failed(assignOps(forward, partition)))
       return failure();
     partition.active = autodiff::getActiveValues(
-        llvm::to_vector(llvm::map_range(
-            forward.getBody().front().without_terminator(),
-            [](Operation &op) { return &op; })),
+        llvm::to_vector(
+            llvm::map_range(forward.getBody().front().without_terminator(),
+                            [](Operation &op) { return &op; })),
         {}, partition.loss);
 
     StageOptions options;

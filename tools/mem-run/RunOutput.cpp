@@ -16,8 +16,8 @@ using namespace mlir::memopt;
 using namespace mlir::memopt::execution;
 
 void memrun::printStepLine(const StepPlan &plan, unsigned stepNumber,
-                          ArrayRef<const GlobalTensor *> states,
-                          std::optional<double> loss) {
+                           ArrayRef<const GlobalTensor *> states,
+                           std::optional<double> loss) {
   llvm::raw_ostream &os = llvm::outs();
   os << "step " << stepNumber << ":";
   bool lossPrinted = false;

@@ -335,8 +335,9 @@ findPrintedStates(const StepPlan &plan) {
 static void warnAboutNonfiniteParams(const StepPlan &plan) {
   for (const ParamPart &param : getParamParts(plan)) {
     double count = sumOverProcesses(
-        param.tensor ? static_cast<double>(memrun::countNonfinite(*param.tensor))
-                     : 0.0,
+        param.tensor
+            ? static_cast<double>(memrun::countNonfinite(*param.tensor))
+            : 0.0,
         param.replicas);
     if (count > 0 && worldRank == 0)
       llvm::WithColor::warning(llvm::errs(), "mem-run")
@@ -383,8 +384,7 @@ static double printSummary(StringRef kind, StringRef name,
   TensorSummary summary = tensor ? summarize(*tensor) : TensorSummary();
   double sum = sumOverProcesses(summary.sum, replicas);
   double sumSquares = sumOverProcesses(summary.sumSquares, replicas);
-  llvm::outs() << kind << " " << name
-               << ": sum = " << llvm::format("%.9e", sum)
+  llvm::outs() << kind << " " << name << ": sum = " << llvm::format("%.9e", sum)
                << " sumsq = " << llvm::format("%.9e", sumSquares) << "\n";
   return sum;
 }
@@ -519,8 +519,7 @@ static LogicalResult runSteps(ModuleOp module, StepPlan &plan,
       printSummary("result", result.name, &result, getReplicas(plan, result));
   double checksum = 0.0;
   for (const ParamPart &param : getParamParts(plan))
-    checksum +=
-        printSummary("param", param.name, param.tensor, param.replicas);
+    checksum += printSummary("param", param.name, param.tensor, param.replicas);
   llvm::outs() << "params_checksum: " << llvm::format("%.9e", checksum) << "\n";
   llvm::outs().flush();
   if (!saveParamsFile.empty())
@@ -582,8 +581,8 @@ static LogicalResult runUserPipeline(ModuleOp module) {
 /// lowering.
 static FailureOr<StepPlan> prepareStep(ModuleOp module, Target target) {
   std::string name = stepName;
-  FailureOr<PipelineRun> pipeline = selectPipelineStage(
-      module, readLauncherPlace().rank, stepName, name);
+  FailureOr<PipelineRun> pipeline =
+      selectPipelineStage(module, readLauncherPlace().rank, stepName, name);
   if (failed(pipeline))
     return failure();
   pipelineRun = *pipeline;

@@ -139,9 +139,9 @@ static LogicalResult verifyPipelineAttribute(Operation *op,
   for (auto [key, value] : llvm::zip_equal(keys, values)) {
     auto attr = dyn_cast_or_null<IntegerAttr>(config.get(key));
     if (!attr || attr.getInt() < (key == "axis" || key == "stage" ? 0 : 1))
-      return op->emitError() << "'" << name << "' must have an integer '"
-                             << key << "' of at least "
-                             << (key == "axis" || key == "stage" ? 0 : 1);
+      return op->emitError()
+             << "'" << name << "' must have an integer '" << key
+             << "' of at least " << (key == "axis" || key == "stage" ? 0 : 1);
     value = attr.getInt();
   }
   if (values[1] >= values[2])

@@ -86,8 +86,8 @@ LogicalResult P2POp::verify() {
         return emitOpError() << "peer stage " << peer << " is negative";
     for (int64_t tag : tags)
       if (tag < 0 || tag > std::numeric_limits<int32_t>::max())
-        return emitOpError() << "tag " << tag
-                             << " is outside [0, 2^31 - 1] (MPI's tags)";
+        return emitOpError()
+               << "tag " << tag << " is outside [0, 2^31 - 1] (MPI's tags)";
     return success();
   };
   if (failed(check("sent tensors", getSends().size(), getSendTo(),

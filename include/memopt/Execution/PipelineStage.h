@@ -1,4 +1,5 @@
-//===- PipelineStage.h - the stage of a pipelined step a process runs -*- C++ -*-===//
+//===- PipelineStage.h - the stage of a pipelined step a process runs -*- C++
+//-*-===//
 //
 // A module train-pipeline produced holds one function per pipeline stage.
 // Each process of a run keeps the stage its rank runs and compiles only that

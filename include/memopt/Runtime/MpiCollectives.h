@@ -5,9 +5,9 @@
 // `memopt_mpi_group`, `memopt_mpi_rank` and
 // `memopt_mpi_{all_reduce,reduce_scatter,all_gather}_<type>`, with the C
 // signatures of the `memopt_nccl_*` ones (OneProcessCollectives.h). A grid
-// group is a communicator made with MPI_Comm_create_group, once per (grid shape,
-// axes) at its first use and kept; the grid must hold exactly the world's
-// processes. f16 and bf16 are reduced in float and rounded back (to
+// group is a communicator made with MPI_Comm_create_group, once per (grid
+// shape, axes) at its first use and kept; the grid must hold exactly the
+// world's processes. f16 and bf16 are reduced in float and rounded back (to
 // nearest, ties to even); an average is a sum divided by the group's size.
 //
 // Like the one-process collectives, the functions are not exported under

@@ -91,7 +91,8 @@ static bool isInArena(Value value, int64_t persistentBytes,
 
 int64_t mlir::memopt::getPlannedBytesOutsideArena(func::FuncOp func,
                                                   int64_t alignment) {
-  auto arena = func->getAttrOfType<IntegerAttr>(TrainDialect::kArenaBytesAttrName);
+  auto arena =
+      func->getAttrOfType<IntegerAttr>(TrainDialect::kArenaBytesAttrName);
   if (!arena)
     return 0;
   int64_t persistentBytes = 0;
@@ -104,15 +105,14 @@ int64_t mlir::memopt::getPlannedBytesOutsideArena(func::FuncOp func,
   // is live only after the arena is gone.
   Operation *lastArenaUse = nullptr;
   for (Operation &op : func.getBody().front()) {
-    bool uses =
-        op.hasAttr(TrainDialect::kWorkspaceOffsetAttrName) ||
-        llvm::any_of(op.getOperands(),
-                     [&](Value v) {
-                       return isInArena(v, persistentBytes, returned);
-                     }) ||
-        llvm::any_of(op.getResults(), [&](Value v) {
-          return isInArena(v, persistentBytes, returned);
-        });
+    bool uses = op.hasAttr(TrainDialect::kWorkspaceOffsetAttrName) ||
+                llvm::any_of(op.getOperands(),
+                             [&](Value v) {
+                               return isInArena(v, persistentBytes, returned);
+                             }) ||
+                llvm::any_of(op.getResults(), [&](Value v) {
+                  return isInArena(v, persistentBytes, returned);
+                });
     if (uses)
       lastArenaUse = &op;
   }
@@ -317,8 +317,8 @@ LogicalResult ArenaPlacement::apply() {
       place(empty, offset - impl->persistentBytes);
     }
     // A pipeline transfer, lowered later: each received tensor's offset.
-    if (auto p2p = dyn_cast_or_null<train::P2POp>(
-            marker.getSource().getDefiningOp());
+    if (auto p2p =
+            dyn_cast_or_null<train::P2POp>(marker.getSource().getDefiningOp());
         p2p && getTag(p2p->getLoc()) == key[0]) {
       SmallVector<int64_t> offsets(p2p->getNumResults(), -1);
       if (auto existing =

@@ -344,9 +344,8 @@ public:
       sent.push_back(buffer);
     }
     SmallVector<Value> received;
-    for (auto [result, peer, tag, slot] :
-         llvm::zip_equal(op.getReceived(), op.getRecvFrom(), op.getRecvTags(),
-                         slots)) {
+    for (auto [result, peer, tag, slot] : llvm::zip_equal(
+             op.getReceived(), op.getRecvFrom(), op.getRecvTags(), slots)) {
       auto type = cast<RankedTensorType>(result.getType());
       Value buffer = getBuffer(
           b, loc, MemRefType::get(type.getShape(), type.getElementType()),
