@@ -64,6 +64,7 @@ private:
   Value getArgument(BlockArgument arg, int64_t microBatch, IRMapping &map);
   void buildForward(int64_t microBatch);
   LogicalResult buildBackward(int64_t microBatch);
+  void drawMicroBatchMask(train::DropoutOp dropout, int64_t microBatch);
   void addParamGradient(StringRef name, Value param, Value grad);
   void sumTiedGradients();
   Value buildLoss();
@@ -247,6 +248,8 @@ void StageBuilder::buildForward(int64_t k) {
       if (auto arg = dyn_cast<BlockArgument>(operand))
         getArgument(arg, k, map);
     ops.push_back(b.clone(op, map));
+    if (auto dropout = dyn_cast<train::DropoutOp>(ops.back()))
+      drawMicroBatchMask(dropout, k);
   }
   if (!isLast()) {
     ArrayRef<Value> outgoing = partition.boundary[stage];
@@ -260,6 +263,35 @@ void StageBuilder::buildForward(int64_t k) {
   } else {
     losses.push_back(map.lookup(partition.loss));
   }
+}
+
+/// Micro-batch `k`'s dropout draws the mask of its rows of a tensor `M`
+/// times larger in dimension 0 (train.dropout's partitioned form): the
+/// micro-batches get different masks, and with the batch leading, the
+/// masks the whole step draws for the same rows.
+void StageBuilder::drawMicroBatchMask(train::DropoutOp dropout, int64_t k) {
+  auto type = cast<RankedTensorType>(dropout.getInput().getType());
+  SmallVector<int64_t> whole(type.getShape());
+  if (std::optional<ArrayRef<int64_t>> shape = dropout.getWholeShape())
+    whole.assign(shape->begin(), shape->end());
+  if (whole.empty())
+    return;
+  int64_t rows = whole[0];
+  whole[0] *= options.microBatches;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPoint(dropout);
+  Location loc = dropout.getLoc();
+  SmallVector<Value> offsets(dropout.getOffsets());
+  Value shift = arith::ConstantIndexOp::create(b, loc, k * rows);
+  if (offsets.empty()) {
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    offsets.assign(whole.size(), zero);
+    offsets[0] = shift;
+  } else {
+    offsets[0] = arith::AddIOp::create(b, loc, offsets[0], shift);
+  }
+  dropout.getOffsetsMutable().assign(offsets);
+  dropout.setWholeShapeAttr(b.getDenseI64ArrayAttr(whole));
 }
 
 void StageBuilder::addParamGradient(StringRef name, Value param, Value grad) {
