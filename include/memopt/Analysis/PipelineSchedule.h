@@ -15,6 +15,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
+#include <string>
 
 namespace mlir::memopt {
 
