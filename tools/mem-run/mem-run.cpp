@@ -93,7 +93,8 @@ static cl::opt<bool> measurePeak(
 static cl::opt<std::string>
     stepName("func",
              cl::desc("Name of the step function (default: the only "
-                      "func.func with a body)"),
+                      "func.func with a body; in a pipelined module, the "
+                      "stage of the process's rank)"),
              cl::init(""), cl::cat(memRunCategory));
 
 static cl::opt<std::string> initFrom(
