@@ -16,6 +16,9 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <set>
 
 #include <string>
 
@@ -36,6 +39,10 @@ struct StagePartition {
   /// boundary[b]: the values stage b sends to stage b + 1 (computed on stage
   /// b or earlier, read on stage b + 1 or later), in program order.
   SmallVector<SmallVector<Value>> boundary;
+  /// Each parameter name's position in the step and the stages that read
+  /// it (several for a tied parameter).
+  llvm::StringMap<int64_t> paramIndex;
+  llvm::StringMap<std::set<int64_t>> holders;
   /// The values that need a gradient in the whole forward pass.
   llvm::DenseSet<Value> active;
   /// The loss (the forward function's only result).

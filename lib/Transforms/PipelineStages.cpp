@@ -53,6 +53,13 @@ public:
 
 private:
   bool isLast() const { return stage + 1 == partition.stages; }
+  /// Whether this stage computes forward op `op`: one of its own, or one
+  /// reading only arguments and constants that its own ops need.
+  bool runsHere(Operation *op) const {
+    auto it = partition.stageOf.find(op);
+    return (it != partition.stageOf.end() && it->second == stage) ||
+           neededInputs.contains(op);
+  }
   int64_t tag(int64_t microBatch, bool backward, int64_t index) const {
     return (microBatch * 2 + (backward ? 1 : 0)) * width + index;
   }
@@ -90,9 +97,6 @@ private:
   /// Forward parameter value -> this stage's read, and each name's read.
   IRMapping params;
   llvm::MapVector<StringRef, Value> paramByName;
-  /// Each parameter name's stages, and its position in the step.
-  llvm::StringMap<std::set<int64_t>> holders;
-  llvm::StringMap<int64_t> paramIndex;
   /// Per micro-batch: the forward mapping and the cloned forward ops.
   SmallVector<IRMapping> maps;
   SmallVector<SmallVector<Operation *>> forwardOps;
@@ -162,10 +166,7 @@ func::FuncOp StageBuilder::createFunction() {
 void StageBuilder::findNeededInputs() {
   Block &body = forward.getBody().front();
   for (Operation &op : llvm::reverse(body.without_terminator())) {
-    auto it = partition.stageOf.find(&op);
-    bool here = (it != partition.stageOf.end() && it->second == stage) ||
-                neededInputs.contains(&op);
-    if (!here)
+    if (!runsHere(&op))
       continue;
     for (Value operand : op.getOperands())
       if (Operation *def = operand.getDefiningOp();
@@ -177,14 +178,8 @@ void StageBuilder::findNeededInputs() {
 void StageBuilder::readParams() {
   Block &body = forward.getBody().front();
   for (auto param : body.getOps<train::ParamOp>()) {
-    paramIndex.try_emplace(param.getName(), paramIndex.size());
-    bool read = false;
-    for (Operation *user : param->getUsers())
-      if (auto it = partition.stageOf.find(user);
-          it != partition.stageOf.end()) {
-        holders[param.getName()].insert(it->second);
-        read |= it->second == stage;
-      }
+    bool read = llvm::any_of(param->getUsers(),
+                             [&](Operation *user) { return runsHere(user); });
     if (!read)
       continue;
     auto [it, inserted] = paramByName.try_emplace(param.getName(), Value());
@@ -239,10 +234,7 @@ void StageBuilder::buildForward(int64_t k) {
   }
   Block &body = forward.getBody().front();
   for (Operation &op : body.without_terminator()) {
-    auto it = partition.stageOf.find(&op);
-    bool here = (it != partition.stageOf.end() && it->second == stage) ||
-                neededInputs.contains(&op);
-    if (!here)
+    if (!runsHere(&op))
       continue;
     for (Value operand : op.getOperands())
       if (auto arg = dyn_cast<BlockArgument>(operand))
@@ -381,14 +373,14 @@ void StageBuilder::sumTiedGradients() {
   SmallVector<Type> recvTypes;
   SmallVector<StringRef> tied;
   for (auto &entry : gradSums) {
-    const std::set<int64_t> &stages = holders[entry.first];
+    const std::set<int64_t> &stages = partition.holders.at(entry.first);
     if (stages.size() < 2)
       continue;
     tied.push_back(entry.first);
     for (int64_t peer : stages) {
       if (peer == stage)
         continue;
-      int64_t t = lossTag() + 1 + paramIndex.lookup(entry.first);
+      int64_t t = lossTag() + 1 + partition.paramIndex.lookup(entry.first);
       sends.push_back(entry.second.second);
       sendTo.push_back(peer);
       sendTags.push_back(t);
@@ -405,7 +397,7 @@ void StageBuilder::sumTiedGradients() {
   unsigned next = 0;
   for (StringRef name : tied) {
     Value own = gradSums[name].second, sum;
-    for (int64_t holder : holders[name]) {
+    for (int64_t holder : partition.holders.at(name)) {
       Value part = holder == stage ? own : exchange.getReceived()[next++];
       sum = sum ? train::AddOp::create(b, part.getLoc(), part.getType(), sum,
                                        part)

@@ -161,6 +161,16 @@ static LogicalResult assignOps(func::FuncOp forward,
     return forward.emitOpError("its loss does not depend on the layers");
   partition.stageOf[lossOp] = last;
 
+  // Each parameter is read by the stages of its users.
+  for (auto param : body.getOps<train::ParamOp>()) {
+    partition.paramIndex.try_emplace(param.getName(),
+                                     partition.paramIndex.size());
+    std::set<int64_t> &stages = partition.holders[param.getName()];
+    for (Operation *user : param->getUsers())
+      if (auto it = partition.stageOf.find(user); it != partition.stageOf.end())
+        stages.insert(it->second);
+  }
+
   // Each value crosses every boundary between its stage and its last
   // reader's.
   partition.boundary.assign(partition.stages - 1, {});
