@@ -390,13 +390,16 @@ Error mlir::memopt::gen::validate(const TransformerConfig &c) {
         {"the embedding dropout", c.embdDropout}})
     if (Error error = checkRate(what, rate))
       return error;
-  if (!(c.normEpsilon > 0.0))
+  // (A number too large for a double, such as 1e999, reads as infinity.)
+  if (!(c.normEpsilon > 0.0 && std::isfinite(c.normEpsilon)))
     return makeError(
-        llvm::formatv("the normalization epsilon must be positive, got {0}",
+        llvm::formatv("the normalization epsilon must be positive and finite, "
+                      "got {0}",
                       formatNumber(c.normEpsilon))
             .str());
-  if (!(c.ropeTheta > 0.0))
-    return makeError(llvm::formatv("rope_theta must be positive, got {0}",
+  if (!(c.ropeTheta > 0.0 && std::isfinite(c.ropeTheta)))
+    return makeError(llvm::formatv("rope_theta must be positive and finite, "
+                                   "got {0}",
                                    formatNumber(c.ropeTheta))
                          .str());
   int64_t b = c.batch, s = c.getSeq();
