@@ -50,9 +50,12 @@ mlir::memopt::autoplan::parseRematChoice(StringRef name) {
 std::string Candidate::describe() const {
   std::string text =
       llvm::formatv(
-          "mb={0} ga={1} {2} tp={3}{4} dp={5} zero={6} remat={7}", microBatch,
-          gradientAccumulation, train::stringifyPrecisionMode(precision), tp,
-          sequenceParallel ? " sp" : "", dp, zero, getRematChoiceName(remat))
+          "mb={0} ga={1} {2} tp={3}{4}{5} dp={6} zero={7} remat={8}",
+          microBatch, gradientAccumulation,
+          train::stringifyPrecisionMode(precision), tp,
+          sequenceParallel ? " sp" : "",
+          pp > 1 ? " pp=" + std::to_string(pp) : std::string(), dp, zero,
+          getRematChoiceName(remat))
           .str();
   return text;
 }
@@ -102,6 +105,8 @@ public:
 
 private:
   SmallVector<int64_t> getMicroBatches(int64_t dp, int64_t perProcess) const;
+  SmallVector<int64_t> getPipelineDegrees(int64_t tp) const;
+  bool screenPipeline(train::PrecisionMode precision, int64_t tp, int64_t pp);
   void screenPartition(const Partition &partition);
   void screenStage(const Partition &partition, int64_t zero,
                    std::map<RematChoice, int64_t> &fitBound);
@@ -140,24 +145,60 @@ ScreenedCandidates CandidateScreener::run() {
     for (int64_t tp : tps) {
       if (options.devices % tp != 0)
         continue;
-      int64_t dp = options.devices / tp;
-      if (options.globalBatch % dp != 0)
-        continue;
-      Partition partition;
-      partition.base.precision = precision;
-      partition.base.tp = tp;
-      partition.base.dp = dp;
-      partition.perProcess = options.globalBatch / dp;
-      partition.micros = getMicroBatches(dp, partition.perProcess);
-      for (bool sp : options.sequenceParallel) {
-        if (sp && tp == 1)
-          continue;
-        partition.base.sequenceParallel = sp;
-        screenPartition(partition);
-      }
+      // By default more stages only where fewer fit nothing: a stage adds
+      // bubble and transfers to the same work per device.
+      for (int64_t pp : getPipelineDegrees(tp))
+        if (screenPipeline(precision, tp, pp) &&
+            options.pipelineParallel.empty())
+          break;
     }
   }
   return std::move(screened);
+}
+
+SmallVector<int64_t> CandidateScreener::getPipelineDegrees(int64_t tp) const {
+  SmallVector<int64_t> degrees;
+  int64_t left = options.devices / tp;
+  if (!options.pipelineParallel.empty()) {
+    for (int64_t pp : options.pipelineParallel)
+      if (left % pp == 0)
+        degrees.push_back(pp);
+    return degrees;
+  }
+  degrees.push_back(1);
+  // Stages need layers to split (train.layer groups of a generated model).
+  for (int64_t pp = 2; pp <= left && pp <= source.layers; ++pp)
+    if (left % pp == 0)
+      degrees.push_back(pp);
+  return degrees;
+}
+
+/// Screens the partitions of `precision`, `tp` and `pp` stages (with and
+/// without sequence parallelism); returns whether any candidate fits.
+bool CandidateScreener::screenPipeline(train::PrecisionMode precision,
+                                       int64_t tp, int64_t pp) {
+  int64_t dp = options.devices / (tp * pp);
+  if (options.globalBatch % dp != 0)
+    return false;
+  Partition partition;
+  partition.base.precision = precision;
+  partition.base.tp = tp;
+  partition.base.pp = pp;
+  partition.base.dp = dp;
+  partition.perProcess = options.globalBatch / dp;
+  partition.micros = getMicroBatches(dp, partition.perProcess);
+  size_t first = screened.screens.size(), firstGreedy = screened.greedy.size();
+  for (bool sp : options.sequenceParallel) {
+    if (sp && tp == 1)
+      continue;
+    partition.base.sequenceParallel = sp;
+    screenPartition(partition);
+  }
+  return screened.greedy.size() > firstGreedy ||
+         llvm::any_of(llvm::drop_begin(screened.screens, first),
+                      [](const Evaluation &evaluation) {
+                        return evaluation.status == Evaluation::Status::Fits;
+                      });
 }
 
 SmallVector<int64_t>
@@ -187,8 +228,9 @@ void CandidateScreener::screenPartition(const Partition &partition) {
   // memory than a higher one, so the largest micro-batch a stage fits
   // bounds the lower stages'.
   SmallVector<int64_t> zeros;
+  // (train-pipeline does not combine with ZeRO yet.)
   for (int64_t zero : options.zeroStages)
-    if (zero == 0 || partition.base.dp > 1)
+    if (zero == 0 || (partition.base.dp > 1 && partition.base.pp == 1))
       zeros.push_back(zero);
   llvm::sort(zeros, std::greater<int64_t>());
   std::map<RematChoice, int64_t> fitBound;
@@ -269,7 +311,10 @@ Evaluation CandidateScreener::screenAndRecord(const Candidate &candidate) {
   // not fit is planned in full before it stops the
   // micro-batches (a composition is exact on the generated
   // transformers, but only checked, not proven).
-  if (screen.status == Evaluation::Status::TooLarge && !screen.planned) {
+  // (A pipelined screen is no composition: its LOAD is the built stages',
+  // and an arena is never below its LOAD.)
+  if (screen.status == Evaluation::Status::TooLarge && !screen.planned &&
+      candidate.pp == 1) {
     Evaluation full = evaluateCandidate(context, source, options, candidate);
     ++result.numCompositionChecks;
     if (full.status != Evaluation::Status::Invalid &&
@@ -280,7 +325,7 @@ Evaluation CandidateScreener::screenAndRecord(const Candidate &candidate) {
       screen = std::move(full);
   }
   Evaluation evaluation = record(std::move(screen));
-  if (options.checkComposition && !evaluation.planned &&
+  if (options.checkComposition && !evaluation.planned && candidate.pp == 1 &&
       evaluation.status != Evaluation::Status::Invalid) {
     Evaluation full = evaluateCandidate(context, source, options, candidate);
     ++result.numCompositionChecks;

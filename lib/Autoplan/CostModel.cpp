@@ -44,15 +44,110 @@ static double getOpSeconds(train::CostOpInterface cost,
   return std::max(flops / rate, bytes / device.hbmBytesPerSecond);
 }
 
+/// The process distance of one step along each axis of `shape`. Processes
+/// are numbered row-major (the last axis fastest), except in a pipeline
+/// stage (`pipelineAxis`, train-pipeline's last axis): Megatron-LM places
+/// the tensor-parallel processes of a stage next to each other, then the
+/// stages, then the data-parallel replicas, so the axis before the
+/// pipeline's is taken as the fastest and the pipeline's as the next.
+static SmallVector<int64_t> getAxisStrides(ArrayRef<int64_t> shape,
+                                           std::optional<int64_t> pipeline) {
+  SmallVector<int64_t> order; // fastest first
+  for (int64_t axis = shape.size() - 1; axis >= 0; --axis)
+    order.push_back(axis);
+  if (pipeline && *pipeline > 0 && *pipeline == int64_t(shape.size()) - 1)
+    std::swap(order[0], order[1]);
+  SmallVector<int64_t> strides(shape.size(), 1);
+  int64_t stride = 1;
+  for (int64_t axis : order) {
+    strides[axis] = stride;
+    stride *= shape[axis];
+  }
+  return strides;
+}
+
+namespace {
+/// The sums estimateStepCost collects over a step's ops.
+struct CostSums {
+  double microSeconds = 0, recomputeSeconds = 0, tpSeconds = 0,
+         dpSeconds = 0, p2pSeconds = 0, optimizerSeconds = 0,
+         stepCommSeconds = 0;
+  int64_t microFlops = 0, stepFlops = 0, recomputeFlops = 0, microSent = 0,
+          stepSent = 0;
+};
+} // namespace
+
+/// Adds collective `op` (all_reduce, all_gather, reduce_scatter) of a step
+/// with ZeRO stage `zero` to `sums`; in a pipeline stage (`pipeline`, the
+/// stages' axis) the data-parallel collectives run once per step.
+static void addCollective(Operation *op, const DeviceProfile &device,
+                          int64_t zero, std::optional<int64_t> pipeline,
+                          CostSums &sums) {
+  auto gridAttr = op->getAttrOfType<FlatSymbolRefAttr>("grid");
+  auto grid = gridAttr ? SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
+                             op, gridAttr.getAttr())
+                       : shard::GridOp();
+  if (!grid || ShapedType::isDynamicShape(grid.getShape()))
+    return;
+  ArrayRef<int64_t> shape = grid.getShape();
+  ArrayRef<int16_t> axes;
+  if (auto attr = op->getAttrOfType<DenseI16ArrayAttr>("grid_axes"))
+    axes = attr.asArrayRef();
+  // The group of process 0 reaches process sum((extent - 1) * stride), and
+  // spans nodes when that process is outside process 0's node.
+  SmallVector<int64_t> strides = getAxisStrides(shape, pipeline);
+  int64_t groupSize = 1, farthest = 0;
+  bool dataParallel = false;
+  for (int16_t axis : axes) {
+    groupSize *= shape[axis];
+    farthest += (shape[axis] - 1) * strides[axis];
+    dataParallel |= axis == 0;
+  }
+  if (groupSize <= 1)
+    return;
+  int64_t bytes = std::max(train::getTensorBytes(op->getOperand(0).getType()),
+                           train::getTensorBytes(op->getResult(0).getType()));
+  int64_t sent = (isa<shard::AllReduceOp>(op) ? 2 : 1) * bytes *
+                 (groupSize - 1) / groupSize;
+  double bandwidth = farthest >= device.devicesPerNode
+                         ? device.interNodeBytesPerSecond
+                         : device.intraNodeBytesPerSecond;
+  double seconds = static_cast<double>(sent) / bandwidth;
+  if (dataParallel && (pipeline || ((zero == 1 || zero == 2) &&
+                                    isa<shard::AllGatherOp>(op)))) {
+    sums.stepSent += sent;
+    sums.stepCommSeconds += seconds;
+    return;
+  }
+  sums.microSent += sent;
+  sums.microSeconds += seconds;
+  (dataParallel ? sums.dpSeconds : sums.tpSeconds) += seconds;
+  if (op->hasAttr(train::TrainDialect::kRecomputedAttrName))
+    sums.recomputeSeconds += seconds;
+}
+
+/// Adds a pipeline stage's transfer `p2p` to `sums`: its sent bytes over
+/// NVLink while the stages of one pipeline (`processes`, Megatron-LM's
+/// placement) fit in a node, else over the network, which then paces the
+/// boundary that crosses nodes.
+static void addTransfer(train::P2POp p2p, const DeviceProfile &device,
+                        int64_t processes, CostSums &sums) {
+  int64_t sent = 0;
+  for (Value value : p2p.getSends())
+    sent += train::getTensorBytes(value.getType());
+  double bandwidth = processes > device.devicesPerNode
+                         ? device.interNodeBytesPerSecond
+                         : device.intraNodeBytesPerSecond;
+  double seconds = static_cast<double>(sent) / bandwidth;
+  sums.microSent += sent;
+  sums.microSeconds += seconds;
+  sums.p2pSeconds += seconds;
+}
+
 StepCost
 mlir::memopt::autoplan::estimateStepCost(func::FuncOp step,
                                          const DeviceProfile &device,
                                          int64_t gradientAccumulation) {
-  StepCost cost;
-  double microSeconds = 0, recomputeSeconds = 0, tpSeconds = 0, dpSeconds = 0,
-         optimizerSeconds = 0, stepCommSeconds = 0;
-  int64_t microFlops = 0, stepFlops = 0, recomputeFlops = 0, microSent = 0,
-          stepSent = 0;
   // ZeRO 1 and 2 keep whole weights between steps: their data-parallel
   // gathers of the updated parts run once per step. ZeRO 3 gathers for
   // every micro-batch.
@@ -61,56 +156,33 @@ mlir::memopt::autoplan::estimateStepCost(func::FuncOp step,
           train::TrainDialect::kShardAttrName))
     if (auto attr = dyn_cast_or_null<IntegerAttr>(config.get("zero")))
       zero = attr.getInt();
+  // A pipeline stage: the stages' axis, and the processes of one pipeline
+  // (all axes but the first, data-parallel one, when train-shard made it).
+  std::optional<int64_t> pipeline;
+  int64_t pipelineProcesses = 1;
+  if (auto config = step->getAttrOfType<DictionaryAttr>(
+          train::TrainDialect::kPipelineAttrName)) {
+    if (auto axis = dyn_cast_or_null<IntegerAttr>(config.get("axis")))
+      pipeline = axis.getInt();
+    auto name = dyn_cast_or_null<FlatSymbolRefAttr>(config.get("grid"));
+    auto grid = name ? SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
+                           step, name.getAttr())
+                     : shard::GridOp();
+    if (grid && !ShapedType::isDynamicShape(grid.getShape())) {
+      ArrayRef<int64_t> shape = grid.getShape();
+      for (size_t i = shape.size() > 1 ? 1 : 0; i < shape.size(); ++i)
+        pipelineProcesses *= shape[i];
+    }
+  }
+  CostSums sums;
   step.walk([&](Operation *op) {
-    bool recomputed = op->hasAttr(train::TrainDialect::kRecomputedAttrName);
     if (isa<shard::AllReduceOp, shard::AllGatherOp, shard::ReduceScatterOp>(
             op)) {
-      auto gridAttr = op->getAttrOfType<FlatSymbolRefAttr>("grid");
-      auto grid = gridAttr
-                      ? SymbolTable::lookupNearestSymbolFrom<shard::GridOp>(
-                            op, gridAttr.getAttr())
-                      : shard::GridOp();
-      if (!grid || ShapedType::isDynamicShape(grid.getShape()))
-        return;
-      ArrayRef<int64_t> shape = grid.getShape();
-      ArrayRef<int16_t> axes;
-      if (auto attr = op->getAttrOfType<DenseI16ArrayAttr>("grid_axes"))
-        axes = attr.asArrayRef();
-      // Processes are numbered row-major (the last axis fastest): the group
-      // of process 0 reaches process sum((extent - 1) * stride), and spans
-      // nodes when that process is outside process 0's node.
-      int64_t groupSize = 1, farthest = 0;
-      bool dataParallel = false;
-      for (int16_t axis : axes) {
-        int64_t stride = 1;
-        for (size_t i = axis + 1; i < shape.size(); ++i)
-          stride *= shape[i];
-        groupSize *= shape[axis];
-        farthest += (shape[axis] - 1) * stride;
-        dataParallel |= axis == 0;
-      }
-      if (groupSize <= 1)
-        return;
-      int64_t bytes =
-          std::max(train::getTensorBytes(op->getOperand(0).getType()),
-                   train::getTensorBytes(op->getResult(0).getType()));
-      int64_t sent = (isa<shard::AllReduceOp>(op) ? 2 : 1) * bytes *
-                     (groupSize - 1) / groupSize;
-      double bandwidth = farthest >= device.devicesPerNode
-                             ? device.interNodeBytesPerSecond
-                             : device.intraNodeBytesPerSecond;
-      double seconds = static_cast<double>(sent) / bandwidth;
-      if (dataParallel && (zero == 1 || zero == 2) &&
-          isa<shard::AllGatherOp>(op)) {
-        stepSent += sent;
-        stepCommSeconds += seconds;
-        return;
-      }
-      microSent += sent;
-      microSeconds += seconds;
-      (dataParallel ? dpSeconds : tpSeconds) += seconds;
-      if (recomputed)
-        recomputeSeconds += seconds;
+      addCollective(op, device, zero, pipeline, sums);
+      return;
+    }
+    if (auto p2p = dyn_cast<train::P2POp>(op)) {
+      addTransfer(p2p, device, pipelineProcesses, sums);
       return;
     }
     auto costOp = dyn_cast<train::CostOpInterface>(op);
@@ -121,26 +193,67 @@ mlir::memopt::autoplan::estimateStepCost(func::FuncOp step,
     // The updates run once per optimizer step; everything else (gradient
     // accumulation included) once per micro-batch.
     if (isa<train::SgdOp, train::AdamOp, train::AdamWOp>(op)) {
-      optimizerSeconds += seconds;
-      stepFlops += flops;
+      sums.optimizerSeconds += seconds;
+      sums.stepFlops += flops;
       return;
     }
-    microSeconds += seconds;
-    microFlops += flops;
-    if (recomputed) {
-      recomputeSeconds += seconds;
-      recomputeFlops += flops;
+    sums.microSeconds += seconds;
+    sums.microFlops += flops;
+    if (op->hasAttr(train::TrainDialect::kRecomputedAttrName)) {
+      sums.recomputeSeconds += seconds;
+      sums.recomputeFlops += flops;
     }
   });
-  cost.microBatchSeconds = microSeconds;
-  cost.recomputeSeconds = recomputeSeconds;
-  cost.tensorParallelSeconds = tpSeconds;
-  cost.dataParallelSeconds = dpSeconds;
-  cost.optimizerSeconds = optimizerSeconds + stepCommSeconds;
+  StepCost cost;
+  cost.microBatchSeconds = sums.microSeconds;
+  cost.recomputeSeconds = sums.recomputeSeconds;
+  cost.tensorParallelSeconds = sums.tpSeconds;
+  cost.dataParallelSeconds = sums.dpSeconds;
+  cost.pipelineSeconds = sums.p2pSeconds;
+  cost.optimizerSeconds = sums.optimizerSeconds + sums.stepCommSeconds;
   cost.stepSeconds =
-      microSeconds * gradientAccumulation + cost.optimizerSeconds;
-  cost.flops = microFlops * gradientAccumulation + stepFlops;
-  cost.recomputeFlops = recomputeFlops * gradientAccumulation;
-  cost.sentBytes = microSent * gradientAccumulation + stepSent;
+      sums.microSeconds * gradientAccumulation + cost.optimizerSeconds;
+  cost.microBatchFlops = sums.microFlops;
+  cost.microBatchSentBytes = sums.microSent;
+  cost.flops = sums.microFlops * gradientAccumulation + sums.stepFlops;
+  cost.recomputeFlops = sums.recomputeFlops * gradientAccumulation;
+  cost.sentBytes = sums.microSent * gradientAccumulation + sums.stepSent;
+  return cost;
+}
+
+StepCost mlir::memopt::autoplan::estimatePipelineCost(
+    ArrayRef<StepCost> stageCosts, int64_t built, int64_t microBatches,
+    int64_t stages) {
+  StepCost cost;
+  if (stageCosts.empty() || built < 1)
+    return cost;
+  // The slowest stage per micro-batch paces every slot of the schedule.
+  const StepCost *slowest = &stageCosts.front();
+  double optimizerSeconds = 0;
+  for (const StepCost &stage : stageCosts) {
+    if (stage.microBatchSeconds > slowest->microBatchSeconds)
+      slowest = &stage;
+    optimizerSeconds = std::max(optimizerSeconds, stage.optimizerSeconds);
+  }
+  double perBuilt = 1.0 / static_cast<double>(built);
+  cost.microBatchSeconds = slowest->microBatchSeconds * perBuilt;
+  cost.recomputeSeconds = slowest->recomputeSeconds * perBuilt;
+  cost.tensorParallelSeconds = slowest->tensorParallelSeconds * perBuilt;
+  cost.dataParallelSeconds = slowest->dataParallelSeconds * perBuilt;
+  cost.pipelineSeconds = slowest->pipelineSeconds * perBuilt;
+  cost.optimizerSeconds = optimizerSeconds;
+  cost.bubbleSeconds = static_cast<double>(stages - 1) * cost.microBatchSeconds;
+  cost.stepSeconds =
+      static_cast<double>(microBatches + stages - 1) * cost.microBatchSeconds +
+      optimizerSeconds;
+  // The slowest stage's work per process: its micro-batches' part scaled
+  // from the built ones to all (exact: every micro-batch is the same ops).
+  int64_t stepFlops = slowest->flops - slowest->microBatchFlops;
+  int64_t stepSent = slowest->sentBytes - slowest->microBatchSentBytes;
+  cost.microBatchFlops = slowest->microBatchFlops / built;
+  cost.microBatchSentBytes = slowest->microBatchSentBytes / built;
+  cost.flops = cost.microBatchFlops * microBatches + stepFlops;
+  cost.recomputeFlops = slowest->recomputeFlops / built * microBatches;
+  cost.sentBytes = cost.microBatchSentBytes * microBatches + stepSent;
   return cost;
 }

@@ -65,7 +65,7 @@ rankCandidates(MLIRContext &context, const StepSource &source,
     Evaluation full =
         evaluateCandidate(context, source, options, next.candidate);
     if (next.candidate.remat != RematChoice::Greedy &&
-        full.status != Evaluation::Status::Invalid) {
+        next.candidate.pp == 1 && full.status != Evaluation::Status::Invalid) {
       ++result.numCompositionChecks;
       if (full.loadBytes != next.loadBytes ||
           full.cost.flops != next.cost.flops ||
@@ -218,6 +218,14 @@ static llvm::Error setSearchSpace(const SearchRequest &request,
          ++tp)
       if (request.devices % tp == 0)
         options.tensorParallel.push_back(tp);
+  for (int64_t pp : request.pipelineParallel) {
+    if (pp < 1)
+      return requestError("--pp must be positive, got " + Twine(pp));
+    if (request.devices % pp != 0)
+      return requestError("--pp " + Twine(pp) + " does not divide --devices " +
+                          Twine(request.devices));
+    options.pipelineParallel.push_back(pp);
+  }
   if (!request.zeroStages.empty()) {
     options.zeroStages.clear();
     for (int64_t zero : request.zeroStages) {
@@ -287,8 +295,22 @@ mlir::memopt::autoplan::makeSearchOptions(const SearchRequest &request,
   else
     return requestError("unknown --optimizer '" + request.optimizer +
                         "'; expected adamw, adam, sgd, adamw8bit or adam8bit");
+  // Some tensor-parallel degree and number of stages (any divisor of the
+  // devices left when not given) must leave a data-parallel degree that
+  // divides the global batch.
+  auto divides = [&](int64_t tp, int64_t pp) {
+    return (request.devices / tp) % pp == 0 &&
+           options.globalBatch % (request.devices / tp / pp) == 0;
+  };
   if (llvm::none_of(options.tensorParallel, [&](int64_t tp) {
-        return options.globalBatch % (request.devices / tp) == 0;
+        if (!options.pipelineParallel.empty())
+          return llvm::any_of(options.pipelineParallel,
+                              [&](int64_t pp) { return divides(tp, pp); });
+        for (int64_t pp = 1; pp <= request.devices / tp; ++pp)
+          if (pp == 1 || pp <= source.layers)
+            if (divides(tp, pp))
+              return true;
+        return false;
       }))
     return requestError("--global-batch " + Twine(options.globalBatch) +
                         " does not divide over the data-parallel processes");
@@ -335,6 +357,20 @@ static std::string countDevices(int64_t devices) {
   return std::to_string(devices) + (devices == 1 ? " device" : " devices");
 }
 
+/// What a model that fits no searched configuration needs.
+static std::string describeWhatElse(const SearchResult &result) {
+  int64_t stages = 1;
+  for (const Evaluation &evaluation : result.evaluations)
+    stages = std::max(stages, evaluation.candidate.pp);
+  if (stages > 1)
+    return "Pipeline stages were searched up to " + std::to_string(stages) +
+           "; this needs more devices, context or expert parallelism, a "
+           "smaller global batch or more memory per device";
+  return "This needs more devices, pipeline parallelism (searched on the "
+         "generated models, whose layers it splits), a smaller global batch "
+         "or more memory per device";
+}
+
 std::string mlir::memopt::autoplan::describeNoFit(const SearchResult &result,
                                                   const SearchOptions &options,
                                                   StringRef model) {
@@ -360,6 +396,9 @@ std::string mlir::memopt::autoplan::describeNoFit(const SearchResult &result,
          smallest.candidate.describe() + ", of which model states " +
          formatSize(smallest.modelStateBytes) + " and saved activations " +
          formatSize(smallest.savedActivationBytes) + ", at " + smallest.peakOp +
-         ". This needs pipeline parallelism (not searched), more devices, a "
-         "smaller global batch or more memory per device";
+         (smallest.candidate.pp > 1
+              ? " (the heaviest stage, " + std::to_string(smallest.peakStage) +
+                    ")"
+              : std::string()) +
+         ". " + describeWhatElse(result);
 }

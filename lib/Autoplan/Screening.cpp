@@ -62,6 +62,7 @@ static void setPipelineOptions(PipelineOptions &pipeline,
   pipeline.zero = candidate.zero;
   pipeline.sequenceParallel = candidate.sequenceParallel;
   pipeline.microBatches = candidate.gradientAccumulation;
+  pipeline.pp = candidate.pp;
   switch (candidate.remat) {
   case RematChoice::None:
     break;
@@ -83,16 +84,58 @@ static void setPipelineOptions(PipelineOptions &pipeline,
   pipeline.plan = plan;
 }
 
+namespace {
+/// How a pipelined candidate's step is built: the layers of each stage, the
+/// stages whose programs are built, and the micro-batches they unroll.
+struct PipelineLayout {
+  SmallVector<int64_t> split;
+  SmallVector<int64_t> built;
+  int64_t microBatches = 1;
+};
+} // namespace
+
+/// `layers` over `stages`: floor(layers / stages) each, the remainder one
+/// more on the stages just before the last (they hold the fewest
+/// micro-batches in flight under 1F1B; the last holds the head). Builds
+/// stage 0, the first stage with an extra layer and the last: every other
+/// stage has no more layers than one of them before it, holds fewer
+/// micro-batches in flight, and neither the embedding nor the head, so its
+/// peak is not above theirs. Unrolls min(accumulation, stages + 1)
+/// micro-batches: 1F1B's peak is reached by then, and more micro-batches
+/// add only their inputs (added exactly, evaluatePipelined).
+static PipelineLayout getPipelineLayout(int64_t layers, int64_t stages,
+                                        int64_t accumulation) {
+  PipelineLayout layout;
+  int64_t base = layers / stages, extra = layers % stages, first = 0;
+  for (int64_t s = 0; s < stages; ++s) {
+    layout.split.push_back(first);
+    first += base + (s >= stages - 1 - extra && s < stages - 1 ? 1 : 0);
+  }
+  layout.built.push_back(0);
+  if (extra > 0 && stages - 1 - extra > 0)
+    layout.built.push_back(stages - 1 - extra);
+  layout.built.push_back(stages - 1);
+  layout.microBatches = std::min(accumulation, stages + 1);
+  return layout;
+}
+
 /// Runs the passes of `candidate` on `module` (its fp32 model): precision,
-/// autodiff, the partition, accumulation, schedule, lifetimes, remat and,
-/// with `plan`, the arena.
+/// autodiff, the partition, accumulation or the pipeline (`layout`),
+/// schedule, lifetimes, remat and, with `plan`, the arena.
 static LogicalResult runCandidatePasses(MLIRContext &context, ModuleOp module,
                                         const SearchOptions &options,
-                                        const Candidate &candidate, bool plan) {
+                                        const Candidate &candidate, bool plan,
+                                        const PipelineLayout *layout = nullptr) {
   if (!getStepFunction(module))
     return emitError(module.getLoc(), "the model has no function");
   PipelineOptions pipeline;
   setPipelineOptions(pipeline, options, candidate, isWholeStep(module), plan);
+  if (layout) {
+    pipeline.schedule = false;
+    pipeline.microBatches = layout->microBatches;
+    pipeline.pipelineSplit = layout->split;
+    pipeline.pipelineOnlyStages = layout->built;
+  }
   PassManager pm(&context);
   buildPipeline(pm, pipeline);
   return pm.run(module);
@@ -103,8 +146,17 @@ FailureOr<OwningOpRef<ModuleOp>> mlir::memopt::autoplan::buildCandidateStep(
     const SearchOptions &options, const Candidate &candidate) {
   OwningOpRef<ModuleOp> module =
       source.build(context, candidate.microBatch * candidate.dp);
-  if (!module || failed(runCandidatePasses(context, *module, options, candidate,
-                                           /*plan=*/true)))
+  // Pipelined: every stage, every micro-batch, the search's split.
+  std::optional<PipelineLayout> layout;
+  if (candidate.pp > 1) {
+    layout = getPipelineLayout(source.layers, candidate.pp,
+                               candidate.gradientAccumulation);
+    layout->built.clear();
+    layout->microBatches = candidate.gradientAccumulation;
+  }
+  if (!module ||
+      failed(runCandidatePasses(context, *module, options, candidate,
+                                /*plan=*/true, layout ? &*layout : nullptr)))
     return failure();
   return module;
 }
@@ -148,9 +200,146 @@ static void setTokensPerSecond(Evaluation &evaluation, const StepSource &source,
           : 0.0;
 }
 
+//===----------------------------------------------------------------------===//
+// Pipelined candidates
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// One built stage of a pipelined candidate's step.
+struct StageMeasure {
+  int64_t stage = 0;
+  /// The planned arena (0 unless planned) and the LOAD.
+  int64_t peak = 0, load = 0;
+  int64_t modelStates = 0, savedActivations = 0;
+  std::string peakOp;
+  StepCost cost;
+};
+} // namespace
+
+/// Builds `candidate`'s step over `microBatches` micro-batches with
+/// `layout`'s stages and measures each built stage. Fails with the first
+/// error in `error`.
+static FailureOr<SmallVector<StageMeasure>>
+measureStages(MLIRContext &context, const StepSource &source,
+              const SearchOptions &options, const Candidate &candidate,
+              PipelineLayout layout, int64_t microBatches, bool plan,
+              std::string &error) {
+  layout.microBatches = microBatches;
+  OwningOpRef<ModuleOp> module;
+  bool built = false;
+  {
+    ErrorCollector errors(context);
+    module = source.build(context, candidate.microBatch * candidate.dp);
+    built = module && succeeded(runCandidatePasses(context, *module, options,
+                                                   candidate, plan, &layout));
+    error = errors.message;
+  }
+  if (!built)
+    return failure();
+  SmallVector<StageMeasure> stages;
+  for (auto func : module->getOps<func::FuncOp>()) {
+    auto config = func->getAttrOfType<DictionaryAttr>(
+        train::TrainDialect::kPipelineAttrName);
+    if (!config)
+      continue;
+    StageMeasure stage;
+    stage.stage = cast<IntegerAttr>(config.get("stage")).getInt();
+    stage.cost = estimateStepCost(func, options.device, 1);
+    if (!plan) {
+      stage.load = TensorLiveness(func, /*granularity=*/256).getLoad();
+      stages.push_back(std::move(stage));
+      continue;
+    }
+    FailureOr<MemoryReport> report = MemoryReport::create(func);
+    if (failed(report)) {
+      error = "the memory report failed";
+      return failure();
+    }
+    stage.peak = report->getPeakBytes();
+    stage.load = report->getPlanLoadBytes().value_or(report->getLoadBytes());
+    stage.modelStates = report->getModelStates().getTotalBytes();
+    stage.savedActivations = report->getSavedActivations().totalBytes;
+    stage.peakOp = (report->getPeakOpName() + " at " +
+                    report->getPeakLocation() + " (stage " +
+                    Twine(stage.stage) + ")")
+                       .str();
+    stages.push_back(std::move(stage));
+  }
+  return stages;
+}
+
+/// A pipelined candidate: the whole model's step through train-pipeline
+/// with the stages of getPipelineLayout, in 1F1B's order (train-schedule
+/// does not reorder a stage: its memory is the schedule's). A screen: each
+/// built stage's LOAD at M = min(accumulation, stages + 1) micro-batches
+/// and, with more, at M + 1, extended linearly to the accumulation (past M
+/// each micro-batch adds only its inputs and its loss, so the extension is
+/// exact). A plan (`plan`): each built stage's arena, planned over all the
+/// micro-batches (an arena is not linear in them). The highest is the
+/// candidate's. Its time: estimatePipelineCost over the built stages.
+static Evaluation evaluatePipelined(MLIRContext &context,
+                                    const StepSource &source,
+                                    const SearchOptions &options,
+                                    const Candidate &candidate, bool plan) {
+  auto start = std::chrono::steady_clock::now();
+  Evaluation evaluation;
+  evaluation.candidate = candidate;
+  evaluation.planned = plan;
+  int64_t ga = candidate.gradientAccumulation;
+  PipelineLayout layout =
+      getPipelineLayout(source.layers, candidate.pp, ga);
+  int64_t first = plan ? ga : layout.microBatches;
+  std::string error;
+  FailureOr<SmallVector<StageMeasure>> at = measureStages(
+      context, source, options, candidate, layout, first, plan, error);
+  FailureOr<SmallVector<StageMeasure>> next = at;
+  if (succeeded(at) && ga > first)
+    next = measureStages(context, source, options, candidate, layout,
+                         first + 1, plan, error);
+  if (failed(at) || failed(next) || at->size() != next->size()) {
+    setFailure(evaluation, error);
+    evaluation.seconds = secondsSince(start);
+    return evaluation;
+  }
+  SmallVector<StepCost> costs;
+  for (auto [a, b] : llvm::zip_equal(*at, *next)) {
+    int64_t peak = a.peak + (b.peak - a.peak) * (ga - first);
+    int64_t load = a.load + (b.load - a.load) * (ga - first);
+    int64_t bytes = plan ? peak : load;
+    evaluation.stagePeaks.push_back({a.stage, bytes});
+    if (evaluation.peakStage < 0 ||
+        bytes > (plan ? evaluation.peakBytes : evaluation.loadBytes)) {
+      evaluation.peakStage = a.stage;
+      evaluation.peakBytes = peak;
+      evaluation.loadBytes = load;
+      evaluation.modelStateBytes = a.modelStates;
+      evaluation.savedActivationBytes = a.savedActivations;
+      evaluation.peakOp = a.peakOp;
+    }
+    costs.push_back(a.cost);
+  }
+  evaluation.cost = estimatePipelineCost(costs, first, ga, candidate.pp);
+  setTokensPerSecond(evaluation, source, options);
+  int64_t bytes = plan ? evaluation.peakBytes : evaluation.loadBytes;
+  if (bytes <= options.getBudget()) {
+    evaluation.status = Evaluation::Status::Fits;
+  } else {
+    evaluation.status = Evaluation::Status::TooLarge;
+    evaluation.reason = "stage " + std::to_string(evaluation.peakStage) +
+                        (plan ? "'s planned arena of " : "'s LOAD of ") +
+                        formatBytes(bytes) + " exceeds the budget of " +
+                        formatBytes(options.getBudget());
+  }
+  evaluation.seconds = secondsSince(start);
+  return evaluation;
+}
+
 Evaluation mlir::memopt::autoplan::evaluateCandidate(
     MLIRContext &context, const StepSource &source,
     const SearchOptions &options, const Candidate &candidate) {
+  if (candidate.pp > 1)
+    return evaluatePipelined(context, source, options, candidate,
+                             /*plan=*/true);
   auto start = std::chrono::steady_clock::now();
   Evaluation evaluation;
   evaluation.candidate = candidate;
@@ -224,6 +413,11 @@ Evaluation mlir::memopt::autoplan::screenCandidate(MLIRContext &context,
                                                    const StepSource &source,
                                                    const SearchOptions &options,
                                                    const Candidate &candidate) {
+  // A stage holds a share of the layers and several micro-batches: no
+  // composition from 2 and 3 layers; the built stages' LOAD instead.
+  if (candidate.pp > 1)
+    return evaluatePipelined(context, source, options, candidate,
+                             /*plan=*/false);
   if (!source.canCompose())
     return evaluateCandidate(context, source, options, candidate);
   auto start = std::chrono::steady_clock::now();

@@ -37,11 +37,21 @@ void mlir::memopt::buildPipeline(OpPassManager &pm,
     shard.vocabParallel = options.vocabParallel;
     pm.addPass(createTrainShardPass(shard));
   }
+  // train-pipeline after train-shard: the stages are the grid's last axis.
+  // Its stages sum their micro-batches' gradients themselves.
+  if (options.pp > 1) {
+    TrainPipelinePassOptions pipeline;
+    pipeline.stages = options.pp;
+    pipeline.microBatches = options.microBatches;
+    pipeline.split = options.pipelineSplit;
+    pipeline.onlyStages = options.pipelineOnlyStages;
+    pm.addPass(createTrainPipelinePass(pipeline));
+  }
   OpPassManager &step = pm.nest<func::FuncOp>();
   // Accumulation rewrites the updates of the partitioned step: its buffers
   // hold the reduced gradients.
   // One micro-batch needs no accumulation (the options refuse fewer).
-  if (options.microBatches > 1) {
+  if (options.microBatches > 1 && options.pp == 1) {
     TrainAccumulateGradientsPassOptions accumulate;
     accumulate.microBatches = options.microBatches;
     step.addPass(createTrainAccumulateGradientsPass(accumulate));
@@ -116,6 +126,15 @@ checkPipelineOptions(const PipelineOptions &options,
     return errorHandler("memopt-pipeline: micro-batches must be at least 1 "
                         "(the micro-batches per optimizer step), got " +
                         Twine(static_cast<int64_t>(options.microBatches)));
+  if (options.pp < 1 || options.pp > 65536)
+    return errorHandler("memopt-pipeline: pp must be from 1 to 65536, got " +
+                        Twine(static_cast<int64_t>(options.pp)));
+  if (options.pp > 1 && options.zero != 0)
+    return errorHandler("memopt-pipeline: pp=" +
+                        Twine(static_cast<int64_t>(options.pp)) +
+                        " does not combine with ZeRO (zero=" +
+                        Twine(static_cast<int64_t>(options.zero)) +
+                        ") yet; use zero=0");
   if (options.optimizer.hasValue() && !options.autodiff)
     return errorHandler("memopt-pipeline: optimizer applies with "
                         "autodiff=true (the update train-autodiff appends); a "

@@ -232,9 +232,15 @@ void report::writeByClass(llvm::json::OStream &json,
 }
 
 std::string report::formatPipelineHeader(const PipelineSummary &pipeline) {
-  const PipelineStageSummary &reported =
-      pipeline.stages[pipeline.reportedStage];
+  const PipelineStageSummary &reported = *llvm::find_if(
+      pipeline.stages, [&](const PipelineStageSummary &stage) {
+        return stage.stage == pipeline.reportedStage;
+      });
+  int64_t built = pipeline.stages.size();
   return pipeline.schedule + ", " + formatCount(pipeline.numStages, "stage") +
+         (built < pipeline.numStages
+              ? " (" + std::to_string(built) + " built: only-stages)"
+              : std::string()) +
          ", " + std::to_string(pipeline.microBatches) +
          (pipeline.microBatches == 1 ? " micro-batch" : " micro-batches") +
          ", bubble " + formatPercent(pipeline.bubbleFraction) +

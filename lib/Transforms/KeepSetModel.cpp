@@ -26,6 +26,8 @@
 
 #include "memopt/Transforms/KeepSetModel.h"
 
+#include "RematStrategiesInternal.h"
+
 #include "memopt/Analysis/RematGroups.h"
 #include "memopt/Analysis/TensorLiveness.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
@@ -122,6 +124,7 @@ FailureOr<KeepSetModel> KeepSetModel::build(func::FuncOp func) {
   model.resultBegin.push_back(model.results.size());
 
   // What sinking needs (sinkEarlyBackwardOps in RematStrategies.cpp).
+  bool sinks = remat::sinksEarlyBackwardOps(func);
   int32_t lastForward = -1;
   for (auto [index, role] : llvm::enumerate(model.opRole))
     if (role == Role::Forward)
@@ -131,7 +134,7 @@ FailureOr<KeepSetModel> KeepSetModel::build(func::FuncOp func) {
   for (Operation &op : block) {
     if (isa<train::FreeOp>(op))
       continue;
-    if (index < lastForward && model.opRole[index] == Role::Backward &&
+    if (sinks && index < lastForward && model.opRole[index] == Role::Backward &&
         isMemoryEffectFree(&op))
       model.sinkable.push_back(index);
     for (uint32_t k = model.operandBegin[index];

@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -97,6 +98,11 @@ private:
   /// Forward parameter value -> this stage's read, and each name's read.
   IRMapping params;
   llvm::MapVector<StringRef, Value> paramByName;
+  /// The forward ops that read no micro-batch's data (the casts of the
+  /// parameters to the compute type, constants): built once, with micro-batch
+  /// 0, and read by every micro-batch, as Megatron-LM keeps one 16-bit copy
+  /// of its weights rather than one per micro-batch in flight.
+  llvm::DenseSet<Operation *> invariant;
   /// Per micro-batch: the forward mapping and the cloned forward ops.
   SmallVector<IRMapping> maps;
   SmallVector<SmallVector<Operation *>> forwardOps;
@@ -219,6 +225,25 @@ train::P2POp StageBuilder::createExchange(ValueRange sends,
       b.getDenseI64ArrayAttr(recvFrom), b.getDenseI64ArrayAttr(recvTags));
 }
 
+/// Whether `op` of the forward pass reads no micro-batch's data: it has no
+/// side effects nor regions, and reads only parameters, scalar arguments
+/// (the step) and the results of such ops.
+static bool isMicroBatchInvariant(Operation &op, const IRMapping &params,
+                                  const llvm::DenseSet<Operation *> &invariant) {
+  if (op.getNumResults() == 0 || op.getNumRegions() != 0 ||
+      !isMemoryEffectFree(&op))
+    return false;
+  return llvm::all_of(op.getOperands(), [&](Value operand) {
+    if (params.contains(operand))
+      return true;
+    if (auto arg = dyn_cast<BlockArgument>(operand)) {
+      auto type = dyn_cast<RankedTensorType>(arg.getType());
+      return !type || type.getRank() == 0;
+    }
+    return invariant.contains(operand.getDefiningOp());
+  });
+}
+
 void StageBuilder::buildForward(int64_t k) {
   IRMapping &map = maps.emplace_back(params);
   SmallVector<Operation *> &ops = forwardOps.emplace_back();
@@ -236,6 +261,16 @@ void StageBuilder::buildForward(int64_t k) {
   for (Operation &op : body.without_terminator()) {
     if (!runsHere(&op))
       continue;
+    if (k == 0 && isMicroBatchInvariant(op, params, invariant))
+      invariant.insert(&op);
+    if (k > 0 && invariant.contains(&op)) {
+      // Micro-batch 0's results; the op is in every micro-batch's list, so
+      // that each one's backward pass reaches the parameters through it.
+      Operation *shared = maps.front().lookup(op.getResult(0)).getDefiningOp();
+      map.map(op.getResults(), shared->getResults());
+      ops.push_back(shared);
+      continue;
+    }
     for (Value operand : op.getOperands())
       if (auto arg = dyn_cast<BlockArgument>(operand))
         getArgument(arg, k, map);

@@ -131,9 +131,15 @@ static bool isSinkable(const TensorLiveness &liveness, Operation *op) {
 /// the views a weight gradient takes of a forward value (they cost nothing)
 /// next to that value; a recomputation placed before such a view would run
 /// in the forward pass and be held through it. KeepSetModel mirrors this.
+bool remat::sinksEarlyBackwardOps(func::FuncOp func) {
+  return !func->hasAttr(TrainDialect::kPipelineAttrName);
+}
+
 void remat::sinkEarlyBackwardOps(func::FuncOp func,
                                  const TensorLiveness &liveness,
                                  const llvm::DenseSet<Value> &kept) {
+  if (!sinksEarlyBackwardOps(func))
+    return;
   Block &block = func.getBody().front();
   Operation *lastForward = nullptr;
   for (Operation &op : block)

@@ -35,6 +35,12 @@ bool readsRecomputed(Operation *op);
 int64_t recomputeUnkept(func::FuncOp func, const TensorLiveness &liveness,
                         const llvm::DenseSet<Value> &kept);
 
+/// Whether sinkEarlyBackwardOps moves ops in `func`: not in a pipeline
+/// stage (train.pipeline), whose micro-batches' forward and backward passes
+/// interleave in the schedule's order (a backward op before the last
+/// forward op is where 1F1B runs it).
+bool sinksEarlyBackwardOps(func::FuncOp func);
+
 /// Moves each side-effect-free backward op that the schedule placed before
 /// the last forward op and that reads a value not available in the backward
 /// pass (directly or through other such ops) down to its anchor: its first

@@ -254,6 +254,14 @@ struct TrainPipelinePass
     if (virtualStages != 1)
       return fail("train-pipeline: virtual=" + Twine(virtualStages) +
                   ": the interleaved schedule is not built yet; use virtual=1");
+    for (size_t i = 0; i < onlyStages.size(); ++i) {
+      if (onlyStages[i] < 0 || onlyStages[i] >= stages)
+        return fail("train-pipeline: only-stages names stage " +
+                    Twine(onlyStages[i]) + ", but the stages are 0 to " +
+                    Twine(stages - 1));
+      if (i > 0 && onlyStages[i] <= onlyStages[i - 1])
+        return fail("train-pipeline: only-stages must increase");
+    }
     if (split.empty())
       return success();
     if (static_cast<int64_t>(split.size()) != stages)
@@ -381,6 +389,8 @@ struct TrainPipelinePass
     SmallVector<func::FuncOp> stageFuncs;
     SmallVector<StageExchanges> exchanges;
     for (int64_t s = 0; s < stages; ++s) {
+      if (!onlyStages.empty() && !llvm::is_contained(onlyStages, s))
+        continue;
       FailureOr<func::FuncOp> stage =
           buildStage(forward, partition, s, options);
       if (failed(stage)) {
@@ -396,7 +406,11 @@ struct TrainPipelinePass
       stageFuncs.push_back(*stage);
       exchanges.push_back(collectExchanges(*stage));
     }
-    if (std::optional<std::string> problem = checkExchanges(exchanges)) {
+    // The transfers are checked between all stages only.
+    std::optional<std::string> problem;
+    if (onlyStages.empty())
+      problem = checkExchanges(exchanges);
+    if (problem) {
       for (func::FuncOp built : stageFuncs)
         built.erase();
       return step->emitOpError()

@@ -4,6 +4,7 @@
 #include "memopt/Dialect/Train/IR/TrainStep.h"
 #include "memopt/Transforms/Passes.h"
 
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -73,23 +74,39 @@ static bool checkStateRead(Operation &op,
   return true;
 }
 
-/// Reports `dropout` if another dropout of the step has its id: the two
-/// would draw the same mask. Recomputed clones (train-remat) share their
-/// original's id on purpose, to reproduce its mask. `dropouts` holds the
-/// first dropout of each id. Returns false when it reported.
+/// The mask a dropout draws: its id and, for a slice of a larger tensor
+/// (train-shard's partitions, train-pipeline's micro-batches), where the
+/// slice lies: each offset as its constant, or else as the SSA value.
+static std::string getMaskKey(train::DropoutOp dropout) {
+  std::string key = std::to_string(dropout.getId());
+  llvm::raw_string_ostream os(key);
+  for (Value offset : dropout.getOffsets()) {
+    if (std::optional<int64_t> constant = getConstantIntValue(offset))
+      os << ",c" << *constant;
+    else
+      os << ",v" << offset.getAsOpaquePointer();
+  }
+  return key;
+}
+
+/// Reports `dropout` if another dropout of the step has its id at the same
+/// offsets: the two would draw the same mask. Recomputed clones
+/// (train-remat) share their original's id on purpose, to reproduce its
+/// mask. `dropouts` holds the first dropout of each mask. Returns false
+/// when it reported.
 static bool checkDropout(train::DropoutOp dropout,
-                         llvm::DenseMap<int64_t, Operation *> &dropouts) {
+                         llvm::StringMap<Operation *> &dropouts) {
   Operation *op = dropout.getOperation();
   if (op->hasAttr(train::TrainDialect::kRecomputedAttrName))
     return true;
-  auto [it, inserted] = dropouts.try_emplace(dropout.getId(), op);
+  auto [it, inserted] = dropouts.try_emplace(getMaskKey(dropout), op);
   if (inserted)
     return true;
   InFlightDiagnostic diag = dropout.emitOpError()
                             << "has id " << dropout.getId()
                             << ", which another dropout of the step "
-                               "already has: the two would draw the same "
-                               "mask";
+                               "already has at the same offsets: the two "
+                               "would draw the same mask";
   diag.attachNote(it->second->getLoc()) << "the other dropout is here";
   return false;
 }
@@ -238,7 +255,7 @@ void TrainVerifyStepPass::runOnOperation() {
   // First reader of each state name, first dropout of each id and first
   // optimizer update of each state.
   llvm::StringMap<Operation *> readers;
-  llvm::DenseMap<int64_t, Operation *> dropouts;
+  llvm::StringMap<Operation *> dropouts;
   llvm::StringMap<Operation *> updaters;
   bool ok = true;
   for (Operation &op : body) {

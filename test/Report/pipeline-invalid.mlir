@@ -21,15 +21,6 @@ func.func @f_stage0(%x: tensor<f32>) -> tensor<f32> attributes {train.pipeline =
 
 // -----
 
-// Stage 1 of 2 is missing: the section needs every stage's row.
-// CHECK: error: the pipeline of step 'f' has 2 stages, but no function is stage 1 (train.pipeline); the report needs every stage
-shard.grid @grid(shape = 2)
-func.func @f_stage0(%x: tensor<f32>) -> tensor<f32> attributes {train.pipeline = {axis = 0 : i64, grid = @grid, layers = ["l0"], microbatches = 2 : i64, schedule = "1f1b", stage = 0 : i64, stages = 2 : i64, step = "f"}} {
-  return %x : tensor<f32>
-}
-
-// -----
-
 // CHECK: pipeline-invalid.mlir:[[@LINE+5]]:1: error: 'func.func' op is stage 0 of step 'f', as is @a
 shard.grid @grid(shape = 1)
 func.func @a(%x: tensor<f32>) -> tensor<f32> attributes {train.pipeline = {axis = 0 : i64, grid = @grid, layers = ["l0"], microbatches = 2 : i64, schedule = "1f1b", stage = 0 : i64, stages = 1 : i64, step = "f"}} {

@@ -240,9 +240,37 @@ func.func @integer_first(%t: tensor<i64>) -> tensor<i64> {
 func.func @dropout_same_id(%x: tensor<8xf32>) -> tensor<f32> {
   // expected-note @+1 {{the other dropout is here}}
   %a, %ma = train.dropout %x {rate = 0.5 : f64, id = 3 : i64} : tensor<8xf32> -> tensor<8xf32>, tensor<8xi1>
-  // expected-error @+1 {{'train.dropout' op has id 3, which another dropout of the step already has: the two would draw the same mask}}
+  // expected-error @+1 {{'train.dropout' op has id 3, which another dropout of the step already has at the same offsets: the two would draw the same mask}}
   %b, %mb = train.dropout %a {rate = 0.5 : f64, id = 3 : i64} : tensor<8xf32> -> tensor<8xf32>, tensor<8xi1>
   %l = train.reduce_sum %b {dims = array<i64: 0>} : tensor<8xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// Slices of one larger tensor (train-pipeline's micro-batches, train-shard's
+// partitions) share the id and draw different masks: their rows differ. No
+// error.
+func.func @dropout_slices(%x: tensor<4xf32>) -> tensor<f32> {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %a, %ma = train.dropout %x at [%c0] in [8] {rate = 0.5 : f64, id = 3 : i64} : tensor<4xf32> -> tensor<4xf32>, tensor<4xi1>
+  %b, %mb = train.dropout %a at [%c4] in [8] {rate = 0.5 : f64, id = 3 : i64} : tensor<4xf32> -> tensor<4xf32>, tensor<4xi1>
+  %l = train.reduce_sum %b {dims = array<i64: 0>} : tensor<4xf32> -> tensor<f32>
+  return %l : tensor<f32>
+}
+
+// -----
+
+// The same rows twice (another constant of the same value) draw one mask.
+func.func @dropout_same_slice(%x: tensor<4xf32>) -> tensor<f32> {
+  %c4 = arith.constant 4 : index
+  %d4 = arith.constant 4 : index
+  // expected-note @+1 {{the other dropout is here}}
+  %a, %ma = train.dropout %x at [%c4] in [8] {rate = 0.5 : f64, id = 3 : i64} : tensor<4xf32> -> tensor<4xf32>, tensor<4xi1>
+  // expected-error @+1 {{'train.dropout' op has id 3, which another dropout of the step already has at the same offsets}}
+  %b, %mb = train.dropout %a at [%d4] in [8] {rate = 0.5 : f64, id = 3 : i64} : tensor<4xf32> -> tensor<4xf32>, tensor<4xi1>
+  %l = train.reduce_sum %b {dims = array<i64: 0>} : tensor<4xf32> -> tensor<f32>
   return %l : tensor<f32>
 }
 

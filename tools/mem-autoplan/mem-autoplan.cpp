@@ -137,6 +137,12 @@ static cl::list<int64_t>
               cl::desc("Tensor-parallel degrees to try (default: the "
                        "divisors of --devices up to the devices of a node)"),
               cl::CommaSeparated, cl::cat(searchCategory));
+static cl::list<int64_t> ppDegrees(
+    "pp",
+    cl::desc("Pipeline stages to try (1F1B; default: 1, and where nothing "
+             "fits a tensor-parallel degree, the fewest stages that fit, "
+             "on generated models)"),
+    cl::CommaSeparated, cl::cat(searchCategory));
 static cl::list<int64_t> zeroStages("zero",
                                     cl::desc("ZeRO stages to try (default "
                                              "0,1,2,3)"),
@@ -430,6 +436,7 @@ static FailureOr<SearchOptions> getSearchOptions(const StepSource &source) {
   request.globalBatch = getIfGiven(globalBatch);
   request.precisions.assign(precisionModes.begin(), precisionModes.end());
   request.tensorParallel.assign(tpDegrees.begin(), tpDegrees.end());
+  request.pipelineParallel.assign(ppDegrees.begin(), ppDegrees.end());
   request.zeroStages.assign(zeroStages.begin(), zeroStages.end());
   request.sequenceParallel.assign(spModes.begin(), spModes.end());
   request.remat.assign(rematChoices.begin(), rematChoices.end());
@@ -452,6 +459,7 @@ static llvm::json::Object toJSON(const Evaluation &evaluation,
       {"precision", train::stringifyPrecisionMode(c.precision)},
       {"tp", c.tp},
       {"sp", c.sequenceParallel},
+      {"pp", c.pp},
       {"dp", c.dp},
       {"zero", c.zero},
       {"remat", getRematChoiceName(c.remat)},
@@ -468,6 +476,18 @@ static llvm::json::Object toJSON(const Evaluation &evaluation,
       {"estimated_micro_batch_seconds", evaluation.cost.microBatchSeconds},
       {"estimated_tokens_per_second", evaluation.tokensPerSecond},
   };
+  if (c.pp > 1) {
+    // The built stages (docs/autoplan.md): the heaviest is the plan's.
+    llvm::json::Array stages;
+    for (auto [stage, bytes] : evaluation.stagePeaks)
+      stages.push_back(llvm::json::Object{{"stage", stage},
+                                          {"peak_bytes", bytes}});
+    row["peak_stage"] = evaluation.peakStage;
+    row["stage_peaks"] = std::move(stages);
+    row["estimated_bubble_seconds"] = evaluation.cost.bubbleSeconds;
+    row["estimated_p2p_seconds_per_micro_batch"] =
+        evaluation.cost.pipelineSeconds;
+  }
   return row;
 }
 
@@ -550,21 +570,21 @@ static void printTable(const SearchResult &result, const SearchOptions &options,
   os << "memory: each plan's per-device peak is its planned arena, from "
         "the passes on its step; time: estimated by the cost model "
         "(docs/autoplan.md), not measured\n\n";
-  os << llvm::formatv("{0,4} {1,4} {2,4} {3,-10} {4,3} {5,3} {6,3} {7,4} "
-                      "{8,-9} {9,11} {10,11} {11,11} {12,11} {13,10} "
-                      "{14,12}\n",
-                      "rank", "mb", "ga", "precision", "tp", "sp", "dp", "zero",
-                      "remat", "peak", "headroom", "recompute", "sent/step",
-                      "est. step", "est. tok/s");
+  os << llvm::formatv("{0,4} {1,4} {2,4} {3,-10} {4,3} {5,3} {6,3} {7,3} "
+                      "{8,4} {9,-9} {10,11} {11,11} {12,11} {13,11} {14,10} "
+                      "{15,12}\n",
+                      "rank", "mb", "ga", "precision", "tp", "sp", "pp", "dp",
+                      "zero", "remat", "peak", "headroom", "recompute",
+                      "sent/step", "est. step", "est. tok/s");
   for (unsigned i = 0; i < rows; ++i) {
     const Evaluation &e = result.ranked[i];
     const Candidate &c = e.candidate;
     os << llvm::formatv(
-        "{0,4} {1,4} {2,4} {3,-10} {4,3} {5,3} {6,3} {7,4} {8,-9} {9,11} "
-        "{10,11} {11,11} {12,11} {13,10} {14,12}\n",
+        "{0,4} {1,4} {2,4} {3,-10} {4,3} {5,3} {6,3} {7,3} {8,4} {9,-9} "
+        "{10,11} {11,11} {12,11} {13,11} {14,10} {15,12}\n",
         i + 1, c.microBatch, c.gradientAccumulation,
         train::stringifyPrecisionMode(c.precision), c.tp,
-        c.sequenceParallel ? "on" : "off", c.dp, c.zero,
+        c.sequenceParallel ? "on" : "off", c.pp, c.dp, c.zero,
         getRematChoiceName(c.remat), formatSize(e.peakBytes),
         formatSize(budget - e.peakBytes),
         formatSI(static_cast<double>(e.cost.recomputeFlops), "FLOP"),

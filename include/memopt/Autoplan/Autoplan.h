@@ -45,10 +45,13 @@ struct Candidate {
   int64_t tp = 1;
   bool sequenceParallel = false;
   int64_t dp = 1;
+  /// Pipeline stages (1F1B over gradientAccumulation micro-batches; ZeRO 0).
+  int64_t pp = 1;
   int64_t zero = 0;
   RematChoice remat = RematChoice::None;
 
-  /// `mb=4 ga=16 bf16-mixed tp=2 sp dp=4 zero=1 remat=selective`.
+  /// `mb=4 ga=16 bf16-mixed tp=2 sp dp=4 zero=1 remat=selective`, with
+  /// `pp=8` after the tensor-parallel degree when pipelined.
   std::string describe() const;
 };
 
@@ -69,8 +72,18 @@ struct StepCost {
   /// Per step: the optimizer updates, and ZeRO 1 and 2's gathers of the
   /// updated weights.
   double optimizerSeconds = 0;
-  /// microBatchSeconds * accumulation + optimizerSeconds.
+  /// Pipelined: the part of microBatchSeconds in point-to-point transfers
+  /// between stages, and the schedule's idle time per step (the bubble).
+  double pipelineSeconds = 0;
+  double bubbleSeconds = 0;
+  /// microBatchSeconds * accumulation + optimizerSeconds; pipelined,
+  /// (accumulation + stages - 1) * microBatchSeconds + optimizerSeconds of
+  /// the slowest stage.
   double stepSeconds = 0;
+  /// Per micro-batch (of the unrolled program: all its micro-batches): the
+  /// FLOPs and sent bytes that stepSeconds multiplies.
+  int64_t microBatchFlops = 0;
+  int64_t microBatchSentBytes = 0;
   /// Per step, summed over the micro-batches.
   int64_t flops = 0;
   int64_t recomputeFlops = 0;
@@ -85,6 +98,15 @@ struct StepCost {
 /// accumulation included) once per micro-batch.
 StepCost estimateStepCost(func::FuncOp step, const DeviceProfile &device,
                           int64_t gradientAccumulation);
+
+/// The 1F1B step of `stages` pipeline stages over `microBatches`
+/// micro-batches from the costs of the stage programs estimateStepCost
+/// gave (each unrolled over `built` micro-batches, accumulation 1): each
+/// micro-batch slot takes the slowest stage's time per micro-batch, the
+/// schedule runs microBatches + stages - 1 slots, then the slowest stage's
+/// updates.
+StepCost estimatePipelineCost(ArrayRef<StepCost> stageCosts, int64_t built,
+                              int64_t microBatches, int64_t stages);
 
 /// The model the search partitions.
 struct StepSource {
@@ -120,6 +142,11 @@ struct SearchOptions {
   SmallVector<train::PrecisionMode> precisions;
   /// Empty: every divisor of `devices`.
   SmallVector<int64_t> tensorParallel;
+  /// Pipeline stages. Empty: 1, and where nothing of a precision and
+  /// tensor-parallel degree fits, the next stage counts (divisors of the
+  /// devices left, at most the layers) up to the first at which something
+  /// fits.
+  SmallVector<int64_t> pipelineParallel;
   SmallVector<bool> sequenceParallel = {false, true};
   SmallVector<int64_t> zeroStages = {0, 1, 2, 3};
   SmallVector<RematChoice> remat = {RematChoice::None, RematChoice::Selective,
@@ -161,6 +188,10 @@ struct Evaluation {
   int64_t savedActivationBytes = 0;
   /// The op at the peak (`train.matmul at h.3.mlp.grad`).
   std::string peakOp;
+  /// Pipelined: the stage whose peak is the candidate's, and every built
+  /// stage's peak (planned arena or LOAD) by stage.
+  int64_t peakStage = -1;
+  SmallVector<std::pair<int64_t, int64_t>> stagePeaks;
   StepCost cost;
   double tokensPerSecond = 0;
   double seconds = 0; // wall-clock time the evaluation took
@@ -200,6 +231,7 @@ struct SearchRequest {
   std::optional<int64_t> globalBatch;
   SmallVector<std::string> precisions;
   SmallVector<int64_t> tensorParallel;
+  SmallVector<int64_t> pipelineParallel;
   SmallVector<int64_t> zeroStages;
   SmallVector<std::string> sequenceParallel;
   SmallVector<std::string> remat;

@@ -101,6 +101,13 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "gradients (train-accumulate-gradients; "
                      "docs/autoplan.md)"),
       llvm::cl::init(1)};
+  Option<int64_t> pp{
+      *this, "pp",
+      llvm::cl::desc("Above 1: pipeline the (partitioned) step over this many "
+                     "stages with the 1F1B schedule and micro-batches "
+                     "micro-batches (train-pipeline; docs/pipeline.md); ZeRO "
+                     "does not combine with it"),
+      llvm::cl::init(1)};
   Option<bool> schedule{
       *this, "schedule",
       llvm::cl::desc("Reorder the step's ops to lower its peak, results "
@@ -170,12 +177,18 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
           clEnumValN(PipelineTarget::GPU, "gpu",
                      "convert-train-to-linalg, then memopt-lower-to-gpu with "
                      "its defaults (sm_90)"))};
+
+  /// Not options of the registered pipeline (mem-autoplan sets them): with
+  /// pp above 1, train-pipeline's split and only-stages.
+  SmallVector<int64_t> pipelineSplit;
+  SmallVector<int64_t> pipelineOnlyStages;
 };
 
 /// Adds memopt-pipeline to `pm` (anchored on builtin.module):
 /// train-precision (when asked); train-autodiff (when asked); train-shard
-/// (when tp, dp, zero or sequence-parallel ask for it);
-/// train-accumulate-gradients (when micro-batches > 1); train-verify-step;
+/// (when tp, dp, zero or sequence-parallel ask for it); train-pipeline (when
+/// pp > 1), else train-accumulate-gradients (when micro-batches > 1);
+/// train-verify-step;
 /// train-schedule; train-lifetimes;
 /// train-remat (when a budget or an algorithm other than auto is given);
 /// train-plan-memory and train-verify-plan; train-memory-report; then the

@@ -217,6 +217,11 @@ def TrainPipelinePass : Pass<"train-pipeline", "::mlir::ModuleOp"> {
     ListOption<"split", "split", "int64_t",
                "The index of each stage's first train.layer (default: "
                "balanced by FLOPs)">,
+    ListOption<"onlyStages", "only-stages", "int64_t",
+               "Build only these stages' functions, increasing (default: "
+               "all): for the memory of a few stages of a long pipeline; "
+               "such a module does not run, and the stages' transfers are "
+               "not checked">,
   ];
   let dependentDialects = ["::mlir::memopt::train::TrainDialect",
                            "::mlir::arith::ArithDialect",
