@@ -145,8 +145,10 @@ ScreenedCandidates CandidateScreener::run() {
     for (int64_t tp : tps) {
       if (options.devices % tp != 0)
         continue;
-      // By default more stages only where fewer fit nothing: a stage adds
-      // bubble and transfers to the same work per device.
+      // By default more stages only while fewer need ZeRO or recomputation
+      // to fit: where keeping everything fits unsharded, a stage only adds
+      // bubble and transfers to the same work per device; where it does
+      // not, stages are another way to cut memory, which may be faster.
       for (int64_t pp : getPipelineDegrees(tp))
         if (screenPipeline(precision, tp, pp) &&
             options.pipelineParallel.empty())
@@ -174,7 +176,8 @@ SmallVector<int64_t> CandidateScreener::getPipelineDegrees(int64_t tp) const {
 }
 
 /// Screens the partitions of `precision`, `tp` and `pp` stages (with and
-/// without sequence parallelism); returns whether any candidate fits.
+/// without sequence parallelism); returns whether a candidate without ZeRO
+/// or recomputation fits.
 bool CandidateScreener::screenPipeline(train::PrecisionMode precision,
                                        int64_t tp, int64_t pp) {
   int64_t dp = options.devices / (tp * pp);
@@ -187,17 +190,18 @@ bool CandidateScreener::screenPipeline(train::PrecisionMode precision,
   partition.base.dp = dp;
   partition.perProcess = options.globalBatch / dp;
   partition.micros = getMicroBatches(dp, partition.perProcess);
-  size_t first = screened.screens.size(), firstGreedy = screened.greedy.size();
+  size_t first = screened.screens.size();
   for (bool sp : options.sequenceParallel) {
     if (sp && tp == 1)
       continue;
     partition.base.sequenceParallel = sp;
     screenPartition(partition);
   }
-  return screened.greedy.size() > firstGreedy ||
-         llvm::any_of(llvm::drop_begin(screened.screens, first),
+  return llvm::any_of(llvm::drop_begin(screened.screens, first),
                       [](const Evaluation &evaluation) {
-                        return evaluation.status == Evaluation::Status::Fits;
+                        return evaluation.status == Evaluation::Status::Fits &&
+                               evaluation.candidate.zero == 0 &&
+                               evaluation.candidate.remat == RematChoice::None;
                       });
 }
 
@@ -251,7 +255,10 @@ void CandidateScreener::screenStage(const Partition &partition, int64_t zero,
   }
   for (auto [remat, largest] : stage.fitted)
     fitBound[remat] = largest;
-  if (searchGreedy && !stage.noneRefused)
+  // Greedy's budget search is not searched on pipeline stages: its model
+  // of a step (one forward pass, then the backward pass) is not a stage's
+  // interleaved micro-batches; selective and full recomputation are.
+  if (searchGreedy && !stage.noneRefused && partition.base.pp == 1)
     addGreedyBounds(partition, stage);
 }
 

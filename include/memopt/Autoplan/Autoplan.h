@@ -142,10 +142,10 @@ struct SearchOptions {
   SmallVector<train::PrecisionMode> precisions;
   /// Empty: every divisor of `devices`.
   SmallVector<int64_t> tensorParallel;
-  /// Pipeline stages. Empty: 1, and where nothing of a precision and
-  /// tensor-parallel degree fits, the next stage counts (divisors of the
-  /// devices left, at most the layers) up to the first at which something
-  /// fits.
+  /// Pipeline stages. Empty: 1 and, for a precision and tensor-parallel
+  /// degree where keeping everything without ZeRO does not fit, the next
+  /// stage counts (divisors of the devices left, at most the layers) up to
+  /// the first at which it fits.
   SmallVector<int64_t> pipelineParallel;
   SmallVector<bool> sequenceParallel = {false, true};
   SmallVector<int64_t> zeroStages = {0, 1, 2, 3};
