@@ -69,9 +69,8 @@ static SmallVector<int64_t> getAxisStrides(ArrayRef<int64_t> shape,
 namespace {
 /// The sums estimateStepCost collects over a step's ops.
 struct CostSums {
-  double microSeconds = 0, recomputeSeconds = 0, tpSeconds = 0,
-         dpSeconds = 0, p2pSeconds = 0, optimizerSeconds = 0,
-         stepCommSeconds = 0;
+  double microSeconds = 0, recomputeSeconds = 0, tpSeconds = 0, dpSeconds = 0,
+         p2pSeconds = 0, optimizerSeconds = 0, stepCommSeconds = 0;
   int64_t microFlops = 0, stepFlops = 0, recomputeFlops = 0, microSent = 0,
           stepSent = 0;
 };
@@ -113,8 +112,8 @@ static void addCollective(Operation *op, const DeviceProfile &device,
                          ? device.interNodeBytesPerSecond
                          : device.intraNodeBytesPerSecond;
   double seconds = static_cast<double>(sent) / bandwidth;
-  if (dataParallel && (pipeline || ((zero == 1 || zero == 2) &&
-                                    isa<shard::AllGatherOp>(op)))) {
+  if (dataParallel &&
+      (pipeline || ((zero == 1 || zero == 2) && isa<shard::AllGatherOp>(op)))) {
     sums.stepSent += sent;
     sums.stepCommSeconds += seconds;
     return;

@@ -64,8 +64,8 @@ rankCandidates(MLIRContext &context, const StepSource &source,
     }
     Evaluation full =
         evaluateCandidate(context, source, options, next.candidate);
-    if (next.candidate.remat != RematChoice::Greedy &&
-        next.candidate.pp == 1 && full.status != Evaluation::Status::Invalid) {
+    if (next.candidate.remat != RematChoice::Greedy && next.candidate.pp == 1 &&
+        full.status != Evaluation::Status::Invalid) {
       ++result.numCompositionChecks;
       if (full.loadBytes != next.loadBytes ||
           full.cost.flops != next.cost.flops ||
@@ -396,9 +396,5 @@ std::string mlir::memopt::autoplan::describeNoFit(const SearchResult &result,
          smallest.candidate.describe() + ", of which model states " +
          formatSize(smallest.modelStateBytes) + " and saved activations " +
          formatSize(smallest.savedActivationBytes) + ", at " + smallest.peakOp +
-         (smallest.candidate.pp > 1
-              ? " (the heaviest stage, " + std::to_string(smallest.peakStage) +
-                    ")"
-              : std::string()) +
          ". " + describeWhatElse(result);
 }

@@ -123,10 +123,10 @@ static PipelineLayout getPipelineLayout(int64_t layers, int64_t stages,
 /// Runs the passes of `candidate` on `module` (its fp32 model): precision,
 /// autodiff, the partition, accumulation or the pipeline (`layout`),
 /// schedule, lifetimes, remat and, with `plan`, the arena.
-static LogicalResult runCandidatePasses(MLIRContext &context, ModuleOp module,
-                                        const SearchOptions &options,
-                                        const Candidate &candidate, bool plan,
-                                        const PipelineLayout *layout = nullptr) {
+static LogicalResult
+runCandidatePasses(MLIRContext &context, ModuleOp module,
+                   const SearchOptions &options, const Candidate &candidate,
+                   bool plan, const PipelineLayout *layout = nullptr) {
   if (!getStepFunction(module))
     return emitError(module.getLoc(), "the model has no function");
   PipelineOptions pipeline;
@@ -260,10 +260,10 @@ measureStages(MLIRContext &context, const StepSource &source,
     stage.load = report->getPlanLoadBytes().value_or(report->getLoadBytes());
     stage.modelStates = report->getModelStates().getTotalBytes();
     stage.savedActivations = report->getSavedActivations().totalBytes;
-    stage.peakOp = (report->getPeakOpName() + " at " +
-                    report->getPeakLocation() + " (stage " +
-                    Twine(stage.stage) + ")")
-                       .str();
+    stage.peakOp =
+        (report->getPeakOpName() + " at " + report->getPeakLocation() +
+         " (stage " + Twine(stage.stage) + ")")
+            .str();
     stages.push_back(std::move(stage));
   }
   return stages;
@@ -287,16 +287,15 @@ static Evaluation evaluatePipelined(MLIRContext &context,
   evaluation.candidate = candidate;
   evaluation.planned = plan;
   int64_t ga = candidate.gradientAccumulation;
-  PipelineLayout layout =
-      getPipelineLayout(source.layers, candidate.pp, ga);
+  PipelineLayout layout = getPipelineLayout(source.layers, candidate.pp, ga);
   int64_t first = plan ? ga : layout.microBatches;
   std::string error;
   FailureOr<SmallVector<StageMeasure>> at = measureStages(
       context, source, options, candidate, layout, first, plan, error);
   FailureOr<SmallVector<StageMeasure>> next = at;
   if (succeeded(at) && ga > first)
-    next = measureStages(context, source, options, candidate, layout,
-                         first + 1, plan, error);
+    next = measureStages(context, source, options, candidate, layout, first + 1,
+                         plan, error);
   if (failed(at) || failed(next) || at->size() != next->size()) {
     setFailure(evaluation, error);
     evaluation.seconds = secondsSince(start);

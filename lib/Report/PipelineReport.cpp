@@ -250,9 +250,7 @@ MemoryReport::createForPipeline(ArrayRef<FunctionOpInterface> stages,
     PipelineStageSummary row = summarizeStage(*report, func, *record, schedule);
     summary.p2pBytes += row.sentBytes;
     bool take =
-        chosen
-            ? func == chosen
-            : !reported || row.peakBytes > reportedPeak;
+        chosen ? func == chosen : !reported || row.peakBytes > reportedPeak;
     if (take) {
       summary.reportedStage = row.stage;
       reportedPeak = row.peakBytes;

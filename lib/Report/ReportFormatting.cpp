@@ -232,8 +232,8 @@ void report::writeByClass(llvm::json::OStream &json,
 }
 
 std::string report::formatPipelineHeader(const PipelineSummary &pipeline) {
-  const PipelineStageSummary &reported = *llvm::find_if(
-      pipeline.stages, [&](const PipelineStageSummary &stage) {
+  const PipelineStageSummary &reported =
+      *llvm::find_if(pipeline.stages, [&](const PipelineStageSummary &stage) {
         return stage.stage == pipeline.reportedStage;
       });
   int64_t built = pipeline.stages.size();

@@ -228,8 +228,9 @@ train::P2POp StageBuilder::createExchange(ValueRange sends,
 /// Whether `op` of the forward pass reads no micro-batch's data: it has no
 /// side effects nor regions, and reads only parameters, scalar arguments
 /// (the step) and the results of such ops.
-static bool isMicroBatchInvariant(Operation &op, const IRMapping &params,
-                                  const llvm::DenseSet<Operation *> &invariant) {
+static bool
+isMicroBatchInvariant(Operation &op, const IRMapping &params,
+                      const llvm::DenseSet<Operation *> &invariant) {
   if (op.getNumResults() == 0 || op.getNumRegions() != 0 ||
       !isMemoryEffectFree(&op))
     return false;

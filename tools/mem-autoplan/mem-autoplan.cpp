@@ -480,8 +480,8 @@ static llvm::json::Object toJSON(const Evaluation &evaluation,
     // The built stages (docs/autoplan.md): the heaviest is the plan's.
     llvm::json::Array stages;
     for (auto [stage, bytes] : evaluation.stagePeaks)
-      stages.push_back(llvm::json::Object{{"stage", stage},
-                                          {"peak_bytes", bytes}});
+      stages.push_back(
+          llvm::json::Object{{"stage", stage}, {"peak_bytes", bytes}});
     row["peak_stage"] = evaluation.peakStage;
     row["stage_peaks"] = std::move(stages);
     row["estimated_bubble_seconds"] = evaluation.cost.bubbleSeconds;
