@@ -53,8 +53,13 @@ std::string Candidate::describe() const {
                     microBatch, gradientAccumulation,
                     train::stringifyPrecisionMode(precision), tp,
                     sequenceParallel ? " sp" : "",
-                    pp > 1 ? " pp=" + std::to_string(pp) : std::string(), dp,
-                    zero, getRematChoiceName(remat))
+                    pp > 1 ? " pp=" + std::to_string(pp) +
+                                 (firstStageLayers > 0
+                                      ? " first=" +
+                                            std::to_string(firstStageLayers)
+                                      : std::string())
+                           : std::string(),
+                    dp, zero, getRematChoiceName(remat))
           .str();
   return text;
 }

@@ -94,28 +94,40 @@ struct PipelineLayout {
 };
 } // namespace
 
-/// `layers` over `stages`: floor(layers / stages) each, the remainder one
-/// more on the stages just before the last (they hold the fewest
-/// micro-batches in flight under 1F1B; the last holds the head). Builds
-/// stage 0, the first stage with an extra layer and the last: every other
-/// stage has no more layers than one of them before it, holds fewer
-/// micro-batches in flight, and neither the embedding nor the head, so its
-/// peak is not above theirs. Unrolls min(accumulation, stages + 2)
-/// micro-batches: 1F1B's steady state is reached by then (at stages + 1
-/// the 175B model's first stage peaked 200 MiB lower than from stages + 2
-/// on), and more micro-batches add only their inputs and losses.
+/// `layers` over `stages`: the first stage gets `firstLayers` (0: an even
+/// share), the others the rest evenly, the remainder one more each on the
+/// stages just before the last (they hold the fewest micro-batches in
+/// flight under 1F1B; the last holds the head). Builds stage 0, stage 1
+/// where the first stage has fewer layers than it, the first stage with an
+/// extra layer, and the last: every other stage has no more layers than
+/// one of them before it, holds fewer micro-batches in flight, and neither
+/// the embedding nor the head, so its peak is not above theirs. Unrolls
+/// min(accumulation, stages + 2) micro-batches: 1F1B's steady state is
+/// reached by then (at stages + 1 the 175B model's first stage peaked 200
+/// MiB lower than from stages + 2 on), and more micro-batches add only
+/// their inputs and losses.
 static PipelineLayout getPipelineLayout(int64_t layers, int64_t stages,
-                                        int64_t accumulation) {
+                                        int64_t accumulation,
+                                        int64_t firstLayers) {
   PipelineLayout layout;
-  int64_t base = layers / stages, extra = layers % stages, first = 0;
-  for (int64_t s = 0; s < stages; ++s) {
+  if (firstLayers <= 0)
+    firstLayers = layers / stages;
+  int64_t rest = layers - firstLayers, others = stages - 1;
+  int64_t base = rest / others, extra = rest % others;
+  layout.split.push_back(0);
+  int64_t first = firstLayers;
+  for (int64_t s = 1; s < stages; ++s) {
     layout.split.push_back(first);
     first += base + (s >= stages - 1 - extra && s < stages - 1 ? 1 : 0);
   }
   layout.built.push_back(0);
+  if (firstLayers < base && stages > 2)
+    layout.built.push_back(1);
   if (extra > 0 && stages - 1 - extra > 0)
     layout.built.push_back(stages - 1 - extra);
   layout.built.push_back(stages - 1);
+  llvm::sort(layout.built);
+  layout.built.erase(llvm::unique(layout.built), layout.built.end());
   layout.microBatches = std::min(accumulation, stages + 2);
   return layout;
 }
@@ -151,7 +163,8 @@ FailureOr<OwningOpRef<ModuleOp>> mlir::memopt::autoplan::buildCandidateStep(
   std::optional<PipelineLayout> layout;
   if (candidate.pp > 1) {
     layout = getPipelineLayout(source.layers, candidate.pp,
-                               candidate.gradientAccumulation);
+                               candidate.gradientAccumulation,
+                               candidate.firstStageLayers);
     layout->built.clear();
     layout->microBatches = candidate.gradientAccumulation;
   }
@@ -259,7 +272,14 @@ measureStages(MLIRContext &context, const StepSource &source,
     stage.peak = report->getPeakBytes();
     stage.load = report->getPlanLoadBytes().value_or(report->getLoadBytes());
     stage.modelStates = report->getModelStates().getTotalBytes();
-    stage.savedActivations = report->getSavedActivations().totalBytes;
+    // A stage's forward and backward passes interleave: what it holds for
+    // its backward passes is the most activation bytes live at once (the
+    // micro-batches in flight), as the report's pipeline table says.
+    const TensorLiveness &live = report->getLiveness();
+    unsigned activation = static_cast<unsigned>(MemoryClass::Activation);
+    for (int64_t point = 0, e = live.getNumPoints(); point < e; ++point)
+      stage.savedActivations = std::max(
+          stage.savedActivations, live.getLiveBytesByClass(point)[activation]);
     stage.peakOp =
         (report->getPeakOpName() + " at " + report->getPeakLocation() +
          " (stage " + Twine(stage.stage) + ")")
@@ -287,8 +307,10 @@ static Evaluation evaluatePipelined(MLIRContext &context,
   evaluation.candidate = candidate;
   evaluation.planned = plan;
   int64_t ga = candidate.gradientAccumulation;
-  PipelineLayout layout = getPipelineLayout(source.layers, candidate.pp, ga);
+  PipelineLayout layout = getPipelineLayout(source.layers, candidate.pp, ga,
+                                            candidate.firstStageLayers);
   int64_t first = plan ? ga : layout.microBatches;
+  evaluation.split = layout.split;
   std::string error;
   FailureOr<SmallVector<StageMeasure>> at = measureStages(
       context, source, options, candidate, layout, first, plan, error);
@@ -331,6 +353,33 @@ static Evaluation evaluatePipelined(MLIRContext &context,
                         formatBytes(options.getBudget());
   }
   evaluation.seconds = secondsSince(start);
+  return evaluation;
+}
+
+/// Screens a pipelined candidate with an even split and, where its first
+/// stage is the heaviest and misses the budget, with one layer fewer on the
+/// first stage at a time (the others take them), until one fits or another
+/// stage becomes the heaviest: 1F1B's first stage holds the most
+/// micro-batches in flight, so balanced layers are not balanced memory.
+/// The most uneven split costs time (the slowest stage has more layers);
+/// the candidate carries the split it screened with.
+static Evaluation screenPipelined(MLIRContext &context,
+                                  const StepSource &source,
+                                  const SearchOptions &options,
+                                  Candidate candidate) {
+  Evaluation evaluation =
+      evaluatePipelined(context, source, options, candidate, /*plan=*/false);
+  double seconds = evaluation.seconds;
+  for (int64_t first = source.layers / candidate.pp - 1;
+       first >= 1 && evaluation.status == Evaluation::Status::TooLarge &&
+       evaluation.peakStage == 0;
+       --first) {
+    candidate.firstStageLayers = first;
+    evaluation =
+        evaluatePipelined(context, source, options, candidate, /*plan=*/false);
+    seconds += evaluation.seconds;
+  }
+  evaluation.seconds = seconds;
   return evaluation;
 }
 
@@ -416,8 +465,7 @@ Evaluation mlir::memopt::autoplan::screenCandidate(MLIRContext &context,
   // A stage holds a share of the layers and several micro-batches: no
   // composition from 2 and 3 layers; the built stages' LOAD instead.
   if (candidate.pp > 1)
-    return evaluatePipelined(context, source, options, candidate,
-                             /*plan=*/false);
+    return screenPipelined(context, source, options, candidate);
   if (!source.canCompose())
     return evaluateCandidate(context, source, options, candidate);
   auto start = std::chrono::steady_clock::now();

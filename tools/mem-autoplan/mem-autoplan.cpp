@@ -483,6 +483,7 @@ static llvm::json::Object toJSON(const Evaluation &evaluation,
       stages.push_back(
           llvm::json::Object{{"stage", stage}, {"peak_bytes", bytes}});
     row["peak_stage"] = evaluation.peakStage;
+    row["split"] = llvm::json::Array(evaluation.split);
     row["stage_peaks"] = std::move(stages);
     row["estimated_bubble_seconds"] = evaluation.cost.bubbleSeconds;
     row["estimated_p2p_seconds_per_micro_batch"] =

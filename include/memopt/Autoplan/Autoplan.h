@@ -45,8 +45,11 @@ struct Candidate {
   int64_t tp = 1;
   bool sequenceParallel = false;
   int64_t dp = 1;
-  /// Pipeline stages (1F1B over gradientAccumulation micro-batches; ZeRO 0).
+  /// Pipeline stages (1F1B over gradientAccumulation micro-batches; ZeRO 0),
+  /// and the first stage's layers (0: an even split; fewer where the first
+  /// stage would not fit).
   int64_t pp = 1;
+  int64_t firstStageLayers = 0;
   int64_t zero = 0;
   RematChoice remat = RematChoice::None;
 
@@ -185,6 +188,7 @@ struct Evaluation {
   int64_t peakBytes = 0;
   int64_t loadBytes = 0;
   int64_t modelStateBytes = 0;
+  /// Pipelined: the most activation bytes the heaviest stage holds at once.
   int64_t savedActivationBytes = 0;
   /// The op at the peak (`train.matmul at h.3.mlp.grad`).
   std::string peakOp;
@@ -192,6 +196,9 @@ struct Evaluation {
   /// stage's peak (planned arena or LOAD) by stage.
   int64_t peakStage = -1;
   SmallVector<std::pair<int64_t, int64_t>> stagePeaks;
+  /// Pipelined: the index of each stage's first layer (train-pipeline's
+  /// split).
+  SmallVector<int64_t> split;
   StepCost cost;
   double tokensPerSecond = 0;
   double seconds = 0; // wall-clock time the evaluation took
