@@ -277,6 +277,16 @@ mlir::memopt::autoplan::makeSearchOptions(const SearchRequest &request,
                           Twine(micro));
     options.microBatches.push_back(micro);
   }
+  for (int64_t pp : options.pipelineParallel)
+    if (pp > 1 && pp > source.layers)
+      return requestError(
+          "--pp " + Twine(pp) + ": " +
+          (source.layers == 0
+               ? Twine("pipeline stages are searched on the generated "
+                       "models, whose layers mem-autoplan splits; a step file "
+                       "takes --pp 1")
+               : "the model has " + Twine(source.layers) +
+                     " layers, fewer than the stages"));
   if (source.fixedBatch && !request.microBatches.empty())
     return requestError(
         "--micro-batch does not apply to a step file: its batch (" +

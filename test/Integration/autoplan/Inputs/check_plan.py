@@ -13,6 +13,8 @@ mpiexec for several processes). For every process:
     peak within the budget. (The plan places the step's inputs in its arena
     too; mem-run also keeps its own copy of them in globals, which the
     check leaves out.)
+A pipelined plan (`pp` above 1) has one function, and arena, per stage;
+process r runs stage r mod pp, and is checked against that stage's arena.
 Prints one `ok` line per process.
 """
 import json
@@ -24,8 +26,12 @@ document = json.load(open(plan_path))
 plan = document["plans"][0]
 budget = document["budget_bytes"]
 step = open(step_path).read()
-arena = int(re.search(r"train\.arena_bytes = (\d+)", step).group(1))
-persistent = int(re.search(r"train\.persistent_bytes = (\d+)", step).group(1))
+# One arena per function: a pipelined plan has one function per stage, and
+# process r runs stage r mod pp (the stages are the grid's last axis).
+arenas = [int(a) for a in re.findall(r"train\.arena_bytes = (\d+)", step)]
+persistents = [int(p) for p in re.findall(r"train\.persistent_bytes = (\d+)", step)]
+arena, persistent = max(arenas), persistents[arenas.index(max(arenas))]
+stages = plan.get("pp", 1)
 run = open(run_path).read()
 
 
@@ -45,12 +51,16 @@ if not ranks:
     lowered = re.search(r"^arena_bytes: (\d+)$", run, re.M).group(1)
     ranks = [("0", peak, lowered)]
 persistent_measured = int(re.search(r"^measured_persistent_bytes: (\d+)$", run, re.M).group(1))
-expected = arena - persistent + 64
 for rank, peak, lowered in ranks:
     peak, lowered = int(peak), int(lowered)
+    stage = int(rank) % stages if stages > 1 else 0
+    arena, persistent = arenas[stage], persistents[stage]
+    expected = arena - persistent + 64
     if peak != lowered or peak != expected:
         fail("rank %s: measured %d, lowered arena %d, predicted %d" % (rank, peak, lowered, expected))
-    total = peak + persistent_measured
+    # mem-run measures the persistent bytes of rank 0's program; another
+    # stage's are its IR's (train.persistent_bytes).
+    total = peak + (persistent_measured if stage == 0 else persistent)
     if total > arena + 64:
         fail("rank %s: %d bytes measured in all, above the plan's %d" % (rank, total, arena))
     print("rank %s ok: measured %d == predicted %d; %d in all <= plan %d (+ 64-byte loss) <= budget %d"
