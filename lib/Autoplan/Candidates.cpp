@@ -49,17 +49,17 @@ mlir::memopt::autoplan::parseRematChoice(StringRef name) {
 
 std::string Candidate::describe() const {
   std::string text =
-      llvm::formatv("mb={0} ga={1} {2} tp={3}{4}{5} dp={6} zero={7} remat={8}",
-                    microBatch, gradientAccumulation,
-                    train::stringifyPrecisionMode(precision), tp,
-                    sequenceParallel ? " sp" : "",
-                    pp > 1 ? " pp=" + std::to_string(pp) +
-                                 (firstStageLayers > 0
-                                      ? " first=" +
-                                            std::to_string(firstStageLayers)
-                                      : std::string())
-                           : std::string(),
-                    dp, zero, getRematChoiceName(remat))
+      llvm::formatv(
+          "mb={0} ga={1} {2} tp={3}{4}{5} dp={6} zero={7} remat={8}",
+          microBatch, gradientAccumulation,
+          train::stringifyPrecisionMode(precision), tp,
+          sequenceParallel ? " sp" : "",
+          pp > 1 ? " pp=" + std::to_string(pp) +
+                       (firstStageLayers > 0
+                            ? " first=" + std::to_string(firstStageLayers)
+                            : std::string())
+                 : std::string(),
+          dp, zero, getRematChoiceName(remat))
           .str();
   return text;
 }

@@ -128,6 +128,21 @@ static llvm::Error requestError(const Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
+/// Appends the degrees `values` of option `name` (--tp, --pp) to `out`:
+/// each positive and dividing `devices`.
+static llvm::Error readDegrees(StringRef name, ArrayRef<int64_t> values,
+                               int64_t devices, SmallVectorImpl<int64_t> &out) {
+  for (int64_t degree : values) {
+    if (degree < 1)
+      return requestError(name + " must be positive, got " + Twine(degree));
+    if (devices % degree != 0)
+      return requestError(name + " " + Twine(degree) +
+                          " does not divide --devices " + Twine(devices));
+    out.push_back(degree);
+  }
+  return llvm::Error::success();
+}
+
 std::string mlir::memopt::autoplan::formatSize(int64_t bytes) {
   double value = static_cast<double>(bytes);
   const char *unit = "B";
@@ -205,27 +220,18 @@ static llvm::Error setSearchSpace(const SearchRequest &request,
     options.precisions.push_back(*mode);
   }
 
-  for (int64_t tp : request.tensorParallel) {
-    if (tp < 1)
-      return requestError("--tp must be positive, got " + Twine(tp));
-    if (request.devices % tp != 0)
-      return requestError("--tp " + Twine(tp) + " does not divide --devices " +
-                          Twine(request.devices));
-    options.tensorParallel.push_back(tp);
-  }
+  if (llvm::Error error = readDegrees("--tp", request.tensorParallel,
+                                      request.devices, options.tensorParallel))
+    return error;
   if (request.tensorParallel.empty())
     for (int64_t tp = 1; tp <= request.devices && tp <= device.devicesPerNode;
          ++tp)
       if (request.devices % tp == 0)
         options.tensorParallel.push_back(tp);
-  for (int64_t pp : request.pipelineParallel) {
-    if (pp < 1)
-      return requestError("--pp must be positive, got " + Twine(pp));
-    if (request.devices % pp != 0)
-      return requestError("--pp " + Twine(pp) + " does not divide --devices " +
-                          Twine(request.devices));
-    options.pipelineParallel.push_back(pp);
-  }
+  if (llvm::Error error =
+          readDegrees("--pp", request.pipelineParallel, request.devices,
+                      options.pipelineParallel))
+    return error;
   if (!request.zeroStages.empty()) {
     options.zeroStages.clear();
     for (int64_t zero : request.zeroStages) {
