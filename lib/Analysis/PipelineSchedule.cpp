@@ -3,6 +3,8 @@
 #include "memopt/Analysis/PipelineSchedule.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/ADT/StringSwitch.h"
 
 #include <algorithm>
@@ -18,56 +20,169 @@ std::optional<PipelineSchedule> memopt::parsePipelineSchedule(StringRef name) {
   return llvm::StringSwitch<std::optional<PipelineSchedule>>(name)
       .Case("1f1b", PipelineSchedule::OneFOneB)
       .Case("gpipe", PipelineSchedule::GPipe)
+      .Case("interleaved", PipelineSchedule::Interleaved)
+      .Case("zb-h1", PipelineSchedule::ZeroBubbleH1)
       .Default(std::nullopt);
 }
 
 StringRef memopt::getPipelineScheduleName(PipelineSchedule schedule) {
-  return schedule == PipelineSchedule::OneFOneB ? "1f1b" : "gpipe";
+  switch (schedule) {
+  case PipelineSchedule::OneFOneB:
+    return "1f1b";
+  case PipelineSchedule::GPipe:
+    return "gpipe";
+  case PipelineSchedule::Interleaved:
+    return "interleaved";
+  case PipelineSchedule::ZeroBubbleH1:
+    return "zb-h1";
+  }
+  llvm_unreachable("unknown pipeline schedule");
 }
 
-SmallVector<PipelineAction> memopt::getStageSchedule(PipelineSchedule schedule,
-                                                     int64_t stages,
-                                                     int64_t stage,
-                                                     int64_t microBatches) {
+std::optional<std::string>
+memopt::checkScheduleShape(PipelineSchedule schedule, int64_t stages,
+                           int64_t microBatches, int64_t virtualStages) {
+  if (schedule != PipelineSchedule::Interleaved) {
+    if (virtualStages != 1)
+      return "virtual=" + std::to_string(virtualStages) +
+             " needs schedule=interleaved (the other schedules run one "
+             "model chunk per stage)";
+    return std::nullopt;
+  }
+  if (virtualStages < 2)
+    return "schedule=interleaved needs virtual >= 2 model chunks per stage, "
+           "got " +
+           std::to_string(virtualStages);
+  if (microBatches % stages != 0)
+    return "schedule=interleaved runs micro-batches in groups of the " +
+           std::to_string(stages) + " stages, but microbatches=" +
+           std::to_string(microBatches) + " is not a multiple of it";
+  return std::nullopt;
+}
+
+/// 1F1B, and ZB-H1's order of the same forward and backward passes with
+/// each backward's weight part placed: stage `s` runs `s` backward passes
+/// without it and catches up at the end, so that the weight passes fill
+/// the idle time 1F1B has there.
+static SmallVector<PipelineAction> getOneFOneB(int64_t stages, int64_t stage,
+                                               int64_t microBatches,
+                                               bool splitWeights) {
   SmallVector<PipelineAction> actions;
-  auto forward = [&](int64_t k) { actions.push_back({false, k}); };
-  auto backward = [&](int64_t k) { actions.push_back({true, k}); };
-  if (schedule == PipelineSchedule::GPipe) {
-    for (int64_t k = 0; k < microBatches; ++k)
-      forward(k);
-    for (int64_t k = 0; k < microBatches; ++k)
-      backward(k);
-    return actions;
-  }
-  // 1F1B: warm up with the forward passes the later stages need to start,
-  // then one forward and one backward in turn, then the remaining backward
-  // passes.
+  int64_t forwards = 0, backwards = 0, weights = 0;
+  auto forward = [&] {
+    actions.push_back({PipelinePass::Forward, forwards++, 0});
+  };
+  auto backward = [&] {
+    actions.push_back({PipelinePass::Backward, backwards++, 0});
+  };
+  auto weight = [&] {
+    if (splitWeights)
+      actions.push_back({PipelinePass::Weight, weights++, 0});
+  };
+  // Warm up with the forward passes the later stages need to start.
   int64_t warmup = std::min(stages - 1 - stage, microBatches);
-  for (int64_t k = 0; k < warmup; ++k)
-    forward(k);
-  for (int64_t k = warmup; k < microBatches; ++k) {
-    forward(k);
-    backward(k - warmup);
+  while (forwards < warmup)
+    forward();
+  // ZB-H1: the first `stage` backward passes defer their weight parts.
+  for (int64_t deferred = 0; splitWeights && deferred < stage &&
+                             forwards < microBatches;
+       ++deferred) {
+    forward();
+    backward();
   }
-  for (int64_t k = microBatches - warmup; k < microBatches; ++k)
-    backward(k);
+  while (forwards < microBatches) {
+    forward();
+    backward();
+    weight();
+  }
+  while (backwards < microBatches) {
+    backward();
+    weight();
+  }
+  while (splitWeights && weights < microBatches)
+    weight();
   return actions;
 }
 
+/// Megatron-LM's interleaved 1F1B: the forward passes go through the chunks
+/// in groups of `stages` micro-batches (group g's micro-batches through
+/// chunk 0, then chunk 1, ...), the backward passes through the chunks in
+/// reverse; a deeper warm-up, then one forward and one backward in turn.
+static SmallVector<PipelineAction> getInterleaved(int64_t stages,
+                                                  int64_t stage,
+                                                  int64_t microBatches,
+                                                  int64_t chunks) {
+  int64_t total = microBatches * chunks;
+  auto action = [&](PipelinePass pass, int64_t i) {
+    int64_t chunk = (i / stages) % chunks;
+    if (pass == PipelinePass::Backward)
+      chunk = chunks - 1 - chunk;
+    int64_t microBatch = (i / (stages * chunks)) * stages + i % stages;
+    return PipelineAction{pass, microBatch, chunk};
+  };
+  // With as many micro-batches as stages, every forward pass runs first.
+  int64_t warmup = total;
+  if (microBatches != stages)
+    warmup = std::min(total, (stages - stage - 1) * 2 + (chunks - 1) * stages);
+  SmallVector<PipelineAction> actions;
+  for (int64_t i = 0; i < warmup; ++i)
+    actions.push_back(action(PipelinePass::Forward, i));
+  for (int64_t i = 0; i < total - warmup; ++i) {
+    actions.push_back(action(PipelinePass::Forward, warmup + i));
+    actions.push_back(action(PipelinePass::Backward, i));
+  }
+  for (int64_t i = total - warmup; i < total; ++i)
+    actions.push_back(action(PipelinePass::Backward, i));
+  return actions;
+}
+
+SmallVector<PipelineAction>
+memopt::getStageSchedule(PipelineSchedule schedule, int64_t stages,
+                         int64_t stage, int64_t microBatches,
+                         int64_t virtualStages) {
+  switch (schedule) {
+  case PipelineSchedule::GPipe: {
+    SmallVector<PipelineAction> actions;
+    for (int64_t k = 0; k < microBatches; ++k)
+      actions.push_back({PipelinePass::Forward, k, 0});
+    for (int64_t k = 0; k < microBatches; ++k)
+      actions.push_back({PipelinePass::Backward, k, 0});
+    return actions;
+  }
+  case PipelineSchedule::OneFOneB:
+    return getOneFOneB(stages, stage, microBatches, /*splitWeights=*/false);
+  case PipelineSchedule::ZeroBubbleH1:
+    return getOneFOneB(stages, stage, microBatches, /*splitWeights=*/true);
+  case PipelineSchedule::Interleaved:
+    return getInterleaved(stages, stage, microBatches, virtualStages);
+  }
+  llvm_unreachable("unknown pipeline schedule");
+}
+
 int64_t memopt::getMicroBatchesInFlight(ArrayRef<PipelineAction> schedule) {
+  bool weights = llvm::any_of(schedule, [](const PipelineAction &action) {
+    return action.pass == PipelinePass::Weight;
+  });
+  PipelinePass done = weights ? PipelinePass::Weight : PipelinePass::Backward;
   int64_t live = 0, most = 0;
   for (const PipelineAction &action : schedule) {
-    live += action.backward ? -1 : 1;
-    most = std::max(most, live);
+    if (action.pass == PipelinePass::Forward)
+      most = std::max(most, ++live);
+    else if (action.pass == done)
+      --live;
   }
   return most;
 }
 
 double memopt::getBubbleFraction(PipelineSchedule schedule, int64_t stages,
-                                 int64_t microBatches) {
-  (void)schedule;
-  return static_cast<double>(stages - 1) /
-         static_cast<double>(microBatches + stages - 1);
+                                 int64_t microBatches, int64_t virtualStages) {
+  double idle = static_cast<double>(stages - 1);
+  double work = static_cast<double>(microBatches);
+  if (schedule == PipelineSchedule::Interleaved)
+    work *= static_cast<double>(virtualStages);
+  else if (schedule == PipelineSchedule::ZeroBubbleH1)
+    work *= 3.0;
+  return idle / (work + idle);
 }
 
 SmallVector<int64_t> memopt::balanceStages(ArrayRef<int64_t> layerCosts,

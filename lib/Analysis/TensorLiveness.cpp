@@ -81,8 +81,8 @@ TensorLiveness::TensorLiveness(SmallVector<Buffer> recorded,
 }
 
 /// The stage of a pipelined step's function (`train.pipeline`), if `op` is
-/// one.
-static std::optional<int64_t> getPipelineStage(Operation *op) {
+/// one, and whether its stages hold several model chunks (`virtual`).
+static std::optional<std::pair<int64_t, bool>> getPipelineStage(Operation *op) {
   auto config = op ? op->getAttrOfType<DictionaryAttr>(
                          train::TrainDialect::kPipelineAttrName)
                    : DictionaryAttr();
@@ -90,25 +90,34 @@ static std::optional<int64_t> getPipelineStage(Operation *op) {
       config ? dyn_cast_or_null<IntegerAttr>(config.get("stage")) : nullptr;
   if (!stage)
     return std::nullopt;
-  return stage.getInt();
+  auto chunks = dyn_cast_or_null<IntegerAttr>(config.get("virtual"));
+  return std::pair{stage.getInt(), chunks && chunks.getInt() > 1};
 }
 
-void TensorLiveness::findStageForwardOps(Block &block, int64_t stage) {
+void TensorLiveness::findStageForwardOps(Block &block, int64_t stage,
+                                         bool chunked) {
   pipelineStage = true;
   // Backward values: the ones received from a later stage and what depends
   // on them. A train.p2p is an exchange, not a computation: what it
-  // receives does not depend on what it sends.
+  // receives does not depend on what it sends. With several chunks a stage
+  // (the interleaved schedule) the peer does not tell the direction: the
+  // last stage sends activations to the first; there train-pipeline's tags
+  // do (odd for what goes backward, train.p2p's documentation).
+  auto isBackward = [&](int64_t peer, int64_t tag) {
+    return chunked ? tag % 2 == 1 : peer > stage;
+  };
   llvm::DenseSet<Value> backward;
   SmallVector<Value> sinks;
   for (Operation &op : block) {
     if (auto p2p = dyn_cast<train::P2POp>(op)) {
-      for (auto [value, peer] :
-           llvm::zip_equal(p2p.getReceived(), p2p.getRecvFrom()))
-        if (peer > stage)
+      for (auto [value, peer, tag] : llvm::zip_equal(
+               p2p.getReceived(), p2p.getRecvFrom(), p2p.getRecvTags()))
+        if (isBackward(peer, tag))
           backward.insert(value);
-      for (auto [value, peer] :
-           llvm::zip_equal(p2p.getSends(), p2p.getSendTo()))
-        if (peer > stage)
+      // What goes to a later stage (to a later chunk) is forward.
+      for (auto [value, peer, tag] : llvm::zip_equal(
+               p2p.getSends(), p2p.getSendTo(), p2p.getSendTags()))
+        if (chunked ? tag % 2 == 0 : peer > stage)
           sinks.push_back(value);
       continue;
     }
@@ -148,8 +157,9 @@ void TensorLiveness::findStageForwardOps(Block &block, int64_t stage) {
 }
 
 void TensorLiveness::findForwardOps(Block &block) {
-  if (std::optional<int64_t> stage = getPipelineStage(block.getParentOp()))
-    return findStageForwardOps(block, *stage);
+  if (std::optional<std::pair<int64_t, bool>> stage =
+          getPipelineStage(block.getParentOp()))
+    return findStageForwardOps(block, stage->first, stage->second);
   // Forward ops: those the loss (the first returned value, when it is a 0-d
   // float tensor) depends on.
   Operation *terminator = block.getTerminator();

@@ -212,6 +212,7 @@ static void writePipeline(const MemoryReport &report,
     json.attribute("schedule", toJSONString(pipeline->schedule));
     json.attribute("num_stages", pipeline->numStages);
     json.attribute("microbatches", pipeline->microBatches);
+    json.attribute("virtual_stages", pipeline->virtualStages);
     json.attribute("bubble_fraction", pipeline->bubbleFraction);
     json.attribute("reported_stage", pipeline->reportedStage);
     json.attribute("p2p_bytes", pipeline->p2pBytes);
@@ -223,6 +224,13 @@ static void writePipeline(const MemoryReport &report,
           json.attributeArray("layers", [&] {
             for (const std::string &layer : stage.layers)
               json.value(toJSONString(layer));
+          });
+          json.attributeArray("chunks", [&] {
+            for (const std::vector<std::string> &chunk : stage.chunks)
+              json.array([&] {
+                for (const std::string &layer : chunk)
+                  json.value(toJSONString(layer));
+              });
           });
           json.attribute("microbatches_in_flight", stage.microBatchesInFlight);
           json.attribute("peak_bytes", stage.peakBytes);

@@ -33,6 +33,10 @@ struct StageRecord {
   StringRef schedule;
   StringRef step;
   SmallVector<std::string> layers;
+  /// Model chunks per stage (`virtual`, 1 when absent) and each chunk's
+  /// layers (`chunks`; when absent, one chunk of all `layers`).
+  int64_t virtualStages = 1;
+  std::vector<std::vector<std::string>> chunks;
 };
 } // namespace
 
@@ -66,7 +70,8 @@ static FailureOr<StageRecord> readStageRecord(FunctionOpInterface func) {
     return malformed("stage", "in [0, stages)");
   auto schedule = dyn_cast_or_null<StringAttr>(config.get("schedule"));
   if (!schedule || !parsePipelineSchedule(schedule.getValue()))
-    return malformed("schedule", "\"1f1b\" or \"gpipe\"");
+    return malformed("schedule",
+                     "\"1f1b\", \"gpipe\", \"interleaved\" or \"zb-h1\"");
   record.schedule = schedule.getValue();
   auto step = dyn_cast_or_null<StringAttr>(config.get("step"));
   if (!step)
@@ -81,6 +86,39 @@ static FailureOr<StageRecord> readStageRecord(FunctionOpInterface func) {
       return malformed("layers", "an array of strings");
     record.layers.push_back(name.str());
   }
+  if (Attribute attr = config.get("virtual")) {
+    auto chunks = dyn_cast<IntegerAttr>(attr);
+    if (!chunks || chunks.getInt() < 1 || chunks.getInt() > 1024)
+      return malformed("virtual", "an integer from 1 to 1024");
+    record.virtualStages = chunks.getInt();
+  }
+  if (std::optional<std::string> problem = checkScheduleShape(
+          *parsePipelineSchedule(record.schedule), record.stages,
+          record.microBatches, record.virtualStages))
+    return func->emitOpError()
+           << "has a malformed " << train::TrainDialect::kPipelineAttrName
+           << ": " << *problem;
+  auto chunks = dyn_cast_or_null<ArrayAttr>(config.get("chunks"));
+  if (!chunks) {
+    if (config.get("chunks") || record.virtualStages != 1)
+      return malformed("chunks", "an array of `virtual` arrays of strings");
+    record.chunks.emplace_back(record.layers.begin(), record.layers.end());
+    return record;
+  }
+  for (Attribute chunk : chunks) {
+    auto names = dyn_cast<ArrayAttr>(chunk);
+    if (!names)
+      return malformed("chunks", "an array of `virtual` arrays of strings");
+    std::vector<std::string> &layers = record.chunks.emplace_back();
+    for (Attribute layer : names) {
+      auto name = dyn_cast<StringAttr>(layer);
+      if (!name)
+        return malformed("chunks", "an array of `virtual` arrays of strings");
+      layers.push_back(name.str());
+    }
+  }
+  if (static_cast<int64_t>(record.chunks.size()) != record.virtualStages)
+    return malformed("chunks", "an array of `virtual` arrays of strings");
   return record;
 }
 
@@ -124,7 +162,8 @@ mlir::memopt::findPipelineStages(ModuleOp module, FunctionOpInterface of) {
     const StageRecord &reference = records[*first];
     if (record.stages != reference.stages ||
         record.microBatches != reference.microBatches ||
-        record.schedule != reference.schedule)
+        record.schedule != reference.schedule ||
+        record.virtualStages != reference.virtualStages)
       return all[i]->emitOpError()
              << "is a pipeline stage of step '" << step
              << "' whose stages, micro-batches or schedule differ from @"
@@ -206,8 +245,10 @@ static PipelineStageSummary summarizeStage(const MemoryReport &report,
   row.stage = record.stage;
   row.function = report.getFunctionName().str();
   row.layers = record.layers;
-  row.microBatchesInFlight = getMicroBatchesInFlight(getStageSchedule(
-      schedule, record.stages, record.stage, record.microBatches));
+  row.chunks = record.chunks;
+  row.microBatchesInFlight = getMicroBatchesInFlight(
+      getStageSchedule(schedule, record.stages, record.stage,
+                       record.microBatches, record.virtualStages));
   row.peakBytes = report.getPeakBytes();
   const TensorLiveness &live = report.getLiveness();
   row.byClass = live.getLiveBytesByClass(live.getPeakPoint());
@@ -239,8 +280,10 @@ MemoryReport::createForPipeline(ArrayRef<FunctionOpInterface> stages,
       summary.schedule = record->schedule.str();
       summary.numStages = record->stages;
       summary.microBatches = record->microBatches;
+      summary.virtualStages = record->virtualStages;
       summary.bubbleFraction =
-          getBubbleFraction(schedule, record->stages, record->microBatches);
+          getBubbleFraction(schedule, record->stages, record->microBatches,
+                            record->virtualStages);
     }
     // The peak needs no arena (it is LOAD, or the arena the IR records):
     // only the reported stage's is planned, below.

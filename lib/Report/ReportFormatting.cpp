@@ -237,7 +237,12 @@ std::string report::formatPipelineHeader(const PipelineSummary &pipeline) {
         return stage.stage == pipeline.reportedStage;
       });
   int64_t built = pipeline.stages.size();
-  return pipeline.schedule + ", " + formatCount(pipeline.numStages, "stage") +
+  return pipeline.schedule +
+         (pipeline.virtualStages > 1
+              ? " (" + std::to_string(pipeline.virtualStages) +
+                    " model chunks a stage)"
+              : std::string()) +
+         ", " + formatCount(pipeline.numStages, "stage") +
          (built < pipeline.numStages
               ? " (" + std::to_string(built) + " built: only-stages)"
               : std::string()) +
@@ -260,9 +265,16 @@ std::string report::formatStageLayers(const PipelineStageSummary &stage) {
 std::string report::formatInFlightNote(const PipelineSummary &pipeline) {
   const PipelineStageSummary &first = pipeline.stages.front();
   const PipelineStageSummary &last = pipeline.stages.back();
-  std::string note = "in flight: the micro-batches whose forward pass a "
-                     "stage has run and whose backward pass it has not, at "
-                     "most; ";
+  std::string note =
+      pipeline.virtualStages > 1
+          ? "in flight: the passes of a micro-batch through one of a "
+            "stage's chunks whose forward part has run and whose backward "
+            "part has not, at most; "
+          : "in flight: the micro-batches whose forward pass a stage has "
+            "run and whose " +
+                std::string(pipeline.schedule == "zb-h1" ? "weight-gradient"
+                                                         : "backward") +
+                " pass it has not, at most; ";
   if (llvm::all_of(pipeline.stages, [&](const PipelineStageSummary &stage) {
         return stage.microBatchesInFlight == first.microBatchesInFlight;
       }))
@@ -275,6 +287,8 @@ std::string report::formatInFlightNote(const PipelineSummary &pipeline) {
     note +=
         ": the first stage keeps " +
         std::to_string(first.microBatchesInFlight - last.microBatchesInFlight) +
-        " more micro-batches of activations than the last";
+        (pipeline.virtualStages > 1 ? " more chunk passes"
+                                    : " more micro-batches") +
+        " of activations than the last";
   return note;
 }

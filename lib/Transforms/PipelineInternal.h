@@ -24,22 +24,28 @@
 
 namespace mlir::memopt::pipeline {
 
-/// The forward + loss function of a step, split into stages.
+/// The forward + loss function of a step, split into stages, each of one or
+/// more model chunks: the step's layers form `stages * virtualStages`
+/// contiguous chunks, and chunk `c` runs on stage `c % stages` (Megatron-LM's
+/// interleaved assignment; with one chunk per stage, chunk `s` is stage `s`).
 struct StagePartition {
   int64_t stages = 1;
-  /// The step's train.layer names in program order, and each one's stage.
+  int64_t virtualStages = 1;
+  int64_t getNumChunks() const { return stages * virtualStages; }
+  int64_t getStageOfChunk(int64_t chunk) const { return chunk % stages; }
+  /// The step's train.layer names in program order, and each one's chunk.
   SmallVector<std::string> layers;
-  SmallVector<int64_t> layerStage;
-  /// The stage of every forward op that runs on one stage (not parameters,
+  SmallVector<int64_t> layerChunk;
+  /// The chunk of every forward op that runs on one chunk (not parameters,
   /// and not the ops that read only arguments and constants).
-  llvm::DenseMap<Operation *, int64_t> stageOf;
-  /// The ops that read only arguments and constants: each stage that needs
+  llvm::DenseMap<Operation *, int64_t> chunkOf;
+  /// The ops that read only arguments and constants: each chunk that needs
   /// one computes it.
   llvm::DenseSet<Operation *> replicated;
-  /// boundary[b]: the values stage b sends to stage b + 1 (computed on stage
-  /// b or earlier, read on stage b + 1 or later), in program order.
+  /// boundary[b]: the values chunk b sends to chunk b + 1 (computed on chunk
+  /// b or earlier, read on chunk b + 1 or later), in program order.
   SmallVector<SmallVector<Value>> boundary;
-  /// Each parameter name's position in the step and the stages that read
+  /// Each parameter name's position in the step and the chunks that read
   /// it (several for a tied parameter).
   llvm::StringMap<int64_t> paramIndex;
   llvm::StringMap<std::set<int64_t>> holders;
@@ -53,6 +59,7 @@ struct StagePartition {
 struct StageOptions {
   PipelineSchedule schedule = PipelineSchedule::OneFOneB;
   int64_t microBatches = 1;
+  int64_t virtualStages = 1;
   AutodiffOptions autodiff;
   std::optional<train::PrecisionConfig> precision;
   /// The name of the step the stages come from.

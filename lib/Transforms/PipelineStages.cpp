@@ -4,10 +4,12 @@
 // per micro-batch, the stage's forward ops (on that micro-batch's slice of
 // the arguments, or on what the previous stage sent) and their backward
 // pass (train-autodiff's rules, from the gradient the next stage sent
-// back), then the gradient sums, the updates and the loss. The
-// micro-batches are built one after the other, each forward followed by its
-// backward, and then reordered into the schedule's order; adjacent
-// transfers are merged into one exchange.
+// back), then the gradient sums, the updates and the loss. A stage of the
+// interleaved schedule does so for each of its model chunks. The passes are
+// built one after the other, each forward followed by its backward, and then
+// reordered into the schedule's order (under ZB-H1 with each backward split
+// into its input-gradient and weight-gradient parts); adjacent transfers
+// are merged into one exchange.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,36 +50,58 @@ public:
         ctx(forward.getContext()), b(ctx) {
     for (const SmallVector<Value> &values : partition.boundary)
       width = std::max<int64_t>(width, values.size());
+    for (int64_t j = 0; j < partition.virtualStages; ++j)
+      chunks.push_back(stage + j * partition.stages);
+    neededInputs.resize(chunks.size());
   }
 
   FailureOr<func::FuncOp> build();
 
 private:
+  /// Whether this stage holds the last chunk (the head and the loss).
   bool isLast() const { return stage + 1 == partition.stages; }
-  /// Whether this stage computes forward op `op`: one of its own, or one
-  /// reading only arguments and constants that its own ops need.
-  bool runsHere(Operation *op) const {
-    auto it = partition.stageOf.find(op);
-    return (it != partition.stageOf.end() && it->second == stage) ||
-           neededInputs.contains(op);
+  bool isLastChunk(int64_t chunk) const {
+    return chunk + 1 == partition.getNumChunks();
   }
-  int64_t tag(int64_t microBatch, bool backward, int64_t index) const {
-    return (microBatch * 2 + (backward ? 1 : 0)) * width + index;
+  /// Whether this stage's chunk `j` computes forward op `op`: one of its
+  /// own, or one reading only arguments and constants that its own ops need.
+  bool runsHere(Operation *op, int64_t j) const {
+    auto it = partition.chunkOf.find(op);
+    return (it != partition.chunkOf.end() && it->second == chunks[j]) ||
+           neededInputs[j].contains(op);
   }
-  int64_t lossTag() const { return 2 * options.microBatches * width; }
+  /// The tag of value `index` crossing the boundary after chunk `boundary`
+  /// for a micro-batch, forward or backward: odd for what goes backward
+  /// (gradients, and the loss and the tied gradients below), as train.p2p
+  /// documents, since on an interleaved stage the peer does not tell.
+  int64_t tag(int64_t boundary, int64_t microBatch, bool backward,
+              int64_t index) const {
+    int64_t pass = boundary * options.microBatches + microBatch;
+    return (pass * width + index) * 2 + (backward ? 1 : 0);
+  }
+  int64_t lossTag() const {
+    return 2 * options.microBatches * partition.getNumChunks() * width + 1;
+  }
+  /// The index of chunk `j`'s pass of micro-batch `k` in the per-pass lists.
+  int64_t slot(int64_t j, int64_t k) const {
+    return j * options.microBatches + k;
+  }
 
   func::FuncOp createFunction();
   void findNeededInputs();
   void readParams();
   Value getArgument(BlockArgument arg, int64_t microBatch, IRMapping &map);
-  void buildForward(int64_t microBatch);
-  LogicalResult buildBackward(int64_t microBatch);
+  void buildForward(int64_t j, int64_t microBatch);
+  LogicalResult buildBackward(int64_t j, int64_t microBatch);
   void drawMicroBatchMask(train::DropoutOp dropout, int64_t microBatch);
   void addParamGradient(StringRef name, Value param, Value grad);
+  std::set<int64_t> getHolderStages(StringRef name) const;
   void sumTiedGradients();
   Value buildLoss();
   Segment capture(Operation *before);
   void reorder(ArrayRef<Segment> forwards, ArrayRef<Segment> backwards);
+  void groupExchanges(ArrayRef<PipelineAction> schedule,
+                      ArrayRef<ArrayRef<Operation *>> passes);
   void mergeExchanges();
   train::P2POp createExchange(ValueRange sends, ArrayRef<int64_t> sendTo,
                               ArrayRef<int64_t> sendTags, TypeRange recvTypes,
@@ -93,17 +117,21 @@ private:
   int64_t width = 1;
   func::FuncOp func;
   Block *block = nullptr;
-  /// The replicated ops this stage computes.
-  llvm::DenseSet<Operation *> neededInputs;
+  /// The step's chunks this stage holds, in order.
+  SmallVector<int64_t> chunks;
+  /// The replicated ops each chunk computes.
+  SmallVector<llvm::DenseSet<Operation *>> neededInputs;
   /// Forward parameter value -> this stage's read, and each name's read.
   IRMapping params;
   llvm::MapVector<StringRef, Value> paramByName;
   /// The forward ops that read no micro-batch's data (the casts of the
-  /// parameters to the compute type, constants): built once, with micro-batch
-  /// 0, and read by every micro-batch, as Megatron-LM keeps one 16-bit copy
-  /// of its weights rather than one per micro-batch in flight.
+  /// parameters to the compute type, constants), and the op built for each:
+  /// built once, with the first micro-batch that needs it, and read by every
+  /// micro-batch, as Megatron-LM keeps one 16-bit copy of its weights rather
+  /// than one per micro-batch in flight.
   llvm::DenseSet<Operation *> invariant;
-  /// Per micro-batch: the forward mapping and the cloned forward ops.
+  llvm::DenseMap<Operation *, Operation *> shared;
+  /// Per pass (slot): the forward mapping and the cloned forward ops.
   SmallVector<IRMapping> maps;
   SmallVector<SmallVector<Operation *>> forwardOps;
   SmallVector<Segment> forwardSegments;
@@ -145,14 +173,16 @@ func::FuncOp StageBuilder::createFunction() {
     block->addArgument(input, arg.getLoc());
 
   SmallVector<Attribute> layers;
-  for (auto [layer, layerStage] :
-       llvm::zip_equal(partition.layers, partition.layerStage))
-    if (layerStage == stage)
-      layers.push_back(StringAttr::get(ctx, layer));
+  SmallVector<SmallVector<Attribute>> chunkLayers(chunks.size());
+  for (auto [layer, chunk] :
+       llvm::zip_equal(partition.layers, partition.layerChunk)) {
+    if (partition.getStageOfChunk(chunk) != stage)
+      continue;
+    layers.push_back(StringAttr::get(ctx, layer));
+    chunkLayers[chunk / partition.stages].push_back(layers.back());
+  }
   Builder attrs(ctx);
-  created->setAttr(
-      train::TrainDialect::kPipelineAttrName,
-      attrs.getDictionaryAttr({
+  SmallVector<NamedAttribute> entries({
           attrs.getNamedAttr("axis", attrs.getI64IntegerAttr(options.axis)),
           attrs.getNamedAttr("grid",
                              FlatSymbolRefAttr::get(ctx, options.gridName)),
@@ -165,27 +195,43 @@ func::FuncOp StageBuilder::createFunction() {
           attrs.getNamedAttr("stages",
                              attrs.getI64IntegerAttr(partition.stages)),
           attrs.getNamedAttr("step", attrs.getStringAttr(options.stepName)),
-      }));
+  });
+  if (partition.virtualStages > 1) {
+    SmallVector<Attribute> perChunk;
+    for (ArrayRef<Attribute> names : chunkLayers)
+      perChunk.push_back(attrs.getArrayAttr(names));
+    entries.push_back(
+        attrs.getNamedAttr("chunks", attrs.getArrayAttr(perChunk)));
+    entries.push_back(attrs.getNamedAttr(
+        "virtual", attrs.getI64IntegerAttr(partition.virtualStages)));
+  }
+  created->setAttr(train::TrainDialect::kPipelineAttrName,
+                   attrs.getDictionaryAttr(entries));
   return created;
 }
 
 void StageBuilder::findNeededInputs() {
   Block &body = forward.getBody().front();
-  for (Operation &op : llvm::reverse(body.without_terminator())) {
-    if (!runsHere(&op))
-      continue;
-    for (Value operand : op.getOperands())
-      if (Operation *def = operand.getDefiningOp();
-          def && partition.replicated.contains(def))
-        neededInputs.insert(def);
-  }
+  for (int64_t j = 0, e = chunks.size(); j < e; ++j)
+    for (Operation &op : llvm::reverse(body.without_terminator())) {
+      if (!runsHere(&op, j))
+        continue;
+      for (Value operand : op.getOperands())
+        if (Operation *def = operand.getDefiningOp();
+            def && partition.replicated.contains(def))
+          neededInputs[j].insert(def);
+    }
 }
 
 void StageBuilder::readParams() {
   Block &body = forward.getBody().front();
   for (auto param : body.getOps<train::ParamOp>()) {
-    bool read = llvm::any_of(param->getUsers(),
-                             [&](Operation *user) { return runsHere(user); });
+    bool read = llvm::any_of(param->getUsers(), [&](Operation *user) {
+      for (int64_t j = 0, e = chunks.size(); j < e; ++j)
+        if (runsHere(user, j))
+          return true;
+      return false;
+    });
     if (!read)
       continue;
     auto [it, inserted] = paramByName.try_emplace(param.getName(), Value());
@@ -245,14 +291,17 @@ isMicroBatchInvariant(Operation &op, const IRMapping &params,
   });
 }
 
-void StageBuilder::buildForward(int64_t k) {
+void StageBuilder::buildForward(int64_t j, int64_t k) {
+  int64_t chunk = chunks[j];
   IRMapping &map = maps.emplace_back(params);
   SmallVector<Operation *> &ops = forwardOps.emplace_back();
-  if (stage > 0) {
-    ArrayRef<Value> incoming = partition.boundary[stage - 1];
-    SmallVector<int64_t> from(incoming.size(), stage - 1), tags;
+  if (chunk > 0) {
+    ArrayRef<Value> incoming = partition.boundary[chunk - 1];
+    SmallVector<int64_t> from(incoming.size(),
+                              partition.getStageOfChunk(chunk - 1));
+    SmallVector<int64_t> tags;
     for (int64_t i = 0, e = incoming.size(); i < e; ++i)
-      tags.push_back(tag(k, false, i));
+      tags.push_back(tag(chunk - 1, k, false, i));
     train::P2POp recv =
         createExchange({}, {}, {}, ValueRange(incoming).getTypes(), from, tags);
     for (auto [value, received] : llvm::zip_equal(incoming, recv.getReceived()))
@@ -260,32 +309,36 @@ void StageBuilder::buildForward(int64_t k) {
   }
   Block &body = forward.getBody().front();
   for (Operation &op : body.without_terminator()) {
-    if (!runsHere(&op))
+    if (!runsHere(&op, j))
       continue;
-    if (k == 0 && isMicroBatchInvariant(op, params, invariant))
-      invariant.insert(&op);
-    if (k > 0 && invariant.contains(&op)) {
-      // Micro-batch 0's results; the op is in every micro-batch's list, so
-      // that each one's backward pass reaches the parameters through it.
-      Operation *shared = maps.front().lookup(op.getResult(0)).getDefiningOp();
-      map.map(op.getResults(), shared->getResults());
-      ops.push_back(shared);
+    if (Operation *built = shared.lookup(&op)) {
+      // The op is in every micro-batch's list, so that each one's backward
+      // pass reaches the parameters through it.
+      map.map(op.getResults(), built->getResults());
+      ops.push_back(built);
       continue;
     }
+    bool isInvariant = isMicroBatchInvariant(op, params, invariant);
     for (Value operand : op.getOperands())
       if (auto arg = dyn_cast<BlockArgument>(operand))
         getArgument(arg, k, map);
     ops.push_back(b.clone(op, map));
+    if (isInvariant) {
+      invariant.insert(&op);
+      shared[&op] = ops.back();
+    }
     if (auto dropout = dyn_cast<train::DropoutOp>(ops.back()))
       drawMicroBatchMask(dropout, k);
   }
-  if (!isLast()) {
-    ArrayRef<Value> outgoing = partition.boundary[stage];
+  if (!isLastChunk(chunk)) {
+    ArrayRef<Value> outgoing = partition.boundary[chunk];
     SmallVector<Value> sends;
-    SmallVector<int64_t> to(outgoing.size(), stage + 1), tags;
+    SmallVector<int64_t> to(outgoing.size(),
+                            partition.getStageOfChunk(chunk + 1));
+    SmallVector<int64_t> tags;
     for (auto [i, value] : llvm::enumerate(outgoing)) {
       sends.push_back(map.lookup(value));
-      tags.push_back(tag(k, false, i));
+      tags.push_back(tag(chunk, k, false, i));
     }
     createExchange(sends, to, tags, {}, {}, {});
   } else {
@@ -337,10 +390,11 @@ void StageBuilder::addParamGradient(StringRef name, Value param, Value grad) {
         train::AddOp::create(b, grad.getLoc(), type, it->second.second, grad);
 }
 
-LogicalResult StageBuilder::buildBackward(int64_t k) {
-  IRMapping &map = maps[k];
+LogicalResult StageBuilder::buildBackward(int64_t j, int64_t k) {
+  int64_t chunk = chunks[j];
+  IRMapping &map = maps[slot(j, k)];
   llvm::DenseMap<Value, Value> grads;
-  if (isLast()) {
+  if (isLastChunk(chunk)) {
     Value loss = losses[k];
     auto type = cast<RankedTensorType>(loss.getType());
     grads[loss] = arith::ConstantOp::create(
@@ -354,13 +408,14 @@ LogicalResult StageBuilder::buildBackward(int64_t k) {
   } else {
     SmallVector<Value> outgoing;
     SmallVector<int64_t> tags;
-    for (auto [i, value] : llvm::enumerate(partition.boundary[stage]))
+    for (auto [i, value] : llvm::enumerate(partition.boundary[chunk]))
       if (partition.active.contains(value)) {
         outgoing.push_back(map.lookup(value));
-        tags.push_back(tag(k, true, i));
+        tags.push_back(tag(chunk, k, true, i));
       }
     if (!outgoing.empty()) {
-      SmallVector<int64_t> from(outgoing.size(), stage + 1);
+      SmallVector<int64_t> from(outgoing.size(),
+                                partition.getStageOfChunk(chunk + 1));
       train::P2POp recv = createExchange(
           {}, {}, {}, ValueRange(outgoing).getTypes(), from, tags);
       for (auto [value, grad] : llvm::zip_equal(outgoing, recv.getReceived()))
@@ -371,17 +426,17 @@ LogicalResult StageBuilder::buildBackward(int64_t k) {
   for (Value value : partition.active)
     if (Value mapped = map.lookupOrNull(value))
       active.insert(mapped);
-  if (failed(autodiff::buildBackward(b, forwardOps[k], active, grads)))
+  if (failed(autodiff::buildBackward(b, forwardOps[slot(j, k)], active, grads)))
     return failure();
-  Operation *lastForward = forwardSegments[k].last;
+  Operation *lastForward = forwardSegments[slot(j, k)].last;
   autodiff::regatherForBackward(func, b, lastForward);
   autodiff::recastForBackward(b, *block, lastForward);
   autodiff::redequantizeForBackward(b, *block, lastForward);
 
-  if (stage > 0) {
+  if (chunk > 0) {
     SmallVector<Value> sends;
     SmallVector<int64_t> tags;
-    for (auto [i, value] : llvm::enumerate(partition.boundary[stage - 1])) {
+    for (auto [i, value] : llvm::enumerate(partition.boundary[chunk - 1])) {
       if (!partition.active.contains(value))
         continue;
       Value grad = grads.lookup(map.lookup(value));
@@ -391,16 +446,26 @@ LogicalResult StageBuilder::buildBackward(int64_t k) {
                    "stage ")
                << stage << " received";
       sends.push_back(grad);
-      tags.push_back(tag(k, true, i));
+      tags.push_back(tag(chunk - 1, k, true, i));
     }
     if (!sends.empty())
-      createExchange(sends, SmallVector<int64_t>(sends.size(), stage - 1), tags,
-                     {}, {}, {});
+      createExchange(
+          sends,
+          SmallVector<int64_t>(sends.size(),
+                               partition.getStageOfChunk(chunk - 1)),
+          tags, {}, {}, {});
   }
   for (auto [name, param] : paramByName)
     if (Value grad = grads.lookup(param))
       addParamGradient(name, param, grad);
   return success();
+}
+
+std::set<int64_t> StageBuilder::getHolderStages(StringRef name) const {
+  std::set<int64_t> stages;
+  for (int64_t chunk : partition.holders.at(name))
+    stages.insert(partition.getStageOfChunk(chunk));
+  return stages;
 }
 
 void StageBuilder::sumTiedGradients() {
@@ -409,14 +474,15 @@ void StageBuilder::sumTiedGradients() {
   SmallVector<Type> recvTypes;
   SmallVector<StringRef> tied;
   for (auto &entry : gradSums) {
-    const std::set<int64_t> &stages = partition.holders.at(entry.first);
+    std::set<int64_t> stages = getHolderStages(entry.first);
     if (stages.size() < 2)
       continue;
     tied.push_back(entry.first);
     for (int64_t peer : stages) {
       if (peer == stage)
         continue;
-      int64_t t = lossTag() + 1 + partition.paramIndex.lookup(entry.first);
+      int64_t t =
+          lossTag() + 2 * (1 + partition.paramIndex.lookup(entry.first));
       sends.push_back(entry.second.second);
       sendTo.push_back(peer);
       sendTags.push_back(t);
@@ -433,7 +499,7 @@ void StageBuilder::sumTiedGradients() {
   unsigned next = 0;
   for (StringRef name : tied) {
     Value own = gradSums[name].second, sum;
-    for (int64_t holder : partition.holders.at(name)) {
+    for (int64_t holder : getHolderStages(name)) {
       Value part = holder == stage ? own : exchange.getReceived()[next++];
       sum = sum ? train::AddOp::create(b, part.getLoc(), part.getType(), sum,
                                        part)
@@ -476,6 +542,31 @@ Segment StageBuilder::capture(Operation *before) {
   return segment;
 }
 
+/// Splits a backward pass's ops into its input-gradient part (what the
+/// gradients it sends to the previous stage need, and the exchanges) and
+/// its weight-gradient part (the rest: the parameters' gradients and their
+/// sums), each in program order. Nothing in the first part reads the second.
+static std::pair<SmallVector<Operation *>, SmallVector<Operation *>>
+splitWeightPass(ArrayRef<Operation *> ops) {
+  llvm::DenseSet<Operation *> inPass(ops.begin(), ops.end()), input;
+  SmallVector<Operation *> worklist;
+  for (Operation *op : ops)
+    if (isa<train::P2POp>(op))
+      worklist.push_back(op);
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (!input.insert(op).second)
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp(); def && inPass.contains(def))
+        worklist.push_back(def);
+  }
+  std::pair<SmallVector<Operation *>, SmallVector<Operation *>> parts;
+  for (Operation *op : ops)
+    (input.contains(op) ? parts.first : parts.second).push_back(op);
+  return parts;
+}
+
 void StageBuilder::reorder(ArrayRef<Segment> forwards,
                            ArrayRef<Segment> backwards) {
   auto opsOf = [](Segment segment) {
@@ -487,25 +578,131 @@ void StageBuilder::reorder(ArrayRef<Segment> forwards,
     }
     return ops;
   };
-  SmallVector<SmallVector<Operation *>> forwardOpsOf, backwardOpsOf;
+  // Per pass (slot): its ops by kind of pass.
+  SmallVector<SmallVector<Operation *>> forwardOpsOf, backwardOpsOf,
+      weightOpsOf;
   for (Segment segment : forwards)
     forwardOpsOf.push_back(opsOf(segment));
-  for (Segment segment : backwards)
-    backwardOpsOf.push_back(opsOf(segment));
+  bool splitWeights = options.schedule == PipelineSchedule::ZeroBubbleH1;
+  for (Segment segment : backwards) {
+    SmallVector<Operation *> ops = opsOf(segment);
+    if (!splitWeights) {
+      backwardOpsOf.push_back(std::move(ops));
+      weightOpsOf.emplace_back();
+      continue;
+    }
+    auto [input, weight] = splitWeightPass(ops);
+    backwardOpsOf.push_back(std::move(input));
+    weightOpsOf.push_back(std::move(weight));
+  }
   // The epilogue: everything after the last backward pass.
   SmallVector<Operation *> epilogue;
   for (Operation *op = backwards.back().last->getNextNode(); op;
        op = op->getNextNode())
     epilogue.push_back(op);
   Operation *end = &block->back();
-  for (const PipelineAction &action : getStageSchedule(
-           options.schedule, partition.stages, stage, options.microBatches))
-    for (Operation *op :
-         (action.backward ? backwardOpsOf : forwardOpsOf)[action.microBatch])
+  SmallVector<PipelineAction> schedule =
+      getStageSchedule(options.schedule, partition.stages, stage,
+                       options.microBatches, partition.virtualStages);
+  SmallVector<ArrayRef<Operation *>> passes;
+  for (const PipelineAction &action : schedule) {
+    int64_t index = slot(action.chunk, action.microBatch);
+    passes.push_back(action.pass == PipelinePass::Forward ? forwardOpsOf[index]
+                     : action.pass == PipelinePass::Backward
+                         ? backwardOpsOf[index]
+                         : weightOpsOf[index]);
+    for (Operation *op : passes.back())
       op->moveBefore(end);
+  }
   for (Operation *op : epilogue)
     if (op != end)
       op->moveBefore(end);
+  if (options.schedule == PipelineSchedule::Interleaved)
+    groupExchanges(schedule, passes);
+}
+
+/// Megatron-LM's exchanges for the interleaved schedule: one after each
+/// step of the schedule (a forward pass of the warm-up, a forward and a
+/// backward pass of the steady state, a backward pass of the cool-down)
+/// that sends what the step's passes send and receives what the next
+/// step's passes receive; the first step's receives before it. Posting a
+/// pass's receive with the previous step, and a forward's send only after
+/// the backward pass that follows it, is what keeps the stages' exchanges
+/// from waiting on each other once the last chunk's stage sends back to the
+/// first (exchanges per pass, as 1F1B's, do not complete).
+void StageBuilder::groupExchanges(ArrayRef<PipelineAction> schedule,
+                                  ArrayRef<ArrayRef<Operation *>> passes) {
+  // The steps: (first pass, pass count). The steady state, where forward
+  // and backward passes pair up, starts with the forward pass before the
+  // first backward pass, unless every forward pass comes first (as many
+  // micro-batches as stages).
+  auto isForward = [](const PipelineAction &action) {
+    return action.pass == PipelinePass::Forward;
+  };
+  size_t firstBackward =
+      llvm::find_if_not(schedule, isForward) - schedule.begin();
+  bool steady = firstBackward > 0 &&
+                llvm::any_of(schedule.drop_front(firstBackward), isForward);
+  size_t steadyStart = steady ? firstBackward - 1 : schedule.size();
+  SmallVector<std::pair<size_t, size_t>> steps;
+  for (size_t i = 0; i < schedule.size();) {
+    bool pair = i >= steadyStart && i + 1 < schedule.size() &&
+                isForward(schedule[i]) && !isForward(schedule[i + 1]);
+    steps.push_back({i, pair ? 2 : 1});
+    i += pair ? 2 : 1;
+  }
+  // Each step's exchanges that send and that receive, and the op each
+  // grouped exchange goes before, found before any is replaced.
+  SmallVector<SmallVector<train::P2POp>> sendsOf(steps.size()),
+      receivesOf(steps.size());
+  SmallVector<Operation *> anchors;
+  for (auto [g, step] : llvm::enumerate(steps)) {
+    Operation *first = nullptr, *last = nullptr;
+    for (size_t i = step.first; i < step.first + step.second; ++i)
+      for (Operation *op : passes[i]) {
+        first = first ? first : op;
+        last = op;
+        if (auto p2p = dyn_cast<train::P2POp>(op))
+          (p2p.getSends().empty() ? receivesOf : sendsOf)[g].push_back(p2p);
+      }
+    if (g == 0)
+      anchors.push_back(first);
+    anchors.push_back(last->getNextNode());
+  }
+  auto concat = [](SmallVector<int64_t> &to, ArrayRef<int64_t> from) {
+    to.append(from.begin(), from.end());
+  };
+  for (size_t g = 0; g <= steps.size(); ++g) {
+    // Before step 0: its receives; after step g - 1: its sends and step
+    // g's receives.
+    SmallVector<train::P2POp> parts;
+    if (g > 0)
+      parts = sendsOf[g - 1];
+    if (g < steps.size())
+      llvm::append_range(parts, receivesOf[g]);
+    if (parts.empty())
+      continue;
+    SmallVector<Value> sends;
+    SmallVector<int64_t> sendTo, sendTags, recvFrom, recvTags;
+    SmallVector<Type> types;
+    for (train::P2POp part : parts) {
+      llvm::append_range(sends, part.getSends());
+      concat(sendTo, part.getSendTo());
+      concat(sendTags, part.getSendTags());
+      llvm::append_range(types, part.getReceived().getTypes());
+      concat(recvFrom, part.getRecvFrom());
+      concat(recvTags, part.getRecvTags());
+    }
+    b.setInsertionPoint(anchors[g]);
+    train::P2POp grouped =
+        createExchange(sends, sendTo, sendTags, types, recvFrom, recvTags);
+    unsigned next = 0;
+    for (train::P2POp part : parts) {
+      for (Value received : part.getReceived())
+        received.replaceAllUsesWith(grouped.getReceived()[next++]);
+      part.erase();
+    }
+  }
 }
 
 void StageBuilder::mergeExchanges() {
@@ -553,16 +750,18 @@ FailureOr<func::FuncOp> StageBuilder::build() {
   findNeededInputs();
   readParams();
   SmallVector<Segment> backwardSegments;
-  for (int64_t k = 0; k < options.microBatches; ++k) {
-    Operation *before = block->empty() ? nullptr : &block->back();
-    buildForward(k);
-    forwardSegments.push_back(capture(before));
-    before = &block->back();
-    if (failed(buildBackward(k))) {
-      func.erase();
-      return failure();
+  for (int64_t j = 0, e = chunks.size(); j < e; ++j) {
+    for (int64_t k = 0; k < options.microBatches; ++k) {
+      Operation *before = block->empty() ? nullptr : &block->back();
+      buildForward(j, k);
+      forwardSegments.push_back(capture(before));
+      before = &block->back();
+      if (failed(buildBackward(j, k))) {
+        func.erase();
+        return failure();
+      }
+      backwardSegments.push_back(capture(before));
     }
-    backwardSegments.push_back(capture(before));
   }
   sumTiedGradients();
   autodiff::averageOverDataParallel(func, b, gradSums);

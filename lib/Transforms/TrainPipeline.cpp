@@ -49,7 +49,7 @@ static StringRef getLayer(Operation *op) {
   return {};
 }
 
-/// Assigns each layer its stage: from `split` (each stage's first layer) or
+/// Assigns each layer its chunk: from `split` (each chunk's first layer) or
 /// balanced by FLOPs.
 static LogicalResult assignLayers(func::FuncOp forward, ArrayRef<int64_t> split,
                                   StagePartition &partition) {
@@ -81,13 +81,20 @@ static LogicalResult assignLayers(func::FuncOp forward, ArrayRef<int64_t> split,
     }
     costs[it->second] += getFlops(&op);
   }
-  int64_t stages = partition.stages;
+  int64_t chunks = partition.getNumChunks();
   int64_t layers = costs.size();
-  if (layers < stages)
-    return forward.emitOpError()
-           << "has " << layers
-           << " train.layer groups, fewer than stages=" << stages
-           << ": every pipeline stage needs at least one layer";
+  if (layers < chunks) {
+    InFlightDiagnostic diag = forward.emitOpError()
+                              << "has " << layers
+                              << " train.layer groups, fewer than stages="
+                              << partition.stages;
+    if (partition.virtualStages > 1)
+      diag << " x virtual=" << partition.virtualStages;
+    diag << ": every pipeline stage"
+         << (partition.virtualStages > 1 ? "'s model chunk" : "")
+         << " needs at least one layer";
+    return diag;
+  }
   SmallVector<int64_t> firsts;
   if (!split.empty()) {
     for (int64_t first : split)
@@ -97,30 +104,37 @@ static LogicalResult assignLayers(func::FuncOp forward, ArrayRef<int64_t> split,
                << "layer " << first;
     firsts.assign(split.begin(), split.end());
   } else {
-    firsts = balanceStages(costs, before, after, stages);
+    firsts = balanceStages(costs, before, after, chunks);
   }
-  for (int64_t s = 0; s < stages; ++s) {
-    int64_t end = s + 1 < stages ? firsts[s + 1] : layers;
-    for (int64_t l = firsts[s]; l < end; ++l)
-      partition.layerStage.push_back(s);
+  for (int64_t c = 0; c < chunks; ++c) {
+    int64_t end = c + 1 < chunks ? firsts[c + 1] : layers;
+    for (int64_t l = firsts[c]; l < end; ++l)
+      partition.layerChunk.push_back(c);
   }
   return success();
 }
 
-/// Assigns every forward op a stage (or marks it replicated), and finds the
-/// values that cross each boundary.
+/// Assigns every forward op a chunk (or marks it replicated), and finds the
+/// values that cross each boundary between chunks.
 static LogicalResult assignOps(func::FuncOp forward,
                                StagePartition &partition) {
   Block &body = forward.getBody().front();
-  llvm::StringMap<int64_t> layerStage;
-  for (auto [name, stage] :
-       llvm::zip_equal(partition.layers, partition.layerStage))
-    layerStage[name] = stage;
+  auto describeChunk = [&](int64_t chunk) {
+    std::string text =
+        "stage " + std::to_string(partition.getStageOfChunk(chunk));
+    if (partition.virtualStages > 1)
+      text += " chunk " + std::to_string(chunk / partition.stages);
+    return text;
+  };
+  llvm::StringMap<int64_t> layerChunk;
+  for (auto [name, chunk] :
+       llvm::zip_equal(partition.layers, partition.layerChunk))
+    layerChunk[name] = chunk;
   Operation *lastLayerOp = nullptr;
   for (Operation &op : body.without_terminator())
     if (!getLayer(&op).empty())
       lastLayerOp = &op;
-  int64_t last = partition.stages - 1;
+  int64_t last = partition.getNumChunks() - 1;
   bool afterLayers = false;
   for (Operation &op : body.without_terminator()) {
     if (isa<train::ParamOp>(op))
@@ -132,7 +146,7 @@ static LogicalResult assignOps(func::FuncOp forward,
       if (!def || partition.replicated.contains(def))
         continue;
       onlyInputs = false;
-      if (auto it = partition.stageOf.find(def); it != partition.stageOf.end())
+      if (auto it = partition.chunkOf.find(def); it != partition.chunkOf.end())
         operandStage = std::max(operandStage, it->second);
     }
     StringRef layer = getLayer(&op);
@@ -142,59 +156,76 @@ static LogicalResult assignOps(func::FuncOp forward,
     }
     int64_t stage = operandStage;
     if (!layer.empty()) {
-      stage = layerStage.lookup(layer);
+      stage = layerChunk.lookup(layer);
       if (operandStage > stage)
         return op.emitOpError()
-               << "in layer '" << layer << "' (stage " << stage
-               << ") reads a value computed on stage " << operandStage
+               << "in layer '" << layer << "' (" << describeChunk(stage)
+               << ") reads a value computed on " << describeChunk(operandStage)
                << ": train-pipeline needs a step whose layers run in order";
     } else if (afterLayers) {
       stage = last;
     }
     if (&op == lastLayerOp)
       afterLayers = true;
-    partition.stageOf[&op] = stage;
+    partition.chunkOf[&op] = stage;
   }
   partition.loss = body.getTerminator()->getOperand(0);
   Operation *lossOp = partition.loss.getDefiningOp();
-  if (!lossOp || !partition.stageOf.contains(lossOp))
+  if (!lossOp || !partition.chunkOf.contains(lossOp))
     return forward.emitOpError("its loss does not depend on the layers");
-  partition.stageOf[lossOp] = last;
+  partition.chunkOf[lossOp] = last;
 
-  // Each parameter is read by the stages of its users.
+  // Each parameter is read by the chunks of its users.
   for (auto param : body.getOps<train::ParamOp>()) {
     partition.paramIndex.try_emplace(param.getName(),
                                      partition.paramIndex.size());
-    std::set<int64_t> &stages = partition.holders[param.getName()];
+    std::set<int64_t> &chunks = partition.holders[param.getName()];
     for (Operation *user : param->getUsers())
-      if (auto it = partition.stageOf.find(user); it != partition.stageOf.end())
-        stages.insert(it->second);
+      if (auto it = partition.chunkOf.find(user); it != partition.chunkOf.end())
+        chunks.insert(it->second);
+    // A stage sums a parameter's gradient over its micro-batches in one
+    // chunk's order; two chunks of one stage would interleave the sums.
+    std::set<int64_t> stages;
+    for (int64_t chunk : chunks)
+      if (!stages.insert(partition.getStageOfChunk(chunk)).second)
+        return param.emitOpError()
+               << "is read by two model chunks of stage "
+               << partition.getStageOfChunk(chunk)
+               << " (virtual=" << partition.virtualStages
+               << "): the interleaved schedule needs each parameter read by "
+                  "one chunk per stage";
   }
 
-  // Each value crosses every boundary between its stage and its last
+  // Each value crosses every boundary between its chunk and its last
   // reader's.
-  partition.boundary.assign(partition.stages - 1, {});
+  partition.boundary.assign(last, {});
   for (Operation &op : body.without_terminator()) {
-    auto it = partition.stageOf.find(&op);
-    if (it == partition.stageOf.end())
+    auto it = partition.chunkOf.find(&op);
+    if (it == partition.chunkOf.end())
       continue;
     for (Value result : op.getResults()) {
       int64_t lastUse = it->second;
       for (Operation *user : result.getUsers())
-        if (auto use = partition.stageOf.find(user);
-            use != partition.stageOf.end())
+        if (auto use = partition.chunkOf.find(user);
+            use != partition.chunkOf.end())
           lastUse = std::max(lastUse, use->second);
       for (int64_t b = it->second; b < lastUse; ++b)
         partition.boundary[b].push_back(result);
     }
   }
-  for (auto [b, values] : llvm::enumerate(partition.boundary))
-    if (values.empty())
-      return forward.emitOpError()
-             << "stage " << b + 1
-             << " reads nothing that earlier stages compute: the layers "
-                "after '"
-             << partition.layers[b] << "' do not depend on those before";
+  for (auto [b, values] : llvm::enumerate(partition.boundary)) {
+    if (!values.empty())
+      continue;
+    int64_t lastLayer = 0;
+    for (auto [l, chunk] : llvm::enumerate(partition.layerChunk))
+      if (chunk == static_cast<int64_t>(b))
+        lastLayer = l;
+    return forward.emitOpError()
+           << describeChunk(b + 1)
+           << " reads nothing that earlier stages compute: the layers "
+              "after '"
+           << partition.layers[lastLayer] << "' do not depend on those before";
+  }
   return success();
 }
 
@@ -239,6 +270,12 @@ struct TrainPipelinePass
     : public memopt::impl::TrainPipelinePassBase<TrainPipelinePass> {
   using Base::Base;
 
+  /// The micro-batches per step: `microbatches`, by default `stages`.
+  int64_t getMicroBatches() const {
+    return microBatches == 0 ? static_cast<int64_t>(stages)
+                             : static_cast<int64_t>(microBatches);
+  }
+
   /// Fails through `fail` on options out of range.
   LogicalResult checkOptions(function_ref<LogicalResult(const Twine &)> fail) {
     if (stages < 1 || stages > 65536)
@@ -247,13 +284,16 @@ struct TrainPipelinePass
     if (microBatches < 0 || microBatches > (int64_t(1) << 20))
       return fail("train-pipeline: microbatches must be from 1 to 2^20, got " +
                   Twine(microBatches));
-    if (!parsePipelineSchedule(schedule))
+    std::optional<PipelineSchedule> parsed = parsePipelineSchedule(schedule);
+    if (!parsed)
       return fail("train-pipeline: unknown schedule '" + schedule +
-                  "'; expected 1f1b or gpipe (interleaved and zb-h1 are not "
-                  "built yet)");
-    if (virtualStages != 1)
-      return fail("train-pipeline: virtual=" + Twine(virtualStages) +
-                  ": the interleaved schedule is not built yet; use virtual=1");
+                  "'; expected 1f1b, gpipe, interleaved or zb-h1");
+    if (virtualStages < 1 || virtualStages > 1024)
+      return fail("train-pipeline: virtual must be from 1 to 1024, got " +
+                  Twine(virtualStages));
+    if (std::optional<std::string> problem = checkScheduleShape(
+            *parsed, stages, getMicroBatches(), virtualStages))
+      return fail("train-pipeline: " + *problem);
     for (size_t i = 0; i < onlyStages.size(); ++i) {
       if (onlyStages[i] < 0 || onlyStages[i] >= stages)
         return fail("train-pipeline: only-stages names stage " +
@@ -264,10 +304,16 @@ struct TrainPipelinePass
     }
     if (split.empty())
       return success();
-    if (static_cast<int64_t>(split.size()) != stages)
+    if (static_cast<int64_t>(split.size()) != stages * virtualStages) {
+      if (virtualStages == 1)
+        return fail("train-pipeline: split lists " + Twine(split.size()) +
+                    " layers, but there are " + Twine(stages) +
+                    " stages: give each stage's first layer");
       return fail("train-pipeline: split lists " + Twine(split.size()) +
-                  " layers, but there are " + Twine(stages) +
-                  " stages: give each stage's first layer");
+                  " layers, but there are " + Twine(stages * virtualStages) +
+                  " model chunks (stages x virtual): give each chunk's first "
+                  "layer");
+    }
     if (split[0] != 0)
       return fail("train-pipeline: split must start at layer 0, got " +
                   Twine(split[0]));
@@ -369,6 +415,7 @@ struct TrainPipelinePass
 
     StagePartition partition;
     partition.stages = stages;
+    partition.virtualStages = virtualStages;
     if (failed(assignLayers(forward, split, partition)) ||
         failed(assignOps(forward, partition)))
       return failure();
@@ -380,7 +427,8 @@ struct TrainPipelinePass
 
     StageOptions options;
     options.schedule = *parsePipelineSchedule(schedule);
-    options.microBatches = microBatches == 0 ? stages : microBatches;
+    options.microBatches = getMicroBatches();
+    options.virtualStages = virtualStages;
     options.autodiff = *autodiff;
     options.precision = train::getPrecisionConfig(*step);
     options.stepName = step->getSymName().str();

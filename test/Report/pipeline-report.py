@@ -32,13 +32,67 @@ def load(path):
             fail(f"{path}: not valid JSON: {error}")
 
 
-def in_flight(schedule, stages, stage, microbatches):
+def interleaved_passes(stages, stage, microbatches, chunks):
+    """Megatron-LM's interleaved 1F1B on one stage, written from Narayanan
+    et al. (2021) and Megatron-LM's forward_backward_pipelining_with_
+    interleaving: ("F" or "B", chunk, micro-batch) in order. Forward passes
+    take groups of p micro-batches through chunk 0, 1, ...; backward passes
+    through the chunks in reverse."""
+    total = microbatches * chunks
+
+    def which(i, forward):
+        chunk = (i // stages) % chunks
+        return (chunk if forward else chunks - 1 - chunk,
+                (i // (stages * chunks)) * stages + i % stages)
+
+    if microbatches == stages:
+        warmup = total
+    else:
+        warmup = min(total, 2 * (stages - stage - 1) + (chunks - 1) * stages)
+    order = [("F",) + which(i, True) for i in range(warmup)]
+    for i in range(total - warmup):
+        order += [("F",) + which(warmup + i, True), ("B",) + which(i, False)]
+    order += [("B",) + which(i, False) for i in range(total - warmup, total)]
+    return order
+
+
+def in_flight(pipeline, stage):
     """Korthikanti et al.'s and Narayanan et al.'s counts: 1F1B holds
-    min(m, p - s) micro-batches on stage s, GPipe all m."""
+    min(m, p - s) micro-batches on stage s, GPipe all m; ZB-H1 (Qi et al.)
+    min(m, p) on every stage until their weight passes (1F1B's, plus the s
+    backward passes stage s runs before their weight passes); the
+    interleaved schedule's passes through chunks, from the simulated order:
+    on the first stage 2 (p - 1) + (v - 1) p + 1 when m > p, i.e. 1F1B's p
+    micro-batches times 1 + (p - 1) / (p v) in whole-stage units."""
+    schedule = pipeline["schedule"]
+    p, m = pipeline["num_stages"], pipeline["microbatches"]
     if schedule == "1f1b":
-        return min(microbatches, stages - stage)
+        return min(m, p - stage)
+    if schedule == "zb-h1":
+        return min(m, p)
+    if schedule == "interleaved":
+        v = pipeline["virtual_stages"]
+        live = most = 0
+        for kind, _, _ in interleaved_passes(p, stage, m, v):
+            live += 1 if kind == "F" else -1
+            most = max(most, live)
+        if stage == 0 and m > p:
+            expect(most == 2 * (p - 1) + (v - 1) * p + 1,
+                   f"interleaved first stage holds {most} chunk passes")
+        return most
     expect(schedule == "gpipe", f"unknown schedule {schedule}")
-    return microbatches
+    return m
+
+
+def bubble(pipeline):
+    """(p - 1) / (m + p - 1) for 1F1B and GPipe; a chunk's pass is 1/v of a
+    stage's under interleaving, (p - 1) / (v m + p - 1); ZB-H1 with equal
+    forward, input-gradient and weight-gradient times, (p - 1) / (3 m + p
+    - 1)."""
+    p, m = pipeline["num_stages"], pipeline["microbatches"]
+    work = {"interleaved": pipeline["virtual_stages"], "zb-h1": 3}.get(
+        pipeline["schedule"], 1) * m
+    return (p - 1) / (work + p - 1)
 
 
 def check_activations(step, pipeline):
@@ -48,19 +102,42 @@ def check_activations(step, pipeline):
     embedding's output and the head and loss). The first stage saves the
     embedding's output instead of its last layer's output (sent on, not
     saved), the others save the received input instead: the same bytes, so
-    the sums are exact."""
+    the sums are exact. Interleaved: the most, over its order, of what the
+    chunk passes in flight save. ZB-H1: between 1F1B's min(m, p - s)
+    micro-batches and min(m, p) (a pass whose input gradient is done and
+    whose weight gradient is not holds only what the weight gradient
+    reads)."""
     saved = {entry["layer"]: entry["bytes"]
              for entry in step["saved_activations"]["by_layer"]}
-    last = pipeline["num_stages"] - 1
+    p, m = pipeline["num_stages"], pipeline["microbatches"]
+    last = p - 1
     for stage in pipeline["stages"]:
-        per_micro_batch = sum(saved[layer] for layer in stage["layers"])
-        if stage["stage"] == last:
-            per_micro_batch += saved.get("(other)", 0)
-        expected = stage["microbatches_in_flight"] * per_micro_batch
-        expect(stage["max_activation_bytes"] == expected,
-               f"stage {stage['stage']}: {stage['max_activation_bytes']} B of "
-               f"activations at most, expected {stage['microbatches_in_flight']}"
-               f" x {per_micro_batch} = {expected}")
+        s = stage["stage"]
+        per_chunk = [sum(saved[layer] for layer in chunk)
+                     for chunk in stage["chunks"]]
+        if s == last:
+            per_chunk[-1] += saved.get("(other)", 0)
+        got = stage["max_activation_bytes"]
+        if pipeline["schedule"] == "interleaved":
+            live = expected = 0
+            for kind, chunk, _ in interleaved_passes(
+                    p, s, m, pipeline["virtual_stages"]):
+                live += per_chunk[chunk] if kind == "F" else -per_chunk[chunk]
+                expected = max(expected, live)
+            expect(got == expected,
+                   f"stage {s}: {got} B of activations at most, the chunk "
+                   f"passes in flight save {expected}")
+            continue
+        if pipeline["schedule"] == "zb-h1":
+            low, high = min(m, p - s) * per_chunk[0], min(m, p) * per_chunk[0]
+            expect(low <= got <= high,
+                   f"stage {s}: {got} B of activations at most, not within "
+                   f"[{low}, {high}]")
+            continue
+        expected = stage["microbatches_in_flight"] * per_chunk[0]
+        expect(got == expected,
+               f"stage {s}: {got} B of activations at most, expected "
+               f"{stage['microbatches_in_flight']} x {per_chunk[0]} = {expected}")
 
 
 def check_stage_report(pipeline, path):
@@ -97,10 +174,11 @@ def main():
     pipeline = report["pipeline"]
     stages, microbatches = pipeline["num_stages"], pipeline["microbatches"]
     schedule = pipeline["schedule"]
-    expect(pipeline["bubble_fraction"] == (stages - 1) / (microbatches + stages - 1),
-           "bubble fraction is not (p - 1) / (m + p - 1)")
+    expect(abs(pipeline["bubble_fraction"] - bubble(pipeline)) < 1e-12,
+           f"bubble fraction {pipeline['bubble_fraction']}, expected "
+           f"{bubble(pipeline)}")
     for stage in pipeline["stages"]:
-        expected = in_flight(schedule, stages, stage["stage"], microbatches)
+        expected = in_flight(pipeline, stage["stage"])
         expect(stage["microbatches_in_flight"] == expected,
                f"stage {stage['stage']}: {stage['microbatches_in_flight']} in "
                f"flight, expected {expected}")

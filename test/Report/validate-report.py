@@ -245,9 +245,10 @@ def check_json(path):
         check_pipeline(report)
 
 
-PIPELINE_KEYS = ["schedule", "num_stages", "microbatches", "bubble_fraction",
+PIPELINE_KEYS = ["schedule", "num_stages", "microbatches", "virtual_stages",
+                 "bubble_fraction",
                  "reported_stage", "p2p_bytes", "stages"]
-STAGE_KEYS = ["stage", "function", "layers", "microbatches_in_flight",
+STAGE_KEYS = ["stage", "function", "layers", "chunks", "microbatches_in_flight",
               "peak_bytes", "by_class", "max_activation_bytes",
               "model_states_bytes", "peak_op",
               "sent_bytes"]
@@ -264,6 +265,10 @@ def check_pipeline(report):
     for index, stage in enumerate(stages):
         expect(list(stage) == STAGE_KEYS, f"stages[{index}] keys {list(stage)}")
         expect(stage["stage"] == index, f"stages[{index}] out of order")
+        expect(len(stage["chunks"]) == pipeline["virtual_stages"]
+               and sum(stage["chunks"], []) == stage["layers"],
+               f"stages[{index}].chunks are not its layers in "
+               f"{pipeline['virtual_stages']} chunks")
         expect(list(stage["peak_op"]) == ["name", "location"], "stage peak_op")
         load = check_by_class(stage["by_class"], f"stages[{index}].by_class")
         expect(load <= stage["peak_bytes"], f"stages[{index}] by_class sum")

@@ -151,7 +151,7 @@ private:
   /// The steps of the constructor, in order, on the schedule of `block`.
   void findForwardOps(Block &block);
   /// findForwardOps in stage `stage` of a pipelined step.
-  void findStageForwardOps(Block &block, int64_t stage);
+  void findStageForwardOps(Block &block, int64_t stage, bool chunked);
   void findDeadViews();
   void addBuffer(Value value, MemoryClass cls, int64_t start, std::string name,
                  int64_t granularity);

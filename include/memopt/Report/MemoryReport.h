@@ -248,8 +248,13 @@ struct PipelineStageSummary {
   std::string function;
   /// The train.layer groups the stage runs, from `train.pipeline`.
   SmallVector<std::string> layers;
+  /// The layers of each of the stage's model chunks (one chunk of all
+  /// `layers` but under the interleaved schedule).
+  std::vector<std::vector<std::string>> chunks;
   /// getMicroBatchesInFlight of the stage's schedule: the most micro-batches
-  /// whose forward pass has run and whose backward pass has not.
+  /// whose forward pass has run and whose backward pass (under ZB-H1: weight
+  /// pass) has not; under the interleaved schedule, passes of a micro-batch
+  /// through one chunk.
   int64_t microBatchesInFlight = 0;
   /// The stage's MemoryReport::getPeakBytes, and its live bytes per class at
   /// its peak point (summing to its LOAD).
@@ -269,10 +274,13 @@ struct PipelineStageSummary {
 
 /// The pipeline a reported stage belongs to: every stage of its step.
 struct PipelineSummary {
-  /// `train.pipeline`'s schedule name ("1f1b", "gpipe").
+  /// `train.pipeline`'s schedule name ("1f1b", "gpipe", "interleaved",
+  /// "zb-h1").
   std::string schedule;
   int64_t numStages = 0;
   int64_t microBatches = 0;
+  /// Model chunks per stage (the interleaved schedule's v; else 1).
+  int64_t virtualStages = 1;
   /// getBubbleFraction of the schedule.
   double bubbleFraction = 0.0;
   /// The stage the report is of.
@@ -282,7 +290,7 @@ struct PipelineSummary {
   /// The sum of the stages' sentBytes: point-to-point bytes per step.
   int64_t p2pBytes = 0;
   /// Every stage, in stage order.
-  SmallVector<PipelineStageSummary> stages;
+  SmallVector<PipelineStageSummary, 0> stages;
 };
 
 /// A run of consecutive points of one phase of an eager step.

@@ -184,7 +184,8 @@ def TrainPipelinePass : Pass<"train-pipeline", "::mlir::ModuleOp"> {
     The memory of each stage is the liveness of its program: the
     activations in flight under the schedule are live values, so the first
     stage of `1f1b` holds `min(M, P)` micro-batches' activations and the
-    last holds one, with no formula.
+    last holds one, with no formula; `zb-h1`'s deferred weight passes and
+    the interleaved schedule's deeper warm-up are live values the same way.
 
     A step train-shard partitioned (tp, dp, sequence parallelism; not ZeRO
     yet) is pipelined the same way: its grid gets the stages as a new last
@@ -192,13 +193,15 @@ def TrainPipelinePass : Pass<"train-pipeline", "::mlir::ModuleOp"> {
     and the data-parallel average of its gradients (after the sums over the
     micro-batches), and the stages of one `(dp, tp)` position exchange with
     each other. Apply train-shard first: train-pipeline's stages are not
-    steps train-shard can partition. `interleaved` and `zb-h1` schedules,
-    `virtual` above 1, ZeRO, and steps accumulating gradients or using loss
-    scaling are refused with an error that says so.
+    steps train-shard can partition. ZeRO, and steps accumulating gradients
+    or using loss scaling are refused with an error that says so.
 
-    Errors: `stages` or `microbatches` below 1, an unknown schedule, a
-    `split` that is not `stages` increasing layer indices starting at 0, a
-    step with fewer `train.layer`s than stages, a function that is not a
+    Errors: `stages` or `microbatches` below 1, an unknown schedule,
+    `virtual` above 1 without `interleaved` (or 1 with it), an interleaved
+    `microbatches` that is not a multiple of `stages`, a `split` that is not
+    one increasing layer index per chunk starting at 0, a step with fewer
+    `train.layer`s than chunks, an interleaved step with a parameter that
+    two chunks of one stage read, a function that is not a
     whole step train-autodiff derived, one that returns more than the loss,
     an op after the first layer that reads a value of a later stage, a
     module that already has a `@grid` (but for train-shard's), and a module
@@ -210,13 +213,14 @@ def TrainPipelinePass : Pass<"train-pipeline", "::mlir::ModuleOp"> {
     Option<"microBatches", "microbatches", "int64_t", /*default=*/"0",
            "Micro-batches per optimizer step (default: stages)">,
     Option<"schedule", "schedule", "std::string", /*default=*/"\"1f1b\"",
-           "The order of forward and backward passes: 1f1b or gpipe">,
+           "The order of forward and backward passes: 1f1b, gpipe, "
+           "interleaved or zb-h1">,
     Option<"virtualStages", "virtual", "int64_t", /*default=*/"1",
-           "Model chunks per stage (interleaved schedule); only 1 is "
-           "supported">,
+           "Model chunks per stage: 2 or more with schedule=interleaved, "
+           "else 1">,
     ListOption<"split", "split", "int64_t",
-               "The index of each stage's first train.layer (default: "
-               "balanced by FLOPs)">,
+               "The index of each stage's (interleaved: each chunk's) first "
+               "train.layer (default: balanced by FLOPs)">,
     ListOption<"onlyStages", "only-stages", "int64_t",
                "Build only these stages' functions, increasing (default: "
                "all): for the memory of a few stages of a long pipeline; "

@@ -204,7 +204,11 @@ def Train_P2POp : Train_Op<"p2p", [Train_LowPrecisionSafe]> {
     waiting on its neighbour. The sent tensors are read until the op ends;
     the received ones are new buffers. Neither pure nor movable: the pass
     that builds the exchanges orders them so that no stage waits forever.
-    No FLOPs.
+    No FLOPs. train-pipeline gives what goes backward (gradients, the loss,
+    a tied weight's gradient) odd tags and activations even ones; the
+    memory analysis reads the direction from the tag on a stage of several
+    model chunks (`virtual` in `train.pipeline`), where the last stage sends
+    activations to the first, and from the peer's position otherwise.
 
     Example (stage 1 of 4 sends micro-batch 3's activation forward and
     receives micro-batch 1's gradient back):
