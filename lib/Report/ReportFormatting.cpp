@@ -283,12 +283,12 @@ std::string report::formatInFlightNote(const PipelineSummary &pipeline) {
   note += "stage 0 holds " + std::to_string(first.microBatchesInFlight) +
           ", stage " + std::to_string(last.stage) + " " +
           std::to_string(last.microBatchesInFlight);
-  if (first.microBatchesInFlight > last.microBatchesInFlight)
-    note +=
-        ": the first stage keeps " +
-        std::to_string(first.microBatchesInFlight - last.microBatchesInFlight) +
-        (pipeline.virtualStages > 1 ? " more chunk passes"
-                                    : " more micro-batches") +
-        " of activations than the last";
+  int64_t more = first.microBatchesInFlight - last.microBatchesInFlight;
+  if (more > 0)
+    note += ": the first stage keeps " + std::to_string(more) + " more " +
+            (pipeline.virtualStages > 1
+                 ? (more == 1 ? "chunk pass" : "chunk passes")
+                 : (more == 1 ? "micro-batch" : "micro-batches")) +
+            " of activations than the last";
   return note;
 }

@@ -5,9 +5,33 @@
 // (test/Dialect/Train/p2p.mlir).
 // RUN: not mem-opt %s -split-input-file --train-memory-report -o /dev/null 2>&1 | FileCheck %s
 
-// CHECK: pipeline-invalid.mlir:[[@LINE+2]]:1: error: 'func.func' op has a malformed train.pipeline: 'schedule' must be "1f1b" or "gpipe"
+// CHECK: pipeline-invalid.mlir:[[@LINE+2]]:1: error: 'func.func' op has a malformed train.pipeline: 'schedule' must be "1f1b", "gpipe", "interleaved" or "zb-h1"
 shard.grid @grid(shape = 1)
 func.func @f_stage0(%x: tensor<f32>) -> tensor<f32> attributes {train.pipeline = {axis = 0 : i64, grid = @grid, layers = ["l0"], microbatches = 2 : i64, schedule = "zb-h2", stage = 0 : i64, stages = 1 : i64, step = "f"}} {
+  return %x : tensor<f32>
+}
+
+// -----
+
+// CHECK: pipeline-invalid.mlir:[[@LINE+2]]:1: error: 'func.func' op has a malformed train.pipeline: schedule=interleaved needs virtual >= 2 model chunks per stage, got 1
+shard.grid @grid(shape = 1)
+func.func @f_stage0(%x: tensor<f32>) -> tensor<f32> attributes {train.pipeline = {axis = 0 : i64, grid = @grid, layers = ["l0"], microbatches = 2 : i64, schedule = "interleaved", stage = 0 : i64, stages = 1 : i64, step = "f"}} {
+  return %x : tensor<f32>
+}
+
+// -----
+
+// CHECK: pipeline-invalid.mlir:[[@LINE+2]]:1: error: 'func.func' op has a malformed train.pipeline: 'virtual' must be an integer from 1 to 1024
+shard.grid @grid(shape = 1)
+func.func @f_stage0(%x: tensor<f32>) -> tensor<f32> attributes {train.pipeline = {axis = 0 : i64, grid = @grid, layers = ["l0"], microbatches = 2 : i64, schedule = "interleaved", stage = 0 : i64, stages = 1 : i64, step = "f", virtual = 0 : i64}} {
+  return %x : tensor<f32>
+}
+
+// -----
+
+// CHECK: pipeline-invalid.mlir:[[@LINE+2]]:1: error: 'func.func' op has a malformed train.pipeline: 'chunks' must be an array of `virtual` arrays of strings
+shard.grid @grid(shape = 1)
+func.func @f_stage0(%x: tensor<f32>) -> tensor<f32> attributes {train.pipeline = {axis = 0 : i64, chunks = [["l0"]], grid = @grid, layers = ["l0", "l1"], microbatches = 2 : i64, schedule = "interleaved", stage = 0 : i64, stages = 1 : i64, step = "f", virtual = 2 : i64}} {
   return %x : tensor<f32>
 }
 

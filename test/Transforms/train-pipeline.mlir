@@ -23,15 +23,15 @@
 // CHECK:         %[[X1:.+]] = train.slice %[[X]] {offsets = array<i64: 2, 0>}
 // CHECK:         %[[A1:.+]] = train.relu
 // The second forward's send and the first backward's receive: one exchange.
-// CHECK:         %[[G0:.+]] = train.p2p send %[[A1]] to [1] tags [4] : tensor<2x4xf32> recv from [1] tags [2] : tensor<2x4xf32>
+// CHECK:         %[[G0:.+]] = train.p2p send %[[A1]] to [1] tags [4] : tensor<2x4xf32> recv from [1] tags [1] : tensor<2x4xf32>
 // CHECK:         train.relu_grad %[[G0]], %[[A0]]
 // CHECK:         %[[D0:.+]] = train.matmul %[[X0]], %{{.+}} {transpose_lhs}
-// CHECK:         %[[G1:.+]] = train.p2p recv from [1] tags [6] : tensor<2x4xf32>
+// CHECK:         %[[G1:.+]] = train.p2p recv from [1] tags [5] : tensor<2x4xf32>
 // CHECK:         %[[D1:.+]] = train.matmul %[[X1]], %{{.+}} {transpose_lhs}
 // The gradients of the micro-batches are summed, then applied once. Every
 // stage returns the loss, which the last stage sends before the updates.
 // CHECK:         %[[SUM:.+]] = train.add %[[D0]], %[[D1]] : tensor<4x4xf32>
-// CHECK:         %[[LOSS:.+]] = train.p2p recv from [2] tags [8] : tensor<f32>
+// CHECK:         %[[LOSS:.+]] = train.p2p recv from [2] tags [25] : tensor<f32>
 // CHECK:         train.sgd %[[W0]], %[[SUM]]
 // CHECK:         return %[[LOSS]]
 
@@ -39,14 +39,14 @@
 // CHECK:         %[[IN0:.+]] = train.p2p recv from [0] tags [0] : tensor<2x4xf32>
 // CHECK:         %[[H0:.+]] = train.matmul %[[IN0]]
 // Relayed: stage 0's output goes on to stage 2 with this stage's output.
-// CHECK:         train.p2p send %[[IN0]], %[[H0]] to [2, 2] tags [0, 1]
-// CHECK:         %[[GR:.+]]:2 = train.p2p send {{.+}} recv from [2, 2] tags [2, 3]
+// CHECK:         train.p2p send %[[IN0]], %[[H0]] to [2, 2] tags [8, 10]
+// CHECK:         %[[GR:.+]]:2 = train.p2p send {{.+}} recv from [2, 2] tags [9, 11]
 // CHECK:         %[[GH:.+]] = train.matmul %[[GR]]#1, %{{.+}} {transpose_rhs}
 // CHECK:         %[[GA:.+]] = train.add %[[GR]]#0, %[[GH]]
-// CHECK:         train.p2p send %[[GA]] to [0] tags [2]
+// CHECK:         train.p2p send %[[GA]] to [0] tags [1]
 
 // CHECK-LABEL: func.func @relay_stage2(
-// CHECK:         train.p2p recv from [1, 1] tags [0, 1]
+// CHECK:         train.p2p recv from [1, 1] tags [8, 10]
 // CHECK:         %[[Y0:.+]] = train.slice %{{.+}} {offsets = array<i64: 0, 0>}
 // CHECK:         %[[L0:.+]] = train.mse_loss %{{.+}}, %[[Y0]]
 // CHECK:         %[[SEED:.+]] = arith.constant dense<5.000000e-01> : tensor<f32>
@@ -54,14 +54,14 @@
 // CHECK:         %[[L1:.+]] = train.mse_loss
 // CHECK:         %[[LS:.+]] = train.add %[[L0]], %[[L1]] : tensor<f32>
 // CHECK:         %[[MEAN:.+]] = train.scale %[[LS]] {factor = 5.000000e-01 : f64}
-// CHECK:         train.p2p send %[[MEAN]], %[[MEAN]] to [0, 1] tags [8, 8]
+// CHECK:         train.p2p send %[[MEAN]], %[[MEAN]] to [0, 1] tags [25, 25]
 // CHECK:         return %[[MEAN]]
 
 // GPipe: every forward pass, then every backward pass, on every stage.
 // GPIPE-LABEL: func.func @relay_stage0(
 // GPIPE:         train.p2p send %{{.+}} to [1] tags [0]
 // GPIPE-NEXT:    train.slice
-// GPIPE:         train.p2p send %{{.+}} to [1] tags [4] : tensor<2x4xf32> recv from [1] tags [2]
+// GPIPE:         train.p2p send %{{.+}} to [1] tags [4] : tensor<2x4xf32> recv from [1] tags [1]
 // GPIPE-LABEL: func.func @relay_stage2(
 // GPIPE:         train.mse_loss
 // GPIPE-NOT:     train.mse_loss_grad
