@@ -47,6 +47,15 @@ mlir::memopt::autoplan::parseRematChoice(StringRef name) {
       .Default(std::nullopt);
 }
 
+std::string Candidate::describeSchedule() const {
+  if (schedule == PipelineSchedule::OneFOneB)
+    return "";
+  std::string text = " " + getPipelineScheduleName(schedule).str();
+  if (virtualStages > 1)
+    text += " v=" + std::to_string(virtualStages);
+  return text;
+}
+
 std::string Candidate::describe() const {
   std::string text =
       llvm::formatv(
@@ -54,7 +63,7 @@ std::string Candidate::describe() const {
           microBatch, gradientAccumulation,
           train::stringifyPrecisionMode(precision), tp,
           sequenceParallel ? " sp" : "",
-          pp > 1 ? " pp=" + std::to_string(pp) +
+          pp > 1 ? " pp=" + std::to_string(pp) + describeSchedule() +
                        (firstStageLayers > 0
                             ? " first=" + std::to_string(firstStageLayers)
                             : std::string())
@@ -119,6 +128,7 @@ private:
                           const std::map<RematChoice, int64_t> &fitBound,
                           StageScreens &stage);
   Evaluation screenAndRecord(const Candidate &candidate);
+  void screenScheduleVariants(const Candidate &candidate);
   void addGreedyBounds(const Partition &partition, const StageScreens &stage);
   Evaluation record(Evaluation evaluation);
 
@@ -191,6 +201,12 @@ bool CandidateScreener::screenPipeline(train::PrecisionMode precision,
   partition.base.precision = precision;
   partition.base.tp = tp;
   partition.base.pp = pp;
+  if (pp > 1) {
+    // The first schedule; the others are tried where it fits.
+    partition.base.schedule = options.pipelineSchedules.front();
+    if (partition.base.schedule == PipelineSchedule::Interleaved)
+      partition.base.virtualStages = 2;
+  }
   partition.base.dp = dp;
   partition.perProcess = options.globalBatch / dp;
   partition.micros = getMicroBatches(dp, partition.perProcess);
@@ -336,6 +352,8 @@ Evaluation CandidateScreener::screenAndRecord(const Candidate &candidate) {
       screen = std::move(full);
   }
   Evaluation evaluation = record(std::move(screen));
+  if (candidate.pp > 1 && evaluation.status == Evaluation::Status::Fits)
+    screenScheduleVariants(candidate);
   if (options.checkComposition && !evaluation.planned && candidate.pp == 1 &&
       evaluation.status != Evaluation::Status::Invalid) {
     Evaluation full = evaluateCandidate(context, source, options, candidate);
@@ -354,6 +372,30 @@ Evaluation CandidateScreener::screenAndRecord(const Candidate &candidate) {
     }
   }
   return evaluation;
+}
+
+/// The pipeline schedules after the first of options.pipelineSchedules,
+/// tried where `candidate` (under the first) fits: ZB-H1 keeps its stages
+/// and micro-batches; the interleaved schedule takes 2 chunks a stage where
+/// the layers split evenly into them and the micro-batches into groups of
+/// the stages. Each is screened and recorded as a candidate of its own.
+void CandidateScreener::screenScheduleVariants(const Candidate &candidate) {
+  for (PipelineSchedule schedule :
+       llvm::drop_begin(options.pipelineSchedules)) {
+    Candidate variant = candidate;
+    variant.schedule = schedule;
+    if (schedule == PipelineSchedule::Interleaved) {
+      variant.virtualStages = 2;
+      if (candidate.firstStageLayers > 0 ||
+          source.layers % (candidate.pp * variant.virtualStages) != 0 ||
+          checkScheduleShape(schedule, candidate.pp,
+                             candidate.gradientAccumulation,
+                             variant.virtualStages))
+        continue;
+    }
+    ++result.numCandidates;
+    record(screenCandidate(context, source, options, variant));
+  }
 }
 
 void CandidateScreener::addGreedyBounds(const Partition &partition,

@@ -143,6 +143,45 @@ static void addTransfer(train::P2POp p2p, const DeviceProfile &device,
   sums.p2pSeconds += seconds;
 }
 
+/// Whether `step` is a pipeline stage of the ZB-H1 schedule.
+static bool isZeroBubbleStage(func::FuncOp step) {
+  auto config =
+      step->getAttrOfType<DictionaryAttr>(train::TrainDialect::kPipelineAttrName);
+  auto schedule =
+      config ? dyn_cast_or_null<StringAttr>(config.get("schedule")) : nullptr;
+  return schedule && parsePipelineSchedule(schedule.getValue()) ==
+                         PipelineSchedule::ZeroBubbleH1;
+}
+
+/// The seconds of a stage's weight-gradient parts: the ops but the updates
+/// that neither a transfer nor the returned loss depends on (what ZB-H1
+/// defers: the parameters' gradients and their sums over the
+/// micro-batches), as train-pipeline splits them.
+static double getWeightGradientSeconds(func::FuncOp step,
+                                       const DeviceProfile &device) {
+  llvm::DenseSet<Operation *> needed;
+  SmallVector<Operation *> worklist;
+  step.walk([&](Operation *op) {
+    if (isa<train::P2POp, func::ReturnOp>(op))
+      worklist.push_back(op);
+  });
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val();
+    if (!needed.insert(op).second)
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        worklist.push_back(def);
+  }
+  double seconds = 0;
+  step.walk([&](train::CostOpInterface op) {
+    if (!needed.contains(op) &&
+        !isa<train::SgdOp, train::AdamOp, train::AdamWOp>(op.getOperation()))
+      seconds += getOpSeconds(op, device);
+  });
+  return seconds;
+}
+
 StepCost
 mlir::memopt::autoplan::estimateStepCost(func::FuncOp step,
                                          const DeviceProfile &device,
@@ -204,6 +243,8 @@ mlir::memopt::autoplan::estimateStepCost(func::FuncOp step,
     }
   });
   StepCost cost;
+  if (isZeroBubbleStage(step))
+    cost.weightGradientSeconds = getWeightGradientSeconds(step, device);
   cost.microBatchSeconds = sums.microSeconds;
   cost.recomputeSeconds = sums.recomputeSeconds;
   cost.tensorParallelSeconds = sums.tpSeconds;
@@ -222,7 +263,7 @@ mlir::memopt::autoplan::estimateStepCost(func::FuncOp step,
 
 StepCost mlir::memopt::autoplan::estimatePipelineCost(
     ArrayRef<StepCost> stageCosts, int64_t built, int64_t microBatches,
-    int64_t stages) {
+    int64_t stages, PipelineSchedule schedule, int64_t virtualStages) {
   StepCost cost;
   if (stageCosts.empty() || built < 1)
     return cost;
@@ -241,10 +282,30 @@ StepCost mlir::memopt::autoplan::estimatePipelineCost(
   cost.dataParallelSeconds = slowest->dataParallelSeconds * perBuilt;
   cost.pipelineSeconds = slowest->pipelineSeconds * perBuilt;
   cost.optimizerSeconds = optimizerSeconds;
-  cost.bubbleSeconds = static_cast<double>(stages - 1) * cost.microBatchSeconds;
+  // The idle slots: a chunk's pass is 1/v of a slot interleaved; ZB-H1's
+  // weight parts fill the cool-down, (p - 1)(F + B - W) of Qi et al., with
+  // W the least weight-gradient share of a built stage's time (the first
+  // stage sends no gradient back, so all its backward pass counts as
+  // weight parts; a later stage's share is the layers').
+  double idle = cost.microBatchSeconds;
+  if (schedule == PipelineSchedule::Interleaved) {
+    idle /= static_cast<double>(virtualStages);
+  } else if (schedule == PipelineSchedule::ZeroBubbleH1 &&
+             microBatches >= stages) {
+    // (With fewer micro-batches than stages there is no steady state whose
+    // deferred weight parts could fill the cool-down: 1F1B's bubble.)
+    double share = 1.0;
+    for (const StepCost &stage : stageCosts)
+      if (stage.microBatchSeconds > 0)
+        share = std::min(share, stage.weightGradientSeconds /
+                                    stage.microBatchSeconds);
+    cost.weightGradientSeconds = share * cost.microBatchSeconds;
+    idle = std::max(0.0, idle - 2 * cost.weightGradientSeconds);
+  }
+  cost.bubbleSeconds = static_cast<double>(stages - 1) * idle;
   cost.stepSeconds =
-      static_cast<double>(microBatches + stages - 1) * cost.microBatchSeconds +
-      optimizerSeconds;
+      static_cast<double>(microBatches) * cost.microBatchSeconds +
+      cost.bubbleSeconds + optimizerSeconds;
   // The slowest stage's work per process: its micro-batches' part scaled
   // from the built ones to all (exact: every micro-batch is the same ops).
   int64_t stepFlops = slowest->flops - slowest->microBatchFlops;

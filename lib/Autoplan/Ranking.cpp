@@ -232,6 +232,17 @@ static llvm::Error setSearchSpace(const SearchRequest &request,
           readDegrees("--pp", request.pipelineParallel, request.devices,
                       options.pipelineParallel))
     return error;
+  if (!request.pipelineSchedules.empty()) {
+    options.pipelineSchedules.clear();
+    for (const std::string &name : request.pipelineSchedules) {
+      std::optional<PipelineSchedule> schedule = parsePipelineSchedule(name);
+      if (!schedule || *schedule == PipelineSchedule::GPipe)
+        return requestError("unknown --pp-schedule '" + name +
+                            "'; expected 1f1b, zb-h1 or interleaved");
+      if (!llvm::is_contained(options.pipelineSchedules, *schedule))
+        options.pipelineSchedules.push_back(*schedule);
+    }
+  }
   if (!request.zeroStages.empty()) {
     options.zeroStages.clear();
     for (int64_t zero : request.zeroStages) {

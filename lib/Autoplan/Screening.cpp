@@ -63,6 +63,8 @@ static void setPipelineOptions(PipelineOptions &pipeline,
   pipeline.sequenceParallel = candidate.sequenceParallel;
   pipeline.microBatches = candidate.gradientAccumulation;
   pipeline.pp = candidate.pp;
+  pipeline.pipelineSchedule = getPipelineScheduleName(candidate.schedule).str();
+  pipeline.pipelineVirtualStages = candidate.virtualStages;
   switch (candidate.remat) {
   case RematChoice::None:
     break;
@@ -91,6 +93,10 @@ struct PipelineLayout {
   SmallVector<int64_t> split;
   SmallVector<int64_t> built;
   int64_t microBatches = 1;
+  /// The micro-batches the screen adds to extend a stage's bytes linearly:
+  /// 1, or the stages under the interleaved schedule (which runs groups of
+  /// them).
+  int64_t step = 1;
 };
 } // namespace
 
@@ -132,6 +138,38 @@ static PipelineLayout getPipelineLayout(int64_t layers, int64_t stages,
   return layout;
 }
 
+/// The layout of `candidate`'s stages: getPipelineLayout's, and under the
+/// interleaved schedule an even split of the layers into stages x v chunks
+/// (the search tries it where they divide evenly). Then the first stage
+/// holds the most chunk passes in flight (2 (p - 1) + (v - 1) p + 1) and
+/// the embedding, the last the head, and a stage between has as many
+/// layers and fewer passes in flight: only the first and the last are
+/// built. They unroll min(accumulation, 3 stages) micro-batches and the
+/// screen adds a group of `stages`: from 3 stages on each group adds only
+/// its inputs and losses (measured on GPT-2 at 2 and 4 stages; at 2 stages'
+/// micro-batches the first stage peaked lower, its steady state too short).
+/// ZB-H1 keeps 1F1B's layout: its stage s holds p - s micro-batches whole
+/// and s of them only for their weight-gradient parts, fewer bytes the
+/// later the stage.
+static PipelineLayout getCandidateLayout(int64_t layers,
+                                         const Candidate &candidate) {
+  int64_t stages = candidate.pp, chunks = stages * candidate.virtualStages;
+  if (candidate.schedule != PipelineSchedule::Interleaved)
+    return getPipelineLayout(layers, stages, candidate.gradientAccumulation,
+                             candidate.firstStageLayers);
+  PipelineLayout layout;
+  int64_t base = layers / chunks, extra = layers % chunks;
+  for (int64_t c = 0, first = 0; c < chunks; ++c) {
+    layout.split.push_back(first);
+    first += base + (c >= chunks - 1 - extra && c < chunks - 1 ? 1 : 0);
+  }
+  layout.built = {0, stages - 1};
+  layout.microBatches =
+      std::min(candidate.gradientAccumulation, 3 * stages);
+  layout.step = stages;
+  return layout;
+}
+
 /// Runs the passes of `candidate` on `module` (its fp32 model): precision,
 /// autodiff, the partition, accumulation or the pipeline (`layout`),
 /// schedule, lifetimes, remat and, with `plan`, the arena.
@@ -162,9 +200,7 @@ FailureOr<OwningOpRef<ModuleOp>> mlir::memopt::autoplan::buildCandidateStep(
   // Pipelined: every stage, every micro-batch, the search's split.
   std::optional<PipelineLayout> layout;
   if (candidate.pp > 1) {
-    layout = getPipelineLayout(source.layers, candidate.pp,
-                               candidate.gradientAccumulation,
-                               candidate.firstStageLayers);
+    layout = getCandidateLayout(source.layers, candidate);
     layout->built.clear();
     layout->microBatches = candidate.gradientAccumulation;
   }
@@ -307,8 +343,7 @@ static Evaluation evaluatePipelined(MLIRContext &context,
   evaluation.candidate = candidate;
   evaluation.planned = plan;
   int64_t ga = candidate.gradientAccumulation;
-  PipelineLayout layout = getPipelineLayout(source.layers, candidate.pp, ga,
-                                            candidate.firstStageLayers);
+  PipelineLayout layout = getCandidateLayout(source.layers, candidate);
   int64_t first = plan ? ga : layout.microBatches;
   evaluation.split = layout.split;
   std::string error;
@@ -316,8 +351,8 @@ static Evaluation evaluatePipelined(MLIRContext &context,
       context, source, options, candidate, layout, first, plan, error);
   FailureOr<SmallVector<StageMeasure>> next = at;
   if (succeeded(at) && ga > first)
-    next = measureStages(context, source, options, candidate, layout, first + 1,
-                         plan, error);
+    next = measureStages(context, source, options, candidate, layout,
+                         first + layout.step, plan, error);
   if (failed(at) || failed(next) || at->size() != next->size()) {
     setFailure(evaluation, error);
     evaluation.seconds = secondsSince(start);
@@ -325,8 +360,9 @@ static Evaluation evaluatePipelined(MLIRContext &context,
   }
   SmallVector<StepCost> costs;
   for (auto [a, b] : llvm::zip_equal(*at, *next)) {
-    int64_t peak = a.peak + (b.peak - a.peak) * (ga - first);
-    int64_t load = a.load + (b.load - a.load) * (ga - first);
+    int64_t steps = (ga - first) / layout.step;
+    int64_t peak = a.peak + (b.peak - a.peak) * steps;
+    int64_t load = a.load + (b.load - a.load) * steps;
     int64_t bytes = plan ? peak : load;
     evaluation.stagePeaks.push_back({a.stage, bytes});
     if (evaluation.peakStage < 0 ||
@@ -340,7 +376,9 @@ static Evaluation evaluatePipelined(MLIRContext &context,
     }
     costs.push_back(a.cost);
   }
-  evaluation.cost = estimatePipelineCost(costs, first, ga, candidate.pp);
+  evaluation.cost =
+      estimatePipelineCost(costs, first, ga, candidate.pp, candidate.schedule,
+                           candidate.virtualStages);
   setTokensPerSecond(evaluation, source, options);
   int64_t bytes = plan ? evaluation.peakBytes : evaluation.loadBytes;
   if (bytes <= options.getBudget()) {
@@ -370,8 +408,10 @@ static Evaluation screenPipelined(MLIRContext &context,
   Evaluation evaluation =
       evaluatePipelined(context, source, options, candidate, /*plan=*/false);
   double seconds = evaluation.seconds;
+  bool chunked = candidate.schedule == PipelineSchedule::Interleaved;
   for (int64_t first = source.layers / candidate.pp - 1;
-       first >= 1 && evaluation.status == Evaluation::Status::TooLarge &&
+       !chunked && first >= 1 &&
+       evaluation.status == Evaluation::Status::TooLarge &&
        evaluation.peakStage == 0;
        --first) {
     candidate.firstStageLayers = first;

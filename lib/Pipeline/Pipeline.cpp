@@ -43,6 +43,8 @@ void mlir::memopt::buildPipeline(OpPassManager &pm,
     TrainPipelinePassOptions pipeline;
     pipeline.stages = options.pp;
     pipeline.microBatches = options.microBatches;
+    pipeline.schedule = options.pipelineSchedule;
+    pipeline.virtualStages = options.pipelineVirtualStages;
     pipeline.split = options.pipelineSplit;
     pipeline.onlyStages = options.pipelineOnlyStages;
     pm.addPass(createTrainPipelinePass(pipeline));

@@ -139,9 +139,16 @@ static cl::list<int64_t>
               cl::CommaSeparated, cl::cat(searchCategory));
 static cl::list<int64_t> ppDegrees(
     "pp",
-    cl::desc("Pipeline stages to try (1F1B; default: 1, and where nothing "
+    cl::desc("Pipeline stages to try (default: 1, and where nothing "
              "fits a tensor-parallel degree, the fewest stages that fit, "
              "on generated models)"),
+    cl::CommaSeparated, cl::cat(searchCategory));
+static cl::list<std::string> ppSchedules(
+    "pp-schedule",
+    cl::desc("Pipeline schedules to try (default 1f1b,zb-h1,interleaved): "
+             "the first on every pipelined candidate, the others where it "
+             "fits; interleaved takes 2 model chunks a stage where the "
+             "layers and micro-batches divide evenly"),
     cl::CommaSeparated, cl::cat(searchCategory));
 static cl::list<int64_t> zeroStages("zero",
                                     cl::desc("ZeRO stages to try (default "
@@ -437,6 +444,7 @@ static FailureOr<SearchOptions> getSearchOptions(const StepSource &source) {
   request.precisions.assign(precisionModes.begin(), precisionModes.end());
   request.tensorParallel.assign(tpDegrees.begin(), tpDegrees.end());
   request.pipelineParallel.assign(ppDegrees.begin(), ppDegrees.end());
+  request.pipelineSchedules.assign(ppSchedules.begin(), ppSchedules.end());
   request.zeroStages.assign(zeroStages.begin(), zeroStages.end());
   request.sequenceParallel.assign(spModes.begin(), spModes.end());
   request.remat.assign(rematChoices.begin(), rematChoices.end());
@@ -482,6 +490,8 @@ static llvm::json::Object toJSON(const Evaluation &evaluation,
     for (auto [stage, bytes] : evaluation.stagePeaks)
       stages.push_back(
           llvm::json::Object{{"stage", stage}, {"peak_bytes", bytes}});
+    row["pp_schedule"] = getPipelineScheduleName(c.schedule);
+    row["virtual_stages"] = c.virtualStages;
     row["peak_stage"] = evaluation.peakStage;
     row["split"] = llvm::json::Array(evaluation.split);
     row["stage_peaks"] = std::move(stages);
@@ -542,6 +552,17 @@ static void printJsonResult(const SearchResult &result,
                << "\n";
 }
 
+/// The pp column: the stages, with `zb` for ZB-H1 and `i2` for the
+/// interleaved schedule's chunks.
+static std::string formatStages(const Candidate &c) {
+  std::string text = std::to_string(c.pp);
+  if (c.schedule == PipelineSchedule::ZeroBubbleH1)
+    text += "zb";
+  else if (c.schedule == PipelineSchedule::Interleaved)
+    text += "i" + std::to_string(c.virtualStages);
+  return text;
+}
+
 /// The ranked plans as a table, after what was searched.
 static void printTable(const SearchResult &result, const SearchOptions &options,
                        const StepSource &source, StringRef description,
@@ -585,13 +606,19 @@ static void printTable(const SearchResult &result, const SearchOptions &options,
         "{10,11} {11,11} {12,11} {13,11} {14,10} {15,12}\n",
         i + 1, c.microBatch, c.gradientAccumulation,
         train::stringifyPrecisionMode(c.precision), c.tp,
-        c.sequenceParallel ? "on" : "off", c.pp, c.dp, c.zero,
+        c.sequenceParallel ? "on" : "off", formatStages(c), c.dp, c.zero,
         getRematChoiceName(c.remat), formatSize(e.peakBytes),
         formatSize(budget - e.peakBytes),
         formatSI(static_cast<double>(e.cost.recomputeFlops), "FLOP"),
         formatSize(e.cost.sentBytes), formatDuration(e.cost.stepSeconds),
         formatSI(e.tokensPerSecond, ""));
   }
+  if (llvm::any_of(ArrayRef(result.ranked).take_front(rows),
+                   [](const Evaluation &e) {
+                     return e.candidate.schedule != PipelineSchedule::OneFOneB;
+                   }))
+    os << "pp: pipeline stages under 1F1B; 'zb' ZB-H1, 'iV' interleaved "
+          "with V model chunks a stage\n";
 }
 
 /// -o: the best plan's step, built again, into `output`.

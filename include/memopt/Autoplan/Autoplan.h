@@ -16,6 +16,7 @@
 #ifndef MEMOPT_AUTOPLAN_AUTOPLAN_H
 #define MEMOPT_AUTOPLAN_AUTOPLAN_H
 
+#include "memopt/Analysis/PipelineSchedule.h"
 #include "memopt/Autoplan/DeviceProfile.h"
 #include "memopt/Dialect/Train/IR/Precision.h"
 #include "memopt/Transforms/Passes.h"
@@ -45,17 +46,23 @@ struct Candidate {
   int64_t tp = 1;
   bool sequenceParallel = false;
   int64_t dp = 1;
-  /// Pipeline stages (1F1B over gradientAccumulation micro-batches; ZeRO 0),
-  /// and the first stage's layers (0: an even split; fewer where the first
+  /// Pipeline stages (over gradientAccumulation micro-batches; ZeRO 0),
+  /// their schedule and model chunks a stage (2 interleaved, else 1), and
+  /// the first stage's layers (0: an even split; fewer where the first
   /// stage would not fit).
   int64_t pp = 1;
+  PipelineSchedule schedule = PipelineSchedule::OneFOneB;
+  int64_t virtualStages = 1;
   int64_t firstStageLayers = 0;
   int64_t zero = 0;
   RematChoice remat = RematChoice::None;
 
   /// `mb=4 ga=16 bf16-mixed tp=2 sp dp=4 zero=1 remat=selective`, with
-  /// `pp=8` after the tensor-parallel degree when pipelined.
+  /// `pp=8` (and `zb-h1`, or `interleaved v=2`) after the tensor-parallel
+  /// degree when pipelined.
   std::string describe() const;
+  /// `` for 1F1B, ` zb-h1`, ` interleaved v=2`.
+  std::string describeSchedule() const;
 };
 
 /// The cost model's estimate of one optimizer step (docs/autoplan.md): each
@@ -79,6 +86,10 @@ struct StepCost {
   /// between stages, and the schedule's idle time per step (the bubble).
   double pipelineSeconds = 0;
   double bubbleSeconds = 0;
+  /// A ZB-H1 stage: the part of microBatchSeconds in the backward passes'
+  /// weight-gradient parts (what no transfer and no loss waits for; the
+  /// parameters' gradients and their sums).
+  double weightGradientSeconds = 0;
   /// microBatchSeconds * accumulation + optimizerSeconds; pipelined,
   /// (accumulation + stages - 1) * microBatchSeconds + optimizerSeconds of
   /// the slowest stage.
@@ -102,14 +113,19 @@ struct StepCost {
 StepCost estimateStepCost(func::FuncOp step, const DeviceProfile &device,
                           int64_t gradientAccumulation);
 
-/// The 1F1B step of `stages` pipeline stages over `microBatches`
-/// micro-batches from the costs of the stage programs estimateStepCost
+/// The step of `stages` pipeline stages over `microBatches` micro-batches
+/// under `schedule` from the costs of the stage programs estimateStepCost
 /// gave (each unrolled over `built` micro-batches, accumulation 1): each
-/// micro-batch slot takes the slowest stage's time per micro-batch, the
-/// schedule runs microBatches + stages - 1 slots, then the slowest stage's
-/// updates.
+/// micro-batch slot takes the slowest stage's time per micro-batch (all its
+/// chunks); the schedule runs microBatches slots and idles (stages - 1)
+/// slots (1F1B, GPipe), (stages - 1) / virtualStages slots (interleaved),
+/// or (stages - 1) times a slot less twice its weight-gradient part (ZB-H1,
+/// Qi et al.'s (p - 1)(F + B - W)); then the slowest stage's updates.
 StepCost estimatePipelineCost(ArrayRef<StepCost> stageCosts, int64_t built,
-                              int64_t microBatches, int64_t stages);
+                              int64_t microBatches, int64_t stages,
+                              PipelineSchedule schedule =
+                                  PipelineSchedule::OneFOneB,
+                              int64_t virtualStages = 1);
 
 /// The model the search partitions.
 struct StepSource {
@@ -150,6 +166,13 @@ struct SearchOptions {
   /// stage counts (divisors of the devices left, at most the layers) up to
   /// the first at which it fits.
   SmallVector<int64_t> pipelineParallel;
+  /// The schedules a pipelined candidate that fits under 1F1B is also
+  /// tried with (ZB-H1; interleaved with 2 chunks a stage where the layers
+  /// split evenly into them and the micro-batches into groups of the
+  /// stages).
+  SmallVector<PipelineSchedule> pipelineSchedules = {
+      PipelineSchedule::OneFOneB, PipelineSchedule::ZeroBubbleH1,
+      PipelineSchedule::Interleaved};
   SmallVector<bool> sequenceParallel = {false, true};
   SmallVector<int64_t> zeroStages = {0, 1, 2, 3};
   SmallVector<RematChoice> remat = {RematChoice::None, RematChoice::Selective,
@@ -239,6 +262,7 @@ struct SearchRequest {
   SmallVector<std::string> precisions;
   SmallVector<int64_t> tensorParallel;
   SmallVector<int64_t> pipelineParallel;
+  SmallVector<std::string> pipelineSchedules;
   SmallVector<int64_t> zeroStages;
   SmallVector<std::string> sequenceParallel;
   SmallVector<std::string> remat;

@@ -179,7 +179,10 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "its defaults (sm_90)"))};
 
   /// Not options of the registered pipeline (mem-autoplan sets them): with
-  /// pp above 1, train-pipeline's split and only-stages.
+  /// pp above 1, train-pipeline's schedule (its name), virtual, split and
+  /// only-stages.
+  std::string pipelineSchedule = "1f1b";
+  int64_t pipelineVirtualStages = 1;
   SmallVector<int64_t> pipelineSplit;
   SmallVector<int64_t> pipelineOnlyStages;
 };
