@@ -17,22 +17,25 @@ autoplan="$build/bin/mem-autoplan"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# name layers hidden heads tp pp devices global-batch
+# name layers hidden heads tp pp devices global-batch schedule
 configs=(
-  "GPT-175B 96 12288 96 8 8 64 64"
-  "GPT-530B 105 20480 128 8 35 280 280"
-  "GPT-1T 128 25600 160 8 64 512 512"
+  "GPT-175B 96 12288 96 8 8 64 64 1f1b"
+  "GPT-530B 105 20480 128 8 35 280 280 1f1b"
+  "GPT-1T 128 25600 160 8 64 512 512 1f1b"
+  "GPT-175B 96 12288 96 8 8 64 64 zb-h1"
+  "GPT-175B 96 12288 96 8 8 64 64 interleaved"
 )
-printf '%-9s %4s %4s %5s %5s  %-34s %12s %10s %9s\n' model tp pp dp ga \
-  "stage peaks (GiB, planned)" "fits 79 GiB" "est. iter" "search"
+printf '%-9s %-11s %4s %4s %5s %5s  %-34s %12s %10s %9s\n' model schedule tp pp \
+  dp ga "stage peaks (GiB, planned)" "fits 79 GiB" "est. iter" "search"
 for config in "${configs[@]}"; do
-  read -r name layers hidden heads tp pp devices batch <<<"$config"
+  read -r name layers hidden heads tp pp devices batch schedule <<<"$config"
   start=$(date +%s.%N)
   "$autoplan" gpt2 --layers "$layers" --hidden "$hidden" --heads "$heads" \
     --seq 2048 --vocab 51200 --dropout 0.1 --global-batch "$batch" \
     --devices "$devices" --device a100 --tp "$tp" --pp "$pp" --sp on \
-    --zero 0 --remat selective --micro-batch 1 --precision bf16-mixed \
-    --top 1 --json > "$work/$name.json" 2> "$work/$name.err" || true
+    --pp-schedule "$schedule" --zero 0 --remat selective --micro-batch 1 \
+    --precision bf16-mixed --top 1 --json > "$work/$name.json" \
+    2> "$work/$name.err" || true
   seconds=$(echo "$(date +%s.%N) - $start" | bc)
   /usr/bin/python3 - "$work/$name.json" "$name" "$seconds" <<'PY'
 import json, sys
@@ -49,7 +52,9 @@ p = d["plans"][0]
 peaks = " ".join(f"s{s['stage']}={s['peak_bytes'] / 2**30:.2f}"
                  for s in p["stage_peaks"])
 fits = "yes" if p["peak_bytes"] <= d["budget_bytes"] else "no"
-print(f"{name:9} {p['tp']:4} {p['pp']:4} {p['dp']:5} "
+schedule = p["pp_schedule"] + (f" v={p['virtual_stages']}"
+                                if p["virtual_stages"] > 1 else "")
+print(f"{name:9} {schedule:11} {p['tp']:4} {p['pp']:4} {p['dp']:5} "
       f"{p['gradient_accumulation']:5}  {peaks:34} {fits:>12} "
       f"{p['estimated_step_seconds']:9.2f}s {seconds:8.1f}s")
 PY

@@ -252,9 +252,13 @@ void CandidateScreener::screenPartition(const Partition &partition) {
   // memory than a higher one, so the largest micro-batch a stage fits
   // bounds the lower stages'.
   SmallVector<int64_t> zeros;
-  // (train-pipeline does not combine with ZeRO yet.)
+  // Pipeline stages take ZeRO-1 at most (Megatron-LM's distributed
+  // optimizer; gradients reduced once per step): ZeRO-2 and 3 would reduce
+  // or gather for every micro-batch, and DeepSpeed refuses them with
+  // pipeline parallelism.
   for (int64_t zero : options.zeroStages)
-    if (zero == 0 || (partition.base.dp > 1 && partition.base.pp == 1))
+    if (zero == 0 ||
+        (partition.base.dp > 1 && (partition.base.pp == 1 || zero == 1)))
       zeros.push_back(zero);
   llvm::sort(zeros, std::greater<int64_t>());
   std::map<RematChoice, int64_t> fitBound;

@@ -131,11 +131,6 @@ checkPipelineOptions(const PipelineOptions &options,
   if (options.pp < 1 || options.pp > 65536)
     return errorHandler("memopt-pipeline: pp must be from 1 to 65536, got " +
                         Twine(static_cast<int64_t>(options.pp)));
-  if (options.pp > 1 && options.zero != 0)
-    return errorHandler(
-        "memopt-pipeline: pp=" + Twine(static_cast<int64_t>(options.pp)) +
-        " does not combine with ZeRO (zero=" +
-        Twine(static_cast<int64_t>(options.zero)) + ") yet; use zero=0");
   if (options.optimizer.hasValue() && !options.autodiff)
     return errorHandler("memopt-pipeline: optimizer applies with "
                         "autodiff=true (the update train-autodiff appends); a "

@@ -60,6 +60,8 @@ struct StageOptions {
   PipelineSchedule schedule = PipelineSchedule::OneFOneB;
   int64_t microBatches = 1;
   int64_t virtualStages = 1;
+  /// The ZeRO stage train-shard partitioned the step with (0: none).
+  int64_t zero = 0;
   AutodiffOptions autodiff;
   std::optional<train::PrecisionConfig> precision;
   /// The name of the step the stages come from.

@@ -20,6 +20,7 @@
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Shard/IR/ShardOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -96,6 +97,7 @@ private:
   void drawMicroBatchMask(train::DropoutOp dropout, int64_t microBatch);
   void addParamGradient(StringRef name, Value param, Value grad);
   std::set<int64_t> getHolderStages(StringRef name) const;
+  void reduceWholeSums();
   void sumTiedGradients();
   Value buildLoss();
   Segment capture(Operation *before);
@@ -138,6 +140,10 @@ private:
   SmallVector<Value> losses;
   /// The gradient sums over the micro-batches so far, by parameter name.
   llvm::MapVector<StringRef, std::pair<Value, Value>> gradSums;
+  /// ZeRO-1: the sums of the whole gradients, by parameter name, and the
+  /// first micro-batch's reduce-scatter (for its attributes).
+  llvm::MapVector<StringRef, std::pair<shard::ReduceScatterOp, Value>>
+      wholeSums;
 };
 
 } // namespace
@@ -276,9 +282,14 @@ train::P2POp StageBuilder::createExchange(ValueRange sends,
 /// (the step) and the results of such ops.
 static bool
 isMicroBatchInvariant(Operation &op, const IRMapping &params,
-                      const llvm::DenseSet<Operation *> &invariant) {
+                      const llvm::DenseSet<Operation *> &invariant,
+                      int64_t zero) {
   if (op.getNumResults() == 0 || op.getNumRegions() != 0 ||
       !isMemoryEffectFree(&op))
+    return false;
+  // ZeRO-3 gathers a parameter for each use, and its copy dies with it: one
+  // gather per micro-batch, not one shared by all.
+  if (zero == 3 && isa<shard::AllGatherOp>(op))
     return false;
   return llvm::all_of(op.getOperands(), [&](Value operand) {
     if (params.contains(operand))
@@ -318,7 +329,8 @@ void StageBuilder::buildForward(int64_t j, int64_t k) {
       ops.push_back(built);
       continue;
     }
-    bool isInvariant = isMicroBatchInvariant(op, params, invariant);
+    bool isInvariant =
+        isMicroBatchInvariant(op, params, invariant, options.zero);
     for (Value operand : op.getOperands())
       if (auto arg = dyn_cast<BlockArgument>(operand))
         getArgument(arg, k, map);
@@ -375,6 +387,26 @@ void StageBuilder::drawMicroBatchMask(train::DropoutOp dropout, int64_t k) {
   dropout.setWholeShapeAttr(b.getDenseI64ArrayAttr(whole));
 }
 
+/// The data-parallel reduce-scatter that the gradient rule of ZeRO's gather
+/// built for a partitioned parameter's gradient `grad` (directly, or
+/// through the cast back to the parameter's type), or null.
+static shard::ReduceScatterOp getZeroReduction(Value grad) {
+  if (auto cast = grad.getDefiningOp<train::CastOp>())
+    grad = cast.getInput();
+  auto scatter = grad.getDefiningOp<shard::ReduceScatterOp>();
+  if (!scatter || scatter.getGridAxes() != ArrayRef<int16_t>{0})
+    return nullptr;
+  return scatter;
+}
+
+/// Whether `grad` is a ZeRO-partitioned parameter's gradient: its
+/// reduce-scatter, or a sum of them over the micro-batches.
+static bool isZeroPartitioned(Value grad) {
+  if (auto add = grad.getDefiningOp<train::AddOp>())
+    return isZeroPartitioned(add.getLhs()) && isZeroPartitioned(add.getRhs());
+  return static_cast<bool>(getZeroReduction(grad));
+}
+
 void StageBuilder::addParamGradient(StringRef name, Value param, Value grad) {
   OpBuilder::InsertionGuard guard(b);
   if (Operation *def = grad.getDefiningOp())
@@ -382,6 +414,28 @@ void StageBuilder::addParamGradient(StringRef name, Value param, Value grad) {
   // Sums are kept in the parameter's type (fp32 master weights' under mixed
   // precision), as Megatron-LM's main_grad and train-accumulate-gradients.
   auto type = cast<RankedTensorType>(param.getType());
+  // ZeRO-1 (Megatron-LM's distributed optimizer): each micro-batch's whole
+  // gradient is added to a whole sum, reduce-scattered once after the last
+  // micro-batch (reduceWholeSums), not once per micro-batch.
+  if (shard::ReduceScatterOp scatter;
+      options.zero == 1 && (scatter = getZeroReduction(grad))) {
+    Value whole = scatter.getInput();
+    auto wholeType = cast<RankedTensorType>(whole.getType())
+                         .clone(type.getElementType());
+    b.setInsertionPointAfter(scatter);
+    if (whole.getType() != wholeType)
+      whole = train::CastOp::create(b, grad.getLoc(), wholeType, whole);
+    auto [it, inserted] = wholeSums.try_emplace(name, scatter, whole);
+    if (!inserted)
+      it->second.second = train::AddOp::create(b, grad.getLoc(), wholeType,
+                                               it->second.second, whole);
+    if (Operation *def = grad.getDefiningOp(); def && def != scatter &&
+                                                def->use_empty())
+      def->erase();
+    if (scatter->use_empty() && !inserted)
+      scatter->erase();
+    return;
+  }
   if (grad.getType() != type)
     grad = train::CastOp::create(b, grad.getLoc(), type, grad);
   auto [it, inserted] = gradSums.try_emplace(name, param, grad);
@@ -459,6 +513,27 @@ LogicalResult StageBuilder::buildBackward(int64_t j, int64_t k) {
     if (Value grad = grads.lookup(param))
       addParamGradient(name, param, grad);
   return success();
+}
+
+void StageBuilder::reduceWholeSums() {
+  for (auto &[name, entry] : wholeSums) {
+    auto [scatter, sum] = entry;
+    Value param = paramByName.lookup(name);
+    auto sumType = cast<RankedTensorType>(sum.getType());
+    auto partType = cast<RankedTensorType>(scatter.getType())
+                        .clone(sumType.getElementType());
+    auto reduced = shard::ReduceScatterOp::create(
+        b, scatter.getLoc(), partType, scatter.getGridAttr(),
+        scatter.getGridAxesAttr(), sum, scatter.getReductionAttr(),
+        scatter.getScatterAxisAttr());
+    Value grad = reduced.getResult();
+    if (grad.getType() != param.getType())
+      grad = train::CastOp::create(b, grad.getLoc(), param.getType(), grad);
+    gradSums[name] = {param, grad};
+    // Micro-batch 0's reduce-scatter stood for the attributes.
+    if (scatter->use_empty())
+      scatter->erase();
+  }
 }
 
 std::set<int64_t> StageBuilder::getHolderStages(StringRef name) const {
@@ -763,8 +838,24 @@ FailureOr<func::FuncOp> StageBuilder::build() {
       backwardSegments.push_back(capture(before));
     }
   }
+  reduceWholeSums();
+  // ZeRO's partitioned gradients are averaged over the data-parallel axis
+  // before the tied parameters' parts are summed between the stages (the
+  // sums are of parts, and an average is linear); every other gradient
+  // after, once per step.
+  llvm::MapVector<StringRef, std::pair<Value, Value>> partitioned, whole;
+  for (auto &entry : gradSums)
+    (isZeroPartitioned(entry.second.second) ? partitioned : whole)
+        .insert(entry);
+  autodiff::averageOverDataParallel(func, b, partitioned);
+  for (auto &entry : partitioned)
+    gradSums[entry.first] = entry.second;
   sumTiedGradients();
-  autodiff::averageOverDataParallel(func, b, gradSums);
+  for (auto &entry : whole)
+    entry.second = gradSums[entry.first];
+  autodiff::averageOverDataParallel(func, b, whole);
+  for (auto &entry : whole)
+    gradSums[entry.first] = entry.second;
   // The loss reaches every stage before the updates, while the gradient
   // sums are live: a planned stage receives it in the arena's lifetime, as
   // train-plan-memory's arena (which counts returned buffers on top of the

@@ -140,10 +140,15 @@ static LogicalResult assignOps(func::FuncOp forward,
     if (isa<train::ParamOp>(op))
       continue;
     int64_t operandStage = 0;
-    bool onlyInputs = isPure(&op);
+    // Ops outside the layers that read only arguments, constants and
+    // parameters (position ids, the embedding lookups, the 16-bit copy of
+    // a tied embedding, ZeRO's gathers of parameter parts) are computed by
+    // each stage that needs them: a stage never receives a weight.
+    bool onlyInputs = isPure(&op) || isa<shard::AllGatherOp>(op);
     for (Value operand : op.getOperands()) {
       Operation *def = operand.getDefiningOp();
-      if (!def || partition.replicated.contains(def))
+      if (!def || partition.replicated.contains(def) ||
+          isa<train::ParamOp>(def))
         continue;
       onlyInputs = false;
       if (auto it = partition.chunkOf.find(def); it != partition.chunkOf.end())
@@ -175,14 +180,31 @@ static LogicalResult assignOps(func::FuncOp forward,
     return forward.emitOpError("its loss does not depend on the layers");
   partition.chunkOf[lossOp] = last;
 
+  // The chunks that compute each replicated op: those of its users, and
+  // those that compute a replicated user.
+  llvm::DenseMap<Operation *, std::set<int64_t>> replicatedIn;
+  for (Operation &op : llvm::reverse(body.without_terminator())) {
+    if (!partition.replicated.contains(&op))
+      continue;
+    std::set<int64_t> &chunks = replicatedIn[&op];
+    for (Operation *user : op.getUsers()) {
+      if (auto it = partition.chunkOf.find(user); it != partition.chunkOf.end())
+        chunks.insert(it->second);
+      else if (auto in = replicatedIn.find(user); in != replicatedIn.end())
+        chunks.insert(in->second.begin(), in->second.end());
+    }
+  }
   // Each parameter is read by the chunks of its users.
   for (auto param : body.getOps<train::ParamOp>()) {
     partition.paramIndex.try_emplace(param.getName(),
                                      partition.paramIndex.size());
     std::set<int64_t> &chunks = partition.holders[param.getName()];
-    for (Operation *user : param->getUsers())
+    for (Operation *user : param->getUsers()) {
       if (auto it = partition.chunkOf.find(user); it != partition.chunkOf.end())
         chunks.insert(it->second);
+      else if (auto in = replicatedIn.find(user); in != replicatedIn.end())
+        chunks.insert(in->second.begin(), in->second.end());
+    }
     // A stage sums a parameter's gradient over its micro-batches in one
     // chunk's order; two chunks of one stage would interleave the sums.
     std::set<int64_t> stages;
@@ -232,14 +254,6 @@ static LogicalResult assignOps(func::FuncOp forward,
 /// Refuses what train-pipeline does not build yet, and steps it cannot
 /// pipeline.
 static LogicalResult checkStep(func::FuncOp step) {
-  if (auto config = step->getAttrOfType<DictionaryAttr>(
-          train::TrainDialect::kShardAttrName))
-    if (auto zero = dyn_cast_or_null<IntegerAttr>(config.get("zero"));
-        zero && zero.getInt() > 0)
-      return step.emitOpError()
-             << "is partitioned with ZeRO stage " << zero.getInt()
-             << " (train.shard), which train-pipeline does not support yet; "
-                "use zero=0 with pipeline stages";
   WalkResult walk = step.walk([&](Operation *op) {
     if (isa<train::MicroBatchAdvanceOp>(op)) {
       op->emitOpError("accumulates gradients (train-accumulate-gradients); "
@@ -429,6 +443,10 @@ struct TrainPipelinePass
     options.schedule = *parsePipelineSchedule(schedule);
     options.microBatches = getMicroBatches();
     options.virtualStages = virtualStages;
+    if (auto config = (*step)->getAttrOfType<DictionaryAttr>(
+            train::TrainDialect::kShardAttrName))
+      if (auto zero = dyn_cast_or_null<IntegerAttr>(config.get("zero")))
+        options.zero = zero.getInt();
     options.autodiff = *autodiff;
     options.precision = train::getPrecisionConfig(*step);
     options.stepName = step->getSymName().str();

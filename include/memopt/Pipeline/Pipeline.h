@@ -105,8 +105,7 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       *this, "pp",
       llvm::cl::desc("Above 1: pipeline the (partitioned) step over this many "
                      "stages with the 1F1B schedule and micro-batches "
-                     "micro-batches (train-pipeline; docs/pipeline.md); ZeRO "
-                     "does not combine with it"),
+                     "micro-batches (train-pipeline; docs/pipeline.md)"),
       llvm::cl::init(1)};
   Option<bool> schedule{
       *this, "schedule",
