@@ -128,7 +128,6 @@ private:
                           const std::map<RematChoice, int64_t> &fitBound,
                           StageScreens &stage);
   Evaluation screenAndRecord(const Candidate &candidate);
-  void screenScheduleVariants(const Candidate &candidate);
   void addGreedyBounds(const Partition &partition, const StageScreens &stage);
   Evaluation record(Evaluation evaluation);
 
@@ -190,8 +189,8 @@ SmallVector<int64_t> CandidateScreener::getPipelineDegrees(int64_t tp) const {
 }
 
 /// Screens the partitions of `precision`, `tp` and `pp` stages (with and
-/// without sequence parallelism); returns whether a candidate without ZeRO
-/// or recomputation fits.
+/// without sequence parallelism); returns whether a candidate without
+/// recomputation and without ZeRO (with stages: at most ZeRO-1) fits.
 bool CandidateScreener::screenPipeline(train::PrecisionMode precision,
                                        int64_t tp, int64_t pp) {
   int64_t dp = options.devices / (tp * pp);
@@ -217,11 +216,13 @@ bool CandidateScreener::screenPipeline(train::PrecisionMode precision,
     partition.base.sequenceParallel = sp;
     screenPartition(partition);
   }
+  // (Stages take ZeRO-1 where dp > 1, which costs them no time.)
   return llvm::any_of(llvm::drop_begin(screened.screens, first),
                       [](const Evaluation &evaluation) {
+                        const Candidate &c = evaluation.candidate;
                         return evaluation.status == Evaluation::Status::Fits &&
-                               evaluation.candidate.zero == 0 &&
-                               evaluation.candidate.remat == RematChoice::None;
+                               (c.zero == 0 || c.pp > 1) &&
+                               c.remat == RematChoice::None;
                       });
 }
 
@@ -252,14 +253,24 @@ void CandidateScreener::screenPartition(const Partition &partition) {
   // memory than a higher one, so the largest micro-batch a stage fits
   // bounds the lower stages'.
   SmallVector<int64_t> zeros;
-  // Pipeline stages take ZeRO-1 at most (Megatron-LM's distributed
-  // optimizer; gradients reduced once per step): ZeRO-2 and 3 would reduce
-  // or gather for every micro-batch, and DeepSpeed refuses them with
-  // pipeline parallelism.
-  for (int64_t zero : options.zeroStages)
-    if (zero == 0 ||
-        (partition.base.dp > 1 && (partition.base.pp == 1 || zero == 1)))
+  // Pipeline stages take ZeRO 0 or 1 (Megatron-LM's distributed optimizer:
+  // gradients reduced once per step); ZeRO-2 and 3 would reduce or gather
+  // for every micro-batch, and DeepSpeed refuses them with pipeline
+  // parallelism. With dp > 1 and both searched, ZeRO-1 alone: it needs
+  // less memory than ZeRO 0 and sends less (a reduce-scatter of the fp32
+  // gradients and a gather of the 16-bit weights, for an all-reduce of
+  // the fp32 gradients), and its updates run on parts.
+  bool pipelined = partition.base.pp > 1;
+  bool zeroOne = llvm::is_contained(options.zeroStages, 1);
+  for (int64_t zero : options.zeroStages) {
+    if (!pipelined && (zero == 0 || partition.base.dp > 1))
       zeros.push_back(zero);
+    if (pipelined && partition.base.dp == 1 && zero == 0)
+      zeros.push_back(zero);
+    if (pipelined && partition.base.dp > 1 &&
+        (zero == 1 || (zero == 0 && !zeroOne)))
+      zeros.push_back(zero);
+  }
   llvm::sort(zeros, std::greater<int64_t>());
   std::map<RematChoice, int64_t> fitBound;
   for (int64_t zero : zeros)
@@ -356,8 +367,6 @@ Evaluation CandidateScreener::screenAndRecord(const Candidate &candidate) {
       screen = std::move(full);
   }
   Evaluation evaluation = record(std::move(screen));
-  if (candidate.pp > 1 && evaluation.status == Evaluation::Status::Fits)
-    screenScheduleVariants(candidate);
   if (options.checkComposition && !evaluation.planned && candidate.pp == 1 &&
       evaluation.status != Evaluation::Status::Invalid) {
     Evaluation full = evaluateCandidate(context, source, options, candidate);
@@ -376,30 +385,6 @@ Evaluation CandidateScreener::screenAndRecord(const Candidate &candidate) {
     }
   }
   return evaluation;
-}
-
-/// The pipeline schedules after the first of options.pipelineSchedules,
-/// tried where `candidate` (under the first) fits: ZB-H1 keeps its stages
-/// and micro-batches; the interleaved schedule takes 2 chunks a stage where
-/// the layers split evenly into them and the micro-batches into groups of
-/// the stages. Each is screened and recorded as a candidate of its own.
-void CandidateScreener::screenScheduleVariants(const Candidate &candidate) {
-  for (PipelineSchedule schedule :
-       llvm::drop_begin(options.pipelineSchedules)) {
-    Candidate variant = candidate;
-    variant.schedule = schedule;
-    if (schedule == PipelineSchedule::Interleaved) {
-      variant.virtualStages = 2;
-      if (candidate.firstStageLayers > 0 ||
-          source.layers % (candidate.pp * variant.virtualStages) != 0 ||
-          checkScheduleShape(schedule, candidate.pp,
-                             candidate.gradientAccumulation,
-                             variant.virtualStages))
-        continue;
-    }
-    ++result.numCandidates;
-    record(screenCandidate(context, source, options, variant));
-  }
 }
 
 void CandidateScreener::addGreedyBounds(const Partition &partition,

@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -24,6 +25,37 @@ using namespace mlir::memopt::autoplan;
 //===----------------------------------------------------------------------===//
 // Search
 //===----------------------------------------------------------------------===//
+
+/// The pipeline schedules after the first of options.pipelineSchedules for
+/// `candidate` (pipelined, fitting under the first), each screened: ZB-H1
+/// keeps its stages and micro-batches; the interleaved schedule takes 2
+/// chunks a stage where the layers split evenly into them and the
+/// micro-batches into groups of the stages.
+static std::vector<Evaluation>
+screenScheduleVariants(MLIRContext &context, const StepSource &source,
+                       const SearchOptions &options,
+                       const Candidate &candidate, SearchResult &result) {
+  std::vector<Evaluation> variants;
+  for (PipelineSchedule schedule :
+       llvm::drop_begin(options.pipelineSchedules)) {
+    Candidate variant = candidate;
+    variant.schedule = schedule;
+    variant.virtualStages = 1;
+    if (schedule == PipelineSchedule::Interleaved) {
+      variant.virtualStages = 2;
+      if (candidate.firstStageLayers > 0 ||
+          source.layers % (candidate.pp * variant.virtualStages) != 0 ||
+          checkScheduleShape(schedule, candidate.pp,
+                             candidate.gradientAccumulation,
+                             variant.virtualStages))
+        continue;
+    }
+    ++result.numCandidates;
+    ++result.numScreened;
+    variants.push_back(screenCandidate(context, source, options, variant));
+  }
+  return variants;
+}
 
 /// Phase 2 of search(): plans the screened candidates of `screened`, best
 /// first, into `result.ranked`.
@@ -54,10 +86,33 @@ rankCandidates(MLIRContext &context, const StepSource &source,
   for (const Evaluation &bound : screened.greedy)
     queue.push_back(bound);
   std::make_heap(queue.begin(), queue.end(), later);
+  // Pipelined candidates whose other schedules were screened.
+  llvm::StringSet<> varied;
   while (!queue.empty() && result.ranked.size() < options.top) {
     std::pop_heap(queue.begin(), queue.end(), later);
     Evaluation next = std::move(queue.back());
     queue.pop_back();
+    // A pipelined candidate that comes first under the first schedule: its
+    // other schedules are screened now and compete in the queue with it (a
+    // search screens them only for the candidates that reach the top).
+    if (next.candidate.pp > 1 && !next.planned &&
+        next.candidate.schedule == options.pipelineSchedules.front() &&
+        varied.insert(next.candidate.describe()).second) {
+      for (Evaluation &variant :
+           screenScheduleVariants(context, source, options, next.candidate,
+                                  result)) {
+        if (progress)
+          progress(variant);
+        result.evaluations.push_back(variant);
+        if (variant.status != Evaluation::Status::Fits)
+          continue;
+        queue.push_back(std::move(variant));
+        std::push_heap(queue.begin(), queue.end(), later);
+      }
+      queue.push_back(std::move(next));
+      std::push_heap(queue.begin(), queue.end(), later);
+      continue;
+    }
     if (next.planned) {
       result.ranked.push_back(std::move(next));
       continue;
@@ -96,6 +151,8 @@ SearchResult mlir::memopt::autoplan::search(
       screenCandidates(context, source, options, progress, result);
   std::vector<Evaluation> &screens = screened.screens;
   result.numScreened = screens.size();
+  // (Phase 2 screens the other pipeline schedules of the candidates that
+  // reach the top, and counts them.)
   rankCandidates(context, source, options, progress, screened, result);
   result.numPlanned = result.evaluations.size();
   for (const Evaluation &screen : screens)

@@ -409,10 +409,17 @@ static Evaluation screenPipelined(MLIRContext &context,
       evaluatePipelined(context, source, options, candidate, /*plan=*/false);
   double seconds = evaluation.seconds;
   bool chunked = candidate.schedule == PipelineSchedule::Interleaved;
+  // Moving layers off the first stage only adds to the others: where one of
+  // them misses the budget already, no lighter first stage fits.
+  auto othersFit = [&](const Evaluation &e) {
+    return llvm::all_of(e.stagePeaks, [&](std::pair<int64_t, int64_t> peak) {
+      return peak.first == 0 || peak.second <= options.getBudget();
+    });
+  };
   for (int64_t first = source.layers / candidate.pp - 1;
        !chunked && first >= 1 &&
        evaluation.status == Evaluation::Status::TooLarge &&
-       evaluation.peakStage == 0;
+       evaluation.peakStage == 0 && othersFit(evaluation);
        --first) {
     candidate.firstStageLayers = first;
     evaluation =

@@ -22,6 +22,10 @@
 
 #include <string>
 
+namespace mlir::memopt::train {
+class P2POp;
+} // namespace mlir::memopt::train
+
 namespace mlir::memopt::pipeline {
 
 /// The forward + loss function of a step, split into stages, each of one or
@@ -81,6 +85,28 @@ FailureOr<func::FuncOp> buildStage(func::FuncOp forward,
 
 /// The exchanges of a stage's program, in program order.
 StageExchanges collectExchanges(func::FuncOp stage);
+
+/// A train.p2p at `b`'s insertion point.
+train::P2POp createExchange(OpBuilder &b, Location loc, ValueRange sends,
+                            ArrayRef<int64_t> sendTo,
+                            ArrayRef<int64_t> sendTags, TypeRange recvTypes,
+                            ArrayRef<int64_t> recvFrom,
+                            ArrayRef<int64_t> recvTags);
+
+/// Splits a backward pass's ops (in program order) into its input-gradient
+/// part and its weight-gradient part (PipelineExchanges.cpp).
+std::pair<SmallVector<Operation *>, SmallVector<Operation *>>
+splitWeightPass(ArrayRef<Operation *> ops);
+
+/// Groups the exchanges of an interleaved stage's passes (`passes`, in the
+/// order of `schedule`, already in place) as Megatron-LM does.
+void groupExchanges(OpBuilder &b, Location loc,
+                    ArrayRef<PipelineAction> schedule,
+                    ArrayRef<ArrayRef<Operation *>> passes);
+
+/// Merges adjacent exchanges of `block` into one, unless the second sends
+/// what the first receives.
+void mergeExchanges(OpBuilder &b, Location loc, Block &block);
 
 } // namespace mlir::memopt::pipeline
 

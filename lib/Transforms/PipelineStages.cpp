@@ -102,9 +102,6 @@ private:
   Value buildLoss();
   Segment capture(Operation *before);
   void reorder(ArrayRef<Segment> forwards, ArrayRef<Segment> backwards);
-  void groupExchanges(ArrayRef<PipelineAction> schedule,
-                      ArrayRef<ArrayRef<Operation *>> passes);
-  void mergeExchanges();
   train::P2POp createExchange(ValueRange sends, ArrayRef<int64_t> sendTo,
                               ArrayRef<int64_t> sendTags, TypeRange recvTypes,
                               ArrayRef<int64_t> recvFrom,
@@ -271,10 +268,9 @@ train::P2POp StageBuilder::createExchange(ValueRange sends,
                                           TypeRange recvTypes,
                                           ArrayRef<int64_t> recvFrom,
                                           ArrayRef<int64_t> recvTags) {
-  return train::P2POp::create(
-      b, autodiff::named(ctx, "pipeline", forward.getLoc()), recvTypes, sends,
-      b.getDenseI64ArrayAttr(sendTo), b.getDenseI64ArrayAttr(sendTags),
-      b.getDenseI64ArrayAttr(recvFrom), b.getDenseI64ArrayAttr(recvTags));
+  return pipeline::createExchange(
+      b, autodiff::named(ctx, "pipeline", forward.getLoc()), sends, sendTo,
+      sendTags, recvTypes, recvFrom, recvTags);
 }
 
 /// Whether `op` of the forward pass reads no micro-batch's data: it has no
@@ -617,31 +613,6 @@ Segment StageBuilder::capture(Operation *before) {
   return segment;
 }
 
-/// Splits a backward pass's ops into its input-gradient part (what the
-/// gradients it sends to the previous stage need, and the exchanges) and
-/// its weight-gradient part (the rest: the parameters' gradients and their
-/// sums), each in program order. Nothing in the first part reads the second.
-static std::pair<SmallVector<Operation *>, SmallVector<Operation *>>
-splitWeightPass(ArrayRef<Operation *> ops) {
-  llvm::DenseSet<Operation *> inPass(ops.begin(), ops.end()), input;
-  SmallVector<Operation *> worklist;
-  for (Operation *op : ops)
-    if (isa<train::P2POp>(op))
-      worklist.push_back(op);
-  while (!worklist.empty()) {
-    Operation *op = worklist.pop_back_val();
-    if (!input.insert(op).second)
-      continue;
-    for (Value operand : op->getOperands())
-      if (Operation *def = operand.getDefiningOp(); def && inPass.contains(def))
-        worklist.push_back(def);
-  }
-  std::pair<SmallVector<Operation *>, SmallVector<Operation *>> parts;
-  for (Operation *op : ops)
-    (input.contains(op) ? parts.first : parts.second).push_back(op);
-  return parts;
-}
-
 void StageBuilder::reorder(ArrayRef<Segment> forwards,
                            ArrayRef<Segment> backwards) {
   auto opsOf = [](Segment segment) {
@@ -693,130 +664,8 @@ void StageBuilder::reorder(ArrayRef<Segment> forwards,
     if (op != end)
       op->moveBefore(end);
   if (options.schedule == PipelineSchedule::Interleaved)
-    groupExchanges(schedule, passes);
-}
-
-/// Megatron-LM's exchanges for the interleaved schedule: one after each
-/// step of the schedule (a forward pass of the warm-up, a forward and a
-/// backward pass of the steady state, a backward pass of the cool-down)
-/// that sends what the step's passes send and receives what the next
-/// step's passes receive; the first step's receives before it. Posting a
-/// pass's receive with the previous step, and a forward's send only after
-/// the backward pass that follows it, is what keeps the stages' exchanges
-/// from waiting on each other once the last chunk's stage sends back to the
-/// first (exchanges per pass, as 1F1B's, do not complete).
-void StageBuilder::groupExchanges(ArrayRef<PipelineAction> schedule,
-                                  ArrayRef<ArrayRef<Operation *>> passes) {
-  // The steps: (first pass, pass count). The steady state, where forward
-  // and backward passes pair up, starts with the forward pass before the
-  // first backward pass, unless every forward pass comes first (as many
-  // micro-batches as stages).
-  auto isForward = [](const PipelineAction &action) {
-    return action.pass == PipelinePass::Forward;
-  };
-  size_t firstBackward =
-      llvm::find_if_not(schedule, isForward) - schedule.begin();
-  bool steady = firstBackward > 0 &&
-                llvm::any_of(schedule.drop_front(firstBackward), isForward);
-  size_t steadyStart = steady ? firstBackward - 1 : schedule.size();
-  SmallVector<std::pair<size_t, size_t>> steps;
-  for (size_t i = 0; i < schedule.size();) {
-    bool pair = i >= steadyStart && i + 1 < schedule.size() &&
-                isForward(schedule[i]) && !isForward(schedule[i + 1]);
-    steps.push_back({i, pair ? 2 : 1});
-    i += pair ? 2 : 1;
-  }
-  // Each step's exchanges that send and that receive, and the op each
-  // grouped exchange goes before, found before any is replaced.
-  SmallVector<SmallVector<train::P2POp>> sendsOf(steps.size()),
-      receivesOf(steps.size());
-  SmallVector<Operation *> anchors;
-  for (auto [g, step] : llvm::enumerate(steps)) {
-    Operation *first = nullptr, *last = nullptr;
-    for (size_t i = step.first; i < step.first + step.second; ++i)
-      for (Operation *op : passes[i]) {
-        first = first ? first : op;
-        last = op;
-        if (auto p2p = dyn_cast<train::P2POp>(op))
-          (p2p.getSends().empty() ? receivesOf : sendsOf)[g].push_back(p2p);
-      }
-    if (g == 0)
-      anchors.push_back(first);
-    anchors.push_back(last->getNextNode());
-  }
-  auto concat = [](SmallVector<int64_t> &to, ArrayRef<int64_t> from) {
-    to.append(from.begin(), from.end());
-  };
-  for (size_t g = 0; g <= steps.size(); ++g) {
-    // Before step 0: its receives; after step g - 1: its sends and step
-    // g's receives.
-    SmallVector<train::P2POp> parts;
-    if (g > 0)
-      parts = sendsOf[g - 1];
-    if (g < steps.size())
-      llvm::append_range(parts, receivesOf[g]);
-    if (parts.empty())
-      continue;
-    SmallVector<Value> sends;
-    SmallVector<int64_t> sendTo, sendTags, recvFrom, recvTags;
-    SmallVector<Type> types;
-    for (train::P2POp part : parts) {
-      llvm::append_range(sends, part.getSends());
-      concat(sendTo, part.getSendTo());
-      concat(sendTags, part.getSendTags());
-      llvm::append_range(types, part.getReceived().getTypes());
-      concat(recvFrom, part.getRecvFrom());
-      concat(recvTags, part.getRecvTags());
-    }
-    b.setInsertionPoint(anchors[g]);
-    train::P2POp grouped =
-        createExchange(sends, sendTo, sendTags, types, recvFrom, recvTags);
-    unsigned next = 0;
-    for (train::P2POp part : parts) {
-      for (Value received : part.getReceived())
-        received.replaceAllUsesWith(grouped.getReceived()[next++]);
-      part.erase();
-    }
-  }
-}
-
-void StageBuilder::mergeExchanges() {
-  for (Operation *op = &block->front(); op; op = op->getNextNode()) {
-    auto first = dyn_cast<train::P2POp>(op);
-    if (!first)
-      continue;
-    while (auto second = dyn_cast_or_null<train::P2POp>(first->getNextNode())) {
-      // A send of what the first exchange receives must wait for it.
-      if (llvm::any_of(second.getSends(), [&](Value v) {
-            return v.getDefiningOp() == first.getOperation();
-          }))
-        break;
-      auto concat = [](ArrayRef<int64_t> a, ArrayRef<int64_t> c) {
-        SmallVector<int64_t> joined(a);
-        llvm::append_range(joined, c);
-        return joined;
-      };
-      SmallVector<Value> sends(first.getSends());
-      llvm::append_range(sends, second.getSends());
-      SmallVector<Type> types(first.getReceived().getTypes());
-      llvm::append_range(types, second.getReceived().getTypes());
-      b.setInsertionPoint(first);
-      train::P2POp merged = createExchange(
-          sends, concat(first.getSendTo(), second.getSendTo()),
-          concat(first.getSendTags(), second.getSendTags()), types,
-          concat(first.getRecvFrom(), second.getRecvFrom()),
-          concat(first.getRecvTags(), second.getRecvTags()));
-      unsigned n = first.getReceived().size();
-      for (auto [i, result] : llvm::enumerate(first.getReceived()))
-        result.replaceAllUsesWith(merged.getReceived()[i]);
-      for (auto [i, result] : llvm::enumerate(second.getReceived()))
-        result.replaceAllUsesWith(merged.getReceived()[n + i]);
-      first.erase();
-      second.erase();
-      first = merged;
-    }
-    op = first;
-  }
+    groupExchanges(b, autodiff::named(ctx, "pipeline", forward.getLoc()),
+                   schedule, passes);
 }
 
 FailureOr<func::FuncOp> StageBuilder::build() {
@@ -869,7 +718,8 @@ FailureOr<func::FuncOp> StageBuilder::build() {
   func::ReturnOp::create(b, forward.getBody().front().getTerminator()->getLoc(),
                          loss);
   reorder(forwardSegments, backwardSegments);
-  mergeExchanges();
+  mergeExchanges(b, autodiff::named(ctx, "pipeline", forward.getLoc()),
+                 *block);
   return func;
 }
 

@@ -114,6 +114,50 @@ static LogicalResult assignLayers(func::FuncOp forward, ArrayRef<int64_t> split,
   return success();
 }
 
+/// The chunks that read each parameter (through replicated ops too): a
+/// parameter is held by every stage of them. Fails where two chunks of one
+/// stage read a parameter.
+static LogicalResult findHolders(Block &body, StagePartition &partition) {
+  // The chunks that compute each replicated op: those of its users, and
+  // those that compute a replicated user.
+  llvm::DenseMap<Operation *, std::set<int64_t>> replicatedIn;
+  for (Operation &op : llvm::reverse(body.without_terminator())) {
+    if (!partition.replicated.contains(&op))
+      continue;
+    std::set<int64_t> &chunks = replicatedIn[&op];
+    for (Operation *user : op.getUsers()) {
+      if (auto it = partition.chunkOf.find(user); it != partition.chunkOf.end())
+        chunks.insert(it->second);
+      else if (auto in = replicatedIn.find(user); in != replicatedIn.end())
+        chunks.insert(in->second.begin(), in->second.end());
+    }
+  }
+  // Each parameter is read by the chunks of its users.
+  for (auto param : body.getOps<train::ParamOp>()) {
+    partition.paramIndex.try_emplace(param.getName(),
+                                     partition.paramIndex.size());
+    std::set<int64_t> &chunks = partition.holders[param.getName()];
+    for (Operation *user : param->getUsers()) {
+      if (auto it = partition.chunkOf.find(user); it != partition.chunkOf.end())
+        chunks.insert(it->second);
+      else if (auto in = replicatedIn.find(user); in != replicatedIn.end())
+        chunks.insert(in->second.begin(), in->second.end());
+    }
+    // A stage sums a parameter's gradient over its micro-batches in one
+    // chunk's order; two chunks of one stage would interleave the sums.
+    std::set<int64_t> stages;
+    for (int64_t chunk : chunks)
+      if (!stages.insert(partition.getStageOfChunk(chunk)).second)
+        return param.emitOpError()
+               << "is read by two model chunks of stage "
+               << partition.getStageOfChunk(chunk)
+               << " (virtual=" << partition.virtualStages
+               << "): the interleaved schedule needs each parameter read by "
+                  "one chunk per stage";
+  }
+  return success();
+}
+
 /// Assigns every forward op a chunk (or marks it replicated), and finds the
 /// values that cross each boundary between chunks.
 static LogicalResult assignOps(func::FuncOp forward,
@@ -180,43 +224,8 @@ static LogicalResult assignOps(func::FuncOp forward,
     return forward.emitOpError("its loss does not depend on the layers");
   partition.chunkOf[lossOp] = last;
 
-  // The chunks that compute each replicated op: those of its users, and
-  // those that compute a replicated user.
-  llvm::DenseMap<Operation *, std::set<int64_t>> replicatedIn;
-  for (Operation &op : llvm::reverse(body.without_terminator())) {
-    if (!partition.replicated.contains(&op))
-      continue;
-    std::set<int64_t> &chunks = replicatedIn[&op];
-    for (Operation *user : op.getUsers()) {
-      if (auto it = partition.chunkOf.find(user); it != partition.chunkOf.end())
-        chunks.insert(it->second);
-      else if (auto in = replicatedIn.find(user); in != replicatedIn.end())
-        chunks.insert(in->second.begin(), in->second.end());
-    }
-  }
-  // Each parameter is read by the chunks of its users.
-  for (auto param : body.getOps<train::ParamOp>()) {
-    partition.paramIndex.try_emplace(param.getName(),
-                                     partition.paramIndex.size());
-    std::set<int64_t> &chunks = partition.holders[param.getName()];
-    for (Operation *user : param->getUsers()) {
-      if (auto it = partition.chunkOf.find(user); it != partition.chunkOf.end())
-        chunks.insert(it->second);
-      else if (auto in = replicatedIn.find(user); in != replicatedIn.end())
-        chunks.insert(in->second.begin(), in->second.end());
-    }
-    // A stage sums a parameter's gradient over its micro-batches in one
-    // chunk's order; two chunks of one stage would interleave the sums.
-    std::set<int64_t> stages;
-    for (int64_t chunk : chunks)
-      if (!stages.insert(partition.getStageOfChunk(chunk)).second)
-        return param.emitOpError()
-               << "is read by two model chunks of stage "
-               << partition.getStageOfChunk(chunk)
-               << " (virtual=" << partition.virtualStages
-               << "): the interleaved schedule needs each parameter read by "
-                  "one chunk per stage";
-  }
+  if (failed(findHolders(body, partition)))
+    return failure();
 
   // Each value crosses every boundary between its chunk and its last
   // reader's.

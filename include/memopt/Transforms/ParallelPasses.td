@@ -168,8 +168,10 @@ def TrainPipelinePass : Pass<"train-pipeline", "::mlir::ModuleOp"> {
       forward, then every backward).
     * Values that cross from stage `s` to a later stage are sent with
       `train.p2p` (activations forward, their gradients backward), relayed
-      by the stages in between; ops that read only the arguments and
-      constants (position ids, masks) are recomputed where they are read.
+      by the stages in between; ops outside the layers that read only the
+      arguments, constants and parameters (position ids, masks, embedding
+      lookups, the 16-bit copy of a tied embedding, ZeRO's gathers) are
+      computed by each stage that reads them: no weight is sent.
       Adjacent transfers are merged into one exchange, as Megatron-LM's
       `send_forward_recv_backward` does; the pass checks that the stages'
       exchanges cannot wait on each other forever.
@@ -187,13 +189,17 @@ def TrainPipelinePass : Pass<"train-pipeline", "::mlir::ModuleOp"> {
     last holds one, with no formula; `zb-h1`'s deferred weight passes and
     the interleaved schedule's deeper warm-up are live values the same way.
 
-    A step train-shard partitioned (tp, dp, sequence parallelism; not ZeRO
-    yet) is pipelined the same way: its grid gets the stages as a new last
-    axis (`dp x tp x pp`), each stage keeps its tensor-parallel collectives
-    and the data-parallel average of its gradients (after the sums over the
+    A step train-shard partitioned (tp, dp, sequence parallelism, ZeRO) is
+    pipelined the same way: its grid gets the stages as a new last axis
+    (`dp x tp x pp`), each stage keeps its tensor-parallel collectives and
+    the data-parallel average of its gradients (after the sums over the
     micro-batches), and the stages of one `(dp, tp)` position exchange with
-    each other. Apply train-shard first: train-pipeline's stages are not
-    steps train-shard can partition. ZeRO, and steps accumulating gradients
+    each other. Under ZeRO a stage gathers each parameter part once per step
+    (ZeRO-3: for each micro-batch, and again for its backward pass); ZeRO-1
+    sums the whole gradients over the micro-batches and reduce-scatters
+    them once (Megatron-LM's distributed optimizer), ZeRO-2 reduce-scatters
+    each micro-batch's. Apply train-shard first: train-pipeline's stages
+    are not steps train-shard can partition. Steps accumulating gradients
     or using loss scaling are refused with an error that says so.
 
     Errors: `stages` or `microbatches` below 1, an unknown schedule,
