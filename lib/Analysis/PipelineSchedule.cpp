@@ -4,8 +4,8 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/Support/ErrorHandling.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/ErrorHandling.h"
 
 #include <algorithm>
 #include <limits>
@@ -39,9 +39,10 @@ StringRef memopt::getPipelineScheduleName(PipelineSchedule schedule) {
   llvm_unreachable("unknown pipeline schedule");
 }
 
-std::optional<std::string>
-memopt::checkScheduleShape(PipelineSchedule schedule, int64_t stages,
-                           int64_t microBatches, int64_t virtualStages) {
+std::optional<std::string> memopt::checkScheduleShape(PipelineSchedule schedule,
+                                                      int64_t stages,
+                                                      int64_t microBatches,
+                                                      int64_t virtualStages) {
   if (schedule != PipelineSchedule::Interleaved) {
     if (virtualStages != 1)
       return "virtual=" + std::to_string(virtualStages) +
@@ -55,8 +56,9 @@ memopt::checkScheduleShape(PipelineSchedule schedule, int64_t stages,
            std::to_string(virtualStages);
   if (microBatches % stages != 0)
     return "schedule=interleaved runs micro-batches in groups of the " +
-           std::to_string(stages) + " stages, but microbatches=" +
-           std::to_string(microBatches) + " is not a multiple of it";
+           std::to_string(stages) +
+           " stages, but microbatches=" + std::to_string(microBatches) +
+           " is not a multiple of it";
   return std::nullopt;
 }
 
@@ -84,8 +86,8 @@ static SmallVector<PipelineAction> getOneFOneB(int64_t stages, int64_t stage,
   while (forwards < warmup)
     forward();
   // ZB-H1: the first `stage` backward passes defer their weight parts.
-  for (int64_t deferred = 0; splitWeights && deferred < stage &&
-                             forwards < microBatches;
+  for (int64_t deferred = 0;
+       splitWeights && deferred < stage && forwards < microBatches;
        ++deferred) {
     forward();
     backward();
@@ -108,8 +110,7 @@ static SmallVector<PipelineAction> getOneFOneB(int64_t stages, int64_t stage,
 /// in groups of `stages` micro-batches (group g's micro-batches through
 /// chunk 0, then chunk 1, ...), the backward passes through the chunks in
 /// reverse; a deeper warm-up, then one forward and one backward in turn.
-static SmallVector<PipelineAction> getInterleaved(int64_t stages,
-                                                  int64_t stage,
+static SmallVector<PipelineAction> getInterleaved(int64_t stages, int64_t stage,
                                                   int64_t microBatches,
                                                   int64_t chunks) {
   int64_t total = microBatches * chunks;
@@ -136,10 +137,11 @@ static SmallVector<PipelineAction> getInterleaved(int64_t stages,
   return actions;
 }
 
-SmallVector<PipelineAction>
-memopt::getStageSchedule(PipelineSchedule schedule, int64_t stages,
-                         int64_t stage, int64_t microBatches,
-                         int64_t virtualStages) {
+SmallVector<PipelineAction> memopt::getStageSchedule(PipelineSchedule schedule,
+                                                     int64_t stages,
+                                                     int64_t stage,
+                                                     int64_t microBatches,
+                                                     int64_t virtualStages) {
   switch (schedule) {
   case PipelineSchedule::GPipe: {
     SmallVector<PipelineAction> actions;

@@ -115,8 +115,8 @@ void TensorLiveness::findStageForwardOps(Block &block, int64_t stage,
         if (isBackward(peer, tag))
           backward.insert(value);
       // What goes to a later stage (to a later chunk) is forward.
-      for (auto [value, peer, tag] : llvm::zip_equal(
-               p2p.getSends(), p2p.getSendTo(), p2p.getSendTags()))
+      for (auto [value, peer, tag] :
+           llvm::zip_equal(p2p.getSends(), p2p.getSendTo(), p2p.getSendTags()))
         if (chunked ? tag % 2 == 0 : peer > stage)
           sinks.push_back(value);
       continue;

@@ -145,8 +145,8 @@ static void addTransfer(train::P2POp p2p, const DeviceProfile &device,
 
 /// Whether `step` is a pipeline stage of the ZB-H1 schedule.
 static bool isZeroBubbleStage(func::FuncOp step) {
-  auto config =
-      step->getAttrOfType<DictionaryAttr>(train::TrainDialect::kPipelineAttrName);
+  auto config = step->getAttrOfType<DictionaryAttr>(
+      train::TrainDialect::kPipelineAttrName);
   auto schedule =
       config ? dyn_cast_or_null<StringAttr>(config.get("schedule")) : nullptr;
   return schedule && parsePipelineSchedule(schedule.getValue()) ==
@@ -297,8 +297,8 @@ StepCost mlir::memopt::autoplan::estimatePipelineCost(
     double share = 1.0;
     for (const StepCost &stage : stageCosts)
       if (stage.microBatchSeconds > 0)
-        share = std::min(share, stage.weightGradientSeconds /
-                                    stage.microBatchSeconds);
+        share = std::min(share,
+                         stage.weightGradientSeconds / stage.microBatchSeconds);
     cost.weightGradientSeconds = share * cost.microBatchSeconds;
     idle = std::max(0.0, idle - 2 * cost.weightGradientSeconds);
   }

@@ -33,8 +33,8 @@ using namespace mlir::memopt::autoplan;
 /// micro-batches into groups of the stages.
 static std::vector<Evaluation>
 screenScheduleVariants(MLIRContext &context, const StepSource &source,
-                       const SearchOptions &options,
-                       const Candidate &candidate, SearchResult &result) {
+                       const SearchOptions &options, const Candidate &candidate,
+                       SearchResult &result) {
   std::vector<Evaluation> variants;
   for (PipelineSchedule schedule :
        llvm::drop_begin(options.pipelineSchedules)) {
@@ -98,9 +98,8 @@ rankCandidates(MLIRContext &context, const StepSource &source,
     if (next.candidate.pp > 1 && !next.planned &&
         next.candidate.schedule == options.pipelineSchedules.front() &&
         varied.insert(next.candidate.describe()).second) {
-      for (Evaluation &variant :
-           screenScheduleVariants(context, source, options, next.candidate,
-                                  result)) {
+      for (Evaluation &variant : screenScheduleVariants(
+               context, source, options, next.candidate, result)) {
         if (progress)
           progress(variant);
         result.evaluations.push_back(variant);

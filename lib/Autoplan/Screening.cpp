@@ -164,8 +164,7 @@ static PipelineLayout getCandidateLayout(int64_t layers,
     first += base + (c >= chunks - 1 - extra && c < chunks - 1 ? 1 : 0);
   }
   layout.built = {0, stages - 1};
-  layout.microBatches =
-      std::min(candidate.gradientAccumulation, 3 * stages);
+  layout.microBatches = std::min(candidate.gradientAccumulation, 3 * stages);
   layout.step = stages;
   return layout;
 }

@@ -20,17 +20,15 @@ using namespace mlir;
 using namespace mlir::memopt;
 using namespace mlir::memopt::pipeline;
 
-train::P2POp pipeline::createExchange(OpBuilder &b, Location loc,
-                                      ValueRange sends, ArrayRef<int64_t> sendTo,
-                                      ArrayRef<int64_t> sendTags,
-                                      TypeRange recvTypes,
-                                      ArrayRef<int64_t> recvFrom,
-                                      ArrayRef<int64_t> recvTags) {
-  return train::P2POp::create(b, loc, recvTypes, sends,
-                              b.getDenseI64ArrayAttr(sendTo),
-                              b.getDenseI64ArrayAttr(sendTags),
-                              b.getDenseI64ArrayAttr(recvFrom),
-                              b.getDenseI64ArrayAttr(recvTags));
+train::P2POp
+pipeline::createExchange(OpBuilder &b, Location loc, ValueRange sends,
+                         ArrayRef<int64_t> sendTo, ArrayRef<int64_t> sendTags,
+                         TypeRange recvTypes, ArrayRef<int64_t> recvFrom,
+                         ArrayRef<int64_t> recvTags) {
+  return train::P2POp::create(
+      b, loc, recvTypes, sends, b.getDenseI64ArrayAttr(sendTo),
+      b.getDenseI64ArrayAttr(sendTags), b.getDenseI64ArrayAttr(recvFrom),
+      b.getDenseI64ArrayAttr(recvTags));
 }
 
 /// Splits a backward pass's ops into its input-gradient part (what the
@@ -132,8 +130,8 @@ void pipeline::groupExchanges(OpBuilder &b, Location loc,
       concat(recvTags, part.getRecvTags());
     }
     b.setInsertionPoint(anchors[g]);
-    train::P2POp grouped =
-        createExchange(b, loc, sends, sendTo, sendTags, types, recvFrom, recvTags);
+    train::P2POp grouped = createExchange(b, loc, sends, sendTo, sendTags,
+                                          types, recvFrom, recvTags);
     unsigned next = 0;
     for (train::P2POp part : parts) {
       for (Value received : part.getReceived())

@@ -186,18 +186,16 @@ func::FuncOp StageBuilder::createFunction() {
   }
   Builder attrs(ctx);
   SmallVector<NamedAttribute> entries({
-          attrs.getNamedAttr("axis", attrs.getI64IntegerAttr(options.axis)),
-          attrs.getNamedAttr("grid",
-                             FlatSymbolRefAttr::get(ctx, options.gridName)),
-          attrs.getNamedAttr("layers", attrs.getArrayAttr(layers)),
-          attrs.getNamedAttr("microbatches", attrs.getI64IntegerAttr(m)),
-          attrs.getNamedAttr(
-              "schedule",
-              attrs.getStringAttr(getPipelineScheduleName(options.schedule))),
-          attrs.getNamedAttr("stage", attrs.getI64IntegerAttr(stage)),
-          attrs.getNamedAttr("stages",
-                             attrs.getI64IntegerAttr(partition.stages)),
-          attrs.getNamedAttr("step", attrs.getStringAttr(options.stepName)),
+      attrs.getNamedAttr("axis", attrs.getI64IntegerAttr(options.axis)),
+      attrs.getNamedAttr("grid", FlatSymbolRefAttr::get(ctx, options.gridName)),
+      attrs.getNamedAttr("layers", attrs.getArrayAttr(layers)),
+      attrs.getNamedAttr("microbatches", attrs.getI64IntegerAttr(m)),
+      attrs.getNamedAttr(
+          "schedule",
+          attrs.getStringAttr(getPipelineScheduleName(options.schedule))),
+      attrs.getNamedAttr("stage", attrs.getI64IntegerAttr(stage)),
+      attrs.getNamedAttr("stages", attrs.getI64IntegerAttr(partition.stages)),
+      attrs.getNamedAttr("step", attrs.getStringAttr(options.stepName)),
   });
   if (partition.virtualStages > 1) {
     SmallVector<Attribute> perChunk;
@@ -276,10 +274,9 @@ train::P2POp StageBuilder::createExchange(ValueRange sends,
 /// Whether `op` of the forward pass reads no micro-batch's data: it has no
 /// side effects nor regions, and reads only parameters, scalar arguments
 /// (the step) and the results of such ops.
-static bool
-isMicroBatchInvariant(Operation &op, const IRMapping &params,
-                      const llvm::DenseSet<Operation *> &invariant,
-                      int64_t zero) {
+static bool isMicroBatchInvariant(Operation &op, const IRMapping &params,
+                                  const llvm::DenseSet<Operation *> &invariant,
+                                  int64_t zero) {
   if (op.getNumResults() == 0 || op.getNumRegions() != 0 ||
       !isMemoryEffectFree(&op))
     return false;
@@ -416,8 +413,8 @@ void StageBuilder::addParamGradient(StringRef name, Value param, Value grad) {
   if (shard::ReduceScatterOp scatter;
       options.zero == 1 && (scatter = getZeroReduction(grad))) {
     Value whole = scatter.getInput();
-    auto wholeType = cast<RankedTensorType>(whole.getType())
-                         .clone(type.getElementType());
+    auto wholeType =
+        cast<RankedTensorType>(whole.getType()).clone(type.getElementType());
     b.setInsertionPointAfter(scatter);
     if (whole.getType() != wholeType)
       whole = train::CastOp::create(b, grad.getLoc(), wholeType, whole);
@@ -425,8 +422,8 @@ void StageBuilder::addParamGradient(StringRef name, Value param, Value grad) {
     if (!inserted)
       it->second.second = train::AddOp::create(b, grad.getLoc(), wholeType,
                                                it->second.second, whole);
-    if (Operation *def = grad.getDefiningOp(); def && def != scatter &&
-                                                def->use_empty())
+    if (Operation *def = grad.getDefiningOp();
+        def && def != scatter && def->use_empty())
       def->erase();
     if (scatter->use_empty() && !inserted)
       scatter->erase();
@@ -499,11 +496,10 @@ LogicalResult StageBuilder::buildBackward(int64_t j, int64_t k) {
       tags.push_back(tag(chunk - 1, k, true, i));
     }
     if (!sends.empty())
-      createExchange(
-          sends,
-          SmallVector<int64_t>(sends.size(),
-                               partition.getStageOfChunk(chunk - 1)),
-          tags, {}, {}, {});
+      createExchange(sends,
+                     SmallVector<int64_t>(sends.size(),
+                                          partition.getStageOfChunk(chunk - 1)),
+                     tags, {}, {}, {});
   }
   for (auto [name, param] : paramByName)
     if (Value grad = grads.lookup(param))
@@ -718,8 +714,7 @@ FailureOr<func::FuncOp> StageBuilder::build() {
   func::ReturnOp::create(b, forward.getBody().front().getTerminator()->getLoc(),
                          loss);
   reorder(forwardSegments, backwardSegments);
-  mergeExchanges(b, autodiff::named(ctx, "pipeline", forward.getLoc()),
-                 *block);
+  mergeExchanges(b, autodiff::named(ctx, "pipeline", forward.getLoc()), *block);
   return func;
 }
 

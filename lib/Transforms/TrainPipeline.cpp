@@ -84,10 +84,10 @@ static LogicalResult assignLayers(func::FuncOp forward, ArrayRef<int64_t> split,
   int64_t chunks = partition.getNumChunks();
   int64_t layers = costs.size();
   if (layers < chunks) {
-    InFlightDiagnostic diag = forward.emitOpError()
-                              << "has " << layers
-                              << " train.layer groups, fewer than stages="
-                              << partition.stages;
+    InFlightDiagnostic diag =
+        forward.emitOpError()
+        << "has " << layers
+        << " train.layer groups, fewer than stages=" << partition.stages;
     if (partition.virtualStages > 1)
       diag << " x virtual=" << partition.virtualStages;
     diag << ": every pipeline stage"

@@ -45,23 +45,21 @@ TEST(PipelineScheduleTest, EveryPassOnceInDependenceOrder) {
   for (const Shape &shape : getShapes()) {
     bool split = shape.schedule == PipelineSchedule::ZeroBubbleH1;
     for (int64_t s = 0; s < shape.stages; ++s) {
-      SmallVector<PipelineAction> actions =
-          getStageSchedule(shape.schedule, shape.stages, s,
-                           shape.microBatches, shape.chunks);
+      SmallVector<PipelineAction> actions = getStageSchedule(
+          shape.schedule, shape.stages, s, shape.microBatches, shape.chunks);
       std::map<std::tuple<int, int64_t, int64_t>, int64_t> position;
       for (auto [index, action] : llvm::enumerate(actions)) {
         ASSERT_GE(action.chunk, 0);
         ASSERT_LT(action.chunk, shape.chunks);
         ASSERT_GE(action.microBatch, 0);
         ASSERT_LT(action.microBatch, shape.microBatches);
-        auto key = std::make_tuple(static_cast<int>(action.pass),
-                                   action.chunk, action.microBatch);
+        auto key = std::make_tuple(static_cast<int>(action.pass), action.chunk,
+                                   action.microBatch);
         ASSERT_TRUE(position.try_emplace(key, index).second)
             << "a pass twice on stage " << s;
       }
       int64_t passes = shape.microBatches * shape.chunks;
-      ASSERT_EQ(static_cast<int64_t>(actions.size()),
-                passes * (split ? 3 : 2));
+      ASSERT_EQ(static_cast<int64_t>(actions.size()), passes * (split ? 3 : 2));
       for (int64_t c = 0; c < shape.chunks; ++c) {
         int64_t lastBackward = -1;
         for (int64_t k = 0; k < shape.microBatches; ++k) {
@@ -83,8 +81,8 @@ TEST(PipelineScheduleTest, InFlightCounts) {
   for (const Shape &shape : getShapes()) {
     int64_t p = shape.stages, m = shape.microBatches, v = shape.chunks;
     for (int64_t s = 0; s < p; ++s) {
-      int64_t inFlight = getMicroBatchesInFlight(
-          getStageSchedule(shape.schedule, p, s, m, v));
+      int64_t inFlight =
+          getMicroBatchesInFlight(getStageSchedule(shape.schedule, p, s, m, v));
       switch (shape.schedule) {
       case PipelineSchedule::OneFOneB:
         EXPECT_EQ(inFlight, std::min(m, p - s));
@@ -104,7 +102,8 @@ TEST(PipelineScheduleTest, InFlightCounts) {
         if (m == p)
           EXPECT_EQ(inFlight, m * v);
         else
-          EXPECT_EQ(inFlight, std::min(m * v, 2 * (p - 1 - s) + (v - 1) * p + 1));
+          EXPECT_EQ(inFlight,
+                    std::min(m * v, 2 * (p - 1 - s) + (v - 1) * p + 1));
         if (s == 0 && m > p)
           EXPECT_EQ(inFlight * p, p * v * p + p * (p - 1));
         break;

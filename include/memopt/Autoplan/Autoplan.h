@@ -121,11 +121,11 @@ StepCost estimateStepCost(func::FuncOp step, const DeviceProfile &device,
 /// slots (1F1B, GPipe), (stages - 1) / virtualStages slots (interleaved),
 /// or (stages - 1) times a slot less twice its weight-gradient part (ZB-H1,
 /// Qi et al.'s (p - 1)(F + B - W)); then the slowest stage's updates.
-StepCost estimatePipelineCost(ArrayRef<StepCost> stageCosts, int64_t built,
-                              int64_t microBatches, int64_t stages,
-                              PipelineSchedule schedule =
-                                  PipelineSchedule::OneFOneB,
-                              int64_t virtualStages = 1);
+StepCost
+estimatePipelineCost(ArrayRef<StepCost> stageCosts, int64_t built,
+                     int64_t microBatches, int64_t stages,
+                     PipelineSchedule schedule = PipelineSchedule::OneFOneB,
+                     int64_t virtualStages = 1);
 
 /// The model the search partitions.
 struct StepSource {
