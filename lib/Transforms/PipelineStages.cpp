@@ -65,7 +65,8 @@ private:
     return chunk + 1 == partition.getNumChunks();
   }
   /// Whether this stage's chunk `j` computes forward op `op`: one of its
-  /// own, or one reading only arguments and constants that its own ops need.
+  /// own, or a replicated one (reading only arguments, constants and
+  /// parameters) that its own ops need.
   bool runsHere(Operation *op, int64_t j) const {
     auto it = partition.chunkOf.find(op);
     return (it != partition.chunkOf.end() && it->second == chunks[j]) ||
