@@ -31,6 +31,33 @@ pipeline::createExchange(OpBuilder &b, Location loc, ValueRange sends,
       b.getDenseI64ArrayAttr(recvTags));
 }
 
+/// One exchange at `b`'s insertion point with every message of `parts`, in
+/// order; the parts' received values are replaced by its and the parts
+/// erased.
+static train::P2POp combineExchanges(OpBuilder &b, Location loc,
+                                     ArrayRef<train::P2POp> parts) {
+  SmallVector<Value> sends;
+  SmallVector<int64_t> sendTo, sendTags, recvFrom, recvTags;
+  SmallVector<Type> types;
+  for (train::P2POp part : parts) {
+    llvm::append_range(sends, part.getSends());
+    llvm::append_range(sendTo, part.getSendTo());
+    llvm::append_range(sendTags, part.getSendTags());
+    llvm::append_range(types, part.getReceived().getTypes());
+    llvm::append_range(recvFrom, part.getRecvFrom());
+    llvm::append_range(recvTags, part.getRecvTags());
+  }
+  train::P2POp combined = createExchange(b, loc, sends, sendTo, sendTags, types,
+                                         recvFrom, recvTags);
+  unsigned next = 0;
+  for (train::P2POp part : parts) {
+    for (Value received : part.getReceived())
+      received.replaceAllUsesWith(combined.getReceived()[next++]);
+    part.erase();
+  }
+  return combined;
+}
+
 /// Splits a backward pass's ops into its input-gradient part (what the
 /// gradients it sends to the previous stage need, and the exchanges) and
 /// its weight-gradient part (the rest: the parameters' gradients and their
@@ -105,9 +132,6 @@ void pipeline::groupExchanges(OpBuilder &b, Location loc,
       anchors.push_back(first);
     anchors.push_back(last->getNextNode());
   }
-  auto concat = [](SmallVector<int64_t> &to, ArrayRef<int64_t> from) {
-    to.append(from.begin(), from.end());
-  };
   for (size_t g = 0; g <= steps.size(); ++g) {
     // Before step 0: its receives; after step g - 1: its sends and step
     // g's receives.
@@ -118,26 +142,8 @@ void pipeline::groupExchanges(OpBuilder &b, Location loc,
       llvm::append_range(parts, receivesOf[g]);
     if (parts.empty())
       continue;
-    SmallVector<Value> sends;
-    SmallVector<int64_t> sendTo, sendTags, recvFrom, recvTags;
-    SmallVector<Type> types;
-    for (train::P2POp part : parts) {
-      llvm::append_range(sends, part.getSends());
-      concat(sendTo, part.getSendTo());
-      concat(sendTags, part.getSendTags());
-      llvm::append_range(types, part.getReceived().getTypes());
-      concat(recvFrom, part.getRecvFrom());
-      concat(recvTags, part.getRecvTags());
-    }
     b.setInsertionPoint(anchors[g]);
-    train::P2POp grouped = createExchange(b, loc, sends, sendTo, sendTags,
-                                          types, recvFrom, recvTags);
-    unsigned next = 0;
-    for (train::P2POp part : parts) {
-      for (Value received : part.getReceived())
-        received.replaceAllUsesWith(grouped.getReceived()[next++]);
-      part.erase();
-    }
+    combineExchanges(b, loc, parts);
   }
 }
 
@@ -152,28 +158,8 @@ void pipeline::mergeExchanges(OpBuilder &b, Location loc, Block &block) {
             return v.getDefiningOp() == first.getOperation();
           }))
         break;
-      auto concat = [](ArrayRef<int64_t> a, ArrayRef<int64_t> c) {
-        SmallVector<int64_t> joined(a);
-        llvm::append_range(joined, c);
-        return joined;
-      };
-      SmallVector<Value> sends(first.getSends());
-      llvm::append_range(sends, second.getSends());
-      SmallVector<Type> types(first.getReceived().getTypes());
-      llvm::append_range(types, second.getReceived().getTypes());
       b.setInsertionPoint(first);
-      train::P2POp merged = createExchange(
-          b, loc, sends, concat(first.getSendTo(), second.getSendTo()),
-          concat(first.getSendTags(), second.getSendTags()), types,
-          concat(first.getRecvFrom(), second.getRecvFrom()),
-          concat(first.getRecvTags(), second.getRecvTags()));
-      unsigned n = first.getReceived().size();
-      for (auto [i, result] : llvm::enumerate(first.getReceived()))
-        result.replaceAllUsesWith(merged.getReceived()[i]);
-      for (auto [i, result] : llvm::enumerate(second.getReceived()))
-        result.replaceAllUsesWith(merged.getReceived()[n + i]);
-      first.erase();
-      second.erase();
+      train::P2POp merged = combineExchanges(b, loc, {first, second});
       first = merged;
     }
     op = first;
