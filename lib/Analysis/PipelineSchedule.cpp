@@ -228,6 +228,42 @@ SmallVector<int64_t> memopt::balanceStages(ArrayRef<int64_t> layerCosts,
   return firsts;
 }
 
+/// Whether ordering each exchange's messages to and from a peer by tag pairs
+/// them as their tags do: for every two stages, the tags of the messages one
+/// sends to the other, exchange by exchange and by tag within each, must be
+/// those the other receives in the same order. NCCL, which has no tags,
+/// pairs messages in that order (memopt/Runtime/Collectives.h).
+static std::optional<std::string>
+checkMessageOrder(ArrayRef<StageExchanges> stages) {
+  int64_t count = stages.size();
+  // (from, to, send) -> tags in order.
+  std::map<std::tuple<int64_t, int64_t, bool>, std::vector<int64_t>> order;
+  for (int64_t s = 0; s < count; ++s)
+    for (const auto &exchange : stages[s]) {
+      SmallVector<PipelineMessage> sorted(exchange.begin(), exchange.end());
+      llvm::stable_sort(sorted,
+                        [](const PipelineMessage &a, const PipelineMessage &b) {
+                          return a.tag < b.tag;
+                        });
+      for (const PipelineMessage &m : sorted)
+        order[m.send ? std::make_tuple(s, m.peer, true)
+                     : std::make_tuple(m.peer, s, false)]
+            .push_back(m.tag);
+    }
+  for (const auto &[key, tags] : order) {
+    auto [from, to, send] = key;
+    if (!send)
+      continue;
+    const std::vector<int64_t> &received = order[{from, to, false}];
+    if (received != tags)
+      return "stage " + std::to_string(to) +
+             " receives the messages of stage " + std::to_string(from) +
+             " in another order than they are sent, exchange by exchange and "
+             "by tag, which NCCL needs";
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string>
 memopt::checkExchanges(ArrayRef<StageExchanges> stages) {
   int64_t count = stages.size();
@@ -282,5 +318,5 @@ memopt::checkExchanges(ArrayRef<StageExchanges> stages) {
       return "stage " + std::to_string(s) + " waits forever at its exchange " +
              std::to_string(at[s]) + " (of " +
              std::to_string(stages[s].size()) + ")";
-  return std::nullopt;
+  return checkMessageOrder(stages);
 }

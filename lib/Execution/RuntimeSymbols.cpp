@@ -36,10 +36,15 @@ execution::getRuntimeSymbols(llvm::orc::MangleAndInterner interner) {
   for (const ::memopt::runtime::RuntimeFunction &function :
        ::memopt::runtime::getOneProcessCollectives())
     addAddress(function.name, function.address);
-  // Collectives of CPU code (memopt-shard-to-mpi).
+  // Collectives of CPU code (memopt-shard-to-mpi); in a run of several
+  // processes, emulated GPU code's memopt_nccl_* calls go to MPI too.
   for (const ::memopt::runtime::RuntimeFunction &function :
        ::memopt::runtime::getMpiCollectives())
     addAddress(function.name, function.address);
+  if (::memopt::runtime::mpiStartedWorldSize() > 1)
+    for (const ::memopt::runtime::RuntimeFunction &function :
+         ::memopt::runtime::getMpiCollectivesAsNccl())
+      addAddress(function.name, function.address);
   using F1 = float (*)(float);
   using D1 = double (*)(double);
   using F2 = float (*)(float, float);

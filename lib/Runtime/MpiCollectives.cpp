@@ -8,7 +8,10 @@
 // process of the group reaches it in the same order: within a pipeline
 // stage the step is SPMD) and kept; its id is its index in the cache.
 // Pipeline transfers are MPI_Isend and MPI_Irecv on MPI_COMM_WORLD, waited
-// for together. All-reduce,
+// for together; under the NCCL names (emulated GPU code) they are held until
+// the wait and then posted as the CUDA runtime issues them to NCCL, each
+// peer's in tag order and all with one MPI tag, so that they pair in issue
+// order as NCCL's do (getMpiCollectivesAsNccl). All-reduce,
 // reduce-scatter and all-gather are MPI_Allreduce, MPI_Reduce_scatter_block
 // and MPI_Allgather on the buffers' data (the large-count variants when a
 // count exceeds an int). MPI has no 16-bit floats: f16 and bf16 are widened
@@ -605,6 +608,88 @@ void waitEntry() {
   pending.clear();
 }
 
+/// A message of an exchange under the NCCL names, held until the wait.
+struct HeldMessage {
+  char *data;
+  int64_t bytes;
+};
+
+std::vector<PeerMessage> &heldMessages() {
+  static auto *held = new std::vector<PeerMessage>();
+  return *held;
+}
+
+std::vector<HeldMessage> &heldPayloads() {
+  static auto *held = new std::vector<HeldMessage>();
+  return *held;
+}
+
+/// Holds one message of an exchange under the NCCL names.
+void holdMessage(bool send, Type type, int64_t rankDelta, int64_t tag,
+                 int64_t bufferRank, void *descriptor, int64_t count) {
+  ensureInitialized();
+  const char *what = send ? "memopt_nccl_p2p_send" : "memopt_nccl_p2p_recv";
+  int64_t peer = mpiWorldRank() + rankDelta;
+  if (peer < 0 || peer >= mpiWorldSize() || rankDelta == 0 || tag < 0)
+    fatal("%s: process %lld has no peer %lld ranks away in a world of %lld, "
+          "or tag %lld is negative",
+          what, static_cast<long long>(mpiWorldRank()),
+          static_cast<long long>(rankDelta),
+          static_cast<long long>(mpiWorldSize()), static_cast<long long>(tag));
+  char *data = buffer(bufferRank, descriptor, count, type, false,
+                      send ? "send" : "recv");
+  int64_t bytes = count * elementBytes(type);
+  if (!fitsInt(bytes))
+    fatal("%s: %lld bytes do not fit one MPI message", what,
+          static_cast<long long>(bytes));
+  heldMessages().push_back({send, peer, tag});
+  heldPayloads().push_back({data, bytes});
+}
+
+template <Type T>
+void ncclSendEntry(int64_t rankDelta, int64_t tag, int64_t bufferRank,
+                   void *descriptor, int64_t count) {
+  holdMessage(true, T, rankDelta, tag, bufferRank, descriptor, count);
+}
+
+template <Type T>
+void ncclRecvEntry(int64_t rankDelta, int64_t tag, int64_t bufferRank,
+                   void *descriptor, int64_t count) {
+  holdMessage(false, T, rankDelta, tag, bufferRank, descriptor, count);
+}
+
+/// Ends an exchange under the NCCL names: posts the held messages in the
+/// order the CUDA runtime gives NCCL (orderPeerMessages), all with tag 0,
+/// and waits for them. MPI pairs messages with the same source and tag in
+/// the order they are posted, as NCCL pairs its sends and receives: a
+/// mistake in that order pairs the wrong messages (and fails on their
+/// sizes or delivers the wrong data), as it would on GPUs.
+void ncclWaitEntry() {
+  std::vector<PeerMessage> messages;
+  std::vector<HeldMessage> payloads;
+  messages.swap(heldMessages());
+  payloads.swap(heldPayloads());
+  std::vector<MPI_Request> requests;
+  for (size_t i : orderPeerMessages(messages)) {
+    MPI_Request request;
+    int peer = static_cast<int>(messages[i].peer);
+    int bytes = static_cast<int>(payloads[i].bytes);
+    if (messages[i].send)
+      check(MPI_Isend(payloads[i].data, bytes, MPI_BYTE, peer, 0,
+                      MPI_COMM_WORLD, &request),
+            "MPI_Isend");
+    else
+      check(MPI_Irecv(payloads[i].data, bytes, MPI_BYTE, peer, 0,
+                      MPI_COMM_WORLD, &request),
+            "MPI_Irecv");
+    requests.push_back(request);
+  }
+  if (!requests.empty())
+    check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(),
+                      MPI_STATUSES_IGNORE),
+          "MPI_Waitall");
+}
+
 /// Marks the end of a sent buffer's use (the call keeps it alive until the
 /// exchange has ended); nothing to do.
 template <Type T> void sentEntry(int64_t bufferRank, void *descriptor) {
@@ -660,6 +745,40 @@ std::vector<RuntimeFunction> memopt::runtime::getMpiCollectives() {
   return functions;
 }
 
+std::vector<RuntimeFunction> memopt::runtime::getMpiCollectivesAsNccl() {
+  std::vector<RuntimeFunction> functions;
+  for (RuntimeFunction &function : getMpiCollectives()) {
+    std::string name = function.name;
+    if (name.rfind("memopt_mpi_p2p_", 0) == 0 &&
+        name.rfind("memopt_mpi_p2p_sent_", 0) != 0)
+      continue; // Replaced below.
+    functions.push_back(
+        {"memopt_nccl_" + name.substr(std::strlen("memopt_mpi_")),
+         function.address});
+  }
+  functions.push_back({"memopt_nccl_p2p_wait", address(&ncclWaitEntry)});
+  struct Transfers {
+    const char *suffix;
+    decltype(&ncclSendEntry<F32>) send;
+    decltype(&ncclRecvEntry<F32>) recv;
+  };
+  for (const Transfers &entry : std::initializer_list<Transfers>{
+           {"f32", &ncclSendEntry<F32>, &ncclRecvEntry<F32>},
+           {"f64", &ncclSendEntry<F64>, &ncclRecvEntry<F64>},
+           {"f16", &ncclSendEntry<F16>, &ncclRecvEntry<F16>},
+           {"bf16", &ncclSendEntry<BF16>, &ncclRecvEntry<BF16>},
+           {"i8", &ncclSendEntry<I8>, &ncclRecvEntry<I8>},
+           {"i32", &ncclSendEntry<I32>, &ncclRecvEntry<I32>},
+           {"i64", &ncclSendEntry<I64>, &ncclRecvEntry<I64>}}) {
+    std::string suffix = entry.suffix;
+    functions.push_back(
+        {"memopt_nccl_p2p_send_" + suffix, address(entry.send)});
+    functions.push_back(
+        {"memopt_nccl_p2p_recv_" + suffix, address(entry.recv)});
+  }
+  return functions;
+}
+
 //===----------------------------------------------------------------------===//
 // Helpers of the host tool
 //===----------------------------------------------------------------------===//
@@ -689,6 +808,14 @@ int64_t memopt::runtime::mpiWorldRank() {
 
 int64_t memopt::runtime::mpiWorldSize() {
   ensureInitialized();
+  int size = 0;
+  check(MPI_Comm_size(MPI_COMM_WORLD, &size), "MPI_Comm_size");
+  return size;
+}
+
+int64_t memopt::runtime::mpiStartedWorldSize() {
+  if (!isInitialized())
+    return 0;
   int size = 0;
   check(MPI_Comm_size(MPI_COMM_WORLD, &size), "MPI_Comm_size");
   return size;

@@ -16,6 +16,9 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 
+#include <map>
+#include <tuple>
+
 using namespace mlir;
 using namespace mlir::memopt;
 using namespace mlir::memopt::pipeline;
@@ -163,5 +166,45 @@ void pipeline::mergeExchanges(OpBuilder &b, Location loc, Block &block) {
       first = merged;
     }
     op = first;
+  }
+}
+
+void pipeline::numberMessagesInSendOrder(ArrayRef<func::FuncOp> stages) {
+  // (sender, receiver, old tag) -> new tag.
+  std::map<std::tuple<int64_t, int64_t, int64_t>, int64_t> renamed;
+  for (int64_t stage = 0, e = stages.size(); stage < e; ++stage) {
+    func::FuncOp func = stages[stage];
+    std::map<int64_t, int64_t> sent; // Per receiver.
+    func.walk([&](train::P2POp op) {
+      for (auto [peer, tag] : llvm::zip_equal(op.getSendTo(), op.getSendTags()))
+        renamed[{stage, peer, tag}] = 2 * sent[peer]++ + (tag & 1);
+    });
+  }
+  // A receive without its send leaves every tag as it is, for
+  // checkExchanges to name.
+  for (int64_t stage = 0, e = stages.size(); stage < e; ++stage) {
+    func::FuncOp func = stages[stage];
+    WalkResult walk = func.walk([&](train::P2POp op) {
+      for (auto [peer, tag] :
+           llvm::zip_equal(op.getRecvFrom(), op.getRecvTags()))
+        if (!renamed.count({peer, stage, tag}))
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return;
+  }
+  for (int64_t stage = 0, e = stages.size(); stage < e; ++stage) {
+    func::FuncOp func = stages[stage];
+    func.walk([&](train::P2POp op) {
+      SmallVector<int64_t> sendTags, recvTags;
+      for (auto [peer, tag] : llvm::zip_equal(op.getSendTo(), op.getSendTags()))
+        sendTags.push_back(renamed.at({stage, peer, tag}));
+      for (auto [peer, tag] :
+           llvm::zip_equal(op.getRecvFrom(), op.getRecvTags()))
+        recvTags.push_back(renamed.at({peer, stage, tag}));
+      op.setSendTags(sendTags);
+      op.setRecvTags(recvTags);
+    });
   }
 }

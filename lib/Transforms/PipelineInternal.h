@@ -108,6 +108,14 @@ void groupExchanges(OpBuilder &b, Location loc,
 /// what the first receives.
 void mergeExchanges(OpBuilder &b, Location loc, Block &block);
 
+/// Numbers the messages from each stage to each other stage 0, 1, 2, ... in
+/// the order the sender posts them (its exchanges in program order, each
+/// one's sends in operand order), as tag = 2 * number + the old tag's
+/// parity (odd: backward), on both sides. `stages` holds every stage, in
+/// stage order. NCCL pairs messages by order, not tag: ordering each
+/// exchange's messages by tag then gives both sides the sender's order.
+void numberMessagesInSendOrder(ArrayRef<func::FuncOp> stages);
+
 } // namespace mlir::memopt::pipeline
 
 #endif // MEMOPT_LIB_TRANSFORMS_PIPELINEINTERNAL_H

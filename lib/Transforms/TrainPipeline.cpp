@@ -462,7 +462,6 @@ struct TrainPipelinePass
     options.axis = shape.size();
     options.gridName = grid ? grid.getSymName().str() : kGridName.str();
     SmallVector<func::FuncOp> stageFuncs;
-    SmallVector<StageExchanges> exchanges;
     for (int64_t s = 0; s < stages; ++s) {
       if (!onlyStages.empty() && !llvm::is_contained(onlyStages, s))
         continue;
@@ -479,12 +478,16 @@ struct TrainPipelinePass
       module.getBody()->getOperations().insert(
           std::next(Block::iterator(after)), stage->getOperation());
       stageFuncs.push_back(*stage);
-      exchanges.push_back(collectExchanges(*stage));
     }
-    // The transfers are checked between all stages only.
+    // The transfers are numbered and checked between all stages only.
     std::optional<std::string> problem;
-    if (onlyStages.empty())
+    if (onlyStages.empty()) {
+      numberMessagesInSendOrder(stageFuncs);
+      SmallVector<StageExchanges> exchanges;
+      for (func::FuncOp stage : stageFuncs)
+        exchanges.push_back(collectExchanges(stage));
       problem = checkExchanges(exchanges);
+    }
     if (problem) {
       for (func::FuncOp built : stageFuncs)
         built.erase();

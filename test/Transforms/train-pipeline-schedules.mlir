@@ -9,7 +9,8 @@
 // last stage sends forward to the first. Each exchange sends what a step of
 // the schedule sends and receives what the next step needs (Megatron-LM's
 // grouping): stage 0 receives l2's input of micro-batch 0 with l0's send of
-// micro-batch 1. Tags are odd for what goes backward.
+// micro-batch 1. Each stage numbers its messages to the other in the order
+// it sends them (k = 0, 1, ...): tag 2k forward, 2k + 1 backward.
 
 // INTER-LABEL: func.func @mlp_stage0(
 // INTER-SAME:      chunks = {{\[}}["l0"], ["l2"]]
@@ -19,15 +20,15 @@
 // INTER:         %[[A0:.+]] = train.relu {{.+}} {train.layer = "l0"}
 // INTER-NEXT:    train.p2p send %[[A0]] to [1] tags [0]
 // INTER:         %[[A1:.+]] = train.relu {{.+}} {train.layer = "l0"}
-// INTER-NEXT:    %[[IN:.+]] = train.p2p send %[[A1]] to [1] tags [2] : tensor<2x4xf32> recv from [1] tags [4]
+// INTER-NEXT:    %[[IN:.+]] = train.p2p send %[[A1]] to [1] tags [2] : tensor<2x4xf32> recv from [1] tags [0]
 // INTER-NEXT:    train.matmul %[[IN]], %{{.+}} {train.layer = "l2"}
 // The first backward pass is the last chunk's (l2), micro-batch 0.
-// INTER:         %[[G:.+]] = train.p2p send %{{.+}} to [1] tags [10] : tensor<2x4xf32> recv from [1] tags [9]
+// INTER:         %[[G:.+]] = train.p2p send %{{.+}} to [1] tags [6] : tensor<2x4xf32> recv from [1] tags [5]
 // INTER-NEXT:    train.relu_grad %[[G]]
 // INTER-LABEL: func.func @mlp_stage1(
 // INTER-SAME:      chunks = {{\[}}["l1"], ["l3"]]
 // INTER:         train.p2p recv from [0] tags [0]
-// INTER:         train.p2p send %{{.+}} to [0] tags [4] : tensor<2x4xf32> recv from [0] tags [2]
+// INTER:         train.p2p send %{{.+}} to [0] tags [0] : tensor<2x4xf32> recv from [0] tags [2]
 // INTER:         train.mse_loss
 // INTER:         train.mse_loss
 // INTER:         train.mse_loss_grad

@@ -8,7 +8,9 @@
 // output, and sends stage 0 the sum of the gradient stage 2 returns for it
 // and its own. Each stage reads 2 micro-batches (its arguments are 2x the
 // step's rows) and the last stage seeds each micro-batch's backward with
-// 1/2, the mean of the two losses.
+// 1/2, the mean of the two losses. The messages from one stage to another
+// are numbered in the order they are sent, k = 0, 1, ..., with tag
+// 2k for an activation and 2k + 1 for a gradient or the loss.
 
 // CHECK:       shard.grid @grid(shape = 3)
 // CHECK-LABEL: func.func @relay_stage0(
@@ -23,15 +25,15 @@
 // CHECK:         %[[X1:.+]] = train.slice %[[X]] {offsets = array<i64: 2, 0>}
 // CHECK:         %[[A1:.+]] = train.relu
 // The second forward's send and the first backward's receive: one exchange.
-// CHECK:         %[[G0:.+]] = train.p2p send %[[A1]] to [1] tags [4] : tensor<2x4xf32> recv from [1] tags [1] : tensor<2x4xf32>
+// CHECK:         %[[G0:.+]] = train.p2p send %[[A1]] to [1] tags [2] : tensor<2x4xf32> recv from [1] tags [1] : tensor<2x4xf32>
 // CHECK:         train.relu_grad %[[G0]], %[[A0]]
 // CHECK:         %[[D0:.+]] = train.matmul %[[X0]], %{{.+}} {transpose_lhs}
-// CHECK:         %[[G1:.+]] = train.p2p recv from [1] tags [5] : tensor<2x4xf32>
+// CHECK:         %[[G1:.+]] = train.p2p recv from [1] tags [3] : tensor<2x4xf32>
 // CHECK:         %[[D1:.+]] = train.matmul %[[X1]], %{{.+}} {transpose_lhs}
 // The gradients of the micro-batches are summed, then applied once. Every
 // stage returns the loss, which the last stage sends before the updates.
 // CHECK:         %[[SUM:.+]] = train.add %[[D0]], %[[D1]] : tensor<4x4xf32>
-// CHECK:         %[[LOSS:.+]] = train.p2p recv from [2] tags [25] : tensor<f32>
+// CHECK:         %[[LOSS:.+]] = train.p2p recv from [2] tags [1] : tensor<f32>
 // CHECK:         train.sgd %[[W0]], %[[SUM]]
 // CHECK:         return %[[LOSS]]
 
@@ -39,14 +41,14 @@
 // CHECK:         %[[IN0:.+]] = train.p2p recv from [0] tags [0] : tensor<2x4xf32>
 // CHECK:         %[[H0:.+]] = train.matmul %[[IN0]]
 // Relayed: stage 0's output goes on to stage 2 with this stage's output.
-// CHECK:         train.p2p send %[[IN0]], %[[H0]] to [2, 2] tags [8, 10]
-// CHECK:         %[[GR:.+]]:2 = train.p2p send {{.+}} recv from [2, 2] tags [9, 11]
+// CHECK:         train.p2p send %[[IN0]], %[[H0]] to [2, 2] tags [0, 2]
+// CHECK:         %[[GR:.+]]:2 = train.p2p send {{.+}} recv from [2, 2] tags [1, 3]
 // CHECK:         %[[GH:.+]] = train.matmul %[[GR]]#1, %{{.+}} {transpose_rhs}
 // CHECK:         %[[GA:.+]] = train.add %[[GR]]#0, %[[GH]]
 // CHECK:         train.p2p send %[[GA]] to [0] tags [1]
 
 // CHECK-LABEL: func.func @relay_stage2(
-// CHECK:         train.p2p recv from [1, 1] tags [8, 10]
+// CHECK:         train.p2p recv from [1, 1] tags [0, 2]
 // CHECK:         %[[Y0:.+]] = train.slice %{{.+}} {offsets = array<i64: 0, 0>}
 // CHECK:         %[[L0:.+]] = train.mse_loss %{{.+}}, %[[Y0]]
 // CHECK:         %[[SEED:.+]] = arith.constant dense<5.000000e-01> : tensor<f32>
@@ -54,14 +56,14 @@
 // CHECK:         %[[L1:.+]] = train.mse_loss
 // CHECK:         %[[LS:.+]] = train.add %[[L0]], %[[L1]] : tensor<f32>
 // CHECK:         %[[MEAN:.+]] = train.scale %[[LS]] {factor = 5.000000e-01 : f64}
-// CHECK:         train.p2p send %[[MEAN]], %[[MEAN]] to [0, 1] tags [25, 25]
+// CHECK:         train.p2p send %[[MEAN]], %[[MEAN]] to [0, 1] tags [1, 9]
 // CHECK:         return %[[MEAN]]
 
 // GPipe: every forward pass, then every backward pass, on every stage.
 // GPIPE-LABEL: func.func @relay_stage0(
 // GPIPE:         train.p2p send %{{.+}} to [1] tags [0]
 // GPIPE-NEXT:    train.slice
-// GPIPE:         train.p2p send %{{.+}} to [1] tags [4] : tensor<2x4xf32> recv from [1] tags [1]
+// GPIPE:         train.p2p send %{{.+}} to [1] tags [2] : tensor<2x4xf32> recv from [1] tags [1]
 // GPIPE-LABEL: func.func @relay_stage2(
 // GPIPE:         train.mse_loss
 // GPIPE-NOT:     train.mse_loss_grad

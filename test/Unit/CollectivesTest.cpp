@@ -4,9 +4,12 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <map>
+#include <random>
 #include <set>
 #include <string>
+#include <vector>
 
 using namespace memopt::runtime;
 
@@ -136,6 +139,59 @@ TEST(GridGroup, Errors) {
   EXPECT_EQ(error, "rank 8 is outside the grid of 8 processes");
   EXPECT_FALSE(getGridGroup({2, 0}, {0}, 0, group, error));
   EXPECT_EQ(error, "grid extent 0 is not positive");
+}
+
+/// The tags of the messages process `from` sends to process `to`, in the
+/// order NCCL gets them, and those `to` receives from `from`.
+std::vector<int64_t> issuedTags(const std::vector<PeerMessage> &posted,
+                                bool send, int64_t peer) {
+  std::vector<int64_t> tags;
+  for (size_t i : orderPeerMessages(posted))
+    if (posted[i].send == send && posted[i].peer == peer)
+      tags.push_back(posted[i].tag);
+  return tags;
+}
+
+TEST(PeerMessages, PairsByTag) {
+  // An exchange of an interleaved schedule on two stages: each sends the
+  // other an activation and a gradient, posted in different orders.
+  std::vector<PeerMessage> stage0 = {
+      {true, 1, 4}, {false, 1, 7}, {true, 1, 2}, {false, 1, 3}};
+  std::vector<PeerMessage> stage1 = {
+      {false, 0, 2}, {true, 0, 3}, {false, 0, 4}, {true, 0, 7}};
+  EXPECT_EQ(issuedTags(stage0, true, 1), (std::vector<int64_t>{2, 4}));
+  EXPECT_EQ(issuedTags(stage0, true, 1), issuedTags(stage1, false, 0));
+  EXPECT_EQ(issuedTags(stage1, true, 0), issuedTags(stage0, false, 1));
+  // Equal tags keep the order they were posted in.
+  std::vector<PeerMessage> same = {{true, 1, 5}, {true, 0, 9}, {true, 1, 5}};
+  std::vector<size_t> order = orderPeerMessages(same);
+  EXPECT_EQ(order, (std::vector<size_t>{1, 0, 2}));
+}
+
+TEST(PeerMessages, RandomExchanges) {
+  // Messages among 4 processes with distinct tags; each process posts its
+  // sends and receives in its own random order. Every pair must issue the
+  // same tags in the same order on both sides.
+  std::mt19937 random(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<std::vector<PeerMessage>> posted(4);
+    int64_t tag = 0;
+    for (int m = 0; m < 12; ++m) {
+      int64_t from = random() % 4, to = random() % 4;
+      if (from == to)
+        continue;
+      tag += 1 + random() % 3;
+      posted[from].push_back({true, to, tag});
+      posted[to].push_back({false, from, tag});
+    }
+    for (std::vector<PeerMessage> &messages : posted)
+      std::shuffle(messages.begin(), messages.end(), random);
+    for (int64_t from = 0; from < 4; ++from)
+      for (int64_t to = 0; to < 4; ++to)
+        EXPECT_EQ(issuedTags(posted[from], true, to),
+                  issuedTags(posted[to], false, from))
+            << "trial " << trial << ": " << from << " -> " << to;
+  }
 }
 
 } // namespace

@@ -162,11 +162,13 @@ static cl::opt<std::string> emitAOT(
 
 static cl::opt<std::string> target(
     "target",
-    cl::desc("Lowering: cpu (memopt-lower-to-cpu, the default); gpu "
-             "(memopt-lower-to-gpu, with --emit-aot only: mem-run runs on the "
-             "CPU); gpu-emulator (memopt-lower-to-gpu{emulate=true}: the GPU "
-             "kernels and cuBLAS calls run as CPU code, to check the GPU "
-             "lowering's results without a GPU; not with --emit-aot)"),
+    cl::desc(
+        "Lowering: cpu (memopt-lower-to-cpu, the default); gpu "
+        "(memopt-lower-to-gpu, with --emit-aot only: mem-run runs on the "
+        "CPU); gpu-emulator (memopt-lower-to-gpu{emulate=true}: the GPU "
+        "kernels and cuBLAS calls run as CPU code, and the NCCL calls on MPI "
+        "under mpiexec, to check the GPU lowering's results without a "
+        "GPU; not with --emit-aot)"),
     cl::init("cpu"), cl::cat(memRunCategory));
 
 static cl::opt<std::string>
@@ -587,9 +589,9 @@ static FailureOr<StepPlan> prepareStep(ModuleOp module, Target target) {
   if (failed(pipeline))
     return failure();
   pipelineRun = *pipeline;
-  if (pipelineRun.stages > 0 && target != Target::CPU)
-    return fail("a pipelined step runs on the CPU under mpiexec "
-                "(--target=cpu)");
+  if (pipelineRun.stages > 0 && target == Target::GPU && emitAOT.empty())
+    return fail("a pipelined step runs under mpiexec, on the CPU "
+                "(--target=cpu or gpu-emulator)");
   FailureOr<func::FuncOp> step = findStep(module, name, inputFile);
   if (failed(step) || failed(checkTargetSupportsStep(module, target)))
     return failure();
@@ -615,8 +617,7 @@ static LogicalResult startProcesses(StepPlan &plan, Target target) {
   // The launcher's count decides before MPI starts: a run that cannot go on
   // stops without initializing MPI, on every process alike.
   ::memopt::runtime::ProcessPlace place = readLauncherPlace();
-  bool launched = place.worldSize > 1;
-  if (!plan.gridShape.empty() && target == Target::CPU) {
+  if (!plan.gridShape.empty() && target != Target::GPU) {
     if (!emitAOT.empty())
       return fail("--emit-aot builds one process; a sharded step runs on "
                   "the CPU under mpiexec: mpiexec -n " +
@@ -625,8 +626,9 @@ static LogicalResult startProcesses(StepPlan &plan, Target target) {
       return fail("--check-gradients runs one process; check the gradients "
                   "of the step before train-shard partitions it");
   }
-  // A GPU binary (--emit-aot) runs under its own launcher; the emulator
-  // runs one process, and a grid of several fails at its first collective.
+  // A GPU binary (--emit-aot) runs under its own launcher. The emulator
+  // runs as the CPU does: one process, or one per grid position under
+  // mpiexec, its NCCL calls served by MPI (RuntimeSymbols.h).
   if (target == Target::GPU) {
     auto isSplit = [](const GlobalTensor &tensor) {
       return !tensor.split.empty();
@@ -640,12 +642,6 @@ static LogicalResult startProcesses(StepPlan &plan, Target target) {
              "from the part's own indices, not the whole tensor's: a sharded "
              "GPU run trains from other initial values and inputs than one "
              "process of the whole step\n";
-    return success();
-  }
-  if (target == Target::GPUEmulator) {
-    if (launched)
-      return fail("--target=gpu-emulator runs one process; run several "
-                  "under mpiexec with --target=cpu");
     return success();
   }
   if (place.worldSize != gridSize) {

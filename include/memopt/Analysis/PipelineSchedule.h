@@ -114,7 +114,11 @@ using StageExchanges = SmallVector<SmallVector<PipelineMessage>>;
 /// Runs the stages' exchanges to the end under MPI's rules for
 /// non-blocking transfers (a message completes once both sides have posted
 /// it). Returns a description of the first problem: a message without its
-/// counterpart, or exchanges that wait on each other forever; nullopt when
+/// counterpart, exchanges that wait on each other forever, or messages
+/// between two stages that NCCL would pair wrongly (it pairs them in the
+/// order they are issued, and the runtime issues each exchange's messages
+/// by tag: every stage must receive another's messages in the order it
+/// sends them, exchange by exchange, by tag within each); nullopt when
 /// every exchange completes.
 std::optional<std::string> checkExchanges(ArrayRef<StageExchanges> stages);
 

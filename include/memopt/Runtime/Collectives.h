@@ -15,7 +15,9 @@
 //     all_gather concatenates and reduce_scatter distributes. The group is
 //     an ncclCommSplit of the world with color = the process's linear index
 //     on the other axes and key = its index within the group;
-//   * the buffers the lowered code passes (unranked memref descriptors).
+//   * the buffers the lowered code passes (unranked memref descriptors);
+//   * the order in which one exchange of a pipeline stage's messages goes to
+//     NCCL (orderPeerMessages).
 //
 // Header-only, standard C++ only.
 //
@@ -24,6 +26,7 @@
 #ifndef MEMOPT_RUNTIME_COLLECTIVES_H
 #define MEMOPT_RUNTIME_COLLECTIVES_H
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
@@ -207,6 +210,38 @@ inline UnrankedBuffer readUnrankedBuffer(int64_t rank, void *descriptor,
     buffer.elements *= sizes[i];
   }
   return buffer;
+}
+
+/// One message of a pipeline exchange as a process posts it: to or from the
+/// world rank `peer`, with the tag train-pipeline gave it.
+struct PeerMessage {
+  bool send = false;
+  int64_t peer = 0;
+  int64_t tag = 0;
+};
+
+/// The order in which to issue `messages` (indices into it) as NCCL sends
+/// and receives of one group. MPI matches a receive to the send with the
+/// same tag; NCCL has no tags and matches the sends from one process to
+/// another with that process's receives from it in the order each side
+/// issues them. Both sides ordering their messages to and from each peer by
+/// tag therefore pair the same messages MPI would. The sort is stable: two
+/// messages with the same peer, direction and tag keep the order they were
+/// posted in, as MPI's non-overtaking rule pairs them.
+inline std::vector<size_t>
+orderPeerMessages(const std::vector<PeerMessage> &messages) {
+  std::vector<size_t> order(messages.size());
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const PeerMessage &x = messages[a], &y = messages[b];
+    if (x.peer != y.peer)
+      return x.peer < y.peer;
+    if (x.send != y.send)
+      return x.send;
+    return x.tag < y.tag;
+  });
+  return order;
 }
 
 } // namespace memopt::runtime

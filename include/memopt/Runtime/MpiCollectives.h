@@ -47,6 +47,13 @@ namespace memopt::runtime {
 /// MPI is initialized at the first call if mpiInitialize was not called.
 std::vector<RuntimeFunction> getMpiCollectives();
 
+/// The same functions under the NCCL entry points' names (memopt_nccl_*),
+/// for emulated GPU code in a run of several processes, except that the
+/// pipeline messages behave as the CUDA runtime's: held until
+/// memopt_nccl_p2p_wait, then paired in the order that runtime issues them
+/// to NCCL (orderPeerMessages in Collectives.h) rather than by tag.
+std::vector<RuntimeFunction> getMpiCollectivesAsNccl();
+
 /// MPI_Init (MPI_THREAD_SERIALIZED requested) unless MPI is already
 /// initialized. Works in a process that mpiexec did not start (MPICH's
 /// singleton init: a world of one). `argc` and `argv` may be null.
@@ -59,6 +66,10 @@ void mpiFinalize();
 /// (initializing MPI if needed).
 int64_t mpiWorldRank();
 int64_t mpiWorldSize();
+
+/// The world's size if MPI is running (initialized, not finalized), else 0;
+/// never starts MPI.
+int64_t mpiStartedWorldSize();
 
 /// The sum of `value` over every process of the world (MPI_Allreduce).
 double mpiSumDouble(double value);

@@ -271,17 +271,13 @@ public:
   }
 
   /// Lowers a pipeline transfer: each message posted (non-blocking) by a
-  /// call of memopt_<mpi>_p2p_{send,recv}_<type>(rankDelta, tag, buffer,
-  /// count), then memopt_<mpi>_p2p_wait() for them all, then
-  /// memopt_<mpi>_p2p_sent_<type>(buffer) per sent buffer, so that no sent
-  /// buffer is freed before the transfer ends.
+  /// call of <prefix>p2p_{send,recv}_<type>(rankDelta, tag, buffer, count),
+  /// then <prefix>p2p_wait() for them all, then <prefix>p2p_sent_<type>(buffer)
+  /// per sent buffer, so that no sent buffer is freed before the transfer
+  /// ends. The same calls for both runtimes: MPI matches messages by tag,
+  /// the NCCL runtime orders each peer's messages by tag in one NCCL group.
   LogicalResult lowerTransfer(memopt::train::P2POp op,
                               SymbolTableCollection &symbols) {
-    if (runtime != "MPI")
-      return op->emitError("has no ")
-             << runtime << " lowering yet: " << pass
-             << " lowers the collectives; pipeline transfers run on the CPU "
-                "under MPI (memopt-shard-to-mpi)";
     auto func = op->getParentOfType<FunctionOpInterface>();
     auto config = func ? func->getAttrOfType<DictionaryAttr>("train.pipeline")
                        : DictionaryAttr();

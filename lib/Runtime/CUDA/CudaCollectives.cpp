@@ -3,7 +3,12 @@
 // The entry points memopt-shard-to-nccl's calls reach: all-reduce,
 // all-gather and reduce-scatter over a group of a `shard.grid`, run by NCCL
 // on the runtime's one stream (after the kernels before them, before the
-// ones after them) and synchronized like every other call.
+// ones after them) and synchronized like every other call; and the
+// point-to-point messages of a pipeline stage's exchanges (`train.p2p`),
+// collected as they are posted and issued at the exchange's wait as one NCCL
+// group of ncclSend/ncclRecv on the world communicator, each peer's messages
+// in tag order (orderPeerMessages in memopt/Runtime/Collectives.h: NCCL
+// pairs messages in issue order, not by tag).
 //
 // One process per GPU. The world communicator is formed at the first
 // collective from the launcher's environment (memopt/Runtime/Collectives.h):
@@ -56,7 +61,11 @@ struct Nccl {
   X(ncclGetLastError)                                                          \
   X(ncclAllReduce)                                                             \
   X(ncclAllGather)                                                             \
-  X(ncclReduceScatter)
+  X(ncclReduceScatter)                                                         \
+  X(ncclGroupStart)                                                            \
+  X(ncclGroupEnd)                                                              \
+  X(ncclSend)                                                                  \
+  X(ncclRecv)
 #define MEMOPT_DECLARE(name) decltype(&::name) name = nullptr;
   MEMOPT_NCCL_FUNCTIONS(MEMOPT_DECLARE)
 #undef MEMOPT_DECLARE
@@ -66,6 +75,15 @@ struct Nccl {
   /// Grid groups by (shape, -1, axes), and by the id handed out.
   std::map<std::vector<int64_t>, int64_t> groupIds;
   std::vector<ncclComm_t> groups;
+  /// The messages of the exchange being posted, and their buffers, types
+  /// and element counts at the same positions.
+  std::vector<memopt::runtime::PeerMessage> messages;
+  struct Payload {
+    void *data;
+    int64_t count;
+    int32_t type;
+  };
+  std::vector<Payload> payloads;
   std::mutex mutex;
 };
 
@@ -266,6 +284,59 @@ void reduceScatter(int64_t groupId, void *send, void *recv, int64_t recvCount,
   memopt::cuda::synchronize();
 }
 
+/// Records one message of a pipeline exchange to or from the process
+/// `rankDelta` ranks away; nothing moves before the exchange's wait.
+void postMessage(bool send, int64_t rankDelta, int64_t tag, void *data,
+                 int64_t count, int32_t type) {
+  Nccl &n = nccl();
+  const char *what = send ? "memopt_nccl_p2p_send" : "memopt_nccl_p2p_recv";
+  int64_t peer = n.place.rank + rankDelta;
+  if (rankDelta == 0 || peer < 0 || peer >= n.place.worldSize)
+    fatal("%s: process %lld has no peer %lld ranks away in a run of %lld (%s)",
+          what, static_cast<long long>(n.place.rank),
+          static_cast<long long>(rankDelta),
+          static_cast<long long>(n.place.worldSize), n.place.source.c_str());
+  if (tag < 0)
+    fatal("%s: negative tag %lld", what, static_cast<long long>(tag));
+  std::lock_guard<std::mutex> lock(n.mutex);
+  n.messages.push_back({send, peer, tag});
+  n.payloads.push_back({data, count, type});
+}
+
+/// Ends an exchange: issues its messages as one NCCL group (each peer's in
+/// tag order) on the runtime's stream and waits for them.
+void waitMessages() {
+  Nccl &n = nccl();
+  std::vector<memopt::runtime::PeerMessage> messages;
+  std::vector<Nccl::Payload> payloads;
+  {
+    std::lock_guard<std::mutex> lock(n.mutex);
+    messages.swap(n.messages);
+    payloads.swap(n.payloads);
+  }
+  if (messages.empty())
+    return;
+  check(n, n.world, n.ncclGroupStart(), "ncclGroupStart");
+  for (size_t i : memopt::runtime::orderPeerMessages(messages)) {
+    const Nccl::Payload &payload = payloads[i];
+    ncclDataType_t type = elementType(payload.type).nccl;
+    int peer = static_cast<int>(messages[i].peer);
+    size_t count = static_cast<size_t>(payload.count);
+    if (messages[i].send)
+      check(n, n.world,
+            n.ncclSend(payload.data, count, type, peer, n.world,
+                       memopt::cuda::stream()),
+            "ncclSend");
+    else
+      check(n, n.world,
+            n.ncclRecv(payload.data, count, type, peer, n.world,
+                       memopt::cuda::stream()),
+            "ncclRecv");
+  }
+  check(n, n.world, n.ncclGroupEnd(), "ncclGroupEnd");
+  memopt::cuda::synchronize();
+}
+
 } // namespace
 
 extern "C" {
@@ -349,6 +420,41 @@ MEMOPT_NCCL_TYPED(i8, 4)
 MEMOPT_NCCL_TYPED(i32, 5)
 MEMOPT_NCCL_TYPED(i64, 6)
 #undef MEMOPT_NCCL_TYPED
+
+/// Pipeline messages (train.p2p), one entry point per element type:
+///   p2p_send(rankDelta, tag, buffer, count): posts `count` elements of
+///     `buffer` to the process rankDelta ranks away;
+///   p2p_recv(rankDelta, tag, buffer, count): posts a receive into `buffer`;
+///   p2p_sent(buffer): the end of a sent buffer's use (the wait below has
+///     completed its transfer already: nothing to do).
+#define MEMOPT_NCCL_P2P(suffix, code)                                          \
+  void memopt_nccl_p2p_send_##suffix(int64_t rankDelta, int64_t tag,           \
+                                     int64_t rank, void *buffer_,              \
+                                     int64_t count) {                          \
+    postMessage(true, rankDelta, tag,                                          \
+                buffer(rank, buffer_, count, code, "send"), count, code);      \
+  }                                                                            \
+  void memopt_nccl_p2p_recv_##suffix(int64_t rankDelta, int64_t tag,           \
+                                     int64_t rank, void *buffer_,              \
+                                     int64_t count) {                          \
+    postMessage(false, rankDelta, tag,                                         \
+                buffer(rank, buffer_, count, code, "recv"), count, code);      \
+  }                                                                            \
+  void memopt_nccl_p2p_sent_##suffix(int64_t rank, void *buffer_) {            \
+    (void)rank;                                                                \
+    (void)buffer_;                                                             \
+  }
+MEMOPT_NCCL_P2P(f32, 0)
+MEMOPT_NCCL_P2P(f64, 1)
+MEMOPT_NCCL_P2P(f16, 2)
+MEMOPT_NCCL_P2P(bf16, 3)
+MEMOPT_NCCL_P2P(i8, 4)
+MEMOPT_NCCL_P2P(i32, 5)
+MEMOPT_NCCL_P2P(i64, 6)
+#undef MEMOPT_NCCL_P2P
+
+/// Waits for every message posted since the last wait (one exchange).
+void memopt_nccl_p2p_wait(void) { waitMessages(); }
 
 /// This process's rank and the run's size (as NCCL was given them).
 int64_t memopt_nccl_rank(void) { return nccl().place.rank; }

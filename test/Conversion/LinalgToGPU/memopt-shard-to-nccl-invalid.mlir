@@ -88,3 +88,21 @@ func.func @declared(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = shard.all_reduce %a on @grid grid_axes = [0] : tensor<4xf32> -> tensor<4xf32>
   return %0 : tensor<4xf32>
 }
+
+// -----
+
+// A transfer outside a pipeline stage's function has no peer to name.
+func.func @not_a_stage(%a: tensor<4xf32>) {
+  // expected-error@+1 {{is not in a pipeline stage's function (one with train.pipeline, as train-pipeline builds them)}}
+  train.p2p send %a to [1] tags [0] : tensor<4xf32>
+  return
+}
+
+// -----
+
+shard.grid @grid(shape = 2)
+func.func @no_nccl_type(%a: tensor<4xi16>) attributes {train.pipeline = {axis = 0 : i64, grid = @grid, layers = [], microbatches = 1 : i64, schedule = "1f1b", stage = 0 : i64, stages = 2 : i64, step = "s"}} {
+  // expected-error@+1 {{element type 'i16' has no NCCL type (f32, f64, f16, bf16, i8, i32, i64)}}
+  train.p2p send %a to [1] tags [0] : tensor<4xi16>
+  return
+}

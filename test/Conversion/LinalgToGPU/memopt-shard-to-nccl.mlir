@@ -131,6 +131,38 @@ func.func @indices() -> (index, index, index) {
 
 // -----
 
+// A pipeline exchange (train.p2p) in stage 1 of 2 on a 2x2 grid whose axis 0
+// holds the stages: the peer, stage 0, is 2 ranks away (rank delta -2). Each
+// message is posted with its rank delta, tag, buffer and element count,
+// then one wait ends the exchange (the runtime issues the messages there,
+// by tag, as one NCCL group), and each sent buffer's use ends after it.
+// CHECK-LABEL: func.func @exchange
+// CHECK-SAME: (%[[A:.*]]: tensor<2x3xf32>)
+// CHECK-NOT: train.pipeline
+// CHECK-DAG: %[[C4:.*]] = arith.constant 4 : i64
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : i64
+// CHECK-DAG: %[[C6:.*]] = arith.constant 6 : i64
+// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : i64
+// CHECK-DAG: %[[CM2:.*]] = arith.constant -2 : i64
+// CHECK: %[[IN:.*]] = bufferization.to_buffer %[[A]] read_only
+// CHECK: %[[INU:.*]] = memref.cast %[[IN]] : memref<2x3xf32> to memref<*xf32>
+// CHECK: call @memopt_nccl_p2p_send_f32(%[[CM2]], %[[C1]], %[[INU]], %[[C6]])
+// CHECK: %[[OUT:.*]] = memref.alloc() {{.*}} : memref<4xbf16>
+// CHECK: %[[OUTU:.*]] = memref.cast %[[OUT]] : memref<4xbf16> to memref<*xbf16>
+// CHECK: call @memopt_nccl_p2p_recv_bf16(%[[CM2]], %[[C2]], %[[OUTU]], %[[C4]])
+// CHECK: %[[R:.*]] = bufferization.to_tensor %[[OUT]] restrict writable
+// CHECK: call @memopt_nccl_p2p_wait() : () -> ()
+// CHECK: %[[SENT:.*]] = memref.cast %[[IN]] : memref<2x3xf32> to memref<*xf32>
+// CHECK: call @memopt_nccl_p2p_sent_f32(%[[SENT]])
+// CHECK: return %[[R]]
+shard.grid @grid(shape = 2x2)
+func.func @exchange(%a: tensor<2x3xf32>) -> tensor<4xbf16> attributes {train.pipeline = {axis = 0 : i64, grid = @grid, layers = ["l1"], microbatches = 1 : i64, schedule = "1f1b", stage = 1 : i64, stages = 2 : i64, step = "s"}} {
+  %r = train.p2p send %a to [0] tags [1] : tensor<2x3xf32> recv from [0] tags [2] : tensor<4xbf16>
+  return %r : tensor<4xbf16>
+}
+
+// -----
+
 // A module without shard ops is left alone.
 // CHECK-LABEL: func.func @no_shard
 // CHECK-NEXT: return

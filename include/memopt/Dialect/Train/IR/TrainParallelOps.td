@@ -204,8 +204,11 @@ def Train_P2POp : Train_Op<"p2p", [Train_LowPrecisionSafe]> {
     waiting on its neighbour. The sent tensors are read until the op ends;
     the received ones are new buffers. Neither pure nor movable: the pass
     that builds the exchanges orders them so that no stage waits forever.
-    No FLOPs. train-pipeline gives what goes backward (gradients, the loss,
-    a tied weight's gradient) odd tags and activations even ones; the
+    No FLOPs. train-pipeline numbers the messages from one stage to another
+    in the order they are sent (k = 0, 1, ...) and tags them 2k + 1 when they
+    go backward (gradients, the loss, a tied weight's gradient) and 2k for
+    activations, so that ordering an exchange's messages by tag orders them
+    as they are sent (NCCL, which has no tags, pairs messages in order); the
     memory analysis reads the direction from the tag on a stage of several
     model chunks (`virtual` in `train.pipeline`), where the last stage sends
     activations to the first, and from the peer's position otherwise.
