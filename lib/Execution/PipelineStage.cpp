@@ -13,10 +13,10 @@ using namespace mlir;
 using namespace mlir::memopt;
 using namespace mlir::memopt::execution;
 
-FailureOr<PipelineRun> execution::selectPipelineStage(ModuleOp module,
-                                                      int64_t rank,
-                                                      StringRef requested,
-                                                      std::string &stepName) {
+FailureOr<PipelineRun>
+execution::selectPipelineStage(ModuleOp module, int64_t rank,
+                               StringRef requested, std::string &stepName,
+                               std::optional<int64_t> chosenStage) {
   PipelineRun run;
   SmallVector<std::pair<int64_t, func::FuncOp>> stages;
   Location loc = getExecutionLoc(module.getContext());
@@ -58,6 +58,14 @@ FailureOr<PipelineRun> execution::selectPipelineStage(ModuleOp module,
   // A process outside the grid (a run of the wrong size) runs stage 0 and
   // is stopped by the size check.
   run.stage = rank < size ? (rank / stride) % run.stages : 0;
+  if (chosenStage) {
+    if (*chosenStage < 0 || *chosenStage >= run.stages)
+      return emitError(loc) << "stage " << *chosenStage
+                            << " is not a stage of this pipeline of "
+                            << run.stages << " (0 to " << run.stages - 1
+                            << ")";
+    run.stage = *chosenStage;
+  }
   llvm::StringMap<size_t> index;
   for (auto [stage, func] : stages)
     func.walk([&](train::ParamOp param) {

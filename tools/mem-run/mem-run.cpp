@@ -160,6 +160,16 @@ static cl::opt<std::string> emitAOT(
              "mem-run prints); scripts/aot-build.sh compiles them"),
     cl::value_desc("DIR"), cl::init(""), cl::cat(memRunCategory));
 
+static cl::opt<int64_t> pipelineStage(
+    "pipeline-stage",
+    cl::desc("With --target=gpu --emit-aot on a pipelined step "
+             "(train-pipeline): the stage N whose GPU binary to build. Each "
+             "stage is its own program, launched together: mpiexec -n 1 "
+             "stage0.bin : -n 1 stage1.bin (one process per grid position, "
+             "in rank order). Without it, each process of an mpiexec run "
+             "runs the stage of its rank"),
+    cl::value_desc("N"), cl::init(-1), cl::cat(memRunCategory));
+
 static cl::opt<std::string> target(
     "target",
     cl::desc(
@@ -584,14 +594,23 @@ static LogicalResult runUserPipeline(ModuleOp module) {
 /// lowering.
 static FailureOr<StepPlan> prepareStep(ModuleOp module, Target target) {
   std::string name = stepName;
-  FailureOr<PipelineRun> pipeline =
-      selectPipelineStage(module, readLauncherPlace().rank, stepName, name);
+  std::optional<int64_t> chosenStage;
+  if (pipelineStage >= 0)
+    chosenStage = pipelineStage;
+  FailureOr<PipelineRun> pipeline = selectPipelineStage(
+      module, readLauncherPlace().rank, stepName, name, chosenStage);
   if (failed(pipeline))
     return failure();
   pipelineRun = *pipeline;
-  if (pipelineRun.stages > 0 && target == Target::GPU && emitAOT.empty())
-    return fail("a pipelined step runs under mpiexec, on the CPU "
-                "(--target=cpu or gpu-emulator)");
+  if (chosenStage && pipelineRun.stages == 0)
+    return fail("--pipeline-stage: " + inputFile +
+                " is not a pipelined step (train-pipeline builds one)");
+  if (!chosenStage && pipelineRun.stages > 0 && target == Target::GPU)
+    return fail("a pipelined step's GPU binaries are built one stage at a "
+                "time: --pipeline-stage=0 to " +
+                std::to_string(pipelineRun.stages - 1) +
+                ", each launched as its own program (mpiexec -n 1 "
+                "stage0.bin : -n 1 stage1.bin ...)");
   FailureOr<func::FuncOp> step = findStep(module, name, inputFile);
   if (failed(step) || failed(checkTargetSupportsStep(module, target)))
     return failure();
@@ -737,6 +756,10 @@ static FailureOr<Target> checkOptions() {
     return fail("--target=gpu needs --emit-aot: mem-run runs steps on the "
                 "CPU only; build a GPU binary with scripts/aot-build.sh, or "
                 "run the GPU kernels on the CPU with --target=gpu-emulator");
+  if (pipelineStage >= 0 && (*parsed != Target::GPU || emitAOT.empty()))
+    return fail("--pipeline-stage selects the stage of a GPU binary "
+                "(--target=gpu --emit-aot); a run under mpiexec runs the "
+                "stage of each process's rank");
   if (!emitAOT.empty() && checkGradients)
     return fail("--emit-aot and --check-gradients cannot be combined");
   if (!emitAOT.empty() && !printStates.empty())

@@ -15,6 +15,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,14 +39,16 @@ struct PipelineRun {
 };
 
 /// When `module` holds pipeline stages (functions with `train.pipeline`),
-/// erases all but the stage of the process with world rank `rank` and sets
-/// `stepName` to its name. `requested` is the name the user asked for (it
-/// must be empty: each process runs its own stage). A module without stages
-/// is left alone and gives `stages == 0`. Fails with a diagnostic at
-/// getExecutionLoc() on an inconsistent module.
-FailureOr<PipelineRun> selectPipelineStage(ModuleOp module, int64_t rank,
-                                           StringRef requested,
-                                           std::string &stepName);
+/// erases all but the stage of the process with world rank `rank` (or
+/// `chosenStage`, when set: the build of one stage's binary) and sets `stepName`
+/// to its name. `requested` is the name the user asked for (it must be
+/// empty: each process runs its own stage). A module without stages is left
+/// alone and gives `stages == 0`. Fails with a diagnostic at
+/// getExecutionLoc() on an inconsistent module or a `chosenStage` it lacks.
+FailureOr<PipelineRun>
+selectPipelineStage(ModuleOp module, int64_t rank, StringRef requested,
+                    std::string &stepName,
+                    std::optional<int64_t> chosenStage = std::nullopt);
 
 } // namespace mlir::memopt::execution
 
