@@ -378,6 +378,50 @@ struct TrainPipelinePass
     return step;
   }
 
+  /// Builds the stages (all, or `only-stages`) of `step` into `module`
+  /// after it, in stage order; between all stages, numbers and checks their
+  /// transfers. Erases what it built when it fails.
+  LogicalResult buildStages(ModuleOp module, func::FuncOp step,
+                            func::FuncOp forward,
+                            const StagePartition &partition,
+                            const StageOptions &options) {
+    SmallVector<func::FuncOp> stageFuncs;
+    for (int64_t s = 0; s < stages; ++s) {
+      if (!onlyStages.empty() && !llvm::is_contained(onlyStages, s))
+        continue;
+      FailureOr<func::FuncOp> stage =
+          buildStage(forward, partition, s, options);
+      if (failed(stage)) {
+        for (func::FuncOp built : stageFuncs)
+          built.erase();
+        return failure();
+      }
+      // After the step, in stage order.
+      Operation *after = stageFuncs.empty() ? step.getOperation()
+                                            : stageFuncs.back().getOperation();
+      module.getBody()->getOperations().insert(
+          std::next(Block::iterator(after)), stage->getOperation());
+      stageFuncs.push_back(*stage);
+    }
+    // The transfers are numbered and checked between all stages only.
+    std::optional<std::string> problem;
+    if (onlyStages.empty()) {
+      numberMessagesInSendOrder(stageFuncs);
+      SmallVector<StageExchanges> exchanges;
+      for (func::FuncOp stage : stageFuncs)
+        exchanges.push_back(collectExchanges(stage));
+      problem = checkExchanges(exchanges);
+    }
+    if (problem) {
+      for (func::FuncOp built : stageFuncs)
+        built.erase();
+      return step.emitOpError()
+             << "cannot be pipelined: the stages' transfers do not complete ("
+             << *problem << ")";
+    }
+    return success();
+  }
+
   LogicalResult run(ModuleOp module) {
     // Checked again for a pass built from TrainPipelinePassOptions.
     if (failed(checkOptions([&](const Twine &message) -> LogicalResult {
@@ -461,40 +505,8 @@ struct TrainPipelinePass
     options.stepName = step->getSymName().str();
     options.axis = shape.size();
     options.gridName = grid ? grid.getSymName().str() : kGridName.str();
-    SmallVector<func::FuncOp> stageFuncs;
-    for (int64_t s = 0; s < stages; ++s) {
-      if (!onlyStages.empty() && !llvm::is_contained(onlyStages, s))
-        continue;
-      FailureOr<func::FuncOp> stage =
-          buildStage(forward, partition, s, options);
-      if (failed(stage)) {
-        for (func::FuncOp built : stageFuncs)
-          built.erase();
-        return failure();
-      }
-      // After the step, in stage order.
-      Operation *after = stageFuncs.empty() ? step->getOperation()
-                                            : stageFuncs.back().getOperation();
-      module.getBody()->getOperations().insert(
-          std::next(Block::iterator(after)), stage->getOperation());
-      stageFuncs.push_back(*stage);
-    }
-    // The transfers are numbered and checked between all stages only.
-    std::optional<std::string> problem;
-    if (onlyStages.empty()) {
-      numberMessagesInSendOrder(stageFuncs);
-      SmallVector<StageExchanges> exchanges;
-      for (func::FuncOp stage : stageFuncs)
-        exchanges.push_back(collectExchanges(stage));
-      problem = checkExchanges(exchanges);
-    }
-    if (problem) {
-      for (func::FuncOp built : stageFuncs)
-        built.erase();
-      return step->emitOpError()
-             << "cannot be pipelined: the stages' transfers do not complete ("
-             << *problem << ")";
-    }
+    if (failed(buildStages(module, *step, forward, partition, options)))
+      return failure();
     OpBuilder builder(module.getBodyRegion());
     if (grid)
       builder.setInsertionPoint(grid);

@@ -23,7 +23,6 @@
 #include "memopt/InitAll.h"
 #include "memopt/Runtime/Collectives.h"
 #include "memopt/Runtime/MpiCollectives.h"
-#include "memopt/Runtime/OneProcessCollectives.h"
 #include "memopt/Support/SourcePositions.h"
 
 #include "RunOutput.h"
@@ -309,16 +308,6 @@ static LogicalResult printExecutionDiagnostic(Diagnostic &diag) {
   else
     (void)fail(diag.str());
   return success();
-}
-
-/// The --target=gpu-emulator handler of a sharded step on several processes.
-[[noreturn]] static void failOnGridSize(int64_t processes) {
-  std::fflush(stdout);
-  llvm::outs().flush();
-  llvm::errs() << "mem-run: error: --target=gpu-emulator runs one process, "
-                  "but the step's grid has "
-               << processes << "\n";
-  std::exit(1);
 }
 
 /// The states --print-state names, in its order; fails on a name that is
@@ -794,7 +783,6 @@ static LogicalResult runMain() {
   // Registered last, so it sees every diagnostic first.
   ScopedDiagnosticHandler executionDiagnostics(&context,
                                                printExecutionDiagnostic);
-  ::memopt::runtime::setOneProcessGridSizeHandler(failOnGridSize);
 
   TimingScope parseTiming = timing.nest("parse");
   OwningOpRef<ModuleOp> module = loadModule(sourceMgr, context, registry);
