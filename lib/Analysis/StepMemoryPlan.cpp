@@ -35,8 +35,9 @@ mlir::memopt::collectPlanSlots(const TensorLiveness &liveness,
                                int64_t alignment) {
   SmallVector<PlanSlot> slots;
   int64_t numPoints = liveness.getNumPoints();
+  // The device's arena: host buffers (train-offload) are not in it.
   for (const Buffer &buffer : liveness.getBuffers()) {
-    if (buffer.bytes == 0)
+    if (buffer.bytes == 0 || buffer.host)
       continue;
     PlanSlot slot;
     slot.buffer = &buffer;
@@ -49,7 +50,7 @@ mlir::memopt::collectPlanSlots(const TensorLiveness &liveness,
   for (int64_t point = 0; point < numPoints; ++point) {
     Operation *op = liveness.getSchedule()[point];
     int64_t bytes = getWorkspaceSlotBytes(op, alignment);
-    if (bytes == 0)
+    if (bytes == 0 || train::isHostOp(op))
       continue;
     PlanSlot slot;
     slot.op = op;

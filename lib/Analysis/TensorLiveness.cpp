@@ -77,6 +77,7 @@ TensorLiveness::TensorLiveness(SmallVector<Buffer> recorded,
         buffer.memoryClass == MemoryClass::OptimizerState)
       persistentBytes += buffer.bytes;
   }
+  hostWorkspace.assign(workspace.size(), 0);
   computeLiveBytes();
 }
 
@@ -207,6 +208,7 @@ void TensorLiveness::addBuffer(Value value, MemoryClass cls, int64_t start,
   buffer.start = buffer.end = start;
   buffer.memoryClass = cls;
   buffer.name = std::move(name);
+  buffer.host = train::getMemorySpace(value) == train::MemorySpace::Host;
   bufferOf[value] = buffers.size();
   buffers.push_back(std::move(buffer));
 }
@@ -227,6 +229,18 @@ isDuplicateConstant(Operation *op,
     return false;
   // Attributes are uniqued: equal ones hold equal data.
   return !seen.insert({op->getResult(0).getType(), value}).second;
+}
+
+/// Whether `value` is the device copy of a parameter kept on the host
+/// (train-offload): a train.to_device of a train.param, or of a cast of one.
+static bool isParameterCopy(Value value) {
+  auto copy = value.getDefiningOp<train::ToDeviceOp>();
+  if (!copy)
+    return false;
+  Value source = copy.getInput();
+  if (auto cast = source.getDefiningOp<train::CastOp>())
+    source = cast.getInput();
+  return source.getDefiningOp<train::ParamOp>() != nullptr;
 }
 
 void TensorLiveness::collectBuffers(
@@ -316,7 +330,9 @@ void TensorLiveness::collectBuffers(
     if (auto cost = dyn_cast<train::CostOpInterface>(child))
       for (int64_t bytes : cost.getWorkspaceBuffers())
         scratch += llvm::alignTo(bytes, static_cast<uint64_t>(granularity));
-    workspace.push_back(scratch);
+    bool onHost = train::isHostOp(child);
+    workspace.push_back(onHost ? 0 : scratch);
+    hostWorkspace.push_back(onHost ? scratch : 0);
   }
   usedByBackward.resize(buffers.size(), false);
   consumedByOptimizer.resize(buffers.size(), false);
@@ -332,7 +348,7 @@ void TensorLiveness::classifyBuffers(ArrayRef<bool> usedByBackward,
       buffer.persistent = true;
       buffer.start = 0;
       buffer.end = last;
-      persistentBytes += buffer.bytes;
+      (buffer.host ? hostPersistentBytes : persistentBytes) += buffer.bytes;
       continue;
     }
     if (buffer.memoryClass != MemoryClass::Temporary)
@@ -340,11 +356,25 @@ void TensorLiveness::classifyBuffers(ArrayRef<bool> usedByBackward,
     Operation *def = buffer.value.getDefiningOp();
     if (consumedByOptimizer[index])
       buffer.memoryClass = MemoryClass::Gradient;
+    else if (isParameterCopy(buffer.value))
+      buffer.memoryClass = MemoryClass::Parameter;
     else if (((def && forward.contains(def)) ||
               forwardReceived.contains(buffer.value)) &&
              usedByBackward[index])
       buffer.memoryClass = MemoryClass::Activation;
   }
+  // A gradient copied to the host for an update there is a gradient on the
+  // device too (its staging before the copy).
+  for (Buffer &buffer : buffers)
+    if (buffer.memoryClass == MemoryClass::Temporary &&
+        llvm::any_of(buffer.value.getUsers(), [&](Operation *user) {
+          auto it = isa<train::ToHostOp>(user)
+                        ? bufferOf.find(user->getResult(0))
+                        : bufferOf.end();
+          return it != bufferOf.end() &&
+                 buffers[it->second].memoryClass == MemoryClass::Gradient;
+        }))
+      buffer.memoryClass = MemoryClass::Gradient;
   if (!pipelineStage)
     return;
   // In a pipeline stage, the running sums of a parameter's gradient over the
@@ -374,37 +404,76 @@ void TensorLiveness::classifyBuffers(ArrayRef<bool> usedByBackward,
   }
 }
 
-void TensorLiveness::computeLiveBytes() {
-  int64_t numPoints = workspace.size();
-  // Live bytes at every point: each buffer over [start, end] (a difference
-  // array; a persistent buffer of the IR spans every point), plus the op's
-  // workspace.
-  SmallVector<std::array<int64_t, kNumMemoryClasses>> delta(
-      numPoints + 1, std::array<int64_t, kNumMemoryClasses>{});
-  for (const Buffer &buffer : buffers) {
+namespace {
+/// The live bytes of one memory space, per point and class.
+struct SpaceTally {
+  SmallVector<std::array<int64_t, kNumMemoryClasses>> delta;
+  /// The buffers the step allocates (getTransientPeak).
+  SmallVector<int64_t> transientDelta;
+  explicit SpaceTally(int64_t numPoints)
+      : delta(numPoints + 1, std::array<int64_t, kNumMemoryClasses>{}),
+        transientDelta(numPoints + 1, 0) {}
+  void add(const Buffer &buffer) {
     unsigned cls = static_cast<unsigned>(buffer.memoryClass);
     delta[buffer.start][cls] += buffer.bytes;
     delta[buffer.end + 1][cls] -= buffer.bytes;
-  }
-  std::array<int64_t, kNumMemoryClasses> running{};
-  unsigned temporary = static_cast<unsigned>(MemoryClass::Temporary);
-  for (int64_t i = 0; i < numPoints; ++i) {
-    std::array<int64_t, kNumMemoryClasses> atPoint{};
-    int64_t total = 0;
-    for (unsigned cls = 0; cls < kNumMemoryClasses; ++cls) {
-      running[cls] += delta[i][cls];
-      atPoint[cls] = running[cls];
-      total += atPoint[cls];
-    }
-    atPoint[temporary] += workspace[i];
-    total += workspace[i];
-    liveByClass.push_back(atPoint);
-    liveBytes.push_back(total);
-    if (total > load) {
-      load = total;
-      peakPoint = i;
+    // What the step allocates: not the parameters and states (globals of
+    // their own) nor inputs, but a parameter's copy on the device.
+    bool stored = buffer.memoryClass == MemoryClass::Parameter ||
+                  buffer.memoryClass == MemoryClass::OptimizerState ||
+                  buffer.memoryClass == MemoryClass::Input;
+    if (!stored || (buffer.memoryClass == MemoryClass::Parameter &&
+                    buffer.value && !buffer.persistent)) {
+      transientDelta[buffer.start] += buffer.bytes;
+      transientDelta[buffer.end + 1] -= buffer.bytes;
     }
   }
+  /// Fills the per-point totals and classes (`workspace` counts as
+  /// temporary), the load and its first point, and the transient peak.
+  void run(ArrayRef<int64_t> workspace,
+           SmallVectorImpl<std::array<int64_t, kNumMemoryClasses>> &byClass,
+           SmallVectorImpl<int64_t> &total, int64_t &load, int64_t &peakPoint,
+           int64_t &transientPeak) const {
+    std::array<int64_t, kNumMemoryClasses> running{};
+    int64_t transient = 0;
+    unsigned temporary = static_cast<unsigned>(MemoryClass::Temporary);
+    for (int64_t i = 0, e = workspace.size(); i < e; ++i) {
+      std::array<int64_t, kNumMemoryClasses> atPoint{};
+      int64_t sum = 0;
+      for (unsigned cls = 0; cls < kNumMemoryClasses; ++cls) {
+        running[cls] += delta[i][cls];
+        atPoint[cls] = running[cls];
+        sum += atPoint[cls];
+      }
+      atPoint[temporary] += workspace[i];
+      sum += workspace[i];
+      byClass.push_back(atPoint);
+      total.push_back(sum);
+      if (sum > load) {
+        load = sum;
+        peakPoint = i;
+      }
+      transient += transientDelta[i];
+      transientPeak = std::max(transientPeak, transient + workspace[i]);
+    }
+  }
+};
+} // namespace
+
+void TensorLiveness::computeLiveBytes() {
+  // Live bytes at every point: each buffer over [start, end] (a difference
+  // array; a persistent buffer of the IR spans every point), plus the op's
+  // workspace, in the buffer's memory space.
+  int64_t numPoints = workspace.size();
+  SpaceTally device(numPoints), host(numPoints);
+  for (const Buffer &buffer : buffers) {
+    (buffer.host ? host : device).add(buffer);
+    hostBuffers |= buffer.host;
+  }
+  device.run(workspace, liveByClass, liveBytes, load, peakPoint, transientPeak);
+  host.run(hostWorkspace, hostLiveByClass, hostLive, hostLoad, hostPeakPoint,
+           hostTransientPeak);
+  hostBuffers |= llvm::any_of(hostWorkspace, [](int64_t w) { return w; });
 }
 
 const Buffer *TensorLiveness::lookup(Value value) const {
@@ -412,27 +481,13 @@ const Buffer *TensorLiveness::lookup(Value value) const {
   return it == bufferOf.end() ? nullptr : &buffers[it->second];
 }
 
-int64_t TensorLiveness::getTransientPeak() const {
-  int64_t peak = 0;
-  for (const std::array<int64_t, kNumMemoryClasses> &byClass : liveByClass) {
-    int64_t transient = 0;
-    for (unsigned cls = 0; cls < kNumMemoryClasses; ++cls) {
-      auto memoryClass = static_cast<MemoryClass>(cls);
-      if (memoryClass != MemoryClass::Parameter &&
-          memoryClass != MemoryClass::OptimizerState &&
-          memoryClass != MemoryClass::Input)
-        transient += byClass[cls];
-    }
-    peak = std::max(peak, transient);
-  }
-  return peak;
-}
+int64_t TensorLiveness::getTransientPeak() const { return transientPeak; }
 
 SmallVector<const Buffer *>
 TensorLiveness::getLiveBuffers(int64_t point) const {
   SmallVector<const Buffer *> live;
   for (const Buffer &buffer : buffers)
-    if (buffer.start <= point && point <= buffer.end)
+    if (!buffer.host && buffer.start <= point && point <= buffer.end)
       live.push_back(&buffer);
   llvm::stable_sort(live, [](const Buffer *a, const Buffer *b) {
     return a->bytes > b->bytes;
@@ -452,6 +507,8 @@ void TensorLiveness::print(raw_ostream &os) const {
       os << ", freed";
     if (buffer.returned)
       os << ", returned";
+    if (buffer.host)
+      os << ", host";
     if (buffer.bytes == 0 && buffer.value &&
         train::getTensorBytes(buffer.value.getType()) > 0)
       os << ", shares an identical constant's storage";
@@ -475,5 +532,15 @@ void TensorLiveness::print(raw_ostream &os) const {
   for (unsigned cls = 0; cls < kNumMemoryClasses; ++cls)
     os << " " << stringifyMemoryClass(static_cast<MemoryClass>(cls)) << "="
        << liveByClass[peakPoint][cls];
+  os << "\n";
+  if (!hostBuffers)
+    return;
+  os << "host persistent: " << hostPersistentBytes << "\n";
+  os << "host load: " << hostLoad << " at point " << hostPeakPoint << " ("
+     << schedule[hostPeakPoint]->getName().getStringRef() << ")\n";
+  os << "host by class at peak:";
+  for (unsigned cls = 0; cls < kNumMemoryClasses; ++cls)
+    os << " " << stringifyMemoryClass(static_cast<MemoryClass>(cls)) << "="
+       << hostLiveByClass[hostPeakPoint][cls];
   os << "\n";
 }

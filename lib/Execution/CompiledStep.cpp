@@ -338,7 +338,7 @@ FailureOr<StepStats> CompiledStep::runStep(unsigned stepNumber,
       storeInteger(elementType, arg.tensor.data, stepNumber);
   }
   StepStats stats;
-  uint64_t liveBefore = memopt_live_bytes();
+  uint64_t liveBefore = memopt_live_bytes() + memopt_host_live_bytes();
   if (measurePeak)
     memopt_reset_peak();
   // Under gradient accumulation one optimizer step is a call per
@@ -355,9 +355,12 @@ FailureOr<StepStats> CompiledStep::runStep(unsigned stepNumber,
       lossSum += *loss;
   }
   meanLoss = lossSum / static_cast<double>(plan.microBatches);
-  if (measurePeak)
+  if (measurePeak) {
     stats.peakBytes = memopt_peak_bytes();
-  stats.leakedBytes = static_cast<int64_t>(memopt_live_bytes() - liveBefore);
+    stats.hostPeakBytes = memopt_host_peak_bytes();
+  }
+  stats.leakedBytes = static_cast<int64_t>(
+      memopt_live_bytes() + memopt_host_live_bytes() - liveBefore);
   return stats;
 }
 

@@ -101,11 +101,11 @@ LogicalResult execution::addStepEntry(ModuleOp module, const StepPlan &plan) {
 /// (copies the runtime reads back) and the 8-byte dropout seed are not the
 /// step's memory and are left out.
 static void measureGlobals(ModuleOp module, StepPlan &plan) {
-  llvm::StringSet<> persistent, excluded;
+  llvm::StringSet<> persistent, hostPersistent, excluded;
   for (const GlobalTensor &param : plan.params)
-    persistent.insert(param.symbol);
+    (param.host ? hostPersistent : persistent).insert(param.symbol);
   for (const GlobalTensor &state : plan.states)
-    persistent.insert(state.symbol);
+    (state.host ? hostPersistent : persistent).insert(state.symbol);
   for (const GlobalTensor &result : plan.results)
     excluded.insert(result.symbol);
   excluded.insert(kSeedGlobalName);
@@ -131,6 +131,7 @@ static void measureGlobals(ModuleOp module, StepPlan &plan) {
   }
   DataLayout layout(module);
   plan.measuredPersistent = 0;
+  plan.measuredHostPersistent = 0;
   plan.measuredInputs = 0;
   module.walk([&](LLVM::GlobalOp global) {
     StringRef name = global.getSymName();
@@ -140,8 +141,11 @@ static void measureGlobals(ModuleOp module, StepPlan &plan) {
     if (global.getConstant() && isa<StringAttr>(global.getValueOrNull()))
       return;
     int64_t bytes = layout.getTypeSize(global.getType());
-    (persistent.contains(name) ? plan.measuredPersistent
-                               : plan.measuredInputs) += bytes;
+    if (hostPersistent.contains(name))
+      plan.measuredHostPersistent += bytes;
+    else
+      (persistent.contains(name) ? plan.measuredPersistent
+                                 : plan.measuredInputs) += bytes;
   });
 }
 
@@ -149,6 +153,12 @@ LogicalResult
 execution::lowerStep(ModuleOp module, StepPlan &plan, Target target,
                      const LowerToGPUOptions *gpuOptions,
                      function_ref<LogicalResult(PassManager &)> configure) {
+  if (target == Target::GPU && plan.hasHost)
+    return emitError(getExecutionLoc(module.getContext()))
+           << "@" << plan.stepName
+           << " keeps values in host memory (train-offload); on the GPU path "
+              "(pinned host buffers, cudaMemcpyAsync) that is not built yet: "
+              "run it on the CPU (--target=cpu or gpu-emulator)";
   PassManager pm(module.getContext());
   if (configure && failed(configure(pm)))
     return failure();

@@ -29,6 +29,8 @@ execution::getRuntimeSymbols(llvm::orc::MangleAndInterner interner) {
   add("_mlir_memref_to_llvm_aligned_alloc",
       &_mlir_memref_to_llvm_aligned_alloc);
   add("_mlir_memref_to_llvm_free", &_mlir_memref_to_llvm_free);
+  // The memory space of the allocations that follow (host offload).
+  add("memopt_memory_space", &memopt_memory_space);
   // Copies between memrefs that are not contiguous lower to this call.
   add("memrefCopy", &memrefCopy);
   // cuBLAS calls and collectives of emulated GPU code, on the CPU.

@@ -182,6 +182,7 @@ private:
       paramIndex[param.getName()] = plan.params.size();
       plan.params.push_back(
           {param.getName().str(), getParamGlobalName(param.getName()), *type});
+      plan.params.back().host = train::isHostOp(op);
       readSplit(op, plan.params.back());
       if (storage && !plan.params.back().split.empty())
         return op->emitError() << "mem-run cannot fill the quantized storage '"
@@ -200,6 +201,7 @@ private:
         return failure();
       plan.states.push_back(
           {state.getName().str(), getStateGlobalName(state.getName()), *type});
+      plan.states.back().host = train::isHostOp(op);
       readSplit(op, plan.states.back());
       return success();
     }
@@ -319,10 +321,13 @@ static void predictMemory(StepPlan &plan) {
   func::FuncOp step = plan.step;
   // The model's peak of what the lowered step allocates: parameters, states
   // and inputs live in globals; every buffer is padded to the alignment.
-  plan.predictedPeak =
-      TensorLiveness(step, kCPUBufferAlignment).getTransientPeak();
+  TensorLiveness padded(step, kCPUBufferAlignment);
+  plan.predictedPeak = padded.getTransientPeak();
   TensorLiveness exact(step);
   plan.predictedPersistent = exact.getPersistentBytes();
+  plan.hasHost = exact.hasHostBuffers();
+  plan.predictedHostPeak = padded.getHostTransientPeak();
+  plan.predictedHostPersistent = exact.getHostPersistentBytes();
   for (const Buffer &buffer : exact.getBuffers())
     if (buffer.memoryClass == MemoryClass::Input)
       plan.predictedInputs += buffer.bytes;

@@ -113,6 +113,8 @@ static void printSummary(const MemoryReport &report, raw_ostream &os) {
   if (trace)
     row("Phases", formatPhases(*trace));
   row("Persistent", formatBytes(live.getPersistentBytes()));
+  if (live.hasHostBuffers())
+    row("Host peak", formatHostPeak(live));
   row("Parameters", formatParameters(report));
   row("Total FLOPs", formatTotalFlops(report));
   if (const std::optional<RematSummary> &remat = report.getRemat()) {

@@ -92,6 +92,43 @@ static void writeModelStates(const MemoryReport &report,
       json.attribute("per_trainable_parameter",
                      states.perTrainableParameter(states.getTotalBytes()));
     });
+    // The host's part of the above (train-offload).
+    if (states.hasHost)
+      json.attributeObject("host", [&] {
+        kind("master_weights", states.hostMasterWeightBytes);
+        kind("gradients", states.hostGradientBytes);
+        kind("optimizer_states", states.hostOptimizerStateBytes);
+        kind("total", states.getHostBytes());
+      });
+  });
+}
+
+/// Host memory (train-offload): its peak, where it falls, its persistent
+/// bytes, its classes at the peak and the bytes copied each way per step.
+static void writeHost(const MemoryReport &report, llvm::json::OStream &json) {
+  const TensorLiveness &live = report.getLiveness();
+  if (!live.hasHostBuffers())
+    return;
+  int64_t toHost = 0, toDevice = 0;
+  for (Operation *op : live.getSchedule()) {
+    if (isa<train::ToHostOp>(op))
+      toHost += train::getTensorBytes(op->getResult(0).getType());
+    else if (isa<train::ToDeviceOp>(op))
+      toDevice += train::getTensorBytes(op->getResult(0).getType());
+  }
+  int64_t peak = live.getHostPeakPoint();
+  json.attributeObject("host", [&] {
+    json.attribute("peak_bytes", live.getHostLoad());
+    json.attribute("peak_point", peak);
+    json.attribute(
+        "peak_op",
+        toJSONString(live.getSchedule()[peak]->getName().getStringRef()));
+    json.attribute("persistent_bytes", live.getHostPersistentBytes());
+    json.attributeBegin("by_class");
+    writeByClass(json, live.getHostLiveBytesByClass(peak));
+    json.attributeEnd();
+    json.attribute("copied_to_host_bytes", toHost);
+    json.attribute("copied_to_device_bytes", toDevice);
   });
 }
 
@@ -326,6 +363,7 @@ void mlir::memopt::printJSONReport(const MemoryReport &report,
   json.attributeBegin("by_class");
   writeByClass(json, live.getLiveBytesByClass(peak));
   json.attributeEnd();
+  writeHost(report, json);
   json.attribute("num_live_at_peak", report.getNumLiveAtPeak());
   writeTopTensors(report, json);
   writeTimeline(report, json);

@@ -223,6 +223,11 @@ static void collectLowCopies(train::ParamOp param,
       copies.push_back(quantize.getResult().getType());
       continue;
     }
+    // The device's copy of a parameter kept on the host (train-offload).
+    if (auto copy = dyn_cast<train::ToDeviceOp>(user)) {
+      copies.push_back(cast<RankedTensorType>(copy.getType()));
+      continue;
+    }
     auto cast = dyn_cast<train::CastOp>(user);
     if (!cast)
       continue;
@@ -276,6 +281,8 @@ struct ParamState {
   bool trainable = true;
   /// Quantized storage of a frozen weight (train-quantize-frozen).
   bool quantized = false;
+  /// Kept in host memory (train-offload).
+  bool host = false;
   llvm::SmallPtrSet<Type, 2> copyTypes;
 };
 using ParamStates = llvm::MapVector<StringRef, ParamState>;
@@ -337,6 +344,7 @@ static void addParameter(train::ParamOp param, const ZeroConfig &config,
   int64_t wholeFactor = partitioned ? dp : 1;
   auto [it, inserted] = params.try_emplace(param.getName());
   ParamState &state = it->second;
+  state.host |= train::isHostOp(param);
   if (inserted) {
     state.bytes = train::getTensorBytes(param.getType());
     state.weightBytes = state.bytes;
@@ -398,6 +406,9 @@ static void sumGradients(FunctionOpInterface func,
             ? config.dp
             : 1;
     states.gradientBytes += train::getTensorBytes(grad.getType()) * factor;
+    if (train::getMemorySpace(grad) == train::MemorySpace::Host)
+      states.hostGradientBytes +=
+          train::getTensorBytes(grad.getType()) * factor;
     if (def) {
       auto it = params.find(def.getName());
       if (it != params.end())
@@ -440,6 +451,8 @@ LogicalResult MemoryReport::collectModelStates(FunctionOpInterface func) {
   llvm::StringSet<> states8bit;
   ZeroConfig zeroConfig(func);
   llvm::StringSet<> quantized;
+  // The optimizer states kept in host memory.
+  llvm::StringSet<> hostStates;
   func->walk([&](Operation *op) {
     if (auto param = dyn_cast<train::ParamOp>(op))
       return addParameter(param, zeroConfig, params, states);
@@ -459,6 +472,8 @@ LogicalResult MemoryReport::collectModelStates(FunctionOpInterface func) {
       }
       optStates.try_emplace(state.getName(),
                             train::getTensorBytes(state.getType()));
+      if (train::isHostOp(state))
+        hostStates.insert(state.getName());
       return;
     }
     llvm::TypeSwitch<Operation *>(op)
@@ -485,15 +500,20 @@ LogicalResult MemoryReport::collectModelStates(FunctionOpInterface func) {
       states.weightBytes += state.weightBytes;
     if (state.hasLowCopy)
       states.masterWeightBytes += state.bytes;
+    if (state.host)
+      states.hostMasterWeightBytes += state.bytes;
   }
   for (const auto &[name, bytes] : optStates) {
     if (report::findStateOwner(
             name, [&](StringRef param) { return params.contains(param); }))
       (states8bit.contains(name) ? states.optimizerState8bitBytes
                                  : states.optimizerStateBytes) += bytes;
+    if (hostStates.contains(name))
+      states.hostOptimizerStateBytes += bytes;
     else
       states.otherStates.push_back({name.str(), bytes});
   }
+  states.hasHost = states.getHostBytes() > 0;
   return success();
 }
 

@@ -292,3 +292,11 @@ std::string report::formatInFlightNote(const PipelineSummary &pipeline) {
             " of activations than the last";
   return note;
 }
+
+std::string report::formatHostPeak(const TensorLiveness &live) {
+  int64_t point = live.getHostPeakPoint();
+  return formatBytes(live.getHostLoad()) + " at " +
+         live.getSchedule()[point]->getName().getStringRef().str() +
+         " (point " + std::to_string(point) + "), " +
+         formatBytes(live.getHostPersistentBytes()) + " persistent";
+}

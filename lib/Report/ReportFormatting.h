@@ -62,6 +62,10 @@ std::string formatSubject(const MemoryReport &report);
 /// ("point 259 of 798 (backward): ...").
 std::string formatPeakAt(const MemoryReport &report);
 
+/// The host row of a step with host memory (train-offload): "1.5 MiB at
+/// train.adam (point 40), 1.0 MiB persistent".
+std::string formatHostPeak(const TensorLiveness &live);
+
 /// The parameters row: "64 elements, 256 B"; an eager step's count is its
 /// parameters' bytes over 4, which the row says.
 std::string formatParameters(const MemoryReport &report);

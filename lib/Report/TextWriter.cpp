@@ -59,6 +59,9 @@ static void printSummary(const MemoryReport &report, raw_ostream &os) {
   if (trace)
     rows.push_back({"phases", formatPhases(*trace)});
   rows.push_back({"persistent", formatBytes(live.getPersistentBytes())});
+  // Host memory (train-offload), beside the device's numbers above.
+  if (live.hasHostBuffers())
+    rows.push_back({"host peak", formatHostPeak(live)});
   rows.push_back({"parameters", formatParameters(report)});
   rows.push_back({"total FLOPs", formatTotalFlops(report)});
   rows.push_back({"buffers", std::to_string(live.getBuffers().size()) + " (" +
@@ -120,6 +123,15 @@ static void printModelStates(const MemoryReport &report, raw_ostream &os) {
   for (const auto &[name, bytes] : states.getRows())
     rows.push_back(
         {name, formatBytes(bytes), formatFixed2(states.perParameter(bytes))});
+  if (states.hasHost)
+    for (auto [name, bytes] :
+         {std::pair<StringRef, int64_t>{"on the host: master weights",
+                                        states.hostMasterWeightBytes},
+          {"on the host: gradients", states.hostGradientBytes},
+          {"on the host: optimizer states", states.hostOptimizerStateBytes},
+          {"on the host: total", states.getHostBytes()}})
+      rows.push_back({name.str(), formatBytes(bytes),
+                      formatFixed2(states.perParameter(bytes))});
   printTable(os, rows, {false, true, true});
 }
 

@@ -9,13 +9,19 @@
 
 namespace {
 
-/// Sizes of live allocations and the running totals.
+/// Sizes and memory spaces of live allocations, and the running totals of
+/// the device's memory (live, peak) and of the host's (hostLive, hostPeak).
+/// Each allocation counts in the space current when it is made
+/// (memopt_memory_space), and its free where it was counted.
 struct Tracker {
   std::mutex mutex;
-  std::unordered_map<void *, uint64_t> sizes;
+  std::unordered_map<void *, std::pair<uint64_t, bool>> sizes;
   uint64_t live = 0;
   uint64_t peak = 0;
+  uint64_t hostLive = 0;
+  uint64_t hostPeak = 0;
   uint64_t count = 0;
+  bool host = false;
   /// MEMOPT_TRACE_ALLOCS: one stderr line per allocation and free.
   bool trace = std::getenv("MEMOPT_TRACE_ALLOCS") != nullptr;
 
@@ -26,15 +32,18 @@ struct Tracker {
       fail(size);
     }
     std::lock_guard<std::mutex> lock(mutex);
-    sizes[ptr] = size;
-    live += size;
+    sizes[ptr] = {size, host};
+    uint64_t &current = host ? hostLive : live;
+    uint64_t &top = host ? hostPeak : peak;
+    current += size;
     ++count;
-    if (live > peak)
-      peak = live;
+    if (current > top)
+      top = current;
     if (trace)
-      std::fprintf(stderr, "memopt: alloc %llu live %llu\n",
+      std::fprintf(stderr, "memopt: alloc %llu live %llu%s\n",
                    static_cast<unsigned long long>(size),
-                   static_cast<unsigned long long>(live));
+                   static_cast<unsigned long long>(current),
+                   host ? " (host)" : "");
     return ptr;
   }
 
@@ -62,11 +71,14 @@ struct Tracker {
     auto it = sizes.find(ptr);
     if (it == sizes.end())
       return;
-    live -= it->second;
+    auto [size, onHost] = it->second;
+    uint64_t &current = onHost ? hostLive : live;
+    current -= size;
     if (trace)
-      std::fprintf(stderr, "memopt: free %llu live %llu\n",
-                   static_cast<unsigned long long>(it->second),
-                   static_cast<unsigned long long>(live));
+      std::fprintf(stderr, "memopt: free %llu live %llu%s\n",
+                   static_cast<unsigned long long>(size),
+                   static_cast<unsigned long long>(current),
+                   onHost ? " (host)" : "");
     sizes.erase(it);
   }
 };
@@ -122,6 +134,22 @@ extern "C" uint64_t memopt_peak_bytes(void) {
 extern "C" void memopt_reset_peak(void) {
   std::lock_guard<std::mutex> lock(tracker().mutex);
   tracker().peak = tracker().live;
+  tracker().hostPeak = tracker().hostLive;
+}
+
+extern "C" void memopt_memory_space(int32_t space) {
+  std::lock_guard<std::mutex> lock(tracker().mutex);
+  tracker().host = space == 1;
+}
+
+extern "C" uint64_t memopt_host_live_bytes(void) {
+  std::lock_guard<std::mutex> lock(tracker().mutex);
+  return tracker().hostLive;
+}
+
+extern "C" uint64_t memopt_host_peak_bytes(void) {
+  std::lock_guard<std::mutex> lock(tracker().mutex);
+  return tracker().hostPeak;
 }
 
 extern "C" uint64_t memopt_allocation_count(void) {

@@ -231,6 +231,32 @@ static LogicalResult checkLossResult(func::FuncOp func) {
   return failure();
 }
 
+/// Device ops read device values only (host ops' operands are checked by
+/// `train.space`'s verifier), and every read of a state name is in one
+/// memory space (`readers`: the first read of each name).
+static LogicalResult checkSpaces(Operation &op,
+                                 const llvm::StringMap<Operation *> &readers) {
+  if (!train::isHostOp(&op) && !isa<train::ToDeviceOp>(op))
+    for (OpOperand &operand : op.getOpOperands())
+      if (train::getMemorySpace(operand.get()) == train::MemorySpace::Host)
+        return op.emitOpError()
+               << "runs on the device but reads operand #"
+               << operand.getOperandNumber()
+               << ", a host value: copy it with train.to_device first";
+  StringRef name;
+  if (auto param = dyn_cast<train::ParamOp>(op))
+    name = param.getName();
+  else if (auto state = dyn_cast<train::OptStateOp>(op))
+    name = state.getName();
+  auto it = name.empty() ? readers.end() : readers.find(name);
+  if (it != readers.end() && it->second != &op &&
+      train::isHostOp(it->second) != train::isHostOp(&op))
+    return op.emitOpError() << "reads '" << name
+                            << "' in another memory space than its first "
+                               "read: a state lives in one memory";
+  return success();
+}
+
 void TrainVerifyStepPass::runOnOperation() {
   func::FuncOp func = getOperation();
   if (func.isExternal()) {
@@ -259,6 +285,7 @@ void TrainVerifyStepPass::runOnOperation() {
   llvm::StringMap<Operation *> updaters;
   bool ok = true;
   for (Operation &op : body) {
+    ok &= succeeded(checkSpaces(op, readers));
     if (isa<train::ParamOp, train::OptStateOp>(op))
       ok &= checkStateRead(op, readers);
     else if (auto dropout = dyn_cast<train::DropoutOp>(op))

@@ -90,6 +90,10 @@ def check_json(path):
     if "pipeline" in report:
         # Only for a stage of a pipelined step, after communication.
         keys.insert(keys.index("communication") + 1, "pipeline")
+    if "host" in report:
+        # Only for a step with host memory (train-offload), after by_class.
+        keys.insert(keys.index("by_class") + 1, "host")
+        check_host(report["host"], report)
     expect(list(report) == keys, f"keys {list(report)}, expected {keys}")
     expect(report["schema"] == "memopt.memory-report/1", "schema")
     for key in keys:
@@ -347,10 +351,26 @@ EXTRA_KINDS = ["frozen_weights", "quantized_weights", "adapter_weights",
                "optimizer_states_8bit"]
 
 
+def check_host(host, report):
+    """Host memory: its peak is the largest live total of the host, its
+    classes at the peak sum to it."""
+    expect(list(host) == ["peak_bytes", "peak_point", "peak_op", "persistent_bytes",
+                          "by_class", "copied_to_host_bytes", "copied_to_device_bytes"],
+           f"host keys {list(host)}")
+    for key in ("peak_bytes", "peak_point", "persistent_bytes", "copied_to_host_bytes",
+                "copied_to_device_bytes"):
+        expect(is_int(host[key]) and host[key] >= 0, f"host {key}")
+    expect(0 <= host["peak_point"] < report["num_points"], "host peak_point")
+    expect(check_by_class(host["by_class"], "host by_class") == host["peak_bytes"],
+           "host by_class does not sum to its peak")
+    expect(host["persistent_bytes"] <= host["peak_bytes"], "host persistent above its peak")
+
+
 def check_model_states(report):
     """Keys in order, exact integers, the total is the sum of the kinds, and
     each per_parameter is bytes over the distinct parameter elements."""
     states = report["model_states"]
+    host = states.get("host")
     expect(
         list(states)
         == [
@@ -369,9 +389,23 @@ def check_model_states(report):
             "fp8_amax_histories",
             "other_states",
             "total",
-        ],
+        ] + (["host"] if host is not None else []),
         f"model_states keys {list(states)}",
     )
+    if host is not None:
+        # The host's part (train-offload): each kind within the whole's.
+        kinds = ["master_weights", "gradients", "optimizer_states", "total"]
+        expect(list(host) == kinds, f"model_states host keys {list(host)}")
+        count = states["parameter_count"]
+        for kind in kinds:
+            entry = host[kind]
+            expect(list(entry) == ["bytes", "per_parameter"], f"host {kind} keys")
+            expect(is_int(entry["bytes"]) and 0 <= entry["bytes"] <= states[kind]["bytes"],
+                   f"host {kind} bytes")
+            expected = entry["bytes"] / count if count else 0
+            expect(abs(entry["per_parameter"] - expected) < 1e-9, f"host {kind} per_parameter")
+        expect(host["total"]["bytes"] == sum(host[k]["bytes"] for k in kinds[:-1]),
+               "model_states host total is not the sum")
     expect(states["precision"] in ("fp32", "bf16-mixed", "fp16-mixed", "bf16-pure", "fp8"),
            "model_states precision")
     expect(states["gradients_precision"] in ("fp32", "bf16", "fp16"),

@@ -96,6 +96,25 @@ void memrun::printPeak(const StepPlan &plan, const StepStats &stats,
   os << "predicted_persistent_bytes: " << plan.predictedPersistent << "\n";
   os << "measured_input_bytes: " << plan.measuredInputs << "\n";
   os << "predicted_input_bytes: " << plan.predictedInputs << "\n";
+  if (plan.hasHost) {
+    // Host memory (train-offload): its allocations and its globals.
+    os << "measured_host_peak_bytes: " << stats.hostPeakBytes << "\n";
+    os << "predicted_host_peak_bytes: " << plan.predictedHostPeak << "\n";
+    if (worldSize > 1) {
+      std::vector<int64_t> measured =
+          ::memopt::runtime::mpiGatherInt64(stats.hostPeakBytes);
+      std::vector<int64_t> predicted =
+          ::memopt::runtime::mpiGatherInt64(plan.predictedHostPeak);
+      for (int64_t rank = 0; rank < worldSize; ++rank)
+        os << "rank " << rank
+           << ": measured_host_peak_bytes: " << measured[rank]
+           << " predicted_host_peak_bytes: " << predicted[rank] << "\n";
+    }
+    os << "measured_host_persistent_bytes: " << plan.measuredHostPersistent
+       << "\n";
+    os << "predicted_host_persistent_bytes: " << plan.predictedHostPersistent
+       << "\n";
+  }
   if (stats.leakedBytes != 0)
     llvm::WithColor::warning(llvm::errs(), "mem-run")
         << "the last step left " << static_cast<uint64_t>(stats.leakedBytes)

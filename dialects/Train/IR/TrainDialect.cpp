@@ -186,6 +186,8 @@ LogicalResult TrainDialect::verifyOperationAttribute(Operation *op,
     return verifyRematRecord(op, attribute);
   if (name == kScheduleAttrName)
     return verifyScheduleRecord(op, attribute);
+  if (name == kSpaceAttrName)
+    return verifySpaceAttribute(op, attribute);
   if (name == kLayerAttrName) {
     auto layer = dyn_cast<StringAttr>(attribute.getValue());
     if (!layer || layer.getValue().empty())

@@ -67,6 +67,10 @@ struct Buffer {
   bool freed = false;
   /// Whether the function returns the buffer (or a view of it).
   bool returned = false;
+  /// Whether it lives in host memory (train::getMemorySpace of its value:
+  /// train-offload's states and updates, train.to_host's copies). Host
+  /// buffers count in the host's live bytes only.
+  bool host = false;
   /// A readable name: the state name, the location name, or "argN".
   std::string name;
 };
@@ -104,8 +108,8 @@ public:
   /// values that are not tensors.
   const Buffer *lookup(Value value) const;
 
-  /// Live bytes at `point`: persistent buffers, every buffer whose range
-  /// covers the point, and the op's workspace.
+  /// Device memory. Live bytes at `point`: persistent buffers, every buffer
+  /// whose range covers the point, and the op's workspace.
   int64_t getLiveBytes(int64_t point) const { return liveBytes[point]; }
   /// Live bytes at `point` per memory class (workspace counts as temporary).
   const std::array<int64_t, kNumMemoryClasses> &
@@ -134,14 +138,30 @@ public:
   /// nothing but other such dead views reads: it allocates nothing and, once
   /// lowered, is erased as dead code, so its operands' live ranges ignore it.
   bool isDeadView(Operation *op) const { return deadViews.contains(op); }
-  /// Bytes of parameters plus optimizer states.
+  /// Bytes of parameters plus optimizer states (in device memory).
   int64_t getPersistentBytes() const { return persistentBytes; }
-  /// The maximum over all points of the live bytes outside parameters,
-  /// optimizer states and inputs: what a runtime that keeps those in storage
-  /// of their own (mem-run's globals) allocates at its peak.
+  /// The maximum over all points of the device's live bytes outside
+  /// persistent buffers (parameters, optimizer states) and inputs: what a
+  /// runtime that keeps those in storage of their own (mem-run's globals)
+  /// allocates at its peak.
   int64_t getTransientPeak() const;
 
-  /// The buffers live at `point`, largest first (ties in definition order).
+  /// Host memory, as the device's above: whether any buffer lives there,
+  /// live bytes per point (in total and per class), the load and its first
+  /// point, the persistent bytes, and the transient peak.
+  bool hasHostBuffers() const { return hostBuffers; }
+  int64_t getHostLiveBytes(int64_t point) const { return hostLive[point]; }
+  const std::array<int64_t, kNumMemoryClasses> &
+  getHostLiveBytesByClass(int64_t point) const {
+    return hostLiveByClass[point];
+  }
+  int64_t getHostLoad() const { return hostLoad; }
+  int64_t getHostPeakPoint() const { return hostPeakPoint; }
+  int64_t getHostPersistentBytes() const { return hostPersistentBytes; }
+  int64_t getHostTransientPeak() const { return hostTransientPeak; }
+
+  /// The device's buffers live at `point`, largest first (ties in
+  /// definition order).
   SmallVector<const Buffer *> getLiveBuffers(int64_t point) const;
 
   /// Prints every buffer and the live bytes at every point, for lit tests.
@@ -163,7 +183,7 @@ private:
   /// Persistent ranges, gradients and activations.
   void classifyBuffers(ArrayRef<bool> usedByBackward,
                        ArrayRef<bool> consumedByOptimizer);
-  /// Live bytes per point and class, the load and the peak point.
+  /// Live bytes per point and class, the load and the peak point, per space.
   void computeLiveBytes();
 
   SmallVector<Operation *> schedule;
@@ -181,6 +201,13 @@ private:
   int64_t load = 0;
   int64_t peakPoint = 0;
   int64_t persistentBytes = 0;
+  int64_t transientPeak = 0;
+  /// The host's counterparts (hostWorkspace: that of the host ops).
+  bool hostBuffers = false;
+  SmallVector<int64_t> hostLive, hostWorkspace;
+  SmallVector<std::array<int64_t, kNumMemoryClasses>> hostLiveByClass;
+  int64_t hostLoad = 0, hostPeakPoint = 0, hostPersistentBytes = 0,
+          hostTransientPeak = 0;
 };
 
 } // namespace mlir::memopt

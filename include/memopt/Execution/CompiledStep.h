@@ -54,6 +54,8 @@ struct StepStats {
   /// step, counting those live before it (0 when the step was not
   /// measured).
   uint64_t peakBytes = 0;
+  /// The same in host memory (train-offload's host allocations).
+  uint64_t hostPeakBytes = 0;
   /// Bytes still allocated after the step that were not before it (a leak
   /// in the lowered code).
   int64_t leakedBytes = 0;

@@ -88,6 +88,9 @@ struct GlobalTensor {
   /// (train-quantize-frozen): the index of that weight in
   /// StepPlan::quantizedWeights; -1 otherwise.
   int quantizedWeight = -1;
+  /// Whether it lives in host memory (train-offload's parameters and
+  /// states).
+  bool host = false;
 
   /// Bytes of the tensor in its global.
   int64_t getByteSize() const;
@@ -169,6 +172,13 @@ struct StepPlan {
   /// (by the LLVM data layout), split by what they hold; -1 until lowered.
   int64_t measuredPersistent = -1;
   int64_t measuredInputs = -1;
+  /// Host memory (train-offload), as the device's above: whether the step
+  /// has host values, the predicted peak of its host allocations, and the
+  /// persistent host bytes predicted and measured.
+  bool hasHost = false;
+  int64_t predictedHostPeak = 0;
+  int64_t predictedHostPersistent = 0;
+  int64_t measuredHostPersistent = -1;
   /// For a step planned by train-plan-memory: the bytes of the arena the
   /// lowered step allocates (the plan's arena minus the persistent region,
   /// which lives in globals) plus the returned buffers; -1 without a plan.

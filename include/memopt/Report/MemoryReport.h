@@ -152,6 +152,18 @@ struct ModelStates {
   /// loss scaler's state), by name in program order, with their bytes.
   SmallVector<std::pair<std::string, int64_t>> otherStates;
 
+  /// The parts of the above in host memory (train-offload): the parameters
+  /// kept there (the fp32 masters the host's optimizer updates, their
+  /// device copies counting as the weights), the gradients the host's
+  /// updates read, and the optimizer states there.
+  bool hasHost = false;
+  int64_t hostMasterWeightBytes = 0;
+  int64_t hostGradientBytes = 0;
+  int64_t hostOptimizerStateBytes = 0;
+  int64_t getHostBytes() const {
+    return hostMasterWeightBytes + hostGradientBytes + hostOptimizerStateBytes;
+  }
+
   /// The bytes of otherStates.
   int64_t getOtherBytes() const;
   /// weights (all four kinds) + master weights + gradients + optimizer

@@ -430,6 +430,52 @@ def TrainAccumulateGradientsPass
                            "::mlir::arith::ArithDialect"];
 }
 
+def TrainOffloadPass : Pass<"train-offload", "::mlir::func::FuncOp"> {
+  let summary = "Moves the optimizer, its states and the fp32 master weights "
+                "to host memory (ZeRO-Offload)";
+  let description = [{
+    With `optimizer=host`, every optimizer update (`train.sgd`, `train.adam`,
+    `train.adamw`, the 8-bit Adams) runs on the host, as ZeRO-Offload runs
+    it on the CPU: the update and the parameters and optimizer states it
+    updates in place get `train.space = "host"`, so that they live in host
+    memory, and the device keeps copies:
+
+    * each gradient is copied to the host (`train.to_host`) right after the
+      op that completes it, and the update reads the copy; so is every other
+      device value an update reads (the step number, a loss scale);
+    * each parameter's device reads read a `train.to_device` copy made
+      right after the parameter's read; a `train.cast` of the parameter to
+      a narrower type (train-precision's 16-bit weights) runs on the host
+      first, so that the 16-bit copy crosses the link. The copy is made
+      again every step, after the previous step's update: the next step's
+      first use sees the updated weights.
+
+    Liveness and the memory report then count two memories: the device's
+    (the top-level numbers) and the host's. With train-shard's ZeRO, each
+    process offloads its own part. Apply after train-autodiff (with an
+    optimizer), train-precision and train-shard; `optimizer=device` (the
+    default) changes nothing. Not built yet, and refused: `params=host`
+    (16-bit weights on the host, fetched per layer), `grads=host` without
+    the optimizer, and steps that accumulate gradients.
+
+    Example:
+    ```
+    mem-opt step.mlir --train-offload='optimizer=host' --train-memory-report
+    ```
+  }];
+  let options = [
+    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"device\"",
+           "Where the optimizer updates, their states and the parameters "
+           "they update live: device or host">,
+    Option<"params", "params", "std::string", /*default=*/"\"device\"",
+           "Where the weights the device computes with live between uses "
+           "(host: not built yet)">,
+    Option<"grads", "grads", "std::string", /*default=*/"\"device\"",
+           "Where gradients live (host: implied by optimizer=host)">,
+  ];
+  let dependentDialects = ["::mlir::memopt::train::TrainDialect"];
+}
+
 def TrainLifetimesPass : Pass<"train-lifetimes", "::mlir::func::FuncOp"> {
   let summary = "Makes tensor lifetimes explicit with train.free";
   let description = [{

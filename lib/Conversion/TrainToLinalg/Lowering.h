@@ -50,6 +50,20 @@ void populateBatchNormLoweringPatterns(RewritePatternSet &patterns);
 void populateFP8LoweringPatterns(RewritePatternSet &patterns);
 /// dequantize_nf4, dequantize_int8 (DequantizeLowering.cpp).
 void populateDequantizeLoweringPatterns(RewritePatternSet &patterns);
+/// to_host, to_device: copies into new buffers (MemorySpaceLowering.cpp).
+void populateMemorySpaceLoweringPatterns(RewritePatternSet &patterns);
+
+/// The runtime function that sets the memory space the allocations that
+/// follow count in: memopt_memory_space(i32 space), 0 device, 1 host
+/// (AllocHook.h).
+inline constexpr llvm::StringLiteral kMemorySpaceFunction =
+    "memopt_memory_space";
+
+/// Brackets each run of ops that allocate host memory (host ops and
+/// train.to_host) in every function of `module` with calls of
+/// kMemorySpaceFunction, declaring it. Refuses a planned function with host
+/// values.
+LogicalResult insertMemorySpaceMarkers(ModuleOp module);
 
 //===----------------------------------------------------------------------===//
 // Arena placement (ArenaPlacement.cpp)

@@ -83,7 +83,8 @@ static LogicalResult declareGlobals(ModuleOp module) {
 
 void ConvertTrainToLinalgPass::runOnOperation() {
   ModuleOp module = getOperation();
-  if (failed(declareGlobals(module)))
+  if (failed(declareGlobals(module)) ||
+      failed(insertMemorySpaceMarkers(module)))
     return signalPassFailure();
 
   ConversionTarget target(getContext());
@@ -117,6 +118,7 @@ void ConvertTrainToLinalgPass::runOnOperation() {
   populateBatchNormLoweringPatterns(patterns);
   populateFP8LoweringPatterns(patterns);
   populateDequantizeLoweringPatterns(patterns);
+  populateMemorySpaceLoweringPatterns(patterns);
   if (failed(applyPartialConversion(module, target, std::move(patterns))))
     return signalPassFailure();
   for (ArenaPlacement &placement : placements)

@@ -115,6 +115,9 @@ def Train_Dialect : Dialect {
     /// The MILP's relative gap to its proven bound, for `optimal`'s plans.
     static constexpr ::llvm::StringLiteral kRematGapKey = "gap";
     static constexpr ::llvm::StringLiteral kLayerAttrName = "train.layer";
+    /// `train.space = "host"` on an op: its results live in host memory
+    /// (getMemorySpace); absent, on the device.
+    static constexpr ::llvm::StringLiteral kSpaceAttrName = "train.space";
     static constexpr ::llvm::StringLiteral kGradOfAttrName = "train.grad_of";
     static constexpr ::llvm::StringLiteral kPrecisionAttrName =
         "train.precision";

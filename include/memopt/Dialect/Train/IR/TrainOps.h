@@ -25,6 +25,23 @@ namespace mlir::memopt::train {
 inline constexpr llvm::StringLiteral kMicroBatchState =
     "grad_accumulation.micro_batch";
 
+/// Where a value's buffer lives.
+enum class MemorySpace { Device, Host };
+
+/// Whether `op` runs on the host: it carries `train.space = "host"`.
+bool isHostOp(Operation *op);
+
+/// Where `value` lives: on the host when it is a result of a host op or of
+/// train.to_host, else (train.to_device's results, other results, block
+/// arguments) on the device.
+MemorySpace getMemorySpace(Value value);
+
+/// Marks `op` as running on the host (`train.space = "host"`).
+void setHostOp(Operation *op);
+
+/// Verifies `train.space` on `op`: the value "host", and only host operands.
+LogicalResult verifySpaceAttribute(Operation *op, NamedAttribute attribute);
+
 /// The element strides of `value` inside the buffer it lives in: row-major
 /// strides for a new buffer, and for a view the strides that its chain of
 /// views (transpose, slice, reshape) implies over the source buffer.

@@ -127,6 +127,55 @@ def Train_CastOp : Train_Op<"cast", [Train_Differentiable, Pure, Train_LowPrecis
   let hasFolder = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Memory spaces: copies between device and host memory
+//===----------------------------------------------------------------------===//
+
+class Train_SpaceCopyOp<string mnemonic> : Train_Op<mnemonic, [Pure,
+    Train_LowPrecisionSafe, AllTypesMatch<["input", "result"]>,
+    Train_ForwardsValues]> {
+  let arguments = (ins Train_AnyTensor:$input);
+  let results = (outs Train_AnyTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Train_ToHostOp : Train_SpaceCopyOp<"to_host"> {
+  let summary = "Copies a device tensor into host memory";
+  let description = [{
+    The result is a new buffer in host memory with the input's values; the
+    input is a device value. A value lives in host memory when the op that
+    defines it carries `train.space = "host"` (`train-offload` marks the
+    optimizer updates, their parameters and states, and what they read), or
+    when it is a `train.to_host`'s result; every other value lives on the
+    device. Host ops read host values only, device ops device values only:
+    the copies are explicit. Liveness counts the result on the host side
+    and keeps the input alive until the copy. No FLOPs; the input's bytes
+    cross the host link.
+
+    Example:
+    ```mlir
+    %gh = train.to_host %g : tensor<768x768xbf16>
+    ```
+  }];
+}
+
+def Train_ToDeviceOp : Train_SpaceCopyOp<"to_device"> {
+  let summary = "Copies a host tensor into device memory";
+  let description = [{
+    The result is a new buffer in device memory with the input's values; the
+    input is a host value (see `train.to_host`). No FLOPs; the input's bytes
+    cross the host link.
+
+    Example (a bf16 copy of an fp32 master weight kept on the host):
+    ```mlir
+    %w = train.param "fc.weight" {train.space = "host"} : tensor<768x768xf32>
+    %wh = train.cast %w {train.space = "host"} : tensor<768x768xf32> -> tensor<768x768xbf16>
+    %wd = train.to_device %wh : tensor<768x768xbf16>
+    ```
+  }];
+}
+
 include "memopt/Dialect/Train/IR/TrainForwardOps.td"
 include "memopt/Dialect/Train/IR/TrainGradOps.td"
 include "memopt/Dialect/Train/IR/TrainOptimizerOps.td"

@@ -1,0 +1,106 @@
+//===- MemorySpaceLowering.cpp - host values on the CPU -------------------===//
+//
+// A step with host values (train-offload) runs in one address space on the
+// CPU; what keeps the two memories apart is the accounting. The runtime's
+// allocation hooks count each allocation in the memory space current when
+// it is made (memopt_memory_space, libmemopt_runtime), so every run of host
+// ops -- and each train.to_host, whose result is a host buffer -- is
+// bracketed by calls that switch the space to the host and back before the
+// ops are lowered. The copies are real copies into new buffers
+// (bufferization.alloc_tensor with a copy).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+
+using namespace mlir;
+using namespace mlir::memopt;
+
+namespace {
+
+template <typename CopyOp>
+struct SpaceCopyLowering : public OpConversionPattern<CopyOp> {
+  using OpConversionPattern<CopyOp>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CopyOp op, typename CopyOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(op.getType());
+    rewriter.replaceOpWithNewOp<bufferization::AllocTensorOp>(
+        op, type, ValueRange(), adaptor.getInput());
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::memopt::populateMemorySpaceLoweringPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<SpaceCopyLowering<train::ToHostOp>,
+               SpaceCopyLowering<train::ToDeviceOp>>(patterns.getContext());
+}
+
+/// Whether `op` allocates host memory: a host op or a copy to the host.
+static bool allocatesOnHost(Operation *op) {
+  return train::isHostOp(op) || isa<train::ToHostOp>(op);
+}
+
+LogicalResult mlir::memopt::insertMemorySpaceMarkers(ModuleOp module) {
+  SmallVector<func::FuncOp> funcs;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (!func.isExternal() && llvm::any_of(func.getBody().front(),
+                                           [](Operation &op) {
+                                             return allocatesOnHost(&op);
+                                           }))
+      funcs.push_back(func);
+  if (funcs.empty())
+    return success();
+  OpBuilder b(module.getBodyRegion());
+  auto i32 = b.getI32Type();
+  auto type = b.getFunctionType({i32}, {});
+  auto callee = module.lookupSymbol<func::FuncOp>(kMemorySpaceFunction);
+  if (callee && callee.getFunctionType() != type)
+    return callee.emitOpError() << "has type " << callee.getFunctionType()
+                                << ", but the runtime's takes (i32)";
+  if (!callee) {
+    callee = func::FuncOp::create(b, module.getLoc(), kMemorySpaceFunction,
+                                  type);
+    callee.setPrivate();
+  }
+  for (func::FuncOp func : funcs) {
+    if (func->hasAttr(train::TrainDialect::kArenaBytesAttrName))
+      return func.emitOpError()
+             << "is planned (train-plan-memory) and holds host values: "
+                "planning host memory is not built yet";
+    auto mark = [&](Operation *at, bool after, int32_t space) {
+      OpBuilder builder(at);
+      if (after)
+        builder.setInsertionPointAfter(at);
+      Value code = arith::ConstantIntOp::create(builder, at->getLoc(), i32,
+                                                space);
+      func::CallOp::create(builder, at->getLoc(), callee, ValueRange{code});
+    };
+    // Maximal runs of host allocations, each bracketed.
+    Operation *first = nullptr, *last = nullptr;
+    for (Operation &op :
+         llvm::make_early_inc_range(func.getBody().front())) {
+      if (allocatesOnHost(&op)) {
+        if (!first)
+          first = &op;
+        last = &op;
+        continue;
+      }
+      if (first) {
+        mark(first, /*after=*/false, 1);
+        mark(last, /*after=*/true, 0);
+        first = last = nullptr;
+      }
+    }
+    if (first) {
+      mark(first, false, 1);
+      mark(last, true, 0);
+    }
+  }
+  return success();
+}

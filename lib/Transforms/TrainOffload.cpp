@@ -1,0 +1,208 @@
+//===- TrainOffload.cpp - the train-offload pass --------------------------===//
+//
+// ZeRO-Offload's placement: the optimizer updates, the parameters and states
+// they update, and copies of what else they read, in host memory
+// (`train.space = "host"`); the device computes with copies of the weights.
+// See Passes.td for the rules.
+//
+//===----------------------------------------------------------------------===//
+
+#include "memopt/Transforms/Passes.h"
+
+#include "memopt/Dialect/Train/IR/TrainOps.h"
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace mlir::memopt {
+#define GEN_PASS_DEF_TRAINOFFLOADPASS
+#include "memopt/Transforms/Passes.h.inc"
+} // namespace mlir::memopt
+
+using namespace mlir;
+using namespace mlir::memopt;
+
+/// Whether `op` is an optimizer update: it updates a parameter in place.
+static bool isParamUpdate(Operation *op) {
+  auto aliasing = dyn_cast<train::AliasingOpInterface>(op);
+  if (!aliasing)
+    return false;
+  for (OpOperand &operand : op->getOpOperands())
+    if (aliasing.isUpdatedInPlace(operand.getOperandNumber()) &&
+        operand.get().getDefiningOp<train::ParamOp>())
+      return true;
+  return false;
+}
+
+namespace {
+
+/// The rewrite of one step.
+class Offloader {
+public:
+  explicit Offloader(func::FuncOp func) : func(func) {}
+
+  LogicalResult run() {
+    Block &body = func.getBody().front();
+    SmallVector<Operation *> updates;
+    for (Operation &op : body) {
+      if (isa<train::AccumulateOp, train::MicroBatchSkipOp>(op))
+        return op.emitOpError()
+               << "accumulates gradients: train-offload of a step that "
+                  "accumulates them is not built yet";
+      if (isParamUpdate(&op))
+        updates.push_back(&op);
+    }
+    if (updates.empty())
+      return func.emitOpError()
+             << "has no optimizer update to offload (apply train-autodiff "
+                "with an optimizer first)";
+    // The states the updates write, by name: every read of such a name
+    // moves to the host.
+    llvm::StringSet<> moved;
+    for (Operation *update : updates) {
+      auto aliasing = cast<train::AliasingOpInterface>(update);
+      for (OpOperand &operand : update->getOpOperands()) {
+        if (!aliasing.isUpdatedInPlace(operand.getOperandNumber()))
+          continue;
+        Operation *def = operand.get().getDefiningOp();
+        if (auto param = dyn_cast_or_null<train::ParamOp>(def))
+          moved.insert(param.getName());
+        else if (auto state = dyn_cast_or_null<train::OptStateOp>(def))
+          moved.insert(state.getName());
+      }
+    }
+    SmallVector<Operation *> states;
+    for (Operation &op : body) {
+      StringRef name;
+      if (auto param = dyn_cast<train::ParamOp>(op))
+        name = param.getName();
+      else if (auto state = dyn_cast<train::OptStateOp>(op))
+        name = state.getName();
+      if (!name.empty() && moved.contains(name)) {
+        train::setHostOp(&op);
+        states.push_back(&op);
+      }
+    }
+    for (Operation *update : updates) {
+      train::setHostOp(update);
+      for (OpOperand &operand : update->getOpOperands())
+        if (train::getMemorySpace(operand.get()) != train::MemorySpace::Host)
+          operand.set(getHostCopy(operand.get()));
+    }
+    for (Operation *state : states)
+      copyToDevice(state->getResult(0));
+    return success();
+  }
+
+private:
+  /// `value` in host memory: a host clone of a constant, else a
+  /// train.to_host right after its definition (a gradient leaves the
+  /// device as soon as it is complete), made once.
+  Value getHostCopy(Value value) {
+    auto [it, inserted] = hostCopies.try_emplace(value);
+    if (!inserted)
+      return it->second;
+    OpBuilder b(func.getContext());
+    Operation *def = value.getDefiningOp();
+    if (def && def->hasTrait<OpTrait::ConstantLike>() &&
+        def->getNumResults() == 1) {
+      b.setInsertionPointAfter(def);
+      Operation *clone = b.clone(*def);
+      train::setHostOp(clone);
+      return it->second = clone->getResult(0);
+    }
+    if (def)
+      b.setInsertionPointAfter(def);
+    else
+      b.setInsertionPointToStart(value.getParentBlock());
+    return it->second =
+               train::ToHostOp::create(b, value.getLoc(), value.getType(), value).getResult();
+  }
+
+  /// Gives the device ops that read the host value `value` a
+  /// train.to_device copy, made right after it. A cast of a parameter that
+  /// only device ops read runs on the host first, so that its (narrower)
+  /// result is what crosses the link.
+  void copyToDevice(Value value) {
+    SmallVector<OpOperand *> deviceUses;
+    SmallVector<Operation *> hostCasts;
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      if (train::isHostOp(user))
+        continue;
+      auto cast = dyn_cast<train::CastOp>(user);
+      if (cast && llvm::none_of(cast->getUsers(), train::isHostOp)) {
+        train::setHostOp(cast);
+        hostCasts.push_back(cast);
+        continue;
+      }
+      deviceUses.push_back(&use);
+    }
+    if (!deviceUses.empty()) {
+      OpBuilder b(func.getContext());
+      b.setInsertionPointAfterValue(value);
+      Value copy = train::ToDeviceOp::create(b, value.getLoc(), value.getType(), value);
+      for (OpOperand *use : deviceUses)
+        use->set(copy);
+    }
+    // The casts made host ops here: their device readers need copies.
+    for (Operation *cast : hostCasts)
+      copyToDevice(cast->getResult(0));
+  }
+
+  func::FuncOp func;
+  llvm::DenseMap<Value, Value> hostCopies;
+};
+
+struct TrainOffloadPass
+    : public memopt::impl::TrainOffloadPassBase<TrainOffloadPass> {
+  using Base::Base;
+
+  LogicalResult checkOptions(func::FuncOp func) {
+    for (auto [name, value] : {std::pair<StringRef, StringRef>{"optimizer",
+                                                               optimizer},
+                               {"params", params},
+                               {"grads", grads}})
+      if (value != "device" && value != "host")
+        return emitError(func.getLoc())
+               << "train-offload: " << name << " must be device or host, got '"
+               << value << "'";
+    if (params == "host")
+      return emitError(func.getLoc())
+             << "train-offload: params=host (16-bit weights kept on the host "
+                "and fetched per layer) is not built yet";
+    if (grads == "host" && optimizer != "host")
+      return emitError(func.getLoc())
+             << "train-offload: grads=host without optimizer=host is not "
+                "built yet (with optimizer=host the gradients go to the host)";
+    return success();
+  }
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    if (failed(checkOptions(func)))
+      return signalPassFailure();
+    if (optimizer != "host")
+      return;
+    if (!func.getBody().hasOneBlock()) {
+      func.emitOpError("expected a single-block function");
+      return signalPassFailure();
+    }
+    WalkResult walk = func.walk([&](Operation *op) {
+      if (train::isHostOp(op) || isa<train::ToHostOp, train::ToDeviceOp>(op)) {
+        op->emitOpError() << "is already placed on the host or copied "
+                             "between memories: apply train-offload once";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted() || failed(Offloader(func).run()))
+      signalPassFailure();
+  }
+};
+
+} // namespace
