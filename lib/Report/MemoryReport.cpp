@@ -406,9 +406,10 @@ static void sumGradients(FunctionOpInterface func,
             ? config.dp
             : 1;
     states.gradientBytes += train::getTensorBytes(grad.getType()) * factor;
+    // The host's copy is what the update reads: under ZeRO-1 the part,
+    // where the device holds the whole gradient.
     if (train::getMemorySpace(grad) == train::MemorySpace::Host)
-      states.hostGradientBytes +=
-          train::getTensorBytes(grad.getType()) * factor;
+      states.hostGradientBytes += train::getTensorBytes(grad.getType());
     if (def) {
       auto it = params.find(def.getName());
       if (it != params.end())

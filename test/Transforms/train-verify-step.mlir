@@ -329,3 +329,26 @@ func.func @micro_batch_read_after_advance(%dw: tensor<4xf32>) -> tensor<f32> {
   %loss = arith.constant dense<0.000000e+00> : tensor<f32>
   return %loss : tensor<f32>
 }
+
+// -----
+
+// Host memory (train-offload): a device op reads host values only through
+// train.to_device.
+func.func @device_reads_host(%x: tensor<2x4xf32>) -> tensor<f32> {
+  %w = train.param "w" {train.space = "host"} : tensor<4x4xf32>
+  // expected-error @+1 {{'train.matmul' op runs on the device but reads operand #1, a host value: copy it with train.to_device first}}
+  %y = train.matmul %x, %w : tensor<2x4xf32>, tensor<4x4xf32> -> tensor<2x4xf32>
+  %loss = arith.constant dense<0.000000e+00> : tensor<f32>
+  return %loss : tensor<f32>
+}
+
+// -----
+
+// A state lives in one memory: every read of its name is in the same one.
+func.func @state_in_two_spaces(%dw: tensor<4xf32>) -> tensor<f32> {
+  %w = train.param "w" {train.space = "host"} : tensor<4xf32>
+  // expected-error @+1 {{'train.param' op reads 'w' in another memory space than its first read: a state lives in one memory}}
+  %w2 = train.param "w" : tensor<4xf32>
+  %loss = arith.constant dense<0.000000e+00> : tensor<f32>
+  return %loss : tensor<f32>
+}

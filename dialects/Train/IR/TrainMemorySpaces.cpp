@@ -32,12 +32,9 @@ void train::setHostOp(Operation *op) {
               Builder(op->getContext()).getStringAttr("host"));
 }
 
-/// A copy reads a value of the space it leaves, and is itself in neither.
+/// A copy reads a value of the space it leaves (and carries no
+/// `train.space`: verifySpaceAttribute).
 static LogicalResult verifyCopy(Operation *op, Value input, MemorySpace from) {
-  if (op->hasAttr(TrainDialect::kSpaceAttrName))
-    return op->emitOpError()
-           << "carries '" << TrainDialect::kSpaceAttrName
-           << "': a copy's space is given by its kind";
   if (getMemorySpace(input) != from)
     return op->emitOpError()
            << "copies a value that is already in "
@@ -55,6 +52,10 @@ LogicalResult ToDeviceOp::verify() {
 
 LogicalResult train::verifySpaceAttribute(Operation *op,
                                           NamedAttribute attribute) {
+  if (isa<ToHostOp, ToDeviceOp>(op))
+    return op->emitOpError()
+           << "carries '" << attribute.getName().strref()
+           << "': a copy's space is given by its kind";
   auto space = dyn_cast<StringAttr>(attribute.getValue());
   if (!space || space.getValue() != "host")
     return op->emitError() << "'" << attribute.getName().strref()

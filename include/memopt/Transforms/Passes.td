@@ -26,7 +26,10 @@ def TrainVerifyStepPass : Pass<"train-verify-step", "::mlir::func::FuncOp"> {
     * the gradient-accumulation ops `train.micro_batch_skip` and
       `train.micro_batch_advance` agree on `micro_batches`, and a step
       that reads the micro-batch index (those and `train.accumulate`)
-      advances it, after every read.
+      advances it, after every read;
+    * device ops read device values only (a host value through
+      `train.to_device`), and every read of a state name is in one memory
+      (`train.space`, train-offload).
 
     It changes nothing and fails with a diagnostic at the offending op.
 
