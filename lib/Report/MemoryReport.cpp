@@ -505,12 +505,12 @@ LogicalResult MemoryReport::collectModelStates(FunctionOpInterface func) {
       states.hostMasterWeightBytes += state.bytes;
   }
   for (const auto &[name, bytes] : optStates) {
+    if (hostStates.contains(name))
+      states.hostOptimizerStateBytes += bytes;
     if (report::findStateOwner(
             name, [&](StringRef param) { return params.contains(param); }))
       (states8bit.contains(name) ? states.optimizerState8bitBytes
                                  : states.optimizerStateBytes) += bytes;
-    if (hostStates.contains(name))
-      states.hostOptimizerStateBytes += bytes;
     else
       states.otherStates.push_back({name.str(), bytes});
   }

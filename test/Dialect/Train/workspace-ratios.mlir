@@ -137,11 +137,13 @@
 // LLAMA-NEXT: missing
 
 // The ops no other input covers: a copy into the tensor-parallel region,
-// and a pipeline stage's exchange (no scratch: the received tensors are its
-// results).
+// a pipeline stage's exchange (no scratch: the received tensors are its
+// results), and the copies between device and host memory (none either).
 shard.grid @grid(shape = 2x2)
 func.func @copy(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
   %y = train.copy_to_parallel %x on @grid grid_axes = [1] : tensor<4x8xf32>
   %z = train.p2p send %y to [1] tags [0] : tensor<4x8xf32> recv from [1] tags [1] : tensor<4x8xf32>
-  return %z : tensor<4x8xf32>
+  %h = train.to_host %z : tensor<4x8xf32>
+  %d = train.to_device %h : tensor<4x8xf32>
+  return %d : tensor<4x8xf32>
 }
