@@ -99,6 +99,11 @@ static void writeModelStates(const MemoryReport &report,
         kind("gradients", states.hostGradientBytes);
         kind("optimizer_states", states.hostOptimizerStateBytes);
         kind("total", states.getHostBytes());
+        json.attributeObject("deepspeed_estimate", [&] {
+          json.attribute("processes", states.deepSpeedProcesses);
+          json.attribute("device_bytes", states.deepSpeedDeviceBytes);
+          json.attribute("host_bytes", states.deepSpeedHostBytes);
+        });
       });
   });
 }

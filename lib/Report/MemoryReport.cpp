@@ -515,6 +515,15 @@ LogicalResult MemoryReport::collectModelStates(FunctionOpInterface func) {
       states.otherStates.push_back({name.str(), bytes});
   }
   states.hasHost = states.getHostBytes() > 0;
+  if (states.hasHost) {
+    // DeepSpeed's ZeRO-2 offload estimate (max(4 G, 16) is even, so the
+    // 1.5 factor gives whole bytes).
+    int64_t processes = std::max<int64_t>(zeroConfig.dp, 1);
+    states.deepSpeedProcesses = processes;
+    states.deepSpeedDeviceBytes = 2 * states.parameterCount;
+    states.deepSpeedHostBytes =
+        states.parameterCount * std::max<int64_t>(4 * processes, 16) * 3 / 2;
+  }
   return success();
 }
 

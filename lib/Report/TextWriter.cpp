@@ -133,6 +133,16 @@ static void printModelStates(const MemoryReport &report, raw_ostream &os) {
       rows.push_back({name.str(), formatBytes(bytes),
                       formatFixed2(states.perParameter(bytes))});
   printTable(os, rows, {false, true, true});
+  if (states.hasHost)
+    os << "  DeepSpeed's ZeRO-2 offload estimate for "
+       << states.deepSpeedProcesses << " GPU(s) on a node: host "
+       << formatBytes(states.deepSpeedHostBytes) << " a node ("
+       << formatFixed2(states.perParameter(states.deepSpeedHostBytes))
+       << " bytes a parameter: max(4 x GPUs, 16) x its 1.5 buffer factor), "
+          "device "
+       << formatBytes(states.deepSpeedDeviceBytes)
+       << " (the 16-bit weights; activations and gradient staging, which "
+          "it leaves out, are in the device's peak above)\n";
 }
 
 /// The collectives per process and step, by kind and grid axes.

@@ -395,7 +395,15 @@ def check_model_states(report):
     if host is not None:
         # The host's part (train-offload): each kind within the whole's.
         kinds = ["master_weights", "gradients", "optimizer_states", "total"]
-        expect(list(host) == kinds, f"model_states host keys {list(host)}")
+        expect(list(host) == kinds + ["deepspeed_estimate"],
+               f"model_states host keys {list(host)}")
+        estimate = host["deepspeed_estimate"]
+        expect(list(estimate) == ["processes", "device_bytes", "host_bytes"],
+               "deepspeed_estimate keys")
+        psi, gpus = states["parameter_count"], estimate["processes"]
+        expect(estimate["device_bytes"] == 2 * psi, "deepspeed_estimate device_bytes")
+        expect(estimate["host_bytes"] == psi * max(4 * gpus, 16) * 3 // 2,
+               "deepspeed_estimate host_bytes")
         count = states["parameter_count"]
         for kind in kinds:
             entry = host[kind]

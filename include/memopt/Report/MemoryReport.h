@@ -163,6 +163,14 @@ struct ModelStates {
   int64_t getHostBytes() const {
     return hostMasterWeightBytes + hostGradientBytes + hostOptimizerStateBytes;
   }
+  /// DeepSpeed's estimate for the same run, beside the exact numbers
+  /// (estimate_zero2_model_states_mem_needs with cpu_offload, one node of
+  /// `deepSpeedProcesses` GPUs, the data-parallel degree): the device's
+  /// 2 Psi, and the node's host memory Psi * max(4 G, 16) * 1.5 (its
+  /// "buffer factor"). Set with hasHost.
+  int64_t deepSpeedProcesses = 1;
+  int64_t deepSpeedDeviceBytes = 0;
+  int64_t deepSpeedHostBytes = 0;
 
   /// The bytes of otherStates.
   int64_t getOtherBytes() const;
