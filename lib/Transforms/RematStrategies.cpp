@@ -58,6 +58,11 @@ static bool isAvailable(const TensorLiveness &liveness,
   Operation *def = value.getDefiningOp();
   if (!def || !computesForward(liveness, def))
     return true;
+  // Host values and copies across the host link (train-offload) are kept:
+  // recomputing a copy costs link time the FLOP count does not see, and a
+  // host value takes no device memory.
+  if (train::isHostOp(def) || isa<train::ToHostOp, train::ToDeviceOp>(def))
+    return true;
   const Buffer *buffer = liveness.lookup(value);
   return !buffer || kept.contains(buffer->value);
 }

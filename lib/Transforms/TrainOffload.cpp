@@ -85,22 +85,41 @@ public:
         states.push_back(&op);
       }
     }
+    // Loss scaling's check for non-finite gradients runs on the host, on
+    // the copies, as ZeRO-Offload checks for overflow on the CPU: the
+    // device then frees each gradient once it is copied, instead of
+    // holding them all for the check at the end of the backward pass.
+    SmallVector<Operation *> checks;
+    for (Operation &op : body)
+      if (isa<train::AnyNonfiniteOp>(op) &&
+          llvm::any_of(op.getUsers(), isParamUpdate))
+        checks.push_back(&op);
+    for (Operation *check : checks) {
+      for (OpOperand &operand : check->getOpOperands())
+        operand.set(getHostCopy(operand.get(), check));
+      train::setHostOp(check);
+    }
     for (Operation *update : updates) {
       train::setHostOp(update);
       for (OpOperand &operand : update->getOpOperands())
         if (train::getMemorySpace(operand.get()) != train::MemorySpace::Host)
-          operand.set(getHostCopy(operand.get()));
+          operand.set(getHostCopy(operand.get(), update));
     }
     for (Operation *state : states)
       copyToDevice(state->getResult(0));
+    for (Operation *check : checks)
+      copyToDevice(check->getResult(0));
     return success();
   }
 
 private:
-  /// `value` in host memory: a host clone of a constant, else a
-  /// train.to_host right after its definition (a gradient leaves the
-  /// device as soon as it is complete), made once.
-  Value getHostCopy(Value value) {
+  /// `value` in host memory for `user`, the first update (in program
+  /// order) that reads it, made once: a host clone of a constant; a
+  /// train.to_host right after the definition of a computed value (a
+  /// gradient leaves the device as soon as it is complete); and of a state
+  /// the device updates in place (a loss scaler's) or an argument, right
+  /// before `user`, which reads the state as it is then.
+  Value getHostCopy(Value value, Operation *user) {
     auto [it, inserted] = hostCopies.try_emplace(value);
     if (!inserted)
       return it->second;
@@ -113,12 +132,13 @@ private:
       train::setHostOp(clone);
       return it->second = clone->getResult(0);
     }
-    if (def)
+    if (def && !isa<train::ParamOp, train::OptStateOp>(def))
       b.setInsertionPointAfter(def);
     else
-      b.setInsertionPointToStart(value.getParentBlock());
-    return it->second =
-               train::ToHostOp::create(b, value.getLoc(), value.getType(), value).getResult();
+      b.setInsertionPoint(user);
+    return it->second = train::ToHostOp::create(b, value.getLoc(),
+                                                value.getType(), value)
+                            .getResult();
   }
 
   /// Gives the device ops that read the host value `value` a

@@ -560,6 +560,18 @@ void TrainPrecisionPass::runOnOperation() {
     func.emitOpError("expected a single-block function");
     return signalPassFailure();
   }
+  // train-offload places the precisions chosen here (the 16-bit copies it
+  // makes on the host): it comes after.
+  WalkResult placed = func.walk([](Operation *op) {
+    return train::isHostOp(op) || isa<train::ToHostOp, train::ToDeviceOp>(op)
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  if (placed.wasInterrupted()) {
+    func.emitOpError() << "keeps values in host memory (train-offload); "
+                          "apply train-precision first, before train-offload";
+    return signalPassFailure();
+  }
   if (failed(train::verifyNotLowered(func, "train-precision")) ||
       failed(verifyFP32(func)))
     return signalPassFailure();

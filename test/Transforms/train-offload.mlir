@@ -3,16 +3,46 @@
 // RUN: mem-opt %s --mlir-print-debuginfo=false --train-autodiff=optimizer=sgd --train-precision=mode=fp16-mixed --train-offload=optimizer=host | FileCheck %s --check-prefix=SCALED
 // RUN: mem-opt %s --train-autodiff=optimizer=adam --train-offload | FileCheck %s --check-prefix=DEVICE
 // RUN: mem-opt %s --train-autodiff=optimizer=adam --train-offload=optimizer=host --train-verify-step -o /dev/null
+// RUN: not mem-opt %s --train-autodiff=optimizer=adam --train-offload=optimizer=host --train-precision=mode=bf16-mixed 2>&1 | FileCheck %s --check-prefix=ORDER
+// RUN: not mem-opt %s --train-autodiff=optimizer=adam --train-offload=optimizer=host --convert-train-to-linalg --memopt-lower-to-gpu 2>&1 | FileCheck %s --check-prefix=GPU
+// RUN: mem-opt %s --train-autodiff=optimizer=adam --train-offload=optimizer=host --convert-train-to-linalg | FileCheck %s --check-prefix=LOWERED
+// RUN: mem-gen gpt2 --layers 2 --hidden 32 --heads 2 --seq 8 --vocab 64 --batch 2 --dropout 0 --train | mem-opt --train-offload=optimizer=host --train-remat=algorithm=layers -o %t.remat.mlir
+// RUN: grep -c "train.recomputed" %t.remat.mlir | FileCheck %s --check-prefix=REMAT
+// RUN: not grep "train.to_device.*train.recomputed" %t.remat.mlir
+// RUN: not grep "train.space.*train.recomputed" %t.remat.mlir
+
+// train-remat after train-offload recomputes device computation, never a
+// copy across the host link (its time is not in the FLOPs remat weighs) nor
+// a host op: per-layer checkpointing of GPT-2 recomputes activations and
+// reads the device's weight copies made in the forward pass.
+// REMAT: {{^[1-9][0-9]*$}}
+
+// ORDER: error: 'func.func' op keeps values in host memory (train-offload); apply train-precision first, before train-offload
+// GPU: error: the step keeps values in host memory (train-offload): the GPU path has no host buffers yet (pinned memory, cudaMemcpyAsync); run it on the CPU or with memopt-lower-to-gpu{emulate=true}
+
+// Lowered: each run of host ops and copies to the host is bracketed by the
+// runtime's memory-space calls (1: host, 0: device), so that mem-run counts
+// the allocations in between on the host; the copies are new buffers with
+// the values (alloc_tensor with a copy). The parameter's read is a host
+// op, its device copy is not.
+// LOWERED:      func.func private @memopt_memory_space(i32)
+// LOWERED:      %[[HOST:.+]] = arith.constant 1 : i32
+// LOWERED-NEXT: call @memopt_memory_space(%[[HOST]]) : (i32) -> ()
+// LOWERED-NEXT: %[[G:.+]] = memref.get_global @__param__l0.weight
+// LOWERED-NEXT: %[[W:.+]] = bufferization.to_tensor %[[G]]
+// LOWERED-NEXT: %[[DEV:.+]] = arith.constant 0 : i32
+// LOWERED-NEXT: call @memopt_memory_space(%[[DEV]]) : (i32) -> ()
+// LOWERED-NEXT: bufferization.alloc_tensor() copy(%[[W]]) : tensor<4x4xf32>
 
 // train-offload{optimizer=host} on a 2-layer network (ZeRO-Offload's
 // placement): the parameters, the Adam moments and the updates get
 // train.space = "host"; the device computes with train.to_device copies of
 // the weights, made after each parameter read; each gradient goes to the
-// host right after the op that completes it; the step number too.
+// host right after the op that completes it; the step number (an argument)
+// right before the first update that reads it.
 
 // CHECK-LABEL: func.func @mlp(
 // CHECK-SAME:      %[[X:[^:]+]]: tensor<2x4xf32>, %{{[^:]+}}: tensor<2x4xf32>, %[[T:[^:]+]]: tensor<i64> {train.step})
-// CHECK:         %[[TH:.+]] = train.to_host %[[T]] : tensor<i64>
 // CHECK:         %[[W0:.+]] = train.param "l0.weight" {train.layer = "l0", train.space = "host"}
 // CHECK-NEXT:    %[[W0D:.+]] = train.to_device %[[W0]] : tensor<4x4xf32>
 // CHECK-NEXT:    train.matmul %[[X]], %[[W0D]]
@@ -26,6 +56,7 @@
 // CHECK-NEXT:    %[[G0H:.+]] = train.to_host %[[G0]] : tensor<4x4xf32>
 // CHECK:         %[[M0:.+]] = train.opt_state "l0.weight.exp_avg" {train.space = "host"}
 // CHECK:         %[[V0:.+]] = train.opt_state "l0.weight.exp_avg_sq" {train.space = "host"}
+// CHECK-NEXT:    %[[TH:.+]] = train.to_host %[[T]] : tensor<i64>
 // CHECK:         train.adam %[[W0]], %[[G0H]], %[[M0]], %[[V0]] step(%[[TH]] : tensor<i64>) {lr = 1.000000e-03 : f64, train.space = "host"}
 // CHECK:         train.adam %[[W1]], %[[G1H]], {{.+}} step(%[[TH]] : tensor<i64>) {{.+}}train.space = "host"
 
@@ -39,14 +70,18 @@
 // BF16:         %[[G:.+]] = train.cast %{{.+}} : tensor<4x4xbf16> -> tensor<4x4xf32>
 // BF16-NEXT:    train.to_host %[[G]] : tensor<4x4xf32>
 
-// fp16-mixed with dynamic loss scaling: the updates read the scale and the
-// found-nonfinite flag, copied to the host; the scaler's own update stays
-// on the device with its states.
+// fp16-mixed with dynamic loss scaling: the updates read the scale, copied
+// to the host. The check for non-finite gradients runs on the host, on the
+// gradients' copies (as ZeRO-Offload checks for overflow on the CPU: the
+// device frees each gradient once copied), and the scaler's own update
+// stays on the device with its states, reading the flag's copy.
 // SCALED:       %[[SCALE:.+]] = train.to_host %{{.+}} : tensor<f32>
-// SCALED:       %[[FOUND:.+]] = train.any_nonfinite
-// SCALED-NEXT:  %[[FOUNDH:.+]] = train.to_host %[[FOUND]] : tensor<i1>
-// SCALED:       train.sgd %{{.+}}, %{{.+}} unscale(%[[SCALE]] : tensor<f32>) skip_if(%[[FOUNDH]] : tensor<i1>) {{.+}}train.space = "host"
-// SCALED:       train.loss_scale_update
+// SCALED:       %[[G1:.+]] = train.to_host %{{.+}} : tensor<4x4xf16>
+// SCALED:       %[[G0:.+]] = train.to_host %{{.+}} : tensor<4x4xf16>
+// SCALED-NEXT:  %[[FOUND:.+]] = train.any_nonfinite %[[G0]], %[[G1]] {train.space = "host"}
+// SCALED-NEXT:  %[[FOUNDD:.+]] = train.to_device %[[FOUND]] : tensor<i1>
+// SCALED:       train.sgd %{{.+}}, %[[G0]] unscale(%[[SCALE]] : tensor<f32>) skip_if(%[[FOUND]] : tensor<i1>) {{.+}}train.space = "host"
+// SCALED:       train.loss_scale_update {{.+}}, %[[FOUNDD]]
 // SCALED-NOT:   train.space
 
 // The default, optimizer=device, changes nothing.

@@ -31,6 +31,9 @@ LogicalResult mlir::memopt::train::detail::verifyLossScaledUpdate(
   if (!foundNonfinite)
     return op->emitOpError("expected skip_if with skipped: the skipped steps "
                            "are counted only under loss scaling");
+  // An update on the host (train-offload) reads the state's copy.
+  if (auto copy = skippedSteps.getDefiningOp<ToHostOp>())
+    skippedSteps = copy.getInput();
   return checkState(op, "the skipped-step count", skippedSteps,
                     kLossScaleSkippedState);
 }

@@ -256,7 +256,10 @@ def MemoptGPUCheckTargetPass
     sm_120a, sm_121, sm_121a; CUDA 13 dropped the older ones); the features
     are empty or `+ptxNN` with at least the PTX ISA version that introduced
     the chip (7.0 for sm_80, 7.8 for sm_90, ...); the format is one of
-    `bin`, `isa`, `fatbin`. The pass changes nothing.
+    `bin`, `isa`, `fatbin`. Unless `host-memory` is set (the emulator,
+    which runs on the CPU), a module whose step keeps values in host memory
+    (train-offload: it calls `memopt_memory_space`) is refused: the GPU
+    runtime has no host buffers yet. The pass changes nothing.
 
     ```mlir
     // mem-opt --memopt-gpu-check-target=chip=sm_99 reports:
@@ -269,6 +272,9 @@ def MemoptGPUCheckTargetPass
            "PTX features (`+ptxNN`)">,
     Option<"format", "format", "std::string", "\"bin\"",
            "Binary format: bin (cubin), isa (PTX) or fatbin">,
+    Option<"hostMemory", "host-memory", "bool", "false",
+           "Accept steps with host memory (train-offload), as the emulator "
+           "does">,
   ];
 }
 

@@ -30,6 +30,7 @@ void mlir::memopt::buildLowerToGPUPipeline(OpPassManager &pm,
   target.chip = options.chip;
   target.features = options.features;
   target.format = options.format;
+  target.hostMemory = options.emulate;
   pm.addPass(createMemoptGPUCheckTargetPass(target));
   MemoptCheckLinalgInputPassOptions check;
   check.pipeline = "memopt-lower-to-gpu";

@@ -186,6 +186,11 @@ def Train_StateResource : Resource<"::mlir::memopt::train::StateResource">;
 /// Tensor lifetimes: `train.free` markers keep their place in the schedule.
 def Train_LifetimeResource
     : Resource<"::mlir::memopt::train::LifetimeResource">;
+/// The link between host and device memory: a copy across it
+/// (`train.to_host`, `train.to_device`) costs link time, not FLOPs, so the
+/// passes that recompute free values must not repeat it.
+def Train_HostLinkResource
+    : Resource<"::mlir::memopt::train::HostLinkResource">;
 
 //===----------------------------------------------------------------------===//
 // Type constraints

@@ -131,7 +131,8 @@ def Train_CastOp : Train_Op<"cast", [Train_Differentiable, Pure, Train_LowPrecis
 // Memory spaces: copies between device and host memory
 //===----------------------------------------------------------------------===//
 
-class Train_SpaceCopyOp<string mnemonic> : Train_Op<mnemonic, [Pure,
+class Train_SpaceCopyOp<string mnemonic> : Train_Op<mnemonic, [
+    MemoryEffects<[MemWrite<Train_HostLinkResource>]>,
     Train_LowPrecisionSafe, AllTypesMatch<["input", "result"]>,
     Train_ForwardsValues]> {
   let arguments = (ins Train_AnyTensor:$input);
@@ -151,7 +152,9 @@ def Train_ToHostOp : Train_SpaceCopyOp<"to_host"> {
     device. Host ops read host values only, device ops device values only:
     the copies are explicit. Liveness counts the result on the host side
     and keeps the input alive until the copy. No FLOPs; the input's bytes
-    cross the host link.
+    cross the host link, which the op's effect on it records: a copy is not
+    recomputed (train-remat) or merged with another (CSE), and keeps its
+    order among copies.
 
     Example:
     ```mlir

@@ -91,6 +91,11 @@ struct StateResource : public SideEffects::Resource::Base<StateResource> {
   llvm::StringRef getName() final { return "train::State"; }
 };
 
+/// The host link (train.to_host, train.to_device).
+struct HostLinkResource : public SideEffects::Resource::Base<HostLinkResource> {
+  llvm::StringRef getName() final { return "train::HostLink"; }
+};
+
 /// Tensor lifetime markers (`train.free`).
 struct LifetimeResource : public SideEffects::Resource::Base<LifetimeResource> {
   llvm::StringRef getName() final { return "train::Lifetime"; }
