@@ -745,6 +745,9 @@ static FailureOr<Target> checkOptions() {
     return fail("--target=gpu needs --emit-aot: mem-run runs steps on the "
                 "CPU only; build a GPU binary with scripts/aot-build.sh, or "
                 "run the GPU kernels on the CPU with --target=gpu-emulator");
+  if (pipelineStage < -1)
+    return fail("--pipeline-stage must be a stage index (0 or more), got " +
+                std::to_string(pipelineStage));
   if (pipelineStage >= 0 && (*parsed != Target::GPU || emitAOT.empty()))
     return fail("--pipeline-stage selects the stage of a GPU binary "
                 "(--target=gpu --emit-aot); a run under mpiexec runs the "
