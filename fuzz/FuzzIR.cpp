@@ -83,8 +83,8 @@ static bool hasZeroGridExtent(llvm::StringRef text) {
     llvm::StringRef rest = text.drop_front(at + 5).ltrim();
     if (!rest.consume_front("="))
       continue;
-    llvm::StringRef extents =
-        rest.ltrim().take_while([](char c) { return llvm::isDigit(c) || c == 'x'; });
+    llvm::StringRef extents = rest.ltrim().take_while(
+        [](char c) { return llvm::isDigit(c) || c == 'x'; });
     llvm::SmallVector<llvm::StringRef> parts;
     extents.split(parts, 'x');
     for (llvm::StringRef part : parts)

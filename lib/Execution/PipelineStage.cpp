@@ -62,8 +62,7 @@ execution::selectPipelineStage(ModuleOp module, int64_t rank,
     if (*chosenStage < 0 || *chosenStage >= run.stages)
       return emitError(loc) << "stage " << *chosenStage
                             << " is not a stage of this pipeline of "
-                            << run.stages << " (0 to " << run.stages - 1
-                            << ")";
+                            << run.stages << " (0 to " << run.stages - 1 << ")";
     run.stage = *chosenStage;
   }
   llvm::StringMap<size_t> index;

@@ -163,7 +163,8 @@ private:
     if (!deviceUses.empty()) {
       OpBuilder b(func.getContext());
       b.setInsertionPointAfterValue(value);
-      Value copy = train::ToDeviceOp::create(b, value.getLoc(), value.getType(), value);
+      Value copy =
+          train::ToDeviceOp::create(b, value.getLoc(), value.getType(), value);
       for (OpOperand *use : deviceUses)
         use->set(copy);
     }
@@ -181,10 +182,10 @@ struct TrainOffloadPass
   using Base::Base;
 
   LogicalResult checkOptions(func::FuncOp func) {
-    for (auto [name, value] : {std::pair<StringRef, StringRef>{"optimizer",
-                                                               optimizer},
-                               {"params", params},
-                               {"grads", grads}})
+    for (auto [name, value] :
+         {std::pair<StringRef, StringRef>{"optimizer", optimizer},
+          {"params", params},
+          {"grads", grads}})
       if (value != "device" && value != "host")
         return emitError(func.getLoc())
                << "train-offload: " << name << " must be device or host, got '"

@@ -53,9 +53,8 @@ LogicalResult ToDeviceOp::verify() {
 LogicalResult train::verifySpaceAttribute(Operation *op,
                                           NamedAttribute attribute) {
   if (isa<ToHostOp, ToDeviceOp>(op))
-    return op->emitOpError()
-           << "carries '" << attribute.getName().strref()
-           << "': a copy's space is given by its kind";
+    return op->emitOpError() << "carries '" << attribute.getName().strref()
+                             << "': a copy's space is given by its kind";
   auto space = dyn_cast<StringAttr>(attribute.getValue());
   if (!space || space.getValue() != "host")
     return op->emitError() << "'" << attribute.getName().strref()

@@ -40,9 +40,9 @@ struct PipelineRun {
 
 /// When `module` holds pipeline stages (functions with `train.pipeline`),
 /// erases all but the stage of the process with world rank `rank` (or
-/// `chosenStage`, when set: the build of one stage's binary) and sets `stepName`
-/// to its name. `requested` is the name the user asked for (it must be
-/// empty: each process runs its own stage). A module without stages is left
+/// `chosenStage`, when set: the build of one stage's binary) and sets
+/// `stepName` to its name. `requested` is the name the user asked for (it must
+/// be empty: each process runs its own stage). A module without stages is left
 /// alone and gives `stages == 0`. Fails with a diagnostic at
 /// getExecutionLoc() on an inconsistent module or a `chosenStage` it lacks.
 FailureOr<PipelineRun>

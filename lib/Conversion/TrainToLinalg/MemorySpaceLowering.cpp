@@ -49,10 +49,9 @@ static bool allocatesOnHost(Operation *op) {
 LogicalResult mlir::memopt::insertMemorySpaceMarkers(ModuleOp module) {
   SmallVector<func::FuncOp> funcs;
   for (auto func : module.getOps<func::FuncOp>())
-    if (!func.isExternal() && llvm::any_of(func.getBody().front(),
-                                           [](Operation &op) {
-                                             return allocatesOnHost(&op);
-                                           }))
+    if (!func.isExternal() &&
+        llvm::any_of(func.getBody().front(),
+                     [](Operation &op) { return allocatesOnHost(&op); }))
       funcs.push_back(func);
   if (funcs.empty())
     return success();
@@ -64,8 +63,8 @@ LogicalResult mlir::memopt::insertMemorySpaceMarkers(ModuleOp module) {
     return callee.emitOpError() << "has type " << callee.getFunctionType()
                                 << ", but the runtime's takes (i32)";
   if (!callee) {
-    callee = func::FuncOp::create(b, module.getLoc(), kMemorySpaceFunction,
-                                  type);
+    callee =
+        func::FuncOp::create(b, module.getLoc(), kMemorySpaceFunction, type);
     callee.setPrivate();
   }
   for (func::FuncOp func : funcs) {
@@ -77,14 +76,13 @@ LogicalResult mlir::memopt::insertMemorySpaceMarkers(ModuleOp module) {
       OpBuilder builder(at);
       if (after)
         builder.setInsertionPointAfter(at);
-      Value code = arith::ConstantIntOp::create(builder, at->getLoc(), i32,
-                                                space);
+      Value code =
+          arith::ConstantIntOp::create(builder, at->getLoc(), i32, space);
       func::CallOp::create(builder, at->getLoc(), callee, ValueRange{code});
     };
     // Maximal runs of host allocations, each bracketed.
     Operation *first = nullptr, *last = nullptr;
-    for (Operation &op :
-         llvm::make_early_inc_range(func.getBody().front())) {
+    for (Operation &op : llvm::make_early_inc_range(func.getBody().front())) {
       if (allocatesOnHost(&op)) {
         if (!first)
           first = &op;
