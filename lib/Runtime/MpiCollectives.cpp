@@ -547,12 +547,23 @@ std::vector<MPI_Request> &pendingTransfers() {
   return *pending;
 }
 
-/// Posts one message of a pipeline exchange to or from the process
-/// `rankDelta` ranks away (MPI_Isend or MPI_Irecv on the world).
-void postTransfer(bool send, Type type, int64_t rankDelta, int64_t tag,
-                  int64_t bufferRank, void *descriptor, int64_t count) {
+/// One message of a pipeline exchange, resolved: its peer's world rank, its
+/// tag and its data.
+struct Message {
+  bool send;
+  int64_t peer;
+  int64_t tag;
+  char *data;
+  int64_t bytes;
+};
+
+/// Checks and resolves a message to or from the process `rankDelta` ranks
+/// away, for the entry point `what`. `mpiTag`: the tag goes to MPI as it is
+/// (within this MPI's bound), else it only orders messages (non-negative).
+Message resolveMessage(const char *what, bool send, Type type,
+                       int64_t rankDelta, int64_t tag, int64_t bufferRank,
+                       void *descriptor, int64_t count, bool mpiTag) {
   ensureInitialized();
-  const char *what = send ? "memopt_mpi_p2p_send" : "memopt_mpi_p2p_recv";
   int64_t peer = mpiWorldRank() + rankDelta;
   if (peer < 0 || peer >= mpiWorldSize() || rankDelta == 0)
     fatal("%s: process %lld has no peer %lld ranks away in a world of %lld",
@@ -560,29 +571,44 @@ void postTransfer(bool send, Type type, int64_t rankDelta, int64_t tag,
           static_cast<long long>(rankDelta),
           static_cast<long long>(mpiWorldSize()));
   int *tagUpperBound = nullptr, found = 0;
-  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tagUpperBound, &found);
+  if (mpiTag)
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tagUpperBound, &found);
   if (tag < 0 || (found && tagUpperBound && tag > *tagUpperBound))
-    fatal("%s: tag %lld is outside this MPI's [0, %d]", what,
-          static_cast<long long>(tag),
-          found && tagUpperBound ? *tagUpperBound : 0);
+    fatal("%s: tag %lld is outside [0, %d]", what, static_cast<long long>(tag),
+          found && tagUpperBound ? *tagUpperBound : INT_MAX);
   char *data = buffer(bufferRank, descriptor, count, type, false,
                       send ? "send" : "recv");
   int64_t bytes = count * elementBytes(type);
   if (!fitsInt(bytes))
     fatal("%s: %lld bytes do not fit one MPI message", what,
           static_cast<long long>(bytes));
+  return {send, peer, tag, data, bytes};
+}
+
+/// Posts `message` (MPI_Isend or MPI_Irecv on the world) with MPI tag
+/// `tag`.
+MPI_Request postMessage(const Message &message, int64_t tag) {
   MPI_Request request;
-  if (send)
-    check(MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE,
-                    static_cast<int>(peer), static_cast<int>(tag),
+  int bytes = static_cast<int>(message.bytes);
+  int peer = static_cast<int>(message.peer);
+  if (message.send)
+    check(MPI_Isend(message.data, bytes, MPI_BYTE, peer, static_cast<int>(tag),
                     MPI_COMM_WORLD, &request),
           "MPI_Isend");
   else
-    check(MPI_Irecv(data, static_cast<int>(bytes), MPI_BYTE,
-                    static_cast<int>(peer), static_cast<int>(tag),
+    check(MPI_Irecv(message.data, bytes, MPI_BYTE, peer, static_cast<int>(tag),
                     MPI_COMM_WORLD, &request),
           "MPI_Irecv");
-  pendingTransfers().push_back(request);
+  return request;
+}
+
+/// Posts one message of a pipeline exchange, matched by its tag.
+void postTransfer(bool send, Type type, int64_t rankDelta, int64_t tag,
+                  int64_t bufferRank, void *descriptor, int64_t count) {
+  Message message = resolveMessage(
+      send ? "memopt_mpi_p2p_send" : "memopt_mpi_p2p_recv", send, type,
+      rankDelta, tag, bufferRank, descriptor, count, /*mpiTag=*/true);
+  pendingTransfers().push_back(postMessage(message, message.tag));
 }
 
 template <Type T>
@@ -608,42 +634,18 @@ void waitEntry() {
   pending.clear();
 }
 
-/// A message of an exchange under the NCCL names, held until the wait.
-struct HeldMessage {
-  char *data;
-  int64_t bytes;
-};
-
-std::vector<PeerMessage> &heldMessages() {
-  static auto *held = new std::vector<PeerMessage>();
-  return *held;
-}
-
-std::vector<HeldMessage> &heldPayloads() {
-  static auto *held = new std::vector<HeldMessage>();
+/// The messages of an exchange under the NCCL names, held until the wait.
+std::vector<Message> &heldMessages() {
+  static auto *held = new std::vector<Message>();
   return *held;
 }
 
 /// Holds one message of an exchange under the NCCL names.
 void holdMessage(bool send, Type type, int64_t rankDelta, int64_t tag,
                  int64_t bufferRank, void *descriptor, int64_t count) {
-  ensureInitialized();
-  const char *what = send ? "memopt_nccl_p2p_send" : "memopt_nccl_p2p_recv";
-  int64_t peer = mpiWorldRank() + rankDelta;
-  if (peer < 0 || peer >= mpiWorldSize() || rankDelta == 0 || tag < 0)
-    fatal("%s: process %lld has no peer %lld ranks away in a world of %lld, "
-          "or tag %lld is negative",
-          what, static_cast<long long>(mpiWorldRank()),
-          static_cast<long long>(rankDelta),
-          static_cast<long long>(mpiWorldSize()), static_cast<long long>(tag));
-  char *data = buffer(bufferRank, descriptor, count, type, false,
-                      send ? "send" : "recv");
-  int64_t bytes = count * elementBytes(type);
-  if (!fitsInt(bytes))
-    fatal("%s: %lld bytes do not fit one MPI message", what,
-          static_cast<long long>(bytes));
-  heldMessages().push_back({send, peer, tag});
-  heldPayloads().push_back({data, bytes});
+  heldMessages().push_back(resolveMessage(
+      send ? "memopt_nccl_p2p_send" : "memopt_nccl_p2p_recv", send, type,
+      rankDelta, tag, bufferRank, descriptor, count, /*mpiTag=*/false));
 }
 
 template <Type T>
@@ -665,25 +667,14 @@ void ncclRecvEntry(int64_t rankDelta, int64_t tag, int64_t bufferRank,
 /// mistake in that order pairs the wrong messages (and fails on their
 /// sizes or delivers the wrong data), as it would on GPUs.
 void ncclWaitEntry() {
-  std::vector<PeerMessage> messages;
-  std::vector<HeldMessage> payloads;
-  messages.swap(heldMessages());
-  payloads.swap(heldPayloads());
+  std::vector<Message> held;
+  held.swap(heldMessages());
+  std::vector<PeerMessage> order;
+  for (const Message &message : held)
+    order.push_back({message.send, message.peer, message.tag});
   std::vector<MPI_Request> requests;
-  for (size_t i : orderPeerMessages(messages)) {
-    MPI_Request request;
-    int peer = static_cast<int>(messages[i].peer);
-    int bytes = static_cast<int>(payloads[i].bytes);
-    if (messages[i].send)
-      check(MPI_Isend(payloads[i].data, bytes, MPI_BYTE, peer, 0,
-                      MPI_COMM_WORLD, &request),
-            "MPI_Isend");
-    else
-      check(MPI_Irecv(payloads[i].data, bytes, MPI_BYTE, peer, 0,
-                      MPI_COMM_WORLD, &request),
-            "MPI_Irecv");
-    requests.push_back(request);
-  }
+  for (size_t i : orderPeerMessages(order))
+    requests.push_back(postMessage(held[i], /*tag=*/0));
   if (!requests.empty())
     check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(),
                       MPI_STATUSES_IGNORE),
