@@ -26,6 +26,7 @@ set(MEMOPT_EXPORTED_TARGETS
   MemoptReport Report
   MemoptInitAll InitAll
   MemoptPipeline Pipeline
+  MemoptDeviceProfile DeviceProfile
   MemoptAutoplan Autoplan
   MemoptModels Models
   MemoptImport Import

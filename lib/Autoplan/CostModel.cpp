@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "memopt/Autoplan/Autoplan.h"
+#include "memopt/Transforms/RematStrategies.h"
 
 #include "memopt/Dialect/Train/IR/TrainInterfaces.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
@@ -21,28 +22,6 @@
 using namespace mlir;
 using namespace mlir::memopt;
 using namespace mlir::memopt::autoplan;
-
-/// The seconds `op` takes by the roofline: its FLOPs at the peak rate of the
-/// unit it runs on, or its bytes at the HBM bandwidth, whichever is longer.
-static double getOpSeconds(train::CostOpInterface cost,
-                           const DeviceProfile &device) {
-  Operation *op = cost.getOperation();
-  double flops = static_cast<double>(cost.getFlops());
-  double rate = device.fp32Flops;
-  // Matmuls, convolutions and attention run on tensor cores at their
-  // operands' type (fp8 matmuls read fp8 operands).
-  if (isa<train::MatmulOp, train::ScaledMatmulOp, train::AttentionOp,
-          train::AttentionGradOp, train::Conv2dOp, train::Conv2dGradInputOp,
-          train::Conv2dGradFilterOp>(op)) {
-    Type elementType = getElementTypeOrSelf(op->getOperand(0).getType());
-    double tensorRate = device.getTensorCoreFlops(elementType);
-    if (tensorRate > 0)
-      rate = tensorRate;
-  }
-  double bytes =
-      static_cast<double>(cost.getBytesRead() + cost.getBytesWritten());
-  return std::max(flops / rate, bytes / device.hbmBytesPerSecond);
-}
 
 /// The process distance of one step along each axis of `shape`. Processes
 /// are numbered row-major (the last axis fastest), except in a pipeline
@@ -177,7 +156,7 @@ static double getWeightGradientSeconds(func::FuncOp step,
   step.walk([&](train::CostOpInterface op) {
     if (!needed.contains(op) &&
         !isa<train::SgdOp, train::AdamOp, train::AdamWOp>(op.getOperation()))
-      seconds += getOpSeconds(op, device);
+      seconds += estimateOpSeconds(op, device);
   });
   return seconds;
 }
@@ -226,7 +205,7 @@ mlir::memopt::autoplan::estimateStepCost(func::FuncOp step,
     auto costOp = dyn_cast<train::CostOpInterface>(op);
     if (!costOp)
       return;
-    double seconds = getOpSeconds(costOp, device);
+    double seconds = estimateOpSeconds(costOp, device);
     int64_t flops = costOp.getFlops();
     // The updates run once per optimizer step; everything else (gradient
     // accumulation included) once per micro-batch.

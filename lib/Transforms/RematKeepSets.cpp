@@ -46,9 +46,12 @@ int64_t mlir::memopt::applyKeepSet(func::FuncOp func,
 RematCandidate mlir::memopt::evaluateKeepSet(func::FuncOp func,
                                              StringRef algorithm,
                                              llvm::SmallBitVector keep) {
-  return evaluateRewrite(func, algorithm, [keep](func::FuncOp target) {
-    return applyKeepSet(target, keep);
-  });
+  RematCandidate candidate =
+      evaluateRewrite(func, algorithm, [keep](func::FuncOp target) {
+        return applyKeepSet(target, keep);
+      });
+  candidate.keep = std::move(keep);
+  return candidate;
 }
 
 /// Whether `value` is a tensor of a float type narrower than 32 bits.
@@ -323,6 +326,7 @@ RematCandidate GreedyRemat::toCandidate(const State &state) {
   candidate.apply = [keep = state.keep](func::FuncOp target) {
     return applyKeepSet(target, keep);
   };
+  candidate.keep = state.keep;
   return candidate;
 }
 

@@ -81,8 +81,14 @@ private:
   }
 
   /// Checks the options; emits an error naming the option and the valid
-  /// range.
+  /// range. Loads the device profile and the host link with `offload`.
   LogicalResult checkOptions(Location loc);
+
+  /// With `offload`: adds to `candidates` the offloads on top of those of
+  /// the chosen algorithm (auto: greedy's) and estimates every candidate's
+  /// time.
+  void addOffloadCandidates(func::FuncOp func, std::optional<int64_t> limit,
+                            SmallVectorImpl<RematCandidate> &candidates);
 
   /// The budget in bytes (nothing when empty); emits an error when it does
   /// not parse.
@@ -122,6 +128,8 @@ private:
   /// Whether `optimal`'s solver ran (auto runs it only when keeping
   /// everything does not fit).
   bool optimalRan = false;
+  /// With `offload`: the device and its host link.
+  OffloadCostModel offloadModel;
 };
 
 } // namespace
@@ -177,7 +185,60 @@ LogicalResult TrainRematPass::checkOptions(Location loc) {
     return mlir::emitError(loc)
            << "train-remat: time-limit=0 (no wall-clock limit) needs a "
               "node-limit, else the solver may run forever";
+  if (!offload) {
+    if (!StringRef(link).empty() || StringRef(device) != "h100-sxm")
+      return mlir::emitError(loc)
+             << "train-remat: device and link describe the offload's cost "
+                "model; they need offload=true";
+    return success();
+  }
+  if (StringRef(budget).trim().empty())
+    return mlir::emitError(loc)
+           << "train-remat: offload=true needs a budget (offloading lowers "
+              "the peak to meet one)";
+  llvm::Expected<autoplan::DeviceProfile> profile =
+      autoplan::loadDeviceProfile(device);
+  if (!profile)
+    return mlir::emitError(loc)
+           << "train-remat: " << llvm::toString(profile.takeError());
+  offloadModel.device = std::move(*profile);
+  offloadModel.linkBytesPerSecond = offloadModel.device.hostLinkBytesPerSecond;
+  if (!StringRef(link).empty()) {
+    FailureOr<double> parsed = parseHostLink(link);
+    if (failed(parsed))
+      return mlir::emitError(loc)
+             << "train-remat: unknown link '" << link
+             << "'; expected pcie4, pcie5, nvlink-c2c or a positive number "
+                "of bytes per second";
+    offloadModel.linkBytesPerSecond = *parsed;
+  }
+  if (offloadModel.linkBytesPerSecond <= 0)
+    return mlir::emitError(loc)
+           << "train-remat: the device profile '" << device
+           << "' has no host_link_bytes_per_second; give link=";
   return success();
+}
+
+void TrainRematPass::addOffloadCandidates(
+    func::FuncOp func, std::optional<int64_t> limit,
+    SmallVectorImpl<RematCandidate> &candidates) {
+  size_t count = candidates.size();
+  for (size_t index = 0; index < count; ++index) {
+    if (algorithm == RematAlgorithm::Auto &&
+        candidates[index].algorithm != "greedy")
+      continue;
+    if (std::optional<RematCandidate> offloaded =
+            addOffloads(func, candidates[index], limit, offloadModel))
+      candidates.push_back(std::move(*offloaded));
+  }
+  for (RematCandidate &candidate : candidates) {
+    if (candidate.seconds)
+      continue;
+    func::FuncOp copy = func.clone();
+    candidate.apply(copy);
+    candidate.seconds = estimateStepTime(copy, offloadModel).seconds;
+    copy.erase();
+  }
 }
 
 FailureOr<std::optional<int64_t>> TrainRematPass::parseBudget(Location loc) {
@@ -449,6 +510,12 @@ void TrainRematPass::runOnOperation() {
            "a 0-d float loss";
     return signalPassFailure();
   }
+  if (offload && func->hasAttr(TrainDialect::kPipelineAttrName)) {
+    mlir::emitError(func.getLoc())
+        << "train-remat: offload=true on a pipeline stage (@"
+        << func.getSymName() << ") is not supported yet";
+    return signalPassFailure();
+  }
   int64_t peakBefore = before.getLoad();
   int64_t persistent = before.getPersistentBytes();
 
@@ -458,14 +525,23 @@ void TrainRematPass::runOnOperation() {
   SmallVector<RematCandidate> candidates;
   if (failed(proposeCandidates(func, before, *limit, candidates)))
     return signalPassFailure();
+  if (offload)
+    addOffloadCandidates(func, *limit, candidates);
 
-  // The cheapest candidate within the budget (ties: the lower peak).
+  // The cheapest candidate within the budget: the least recompute (with
+  // offload, the least estimated time; ties: the lower peak).
+  auto cheaper = [&](const RematCandidate &a, const RematCandidate &b) {
+    if (offload && *a.seconds != *b.seconds)
+      return *a.seconds < *b.seconds;
+    if (a.flops != b.flops)
+      return a.flops < b.flops;
+    return a.peak < b.peak;
+  };
   const RematCandidate *chosen = nullptr;
   for (const RematCandidate &candidate : candidates) {
     if (*limit && candidate.peak > **limit)
       continue;
-    if (!chosen || candidate.flops < chosen->flops ||
-        (candidate.flops == chosen->flops && candidate.peak < chosen->peak))
+    if (!chosen || cheaper(candidate, *chosen))
       chosen = &candidate;
   }
   if (!chosen) {
@@ -494,6 +570,13 @@ void TrainRematPass::runOnOperation() {
   if (!chosen->detail.empty())
     mlir::emitRemark(func.getLoc())
         << "train-remat: " << chosen->algorithm << ": " << chosen->detail;
+  if (offload)
+    mlir::emitRemark(func.getLoc())
+        << "train-remat: offload: " << chosen->offloaded.size()
+        << " activations offloaded (" << chosen->offloadedBytes
+        << " bytes each way over the host link); estimated step time "
+        << llvm::formatv("{0:e3}", *chosen->seconds) << " s on "
+        << offloadModel.device.name;
 
   int64_t flops = chosen->apply(func);
   Builder builder(&getContext());
@@ -512,6 +595,14 @@ void TrainRematPass::runOnOperation() {
   if (chosen->gap)
     record.push_back(builder.getNamedAttr(
         TrainDialect::kRematGapKey, builder.getF64FloatAttr(*chosen->gap)));
+  if (offload) {
+    record.push_back(builder.getNamedAttr(
+        TrainDialect::kRematLinkKey,
+        builder.getF64FloatAttr(offloadModel.linkBytesPerSecond)));
+    record.push_back(builder.getNamedAttr(
+        TrainDialect::kRematDeviceKey,
+        builder.getStringAttr(offloadModel.device.name)));
+  }
   func->setAttr(TrainDialect::kRematAttrName,
                 builder.getDictionaryAttr(record));
 }

@@ -35,7 +35,7 @@ static LogicalResult verifyByteCount(Operation *op, NamedAttribute attribute) {
 }
 
 /// `train.remat`: `{algorithm = "<name>"[, budget = <i64 >= 0>][, gap =
-/// <f64 >= 0>]}`.
+/// <f64 >= 0>][, link = <f64 > 0>, device = "<name>"]}`.
 static LogicalResult verifyRematRecord(Operation *op,
                                        NamedAttribute attribute) {
   StringRef name = attribute.getName().strref();
@@ -59,6 +59,21 @@ static LogicalResult verifyRematRecord(Operation *op,
         return op->emitError()
                << "'" << name << "' must have a non-negative f64 '" << key
                << "' (the solver's relative gap)";
+      continue;
+    }
+    if (key == TrainDialect::kRematLinkKey) {
+      auto link = dyn_cast<FloatAttr>(entry.getValue());
+      if (!link || !link.getType().isF64() || !(link.getValueAsDouble() > 0.0))
+        return op->emitError()
+               << "'" << name << "' must have a positive f64 '" << key
+               << "' (the host link's bytes per second)";
+      continue;
+    }
+    if (key == TrainDialect::kRematDeviceKey) {
+      auto device = dyn_cast<StringAttr>(entry.getValue());
+      if (!device || device.getValue().empty())
+        return op->emitError() << "'" << name << "' must name its '" << key
+                               << "' as a non-empty string";
       continue;
     }
     if (key != TrainDialect::kRematBudgetKey)
@@ -180,6 +195,14 @@ LogicalResult TrainDialect::verifyOperationAttribute(Operation *op,
   if (name == kRecomputedAttrName) {
     if (!isa<UnitAttr>(attribute.getValue()))
       return op->emitError() << "'" << name << "' must be a unit attribute";
+    return success();
+  }
+  if (name == kOffloadedAttrName) {
+    if (!isa<UnitAttr>(attribute.getValue()) ||
+        !isa<ToHostOp, ToDeviceOp>(op))
+      return op->emitError() << "'" << name
+                             << "' must be a unit attribute on train.to_host "
+                                "or train.to_device";
     return success();
   }
   if (name == kRematAttrName)

@@ -37,6 +37,9 @@ struct DeviceProfile {
   double intraNodeBytesPerSecond = 0;
   double interNodeBytesPerSecond = 0;
   int64_t devicesPerNode = 1;
+  /// Per direction, between the device and its host's memory (PCIe, or
+  /// NVLink-C2C on Grace Hopper); 0 when the profile does not say.
+  double hostLinkBytesPerSecond = 0;
 
   /// The peak rate of a tensor-core op (matmul, convolution, attention)
   /// whose operands are of `elementType`: fp8 types, bf16, f16, else fp32.

@@ -694,9 +694,27 @@ def TrainRematPass : Pass<"train-remat", "::mlir::func::FuncOp"> {
     `train.remat_peak_after` and `train.remat` (the algorithm, the budget
     and, for the MILP's own plan, its relative gap to the proven bound).
 
+    With `offload=true` and a budget, an activation may also be offloaded:
+    copied to host memory (`train.to_host`) after its last forward read and
+    back (`train.to_device`) before its first backward read, the copy back
+    started early enough that the backward ops before that read take as
+    long as the copy (a prefetch, whose buffer the peak counts). On top of
+    the chosen algorithm's rewrite (`auto`: greedy's), while the peak is
+    over the budget the activation at the peak that lowers it most is
+    offloaded (so budgets below what recomputation reaches can be met);
+    then, for greedy's keep-set, each recomputed activation is offloaded
+    instead where the step stays within the budget and its estimated time
+    drops. Offload never adds recomputation. The time is estimated from the
+    device profile (`device`): each op by the roofline, the copies on the
+    host link (`link`, default the profile's) overlapped with compute, an
+    op waiting for the copies it reads; with offload, the candidate of
+    least estimated time is chosen. The copies carry `train.offloaded` and
+    `train.remat` records the link and the device.
+
     Example:
     ```
     mem-opt --train-remat='budget=2GiB algorithm=auto' step.mlir
+    mem-opt --train-remat='budget=20GiB offload=true link=pcie5' step.mlir
     ```
   }];
   let options = [
@@ -740,6 +758,16 @@ def TrainRematPass : Pass<"train-remat", "::mlir::func::FuncOp"> {
            "greedy: also rewrite and analyze the IR for every keep-set it "
            "evaluates, and fail where its model of the rewrite disagrees "
            "(a test of the model; slow on large steps)">,
+    Option<"offload", "offload", "bool", /*default=*/"false",
+           "also offload activations to host memory (copied out after their "
+           "last forward read, back before their first backward read), "
+           "where that lowers the peak or the step's time (docs/offload.md)">,
+    Option<"device", "device", "std::string", /*default=*/"\"h100-sxm\"",
+           "offload: the device profile whose rates and host link the cost "
+           "model uses (a shipped name or a .json profile)">,
+    Option<"link", "link", "std::string", /*default=*/"\"\"",
+           "offload: the host link, overriding the device profile's: pcie4, "
+           "pcie5, nvlink-c2c or bytes per second in one direction">,
   ];
   let dependentDialects = ["::mlir::memopt::train::TrainDialect"];
 }

@@ -15,6 +15,7 @@
 
 #include "memopt/Analysis/RematGroups.h"
 #include "memopt/Analysis/TensorLiveness.h"
+#include "memopt/Autoplan/DeviceProfile.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseSet.h"
@@ -26,6 +27,18 @@
 #include <string>
 
 namespace mlir::memopt {
+
+/// A forward value, named so that the name holds in every rewrite of the
+/// step: its defining op is the `forwardOp`-th op (program order) for which
+/// computesForward holds, and it is that op's result `result`. Rewrites add
+/// backward ops and copies and move backward ops, never forward ones.
+struct ForwardValueKey {
+  unsigned forwardOp = 0;
+  unsigned result = 0;
+  bool operator==(const ForwardValueKey &other) const {
+    return forwardOp == other.forwardOp && result == other.result;
+  }
+};
 
 /// A rewrite of the step (a keep-set or a stage plan) and its outcome.
 struct RematCandidate {
@@ -43,7 +56,79 @@ struct RematCandidate {
   /// The MILP's relative gap between its plan's cost and its proven bound
   /// (over its group model; 0 when proven optimal), for `optimal`'s plans.
   std::optional<double> gap;
+  /// The keep-set, for the candidates that are one (getActivations order).
+  std::optional<llvm::SmallBitVector> keep;
+  /// The activations `apply` offloads to host memory (applyOffloads), and
+  /// the bytes each direction of the host link carries for them.
+  SmallVector<ForwardValueKey> offloaded;
+  int64_t offloadedBytes = 0;
+  /// The step's time by OffloadCostModel, when one was given (seconds).
+  std::optional<double> seconds;
 };
+
+//===----------------------------------------------------------------------===//
+// Activation offload (RematOffload.cpp)
+//===----------------------------------------------------------------------===//
+
+/// What the device computes at and what its host link carries, for the
+/// offload decisions and the time of a step.
+struct OffloadCostModel {
+  autoplan::DeviceProfile device;
+  /// One direction of the host link (the two directions run at once).
+  double linkBytesPerSecond = 0;
+};
+
+/// The seconds `op` takes on `device` by the roofline: its FLOPs at the peak
+/// rate of the unit it runs on (tensor cores for matmuls, convolutions and
+/// attention at their operands' type), or its bytes at the HBM bandwidth,
+/// whichever is longer; 0 for ops without a cost.
+double estimateOpSeconds(Operation *op, const autoplan::DeviceProfile &device);
+
+/// The time of one step by `model`: the device runs its ops one after the
+/// other; each direction of the host link runs its copies one after the
+/// other, a copy starting when it is reached in program order (and its
+/// source is ready) and the link is free; an op waits for the copies it
+/// reads. Host ops (train-offload's) take no device time.
+struct StepTime {
+  double seconds = 0;
+  /// The ops alone, and the waits for copies within `seconds`.
+  double computeSeconds = 0;
+  double stallSeconds = 0;
+};
+StepTime estimateStepTime(func::FuncOp func, const OffloadCostModel &model);
+
+/// The bytes per second of `link`: `pcie4`, `pcie5`, `nvlink-c2c` (one
+/// direction of a PCIe Gen4/Gen5 x16 link, of Grace Hopper's chip-to-chip
+/// link) or a positive number of bytes per second; fails on anything else.
+FailureOr<double> parseHostLink(StringRef link);
+
+/// The forward values `apply` may offload in `func` as it is: activations on
+/// the device (not persistent, not returned) that every backward op reads
+/// directly (not through a view), whose backward reads all follow the last
+/// forward read. `liveness` is the analysis of `func` without its frees.
+SmallVector<ForwardValueKey> getOffloadable(func::FuncOp func,
+                                            const TensorLiveness &liveness);
+
+/// Rewrites `func` so that each value of `keys` (those getOffloadable
+/// accepts; others are left as they are) is copied to host memory
+/// (`train.to_host`) after its last forward read and back
+/// (`train.to_device`) before its first backward read, which reads the copy:
+/// early enough that the backward ops between take the copy's time by
+/// `model` (a prefetch), never before the copy out. The copies carry
+/// `train.offloaded`; frees are placed anew. Returns the bytes offloaded.
+int64_t applyOffloads(func::FuncOp func, ArrayRef<ForwardValueKey> keys,
+                      const OffloadCostModel &model);
+
+/// Offload on top of `base`, a candidate of `func`: first, while its peak
+/// is over `limit`, offloads the activation live at the peak that lowers it
+/// most (of the few largest); then, for a keep-set, trades each recomputed
+/// activation for an offloaded one where the step stays within `limit` and
+/// its time by `model` drops. Recomputes no more FLOPs than `base`. Nothing
+/// when no offload helps.
+std::optional<RematCandidate> addOffloads(func::FuncOp func,
+                                          const RematCandidate &base,
+                                          std::optional<int64_t> limit,
+                                          const OffloadCostModel &model);
 
 //===----------------------------------------------------------------------===//
 // Rewrites

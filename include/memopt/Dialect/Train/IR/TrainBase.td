@@ -108,12 +108,20 @@ def Train_Dialect : Dialect {
         "train.remat_peak_after";
     static constexpr ::llvm::StringLiteral kRecomputedAttrName =
         "train.recomputed";
+    /// On the train.to_host and train.to_device copies with which
+    /// train-remat offloads an activation to host memory.
+    static constexpr ::llvm::StringLiteral kOffloadedAttrName =
+        "train.offloaded";
     static constexpr ::llvm::StringLiteral kRematAttrName = "train.remat";
     /// The keys of the `train.remat` dictionary.
     static constexpr ::llvm::StringLiteral kRematAlgorithmKey = "algorithm";
     static constexpr ::llvm::StringLiteral kRematBudgetKey = "budget";
     /// The MILP's relative gap to its proven bound, for `optimal`'s plans.
     static constexpr ::llvm::StringLiteral kRematGapKey = "gap";
+    /// With activation offload: the host link's bytes per second (one
+    /// direction) and the device profile the cost model used.
+    static constexpr ::llvm::StringLiteral kRematLinkKey = "link";
+    static constexpr ::llvm::StringLiteral kRematDeviceKey = "device";
     static constexpr ::llvm::StringLiteral kLayerAttrName = "train.layer";
     /// `train.space = "host"` on an op: its results live in host memory
     /// (getMemorySpace); absent, on the device.
