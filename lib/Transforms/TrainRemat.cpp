@@ -102,6 +102,11 @@ private:
                                   std::optional<int64_t> limit,
                                   SmallVectorImpl<RematCandidate> &candidates);
 
+  /// Says which candidate `auto` chose and why.
+  void emitAutoRemark(func::FuncOp func, const RematCandidate &chosen,
+                      ArrayRef<RematCandidate> candidates,
+                      std::optional<int64_t> limit);
+
   /// Says why no candidate meets `limit`: the smallest peak reached, the
   /// peak of recomputing everything and the persistent bytes.
   void reportNoCandidate(func::FuncOp func, ArrayRef<RematCandidate> candidates,
@@ -489,6 +494,36 @@ void TrainRematPass::reportNoCandidate(func::FuncOp func,
       << " bytes" << describeUnscheduled(func, limit);
 }
 
+void TrainRematPass::emitAutoRemark(func::FuncOp func,
+                                    const RematCandidate &chosen,
+                                    ArrayRef<RematCandidate> candidates,
+                                    std::optional<int64_t> limit) {
+  InFlightDiagnostic remark = mlir::emitRemark(func.getLoc());
+  remark << "train-remat: auto chose '" << chosen.algorithm << "': ";
+  if (!limit)
+    remark << "without a budget it keeps every activation (peak "
+           << chosen.peak << " bytes)";
+  else {
+    if (offload)
+      remark << "the least estimated time ("
+             << llvm::formatv("{0:e3}", *chosen.seconds) << " s, "
+             << chosen.flops << " FLOPs recomputed)";
+    else
+      remark << "the least recompute (" << chosen.flops << " FLOPs)";
+    remark << " of the "
+           << llvm::count_if(candidates,
+                             [&](const RematCandidate &candidate) {
+                               return candidate.peak <= *limit;
+                             })
+           << " candidates within the budget of " << *limit
+           << " bytes; peak " << chosen.peak << " bytes";
+  }
+  if (optimalRan && llvm::none_of(candidates, [](const RematCandidate &c) {
+        return c.algorithm == "optimal";
+      }))
+    remark << "; optimal: " << optimalFailure;
+}
+
 void TrainRematPass::runOnOperation() {
   func::FuncOp func = getOperation();
   if (func.isExternal())
@@ -548,25 +583,8 @@ void TrainRematPass::runOnOperation() {
     reportNoCandidate(func, candidates, **limit, persistent);
     return signalPassFailure();
   }
-  if (algorithm == RematAlgorithm::Auto) {
-    InFlightDiagnostic remark = mlir::emitRemark(func.getLoc());
-    remark << "train-remat: auto chose '" << chosen->algorithm << "': ";
-    if (!*limit)
-      remark << "without a budget it keeps every activation (peak "
-             << chosen->peak << " bytes)";
-    else
-      remark << "the least recompute (" << chosen->flops << " FLOPs) of the "
-             << llvm::count_if(candidates,
-                               [&](const RematCandidate &candidate) {
-                                 return candidate.peak <= **limit;
-                               })
-             << " candidates within the budget of " << **limit
-             << " bytes; peak " << chosen->peak << " bytes";
-    if (optimalRan && llvm::none_of(candidates, [](const RematCandidate &c) {
-          return c.algorithm == "optimal";
-        }))
-      remark << "; optimal: " << optimalFailure;
-  }
+  if (algorithm == RematAlgorithm::Auto)
+    emitAutoRemark(func, *chosen, candidates, *limit);
   if (!chosen->detail.empty())
     mlir::emitRemark(func.getLoc())
         << "train-remat: " << chosen->algorithm << ": " << chosen->detail;

@@ -26,6 +26,23 @@
 // Quoted, the space is part of the value and accepted.
 // RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget="1 KiB" algorithm=none' -o /dev/null 2>&1 | FileCheck %s --check-prefix=QUOTED
 // QUOTED: error: train-remat: no candidate of algorithm 'none' meets the budget of 1024 bytes
+// Activation offload: its options, and a budget to meet.
+// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat='offload=true' -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFFLOAD-BUDGET
+// OFFLOAD-BUDGET: error: train-remat: offload=true needs a budget (offloading lowers the peak to meet one)
+// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat='budget=1MiB offload=true link=usb3' -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFFLOAD-LINK
+// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat='budget=1MiB offload=true link=-5' -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFFLOAD-LINK
+// OFFLOAD-LINK: error: train-remat: unknown link '{{usb3|-5}}'; expected pcie4, pcie5, nvlink-c2c or a positive number of bytes per second
+// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat='budget=1MiB offload=true device=tpu' -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFFLOAD-DEVICE
+// OFFLOAD-DEVICE: error: train-remat: unknown device 'tpu'; expected one of a100-80gb (a100), h100-sxm (h100), h200 (h200-sxm), or the path of a .json profile
+// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat='budget=1MiB link=pcie4' -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFFLOAD-OFF
+// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat='budget=1MiB device=a100' -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFFLOAD-OFF
+// OFFLOAD-OFF: error: train-remat: device and link describe the offload's cost model; they need offload=true
+// A profile without a host link needs link=.
+// RUN: rm -rf %t && mkdir -p %t && sed -e '/host_link/d' %memopt_src_root/data/devices/a100-80gb.json > %t/nolink.json
+// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat="budget=1MiB offload=true device=%t/nolink.json" -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFFLOAD-NOLINK
+// OFFLOAD-NOLINK: error: train-remat: the device profile '{{.*}}nolink.json' has no host_link_bytes_per_second; give link=
+// RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat="budget=1MiB offload=true device=%t/nolink.json link=3e10" -o /dev/null 2>&1 | FileCheck %s --check-prefix=OFFLOAD-LINKED
+// OFFLOAD-LINKED: remark: train-remat: offload: 0 activations offloaded (0 bytes each way over the host link); estimated step time {{.*}} s on a100-80gb
 // RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-remat='algorithm=optimal time-limit=soon' -o /dev/null 2>&1 | FileCheck %s --check-prefix=TIMEPARSE
 // TIMEPARSE: for the --time-limit option: 'soon' value invalid for floating point argument
 // TIMEPARSE-NEXT: error: train-remat: cannot parse the options 'algorithm=optimal time-limit=soon' (the line above says which value)

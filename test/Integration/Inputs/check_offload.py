@@ -1,5 +1,5 @@
 """Checks a mem-run of an offloaded step against the same step without
-offload: check_offload.py BASE OFFLOADED.
+offload: check_offload.py [--activations] BASE OFFLOADED.
 
   * every line but the byte counts is identical (losses and parameter sums
     digit for digit: the copies move values, they do not change them);
@@ -7,7 +7,10 @@ offload: check_offload.py BASE OFFLOADED.
     the device's peak and persistent bytes, the host's peak and persistent
     bytes, on every rank;
   * the host holds something, and the device's persistent bytes went down
-    by what the host's persistent bytes hold.
+    by what the host's persistent bytes hold; with --activations (train-remat
+    offloading activations), nothing persists on the host, the device's
+    persistent bytes are unchanged, and the host's peak is above 0 and the
+    device's peak below the base's.
 Prints one summary line.
 """
 import re
@@ -30,9 +33,29 @@ def split(path):
     return results, measured, predicted
 
 
+def check_activations(base_measured, measured, lines):
+    """The checks of --activations; prints the summary line."""
+    if measured.get(("all", "host_persistent"), 0) != 0:
+        sys.exit("error: activation offload left something persistent on the host")
+    if measured[("all", "persistent")] != base_measured[("all", "persistent")]:
+        sys.exit("error: the device's persistent bytes changed")
+    host_peak = measured.get(("all", "host_peak"), 0)
+    if host_peak <= 0:
+        sys.exit("error: nothing was offloaded to the host")
+    peak, base_peak = measured[("all", "peak")], base_measured[("all", "peak")]
+    if peak >= base_peak:
+        sys.exit(f"error: the device peak did not go down: {base_peak} -> {peak}")
+    print(f"identical results ({lines} lines); measured == predicted: device peak "
+          f"{base_peak} -> {peak}, host peak {host_peak}")
+
+
 def main():
-    base, base_measured, _ = split(sys.argv[1])
-    off, measured, predicted = split(sys.argv[2])
+    args = sys.argv[1:]
+    activations = args[0] == "--activations"
+    if activations:
+        args = args[1:]
+    base, base_measured, _ = split(args[0])
+    off, measured, predicted = split(args[1])
     if base != off:
         for a, b in zip(base, off):
             if a != b:
@@ -43,6 +66,9 @@ def main():
             continue
         if predicted[key] != value:
             sys.exit(f"error: {key[0]} {key[1]}: measured {value}, predicted {predicted[key]}")
+    if activations:
+        check_activations(base_measured, measured, len(off))
+        return
     host = measured.get(("all", "host_persistent"), 0)
     if host <= 0:
         sys.exit("error: nothing persists in host memory")
