@@ -125,6 +125,8 @@ static void printSummary(const MemoryReport &report, raw_ostream &os) {
                          formatPercent(report.getRematOverhead()) +
                          " more step FLOPs");
     row("Remat algorithm", formatRematAlgorithm(*remat));
+    if (!remat->offloaded.empty())
+      row("Offloaded", formatOffloaded(*remat));
   }
   row("Buffers", std::to_string(live.getBuffers().size()) + " (" +
                      std::to_string(report.getNumLiveAtPeak()) +

@@ -45,6 +45,23 @@ static void writeRemat(const MemoryReport &report, llvm::json::OStream &json) {
       json.attribute("gap", *remat->gap);
     else
       json.attribute("gap", nullptr);
+    // Activation offload: what went to the host, and over which link.
+    json.attributeArray("offloaded", [&] {
+      for (const auto &[name, bytes] : remat->offloaded)
+        json.object([&] {
+          json.attribute("name", toJSONString(name));
+          json.attribute("bytes", bytes);
+        });
+    });
+    json.attribute("offloaded_bytes", remat->offloadedBytes);
+    if (remat->linkBytesPerSecond)
+      json.attribute("link_bytes_per_second", *remat->linkBytesPerSecond);
+    else
+      json.attribute("link_bytes_per_second", nullptr);
+    if (remat->device.empty())
+      json.attribute("device", nullptr);
+    else
+      json.attribute("device", toJSONString(remat->device));
   });
 }
 

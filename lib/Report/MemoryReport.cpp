@@ -154,6 +154,12 @@ void MemoryReport::collectRemat(FunctionOpInterface func) {
       summary.budget = budget.getInt();
     if (auto gap = record.getAs<FloatAttr>(train::TrainDialect::kRematGapKey))
       summary.gap = gap.getValueAsDouble();
+    if (auto link =
+            record.getAs<FloatAttr>(train::TrainDialect::kRematLinkKey))
+      summary.linkBytesPerSecond = link.getValueAsDouble();
+    if (auto device =
+            record.getAs<StringAttr>(train::TrainDialect::kRematDeviceKey))
+      summary.device = device.getValue().str();
   }
   if (auto before = func->getAttrOfType<IntegerAttr>(
           train::TrainDialect::kRematPeakBeforeAttrName))
@@ -161,6 +167,15 @@ void MemoryReport::collectRemat(FunctionOpInterface func) {
   if (auto after = func->getAttrOfType<IntegerAttr>(
           train::TrainDialect::kRematPeakAfterAttrName))
     summary.peakAfter = after.getInt();
+  func->walk([&](train::ToHostOp op) {
+    if (!op->hasAttr(train::TrainDialect::kOffloadedAttrName))
+      return;
+    const Buffer *buffer = liveness->lookup(op.getResult());
+    if (!buffer)
+      return;
+    summary.offloaded.push_back({buffer->name, buffer->bytes});
+    summary.offloadedBytes += buffer->bytes;
+  });
   func->walk([&](Operation *op) {
     if (!op->hasAttr(train::TrainDialect::kRecomputedAttrName))
       return;

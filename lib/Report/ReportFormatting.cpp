@@ -101,6 +101,20 @@ std::string report::formatRematAlgorithm(const RematSummary &remat) {
   return algorithm + ", budget " + formatBytes(*remat.budget);
 }
 
+std::string report::formatOffloaded(const RematSummary &remat) {
+  std::string text = std::to_string(remat.offloaded.size()) +
+                     " activations to host memory, " +
+                     formatBytes(remat.offloadedBytes) +
+                     " each way per step";
+  if (remat.linkBytesPerSecond)
+    text += llvm::formatv(" ({0:f1} GB/s host link of {1})",
+                          *remat.linkBytesPerSecond / 1e9, remat.device)
+                .str();
+  for (auto [index, entry] : llvm::enumerate(remat.offloaded))
+    text += (index == 0 ? ": " : ", ") + entry.first;
+  return text;
+}
+
 std::string report::formatPrecision(const ModelStates &states) {
   return states.precision + " (grads " + states.gradients + ")";
 }

@@ -45,6 +45,9 @@ std::string formatRecomputedOps(const RematSummary &remat);
 /// `train.remat`: "selective, budget 1.00 GiB (1073741824 B)", "sqrt, no
 /// budget", or "not recorded" when the step does not carry it.
 std::string formatRematAlgorithm(const RematSummary &remat);
+/// The activations train-remat offloaded: how many, the bytes each way, the
+/// link and their names.
+std::string formatOffloaded(const RematSummary &remat);
 
 /// The precision of the model-states section: "bf16-mixed (grads fp32)".
 std::string formatPrecision(const ModelStates &states);

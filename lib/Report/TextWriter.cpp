@@ -77,6 +77,8 @@ static void printSummary(const MemoryReport &report, raw_ostream &os) {
                                      " more step FLOPs (the extra time of a "
                                      "compute-bound step)"});
     rows.push_back({"algorithm", formatRematAlgorithm(*remat)});
+    if (!remat->offloaded.empty())
+      rows.push_back({"offloaded", formatOffloaded(*remat)});
   }
   printTable(os, rows, {false, false});
 }

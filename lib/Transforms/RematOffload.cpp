@@ -343,10 +343,13 @@ MeasuredPlan OffloadSearch::measure(const OffloadPlan &plan) const {
   candidate.flops = candidate.apply(copy);
   TensorLiveness liveness(copy);
   candidate.peak = liveness.getLoad();
+  candidate.hostPeak = liveness.getHostLoad();
   candidate.seconds = estimateStepTime(copy, model).seconds;
   copy.walk([&](train::ToHostOp op) {
-    if (op->hasAttr(TrainDialect::kOffloadedAttrName))
-      candidate.offloadedBytes += getTensorBytes(op.getResult());
+    if (!op->hasAttr(TrainDialect::kOffloadedAttrName))
+      return;
+    ++candidate.numOffloaded;
+    candidate.offloadedBytes += getTensorBytes(op.getResult());
   });
   // The values at the peak it may offload next, largest first.
   eraseFrees(copy);
@@ -416,7 +419,9 @@ void OffloadSearch::tradeRecompute(OffloadPlan &plan, MeasuredPlan &current,
     next.keep->set(index);
     next.keys.push_back(key);
     MeasuredPlan measured = measure(next);
-    if (measured.candidate.peak > limit ||
+    // Kept but not offloaded (a value getOffloadable refuses): not a trade.
+    if (measured.candidate.numOffloaded <= current.candidate.numOffloaded ||
+        measured.candidate.peak > limit ||
         measured.candidate.flops >= current.candidate.flops ||
         *measured.candidate.seconds >= *current.candidate.seconds)
       continue;

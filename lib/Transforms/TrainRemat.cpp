@@ -102,6 +102,13 @@ private:
                                   std::optional<int64_t> limit,
                                   SmallVectorImpl<RematCandidate> &candidates);
 
+  /// With `offload` and a budget: what keeping everything, the best
+  /// recompute-only candidate and the best offloading one cost in memory
+  /// (device and host), recompute and estimated time.
+  void emitChoicesRemark(func::FuncOp func,
+                         ArrayRef<RematCandidate> candidates, int64_t limit,
+                         int64_t peakBefore);
+
   /// Says which candidate `auto` chose and why.
   void emitAutoRemark(func::FuncOp func, const RematCandidate &chosen,
                       ArrayRef<RematCandidate> candidates,
@@ -242,8 +249,65 @@ void TrainRematPass::addOffloadCandidates(
     func::FuncOp copy = func.clone();
     candidate.apply(copy);
     candidate.seconds = estimateStepTime(copy, offloadModel).seconds;
+    candidate.hostPeak = TensorLiveness(copy).getHostLoad();
     copy.erase();
   }
+}
+
+/// One choice of emitChoicesRemark: its peak against `limit`, recompute,
+/// copies and time.
+static void printChoice(llvm::raw_ostream &os, const RematCandidate &choice,
+                        int64_t limit) {
+  os << "peak " << choice.peak << " bytes";
+  if (choice.peak > limit)
+    os << " (" << choice.peak - limit << " over)";
+  if (choice.flops)
+    os << ", " << choice.flops << " FLOPs recomputed";
+  if (choice.numOffloaded)
+    os << ", " << choice.offloadedBytes << " bytes each way, host peak "
+       << choice.hostPeak << " bytes";
+  os << ", " << llvm::formatv("{0:e3}", *choice.seconds) << " s";
+}
+
+void TrainRematPass::emitChoicesRemark(func::FuncOp func,
+                                       ArrayRef<RematCandidate> candidates,
+                                       int64_t limit, int64_t peakBefore) {
+  // The best of each kind: within the budget the least time, else the
+  // lowest peak.
+  auto best = [&](bool offloads) {
+    const RematCandidate *found = nullptr;
+    for (const RematCandidate &candidate : candidates) {
+      if ((candidate.numOffloaded > 0) != offloads)
+        continue;
+      bool fits = candidate.peak <= limit;
+      if (!found ||
+          (fits && (found->peak > limit ||
+                    *candidate.seconds < *found->seconds)) ||
+          (!fits && found->peak > limit && candidate.peak < found->peak))
+        found = &candidate;
+    }
+    return found;
+  };
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "train-remat: choices at the budget of " << limit << " bytes ("
+     << offloadModel.device.name << ", "
+     << llvm::formatv("{0:f1}", offloadModel.linkBytesPerSecond / 1e9)
+     << " GB/s host link): keep: peak " << peakBefore << " bytes";
+  if (peakBefore > limit)
+    os << " (" << peakBefore - limit << " over)";
+  os << ", " << llvm::formatv("{0:e3}", estimateStepTime(func, offloadModel).seconds) << " s";
+  if (const RematCandidate *recompute = best(false)) {
+    os << "; recompute (" << recompute->algorithm << "): ";
+    printChoice(os, *recompute, limit);
+  }
+  if (const RematCandidate *offloaded = best(true)) {
+    os << "; offload (" << offloaded->algorithm << "): ";
+    printChoice(os, *offloaded, limit);
+  } else {
+    os << "; offload: no activation whose copy lowers the peak";
+  }
+  mlir::emitRemark(func.getLoc()) << text;
 }
 
 FailureOr<std::optional<int64_t>> TrainRematPass::parseBudget(Location loc) {
@@ -560,8 +624,10 @@ void TrainRematPass::runOnOperation() {
   SmallVector<RematCandidate> candidates;
   if (failed(proposeCandidates(func, before, *limit, candidates)))
     return signalPassFailure();
-  if (offload)
+  if (offload) {
     addOffloadCandidates(func, *limit, candidates);
+    emitChoicesRemark(func, candidates, **limit, peakBefore);
+  }
 
   // The cheapest candidate within the budget: the least recompute (with
   // offload, the least estimated time; ties: the lower peak).
@@ -590,7 +656,7 @@ void TrainRematPass::runOnOperation() {
         << "train-remat: " << chosen->algorithm << ": " << chosen->detail;
   if (offload)
     mlir::emitRemark(func.getLoc())
-        << "train-remat: offload: " << chosen->offloaded.size()
+        << "train-remat: offload: " << chosen->numOffloaded
         << " activations offloaded (" << chosen->offloadedBytes
         << " bytes each way over the host link); estimated step time "
         << llvm::formatv("{0:e3}", *chosen->seconds) << " s on "

@@ -34,7 +34,7 @@
 // RUN: FileCheck %s --check-prefix=GAP-JSON < %t.gap.json
 // GAP-JSON: "algorithm": "optimal",
 // GAP-JSON-NEXT: "budget": 800,
-// GAP-JSON-NEXT: "gap": 0{{$}}
+// GAP-JSON-NEXT: "gap": 0,
 // RUN: %python %S/validate-report.py json %t.gap.json | FileCheck %s --check-prefix=VALID-GAP
 // VALID-GAP: remat algorithm: optimal budget: 800{{$}}
 // The attributes as written by hand: train.remat is read next to
@@ -74,7 +74,11 @@
 // JSON-NEXT:   },
 // JSON-NEXT:   "algorithm": "sqrt",
 // JSON-NEXT:   "budget": null,
-// JSON-NEXT:   "gap": null
+// JSON-NEXT:   "gap": null,
+// JSON-NEXT:   "offloaded": [],
+// JSON-NEXT:   "offloaded_bytes": 0,
+// JSON-NEXT:   "link_bytes_per_second": null,
+// JSON-NEXT:   "device": null
 // JSON-NEXT: },
 
 // HTML: <tr><th>Recomputed</th><td>2 ops: train.gelu x1, train.matmul x1</td></tr>

@@ -124,9 +124,24 @@ def check_json(path):
                 "algorithm",
                 "budget",
                 "gap",
+                "offloaded",
+                "offloaded_bytes",
+                "link_bytes_per_second",
+                "device",
             ],
             f"remat keys {list(remat)}",
         )
+        expect(all(list(o) == ["name", "bytes"] and is_int(o["bytes"]) and o["bytes"] > 0
+                   for o in remat["offloaded"]), "remat offloaded entries")
+        expect(sum(o["bytes"] for o in remat["offloaded"]) == remat["offloaded_bytes"],
+               "remat offloaded_bytes sum")
+        expect((remat["link_bytes_per_second"] is None) == (remat["device"] is None),
+               "remat link and device recorded together")
+        if remat["offloaded"]:
+            host = report.get("host")
+            expect(host is not None and
+                   host["copied_to_host_bytes"] >= remat["offloaded_bytes"],
+                   "offloaded bytes counted in the host's copies")
         expect(sum(remat["by_op"].values()) == remat["recomputed_ops"], "by_op sum")
         expect(remat["peak_after"] == report["load_bytes"], "remat peak_after")
         expect(remat["algorithm"] is None or isinstance(remat["algorithm"], str),

@@ -102,6 +102,13 @@ struct RematSummary {
   /// Recomputed ops by op name, in first-appearance order.
   SmallVector<std::pair<std::string, int64_t>> opsByName;
   int64_t numOps = 0;
+  /// The activations offloaded to host memory (their buffers' names and
+  /// bytes, in program order of their copies out), and what the record says
+  /// of the cost model: the host link's bytes per second and the device.
+  SmallVector<std::pair<std::string, int64_t>> offloaded;
+  int64_t offloadedBytes = 0;
+  std::optional<double> linkBytesPerSecond;
+  std::string device;
 };
 
 /// The persistent state of the model per parameter element (the textbook

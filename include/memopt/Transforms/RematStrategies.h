@@ -61,9 +61,12 @@ struct RematCandidate {
   /// The activations `apply` offloads to host memory (applyOffloads), and
   /// the bytes each direction of the host link carries for them.
   SmallVector<ForwardValueKey> offloaded;
+  int64_t numOffloaded = 0;
   int64_t offloadedBytes = 0;
-  /// The step's time by OffloadCostModel, when one was given (seconds).
+  /// The step's time by OffloadCostModel, when one was given (seconds), and
+  /// the host's peak then (bytes).
   std::optional<double> seconds;
+  int64_t hostPeak = 0;
 };
 
 //===----------------------------------------------------------------------===//
