@@ -81,11 +81,6 @@ struct TrainPlanMemoryPass
     removeMemoryPlan(func);
     // The plan attributes are no input of the liveness analysis.
     const auto &liveness = getAnalysis<TensorLiveness>();
-    if (liveness.hasHostBuffers()) {
-      func.emitOpError() << "keeps values in host memory (train-offload): "
-                            "planning host memory is not built yet";
-      return signalPassFailure();
-    }
     StepPlanOptions options;
     options.alignment = alignment;
     options.searchBudget = searchBudget;

@@ -7,13 +7,14 @@
 // ops -- and each train.to_host, whose result is a host buffer -- is
 // bracketed by calls that switch the space to the host and back before the
 // ops are lowered. The copies are real copies into new buffers
-// (bufferization.alloc_tensor with a copy).
+// (linalg.copy into a tensor.empty).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
 
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
 using namespace mlir::memopt;
@@ -26,9 +27,13 @@ struct SpaceCopyLowering : public OpConversionPattern<CopyOp> {
   LogicalResult
   matchAndRewrite(CopyOp op, typename CopyOp::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    // A copy into a new tensor: in a planned step, the arena places the
+    // device's copies at their offsets as it places any op's destination.
     auto type = cast<RankedTensorType>(op.getType());
-    rewriter.replaceOpWithNewOp<bufferization::AllocTensorOp>(
-        op, type, ValueRange(), adaptor.getInput());
+    Value empty = tensor::EmptyOp::create(rewriter, op.getLoc(),
+                                          type.getShape(),
+                                          type.getElementType());
+    rewriter.replaceOpWithNewOp<linalg::CopyOp>(op, adaptor.getInput(), empty);
     return success();
   }
 };
@@ -68,10 +73,6 @@ LogicalResult mlir::memopt::insertMemorySpaceMarkers(ModuleOp module) {
     callee.setPrivate();
   }
   for (func::FuncOp func : funcs) {
-    if (func->hasAttr(train::TrainDialect::kArenaBytesAttrName))
-      return func.emitOpError()
-             << "is planned (train-plan-memory) and holds host values: "
-                "planning host memory is not built yet";
     auto mark = [&](Operation *at, bool after, int32_t space) {
       OpBuilder builder(at);
       if (after)

@@ -5,7 +5,8 @@ offload: check_offload.py [--activations] BASE OFFLOADED.
     digit for digit: the copies move values, they do not change them);
   * in the offloaded run, each measured byte count equals its prediction:
     the device's peak and persistent bytes, the host's peak and persistent
-    bytes, on every rank;
+    bytes, on every rank (for a planned step, the device's peak is its
+    arena, arena_bytes);
   * the host holds something, and the device's persistent bytes went down
     by what the host's persistent bytes hold; with --activations (train-remat
     offloading activations), nothing persists on the host, the device's
@@ -17,6 +18,7 @@ import re
 import sys
 
 BYTES = re.compile(r"(?:rank \d+: )?(measured|predicted)_(\w+)_bytes: (\d+)")
+ARENA = re.compile(r"^arena_bytes: (\d+)$")
 
 
 def split(path):
@@ -28,6 +30,12 @@ def split(path):
                 results.append(line)
                 continue
             rank = line.split(":")[0] if line.startswith("rank ") else "all"
+            # A planned step (train-plan-memory): the device allocates its
+            # arena (printed after the liveness' prediction, which it
+            # replaces), and that is what its peak must measure.
+            if arena := ARENA.match(line):
+                predicted[(rank, "peak")] = int(arena.group(1))
+                continue
             for kind, what, value in BYTES.findall(line):
                 (measured if kind == "measured" else predicted)[(rank, what)] = int(value)
     return results, measured, predicted
