@@ -38,9 +38,9 @@ def main():
     text = sys.stdin.read()
     recompute, offload = choice(text, "recompute"), choice(text, "offload")
     cells = [f"{budget / MIB:.1f}"]
-    for c in (recompute, offload):
+    for c, width in ((recompute, 3), (offload, 5)):
         if c is None:
-            cells += ["-"] * (3 if c is recompute else 5)
+            cells += ["-"] * width
             continue
         cells += [f"{c['peak'] / MIB:.1f}" + ("*" if c["over"] else ""), f"{c['flops'] / 1e9:.2f}"]
         if c is offload:

@@ -306,8 +306,9 @@ private:
   /// While over `limit`: offloads the value at the peak (of the first few)
   /// that lowers it most.
   void lowerPeak(OffloadPlan &plan, MeasuredPlan &current, int64_t limit) const;
-  /// Trades recomputed activations of a keep-set for offloaded ones while
-  /// the step stays within `limit` and gets faster.
+  /// Trades recomputed activations of a keep-set for offloaded ones, largest
+  /// first: while the step is over `limit`, those that lower its peak; then
+  /// those that keep it within `limit` and make it faster.
   void tradeRecompute(OffloadPlan &plan, MeasuredPlan &current,
                       int64_t limit) const;
 
@@ -421,9 +422,16 @@ void OffloadSearch::tradeRecompute(OffloadPlan &plan, MeasuredPlan &current,
     MeasuredPlan measured = measure(next);
     // Kept but not offloaded (a value getOffloadable refuses): not a trade.
     if (measured.candidate.numOffloaded <= current.candidate.numOffloaded ||
-        measured.candidate.peak > limit ||
-        measured.candidate.flops >= current.candidate.flops ||
-        *measured.candidate.seconds >= *current.candidate.seconds)
+        measured.candidate.flops >= current.candidate.flops)
+      continue;
+    // Over the budget, a trade must lower the peak; within it, the time,
+    // staying within.
+    bool better = current.candidate.peak > limit
+                      ? measured.candidate.peak < current.candidate.peak
+                      : measured.candidate.peak <= limit &&
+                            *measured.candidate.seconds <
+                                *current.candidate.seconds;
+    if (!better)
       continue;
     plan = std::move(next);
     current = std::move(measured);
@@ -438,8 +446,12 @@ OffloadSearch::run(std::optional<int64_t> limit) {
   plan.keep = base.keep;
   MeasuredPlan current = measure(plan);
   lowerPeak(plan, current, *limit);
-  if (plan.keep && current.candidate.peak <= *limit)
+  if (plan.keep) {
+    // Still over: trading recomputation for copies may lower the peak
+    // where no single copy at the peak does; then once more from there.
     tradeRecompute(plan, current, *limit);
+    lowerPeak(plan, current, *limit);
+  }
   if (plan.keys.empty())
     return std::nullopt;
   return std::move(current.candidate);

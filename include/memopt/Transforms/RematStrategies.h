@@ -124,10 +124,11 @@ int64_t applyOffloads(func::FuncOp func, ArrayRef<ForwardValueKey> keys,
 
 /// Offload on top of `base`, a candidate of `func`: first, while its peak
 /// is over `limit`, offloads the activation live at the peak that lowers it
-/// most (of the few largest); then, for a keep-set, trades each recomputed
-/// activation for an offloaded one where the step stays within `limit` and
-/// its time by `model` drops. Recomputes no more FLOPs than `base`. Nothing
-/// when no offload helps.
+/// most (of the few largest); then, for a keep-set, trades recomputed
+/// activations for offloaded ones, largest first (while over `limit`, those
+/// that lower the peak; within it, those that keep it within and lower the
+/// time by `model`), and offloads at the peak once more. Recomputes no more
+/// FLOPs than `base`. Nothing when no offload helps.
 std::optional<RematCandidate> addOffloads(func::FuncOp func,
                                           const RematCandidate &base,
                                           std::optional<int64_t> limit,
