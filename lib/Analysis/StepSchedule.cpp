@@ -65,7 +65,9 @@ ScheduleGraph::ScheduleGraph(Operation *func, const TensorLiveness &liveness)
       continue;
     ownIndex[k] = buffers.size();
     BufferInfo info;
-    info.bytes = buffer.bytes;
+    // The device's peak is the one ordered: host buffers (train-offload)
+    // count nothing here, as in TensorLiveness's load.
+    info.bytes = buffer.host ? 0 : buffer.bytes;
     if (Operation *def = buffer.value.getDefiningOp()) {
       info.def = indexOf.lookup(def);
       defined[info.def].push_back(buffers.size());

@@ -70,7 +70,18 @@ std::string Candidate::describe() const {
                  : std::string(),
           dp, zero, getRematChoiceName(remat))
           .str();
-  return text;
+  return text + describeOffload();
+}
+
+std::string Candidate::describeOffload() const {
+  bool activations = offloadActivations && remat == RematChoice::Greedy;
+  if (offloadOptimizer && activations)
+    return " offload=optimizer+activations";
+  if (offloadOptimizer)
+    return " offload=optimizer";
+  if (activations)
+    return " offload=activations";
+  return "";
 }
 
 //===----------------------------------------------------------------------===//
@@ -109,10 +120,13 @@ public:
   CandidateScreener(MLIRContext &context, const StepSource &source,
                     const SearchOptions &options,
                     llvm::function_ref<void(const Evaluation &)> progress,
-                    SearchResult &result)
+                    SearchResult &result, bool offloadOptimizer,
+                    bool offloadActivations)
       : context(context), source(source), options(options), progress(progress),
         result(result),
-        searchGreedy(llvm::is_contained(options.remat, RematChoice::Greedy)) {}
+        searchGreedy(llvm::is_contained(options.remat, RematChoice::Greedy)),
+        offloadOptimizer(offloadOptimizer),
+        offloadActivations(offloadActivations) {}
 
   ScreenedCandidates run();
 
@@ -137,6 +151,8 @@ private:
   llvm::function_ref<void(const Evaluation &)> progress;
   SearchResult &result;
   bool searchGreedy;
+  /// The round's host offload, on every candidate.
+  bool offloadOptimizer, offloadActivations;
   ScreenedCandidates screened;
 };
 } // namespace
@@ -200,6 +216,8 @@ bool CandidateScreener::screenPipeline(train::PrecisionMode precision,
   partition.base.precision = precision;
   partition.base.tp = tp;
   partition.base.pp = pp;
+  partition.base.offloadOptimizer = offloadOptimizer;
+  partition.base.offloadActivations = offloadActivations;
   if (pp > 1) {
     // The first schedule; the others are tried where it fits.
     partition.base.schedule = options.pipelineSchedules.front();
@@ -231,7 +249,14 @@ CandidateScreener::getMicroBatches(int64_t dp, int64_t perProcess) const {
   // The micro-batches: samples per process per micro-batch, dividing
   // a data-parallel group's share of the global batch.
   SmallVector<int64_t> micros;
-  if (source.fixedBatch) {
+  if (options.wholeBatchOnly) {
+    // One micro-batch a step: the process's whole share (where the
+    // micro-batches asked for include it).
+    if ((!source.fixedBatch || *source.fixedBatch == perProcess * dp) &&
+        (options.microBatches.empty() ||
+         llvm::is_contained(options.microBatches, perProcess)))
+      micros.push_back(perProcess);
+  } else if (source.fixedBatch) {
     if (*source.fixedBatch % dp == 0 &&
         perProcess % (*source.fixedBatch / dp) == 0)
       micros.push_back(*source.fixedBatch / dp);
@@ -423,7 +448,9 @@ void CandidateScreener::addGreedyBounds(const Partition &partition,
 ScreenedCandidates mlir::memopt::autoplan::screenCandidates(
     MLIRContext &context, const StepSource &source,
     const SearchOptions &options,
-    llvm::function_ref<void(const Evaluation &)> progress,
-    SearchResult &result) {
-  return CandidateScreener(context, source, options, progress, result).run();
+    llvm::function_ref<void(const Evaluation &)> progress, SearchResult &result,
+    bool offloadOptimizer, bool offloadActivations) {
+  return CandidateScreener(context, source, options, progress, result,
+                           offloadOptimizer, offloadActivations)
+      .run();
 }

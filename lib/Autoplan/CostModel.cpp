@@ -49,7 +49,9 @@ namespace {
 /// The sums estimateStepCost collects over a step's ops.
 struct CostSums {
   double microSeconds = 0, recomputeSeconds = 0, tpSeconds = 0, dpSeconds = 0,
-         p2pSeconds = 0, optimizerSeconds = 0, stepCommSeconds = 0;
+         p2pSeconds = 0, optimizerSeconds = 0, stepCommSeconds = 0,
+         hostSeconds = 0;
+  bool copies = false;
   int64_t microFlops = 0, stepFlops = 0, recomputeFlops = 0, microSent = 0,
           stepSent = 0;
 };
@@ -202,11 +204,25 @@ mlir::memopt::autoplan::estimateStepCost(func::FuncOp step,
       addTransfer(p2p, device, pipelineProcesses, sums);
       return;
     }
+    if (isa<train::ToHostOp, train::ToDeviceOp>(op)) {
+      sums.copies = true;
+      return;
+    }
     auto costOp = dyn_cast<train::CostOpInterface>(op);
     if (!costOp)
       return;
-    double seconds = estimateOpSeconds(costOp, device);
     int64_t flops = costOp.getFlops();
+    // The host's ops (the offloaded updates) are bound by its memory.
+    if (train::isHostOp(op)) {
+      if (device.hostMemoryBytesPerSecond > 0)
+        sums.hostSeconds +=
+            static_cast<double>(costOp.getBytesRead() +
+                                costOp.getBytesWritten()) /
+            device.hostMemoryBytesPerSecond;
+      sums.stepFlops += flops;
+      return;
+    }
+    double seconds = estimateOpSeconds(costOp, device);
     // The updates run once per optimizer step; everything else (gradient
     // accumulation included) once per micro-batch.
     if (isa<train::SgdOp, train::AdamOp, train::AdamWOp>(op)) {
@@ -224,14 +240,23 @@ mlir::memopt::autoplan::estimateStepCost(func::FuncOp step,
   StepCost cost;
   if (isZeroBubbleStage(step))
     cost.weightGradientSeconds = getWeightGradientSeconds(step, device);
+  // The copies to and from the host: the part the compute does not hide,
+  // by train-remat's overlap model.
+  if (sums.copies && device.hostLinkBytesPerSecond > 0) {
+    StepTime time =
+        estimateStepTime(step, {device, device.hostLinkBytesPerSecond});
+    cost.hostLinkSeconds = std::max(0.0, time.seconds - time.computeSeconds);
+    sums.microSeconds += cost.hostLinkSeconds;
+  }
+  cost.hostSeconds = sums.hostSeconds;
   cost.microBatchSeconds = sums.microSeconds;
   cost.recomputeSeconds = sums.recomputeSeconds;
   cost.tensorParallelSeconds = sums.tpSeconds;
   cost.dataParallelSeconds = sums.dpSeconds;
   cost.pipelineSeconds = sums.p2pSeconds;
   cost.optimizerSeconds = sums.optimizerSeconds + sums.stepCommSeconds;
-  cost.stepSeconds =
-      sums.microSeconds * gradientAccumulation + cost.optimizerSeconds;
+  cost.stepSeconds = sums.microSeconds * gradientAccumulation +
+                     cost.optimizerSeconds + cost.hostSeconds;
   cost.microBatchFlops = sums.microFlops;
   cost.microBatchSentBytes = sums.microSent;
   cost.flops = sums.microFlops * gradientAccumulation + sums.stepFlops;

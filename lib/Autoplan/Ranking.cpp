@@ -141,13 +141,17 @@ rankCandidates(MLIRContext &context, const StepSource &source,
   }
 }
 
-SearchResult mlir::memopt::autoplan::search(
-    MLIRContext &context, const StepSource &source,
-    const SearchOptions &options,
-    llvm::function_ref<void(const Evaluation &)> progress) {
+/// One round of search(): every candidate offloads what the flags say.
+static SearchResult
+searchRound(MLIRContext &context, const StepSource &source,
+            const SearchOptions &options,
+            llvm::function_ref<void(const Evaluation &)> progress,
+            bool offloadOptimizer, bool offloadActivations) {
   SearchResult result;
+  result.offloadSearched = offloadOptimizer || offloadActivations;
   ScreenedCandidates screened =
-      screenCandidates(context, source, options, progress, result);
+      screenCandidates(context, source, options, progress, result,
+                       offloadOptimizer, offloadActivations);
   std::vector<Evaluation> &screens = screened.screens;
   result.numScreened = screens.size();
   // (Phase 2 screens the other pipeline schedules of the candidates that
@@ -173,6 +177,83 @@ SearchResult mlir::memopt::autoplan::search(
   }
   for (Evaluation &screen : screens)
     result.evaluations.push_back(std::move(screen));
+  return result;
+}
+
+/// Adds the round `next` to `result`: its evaluations and counts, its
+/// fitting plans into the ranking (fastest first, at most `top`), and its
+/// smallest peak where nothing fits yet.
+static void mergeRound(SearchResult &result, SearchResult next,
+                       unsigned top) {
+  for (Evaluation &evaluation : next.evaluations)
+    result.evaluations.push_back(std::move(evaluation));
+  result.numCandidates += next.numCandidates;
+  result.numPruned += next.numPruned;
+  result.numScreened += next.numScreened;
+  result.numPlanned += next.numPlanned;
+  result.numCompositionChecks += next.numCompositionChecks;
+  result.numCompositionMismatches += next.numCompositionMismatches;
+  result.offloadSearched |= next.offloadSearched;
+  for (Evaluation &evaluation : next.ranked)
+    result.ranked.push_back(std::move(evaluation));
+  llvm::stable_sort(result.ranked, [](const Evaluation &a,
+                                      const Evaluation &b) {
+    return a.cost.stepSeconds < b.cost.stepSeconds;
+  });
+  if (result.ranked.size() > top)
+    result.ranked.resize(top);
+  if (!result.ranked.empty())
+    result.smallest.reset();
+  else if (next.smallest &&
+           (!result.smallest || next.smallest->peakBytes < result.smallest->peakBytes))
+    result.smallest = std::move(next.smallest);
+}
+
+SearchResult mlir::memopt::autoplan::search(
+    MLIRContext &context, const StepSource &source,
+    const SearchOptions &options,
+    llvm::function_ref<void(const Evaluation &)> progress) {
+  using Mode = SearchOptions::OffloadMode;
+  bool greedy = llvm::is_contained(options.remat, RematChoice::Greedy);
+  if (options.offload == Mode::None || options.offload == Mode::Activations)
+    return searchRound(context, source, options, progress,
+                       /*offloadOptimizer=*/false,
+                       options.offload == Mode::Activations);
+  // The optimizer on the host: one micro-batch a step, no stages.
+  SearchOptions onHost = options;
+  onHost.wholeBatchOnly = true;
+  onHost.pipelineParallel = {1};
+  if (options.offload == Mode::Optimizer)
+    return searchRound(context, source, onHost, progress,
+                       /*offloadOptimizer=*/true, /*offloadActivations=*/false);
+  // All: activations, then the optimizer with them; auto: nothing first,
+  // and each next round only while nothing fits.
+  bool isAuto = options.offload == Mode::Auto;
+  SearchResult result =
+      searchRound(context, source, options, progress,
+                  /*offloadOptimizer=*/false, /*offloadActivations=*/!isAuto);
+  // (Auto offloads where candidates were built but did not fit: where none
+  // could be built, offload would not change that.)
+  bool tooLarge = result.ranked.empty() && result.smallest;
+  if (isAuto && tooLarge && greedy) {
+    // Only greedy changes with activations offloaded: keeping everything
+    // and full recomputation are screened again as its bounds.
+    SearchOptions activations = options;
+    llvm::erase_if(activations.remat, [](RematChoice choice) {
+      return choice == RematChoice::Selective;
+    });
+    mergeRound(result,
+               searchRound(context, source, activations, progress,
+                           /*offloadOptimizer=*/false,
+                           /*offloadActivations=*/true),
+               options.top);
+  }
+  if (!isAuto || (tooLarge && result.ranked.empty()))
+    mergeRound(result,
+               searchRound(context, source, onHost, progress,
+                           /*offloadOptimizer=*/true,
+                           /*offloadActivations=*/true),
+               options.top);
   return result;
 }
 
@@ -344,6 +425,43 @@ mlir::memopt::autoplan::makeSearchOptions(const SearchRequest &request,
   if (request.top < 1)
     return requestError("--top must be at least 1");
   options.top = request.top;
+  std::optional<SearchOptions::OffloadMode> offload =
+      llvm::StringSwitch<std::optional<SearchOptions::OffloadMode>>(
+          request.offload)
+          .Case("auto", SearchOptions::OffloadMode::Auto)
+          .Case("none", SearchOptions::OffloadMode::None)
+          .Case("activations", SearchOptions::OffloadMode::Activations)
+          .Case("optimizer", SearchOptions::OffloadMode::Optimizer)
+          .Case("all", SearchOptions::OffloadMode::All)
+          .Default(std::nullopt);
+  if (!offload)
+    return requestError("unknown --offload '" + request.offload +
+                        "'; expected auto, none, activations, optimizer or "
+                        "all");
+  options.offload = *offload;
+  options.deviceSpec = request.device;
+  if (!request.hostMemory.empty()) {
+    FailureOr<int64_t> bytes = parseByteSize(request.hostMemory);
+    if (failed(bytes) || *bytes <= 0)
+      return requestError("cannot parse --host-memory '" + request.hostMemory +
+                          "'; expected a positive size such as 2TiB");
+    options.hostMemory = *bytes;
+  }
+  // Offload's cost needs the host's link and memory bandwidth: without
+  // them in the profile, auto searches no offload and the others refuse.
+  bool knowsHost = options.device.hostLinkBytesPerSecond > 0 &&
+                   options.device.hostMemoryBytesPerSecond > 0;
+  if (options.offload == SearchOptions::OffloadMode::Auto && !knowsHost)
+    options.offload = SearchOptions::OffloadMode::None;
+  bool offloads = options.offload != SearchOptions::OffloadMode::None;
+  if (offloads && options.device.hostLinkBytesPerSecond <= 0)
+    return requestError("--offload: device '" + options.device.name +
+                        "' has no host_link_bytes_per_second in its profile "
+                        "(use --offload=none, or add it)");
+  if (offloads && options.device.hostMemoryBytesPerSecond <= 0)
+    return requestError("--offload: device '" + options.device.name +
+                        "' has no host_memory_bytes_per_second in its "
+                        "profile (use --offload=none, or add it)");
   for (int64_t micro : request.microBatches) {
     if (micro < 1)
       return requestError("--micro-batch must be positive, got " +
@@ -440,8 +558,9 @@ static std::string countDevices(int64_t devices) {
   return std::to_string(devices) + (devices == 1 ? " device" : " devices");
 }
 
-/// What a model that fits no searched configuration needs.
-static std::string describeWhatElse(const SearchResult &result) {
+/// What a model that fits no searched configuration needs, besides host
+/// memory.
+static std::string describeWhatElseOnDevices(const SearchResult &result) {
   int64_t stages = 1;
   for (const Evaluation &evaluation : result.evaluations)
     stages = std::max(stages, evaluation.candidate.pp);
@@ -452,6 +571,15 @@ static std::string describeWhatElse(const SearchResult &result) {
   return "This needs more devices, pipeline parallelism (searched on the "
          "generated models, whose layers it splits), a smaller global batch "
          "or more memory per device";
+}
+
+/// What a model that fits no searched configuration needs.
+static std::string describeWhatElse(const SearchResult &result) {
+  if (result.offloadSearched)
+    return "Host memory was searched too (the optimizer and activations "
+           "offloaded). " +
+           describeWhatElseOnDevices(result);
+  return describeWhatElseOnDevices(result);
 }
 
 std::string mlir::memopt::autoplan::describeNoFit(const SearchResult &result,
@@ -470,6 +598,16 @@ std::string mlir::memopt::autoplan::describeNoFit(const SearchResult &result,
         .str();
   }
   const Evaluation &smallest = *result.smallest;
+  if (options.hostMemory && smallest.peakBytes <= options.getBudget())
+    return "no configuration of " + model.str() + " on " +
+           countDevices(options.devices) + " fits both " +
+           formatSize(options.getBudget()) + " per device and --host-memory " +
+           formatSize(*options.hostMemory) +
+           " per node: those that fit the device offload to the host, and " +
+           "the one of least device memory, " + smallest.candidate.describe() +
+           " (" + formatSize(smallest.peakBytes) + " a device), needs " +
+           formatSize(smallest.hostPeakBytes * options.getProcessesPerNode()) +
+           " of host memory per node";
   return "no configuration fits " + formatSize(options.getBudget()) +
          " per device (" + formatSize(options.deviceMemory) +
          " less the reserve of " + formatSize(options.reserve) + ") on " +

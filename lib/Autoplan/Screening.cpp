@@ -81,8 +81,11 @@ static void setPipelineOptions(PipelineOptions &pipeline,
     // misses the budget is TooLarge.
     pipeline.rematBudget =
         std::to_string(options.getBudget() - options.getBudget() / 100);
+    pipeline.rematOffload = candidate.offloadActivations;
+    pipeline.rematDevice = options.deviceSpec;
     break;
   }
+  pipeline.offloadOptimizer = candidate.offloadOptimizer;
   pipeline.plan = plan;
 }
 
@@ -429,6 +432,20 @@ static Evaluation screenPipelined(MLIRContext &context,
   return evaluation;
 }
 
+/// A candidate that fits the device but whose processes on one node hold
+/// more host memory than `options.hostMemory` does not fit.
+static void checkHostMemory(Evaluation &evaluation,
+                            const SearchOptions &options) {
+  int64_t perNode = evaluation.hostPeakBytes * options.getProcessesPerNode();
+  if (evaluation.status != Evaluation::Status::Fits || !options.hostMemory ||
+      perNode <= *options.hostMemory)
+    return;
+  evaluation.status = Evaluation::Status::TooLarge;
+  evaluation.reason = "the host memory of " + formatBytes(perNode) +
+                      " per node exceeds --host-memory " +
+                      formatBytes(*options.hostMemory);
+}
+
 Evaluation mlir::memopt::autoplan::evaluateCandidate(
     MLIRContext &context, const StepSource &source,
     const SearchOptions &options, const Candidate &candidate) {
@@ -461,8 +478,11 @@ Evaluation mlir::memopt::autoplan::evaluateCandidate(
   evaluation.peakBytes = report->getPeakBytes();
   evaluation.loadBytes =
       report->getPlanLoadBytes().value_or(report->getLoadBytes());
-  evaluation.modelStateBytes = report->getModelStates().getTotalBytes();
+  // The device's part (offloaded states are on the host).
+  evaluation.modelStateBytes = report->getModelStates().getTotalBytes() -
+                               report->getModelStates().getHostBytes();
   evaluation.savedActivationBytes = report->getSavedActivations().totalBytes;
+  evaluation.hostPeakBytes = report->getLiveness().getHostLoad();
   evaluation.peakOp =
       (report->getPeakOpName() + " at " + report->getPeakLocation()).str();
   evaluation.cost =
@@ -476,14 +496,20 @@ Evaluation mlir::memopt::autoplan::evaluateCandidate(
         "the planned arena of " + formatBytes(evaluation.peakBytes) +
         " exceeds the budget of " + formatBytes(options.getBudget());
   }
+  checkHostMemory(evaluation, options);
   evaluation.seconds = secondsSince(start);
   return evaluation;
 }
 
 /// One point of a composition: the LOAD (at the planner's 256-byte
-/// alignment) and the cost of `candidate` on the model of `layers` layers,
-/// without planning.
-static FailureOr<std::pair<int64_t, StepCost>>
+/// alignment), the host's LOAD and the cost of `candidate` on the model of
+/// `layers` layers, without planning.
+struct LayersPoint {
+  int64_t load = 0;
+  int64_t hostLoad = 0;
+  StepCost cost;
+};
+static FailureOr<LayersPoint>
 measureLayers(MLIRContext &context, const StepSource &source,
               const SearchOptions &options, const Candidate &candidate,
               int64_t layers) {
@@ -494,9 +520,9 @@ measureLayers(MLIRContext &context, const StepSource &source,
     return failure();
   func::FuncOp step = getStepFunction(*module);
   TensorLiveness liveness(step, /*granularity=*/256);
-  return std::make_pair(
-      liveness.getLoad(),
-      estimateStepCost(step, options.device, candidate.gradientAccumulation));
+  return LayersPoint{
+      liveness.getLoad(), liveness.getHostLoad(),
+      estimateStepCost(step, options.device, candidate.gradientAccumulation)};
 }
 
 /// a + (b - a) * (n - 2), for values at 2 and 3 layers composed to n.
@@ -518,21 +544,22 @@ Evaluation mlir::memopt::autoplan::screenCandidate(MLIRContext &context,
   Evaluation evaluation;
   evaluation.candidate = candidate;
   // The LOAD and cost at 2 and 3 layers.
-  int64_t loads[2] = {0, 0};
+  int64_t loads[2] = {0, 0}, hostLoads[2] = {0, 0};
   StepCost costs[2];
   std::string error;
   bool measured = true;
   {
     ErrorCollector errors(context);
     for (int64_t layers : {2, 3}) {
-      FailureOr<std::pair<int64_t, StepCost>> point =
+      FailureOr<LayersPoint> point =
           measureLayers(context, source, options, candidate, layers);
       if (failed(point)) {
         measured = false;
         break;
       }
-      loads[layers - 2] = point->first;
-      costs[layers - 2] = point->second;
+      loads[layers - 2] = point->load;
+      hostLoads[layers - 2] = point->hostLoad;
+      costs[layers - 2] = point->cost;
     }
     error = errors.message;
   }
@@ -543,6 +570,7 @@ Evaluation mlir::memopt::autoplan::screenCandidate(MLIRContext &context,
   }
   int64_t n = source.layers;
   evaluation.loadBytes = extend(loads[0], loads[1], n);
+  evaluation.hostPeakBytes = extend(hostLoads[0], hostLoads[1], n);
   const StepCost &a = costs[0], &b = costs[1];
   StepCost &cost = evaluation.cost;
   cost.microBatchSeconds = extend(a.microBatchSeconds, b.microBatchSeconds, n);
@@ -552,6 +580,8 @@ Evaluation mlir::memopt::autoplan::screenCandidate(MLIRContext &context,
   cost.dataParallelSeconds =
       extend(a.dataParallelSeconds, b.dataParallelSeconds, n);
   cost.optimizerSeconds = extend(a.optimizerSeconds, b.optimizerSeconds, n);
+  cost.hostSeconds = extend(a.hostSeconds, b.hostSeconds, n);
+  cost.hostLinkSeconds = extend(a.hostLinkSeconds, b.hostLinkSeconds, n);
   cost.stepSeconds = extend(a.stepSeconds, b.stepSeconds, n);
   cost.flops = extend(a.flops, b.flops, n);
   cost.recomputeFlops = extend(a.recomputeFlops, b.recomputeFlops, n);
@@ -566,6 +596,7 @@ Evaluation mlir::memopt::autoplan::screenCandidate(MLIRContext &context,
                         "of " +
                         formatBytes(options.getBudget());
   }
+  checkHostMemory(evaluation, options);
   evaluation.seconds = secondsSince(start);
   return evaluation;
 }

@@ -28,13 +28,15 @@ struct ScreenedCandidates {
 
 /// Phase 1: every candidate of `options` but greedy's, screened, with
 /// monotonicity pruning; greedy candidates wait for phase 2 with a lower
-/// bound of their time. Counts the candidates, the pruned ones and the
-/// composition checks in `result`; reports each screen to `progress`.
+/// bound of their time. Every candidate offloads what the round's flags
+/// say. Counts the candidates, the pruned ones and the composition checks
+/// in `result`; reports each screen to `progress`.
 ScreenedCandidates
 screenCandidates(MLIRContext &context, const StepSource &source,
                  const SearchOptions &options,
                  llvm::function_ref<void(const Evaluation &)> progress,
-                 SearchResult &result);
+                 SearchResult &result, bool offloadOptimizer,
+                 bool offloadActivations);
 
 } // namespace mlir::memopt::autoplan
 

@@ -199,10 +199,15 @@ mlir::memopt::autoplan::parseDeviceProfile(StringRef text, StringRef source) {
   if (llvm::Error error = reader.readPositiveInteger("devices_per_node",
                                                      profile.devicesPerNode))
     return std::move(error);
-  // Optional: profiles written before host offload have no host link.
+  // Optional: profiles written before host offload have no host link and
+  // no host memory bandwidth.
   if (object->get("host_link_bytes_per_second"))
     if (llvm::Error error = reader.readRate("host_link_bytes_per_second",
                                             profile.hostLinkBytesPerSecond))
+      return std::move(error);
+  if (object->get("host_memory_bytes_per_second"))
+    if (llvm::Error error = reader.readRate("host_memory_bytes_per_second",
+                                            profile.hostMemoryBytesPerSecond))
       return std::move(error);
   if (llvm::Error error = reader.checkNoOtherFields({"notes"}))
     return std::move(error);

@@ -37,6 +37,13 @@ void mlir::memopt::buildPipeline(OpPassManager &pm,
     shard.vocabParallel = options.vocabParallel;
     pm.addPass(createTrainShardPass(shard));
   }
+  // The optimizer on the host after train-shard (each process offloads its
+  // part) and before accumulation (which it does not support).
+  if (options.offloadOptimizer) {
+    TrainOffloadPassOptions offload;
+    offload.optimizer = "host";
+    pm.nest<func::FuncOp>().addPass(createTrainOffloadPass(offload));
+  }
   // train-pipeline after train-shard: the stages are the grid's last axis.
   // Its stages sum their micro-batches' gradients themselves.
   if (options.pp > 1) {
@@ -69,6 +76,9 @@ void mlir::memopt::buildPipeline(OpPassManager &pm,
     TrainRematPassOptions remat;
     remat.budget = options.rematBudget;
     remat.algorithm = options.rematAlgorithm;
+    remat.offload = options.rematOffload;
+    if (options.rematOffload)
+      remat.device = options.rematDevice;
     step.addPass(createTrainRematPass(remat));
   }
   if (options.plan) {

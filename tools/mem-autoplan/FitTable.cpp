@@ -28,7 +28,8 @@ static llvm::json::Value toJSON(const FitResultRow &row,
       {"remat", getRematChoiceName(fit.candidate.remat)},
       {"precision", train::stringifyPrecisionMode(fit.candidate.precision)},
       {"screens", fit.screens},
-      {"plans", fit.plans}};
+      {"plans", fit.plans},
+      {"offload_optimizer", fit.candidate.offloadOptimizer}};
   if (!fit.largest) {
     object["micro_batch"] = nullptr;
     object["reason"] = fit.smallest ? fit.smallest->reason : fit.reason;
@@ -44,6 +45,7 @@ static llvm::json::Value toJSON(const FitResultRow &row,
   object["peak_op"] = e.peakOp;
   object["estimated_step_seconds"] = e.cost.stepSeconds;
   object["estimated_tokens_per_second"] = e.tokensPerSecond;
+  object["host_peak_bytes"] = e.hostPeakBytes;
   return object;
 }
 
@@ -76,18 +78,26 @@ static void printRow(const FitResultRow &row, const SearchOptions &options,
   StringRef remat = getRematChoiceName(fit.candidate.remat);
   if (!fit.largest) {
     std::string why = fit.smallest ? fit.smallest->reason : fit.reason;
-    os << llvm::formatv("{0,6} {1,-10} {2,5}   does not fit: {3}\n", row.seq,
-                        remat, "-", why);
+    os << llvm::formatv("{0,6} {1,-10} {2,5}   does not fit{3}: {4}\n",
+                        row.seq, remat, "-",
+                        fit.candidate.offloadOptimizer
+                            ? " with offload=optimizer"
+                            : "",
+                        why);
     return;
   }
   const Evaluation &e = *fit.largest;
   int64_t mb = e.candidate.microBatch;
   os << llvm::formatv(
       "{0,6} {1,-10} {2,5} {3,8} {4,11} {5,12} {6,12} "
-      "{7,11} {8,12:F0}\n",
+      "{7,11} {8,12:F0}",
       row.seq, remat, mb, mb * row.seq, formatSize(e.peakBytes),
       formatSize(e.modelStateBytes), formatSize(e.savedActivationBytes),
       formatSize(options.getBudget() - e.peakBytes), e.tokensPerSecond);
+  // The optimizer on the host: its memory there, beside the device's.
+  if (fit.candidate.offloadOptimizer)
+    os << "  offload=optimizer, host " << formatSize(e.hostPeakBytes);
+  os << "\n";
 }
 
 /// The row of most tokens per micro-batch (ties: the longer sequence).
@@ -104,6 +114,19 @@ static const FitResultRow *findLargest(ArrayRef<FitResultRow> rows) {
   return best;
 }
 
+/// The largest micro-batch of one recomputation choice, with or without the
+/// optimizer on the host.
+static FitRow findFit(MLIRContext &context, const StepSource &source,
+                      const FitTableRequest &request, RematChoice remat,
+                      bool offloadOptimizer) {
+  Candidate candidate;
+  candidate.precision = request.options.precisions.front();
+  candidate.remat = remat;
+  candidate.offloadOptimizer = offloadOptimizer;
+  return findLargestFit(context, source, request.options, candidate,
+                        request.maxMicroBatch);
+}
+
 LogicalResult
 mlir::memopt::autoplan::runFitTable(MLIRContext &context,
                                     const FitTableRequest &request) {
@@ -114,13 +137,23 @@ mlir::memopt::autoplan::runFitTable(MLIRContext &context,
     FailureOr<StepSource> source = request.makeSource(seq);
     if (failed(source))
       return failure();
-    for (RematChoice remat : request.remat) {
-      Candidate candidate;
-      candidate.precision = options.precisions.front();
-      candidate.remat = remat;
-      rows.push_back({seq, findLargestFit(context, *source, options, candidate,
-                                          request.maxMicroBatch)});
-    }
+    // The optimizer on the host: with offload=optimizer or all, and (auto)
+    // where nothing fits on the device alone.
+    using Mode = SearchOptions::OffloadMode;
+    size_t first = rows.size();
+    if (options.offload != Mode::Optimizer)
+      for (RematChoice remat : request.remat)
+        rows.push_back({seq, findFit(context, *source, request, remat,
+                                     /*offloadOptimizer=*/false)});
+    bool fits = llvm::any_of(ArrayRef(rows).drop_front(first),
+                             [](const FitResultRow &row) {
+                               return row.fit.largest.has_value();
+                             });
+    if (options.offload == Mode::Optimizer || options.offload == Mode::All ||
+        (options.offload == Mode::Auto && !fits))
+      for (RematChoice remat : request.remat)
+        rows.push_back({seq, findFit(context, *source, request, remat,
+                                     /*offloadOptimizer=*/true)});
   }
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
@@ -154,7 +187,8 @@ mlir::memopt::autoplan::runFitTable(MLIRContext &context,
          << best->fit.largest->candidate.microBatch * best->seq << " (seq "
          << best->seq << ", micro-batch "
          << best->fit.largest->candidate.microBatch << ", remat "
-         << getRematChoiceName(best->fit.candidate.remat) << ")\n";
+         << getRematChoiceName(best->fit.candidate.remat)
+         << best->fit.candidate.describeOffload() << ")\n";
   }
   if (best)
     return success();

@@ -172,6 +172,20 @@ static cl::list<int64_t>
                  cl::desc("Micro-batches to try (default: the powers of two "
                           "that divide a data-parallel group's share)"),
                  cl::CommaSeparated, cl::cat(searchCategory));
+static cl::opt<std::string> offloadMode(
+    "offload",
+    cl::desc("Host memory (docs/offload.md): auto (default: where nothing "
+             "fits, search again with greedy's activations offloaded, then "
+             "also with the optimizer on the host), none, activations "
+             "(greedy may offload activations), optimizer (the optimizer's "
+             "updates and states on the host; one micro-batch a step, no "
+             "stages) or all (both rounds)"),
+    cl::init("auto"), cl::cat(searchCategory));
+static cl::opt<std::string> hostMemory(
+    "host-memory",
+    cl::desc("Host memory per node that offloaded plans may use, e.g. 2TiB "
+             "(default: no limit; the host memory of each plan is printed)"),
+    cl::init(""), cl::cat(searchCategory));
 static cl::opt<std::string>
     optimizerName("optimizer",
                   cl::desc("Optimizer of generated steps: adamw (default), "
@@ -451,6 +465,8 @@ static FailureOr<SearchOptions> getSearchOptions(const StepSource &source) {
   request.microBatches.assign(microBatches.begin(), microBatches.end());
   request.optimizer = optimizerName;
   request.top = topRows;
+  request.offload = offloadMode;
+  request.hostMemory = hostMemory;
   llvm::Expected<SearchOptions> options = makeSearchOptions(request, source);
   if (!options)
     return fail(llvm::toString(options.takeError()));
@@ -483,6 +499,14 @@ static llvm::json::Object toJSON(const Evaluation &evaluation,
       {"estimated_step_seconds", evaluation.cost.stepSeconds},
       {"estimated_micro_batch_seconds", evaluation.cost.microBatchSeconds},
       {"estimated_tokens_per_second", evaluation.tokensPerSecond},
+      {"offload_optimizer", c.offloadOptimizer},
+      {"offload_activations",
+       c.offloadActivations && c.remat == RematChoice::Greedy},
+      {"host_peak_bytes", evaluation.hostPeakBytes},
+      {"host_bytes_per_node",
+       evaluation.hostPeakBytes * options.getProcessesPerNode()},
+      {"estimated_host_seconds", evaluation.cost.hostSeconds},
+      {"estimated_host_link_seconds", evaluation.cost.hostLinkSeconds},
   };
   if (c.pp > 1) {
     // The built stages (docs/autoplan.md): the heaviest is the plan's.
@@ -563,6 +587,28 @@ static std::string formatStages(const Candidate &c) {
   return text;
 }
 
+/// The host memory of the ranked plans that offload, one line each.
+static void printOffloads(ArrayRef<Evaluation> ranked,
+                          const SearchOptions &options, raw_ostream &os) {
+  for (auto [index, e] : llvm::enumerate(ranked)) {
+    std::string what = e.candidate.describeOffload();
+    if (what.empty())
+      continue;
+    os << llvm::formatv("offload, rank {0}:{1}: host {2} per node ({3} a "
+                        "process x {4})",
+                        index + 1, what,
+                        formatSize(e.hostPeakBytes *
+                                   options.getProcessesPerNode()),
+                        formatSize(e.hostPeakBytes),
+                        options.getProcessesPerNode());
+    if (options.hostMemory)
+      os << " of --host-memory " << formatSize(*options.hostMemory);
+    os << "; est. host updates " << formatDuration(e.cost.hostSeconds)
+       << ", copies not hidden " << formatDuration(e.cost.hostLinkSeconds)
+       << " a micro-batch\n";
+  }
+}
+
 /// The ranked plans as a table, after what was searched.
 static void printTable(const SearchResult &result, const SearchOptions &options,
                        const StepSource &source, StringRef description,
@@ -619,6 +665,7 @@ static void printTable(const SearchResult &result, const SearchOptions &options,
                    }))
     os << "pp: pipeline stages under 1F1B; 'zb' ZB-H1, 'iV' interleaved "
           "with V model chunks a stage\n";
+  printOffloads(ArrayRef(result.ranked).take_front(rows), options, os);
 }
 
 /// -o: the best plan's step, built again, into `output`.
@@ -659,6 +706,8 @@ runFitMode(MLIRContext &context, const StepSource &source,
   search.globalBatch = 1;
   search.precisions.assign(precisionModes.begin(), precisionModes.end());
   search.optimizer = optimizerName;
+  search.offload = offloadMode;
+  search.hostMemory = hostMemory;
   llvm::Expected<SearchOptions> options = makeSearchOptions(search, source);
   if (!options)
     return fail(llvm::toString(options.takeError()));

@@ -56,6 +56,15 @@ struct Candidate {
   int64_t firstStageLayers = 0;
   int64_t zero = 0;
   RematChoice remat = RematChoice::None;
+  /// Host memory (docs/offload.md): the optimizer's updates, fp32 masters
+  /// and states on the host (train-offload; no accumulation, no stages),
+  /// and activations offloaded by greedy's train-remat (offload=true).
+  bool offloadOptimizer = false;
+  bool offloadActivations = false;
+
+  /// ` offload=optimizer`, ` offload=activations` (greedy only),
+  /// ` offload=optimizer+activations`, or empty.
+  std::string describeOffload() const;
 
   /// `mb=4 ga=16 bf16-mixed tp=2 sp dp=4 zero=1 remat=selective`, with
   /// `pp=8` (and `zb-h1`, or `interleaved v=2`) after the tensor-parallel
@@ -82,6 +91,11 @@ struct StepCost {
   /// Per step: the optimizer updates, and ZeRO 1 and 2's gathers of the
   /// updated weights.
   double optimizerSeconds = 0;
+  /// Host memory: the host's updates at its memory bandwidth (per step),
+  /// and the copies' time the compute does not hide (per micro-batch, in
+  /// microBatchSeconds; train-remat's overlap model, estimateStepTime).
+  double hostSeconds = 0;
+  double hostLinkSeconds = 0;
   /// Pipelined: the part of microBatchSeconds in point-to-point transfers
   /// between stages, and the schedule's idle time per step (the bubble).
   double pipelineSeconds = 0;
@@ -185,6 +199,23 @@ struct SearchOptions {
   /// Plan every composed screen in full too, and count the differences
   /// (tests of the composition; slow).
   bool checkComposition = false;
+  /// Host memory: what is offloaded, in rounds. `Auto`: nothing, and where
+  /// nothing fits, a round with activations and then one with the
+  /// optimizer and activations offloaded; the others search those rounds
+  /// (`All`: both) always.
+  enum class OffloadMode { Auto, None, Activations, Optimizer, All };
+  OffloadMode offload = OffloadMode::Auto;
+  /// Host memory per node (nothing: no limit); the device profile (name or
+  /// path) train-remat's offload cost model reads.
+  std::optional<int64_t> hostMemory;
+  std::string deviceSpec = "h100";
+  /// Set by the optimizer round: one micro-batch a step (train-offload does
+  /// not accumulate) and no pipeline stages.
+  bool wholeBatchOnly = false;
+  /// Processes that share one node's host memory.
+  int64_t getProcessesPerNode() const {
+    return std::min(devices, device.devicesPerNode);
+  }
 
   int64_t getBudget() const { return deviceMemory - reserve; }
 };
@@ -213,6 +244,9 @@ struct Evaluation {
   int64_t modelStateBytes = 0;
   /// Pipelined: the most activation bytes the heaviest stage holds at once.
   int64_t savedActivationBytes = 0;
+  /// The host's peak per process (0 without offload; the LOAD of its
+  /// buffers, composed like the device's in a screen).
+  int64_t hostPeakBytes = 0;
   /// The op at the peak (`train.matmul at h.3.mlp.grad`).
   std::string peakOp;
   /// Pipelined: the stage whose peak is the candidate's, and every built
@@ -247,6 +281,8 @@ struct SearchResult {
   /// When nothing fits: the candidate of least per-process peak, planned in
   /// full.
   std::optional<Evaluation> smallest;
+  /// Whether a round offloaded to host memory (SearchOptions::offload).
+  bool offloadSearched = false;
 };
 
 /// A search as a user states it (mem-autoplan's options, train-autoplan's
@@ -269,6 +305,10 @@ struct SearchRequest {
   SmallVector<int64_t> microBatches;
   std::string optimizer = "adamw";
   unsigned top = 10;
+  /// auto, none, activations, optimizer or all; host memory per node (empty:
+  /// no limit).
+  std::string offload = "auto";
+  std::string hostMemory;
 };
 
 /// Checks `request` against the model of `source` and resolves its

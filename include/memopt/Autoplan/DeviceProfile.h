@@ -40,6 +40,10 @@ struct DeviceProfile {
   /// Per direction, between the device and its host's memory (PCIe, or
   /// NVLink-C2C on Grace Hopper); 0 when the profile does not say.
   double hostLinkBytesPerSecond = 0;
+  /// The host memory bandwidth one device's share of its node gets (the
+  /// optimizer's updates on the host are bound by it); 0 when the profile
+  /// does not say.
+  double hostMemoryBytesPerSecond = 0;
 
   /// The peak rate of a tensor-core op (matmul, convolution, attention)
   /// whose operands are of `elementType`: fp8 types, bf16, f16, else fp32.

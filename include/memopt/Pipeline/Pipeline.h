@@ -184,11 +184,19 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   int64_t pipelineVirtualStages = 1;
   SmallVector<int64_t> pipelineSplit;
   SmallVector<int64_t> pipelineOnlyStages;
+  /// Also not registered (mem-autoplan sets them): the optimizer on the
+  /// host (train-offload{optimizer=host}, after train-shard), and
+  /// train-remat's activation offload with the device profile (name or
+  /// path) of its cost model.
+  bool offloadOptimizer = false;
+  bool rematOffload = false;
+  std::string rematDevice = "h100-sxm";
 };
 
 /// Adds memopt-pipeline to `pm` (anchored on builtin.module):
 /// train-precision (when asked); train-autodiff (when asked); train-shard
-/// (when tp, dp, zero or sequence-parallel ask for it); train-pipeline (when
+/// (when tp, dp, zero or sequence-parallel ask for it); train-offload (when
+/// offloadOptimizer); train-pipeline (when
 /// pp > 1), else train-accumulate-gradients (when micro-batches > 1);
 /// train-verify-step;
 /// train-schedule; train-lifetimes;
