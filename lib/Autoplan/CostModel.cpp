@@ -215,10 +215,9 @@ mlir::memopt::autoplan::estimateStepCost(func::FuncOp step,
     // The host's ops (the offloaded updates) are bound by its memory.
     if (train::isHostOp(op)) {
       if (device.hostMemoryBytesPerSecond > 0)
-        sums.hostSeconds +=
-            static_cast<double>(costOp.getBytesRead() +
-                                costOp.getBytesWritten()) /
-            device.hostMemoryBytesPerSecond;
+        sums.hostSeconds += static_cast<double>(costOp.getBytesRead() +
+                                                costOp.getBytesWritten()) /
+                            device.hostMemoryBytesPerSecond;
       sums.stepFlops += flops;
       return;
     }

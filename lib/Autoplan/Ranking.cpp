@@ -183,8 +183,7 @@ searchRound(MLIRContext &context, const StepSource &source,
 /// Adds the round `next` to `result`: its evaluations and counts, its
 /// fitting plans into the ranking (fastest first, at most `top`), and its
 /// smallest peak where nothing fits yet.
-static void mergeRound(SearchResult &result, SearchResult next,
-                       unsigned top) {
+static void mergeRound(SearchResult &result, SearchResult next, unsigned top) {
   for (Evaluation &evaluation : next.evaluations)
     result.evaluations.push_back(std::move(evaluation));
   result.numCandidates += next.numCandidates;
@@ -196,16 +195,17 @@ static void mergeRound(SearchResult &result, SearchResult next,
   result.offloadSearched |= next.offloadSearched;
   for (Evaluation &evaluation : next.ranked)
     result.ranked.push_back(std::move(evaluation));
-  llvm::stable_sort(result.ranked, [](const Evaluation &a,
-                                      const Evaluation &b) {
-    return a.cost.stepSeconds < b.cost.stepSeconds;
-  });
+  llvm::stable_sort(result.ranked,
+                    [](const Evaluation &a, const Evaluation &b) {
+                      return a.cost.stepSeconds < b.cost.stepSeconds;
+                    });
   if (result.ranked.size() > top)
     result.ranked.resize(top);
   if (!result.ranked.empty())
     result.smallest.reset();
   else if (next.smallest &&
-           (!result.smallest || next.smallest->peakBytes < result.smallest->peakBytes))
+           (!result.smallest ||
+            next.smallest->peakBytes < result.smallest->peakBytes))
     result.smallest = std::move(next.smallest);
 }
 

@@ -509,10 +509,11 @@ struct LayersPoint {
   int64_t hostLoad = 0;
   StepCost cost;
 };
-static FailureOr<LayersPoint>
-measureLayers(MLIRContext &context, const StepSource &source,
-              const SearchOptions &options, const Candidate &candidate,
-              int64_t layers) {
+static FailureOr<LayersPoint> measureLayers(MLIRContext &context,
+                                            const StepSource &source,
+                                            const SearchOptions &options,
+                                            const Candidate &candidate,
+                                            int64_t layers) {
   OwningOpRef<ModuleOp> module =
       source.buildLayers(context, candidate.microBatch * candidate.dp, layers);
   if (!module || failed(runCandidatePasses(context, *module, options, candidate,

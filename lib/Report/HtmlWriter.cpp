@@ -2,7 +2,8 @@
 //
 // One self-contained HTML5 page (no scripts, no network): the summary, the
 // bytes per class at the peak, an SVG timeline stacked by memory class with
-// the peak marked, and the top tensors.
+// the peak marked (and, for a step with host values, the host's under it),
+// and the top tensors.
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,6 +57,26 @@ struct Chart {
 struct Columns {
   SmallVector<int64_t> start, point;
   int64_t size() const { return point.size(); }
+};
+
+/// The live bytes a timeline draws: the device's, or the host's
+/// (train-offload), per point and per class, with their load and peak.
+struct Series {
+  const TensorLiveness &live;
+  bool host;
+  int64_t bytes(int64_t point) const {
+    return host ? live.getHostLiveBytes(point) : live.getLiveBytes(point);
+  }
+  const std::array<int64_t, kNumMemoryClasses> &byClass(int64_t point) const {
+    return host ? live.getHostLiveBytesByClass(point)
+                : live.getLiveBytesByClass(point);
+  }
+  int64_t load() const { return host ? live.getHostLoad() : live.getLoad(); }
+  int64_t peakPoint() const {
+    return host ? live.getHostPeakPoint() : live.getPeakPoint();
+  }
+  /// The prefix of the chart's element ids: "" or "host-".
+  StringRef idPrefix() const { return host ? "host-" : ""; }
 };
 } // namespace
 
@@ -176,8 +197,8 @@ static void printByClass(const MemoryReport &report, raw_ostream &os) {
 
 /// At most kMaxColumns columns over the points, each showing its point of
 /// largest live bytes.
-static Columns getColumns(const TensorLiveness &live) {
-  int64_t numPoints = live.getNumPoints();
+static Columns getColumns(const Series &series) {
+  int64_t numPoints = series.live.getNumPoints();
   int64_t numColumns = std::min(numPoints, kMaxColumns);
   Columns columns;
   for (int64_t c = 0; c < numColumns; ++c) {
@@ -185,7 +206,7 @@ static Columns getColumns(const TensorLiveness &live) {
     int64_t end = (c + 1) * numPoints / numColumns;
     int64_t best = begin;
     for (int64_t p = begin; p < end; ++p)
-      if (live.getLiveBytes(p) > live.getLiveBytes(best))
+      if (series.bytes(p) > series.bytes(best))
         best = p;
     columns.start.push_back(begin);
     columns.point.push_back(best);
@@ -196,15 +217,15 @@ static Columns getColumns(const TensorLiveness &live) {
 
 /// One closed step-shaped path per class, between the cumulative sums of the
 /// classes below it and of the classes up to it.
-static void printAreas(const TensorLiveness &live, const Columns &columns,
+static void printAreas(const Series &series, const Columns &columns,
                        const Chart &chart, raw_ostream &os) {
-  const auto &byClass = live.getLiveBytesByClass(live.getPeakPoint());
+  const auto &byClass = series.byClass(series.peakPoint());
   int64_t numColumns = columns.size();
   SmallVector<int64_t> below(numColumns, 0);
   for (unsigned cls = 0; cls < kNumMemoryClasses; ++cls) {
     SmallVector<int64_t> upTo(below);
     for (int64_t c = 0; c < numColumns; ++c)
-      upTo[c] += live.getLiveBytesByClass(columns.point[c])[cls];
+      upTo[c] += series.byClass(columns.point[c])[cls];
     os << "<path class=\"area\" data-class=\"" << className(cls) << "\" fill=\""
        << kClassColors[cls] << "\" d=\"";
     if (numColumns > 0) {
@@ -295,20 +316,21 @@ static void printPhases(const EagerTrace &trace, const Chart &chart,
 
 /// The peak marker and its label, then the legend in one row under the x
 /// axis label.
-static void printPeakAndLegend(const MemoryReport &report, const Chart &chart,
-                               raw_ostream &os) {
-  int64_t peak = report.getLiveness().getPeakPoint();
+static void printPeakAndLegend(const Series &series, StringRef label,
+                               const Chart &chart, raw_ostream &os) {
+  int64_t peak = series.peakPoint();
   double peakX = chart.x(peak + 0.5);
   bool labelLeft = peakX > chart.left + chart.plotWidth / 2;
-  os << "<g id=\"peak\">\n<line id=\"peak-marker\" x1=\"" << fmt2(peakX)
-     << "\" y1=\"" << fmt2(chart.top - 10) << "\" x2=\"" << fmt2(peakX)
-     << "\" y2=\"" << fmt2(chart.plotBottom())
+  StringRef id = series.idPrefix();
+  os << "<g id=\"" << id << "peak\">\n<line id=\"" << id
+     << "peak-marker\" x1=\"" << fmt2(peakX) << "\" y1=\""
+     << fmt2(chart.top - 10) << "\" x2=\"" << fmt2(peakX) << "\" y2=\""
+     << fmt2(chart.plotBottom())
      << "\" stroke=\"#c00\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>\n"
      << "<text x=\"" << fmt2(peakX + (labelLeft ? -6 : 6)) << "\" y=\""
      << fmt2(chart.top - 12) << "\" text-anchor=\""
-     << (labelLeft ? "end" : "start") << "\" fill=\"#c00\">peak "
-     << escapeXML(formatBytes(report.getPeakBytes())) << " at point " << peak
-     << " (" << escapeXML(report.getPeakOpName()) << ")</text>\n</g>\n";
+     << (labelLeft ? "end" : "start") << "\" fill=\"#c00\">" << escapeXML(label)
+     << "</text>\n</g>\n";
 
   os << "<g class=\"legend\">\n";
   double legendY = chart.height - 30;
@@ -323,24 +345,38 @@ static void printPeakAndLegend(const MemoryReport &report, const Chart &chart,
   os << "</g>\n";
 }
 
-/// The timeline: columns of program points, stacked by class.
-static void printTimeline(const MemoryReport &report, raw_ostream &os) {
-  const TensorLiveness &live = report.getLiveness();
-  int64_t numPoints = live.getNumPoints();
-  Columns columns = getColumns(live);
-  Chart chart{numPoints, report.getLoadBytes()};
-  os << "<h2>Timeline</h2>\n"
-     << "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"timeline\" width=\""
-     << fmt2(chart.width) << "\" height=\"" << fmt2(chart.height)
-     << "\" viewBox=\"0 0 " << fmt2(chart.width) << " " << fmt2(chart.height)
+/// The timeline of `series`: columns of program points, stacked by class.
+/// The host's (train-offload) comes under the device's, on the same
+/// program points.
+static void printTimeline(const MemoryReport &report, const Series &series,
+                          raw_ostream &os) {
+  int64_t numPoints = series.live.getNumPoints();
+  Columns columns = getColumns(series);
+  Chart chart{numPoints, series.load()};
+  int64_t peak = series.peakPoint();
+  std::string label;
+  if (series.host)
+    label = "host peak " + formatBytes(series.load()) + " at point " +
+            std::to_string(peak) + " (" +
+            series.live.getSchedule()[peak]->getName().getStringRef().str() +
+            ")";
+  else
+    label = "peak " + formatBytes(report.getPeakBytes()) + " at point " +
+            std::to_string(peak) + " (" + report.getPeakOpName().str() + ")";
+  os << (series.host ? "<h2>Host memory</h2>\n" : "<h2>Timeline</h2>\n")
+     << "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"" << series.idPrefix()
+     << "timeline\" width=\"" << fmt2(chart.width) << "\" height=\""
+     << fmt2(chart.height) << "\" viewBox=\"0 0 " << fmt2(chart.width) << " "
+     << fmt2(chart.height)
      << "\" role=\"img\" font-family=\"sans-serif\" font-size=\"12\">\n"
-     << "<title>Live bytes per memory class at every program point of "
+     << "<title>Live bytes " << (series.host ? "in host memory " : "")
+     << "per memory class at every program point of "
      << escapeXML(formatSubject(report)) << "</title>\n";
-  printAreas(live, columns, chart, os);
-  printAxes(chart, report.getLoadBytes(), os);
+  printAreas(series, columns, chart, os);
+  printAxes(chart, series.load(), os);
   if (const EagerTrace *trace = report.getEagerTrace())
     printPhases(*trace, chart, os);
-  printPeakAndLegend(report, chart, os);
+  printPeakAndLegend(series, label, chart, os);
   os << "</svg>\n";
   if (columns.size() < numPoints)
     os << "<p>" << numPoints << " program points drawn as " << columns.size()
@@ -426,7 +462,11 @@ void mlir::memopt::printHTMLReport(const MemoryReport &report,
   printSummary(report, os);
   printPipeline(report, os);
   printByClass(report, os);
-  printTimeline(report, os);
+  const TensorLiveness &live = report.getLiveness();
+  printTimeline(report, Series{live, /*host=*/false}, os);
+  // Host memory beside the device's, on the same program points.
+  if (live.hasHostBuffers())
+    printTimeline(report, Series{live, /*host=*/true}, os);
   printTopTensors(report, os);
   printModelStates(report, os);
   printSavedActivations(report, os);

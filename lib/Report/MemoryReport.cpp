@@ -154,8 +154,7 @@ void MemoryReport::collectRemat(FunctionOpInterface func) {
       summary.budget = budget.getInt();
     if (auto gap = record.getAs<FloatAttr>(train::TrainDialect::kRematGapKey))
       summary.gap = gap.getValueAsDouble();
-    if (auto link =
-            record.getAs<FloatAttr>(train::TrainDialect::kRematLinkKey))
+    if (auto link = record.getAs<FloatAttr>(train::TrainDialect::kRematLinkKey))
       summary.linkBytesPerSecond = link.getValueAsDouble();
     if (auto device =
             record.getAs<StringAttr>(train::TrainDialect::kRematDeviceKey))

@@ -104,8 +104,7 @@ std::string report::formatRematAlgorithm(const RematSummary &remat) {
 std::string report::formatOffloaded(const RematSummary &remat) {
   std::string text = std::to_string(remat.offloaded.size()) +
                      " activations to host memory, " +
-                     formatBytes(remat.offloadedBytes) +
-                     " each way per step";
+                     formatBytes(remat.offloadedBytes) + " each way per step";
   if (remat.linkBytesPerSecond)
     text += llvm::formatv(" ({0:f1} GB/s host link of {1})",
                           *remat.linkBytesPerSecond / 1e9, remat.device)

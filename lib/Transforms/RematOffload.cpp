@@ -376,8 +376,8 @@ void OffloadSearch::lowerPeak(OffloadPlan &plan, MeasuredPlan &current,
       OffloadPlan next = plan;
       next.keys.push_back(key);
       MeasuredPlan measured = measure(next);
-      int64_t bestPeak = best ? best->second.candidate.peak
-                              : current.candidate.peak;
+      int64_t bestPeak =
+          best ? best->second.candidate.peak : current.candidate.peak;
       if (measured.candidate.peak < bestPeak)
         best.emplace(std::move(next), std::move(measured));
     }
@@ -426,11 +426,11 @@ void OffloadSearch::tradeRecompute(OffloadPlan &plan, MeasuredPlan &current,
       continue;
     // Over the budget, a trade must lower the peak; within it, the time,
     // staying within.
-    bool better = current.candidate.peak > limit
-                      ? measured.candidate.peak < current.candidate.peak
-                      : measured.candidate.peak <= limit &&
-                            *measured.candidate.seconds <
-                                *current.candidate.seconds;
+    bool better =
+        current.candidate.peak > limit
+            ? measured.candidate.peak < current.candidate.peak
+            : measured.candidate.peak <= limit &&
+                  *measured.candidate.seconds < *current.candidate.seconds;
     if (!better)
       continue;
     plan = std::move(next);
@@ -438,8 +438,7 @@ void OffloadSearch::tradeRecompute(OffloadPlan &plan, MeasuredPlan &current,
   }
 }
 
-std::optional<RematCandidate>
-OffloadSearch::run(std::optional<int64_t> limit) {
+std::optional<RematCandidate> OffloadSearch::run(std::optional<int64_t> limit) {
   if (!limit)
     return std::nullopt;
   OffloadPlan plan;

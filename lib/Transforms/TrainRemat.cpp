@@ -105,9 +105,8 @@ private:
   /// With `offload` and a budget: what keeping everything, the best
   /// recompute-only candidate and the best offloading one cost in memory
   /// (device and host), recompute and estimated time.
-  void emitChoicesRemark(func::FuncOp func,
-                         ArrayRef<RematCandidate> candidates, int64_t limit,
-                         int64_t peakBefore);
+  void emitChoicesRemark(func::FuncOp func, ArrayRef<RematCandidate> candidates,
+                         int64_t limit, int64_t peakBefore);
 
   /// Says which candidate `auto` chose and why.
   void emitAutoRemark(func::FuncOp func, const RematCandidate &chosen,
@@ -281,8 +280,8 @@ void TrainRematPass::emitChoicesRemark(func::FuncOp func,
         continue;
       bool fits = candidate.peak <= limit;
       if (!found ||
-          (fits && (found->peak > limit ||
-                    *candidate.seconds < *found->seconds)) ||
+          (fits &&
+           (found->peak > limit || *candidate.seconds < *found->seconds)) ||
           (!fits && found->peak > limit && candidate.peak < found->peak))
         found = &candidate;
     }
@@ -296,7 +295,9 @@ void TrainRematPass::emitChoicesRemark(func::FuncOp func,
      << " GB/s host link): keep: peak " << peakBefore << " bytes";
   if (peakBefore > limit)
     os << " (" << peakBefore - limit << " over)";
-  os << ", " << llvm::formatv("{0:e3}", estimateStepTime(func, offloadModel).seconds) << " s";
+  os << ", "
+     << llvm::formatv("{0:e3}", estimateStepTime(func, offloadModel).seconds)
+     << " s";
   if (const RematCandidate *recompute = best(false)) {
     os << "; recompute (" << recompute->algorithm << "): ";
     printChoice(os, *recompute, limit);
@@ -565,8 +566,8 @@ void TrainRematPass::emitAutoRemark(func::FuncOp func,
   InFlightDiagnostic remark = mlir::emitRemark(func.getLoc());
   remark << "train-remat: auto chose '" << chosen.algorithm << "': ";
   if (!limit)
-    remark << "without a budget it keeps every activation (peak "
-           << chosen.peak << " bytes)";
+    remark << "without a budget it keeps every activation (peak " << chosen.peak
+           << " bytes)";
   else {
     if (offload)
       remark << "the least estimated time ("
@@ -579,8 +580,8 @@ void TrainRematPass::emitAutoRemark(func::FuncOp func,
                              [&](const RematCandidate &candidate) {
                                return candidate.peak <= *limit;
                              })
-           << " candidates within the budget of " << *limit
-           << " bytes; peak " << chosen.peak << " bytes";
+           << " candidates within the budget of " << *limit << " bytes; peak "
+           << chosen.peak << " bytes";
   }
   if (optimalRan && llvm::none_of(candidates, [](const RematCandidate &c) {
         return c.algorithm == "optimal";
@@ -683,9 +684,9 @@ void TrainRematPass::runOnOperation() {
     record.push_back(builder.getNamedAttr(
         TrainDialect::kRematLinkKey,
         builder.getF64FloatAttr(offloadModel.linkBytesPerSecond)));
-    record.push_back(builder.getNamedAttr(
-        TrainDialect::kRematDeviceKey,
-        builder.getStringAttr(offloadModel.device.name)));
+    record.push_back(
+        builder.getNamedAttr(TrainDialect::kRematDeviceKey,
+                             builder.getStringAttr(offloadModel.device.name)));
   }
   func->setAttr(TrainDialect::kRematAttrName,
                 builder.getDictionaryAttr(record));

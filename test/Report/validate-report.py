@@ -541,7 +541,18 @@ def check_html(path):
     print(f"title: {checker.title}")
     print("tables: " + " ".join(checker.tables))
     begin, end = text.index("<svg"), text.index("</svg>") + len("</svg>")
-    svg = ET.fromstring(text[begin:end])
+    check_svg(ET.fromstring(text[begin:end]), "")
+    # A step with host values: the host's timeline follows the device's.
+    host = text.find('<svg xmlns="http://www.w3.org/2000/svg" id="host-timeline"')
+    if host >= 0:
+        end = text.index("</svg>", host) + len("</svg>")
+        print("host timeline:")
+        check_svg(ET.fromstring(text[host:end]), "host-")
+
+
+def check_svg(svg, prefix):
+    """One timeline: a path a class, closed; the legend; the peak marker
+    (id PREFIX + "peak-marker") over the highest column."""
     expect(svg.tag == SVG + "svg", "svg root")
     paths = [p for p in svg.iter(SVG + "path") if p.get("class") == "area"]
     expect([p.get("data-class") for p in paths] == CLASSES, "one path a class")
@@ -553,7 +564,7 @@ def check_html(path):
     labels = [t.text for t in svg.iter(SVG + "text") if t.get("class") == "axis-label"]
     print("paths: " + " ".join(p.get("data-class") for p in paths))
     print("axis labels: " + " | ".join(labels))
-    markers = [e for e in svg.iter() if e.get("id") == "peak-marker"]
+    markers = [e for e in svg.iter() if e.get("id") == prefix + "peak-marker"]
     expect(len(markers) == 1, "one peak marker")
     marker = markers[0]
     expect(marker.get("x1") == marker.get("x2"), "vertical peak marker")
@@ -578,7 +589,7 @@ def check_html(path):
     highest = min(s[2] for s in segments)
     expect(under[0][2] == highest, "the marker is not at the highest column")
     print(f"peak marker x: {marker.get('x1')}, column top y: {under[0][2]:.2f}")
-    peak_label = "".join(svg.find(f"{SVG}g[@id='peak']/{SVG}text").itertext())
+    peak_label = "".join(svg.find(f"{SVG}g[@id='{prefix}peak']/{SVG}text").itertext())
     print(f"peak label: {peak_label}")
 
 

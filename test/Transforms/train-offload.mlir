@@ -32,7 +32,8 @@
 // LOWERED-NEXT: %[[W:.+]] = bufferization.to_tensor %[[G]]
 // LOWERED-NEXT: %[[DEV:.+]] = arith.constant 0 : i32
 // LOWERED-NEXT: call @memopt_memory_space(%[[DEV]]) : (i32) -> ()
-// LOWERED-NEXT: bufferization.alloc_tensor() copy(%[[W]]) : tensor<4x4xf32>
+// LOWERED-NEXT: %[[E:.+]] = tensor.empty() : tensor<4x4xf32>
+// LOWERED-NEXT: linalg.copy ins(%[[W]] : tensor<4x4xf32>) outs(%[[E]] : tensor<4x4xf32>)
 
 // train-offload{optimizer=host} on a 2-layer network (ZeRO-Offload's
 // placement): the parameters, the Adam moments and the updates get

@@ -78,12 +78,9 @@ static void printRow(const FitResultRow &row, const SearchOptions &options,
   StringRef remat = getRematChoiceName(fit.candidate.remat);
   if (!fit.largest) {
     std::string why = fit.smallest ? fit.smallest->reason : fit.reason;
-    os << llvm::formatv("{0,6} {1,-10} {2,5}   does not fit{3}: {4}\n",
-                        row.seq, remat, "-",
-                        fit.candidate.offloadOptimizer
-                            ? " with offload=optimizer"
-                            : "",
-                        why);
+    os << llvm::formatv(
+        "{0,6} {1,-10} {2,5}   does not fit{3}: {4}\n", row.seq, remat, "-",
+        fit.candidate.offloadOptimizer ? " with offload=optimizer" : "", why);
     return;
   }
   const Evaluation &e = *fit.largest;
@@ -145,15 +142,19 @@ mlir::memopt::autoplan::runFitTable(MLIRContext &context,
       for (RematChoice remat : request.remat)
         rows.push_back({seq, findFit(context, *source, request, remat,
                                      /*offloadOptimizer=*/false)});
-    bool fits = llvm::any_of(ArrayRef(rows).drop_front(first),
-                             [](const FitResultRow &row) {
-                               return row.fit.largest.has_value();
-                             });
+    bool fits = llvm::any_of(
+        ArrayRef(rows).drop_front(first),
+        [](const FitResultRow &row) { return row.fit.largest.has_value(); });
+    // (Auto shows only the offloaded rows that fit: those that do not
+    // would repeat the rows above.)
     if (options.offload == Mode::Optimizer || options.offload == Mode::All ||
         (options.offload == Mode::Auto && !fits))
-      for (RematChoice remat : request.remat)
-        rows.push_back({seq, findFit(context, *source, request, remat,
-                                     /*offloadOptimizer=*/true)});
+      for (RematChoice remat : request.remat) {
+        FitRow fit = findFit(context, *source, request, remat,
+                             /*offloadOptimizer=*/true);
+        if (fit.largest || options.offload != Mode::Auto)
+          rows.push_back({seq, std::move(fit)});
+      }
   }
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)

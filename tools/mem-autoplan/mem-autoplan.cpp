@@ -594,13 +594,12 @@ static void printOffloads(ArrayRef<Evaluation> ranked,
     std::string what = e.candidate.describeOffload();
     if (what.empty())
       continue;
-    os << llvm::formatv("offload, rank {0}:{1}: host {2} per node ({3} a "
-                        "process x {4})",
-                        index + 1, what,
-                        formatSize(e.hostPeakBytes *
-                                   options.getProcessesPerNode()),
-                        formatSize(e.hostPeakBytes),
-                        options.getProcessesPerNode());
+    os << llvm::formatv(
+        "offload, rank {0}:{1}: host {2} per node ({3} a "
+        "process x {4})",
+        index + 1, what,
+        formatSize(e.hostPeakBytes * options.getProcessesPerNode()),
+        formatSize(e.hostPeakBytes), options.getProcessesPerNode());
     if (options.hostMemory)
       os << " of --host-memory " << formatSize(*options.hostMemory);
     os << "; est. host updates " << formatDuration(e.cost.hostSeconds)

@@ -64,9 +64,8 @@ static LogicalResult verifyRematRecord(Operation *op,
     if (key == TrainDialect::kRematLinkKey) {
       auto link = dyn_cast<FloatAttr>(entry.getValue());
       if (!link || !link.getType().isF64() || !(link.getValueAsDouble() > 0.0))
-        return op->emitError()
-               << "'" << name << "' must have a positive f64 '" << key
-               << "' (the host link's bytes per second)";
+        return op->emitError() << "'" << name << "' must have a positive f64 '"
+                               << key << "' (the host link's bytes per second)";
       continue;
     }
     if (key == TrainDialect::kRematDeviceKey) {
@@ -198,8 +197,7 @@ LogicalResult TrainDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (name == kOffloadedAttrName) {
-    if (!isa<UnitAttr>(attribute.getValue()) ||
-        !isa<ToHostOp, ToDeviceOp>(op))
+    if (!isa<UnitAttr>(attribute.getValue()) || !isa<ToHostOp, ToDeviceOp>(op))
       return op->emitError() << "'" << name
                              << "' must be a unit attribute on train.to_host "
                                 "or train.to_device";

@@ -30,9 +30,8 @@ struct SpaceCopyLowering : public OpConversionPattern<CopyOp> {
     // A copy into a new tensor: in a planned step, the arena places the
     // device's copies at their offsets as it places any op's destination.
     auto type = cast<RankedTensorType>(op.getType());
-    Value empty = tensor::EmptyOp::create(rewriter, op.getLoc(),
-                                          type.getShape(),
-                                          type.getElementType());
+    Value empty = tensor::EmptyOp::create(
+        rewriter, op.getLoc(), type.getShape(), type.getElementType());
     rewriter.replaceOpWithNewOp<linalg::CopyOp>(op, adaptor.getInput(), empty);
     return success();
   }
