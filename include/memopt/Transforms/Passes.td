@@ -702,9 +702,11 @@ def TrainRematPass : Pass<"train-remat", "::mlir::func::FuncOp"> {
     the chosen algorithm's rewrite (`auto`: greedy's), while the peak is
     over the budget the activation at the peak that lowers it most is
     offloaded (so budgets below what recomputation reaches can be met);
-    then, for greedy's keep-set, each recomputed activation is offloaded
-    instead where the step stays within the budget and its estimated time
-    drops. Offload never adds recomputation. The time is estimated from the
+    then, for greedy's keep-set, recomputed activations are offloaded
+    instead, largest first (while over the budget, those that lower the
+    peak; within it, those that keep it within and lower the estimated
+    time), and the first step runs once more. Offload never adds
+    recomputation. The time is estimated from the
     device profile (`device`): each op by the roofline, the copies on the
     host link (`link`, default the profile's) overlapped with compute, an
     op waiting for the copies it reads; with offload, the candidate of
