@@ -130,10 +130,19 @@ FailureOr<KeepSetModel> KeepSetModel::build(func::FuncOp func) {
     if (role == Role::Forward)
       lastForward = index;
   SmallVector<SmallVector<int32_t, 2>> usersOf(model.opRole.size());
+  llvm::DenseMap<Operation *, Operation *> writers =
+      remat::getFirstLaterWriters(func, liveness);
+  llvm::DenseMap<Operation *, int32_t> indexOf;
+  for (Operation &op : block)
+    if (!isa<train::FreeOp>(op))
+      indexOf.try_emplace(&op, indexOf.size());
+  model.sinkLimit.assign(model.opRole.size(), -1);
   int32_t index = 0;
   for (Operation &op : block) {
     if (isa<train::FreeOp>(op))
       continue;
+    if (Operation *writer = writers.lookup(&op))
+      model.sinkLimit[index] = indexOf.lookup(writer);
     if (sinks && index < lastForward && model.opRole[index] == Role::Backward &&
         isMemoryEffectFree(&op))
       model.sinkable.push_back(index);
@@ -238,6 +247,8 @@ KeepSetModel::evaluate(const llvm::SmallBitVector &keep) const {
       if (first < 0 || at < first)
         first = at;
     }
+    if (first >= 0 && sinkLimit[op] >= 0 && sinkLimit[op] < first)
+      first = sinkLimit[op];
     anchor[op] = first;
   }
   SmallVector<std::pair<int32_t, int32_t>> moved;

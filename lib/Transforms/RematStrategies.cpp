@@ -168,7 +168,10 @@ void remat::sinkEarlyBackwardOps(func::FuncOp func,
       reads.insert(&op);
     }
   }
-  // Anchors, last first: an op's users come after it.
+  // Anchors, last first: an op's users come after it. Never past an
+  // in-place update of what the op reads.
+  llvm::DenseMap<Operation *, Operation *> writers =
+      getFirstLaterWriters(func, liveness);
   llvm::DenseMap<Operation *, Operation *> anchors;
   for (Operation *op : llvm::reverse(early)) {
     Operation *anchor = nullptr;
@@ -180,12 +183,40 @@ void remat::sinkEarlyBackwardOps(func::FuncOp func,
       if (!anchor || inBlock->isBeforeInBlock(anchor))
         anchor = inBlock;
     }
+    if (Operation *writer = writers.lookup(op);
+        anchor && writer && writer->isBeforeInBlock(anchor))
+      anchor = writer;
     if (anchor)
       anchors[op] = anchor;
   }
   for (Operation *op : early)
     if (Operation *anchor = anchors.lookup(op))
       op->moveBefore(anchor);
+}
+
+llvm::DenseMap<Operation *, Operation *>
+remat::getFirstLaterWriters(func::FuncOp func, const TensorLiveness &liveness) {
+  // Going backward: per buffer, the first in-place write seen so far.
+  llvm::DenseMap<const Buffer *, Operation *> nextWrite;
+  llvm::DenseMap<Operation *, Operation *> writers;
+  for (Operation &op : llvm::reverse(func.getBody().front())) {
+    Operation *first = nullptr;
+    for (Value operand : op.getOperands())
+      if (const Buffer *buffer = liveness.lookup(operand))
+        if (Operation *write = nextWrite.lookup(buffer);
+            write && (!first || write->isBeforeInBlock(first)))
+          first = write;
+    if (first)
+      writers[&op] = first;
+    auto aliasing = dyn_cast<train::AliasingOpInterface>(&op);
+    if (!aliasing)
+      continue;
+    for (OpOperand &operand : op.getOpOperands())
+      if (aliasing.isUpdatedInPlace(operand.getOperandNumber()))
+        if (const Buffer *buffer = liveness.lookup(operand.get()))
+          nextWrite[buffer] = &op;
+  }
+  return writers;
 }
 
 /// Adds to `values` the results (their buffers' defining values) of the

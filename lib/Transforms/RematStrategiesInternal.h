@@ -52,6 +52,15 @@ bool sinksEarlyBackwardOps(func::FuncOp func);
 void sinkEarlyBackwardOps(func::FuncOp func, const TensorLiveness &liveness,
                           const llvm::DenseSet<Value> &kept);
 
+/// For each op of `func` that reads a buffer an in-place update (an
+/// optimizer's) writes later in the block, the first such update:
+/// sinkEarlyBackwardOps never moves the op past it (it would read the
+/// updated state: a weight gradient's input gradient reads the weight,
+/// whose update the schedule may place right after). KeepSetModel mirrors
+/// this.
+llvm::DenseMap<Operation *, Operation *>
+getFirstLaterWriters(func::FuncOp func, const TensorLiveness &liveness);
+
 /// Adds to `values` the results (their buffers' defining values) of the
 /// forward ops that read, directly or through views, state that an in-place
 /// update changes while a recomputation of them may still run: after the op

@@ -99,6 +99,9 @@ private:
   SmallVector<int32_t> sinkable;
   SmallVector<uint32_t> userBegin;
   SmallVector<int32_t> users;
+  /// Per op, the first later op that updates in place a buffer it reads
+  /// (a sunk op moves no further), or -1.
+  SmallVector<int32_t> sinkLimit;
 
   /// Activation bytes, in getActivations order.
   SmallVector<int64_t> activationBytes;
