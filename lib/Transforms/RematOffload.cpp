@@ -55,15 +55,6 @@ double mlir::memopt::estimateOpSeconds(Operation *op,
   return std::max(flops / rate, bytes / device.hbmBytesPerSecond);
 }
 
-/// The bytes of the tensor `value`.
-static int64_t getTensorBytes(Value value) {
-  auto type = dyn_cast<RankedTensorType>(value.getType());
-  if (!type || !type.hasStaticShape())
-    return 0;
-  int64_t bits = type.getElementTypeBitWidth();
-  return type.getNumElements() * ((bits + 7) / 8);
-}
-
 StepTime mlir::memopt::estimateStepTime(func::FuncOp func,
                                         const OffloadCostModel &model) {
   StepTime time;
@@ -76,8 +67,8 @@ StepTime mlir::memopt::estimateStepTime(func::FuncOp func,
       bool toHost = isa<train::ToHostOp>(op);
       double &linkFree = toHost ? outFree : inFree;
       double start = std::max({now, linkFree, readyAt(op.getOperand(0))});
-      double seconds =
-          getTensorBytes(op.getResult(0)) / model.linkBytesPerSecond;
+      double seconds = train::getTensorBytes(op.getResult(0).getType()) /
+                       model.linkBytesPerSecond;
       linkFree = start + seconds;
       ready[op.getResult(0)] = linkFree;
       continue;
@@ -255,7 +246,7 @@ int64_t mlir::memopt::applyOffloads(func::FuncOp func,
     auto toHost = train::ToHostOp::create(builder, value.getLoc(),
                                           value.getType(), value);
     toHost->setAttr(TrainDialect::kOffloadedAttrName, builder.getUnitAttr());
-    int64_t size = getTensorBytes(value);
+    int64_t size = train::getTensorBytes(value.getType());
     builder.setInsertionPoint(
         getPrefetchPoint(span.firstBackward, toHost, size, model));
     auto toDevice = train::ToDeviceOp::create(builder, value.getLoc(),
@@ -350,7 +341,7 @@ MeasuredPlan OffloadSearch::measure(const OffloadPlan &plan) const {
     if (!op->hasAttr(TrainDialect::kOffloadedAttrName))
       return;
     ++candidate.numOffloaded;
-    candidate.offloadedBytes += getTensorBytes(op.getResult());
+    candidate.offloadedBytes += train::getTensorBytes(op.getType());
   });
   // The values at the peak it may offload next, largest first.
   eraseFrees(copy);

@@ -17,7 +17,7 @@ def read(path):
         if not match:
             sys.exit(f"error: {path} has no train.{key}")
         values[key] = int(match.group(1))
-    values["offloaded"] = text.count("train.to_host") and len(
+    values["offloaded"] = len(
         re.findall(r"train\.to_host [^\n]*\{train\.offloaded\}", text))
     return values
 
