@@ -13,7 +13,11 @@
 #      step times;
 #   4. NCCL: the loss model made data-parallel over a grid of one process
 #      (scripts/data-parallel.py: each gradient averaged by shard.all_reduce,
-#      lowered to NCCL calls) must give the same losses as without it.
+#      lowered to NCCL calls) must give the same losses as without it;
+#   5. host memory: the loss model with its optimizer on the host
+#      (train-offload{optimizer=host}: Adam on the CPU over pinned host
+#      memory, copies by cuMemcpyAsync) must give the CPU's losses, and the
+#      runtime's peak of pinned host allocations must equal the prediction.
 #
 # --cpu-only stops before running anything on the GPU (generate, report,
 # lower, ptxas, link, CPU reference run, and the loss model through the GPU
@@ -61,6 +65,7 @@ case "$chip" in
 esac
 gpu_options="chip=$chip features=$features"
 plan="func.func(train-lifetimes,train-plan-memory)"
+offload="func.func(train-offload{optimizer=host})"
 
 mkdir -p "$out"
 summary=$out/results.txt
@@ -121,6 +126,9 @@ t1=$(seconds)
 "$here/scripts/aot-build.sh" --build "$build" --target gpu --gpu-options "$gpu_options" \
   --steps "$steps" --work "$out/memory_gpu" "$out/memory_step.mlir" "$out/memory_gpu.bin" \
   --pipeline="$plan"
+"$here/scripts/aot-build.sh" --build "$build" --target gpu --gpu-options "$gpu_options" \
+  --steps "$steps" --work "$out/loss_offload_gpu" "$out/loss_step.mlir" "$out/loss_offload_gpu.bin" \
+  --pipeline="$offload"
 python3 "$here/scripts/data-parallel.py" "$out/loss_step.mlir" -o "$out/loss_dp_step.mlir"
 "$here/scripts/aot-build.sh" --build "$build" --target gpu --gpu-options "$gpu_options" \
   --steps "$steps" --work "$out/loss_dp_gpu" "$out/loss_dp_step.mlir" "$out/loss_dp_gpu.bin"
@@ -147,6 +155,11 @@ if [ "$cpu_only" = 1 ]; then
   grep '^step ' "$out/loss_emulator.out" | sed 's/^/emulator /' | tee -a "$summary"
   status=0
   compare_losses "$out/loss_cpu.out" "$out/loss_emulator.out" emulator || status=1
+  # The same with the optimizer on the host: its copies as runtime calls,
+  # its updates as host loops.
+  "$build/bin/mem-run" "$out/loss_step.mlir" --steps "$steps" --target=gpu-emulator \
+    --gpu-options "$gpu_options" --pipeline="$offload" > "$out/loss_offload_emulator.out"
+  compare_losses "$out/loss_cpu.out" "$out/loss_offload_emulator.out" emulator_offload || status=1
   log "gpu: not run (--cpu-only)"
   exit $status
 fi
@@ -168,5 +181,18 @@ grep -E '^(step |cuda_|predicted_|planned_|step_seconds)' "$out/memory_gpu.out" 
 "$out/loss_dp_gpu.bin" > "$out/loss_dp_gpu.out"
 grep '^step ' "$out/loss_dp_gpu.out" | sed 's/^/gpu_dp /' | tee -a "$summary"
 compare_losses "$out/loss_cpu.out" "$out/loss_dp_gpu.out" gpu_dp || status=1
+
+# 7. Host memory: the loss step with its optimizer on the host.
+"$out/loss_offload_gpu.bin" > "$out/loss_offload_gpu.out"
+grep -E '^(step |predicted_host|cuda_host)' "$out/loss_offload_gpu.out" | sed 's/^/gpu_offload /' | tee -a "$summary"
+compare_losses "$out/loss_cpu.out" "$out/loss_offload_gpu.out" gpu_offload || status=1
+value() { sed -n "s/^$1: //p" "$out/loss_offload_gpu.out"; }
+if [ -n "$(value cuda_host_peak_live_bytes)" ] &&
+   [ "$(value cuda_host_peak_live_bytes)" = "$(value predicted_host_peak_bytes)" ]; then
+  log "gpu_offload_host_peak: measured == predicted"
+else
+  log "gpu_offload_host_peak: MISMATCH"
+  status=1
+fi
 log "total_seconds: $(elapsed "$t0")"
 exit $status

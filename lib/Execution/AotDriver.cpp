@@ -133,7 +133,7 @@ static LogicalResult writeTables(llvm::raw_ostream &os, const StepPlan &plan,
   for (const GlobalTensor &result : plan.results)
     if (failed(writer.addRow(resultRows, result, "ZEROS", 0.0, 0)))
       return failure();
-  int64_t persistent = 0;
+  int64_t persistent = 0, hostPersistent = 0;
   // Quantized storage: the bytes mem-run would store, written out.
   SmallVector<std::string> storageBytes(plan.params.size());
   for (const QuantizedWeight &weight : plan.quantizedWeights)
@@ -148,12 +148,12 @@ static LogicalResult writeTables(llvm::raw_ostream &os, const StepPlan &plan,
                             paramAmplitude(param.name, param.type), 0);
     if (failed(added))
       return failure();
-    persistent += param.getByteSize();
+    (param.host ? hostPersistent : persistent) += param.getByteSize();
   }
   for (const GlobalTensor &state : plan.states) {
     if (failed(writer.addRow(stateRows, state, "ZEROS", 0.0, 0)))
       return failure();
-    persistent += state.getByteSize();
+    (state.host ? hostPersistent : persistent) += state.getByteSize();
   }
   writer.writeTable("args", argRows);
   writer.writeTable("results", resultRows);
@@ -169,7 +169,10 @@ static LogicalResult writeTables(llvm::raw_ostream &os, const StepPlan &plan,
      << "#define MICRO_BATCHES " << plan.microBatches << "\n"
      << "#define PREDICTED_TRANSIENT_PEAK " << plan.predictedPeak << "\n"
      << "#define PREDICTED_PERSISTENT " << persistent << "\n"
-     << "#define PLANNED_ARENA " << plan.arenaBytes << "\n";
+     << "#define PLANNED_ARENA " << plan.arenaBytes << "\n"
+     << "#define HAS_HOST " << (plan.hasHost ? 1 : 0) << "\n"
+     << "#define PREDICTED_HOST_PEAK " << plan.predictedHostPeak << "\n"
+     << "#define PREDICTED_HOST_PERSISTENT " << hostPersistent << "\n";
   return success();
 }
 

@@ -153,12 +153,6 @@ LogicalResult
 execution::lowerStep(ModuleOp module, StepPlan &plan, Target target,
                      const LowerToGPUOptions *gpuOptions,
                      function_ref<LogicalResult(PassManager &)> configure) {
-  if (target == Target::GPU && plan.hasHost)
-    return emitError(getExecutionLoc(module.getContext()))
-           << "@" << plan.stepName
-           << " keeps values in host memory (train-offload); on the GPU path "
-              "(pinned host buffers, cudaMemcpyAsync) that is not built yet: "
-              "run it on the CPU (--target=cpu or gpu-emulator)";
   PassManager pm(module.getContext());
   if (configure && failed(configure(pm)))
     return failure();

@@ -31,6 +31,7 @@ execution::getRuntimeSymbols(llvm::orc::MangleAndInterner interner) {
   add("_mlir_memref_to_llvm_free", &_mlir_memref_to_llvm_free);
   // The memory space of the allocations that follow (host offload).
   add("memopt_memory_space", &memopt_memory_space);
+  add("memopt_memory_copy", &memopt_memory_copy);
   // Copies between memrefs that are not contiguous lower to this call.
   add("memrefCopy", &memrefCopy);
   // cuBLAS calls and collectives of emulated GPU code, on the CPU.

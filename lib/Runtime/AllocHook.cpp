@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <unordered_map>
 
@@ -140,6 +141,12 @@ extern "C" void memopt_reset_peak(void) {
 extern "C" void memopt_memory_space(int32_t space) {
   std::lock_guard<std::mutex> lock(tracker().mutex);
   tracker().host = space == 1;
+}
+
+extern "C" void memopt_memory_copy(uint64_t dst, uint64_t src, uint64_t bytes,
+                                   int32_t /*toDevice*/) {
+  std::memcpy(reinterpret_cast<void *>(dst),
+              reinterpret_cast<const void *>(src), bytes);
 }
 
 extern "C" uint64_t memopt_host_live_bytes(void) {

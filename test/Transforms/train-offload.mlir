@@ -4,7 +4,6 @@
 // RUN: mem-opt %s --train-autodiff=optimizer=adam --train-offload | FileCheck %s --check-prefix=DEVICE
 // RUN: mem-opt %s --train-autodiff=optimizer=adam --train-offload=optimizer=host --train-verify-step -o /dev/null
 // RUN: not mem-opt %s --train-autodiff=optimizer=adam --train-offload=optimizer=host --train-precision=mode=bf16-mixed 2>&1 | FileCheck %s --check-prefix=ORDER
-// RUN: not mem-opt %s --train-autodiff=optimizer=adam --train-offload=optimizer=host --convert-train-to-linalg --memopt-lower-to-gpu 2>&1 | FileCheck %s --check-prefix=GPU
 // RUN: mem-opt %s --train-autodiff=optimizer=adam --train-offload=optimizer=host --convert-train-to-linalg | FileCheck %s --check-prefix=LOWERED
 // RUN: mem-gen gpt2 --layers 2 --hidden 32 --heads 2 --seq 8 --vocab 64 --batch 2 --dropout 0 --train | mem-opt --train-offload=optimizer=host --train-remat=algorithm=layers -o %t.remat.mlir
 // RUN: grep -c "train.recomputed" %t.remat.mlir | FileCheck %s --check-prefix=REMAT
@@ -18,13 +17,14 @@
 // REMAT: {{^[1-9][0-9]*$}}
 
 // ORDER: error: 'func.func' op keeps values in host memory (train-offload); apply train-precision first, before train-offload
-// GPU: error: the step keeps values in host memory (train-offload): the GPU path has no host buffers yet (pinned memory, cudaMemcpyAsync); run it on the CPU or with memopt-lower-to-gpu{emulate=true}
 
 // Lowered: each run of host ops and copies to the host is bracketed by the
 // runtime's memory-space calls (1: host, 0: device), so that mem-run counts
 // the allocations in between on the host; the copies are new buffers with
-// the values (alloc_tensor with a copy). The parameter's read is a host
-// op, its device copy is not.
+// the values, marked for the GPU lowering (which makes them copies between
+// the memories). The module names the globals that live in host memory.
+// The parameter's read is a host op, its device copy is not.
+// LOWERED:      module attributes {memopt.host_globals = ["__param__l0.weight", "__param__l1.weight", "__state__l0.weight.exp_avg", "__state__l0.weight.exp_avg_sq", "__state__l1.weight.exp_avg", "__state__l1.weight.exp_avg_sq"]}
 // LOWERED:      func.func private @memopt_memory_space(i32)
 // LOWERED:      %[[HOST:.+]] = arith.constant 1 : i32
 // LOWERED-NEXT: call @memopt_memory_space(%[[HOST]]) : (i32) -> ()
@@ -33,7 +33,8 @@
 // LOWERED-NEXT: %[[DEV:.+]] = arith.constant 0 : i32
 // LOWERED-NEXT: call @memopt_memory_space(%[[DEV]]) : (i32) -> ()
 // LOWERED-NEXT: %[[E:.+]] = tensor.empty() : tensor<4x4xf32>
-// LOWERED-NEXT: linalg.copy ins(%[[W]] : tensor<4x4xf32>) outs(%[[E]] : tensor<4x4xf32>)
+// LOWERED-NEXT: linalg.copy {memopt.memory_copy = "to_device"} ins(%[[W]] : tensor<4x4xf32>) outs(%[[E]] : tensor<4x4xf32>)
+// LOWERED:      linalg.copy {memopt.memory_copy = "to_host"}
 
 // train-offload{optimizer=host} on a 2-layer network (ZeRO-Offload's
 // placement): the parameters, the Adam moments and the updates get

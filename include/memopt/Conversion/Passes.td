@@ -256,10 +256,7 @@ def MemoptGPUCheckTargetPass
     sm_120a, sm_121, sm_121a; CUDA 13 dropped the older ones); the features
     are empty or `+ptxNN` with at least the PTX ISA version that introduced
     the chip (7.0 for sm_80, 7.8 for sm_90, ...); the format is one of
-    `bin`, `isa`, `fatbin`. Unless `host-memory` is set (the emulator,
-    which runs on the CPU), a module whose step keeps values in host memory
-    (train-offload: it calls `memopt_memory_space`) is refused: the GPU
-    runtime has no host buffers yet. The pass changes nothing.
+    `bin`, `isa`, `fatbin`. The pass changes nothing.
 
     ```mlir
     // mem-opt --memopt-gpu-check-target=chip=sm_99 reports:
@@ -272,9 +269,6 @@ def MemoptGPUCheckTargetPass
            "PTX features (`+ptxNN`)">,
     Option<"format", "format", "std::string", "\"bin\"",
            "Binary format: bin (cubin), isa (PTX) or fatbin">,
-    Option<"hostMemory", "host-memory", "bool", "false",
-           "Accept steps with host memory (train-offload), as the emulator "
-           "does">,
   ];
 }
 
@@ -413,6 +407,45 @@ def MemoptLinalgToCublasPass
   ];
 }
 
+def MemoptGPUMemoryCopiesPass
+    : Pass<"memopt-gpu-memory-copies", "::mlir::ModuleOp"> {
+  let summary = "Rewrites the copies between device and host memory into "
+                "runtime copy calls";
+  let description = [{
+    Runs on buffers in `memopt-lower-to-gpu`, right after bufferization. A
+    step with values in host memory (`train-offload`, `train-remat`'s
+    `offload`) lowers each `train.to_host` and `train.to_device` as a
+    `linalg.copy` marked `memopt.memory_copy = "to_host"` or `"to_device"`.
+    Each such copy whose two buffers are contiguous (static shape,
+    row-major strides, any offset) becomes one call of the runtime function
+    `memopt_memory_copy(dst, src, bytes, to_device)`, with the buffers'
+    addresses (aligned pointer plus offset) as i64. The CUDA runtime runs
+    it as `cuMemcpyAsync` on its stream between pinned host memory and
+    device memory (a copy to the host is waited for, since host code reads
+    it next); the CPU runtime, which the emulator uses, as `memcpy`. A copy
+    of a strided view stays a loop (kernels and host code can both reach
+    pinned host memory and managed device memory).
+
+    ```mlir
+    linalg.copy {memopt.memory_copy = "to_host"}
+        ins(%act : memref<8x64xf32>) outs(%host : memref<8x64xf32>)
+    // becomes (%dst, %src: the buffers' addresses as i64)
+    func.call @memopt_memory_copy(%dst, %src, %c2048_i64, %c0_i32)
+        : (i64, i64, i64, i32) -> ()
+    ```
+
+    The host code itself -- the ops between the lowering's
+    `memopt_memory_space(1)` and `memopt_memory_space(0)` calls -- is left
+    on the CPU by `memopt-linalg-to-cublas`, `memopt-gpu-block-reductions`
+    and `memopt-gpu-map-loops`.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect",
+    "::mlir::memref::MemRefDialect",
+  ];
+}
+
 def MemoptGPUPrepareLinalgPass
     : Pass<"memopt-gpu-prepare-linalg", "::mlir::func::FuncOp"> {
   let summary = "Shapes linalg ops on buffers for the GPU loop mapping";
@@ -518,8 +551,11 @@ def MemoptGPUMapLoopsPass
 
     An outermost sequential loop nest that touches memory (a short or
     unrecognized reduction into a 0-d result) becomes a single-thread
-    launch, so that its data stays on the device. Other host code (scalar loads and stores) stays on the host,
-    which shares the (managed) memory with the kernels.
+    launch, so that its data stays on the device. Other host code (scalar
+    loads and stores) stays on the host, which shares the (managed) memory
+    with the kernels, and so do the loops of a step's host code (the ops
+    between the lowering's `memopt_memory_space(1)` and
+    `memopt_memory_space(0)` calls: train-offload's host updates).
 
     ```mlir
     scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c32) step (%c1, %c1) { ... }
@@ -620,6 +656,11 @@ def MemoptGPUDeviceGlobalsPass
     copy of the global, made (and initialized from the host copy) on first
     use and reused afterwards. A driver that reads a global back (losses,
     updated parameters) calls `memopt_cuda_global_to_host(host_address)`.
+    The globals the module's `memopt.host_globals` names (parameters and
+    optimizer states `train-offload` keeps in host memory) go through
+    `memopt_cuda_host_global(host_address, bytes)` instead: a copy in
+    pinned host memory, which host code updates and `cuMemcpyAsync` copies
+    to the device.
 
     ```mlir
     %0 = llvm.mlir.addressof @__param__fc1.weight : !llvm.ptr

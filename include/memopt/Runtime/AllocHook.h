@@ -32,6 +32,11 @@ void memopt_reset_peak(void);
 /// A free counts where its allocation was counted. On the CPU both are the
 /// process's memory; only the accounting differs.
 void memopt_memory_space(int32_t space);
+/// A copy of `bytes` bytes between the two spaces (the GPU lowering's
+/// train.to_host and train.to_device, memopt-gpu-memory-copies), as the
+/// emulator runs it: memcpy. The CUDA runtime's runs cuMemcpyAsync.
+void memopt_memory_copy(uint64_t dst, uint64_t src, uint64_t bytes,
+                        int32_t toDevice);
 /// memopt_live_bytes and memopt_peak_bytes of host memory.
 uint64_t memopt_host_live_bytes(void);
 uint64_t memopt_host_peak_bytes(void);

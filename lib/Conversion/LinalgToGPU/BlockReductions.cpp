@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "memopt/Conversion/MemorySpace.h"
 #include "memopt/Conversion/Passes.h"
 
 #include "BlockSize.h"
@@ -394,8 +395,9 @@ struct GPUBlockReductionsPass
       return signalPassFailure();
     }
     SmallVector<BlockReduction> reductions;
+    memopt::HostCode hostCode(getOperation());
     getOperation().walk([&](linalg::LinalgOp op) {
-      if (op->getParentOfType<gpu::LaunchOp>())
+      if (op->getParentOfType<gpu::LaunchOp>() || hostCode.contains(op))
         return;
       FailureOr<BlockReduction> reduction = matchBlockReduction(op, minExtent);
       if (succeeded(reduction))

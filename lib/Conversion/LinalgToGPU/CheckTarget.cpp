@@ -66,13 +66,6 @@ struct GPUCheckTargetPass
     if (format != "bin" && format != "isa" && format != "fatbin")
       return module.emitError() << "unknown format '" << format
                                 << "'; expected bin, isa or fatbin";
-    if (!hostMemory)
-      if (Operation *space = module.lookupSymbol("memopt_memory_space"))
-        return space->emitError()
-               << "the step keeps values in host memory (train-offload): the "
-                  "GPU path has no host buffers yet (pinned memory, "
-                  "cudaMemcpyAsync); run it on the CPU or with "
-                  "memopt-lower-to-gpu{emulate=true}";
     return success();
   }
 };

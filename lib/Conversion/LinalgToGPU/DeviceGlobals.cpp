@@ -1,8 +1,10 @@
 //===- DeviceGlobals.cpp - host globals through the CUDA runtime ----------===//
 
+#include "memopt/Conversion/MemorySpace.h"
 #include "memopt/Conversion/Passes.h"
 
 #include "mlir/Interfaces/DataLayoutInterfaces.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace mlir::memopt {
 #define GEN_PASS_DEF_MEMOPTGPUDEVICEGLOBALSPASS
@@ -11,8 +13,11 @@ namespace mlir::memopt {
 
 using namespace mlir;
 
-/// Runtime entry point (lib/Runtime/CUDA): managed copy of a host global.
+/// Runtime entry points (lib/Runtime/CUDA): the managed copy of a global
+/// (device memory), and the pinned copy of a global in host memory.
 static constexpr StringLiteral kGlobalFunctionName = "memopt_cuda_global";
+static constexpr StringLiteral kHostGlobalFunctionName =
+    "memopt_cuda_host_global";
 
 namespace {
 
@@ -34,20 +39,20 @@ struct GPUDeviceGlobalsPass
     if (uses.empty())
       return markAllAnalysesPreserved();
 
-    MLIRContext *context = module.getContext();
-    auto ptrType = LLVM::LLVMPointerType::get(context);
-    auto i64 = IntegerType::get(context, 64);
-    auto function = module.lookupSymbol<LLVM::LLVMFuncOp>(kGlobalFunctionName);
-    if (!function) {
-      OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
-      function = LLVM::LLVMFuncOp::create(
-          b, module.getLoc(), kGlobalFunctionName,
-          LLVM::LLVMFunctionType::get(ptrType, {ptrType, i64}));
-    }
+    // The globals the lowering placed in host memory (train-offload).
+    llvm::StringSet<> hostGlobals;
+    if (auto names =
+            module->getAttrOfType<ArrayAttr>(memopt::kHostGlobalsAttrName))
+      for (auto name : names.getAsRange<StringAttr>())
+        hostGlobals.insert(name.getValue());
+    auto i64 = IntegerType::get(module.getContext(), 64);
     DataLayout layout = DataLayout::closest(module);
     for (LLVM::AddressOfOp use : uses) {
       auto global = cast<LLVM::GlobalOp>(
           SymbolTable::lookupSymbolIn(module, use.getGlobalNameAttr()));
+      LLVM::LLVMFuncOp function = getFunction(
+          hostGlobals.contains(global.getSymName()) ? kHostGlobalFunctionName
+                                                    : kGlobalFunctionName);
       uint64_t bytes = layout.getTypeSize(global.getGlobalType());
       OpBuilder b(use->getContext());
       b.setInsertionPointAfter(use);
@@ -57,6 +62,21 @@ struct GPUDeviceGlobalsPass
                                        ValueRange{use.getResult(), size});
       use.getResult().replaceAllUsesExcept(call.getResult(), call);
     }
+  }
+
+  /// The declaration of the runtime function `name`, (ptr, i64) -> ptr,
+  /// created on first use.
+  LLVM::LLVMFuncOp getFunction(StringRef name) {
+    ModuleOp module = getOperation();
+    if (auto function = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
+      return function;
+    MLIRContext *context = module.getContext();
+    auto ptrType = LLVM::LLVMPointerType::get(context);
+    auto i64 = IntegerType::get(context, 64);
+    OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+    return LLVM::LLVMFuncOp::create(
+        b, module.getLoc(), name,
+        LLVM::LLVMFunctionType::get(ptrType, {ptrType, i64}));
   }
 };
 

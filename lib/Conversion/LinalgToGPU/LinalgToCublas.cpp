@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "memopt/Conversion/MemorySpace.h"
 #include "memopt/Conversion/Passes.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -284,9 +285,11 @@ struct LinalgToCublasPass
 
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> candidates;
+    // Host code (train-offload) runs on the CPU, over host memory.
+    memopt::HostCode hostCode(getOperation());
     getOperation().walk([&](linalg::LinalgOp op) {
       if (op.hasPureBufferSemantics() && op.getNumDpsInputs() == 2 &&
-          op.getNumDpsInits() == 1)
+          op.getNumDpsInits() == 1 && !hostCode.contains(op))
         candidates.push_back(op);
     });
     for (linalg::LinalgOp op : candidates)

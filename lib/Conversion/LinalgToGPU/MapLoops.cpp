@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "memopt/Conversion/MemorySpace.h"
 #include "memopt/Conversion/Passes.h"
 
 #include "BlockSize.h"
@@ -53,8 +54,10 @@ struct GPUMapLoopsPass
       return signalPassFailure();
     SmallVector<scf::ParallelOp> parallels;
     SmallVector<scf::ForOp> sequentials;
+    // Host code (train-offload) stays on the CPU.
+    memopt::HostCode hostCode(getOperation());
     getOperation().walk([&](Operation *op) {
-      if (isNested(op))
+      if (isNested(op) || hostCode.contains(op))
         return;
       if (auto loop = dyn_cast<scf::ParallelOp>(op))
         parallels.push_back(loop);

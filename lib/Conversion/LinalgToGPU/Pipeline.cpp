@@ -30,7 +30,6 @@ void mlir::memopt::buildLowerToGPUPipeline(OpPassManager &pm,
   target.chip = options.chip;
   target.features = options.features;
   target.format = options.format;
-  target.hostMemory = options.emulate;
   pm.addPass(createMemoptGPUCheckTargetPass(target));
   MemoptCheckLinalgInputPassOptions check;
   check.pipeline = "memopt-lower-to-gpu";
@@ -41,6 +40,9 @@ void mlir::memopt::buildLowerToGPUPipeline(OpPassManager &pm,
 
   // Buffers, as on the CPU (the allocation functions serve managed memory).
   buildBufferizationPipeline(pm);
+  // Copies between the device's and the host's memory (train-offload) as
+  // runtime calls; the host code stays on the CPU in the passes below.
+  pm.addPass(createMemoptGPUMemoryCopiesPass());
   if (options.cublas)
     pm.addPass(createMemoptLinalgToCublasPass());
   // The narrow contractions cuBLAS did not take (fp8 operands, strided

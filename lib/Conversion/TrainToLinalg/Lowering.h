@@ -9,6 +9,7 @@
 #ifndef MEMOPT_LIB_CONVERSION_TRAINTOLINALG_LOWERING_H
 #define MEMOPT_LIB_CONVERSION_TRAINTOLINALG_LOWERING_H
 
+#include "memopt/Conversion/MemorySpace.h"
 #include "memopt/Conversion/Passes.h"
 #include "memopt/Dialect/Train/IR/ComputeTypes.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
@@ -53,16 +54,10 @@ void populateDequantizeLoweringPatterns(RewritePatternSet &patterns);
 /// to_host, to_device: copies into new buffers (MemorySpaceLowering.cpp).
 void populateMemorySpaceLoweringPatterns(RewritePatternSet &patterns);
 
-/// The runtime function that sets the memory space the allocations that
-/// follow count in: memopt_memory_space(i32 space), 0 device, 1 host
-/// (AllocHook.h).
-inline constexpr llvm::StringLiteral kMemorySpaceFunction =
-    "memopt_memory_space";
-
 /// Brackets each run of ops that allocate host memory (host ops and
 /// train.to_host) in every function of `module` with calls of
-/// kMemorySpaceFunction, declaring it. Refuses a planned function with host
-/// values.
+/// kMemorySpaceFunction, declaring it, and names the globals of host
+/// parameters and states in the module's kHostGlobalsAttrName.
 LogicalResult insertMemorySpaceMarkers(ModuleOp module);
 
 //===----------------------------------------------------------------------===//

@@ -7,7 +7,9 @@
 // ops -- and each train.to_host, whose result is a host buffer -- is
 // bracketed by calls that switch the space to the host and back before the
 // ops are lowered. The copies are real copies into new buffers
-// (linalg.copy into a tensor.empty).
+// (linalg.copy into a tensor.empty), marked for the GPU lowering, which
+// makes them copies between the device's and the host's memories; the
+// module names the globals that live in host memory (MemorySpace.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +17,9 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <type_traits>
 
 using namespace mlir;
 using namespace mlir::memopt;
@@ -32,7 +37,13 @@ struct SpaceCopyLowering : public OpConversionPattern<CopyOp> {
     auto type = cast<RankedTensorType>(op.getType());
     Value empty = tensor::EmptyOp::create(
         rewriter, op.getLoc(), type.getShape(), type.getElementType());
-    rewriter.replaceOpWithNewOp<linalg::CopyOp>(op, adaptor.getInput(), empty);
+    auto copy = rewriter.replaceOpWithNewOp<linalg::CopyOp>(
+        op, adaptor.getInput(), empty);
+    // The GPU lowering makes it a copy between the memories.
+    copy->setAttr(kMemoryCopyAttrName,
+                  rewriter.getStringAttr(std::is_same_v<CopyOp, train::ToHostOp>
+                                             ? "to_host"
+                                             : "to_device"));
     return success();
   }
 };
@@ -50,7 +61,28 @@ static bool allocatesOnHost(Operation *op) {
   return train::isHostOp(op) || isa<train::ToHostOp>(op);
 }
 
+/// Sets the module's kHostGlobalsAttrName to the globals of the host's
+/// parameters and states, if any.
+static void nameHostGlobals(ModuleOp module) {
+  MLIRContext *context = module.getContext();
+  llvm::SetVector<Attribute> names;
+  module.walk([&](Operation *op) {
+    if (!train::isHostOp(op))
+      return;
+    if (auto param = dyn_cast<train::ParamOp>(op))
+      names.insert(
+          StringAttr::get(context, getParamGlobalName(param.getName())));
+    else if (auto state = dyn_cast<train::OptStateOp>(op))
+      names.insert(
+          StringAttr::get(context, getStateGlobalName(state.getName())));
+  });
+  if (!names.empty())
+    module->setAttr(kHostGlobalsAttrName,
+                    ArrayAttr::get(context, names.getArrayRef()));
+}
+
 LogicalResult mlir::memopt::insertMemorySpaceMarkers(ModuleOp module) {
+  nameHostGlobals(module);
   SmallVector<func::FuncOp> funcs;
   for (auto func : module.getOps<func::FuncOp>())
     if (!func.isExternal() &&

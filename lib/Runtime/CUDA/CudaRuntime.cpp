@@ -11,6 +11,11 @@
 //     once per step), counting live and peak bytes like the CPU runtime;
 //   * `memopt_cuda_global*`: managed copies of the host globals (parameters,
 //     optimizer states, inputs) that kernels and cuBLAS read;
+//   * host memory (train-offload): `memopt_memory_space` switches the
+//     allocations that follow to pinned host memory (cuMemAllocHost,
+//     counted apart), `memopt_cuda_host_global` gives the globals kept on
+//     the host pinned copies, and `memopt_memory_copy` copies between the
+//     memories with cuMemcpyAsync;
 //   * `memopt_cublas_gemm`: cublasGemmStridedBatchedEx for the contractions
 //     memopt-linalg-to-cublas rewrites;
 //   * `memopt_cuda_*` queries (cuMemGetInfo, live/peak bytes, a report).
@@ -22,7 +27,10 @@
 // machine without a driver or a device gets a clear message and exit status
 // 1 instead of a loader error. Every launch and every cuBLAS call is
 // synchronous (one stream, synchronized after each), which keeps the host's
-// reads of managed memory correct.
+// reads of managed memory correct. A copy to the device is asynchronous on
+// the stream (the kernels after it wait for it there); host code waits for
+// the stream when it starts (memopt_memory_space(1)), and a copy to the host
+// is waited for, since host code reads it next.
 //
 //===----------------------------------------------------------------------===//
 
@@ -91,8 +99,11 @@ struct Driver {
   X(cuEventRecord)                                                             \
   X(cuEventSynchronize)                                                        \
   X(cuMemAllocManaged)                                                         \
+  X(cuMemAllocHost)                                                            \
   X(cuMemFree)                                                                 \
+  X(cuMemFreeHost)                                                             \
   X(cuMemcpy)                                                                  \
+  X(cuMemcpyAsync)                                                             \
   X(cuMemsetD16)                                                               \
   X(cuMemsetD32)                                                               \
   X(cuMemGetInfo)
@@ -197,16 +208,25 @@ Driver &driver() {
 // Managed memory: allocations and globals
 //===----------------------------------------------------------------------===//
 
-/// Live allocations, a cache of freed blocks by size, and the totals.
-struct Memory {
-  std::mutex mutex;
+/// The allocations of one memory (the device's managed memory, or pinned
+/// host memory): live blocks, a cache of freed blocks by size, the totals.
+struct Space {
   std::unordered_map<void *, uint64_t> sizes;
   std::multimap<uint64_t, void *> cache;
   uint64_t live = 0, peak = 0, largest = 0, count = 0, reserved = 0;
-  /// Host global -> (managed copy, bytes).
+  /// Host global -> (its copy in this memory, bytes).
   std::unordered_map<const void *, std::pair<void *, uint64_t>> globals;
   uint64_t globalBytes = 0;
+};
+
+/// The device's memory and the host's, and the space allocations go to
+/// (memopt_memory_space).
+struct Memory {
+  std::mutex mutex;
+  Space device, host;
+  bool onHost = false;
   bool useCache = std::getenv("MEMOPT_CUDA_NO_CACHE") == nullptr;
+  Space &current() { return onHost ? host : device; }
 };
 
 Memory &memory() {
@@ -225,47 +245,69 @@ void *allocateManaged(uint64_t bytes) {
   return reinterpret_cast<void *>(pointer);
 }
 
-void *allocate(uint64_t bytes) {
-  Memory &m = memory();
-  std::lock_guard<std::mutex> lock(m.mutex);
+/// Page-locked host memory, which the device reaches and copies with
+/// cuMemcpyAsync run asynchronously.
+void *allocatePinned(uint64_t bytes) {
+  Driver &d = driver();
   void *pointer = nullptr;
-  auto cached = m.cache.find(bytes);
-  if (cached != m.cache.end()) {
-    pointer = cached->second;
-    m.cache.erase(cached);
-  } else {
-    pointer = allocateManaged(bytes);
-    m.reserved += bytes;
-  }
-  m.sizes[pointer] = bytes;
-  m.live += bytes;
-  ++m.count;
-  if (m.live > m.peak)
-    m.peak = m.live;
-  if (bytes > m.largest)
-    m.largest = bytes;
+  check(d, d.cuMemAllocHost(&pointer, bytes ? bytes : 1), "cuMemAllocHost");
   return pointer;
 }
 
+/// A block of `bytes` in the current space: a cached one of that size, or a
+/// new one.
+void *allocate(uint64_t bytes) {
+  Memory &m = memory();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  Space &space = m.current();
+  void *pointer = nullptr;
+  auto cached = space.cache.find(bytes);
+  if (cached != space.cache.end()) {
+    pointer = cached->second;
+    space.cache.erase(cached);
+  } else {
+    pointer = m.onHost ? allocatePinned(bytes) : allocateManaged(bytes);
+    space.reserved += bytes;
+  }
+  space.sizes[pointer] = bytes;
+  space.live += bytes;
+  ++space.count;
+  if (space.live > space.peak)
+    space.peak = space.live;
+  if (bytes > space.largest)
+    space.largest = bytes;
+  return pointer;
+}
+
+/// Frees `pointer` in the space it was allocated in.
 void release(void *pointer) {
   if (!pointer)
     return;
   Memory &m = memory();
   std::lock_guard<std::mutex> lock(m.mutex);
-  auto it = m.sizes.find(pointer);
-  if (it == m.sizes.end())
-    fatal("free of %p, which the runtime did not allocate", pointer);
+  bool onHost = false;
+  auto it = m.device.sizes.find(pointer);
+  if (it == m.device.sizes.end()) {
+    it = m.host.sizes.find(pointer);
+    if (it == m.host.sizes.end())
+      fatal("free of %p, which the runtime did not allocate", pointer);
+    onHost = true;
+  }
+  Space &space = onHost ? m.host : m.device;
   uint64_t bytes = it->second;
-  m.live -= bytes;
-  m.sizes.erase(it);
+  space.live -= bytes;
+  space.sizes.erase(it);
   if (m.useCache) {
-    m.cache.emplace(bytes, pointer);
+    space.cache.emplace(bytes, pointer);
     return;
   }
   Driver &d = driver();
   check(d, d.cuStreamSynchronize(d.stream), "cuStreamSynchronize");
-  check(d, d.cuMemFree(reinterpret_cast<CUdeviceptr>(pointer)), "cuMemFree");
-  m.reserved -= bytes;
+  if (onHost)
+    check(d, d.cuMemFreeHost(pointer), "cuMemFreeHost");
+  else
+    check(d, d.cuMemFree(reinterpret_cast<CUdeviceptr>(pointer)), "cuMemFree");
+  space.reserved -= bytes;
 }
 
 void synchronize() { memopt::cuda::synchronize(); }
@@ -276,7 +318,7 @@ struct PrintAtExit {
     if (std::getenv("MEMOPT_PRINT_PEAK"))
       std::atexit([] {
         std::printf("measured_peak_bytes: %llu\n",
-                    static_cast<unsigned long long>(memory().peak));
+                    static_cast<unsigned long long>(memory().device.peak));
       });
   }
 } printAtExit;
@@ -346,6 +388,32 @@ cudaDataType dataType(int32_t code, uint64_t &bytes) {
   default:
     fatal("memopt_cublas_gemm: unknown element type code %d", code);
   }
+}
+
+/// The copy in `space` of the host global at `host` (of `bytes` bytes),
+/// made by `make` and filled from the host copy on first use.
+void *globalCopy(Space &space, const void *host, uint64_t bytes,
+                 void *(*make)(uint64_t)) {
+  std::lock_guard<std::mutex> lock(memory().mutex);
+  auto it = space.globals.find(host);
+  if (it != space.globals.end())
+    return it->second.first;
+  void *copy = make(bytes);
+  std::memcpy(copy, host, bytes);
+  space.globals.emplace(host, std::make_pair(copy, bytes));
+  space.globalBytes += bytes;
+  return copy;
+}
+
+/// The copy of `host` in either memory, or null.
+std::pair<void *, uint64_t> *findGlobal(const void *host) {
+  Memory &m = memory();
+  for (Space *space : {&m.device, &m.host}) {
+    auto it = space->globals.find(host);
+    if (it != space->globals.end())
+      return &it->second;
+  }
+  return nullptr;
 }
 
 } // namespace
@@ -508,40 +576,61 @@ void _mlir_memref_to_llvm_free(void *pointer) {
 // Globals
 //===----------------------------------------------------------------------===//
 
-/// The managed copy of the host global at `host` (of `bytes` bytes), made
-/// and filled from the host copy on first use.
+/// The managed copy of the host global at `host`, which kernels read.
 void *memopt_cuda_global(const void *host, uint64_t bytes) {
-  Memory &m = memory();
-  std::lock_guard<std::mutex> lock(m.mutex);
-  auto it = m.globals.find(host);
-  if (it != m.globals.end())
-    return it->second.first;
-  void *device = allocateManaged(bytes);
-  std::memcpy(device, host, bytes);
-  m.globals.emplace(host, std::make_pair(device, bytes));
-  m.globalBytes += bytes;
-  return device;
+  return globalCopy(memory().device, host, bytes, allocateManaged);
 }
 
-/// Copies the managed copy of `host` back into it (no-op without a copy).
+/// The pinned copy of a global kept in host memory (train-offload's
+/// parameters and optimizer states), which host code updates.
+void *memopt_cuda_host_global(const void *host, uint64_t bytes) {
+  return globalCopy(memory().host, host, bytes, allocatePinned);
+}
+
+/// Copies the copy of `host` (managed or pinned) back into it (no-op
+/// without a copy).
 void memopt_cuda_global_to_host(void *host) {
   synchronize();
-  Memory &m = memory();
-  std::lock_guard<std::mutex> lock(m.mutex);
-  auto it = m.globals.find(host);
-  if (it != m.globals.end())
-    std::memcpy(host, it->second.first, it->second.second);
+  std::lock_guard<std::mutex> lock(memory().mutex);
+  if (auto *copy = findGlobal(host))
+    std::memcpy(host, copy->first, copy->second);
 }
 
-/// Copies `host` into its managed copy (no-op without a copy), for a driver
-/// that changes an input between steps.
+/// Copies `host` into its copy (no-op without a copy), for a driver that
+/// changes an input between steps.
 void memopt_cuda_global_to_device(const void *host) {
   synchronize();
-  Memory &m = memory();
-  std::lock_guard<std::mutex> lock(m.mutex);
-  auto it = m.globals.find(host);
-  if (it != m.globals.end())
-    std::memcpy(it->second.first, host, it->second.second);
+  std::lock_guard<std::mutex> lock(memory().mutex);
+  if (auto *copy = findGlobal(host))
+    std::memcpy(copy->first, host, copy->second);
+}
+
+//===----------------------------------------------------------------------===//
+// Host memory
+//===----------------------------------------------------------------------===//
+
+/// The space the allocations that follow are made in: 0 the device's
+/// (managed), 1 the host's (pinned). Host code starts here, so the stream's
+/// work (copies to the device reading host buffers it may overwrite) is
+/// waited for first.
+void memopt_memory_space(int32_t space) {
+  if (space == 1)
+    synchronize();
+  std::lock_guard<std::mutex> lock(memory().mutex);
+  memory().onHost = space == 1;
+}
+
+/// A copy of `bytes` bytes between the memories, on the stream. A copy to
+/// the host is waited for (host code reads it next); one to the device is
+/// not (the kernels after it are on the same stream).
+void memopt_memory_copy(uint64_t dst, uint64_t src, uint64_t bytes,
+                        int32_t toDevice) {
+  Driver &d = driver();
+  if (bytes == 0)
+    return;
+  check(d, d.cuMemcpyAsync(dst, src, bytes, d.stream), "cuMemcpyAsync");
+  if (!toDevice)
+    synchronize();
 }
 
 //===----------------------------------------------------------------------===//
@@ -608,23 +697,36 @@ void memopt_cuda_synchronize(void) { synchronize(); }
 
 uint64_t memopt_cuda_live_bytes(void) {
   std::lock_guard<std::mutex> lock(memory().mutex);
-  return memory().live;
+  return memory().device.live;
 }
 
 uint64_t memopt_cuda_peak_bytes(void) {
   std::lock_guard<std::mutex> lock(memory().mutex);
-  return memory().peak;
+  return memory().device.peak;
 }
 
+/// Live and peak bytes of the pinned host allocations (train-offload).
+uint64_t memopt_cuda_host_live_bytes(void) {
+  std::lock_guard<std::mutex> lock(memory().mutex);
+  return memory().host.live;
+}
+
+uint64_t memopt_cuda_host_peak_bytes(void) {
+  std::lock_guard<std::mutex> lock(memory().mutex);
+  return memory().host.peak;
+}
+
+/// Restarts peak tracking, in both memories, from the live bytes.
 void memopt_cuda_reset_peak(void) {
   std::lock_guard<std::mutex> lock(memory().mutex);
-  memory().peak = memory().live;
+  memory().device.peak = memory().device.live;
+  memory().host.peak = memory().host.live;
 }
 
-/// The largest single allocation: the arena of a planned step.
+/// The largest single device allocation: the arena of a planned step.
 uint64_t memopt_cuda_largest_allocation(void) {
   std::lock_guard<std::mutex> lock(memory().mutex);
-  return memory().largest;
+  return memory().device.largest;
 }
 
 /// Prints `key: value` lines: the device, cuMemGetInfo, the runtime's
@@ -641,15 +743,24 @@ void memopt_cuda_report(void) {
   std::printf("cuda_mem_used_bytes: %llu\n",
               static_cast<unsigned long long>(total - free));
   std::printf("cuda_globals_bytes: %llu\n",
-              static_cast<unsigned long long>(m.globalBytes));
+              static_cast<unsigned long long>(m.device.globalBytes));
   std::printf("cuda_reserved_bytes: %llu\n",
-              static_cast<unsigned long long>(m.reserved));
+              static_cast<unsigned long long>(m.device.reserved));
   std::printf("cuda_peak_live_bytes: %llu\n",
-              static_cast<unsigned long long>(m.peak));
+              static_cast<unsigned long long>(m.device.peak));
   std::printf("cuda_largest_allocation_bytes: %llu\n",
-              static_cast<unsigned long long>(m.largest));
+              static_cast<unsigned long long>(m.device.largest));
   std::printf("cuda_allocations: %llu\n",
-              static_cast<unsigned long long>(m.count));
+              static_cast<unsigned long long>(m.device.count));
+  // Host memory (train-offload): pinned allocations and globals.
+  if (m.host.count || m.host.globalBytes) {
+    std::printf("cuda_host_globals_bytes: %llu\n",
+                static_cast<unsigned long long>(m.host.globalBytes));
+    std::printf("cuda_host_peak_live_bytes: %llu\n",
+                static_cast<unsigned long long>(m.host.peak));
+    std::printf("cuda_host_allocations: %llu\n",
+                static_cast<unsigned long long>(m.host.count));
+  }
   std::fflush(stdout);
 }
 

@@ -382,3 +382,37 @@ func.func @most_outputs(%in: memref<131072x576xf32>, %out: memref<131072xf32>) {
   }
   return
 }
+
+// -----
+
+// Host code (between memopt_memory_space(1) and (0): train-offload) runs on
+// the CPU: its row sum stays a linalg op; the device's becomes a launch.
+// CHECK-LABEL: func.func @host_code
+// CHECK: call @memopt_memory_space
+// CHECK-NEXT: linalg.generic
+// CHECK: call @memopt_memory_space
+// CHECK: gpu.launch
+func.func private @memopt_memory_space(i32)
+func.func @host_code(%in: memref<8x4096xf32>, %out: memref<8xf32>) {
+  %host = arith.constant 1 : i32
+  %device = arith.constant 0 : i32
+  call @memopt_memory_space(%host) : (i32) -> ()
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                   affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%in : memref<8x4096xf32>) outs(%out : memref<8xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %x, %acc : f32
+    linalg.yield %s : f32
+  }
+  call @memopt_memory_space(%device) : (i32) -> ()
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+                                   affine_map<(d0, d1) -> (d0)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%in : memref<8x4096xf32>) outs(%out : memref<8xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %x, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -83,3 +83,35 @@ func.func @total(%in: memref<64xf32>, %out: memref<f32>) -> f32 {
   }
   return %v : f32
 }
+
+// -----
+
+// Host code (train-offload's updates, between the lowering's
+// memopt_memory_space(1) and memopt_memory_space(0)) stays on the CPU; the
+// loop after it runs on the device.
+// CHECK-LABEL: func.func @host_code
+// CHECK: call @memopt_memory_space
+// CHECK-NEXT: scf.parallel
+// CHECK: call @memopt_memory_space
+// CHECK: gpu.launch
+func.func private @memopt_memory_space(i32)
+func.func @host_code(%in: memref<64xf32>, %out: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %host = arith.constant 1 : i32
+  %device = arith.constant 0 : i32
+  call @memopt_memory_space(%host) : (i32) -> ()
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    %x = memref.load %in[%i] : memref<64xf32>
+    memref.store %x, %out[%i] : memref<64xf32>
+    scf.reduce
+  }
+  call @memopt_memory_space(%device) : (i32) -> ()
+  scf.parallel (%i) = (%c0) to (%c64) step (%c1) {
+    %x = memref.load %out[%i] : memref<64xf32>
+    memref.store %x, %in[%i] : memref<64xf32>
+    scf.reduce
+  }
+  return
+}

@@ -6,6 +6,26 @@
 // offset and ld of X, Y and C, then the outer batch count and strides
 // (X, Y, C), then the inner (strided-batched) count and strides.
 
+// Host code (between memopt_memory_space(1) and (0): train-offload) runs on
+// the CPU over host memory: its matmul stays; the device's becomes a call.
+// CHECK-LABEL: func.func @host_code
+// CHECK: call @memopt_memory_space
+// CHECK-NEXT: linalg.matmul
+// CHECK-NEXT: call @memopt_memory_space
+// CHECK: call @memopt_cublas_gemm
+func.func private @memopt_memory_space(i32)
+func.func @host_code(%a: memref<8x16xf32>, %b: memref<16x32xf32>, %c: memref<8x32xf32>) {
+  %host = arith.constant 1 : i32
+  %device = arith.constant 0 : i32
+  call @memopt_memory_space(%host) : (i32) -> ()
+  linalg.matmul ins(%a, %b : memref<8x16xf32>, memref<16x32xf32>) outs(%c : memref<8x32xf32>)
+  call @memopt_memory_space(%device) : (i32) -> ()
+  linalg.matmul ins(%a, %b : memref<8x16xf32>, memref<16x32xf32>) outs(%c : memref<8x32xf32>)
+  return
+}
+
+// -----
+
 // Row-major C = A B is computed as column-major C^T = B^T A^T: X = B read
 // as an N x K column-major matrix (ld 32), Y = A as K x M (ld 16).
 // CHECK-LABEL: func.func @matmul
@@ -159,3 +179,4 @@ func.func @unsupported(%a: memref<8x16xf32>, %b: memref<16x32xbf16>, %c: memref<
   }
   return
 }
+
