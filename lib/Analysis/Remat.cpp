@@ -138,7 +138,15 @@ void RematSchedule::print(llvm::raw_ostream &os) const {
       os << (first ? "" : ", ") << i;
       first = false;
     }
-    os << "]\n";
+    os << "]";
+    first = true;
+    for (size_t i = 0; i < restore.size(); ++i) {
+      if (restore[i] != static_cast<int>(t))
+        continue;
+      os << (first ? " restored [" : ", ") << i;
+      first = false;
+    }
+    os << (first ? "\n" : "]\n");
   }
 }
 
@@ -171,11 +179,18 @@ std::string checkStage(const RematGraph &graph, const RematSchedule &sched,
           .str();
     if (S[i] && t == 0)
       return llvm::formatv("node {0} is stored into stage 0", i).str();
-    if (S[i] && t > 0 && !sched.S[t - 1][i] && !sched.R[t - 1][i])
+    if (S[i] && t > 0 && !sched.S[t - 1][i] && !sched.R[t - 1][i] &&
+        sched.restoreStage(i) != t)
       return llvm::formatv("node {0} is stored into stage {1} but "
                            "neither stored into nor computed in stage "
                            "{2}",
                            i, t, t - 1)
+          .str();
+    if (t == 0 && sched.restoreStage(i) >= 0 &&
+        (sched.restoreStage(i) <= i || node.persistent))
+      return llvm::formatv("node {0} is restored into stage {1}, which does "
+                           "not follow its computation",
+                           i, sched.restoreStage(i))
           .str();
     if (t == n - 1 && node.output && !R[i] && !S[i])
       return llvm::formatv("output {0} is not available in the last "
@@ -202,6 +217,8 @@ RematSimulation simulate(const RematGraph &graph, const RematSchedule &sched,
   if (static_cast<int>(sched.R.size()) != n ||
       static_cast<int>(sched.S.size()) != n)
     return fail("schedule does not have one stage per node");
+  if (!sched.restore.empty() && static_cast<int>(sched.restore.size()) != n)
+    return fail("schedule does not have one restore entry per node");
   for (int t = 0; t < n; ++t)
     if (static_cast<int>(sched.R[t].size()) != n ||
         static_cast<int>(sched.S[t].size()) != n)
@@ -291,12 +308,13 @@ RematSimulation mlir::memopt::simulateSchedule(const RematGraph &graph,
   return simulate(graph, schedule);
 }
 
-RematSchedule
-mlir::memopt::completeStorage(const RematGraph &graph,
-                              std::vector<std::vector<uint8_t>> R) {
+RematSchedule mlir::memopt::completeStorage(const RematGraph &graph,
+                                            std::vector<std::vector<uint8_t>> R,
+                                            std::vector<int> restore) {
   int n = graph.size();
   RematSchedule schedule = RematSchedule::empty(n);
   schedule.R = std::move(R);
+  schedule.restore = std::move(restore);
   std::vector<uint8_t> needed(n);
   for (int t = n - 1; t >= 1; --t) {
     const auto &Rt = schedule.R[t];
@@ -311,6 +329,9 @@ mlir::memopt::completeStorage(const RematGraph &graph,
       if (graph.node(i).persistent || Rt[i])
         continue;
       bool next = t + 1 < n ? schedule.S[t + 1][i] != 0 : graph.node(i).output;
+      // Restored into stage t+1: not kept through stage t for it.
+      if (next && schedule.restoreStage(i) == t + 1)
+        next = false;
       schedule.S[t][i] = needed[i] || next;
     }
   }
@@ -403,7 +424,8 @@ llvm::StringRef mlir::memopt::stringifyRematStatus(RematStatus status) {
 double RematResult::gap() const {
   if (status == RematStatus::Optimal)
     return 0.0;
-  return (recomputeCost - bound) / std::max(std::fabs(recomputeCost), 1e-9);
+  double cost = recomputeCost + offloadCost;
+  return (cost - bound) / std::max(std::fabs(cost), 1e-9);
 }
 
 void mlir::memopt::detail::acceptSchedule(const RematGraph &graph,

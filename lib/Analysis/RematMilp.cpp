@@ -33,8 +33,9 @@ namespace {
 /// The MILP's columns and rows, built as triplets.
 class RematMilp {
 public:
-  RematMilp(const RematGraph &graph, int64_t budget)
-      : graph(graph), n(graph.size()), budget(budget) {
+  RematMilp(const RematGraph &graph, int64_t budget,
+            llvm::ArrayRef<RematOffloadOption> offloads)
+      : graph(graph), n(graph.size()), budget(budget), offloads(offloads) {
     // Bytes in units of about budget/1e4 and costs in units of the costliest
     // node: coefficients near 1 instead of 1e9 bytes and 1e11 FLOPs, which
     // CBC's LPs solve many times faster (the same problem, scaled).
@@ -96,6 +97,8 @@ private:
   void addStorageRows();
   /// R[t][k] <= R[t][i] + S[t][i] for the operands i of k.
   void addOperandRows();
+  /// The O columns of the offload options.
+  void addOffloadColumns();
   /// The FREE columns and their upper bounds.
   void addFreeColumns();
   /// The U columns and the memory rows.
@@ -104,6 +107,9 @@ private:
   const RematGraph &graph;
   int n;
   int64_t budget;
+  llvm::ArrayRef<RematOffloadOption> offloads;
+  /// Column of O per offload option, and the option of each node (-1).
+  std::vector<int> oCol, optionOf;
   /// The scales of the memory rows and the objective.
   double byteUnit = 1.0;
   double costUnit = 1.0;
@@ -128,6 +134,7 @@ void RematMilp::build() {
   freeCols.assign(n, {});
   uCols.assign(n, {});
   addComputeAndStoreColumns();
+  addOffloadColumns();
   addStorageRows();
   addOperandRows();
   addFreeColumns();
@@ -155,8 +162,18 @@ void RematMilp::addComputeAndStoreColumns() {
         sCol[t][i] = addColumn(0.0, 1.0, 0.0, false);
 }
 
+void RematMilp::addOffloadColumns() {
+  // O: the node's output restored into the option's stage from host memory.
+  optionOf.assign(n, -1);
+  for (auto [index, option] : llvm::enumerate(offloads)) {
+    oCol.push_back(addColumn(0.0, 1.0, option.cost / costUnit, true));
+    optionOf[option.node] = static_cast<int>(index);
+  }
+}
+
 void RematMilp::addStorageRows() {
-  // S[t+1][i] <= S[t][i] + R[t][i]; outputs into the virtual stage n.
+  // S[t+1][i] <= S[t][i] + R[t][i] (+ O when i is restored into t+1);
+  // outputs into the virtual stage n.
   for (int t = 0; t < n; ++t) {
     for (int i = 0; i <= t; ++i) {
       if (!isValue(i))
@@ -171,6 +188,9 @@ void RematMilp::addStorageRows() {
         add(row, sCol[t][i], -1.0);
       if (rCol[t][i] >= 0)
         add(row, rCol[t][i], -1.0);
+      if (int option = optionOf[i];
+          !last && option >= 0 && offloads[option].restoreStage == t + 1)
+        add(row, oCol[option], -1.0);
     }
   }
 }
@@ -253,6 +273,11 @@ void RematMilp::addMemoryRows() {
         int row = addRow(persistent, persistent);
         add(row, u, 1.0);
         add(row, rCol[t][k], -bytes);
+        // What stays on the device of a node offloaded in part.
+        for (auto [index, option] : llvm::enumerate(offloads))
+          if (option.keptBytes > 0 && option.keptFrom <= t &&
+              t < option.restoreStage)
+            add(row, oCol[index], -bytesOf(option.keptBytes));
         for (int i = 0; i < t; ++i)
           if (sCol[t][i] >= 0 && graph.node(i).bytes != 0)
             add(row, sCol[t][i], -bytesOf(graph.node(i).bytes));
@@ -355,15 +380,31 @@ void RematMilp::solve(double timeLimit, int64_t nodeLimit,
     for (int i = 0; i < n; ++i)
       if (rCol[t][i] >= 0 && best[rCol[t][i]] > 0.5)
         R[t][i] = 1;
+  std::vector<int> restore;
+  double offloadCost = 0.0;
+  std::vector<int> taken;
+  for (auto [index, option] : llvm::enumerate(offloads)) {
+    if (best[oCol[index]] <= 0.5)
+      continue;
+    if (restore.empty())
+      restore.assign(n, -1);
+    restore[option.node] = option.restoreStage;
+    offloadCost += option.cost;
+    taken.push_back(static_cast<int>(index));
+  }
   bool optimal = Cbc_isProvenOptimal(model);
   Cbc_deleteModel(model);
   result.status = optimal ? RematStatus::Optimal : RematStatus::Feasible;
-  acceptSchedule(graph, completeStorage(graph, std::move(R)), budget, result);
+  acceptSchedule(graph,
+                 completeStorage(graph, std::move(R), std::move(restore)),
+                 budget, result);
   if (result.status == RematStatus::Error)
     return;
+  result.offloads = std::move(taken);
+  result.offloadCost = offloadCost;
+  double cost = result.recomputeCost + offloadCost;
   result.bound =
-      optimal ? result.recomputeCost
-              : std::min(result.recomputeCost, std::max(0.0, possible - base));
+      optimal ? cost : std::min(cost, std::max(0.0, possible - base));
 }
 } // namespace
 
@@ -420,7 +461,18 @@ RematResult mlir::memopt::solveOptimal(RematGraph graph, int64_t budget,
   };
   if (outOfTime())
     return result;
-  RematMilp milp(graph, budget);
+  for (const RematOffloadOption &option : options.offloads)
+    if (option.node < 0 || option.node >= graph.size() ||
+        graph.node(option.node).persistent ||
+        option.restoreStage <= option.node ||
+        option.restoreStage >= graph.size() || option.cost < 0) {
+      result.error = llvm::formatv("offload option of node {0} (restored "
+                                   "into stage {1}) is invalid",
+                                   option.node, option.restoreStage)
+                         .str();
+      return result;
+    }
+  RematMilp milp(graph, budget, options.offloads);
   if (outOfTime())
     return result;
   double left = timed ? options.timeLimitSeconds - secondsSince(start) : 0.0;
@@ -440,7 +492,7 @@ RematResult mlir::memopt::solveOptimal(RematGraph graph, int64_t budget,
     acceptSchedule(graph, std::move(*warm), budget, greedy);
     if (greedy.status == RematStatus::Feasible &&
         (!result.hasSchedule() ||
-         greedy.recomputeCost < result.recomputeCost)) {
+         greedy.recomputeCost < result.recomputeCost + result.offloadCost)) {
       greedy.bound = std::min(result.bound, greedy.recomputeCost);
       greedy.error.clear();
       result = std::move(greedy);

@@ -23,6 +23,7 @@
 #include "llvm/ADT/StringSwitch.h"
 
 #include <cmath>
+#include <numeric>
 
 using namespace mlir;
 using namespace mlir::memopt;
@@ -322,6 +323,38 @@ OffloadSearch::makeApply(const OffloadPlan &plan) const {
   };
 }
 
+/// Fills in `candidate` what `copy`, the step it rewrote, measures: the
+/// device's and the host's peaks (by `liveness`, of `copy`), the time by
+/// `model`, and the activations offloaded.
+static void measureRewritten(func::FuncOp copy, const TensorLiveness &liveness,
+                             const OffloadCostModel &model,
+                             RematCandidate &candidate) {
+  candidate.peak = liveness.getLoad();
+  candidate.hostPeak = liveness.getHostLoad();
+  candidate.seconds = estimateStepTime(copy, model).seconds;
+  candidate.numOffloaded = candidate.offloadedBytes = 0;
+  copy.walk([&](train::ToHostOp op) {
+    if (!op->hasAttr(TrainDialect::kOffloadedAttrName))
+      return;
+    ++candidate.numOffloaded;
+    candidate.offloadedBytes += train::getTensorBytes(op.getType());
+  });
+}
+
+RematCandidate
+mlir::memopt::evaluateOffloadRewrite(func::FuncOp func, StringRef algorithm,
+                                     std::function<int64_t(func::FuncOp)> apply,
+                                     const OffloadCostModel &model) {
+  func::FuncOp copy = func.clone();
+  RematCandidate candidate;
+  candidate.algorithm = algorithm.str();
+  candidate.flops = apply(copy);
+  candidate.apply = std::move(apply);
+  measureRewritten(copy, TensorLiveness(copy), model, candidate);
+  copy.erase();
+  return candidate;
+}
+
 MeasuredPlan OffloadSearch::measure(const OffloadPlan &plan) const {
   MeasuredPlan measured;
   RematCandidate &candidate = measured.candidate;
@@ -334,15 +367,7 @@ MeasuredPlan OffloadSearch::measure(const OffloadPlan &plan) const {
   func::FuncOp copy = func.clone();
   candidate.flops = candidate.apply(copy);
   TensorLiveness liveness(copy);
-  candidate.peak = liveness.getLoad();
-  candidate.hostPeak = liveness.getHostLoad();
-  candidate.seconds = estimateStepTime(copy, model).seconds;
-  copy.walk([&](train::ToHostOp op) {
-    if (!op->hasAttr(TrainDialect::kOffloadedAttrName))
-      return;
-    ++candidate.numOffloaded;
-    candidate.offloadedBytes += train::getTensorBytes(op.getType());
-  });
+  measureRewritten(copy, liveness, model, candidate);
   // The values at the peak it may offload next, largest first.
   eraseFrees(copy);
   TensorLiveness withoutFrees(copy);
@@ -452,4 +477,90 @@ mlir::memopt::addOffloads(func::FuncOp func, const RematCandidate &base,
                           std::optional<int64_t> limit,
                           const OffloadCostModel &model) {
   return OffloadSearch(func, base, model).run(limit);
+}
+
+//===----------------------------------------------------------------------===//
+// Offloads for optimal's MILP
+//===----------------------------------------------------------------------===//
+
+GroupOffloads mlir::memopt::getGroupOffloads(func::FuncOp func,
+                                             const StepGroups &groups,
+                                             const OffloadCostModel &model) {
+  GroupOffloads result;
+  func::FuncOp copy = func.clone();
+  eraseFrees(copy);
+  SmallVector<Operation *> ops = getPlanOps(copy);
+  TensorLiveness liveness(copy);
+  llvm::DenseMap<Operation *, unsigned> ordinal, groupOf;
+  for (auto [index, op] : llvm::enumerate(getForwardOps(copy, liveness)))
+    ordinal[op] = index;
+  for (auto [g, members] : llvm::enumerate(groups.members))
+    for (unsigned index : members)
+      groupOf[ops[index]] = g;
+  llvm::DenseMap<Value, OffloadSpan> spans = getOffloadSpans(copy, liveness);
+  // Each group's time by the roofline, and the step's FLOPs a second.
+  SmallVector<double> groupSeconds;
+  for (const SmallVector<unsigned> &members : groups.members) {
+    double seconds = 0;
+    for (unsigned index : members)
+      seconds += estimateOpSeconds(ops[index], model.device);
+    groupSeconds.push_back(seconds);
+  }
+  double stepSeconds =
+      std::accumulate(groupSeconds.begin(), groupSeconds.end(), 0.0);
+  double flopsPerSecond =
+      stepSeconds > 0 ? groups.graph.baseCost() / stepSeconds : 0;
+  for (auto [g, members] : llvm::enumerate(groups.members)) {
+    if (!groups.forward[g])
+      continue;
+    // The values of g the backward pass reads that can be offloaded, and
+    // the first backward group that reads one.
+    SmallVector<ForwardValueKey> keys;
+    int64_t bytes = 0;
+    std::optional<unsigned> restore;
+    for (unsigned index : members) {
+      Operation *op = ops[index];
+      for (OpResult result : op->getResults()) {
+        auto it = spans.find(result);
+        if (it == spans.end() || !it->second.firstBackward ||
+            !it->second.offloadable || !ordinal.count(op))
+          continue;
+        auto group = groupOf.find(it->second.firstBackward);
+        if (group == groupOf.end() || groups.forward[group->second])
+          continue;
+        keys.push_back({ordinal[op], result.getResultNumber()});
+        bytes += train::getTensorBytes(result.getType());
+        restore = std::min(restore.value_or(group->second), group->second);
+      }
+    }
+    if (keys.empty())
+      continue;
+    int node = StepGroups::node(g);
+    // The rest of the group stays on the device from after its last
+    // forward reader.
+    int lastForward = node;
+    for (int user : groups.graph.users(node))
+      if (user >= 1 && groups.forward[user - 1])
+        lastForward = std::max(lastForward, user);
+    // The time the copies are not hidden: the copy out and the copy back
+    // (one after the other on the link) beyond the computation between the
+    // group and the restore, as FLOPs at the step's rate. A copy is never
+    // free: ties go to keeping.
+    double copySeconds = 2.0 * bytes / model.linkBytesPerSecond;
+    double between = std::accumulate(groupSeconds.begin() + g + 1,
+                                     groupSeconds.begin() + *restore, 0.0);
+    double exposed = std::max(0.0, copySeconds - between);
+    RematOffloadOption option;
+    option.node = node;
+    option.restoreStage = StepGroups::node(*restore);
+    option.cost = exposed * flopsPerSecond + 1.0;
+    option.keptBytes =
+        std::max<int64_t>(0, groups.graph.node(node).bytes - bytes);
+    option.keptFrom = lastForward + 1;
+    result.options.push_back(option);
+    result.keys.push_back(std::move(keys));
+    result.bytes.push_back(bytes);
+  }
+  copy.erase();
+  return result;
 }

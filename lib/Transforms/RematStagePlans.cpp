@@ -172,8 +172,12 @@ std::optional<RematCandidate>
 mlir::memopt::runOptimalRemat(func::FuncOp func, const StepGroups &steps,
                               int64_t limit, const OptimalRematLimits &limits,
                               std::chrono::steady_clock::time_point start,
-                              std::string &why, bool &proven) {
+                              std::string &why, bool &proven,
+                              const OffloadCostModel *offload) {
   proven = false;
+  GroupOffloads offloads;
+  if (offload)
+    offloads = getGroupOffloads(func, steps, *offload);
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                          start)
@@ -202,6 +206,7 @@ mlir::memopt::runOptimalRemat(func::FuncOp func, const StepGroups &steps,
     options.nodeLimit = limits.nodeLimit;
     if (limits.cutoffFlops)
       options.costCutoff = static_cast<double>(*limits.cutoffFlops);
+    options.offloads = offloads.options;
     RematResult result = solveOptimal(steps.graph, modelBudget, options);
     if (!result.hasSchedule() && limits.cutoffFlops &&
         result.status == RematStatus::NoSolution) {
@@ -227,17 +232,38 @@ mlir::memopt::runOptimalRemat(func::FuncOp func, const StepGroups &steps,
       break;
     }
     StagePlan plan = getStagePlan(steps, result.schedule);
-    RematCandidate candidate =
-        evaluateRewrite(func, "optimal", [&steps, plan](func::FuncOp target) {
-          return applyStagePlan(target, steps, plan);
-        });
+    RematCandidate candidate;
+    if (offload) {
+      // The values of the groups the solver offloads, after its plan.
+      SmallVector<ForwardValueKey> keys;
+      for (int option : result.offloads)
+        llvm::append_range(keys, offloads.keys[option]);
+      candidate = evaluateOffloadRewrite(
+          func, "optimal",
+          [&steps, plan, keys, model = *offload](func::FuncOp target) {
+            int64_t flops = applyStagePlan(target, steps, plan);
+            applyOffloads(target, keys, model);
+            return flops;
+          },
+          *offload);
+      candidate.offloaded = std::move(keys);
+    } else {
+      candidate =
+          evaluateRewrite(func, "optimal", [&steps, plan](func::FuncOp target) {
+            return applyStagePlan(target, steps, plan);
+          });
+    }
     candidate.gap = result.gap();
     candidate.detail =
         (llvm::Twine(stringifyRematStatus(result.status)) + " over " +
          llvm::Twine(steps.members.size()) + " groups (" +
          llvm::Twine(steps.numForward) + " forward), model recompute " +
-         llvm::formatv("{0:e3}", result.recomputeCost) + " FLOPs, gap " +
-         llvm::formatv("{0:f4}", result.gap()) + ", " +
+         llvm::formatv("{0:e3}", result.recomputeCost) + " FLOPs" +
+         (result.offloads.empty()
+              ? std::string()
+              : ", " + std::to_string(result.offloads.size()) +
+                    " groups offloaded") +
+         ", gap " + llvm::formatv("{0:f4}", result.gap()) + ", " +
          llvm::formatv("{0:f2}", elapsed()) + " s")
             .str();
     if (fitsLimit(candidate, limit, why)) {

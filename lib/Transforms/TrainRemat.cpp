@@ -238,6 +238,9 @@ void TrainRematPass::addOffloadCandidates(
     if (algorithm == RematAlgorithm::Auto &&
         candidates[index].algorithm != "greedy")
       continue;
+    // optimal's MILP chose its offloads itself.
+    if (candidates[index].numOffloaded > 0)
+      continue;
     if (std::optional<RematCandidate> offloaded =
             addOffloads(func, candidates[index], limit, offloadModel))
       candidates.push_back(std::move(*offloaded));
@@ -497,8 +500,9 @@ TrainRematPass::runOptimalLevels(func::FuncOp func, int64_t limit,
     groupModels.push_back(std::move(*built));
     std::string why = optimalFailure;
     bool proven = false;
-    std::optional<RematCandidate> found = runOptimalRemat(
-        func, groupModels.back(), limit, limits, start, why, proven);
+    std::optional<RematCandidate> found =
+        runOptimalRemat(func, groupModels.back(), limit, limits, start, why,
+                        proven, offload ? &offloadModel : nullptr);
     solvedSizes.push_back(size);
     if (found && (!optimal || found->flops < optimal->flops)) {
       optimal = std::move(found);

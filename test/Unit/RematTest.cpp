@@ -681,3 +681,94 @@ TEST(RematChain, RotorTapes) {
   EXPECT_FALSE(feasible);
   EXPECT_GT(previous, 0.0);
 }
+
+//===----------------------------------------------------------------------===//
+// Offload (host memory) in the schedule and in the MILP
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The uniform chain of 4 steps: x0 (P), x1, x2, x3, g4, b3, b2, b1, b0 =
+/// nodes 0..8, each 1 byte and cost 1; b_p reads x_p. Offloading x_p
+/// restores it into the stage of b_p (node 8 - p).
+RematOptimalOptions offloadOptions(double cost) {
+  RematOptimalOptions options;
+  options.timeLimitSeconds = 0;
+  options.nodeLimit = 1'000'000;
+  for (int p = 1; p <= 2; ++p)
+    options.offloads.push_back({p, 8 - p, cost});
+  return options;
+}
+
+/// The least budget at which `options` find a schedule on `graph`.
+int64_t leastBudget(const RematGraph &graph,
+                    const RematOptimalOptions &options) {
+  int64_t budget = 64;
+  while (budget > 0 && solveOptimal(graph, budget - 1, options).hasSchedule())
+    --budget;
+  return budget;
+}
+} // namespace
+
+TEST(RematSimulate, RestoredNodeLeavesTheDeviceBetween) {
+  RematGraph graph = uniformChain(4);
+  ASSERT_EQ(graph.verify(), "");
+  llvm::SmallVector<bool> keep(graph.size(), true);
+  RematSchedule kept = scheduleFromKeepSet(graph, keep);
+  // x1 restored into b1's stage (7): not stored through stages 2..6.
+  std::vector<int> restore(graph.size(), -1);
+  restore[1] = 7;
+  RematSchedule offloaded = completeStorage(graph, kept.R, restore);
+  for (int t = 3; t < 7; ++t)
+    EXPECT_FALSE(offloaded.S[t][1]) << "stage " << t;
+  EXPECT_TRUE(offloaded.S[7][1]);
+  RematSimulation keptSim = simulateSchedule(graph, kept);
+  RematSimulation offloadedSim = simulateSchedule(graph, offloaded);
+  ASSERT_TRUE(keptSim.valid) << keptSim.error;
+  ASSERT_TRUE(offloadedSim.valid) << offloadedSim.error;
+  EXPECT_EQ(offloadedSim.peakBytes, keptSim.peakBytes - 1);
+  EXPECT_DOUBLE_EQ(offloadedSim.recomputeCost, 0.0);
+  // Without the restore the same storage is invalid: x1 reaches stage 7
+  // from nowhere; a restore before the node's computation is refused.
+  RematSchedule broken = offloaded;
+  broken.restore.clear();
+  EXPECT_FALSE(simulateSchedule(graph, broken).valid);
+  broken.restore.assign(graph.size(), -1);
+  broken.restore[3] = 2;
+  EXPECT_FALSE(simulateSchedule(graph, broken).valid);
+}
+
+TEST(RematSolvers, OptimalChoosesAmongKeepRecomputeAndOffload) {
+  // x1 cannot be recomputed (as an op with side effects): without offload
+  // it stays on the device from the forward pass to b1.
+  RematGraph graph = uniformChain(4);
+  graph.node(1).recomputable = false;
+  ASSERT_EQ(graph.verify(), "");
+  RematOptimalOptions none = offloadOptions(0.0);
+  none.offloads.clear();
+  int64_t floor = leastBudget(graph, none);
+  RematResult keepAll = solveOptimal(graph, 64, offloadOptions(0.5));
+  ASSERT_TRUE(keepAll.hasSchedule());
+  int64_t kept = keepAll.peakBytes;
+  ASSERT_LT(floor, kept);
+  // Where recomputing fits: a copy cheaper than a recomputation is taken,
+  // a dearer one is not.
+  RematResult recompute = solveOptimal(graph, kept - 1, none);
+  ASSERT_EQ(recompute.status, RematStatus::Optimal) << recompute.error;
+  ASSERT_GT(recompute.recomputeCost, 0.0);
+  RematResult cheap = solveOptimal(graph, kept - 1, offloadOptions(0.5));
+  ASSERT_EQ(cheap.status, RematStatus::Optimal) << cheap.error;
+  EXPECT_DOUBLE_EQ(cheap.recomputeCost, 0.0);
+  EXPECT_EQ(cheap.offloads.size(), 1u);
+  EXPECT_DOUBLE_EQ(cheap.offloadCost, 0.5);
+  EXPECT_LE(simulateSchedule(graph, cheap.schedule).peakBytes, kept - 1);
+  RematResult dear = solveOptimal(graph, kept - 1, offloadOptions(100.0));
+  ASSERT_EQ(dear.status, RematStatus::Optimal) << dear.error;
+  EXPECT_TRUE(dear.offloads.empty());
+  EXPECT_DOUBLE_EQ(dear.recomputeCost, recompute.recomputeCost);
+  // Below what recomputation reaches, offloading still fits.
+  EXPECT_LT(leastBudget(graph, offloadOptions(100.0)), floor);
+  // Invalid options are refused.
+  RematOptimalOptions invalid = offloadOptions(1.0);
+  invalid.offloads.push_back({3, 2, 1.0});
+  EXPECT_EQ(solveOptimal(graph, kept - 1, invalid).status, RematStatus::Error);
+}

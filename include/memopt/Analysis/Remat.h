@@ -109,14 +109,21 @@ private:
 
 /// A schedule: n stages, R[t][i] = node i is computed in stage t, S[t][i] =
 /// node i's output is kept from stage t-1 into stage t. Both are n x n.
+/// With offload (host memory), `restore[i]` = r > i says that node i's
+/// output is copied to host memory and back into stage r: S[r][i] may be 1
+/// without S[r-1][i] or R[r-1][i] (the copy out costs no device memory).
+/// Empty `restore`, or -1 for a node: no offload.
 struct RematSchedule {
   std::vector<std::vector<uint8_t>> R;
   std::vector<std::vector<uint8_t>> S;
+  std::vector<int> restore;
 
   /// An all-zero n x n schedule.
   static RematSchedule empty(int n);
   /// Number of (re)computations of node i.
   int computeCount(int i) const;
+  /// The stage node i is restored into from host memory, or -1.
+  int restoreStage(int i) const { return restore.empty() ? -1 : restore[i]; }
   void print(llvm::raw_ostream &os) const;
 };
 
@@ -153,10 +160,13 @@ RematSimulation simulateSchedule(const RematGraph &graph,
 /// The cheapest storage for the computations `R`: S[t][i] = 1 exactly when a
 /// computation of stage t uses i and stage t does not compute it, or when i
 /// must reach stage t+1 (S[t+1][i], outputs into stage n) and stage t does
-/// not compute it. It never adds memory compared with any other valid S for
-/// the same R. Returns the completed schedule (R copied).
+/// not compute it -- unless i is restored into stage t+1 (`restore`, see
+/// RematSchedule; empty: none). It never adds memory compared with any
+/// other valid S for the same R and restores. Returns the completed
+/// schedule (R and restore copied).
 RematSchedule completeStorage(const RematGraph &graph,
-                              std::vector<std::vector<uint8_t>> R);
+                              std::vector<std::vector<uint8_t>> R,
+                              std::vector<int> restore = {});
 
 /// Checkpointing: node i with keep[i] is computed once in its own stage and
 /// kept until its last use; any other non-persistent node is recomputed in
@@ -214,11 +224,17 @@ struct RematResult {
   /// With a cost cutoff and no schedule: the search proved that no schedule
   /// within the budget is cheaper than the cutoff.
   bool cutoffProven = false;
+  /// With offload options (RematOptimalOptions::offloads): the options the
+  /// schedule takes (indices), and their summed cost, which the objective,
+  /// the bound and the gap include beside recomputeCost.
+  std::vector<int> offloads;
+  double offloadCost = 0.0;
 
   bool hasSchedule() const {
     return status == RematStatus::Optimal || status == RematStatus::Feasible;
   }
-  /// (recomputeCost - bound) / max(|recomputeCost|, 1e-9); 0 when Optimal.
+  /// (cost - bound) / max(|cost|, 1e-9) with cost = recomputeCost +
+  /// offloadCost; 0 when Optimal.
   double gap() const;
 };
 
@@ -355,6 +371,21 @@ RematChainResult solveChainRotor(llvm::ArrayRef<RematChainLayer> layers,
 int64_t chainKeepAllMemory(llvm::ArrayRef<RematChainLayer> layers);
 
 /// Options of solveOptimal.
+/// An offload solveOptimal may choose: node `node`'s output copied to host
+/// memory after its computation and back into stage `restoreStage` (>
+/// node) instead of being kept or recomputed, for `cost` (in the nodes'
+/// cost units: the copies' time as FLOPs). Where only part of a node (a
+/// group of ops) can be offloaded, `keptBytes` of it stay on the device
+/// through stages keptFrom .. restoreStage-1 (counted there whenever the
+/// option is taken).
+struct RematOffloadOption {
+  int node = -1;
+  int restoreStage = -1;
+  double cost = 0.0;
+  int64_t keptBytes = 0;
+  int keptFrom = -1;
+};
+
 struct RematOptimalOptions {
   /// Wall-clock limit of the whole call (greedy warm start, model, CBC),
   /// seconds; CBC may overshoot it in its root node. 0 or less: none (then
@@ -374,11 +405,17 @@ struct RematOptimalOptions {
   /// no schedule is cheaper the status is NoSolution, and `cutoffProven`
   /// says whether the search proved that.
   std::optional<double> costCutoff;
+  /// Offloads the solver may choose beside recomputation (train-remat
+  /// offload=true): each a third choice for one node's output.
+  std::vector<RematOffloadOption> offloads;
 };
 
 /// Checkmate's MILP solved with CBC: binary R, continuous S and FREE (S and
 /// FREE are integral at an optimum once R is; the returned S is rebuilt by
 /// completeStorage), memory U per (stage, point) bounded by the budget.
+/// With offload options, a binary O per option lets S[restore][node] be 1
+/// without the node in the stage before, at the option's cost in the
+/// objective (the cutoff compares that objective).
 /// Optimal with a proven minimal recompute cost, Feasible with a bound when
 /// the time limit hit after a schedule was found, Infeasible when proven
 /// (or the budget is below peakLowerBound), NoSolution on a time out without

@@ -271,11 +271,39 @@ struct OptimalRematLimits {
 /// when no solve ran). `proven` tells whether the last solve settled its
 /// model: the plan returned is optimal for it, or the model has no plan
 /// within the budget (cheaper than the cutoff); false when a limit ended it.
+/// With `offload`, the MILP also chooses among the forward groups
+/// getGroupOffloads offers (copied out and back instead of kept or
+/// recomputed), and the candidate offloads their values (applyOffloads).
 std::optional<RematCandidate>
 runOptimalRemat(func::FuncOp func, const StepGroups &groups, int64_t limit,
                 const OptimalRematLimits &limits,
                 std::chrono::steady_clock::time_point start, std::string &why,
-                bool &proven);
+                bool &proven, const OffloadCostModel *offload = nullptr);
+
+/// The offloads optimal's MILP may choose over `groups` (getStepGroups of
+/// `func`): one per forward group with values the backward pass reads that
+/// can be offloaded (getOffloadable), those values, restored into the stage
+/// of the first backward group that reads one; the rest of the group stays
+/// (RematOffloadOption::keptBytes). Its cost is the copies' time
+/// the step's computation does not hide (the copy out and back, one after
+/// the other on the link, beyond the roofline time of the groups between
+/// the group and its restore; by `model`), as FLOPs at the step's own rate
+/// (its FLOPs over its roofline time), plus 1 so that ties keep. `keys[i]` and
+/// `bytes[i]` are option i's values and their bytes.
+struct GroupOffloads {
+  std::vector<RematOffloadOption> options;
+  SmallVector<SmallVector<ForwardValueKey>> keys;
+  SmallVector<int64_t> bytes;
+};
+GroupOffloads getGroupOffloads(func::FuncOp func, const StepGroups &groups,
+                               const OffloadCostModel &model);
+
+/// evaluateRewrite for a rewrite that may offload: also the host's peak,
+/// the time by `model`, and the activations offloaded and their bytes.
+RematCandidate
+evaluateOffloadRewrite(func::FuncOp func, StringRef algorithm,
+                       std::function<int64_t(func::FuncOp)> apply,
+                       const OffloadCostModel &model);
 
 } // namespace mlir::memopt
 
