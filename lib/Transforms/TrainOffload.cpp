@@ -9,11 +9,13 @@
 
 #include "memopt/Transforms/Passes.h"
 
+#include "memopt/Analysis/TensorLiveness.h"
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
 
 namespace mlir::memopt {
@@ -41,10 +43,21 @@ namespace {
 /// The rewrite of one step.
 class Offloader {
 public:
-  explicit Offloader(func::FuncOp func) : func(func) {}
+  /// With `fetchPerUse` (params=host), the device's copies of the weights
+  /// are made right before their uses, once for the forward pass and once
+  /// for the backward pass, instead of once a step.
+  Offloader(func::FuncOp func, bool fetchPerUse)
+      : func(func), fetchPerUse(fetchPerUse) {}
 
   LogicalResult run() {
     Block &body = func.getBody().front();
+    // Which ops the forward pass runs, before any rewrite.
+    if (fetchPerUse) {
+      TensorLiveness liveness(func);
+      for (Operation &op : body)
+        if (liveness.isForward(&op))
+          forward.insert(&op);
+    }
     SmallVector<Operation *> updates;
     for (Operation &op : body) {
       if (isa<train::AccumulateOp, train::MicroBatchSkipOp>(op))
@@ -106,7 +119,7 @@ public:
           operand.set(getHostCopy(operand.get(), update));
     }
     for (Operation *state : states)
-      copyToDevice(state->getResult(0));
+      copyToDevice(state->getResult(0), isa<train::ParamOp>(state));
     for (Operation *check : checks)
       copyToDevice(check->getResult(0));
     return success();
@@ -142,10 +155,12 @@ private:
   }
 
   /// Gives the device ops that read the host value `value` a
-  /// train.to_device copy, made right after it. A cast of a parameter that
-  /// only device ops read runs on the host first, so that its (narrower)
-  /// result is what crosses the link.
-  void copyToDevice(Value value) {
+  /// train.to_device copy, made right after it; for a weight (`weight`,
+  /// a parameter or its cast) under fetchPerUse, one copy right before its
+  /// first forward reader and one right before its first backward reader.
+  /// A cast of a parameter that only device ops read runs on the host
+  /// first, so that its (narrower) result is what crosses the link.
+  void copyToDevice(Value value, bool weight = false) {
     SmallVector<OpOperand *> deviceUses;
     SmallVector<Operation *> hostCasts;
     for (OpOperand &use : value.getUses()) {
@@ -160,7 +175,14 @@ private:
       }
       deviceUses.push_back(&use);
     }
-    if (!deviceUses.empty()) {
+    if (weight && fetchPerUse) {
+      SmallVector<OpOperand *> forwardUses, backwardUses;
+      for (OpOperand *use : deviceUses)
+        (forward.contains(use->getOwner()) ? forwardUses : backwardUses)
+            .push_back(use);
+      fetchBefore(value, forwardUses);
+      fetchBefore(value, backwardUses);
+    } else if (!deviceUses.empty()) {
       OpBuilder b(func.getContext());
       b.setInsertionPointAfterValue(value);
       Value copy =
@@ -170,10 +192,29 @@ private:
     }
     // The casts made host ops here: their device readers need copies.
     for (Operation *cast : hostCasts)
-      copyToDevice(cast->getResult(0));
+      copyToDevice(cast->getResult(0), weight);
+  }
+
+  /// One train.to_device of `value` right before the first reader of
+  /// `uses` (in program order), which all read it.
+  void fetchBefore(Value value, ArrayRef<OpOperand *> uses) {
+    if (uses.empty())
+      return;
+    Operation *first = uses.front()->getOwner();
+    for (OpOperand *use : uses)
+      if (use->getOwner()->isBeforeInBlock(first))
+        first = use->getOwner();
+    OpBuilder b(first);
+    Value copy =
+        train::ToDeviceOp::create(b, value.getLoc(), value.getType(), value);
+    for (OpOperand *use : uses)
+      use->set(copy);
   }
 
   func::FuncOp func;
+  bool fetchPerUse;
+  /// The forward pass' ops (fetchPerUse only).
+  llvm::SmallPtrSet<Operation *, 32> forward;
   llvm::DenseMap<Value, Value> hostCopies;
 };
 
@@ -190,10 +231,11 @@ struct TrainOffloadPass
         return emitError(func.getLoc())
                << "train-offload: " << name << " must be device or host, got '"
                << value << "'";
-    if (params == "host")
+    if (params == "host" && optimizer != "host")
       return emitError(func.getLoc())
-             << "train-offload: params=host (16-bit weights kept on the host "
-                "and fetched per layer) is not built yet";
+             << "train-offload: params=host needs optimizer=host (the "
+                "weights' home on the host is beside the fp32 masters the "
+                "host's updates write)";
     if (grads == "host" && optimizer != "host")
       return emitError(func.getLoc())
              << "train-offload: grads=host without optimizer=host is not "
@@ -221,7 +263,8 @@ struct TrainOffloadPass
       }
       return WalkResult::advance();
     });
-    if (walk.wasInterrupted() || failed(Offloader(func).run()))
+    if (walk.wasInterrupted() ||
+        failed(Offloader(func, params == "host").run()))
       signalPassFailure();
   }
 };

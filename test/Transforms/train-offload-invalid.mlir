@@ -1,11 +1,11 @@
 // RUN: mem-opt %s -split-input-file -verify-diagnostics --train-offload=optimizer=host
 // RUN: not mem-opt %s --train-offload=optimizer=cpu 2>&1 | FileCheck %s --check-prefix=VALUE
-// RUN: not mem-opt %s --train-offload='optimizer=host params=host' 2>&1 | FileCheck %s --check-prefix=PARAMS
+// RUN: not mem-opt %s --train-offload='params=host' 2>&1 | FileCheck %s --check-prefix=PARAMS
 // RUN: not mem-opt %s --train-offload='grads=host' 2>&1 | FileCheck %s --check-prefix=GRADS
 // RUN: not mem-opt %s --train-offload='optimizer=host bogus=1' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
 // VALUE: train-offload: optimizer must be device or host, got 'cpu'
-// PARAMS: train-offload: params=host (16-bit weights kept on the host and fetched per layer) is not built yet
+// PARAMS: train-offload: params=host needs optimizer=host (the weights' home on the host is beside the fp32 masters the host's updates write)
 // GRADS: train-offload: grads=host without optimizer=host is not built yet (with optimizer=host the gradients go to the host)
 // UNKNOWN: no such option bogus
 

@@ -2,6 +2,7 @@
 // RUN: mem-opt %s --mlir-print-debuginfo=false --train-autodiff=optimizer=adam --train-precision=mode=bf16-mixed --train-offload=optimizer=host | FileCheck %s --check-prefix=BF16
 // RUN: mem-opt %s --mlir-print-debuginfo=false --train-autodiff=optimizer=sgd --train-precision=mode=fp16-mixed --train-offload=optimizer=host | FileCheck %s --check-prefix=SCALED
 // RUN: mem-opt %s --train-autodiff=optimizer=adam --train-offload | FileCheck %s --check-prefix=DEVICE
+// RUN: mem-opt %s --mlir-print-debuginfo=false --train-autodiff=optimizer=adam --train-precision=mode=bf16-mixed --train-offload='optimizer=host params=host' | FileCheck %s --check-prefix=PERUSE
 // RUN: mem-opt %s --train-autodiff=optimizer=adam --train-offload=optimizer=host --train-verify-step -o /dev/null
 // RUN: not mem-opt %s --train-autodiff=optimizer=adam --train-offload=optimizer=host --train-precision=mode=bf16-mixed 2>&1 | FileCheck %s --check-prefix=ORDER
 // RUN: mem-opt %s --train-autodiff=optimizer=adam --train-offload=optimizer=host --convert-train-to-linalg | FileCheck %s --check-prefix=LOWERED
@@ -71,6 +72,23 @@
 // BF16-NEXT:    train.matmul %{{.+}}, %[[C0D]]
 // BF16:         %[[G:.+]] = train.cast %{{.+}} : tensor<4x4xbf16> -> tensor<4x4xf32>
 // BF16-NEXT:    train.to_host %[[G]] : tensor<4x4xf32>
+
+// params=host: the 16-bit weights live on the host between uses. Each is
+// copied to the device right before its forward reader and again right
+// before its first backward reader (l1's: the input gradient's matmul),
+// not once after the parameter's read.
+// PERUSE:       %[[W0:.+]] = train.param "l0.weight" {train.layer = "l0", train.space = "host"}
+// PERUSE:       %[[C0:.+]] = train.cast %[[W0]] {train.layer = "l0", train.space = "host"} : tensor<4x4xf32> -> tensor<4x4xbf16>
+// PERUSE:       %[[F0:.+]] = train.to_device %[[C0]] : tensor<4x4xbf16>
+// PERUSE-NEXT:  train.matmul %{{.+}}, %[[F0]]
+// PERUSE:       %[[W1:.+]] = train.param "l1.weight" {train.layer = "l1", train.space = "host"}
+// PERUSE-NEXT:  %[[C1:.+]] = train.cast %[[W1]] {train.layer = "l1", train.space = "host"} : tensor<4x4xf32> -> tensor<4x4xbf16>
+// PERUSE:       %[[F1:.+]] = train.to_device %[[C1]] : tensor<4x4xbf16>
+// PERUSE-NEXT:  train.matmul %{{.+}}, %[[F1]]
+// PERUSE:       train.mse_loss
+// PERUSE:       %[[B1:.+]] = train.to_device %[[C1]] : tensor<4x4xbf16>
+// PERUSE-NEXT:  train.matmul %{{.+}}, %[[B1]] {transpose_rhs}
+// PERUSE-NOT:   train.to_device %[[C0]]
 
 // fp16-mixed with dynamic loss scaling: the updates read the scale, copied
 // to the host. The check for non-finite gradients runs on the host, on the

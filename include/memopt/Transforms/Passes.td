@@ -453,13 +453,20 @@ def TrainOffloadPass : Pass<"train-offload", "::mlir::func::FuncOp"> {
       again every step, after the previous step's update: the next step's
       first use sees the updated weights.
 
+    With `params=host` as well (ZeRO-Infinity's parameter offload), the
+    weights the device computes with live on the host between uses: each
+    is copied to the device right before its first forward reader and
+    again right before its first backward reader, so the device holds a
+    layer's weights while that layer runs instead of every weight for the
+    whole step (liveness frees each copy after its last reader).
+
     Liveness and the memory report then count two memories: the device's
     (the top-level numbers) and the host's. With train-shard's ZeRO, each
     process offloads its own part. Apply after train-autodiff (with an
     optimizer), train-precision and train-shard; `optimizer=device` (the
-    default) changes nothing. Not built yet, and refused: `params=host`
-    (16-bit weights on the host, fetched per layer), `grads=host` without
-    the optimizer, and steps that accumulate gradients.
+    default) changes nothing. Refused: `params=host` without
+    `optimizer=host`, `grads=host` without the optimizer (not built yet),
+    and steps that accumulate gradients (not built yet).
 
     Example:
     ```
@@ -471,8 +478,9 @@ def TrainOffloadPass : Pass<"train-offload", "::mlir::func::FuncOp"> {
            "Where the optimizer updates, their states and the parameters "
            "they update live: device or host">,
     Option<"params", "params", "std::string", /*default=*/"\"device\"",
-           "Where the weights the device computes with live between uses "
-           "(host: not built yet)">,
+           "Where the weights the device computes with live between uses: "
+           "device (copied once a step) or host (copied before the forward "
+           "and the backward readers; needs optimizer=host)">,
     Option<"grads", "grads", "std::string", /*default=*/"\"device\"",
            "Where gradients live (host: implied by optimizer=host)">,
   ];
