@@ -249,14 +249,7 @@ CandidateScreener::getMicroBatches(int64_t dp, int64_t perProcess) const {
   // The micro-batches: samples per process per micro-batch, dividing
   // a data-parallel group's share of the global batch.
   SmallVector<int64_t> micros;
-  if (options.wholeBatchOnly) {
-    // One micro-batch a step: the process's whole share (where the
-    // micro-batches asked for include it).
-    if ((!source.fixedBatch || *source.fixedBatch == perProcess * dp) &&
-        (options.microBatches.empty() ||
-         llvm::is_contained(options.microBatches, perProcess)))
-      micros.push_back(perProcess);
-  } else if (source.fixedBatch) {
+  if (source.fixedBatch) {
     if (*source.fixedBatch % dp == 0 &&
         perProcess % (*source.fixedBatch / dp) == 0)
       micros.push_back(*source.fixedBatch / dp);

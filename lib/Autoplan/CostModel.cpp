@@ -50,7 +50,7 @@ namespace {
 struct CostSums {
   double microSeconds = 0, recomputeSeconds = 0, tpSeconds = 0, dpSeconds = 0,
          p2pSeconds = 0, optimizerSeconds = 0, stepCommSeconds = 0,
-         hostSeconds = 0;
+         hostSeconds = 0, hostMicroSeconds = 0;
   bool copies = false;
   int64_t microFlops = 0, stepFlops = 0, recomputeFlops = 0, microSent = 0,
           stepSent = 0;
@@ -212,13 +212,17 @@ mlir::memopt::autoplan::estimateStepCost(func::FuncOp step,
     if (!costOp)
       return;
     int64_t flops = costOp.getFlops();
-    // The host's ops (the offloaded updates) are bound by its memory.
+    // The host's ops (the offloaded updates) are bound by its memory. The
+    // updates run once per optimizer step; the others (the casts of the
+    // weights, gradient accumulation) once per micro-batch.
     if (train::isHostOp(op)) {
+      bool update = isa<train::SgdOp, train::AdamOp, train::AdamWOp>(op);
       if (device.hostMemoryBytesPerSecond > 0)
-        sums.hostSeconds += static_cast<double>(costOp.getBytesRead() +
-                                                costOp.getBytesWritten()) /
-                            device.hostMemoryBytesPerSecond;
-      sums.stepFlops += flops;
+        (update ? sums.hostSeconds : sums.hostMicroSeconds) +=
+            static_cast<double>(costOp.getBytesRead() +
+                                costOp.getBytesWritten()) /
+            device.hostMemoryBytesPerSecond;
+      (update ? sums.stepFlops : sums.microFlops) += flops;
       return;
     }
     double seconds = estimateOpSeconds(costOp, device);
@@ -247,7 +251,8 @@ mlir::memopt::autoplan::estimateStepCost(func::FuncOp step,
     cost.hostLinkSeconds = std::max(0.0, time.seconds - time.computeSeconds);
     sums.microSeconds += cost.hostLinkSeconds;
   }
-  cost.hostSeconds = sums.hostSeconds;
+  cost.hostSeconds =
+      sums.hostSeconds + sums.hostMicroSeconds * gradientAccumulation;
   cost.microBatchSeconds = sums.microSeconds;
   cost.recomputeSeconds = sums.recomputeSeconds;
   cost.tensorParallelSeconds = sums.tpSeconds;

@@ -219,9 +219,9 @@ SearchResult mlir::memopt::autoplan::search(
     return searchRound(context, source, options, progress,
                        /*offloadOptimizer=*/false,
                        options.offload == Mode::Activations);
-  // The optimizer on the host: one micro-batch a step, no stages.
+  // The optimizer on the host: no stages (gradient accumulation on the
+  // host, as ZeRO-Offload's).
   SearchOptions onHost = options;
-  onHost.wholeBatchOnly = true;
   onHost.pipelineParallel = {1};
   if (options.offload == Mode::Optimizer)
     return searchRound(context, source, onHost, progress,

@@ -38,12 +38,15 @@ void mlir::memopt::buildPipeline(OpPassManager &pm,
     pm.addPass(createTrainShardPass(shard));
   }
   // The optimizer on the host after train-shard (each process offloads its
-  // part) and before accumulation (which it does not support).
-  if (options.offloadOptimizer) {
+  // part); before train-pipeline, and after accumulation (whose sums it
+  // moves to the host too) without stages.
+  auto addOffload = [&](OpPassManager &funcPm) {
     TrainOffloadPassOptions offload;
     offload.optimizer = "host";
-    pm.nest<func::FuncOp>().addPass(createTrainOffloadPass(offload));
-  }
+    funcPm.addPass(createTrainOffloadPass(offload));
+  };
+  if (options.offloadOptimizer && options.pp > 1)
+    addOffload(pm.nest<func::FuncOp>());
   // train-pipeline after train-shard: the stages are the grid's last axis.
   // Its stages sum their micro-batches' gradients themselves.
   if (options.pp > 1) {
@@ -65,6 +68,8 @@ void mlir::memopt::buildPipeline(OpPassManager &pm,
     accumulate.microBatches = options.microBatches;
     step.addPass(createTrainAccumulateGradientsPass(accumulate));
   }
+  if (options.offloadOptimizer && options.pp == 1)
+    addOffload(step);
   step.addPass(createTrainVerifyStepPass());
   // A lower base peak first: remat then has less to recompute.
   if (options.schedule)

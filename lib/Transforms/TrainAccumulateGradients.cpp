@@ -80,6 +80,11 @@ static FailureOr<SmallVector<Update>> collectUpdates(func::FuncOp step) {
       return update.op->emitOpError(
           "is not in the step's body: gradient accumulation predicates the "
           "updates of a single-block step");
+    if (train::isHostOp(update.op))
+      return update.op->emitOpError(
+          "runs on the host (train-offload): apply "
+          "train-accumulate-gradients first, then train-offload, which moves "
+          "the accumulation to the host with the updates");
   }
   return updates;
 }

@@ -58,24 +58,34 @@ public:
         if (liveness.isForward(&op))
           forward.insert(&op);
     }
-    SmallVector<Operation *> updates;
+    // The updates, and under gradient accumulation the accumulations and
+    // the micro-batch counter's ops: all move to the host, in program
+    // order.
+    bool accumulating = llvm::any_of(
+        body, [](Operation &op) { return isa<train::AccumulateOp>(op); });
+    SmallVector<Operation *> updates, hostOps;
     for (Operation &op : body) {
-      if (isa<train::AccumulateOp, train::MicroBatchSkipOp>(op))
-        return op.emitOpError()
-               << "accumulates gradients: train-offload of a step that "
-                  "accumulates them is not built yet";
-      if (isParamUpdate(&op))
+      bool update = isParamUpdate(&op);
+      if (update)
         updates.push_back(&op);
+      if (update ||
+          (accumulating && isa<train::AccumulateOp, train::MicroBatchSkipOp,
+                               train::MicroBatchAdvanceOp>(op)))
+        hostOps.push_back(&op);
     }
     if (updates.empty())
       return func.emitOpError()
              << "has no optimizer update to offload (apply train-autodiff "
                 "with an optimizer first)";
-    // The states the updates write, by name: every read of such a name
-    // moves to the host.
+    // The states the updates and the gradient accumulations write, by
+    // name: every read of such a name moves to the host. Under gradient
+    // accumulation each micro-batch's gradient is added into an fp32
+    // buffer on the host, as ZeRO-Offload accumulates on the CPU.
     llvm::StringSet<> moved;
-    for (Operation *update : updates) {
-      auto aliasing = cast<train::AliasingOpInterface>(update);
+    for (Operation *update : hostOps) {
+      auto aliasing = dyn_cast<train::AliasingOpInterface>(update);
+      if (!aliasing)
+        continue;
       for (OpOperand &operand : update->getOpOperands()) {
         if (!aliasing.isUpdatedInPlace(operand.getOperandNumber()))
           continue;
@@ -112,7 +122,7 @@ public:
         operand.set(getHostCopy(operand.get(), check));
       train::setHostOp(check);
     }
-    for (Operation *update : updates) {
+    for (Operation *update : hostOps) {
       train::setHostOp(update);
       for (OpOperand &operand : update->getOpOperands())
         if (train::getMemorySpace(operand.get()) != train::MemorySpace::Host)

@@ -230,3 +230,15 @@ func.func @unscale_argument(%dw: tensor<4x4xf32>, %s: tensor<f32>) -> tensor<f32
   %loss = arith.constant dense<0.000000e+00> : tensor<f32>
   return %loss : tensor<f32>
 }
+
+// -----
+
+// An update already on the host (train-offload): offload comes after.
+func.func @offloaded(%dw: tensor<4x4xf32>) -> tensor<f32> {
+  %w = train.param "w" {train.space = "host"} : tensor<4x4xf32>
+  %h = train.to_host %dw : tensor<4x4xf32>
+  // expected-error @+1 {{'train.sgd' op runs on the host (train-offload): apply train-accumulate-gradients first, then train-offload, which moves the accumulation to the host with the updates}}
+  train.sgd %w, %h {lr = 1.000000e-02 : f64, train.space = "host"} : tensor<4x4xf32>, tensor<4x4xf32>
+  %loss = arith.constant dense<0.000000e+00> : tensor<f32>
+  return %loss : tensor<f32>
+}

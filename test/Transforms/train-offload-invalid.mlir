@@ -28,16 +28,3 @@ func.func @twice(%g: tensor<4xf32>) {
   train.sgd %w, %gh {lr = 0.1 : f64, train.space = "host"} : tensor<4xf32>, tensor<4xf32>
   return
 }
-
-// -----
-
-// Gradient accumulation is not offloaded yet.
-func.func @accumulating(%g: tensor<4xf32>) {
-  %w = train.param "w" : tensor<4xf32>
-  %buf = train.opt_state "w.grad_accumulation" : tensor<4xf32>
-  %index = train.opt_state "grad_accumulation.micro_batch" : tensor<i64>
-  // expected-error@+1 {{'train.accumulate' op accumulates gradients: train-offload of a step that accumulates them is not built yet}}
-  train.accumulate %buf, %g micro_batch(%index : tensor<i64>) {scale = 5.000000e-01 : f64} : tensor<4xf32>, tensor<4xf32>
-  train.sgd %w, %buf {lr = 0.1 : f64} : tensor<4xf32>, tensor<4xf32>
-  return
-}

@@ -178,8 +178,8 @@ static cl::opt<std::string> offloadMode(
              "fits, search again with greedy's activations offloaded, then "
              "also with the optimizer on the host), none, activations "
              "(greedy may offload activations), optimizer (the optimizer's "
-             "updates and states on the host; one micro-batch a step, no "
-             "stages) or all (both rounds)"),
+             "updates, states and accumulated gradients on the host; no "
+             "pipeline stages) or all (both rounds)"),
     cl::init("auto"), cl::cat(searchCategory));
 static cl::opt<std::string> hostMemory(
     "host-memory",

@@ -91,8 +91,9 @@ struct StepCost {
   /// Per step: the optimizer updates, and ZeRO 1 and 2's gathers of the
   /// updated weights.
   double optimizerSeconds = 0;
-  /// Host memory: the host's updates at its memory bandwidth (per step),
-  /// and the copies' time the compute does not hide (per micro-batch, in
+  /// Host memory: the host's ops at its memory bandwidth (the updates per
+  /// step, the others, such as gradient accumulation, per micro-batch), and
+  /// the copies' time the compute does not hide (per micro-batch, in
   /// microBatchSeconds; train-remat's overlap model, estimateStepTime).
   double hostSeconds = 0;
   double hostLinkSeconds = 0;
@@ -209,9 +210,6 @@ struct SearchOptions {
   /// path) train-remat's offload cost model reads.
   std::optional<int64_t> hostMemory;
   std::string deviceSpec = "h100";
-  /// Set by the optimizer round: one micro-batch a step (train-offload does
-  /// not accumulate) and no pipeline stages.
-  bool wholeBatchOnly = false;
   /// Processes that share one node's host memory.
   int64_t getProcessesPerNode() const {
     return std::min(devices, device.devicesPerNode);

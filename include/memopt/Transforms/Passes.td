@@ -464,9 +464,12 @@ def TrainOffloadPass : Pass<"train-offload", "::mlir::func::FuncOp"> {
     (the top-level numbers) and the host's. With train-shard's ZeRO, each
     process offloads its own part. Apply after train-autodiff (with an
     optimizer), train-precision and train-shard; `optimizer=device` (the
-    default) changes nothing. Refused: `params=host` without
-    `optimizer=host`, `grads=host` without the optimizer (not built yet),
-    and steps that accumulate gradients (not built yet).
+    default) changes nothing. Under gradient accumulation
+    (`train-accumulate-gradients` first) the accumulations, their fp32
+    buffers and the micro-batch counter's ops move to the host with the
+    updates: each micro-batch's gradient is copied there as it completes
+    and summed there. Refused: `params=host` without `optimizer=host`, and
+    `grads=host` without the optimizer (not built yet).
 
     Example:
     ```
