@@ -558,7 +558,7 @@ void TrainRematPass::reportNoCandidate(func::FuncOp func,
       << "' meets the budget of " << limit
       << " bytes: the smallest peak reached is " << lowest->peak
       << " bytes, by '" << lowest->algorithm
-      << "' (recomputing every activation: " << everything.peak
+      << "' (recomputing every activation peaks at " << everything.peak
       << " bytes); parameters and optimizer states alone take " << persistent
       << " bytes" << describeUnscheduled(func, limit);
 }

@@ -56,7 +56,7 @@
 // An impossible budget names the smallest peak reached and the persistent
 // state (w and its gradient's update: 256 bytes of parameters).
 // RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget=100 time-limit=0 node-limit=100000' -o /dev/null 2>&1 | FileCheck %s --check-prefix=BUDGET
-// BUDGET: error: train-remat: no candidate of algorithm 'auto' meets the budget of 100 bytes: the smallest peak reached is 900 bytes, by '{{[a-z]+}}' (recomputing every activation: 1028 bytes); parameters and optimizer states alone take 256 bytes
+// BUDGET: error: train-remat: no candidate of algorithm 'auto' meets the budget of 100 bytes: the smallest peak reached is 900 bytes, by '{{[a-z]+}}' (recomputing every activation peaks at 1028 bytes); parameters and optimizer states alone take 256 bytes
 // RUN: not mem-opt %s --train-autodiff=optimizer=sgd --train-lifetimes --train-remat='budget=1KiB algorithm=none' -o /dev/null 2>&1 | FileCheck %s --check-prefix=NONE
 // NONE: error: train-remat: no candidate of algorithm 'none' meets the budget of 1024 bytes: the smallest peak reached is 1028 bytes, by 'none'
 // `selective` recomputes attention scores; a step without any is an error,
