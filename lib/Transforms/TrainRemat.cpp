@@ -614,12 +614,6 @@ void TrainRematPass::runOnOperation() {
            "a 0-d float loss";
     return signalPassFailure();
   }
-  if (offload && func->hasAttr(TrainDialect::kPipelineAttrName)) {
-    mlir::emitError(func.getLoc())
-        << "train-remat: offload=true on a pipeline stage (@"
-        << func.getSymName() << ") is not supported yet";
-    return signalPassFailure();
-  }
   int64_t peakBefore = before.getLoad();
   int64_t persistent = before.getPersistentBytes();
 

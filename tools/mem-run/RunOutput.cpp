@@ -96,8 +96,14 @@ void memrun::printPeak(const StepPlan &plan, const StepStats &stats,
   os << "predicted_persistent_bytes: " << plan.predictedPersistent << "\n";
   os << "measured_input_bytes: " << plan.measuredInputs << "\n";
   os << "predicted_input_bytes: " << plan.predictedInputs << "\n";
-  if (plan.hasHost) {
-    // Host memory (train-offload): its allocations and its globals.
+  // Host memory (train-offload): its allocations and its globals. Every
+  // process prints them when one has host values (a pipeline's stages may
+  // differ), so that all take part in the gathers.
+  bool anyHost = plan.hasHost;
+  if (worldSize > 1)
+    anyHost = llvm::is_contained(
+        ::memopt::runtime::mpiGatherInt64(plan.hasHost ? 1 : 0), 1);
+  if (anyHost) {
     os << "measured_host_peak_bytes: " << stats.hostPeakBytes << "\n";
     os << "predicted_host_peak_bytes: " << plan.predictedHostPeak << "\n";
     if (worldSize > 1) {

@@ -716,8 +716,13 @@ def TrainRematPass : Pass<"train-remat", "::mlir::func::FuncOp"> {
     then, for greedy's keep-set, recomputed activations are offloaded
     instead, largest first (while over the budget, those that lower the
     peak; within it, those that keep it within and lower the estimated
-    time), and the first step runs once more. Offload never adds
-    recomputation. The time is estimated from the
+    time), and the first step runs once more. With `algorithm=optimal` the
+    MILP chooses instead: a third choice per forward group (its
+    offloadable activations copied out and back into the stage of their
+    first backward reader), charged the copies' time the computation
+    between does not hide. Offload never adds
+    recomputation; pipeline stages offload each micro-batch's activations
+    alike. The time is estimated from the
     device profile (`device`): each op by the roofline, the copies on the
     host link (`link`, default the profile's) overlapped with compute, an
     op waiting for the copies it reads; with offload, the candidate of
