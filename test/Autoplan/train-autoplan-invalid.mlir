@@ -21,12 +21,14 @@ func.func @two(%x: tensor<4x8xf32>) -> tensor<f32> {
 
 // -----
 
-// 1 MiB does not hold the parameters and states of this MLP (16 bytes per
-// parameter of 128x1024 weights, 2 MiB), however it is partitioned.
+// 1 MiB does not hold this MLP however it is partitioned: its parameters
+// and states take 16 bytes per parameter of 1024x1024 weights (16 MiB), and
+// with the optimizer on the host the bf16 weights the device computes with
+// alone take 2 MiB (1 MiB a device at tp=2).
 // expected-error @+1 {{train-autoplan: no configuration fits 1.00 MiB per device (1.00 MiB less the reserve of 0 B) on 2 devices: the smallest per-device peak reached is}}
 func.func @mlp(%x: tensor<4x1024xf32>, %y: tensor<4xi64>) -> tensor<f32> {
-  %w = train.param "fc.weight" : tensor<128x1024xf32>
-  %logits = train.matmul %x, %w {transpose_rhs} : tensor<4x1024xf32>, tensor<128x1024xf32> -> tensor<4x128xf32>
-  %loss = train.cross_entropy %logits, %y : tensor<4x128xf32>, tensor<4xi64> -> tensor<f32>
+  %w = train.param "fc.weight" : tensor<1024x1024xf32>
+  %logits = train.matmul %x, %w {transpose_rhs} : tensor<4x1024xf32>, tensor<1024x1024xf32> -> tensor<4x1024xf32>
+  %loss = train.cross_entropy %logits, %y : tensor<4x1024xf32>, tensor<4xi64> -> tensor<f32>
   return %loss : tensor<f32>
 }
