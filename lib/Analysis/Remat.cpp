@@ -186,12 +186,6 @@ std::string checkStage(const RematGraph &graph, const RematSchedule &sched,
                            "{2}",
                            i, t, t - 1)
           .str();
-    if (t == 0 && sched.restoreStage(i) >= 0 &&
-        (sched.restoreStage(i) <= i || node.persistent))
-      return llvm::formatv("node {0} is restored into stage {1}, which does "
-                           "not follow its computation",
-                           i, sched.restoreStage(i))
-          .str();
     if (t == n - 1 && node.output && !R[i] && !S[i])
       return llvm::formatv("output {0} is not available in the last "
                            "stage",
@@ -219,6 +213,15 @@ RematSimulation simulate(const RematGraph &graph, const RematSchedule &sched,
     return fail("schedule does not have one stage per node");
   if (!sched.restore.empty() && static_cast<int>(sched.restore.size()) != n)
     return fail("schedule does not have one restore entry per node");
+  for (int i = 0; i < n; ++i) {
+    int restore = sched.restoreStage(i);
+    if (restore >= 0 &&
+        (restore <= i || restore >= n || graph.node(i).persistent))
+      return fail(llvm::formatv("node {0} is restored into stage {1}, which "
+                                "does not follow its computation",
+                                i, restore)
+                      .str());
+  }
   for (int t = 0; t < n; ++t)
     if (static_cast<int>(sched.R[t].size()) != n ||
         static_cast<int>(sched.S[t].size()) != n)

@@ -559,7 +559,6 @@ GroupOffloads mlir::memopt::getGroupOffloads(func::FuncOp func,
     option.keptFrom = lastForward + 1;
     result.options.push_back(option);
     result.keys.push_back(std::move(keys));
-    result.bytes.push_back(bytes);
   }
   copy.erase();
   return result;

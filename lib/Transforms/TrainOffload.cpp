@@ -63,17 +63,17 @@ public:
     // order.
     bool accumulating = llvm::any_of(
         body, [](Operation &op) { return isa<train::AccumulateOp>(op); });
-    SmallVector<Operation *> updates, hostOps;
+    SmallVector<Operation *> hostOps;
+    bool hasUpdate = false;
     for (Operation &op : body) {
       bool update = isParamUpdate(&op);
-      if (update)
-        updates.push_back(&op);
+      hasUpdate |= update;
       if (update ||
           (accumulating && isa<train::AccumulateOp, train::MicroBatchSkipOp,
                                train::MicroBatchAdvanceOp>(op)))
         hostOps.push_back(&op);
     }
-    if (updates.empty())
+    if (!hasUpdate)
       return func.emitOpError()
              << "has no optimizer update to offload (apply train-autodiff "
                 "with an optimizer first)";

@@ -288,12 +288,11 @@ runOptimalRemat(func::FuncOp func, const StepGroups &groups, int64_t limit,
 /// the step's computation does not hide (the copy out and back, one after
 /// the other on the link, beyond the roofline time of the groups between
 /// the group and its restore; by `model`), as FLOPs at the step's own rate
-/// (its FLOPs over its roofline time), plus 1 so that ties keep. `keys[i]` and
-/// `bytes[i]` are option i's values and their bytes.
+/// (its FLOPs over its roofline time), plus 1 so that ties keep. `keys[i]`
+/// are option i's values.
 struct GroupOffloads {
   std::vector<RematOffloadOption> options;
   SmallVector<SmallVector<ForwardValueKey>> keys;
-  SmallVector<int64_t> bytes;
 };
 GroupOffloads getGroupOffloads(func::FuncOp func, const StepGroups &groups,
                                const OffloadCostModel &model);
