@@ -30,14 +30,24 @@ int64_t mlir::memopt::getWorkspaceSlotBytes(Operation *op, int64_t alignment) {
   return bytes;
 }
 
+PlanSpace mlir::memopt::getPlanSpace(Value value) {
+  return train::getMemorySpace(value) == train::MemorySpace::Host
+             ? PlanSpace::Host
+             : PlanSpace::Device;
+}
+
+PlanSpace mlir::memopt::getWorkspacePlanSpace(Operation *op) {
+  return train::isHostOp(op) ? PlanSpace::Host : PlanSpace::Device;
+}
+
 SmallVector<PlanSlot>
 mlir::memopt::collectPlanSlots(const TensorLiveness &liveness,
-                               int64_t alignment) {
+                               int64_t alignment, PlanSpace space) {
   SmallVector<PlanSlot> slots;
   int64_t numPoints = liveness.getNumPoints();
-  // The device's arena: host buffers (train-offload) are not in it.
+  bool host = space == PlanSpace::Host;
   for (const Buffer &buffer : liveness.getBuffers()) {
-    if (buffer.bytes == 0 || buffer.host)
+    if (buffer.bytes == 0 || buffer.host != host)
       continue;
     PlanSlot slot;
     slot.buffer = &buffer;
@@ -50,7 +60,7 @@ mlir::memopt::collectPlanSlots(const TensorLiveness &liveness,
   for (int64_t point = 0; point < numPoints; ++point) {
     Operation *op = liveness.getSchedule()[point];
     int64_t bytes = getWorkspaceSlotBytes(op, alignment);
-    if (bytes == 0 || train::isHostOp(op))
+    if (bytes == 0 || train::isHostOp(op) != host)
       continue;
     PlanSlot slot;
     slot.op = op;
@@ -65,12 +75,12 @@ mlir::memopt::collectPlanSlots(const TensorLiveness &liveness,
 
 llvm::Expected<StepMemoryPlan>
 mlir::memopt::planStepMemory(const TensorLiveness &liveness,
-                             const StepPlanOptions &options) {
+                             const StepPlanOptions &options, PlanSpace space) {
   if (options.algorithm != "auto" && options.algorithm != "best-fit")
     return llvm::createStringError("unknown algorithm '" + options.algorithm +
                                    "' (expected auto or best-fit)");
   StepMemoryPlan plan;
-  plan.slots = collectPlanSlots(liveness, options.alignment);
+  plan.slots = collectPlanSlots(liveness, options.alignment, space);
   plan.offsets.assign(plan.slots.size(), 0);
 
   // The persistent region: parameters and optimizer states in definition

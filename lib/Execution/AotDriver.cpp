@@ -172,7 +172,8 @@ static LogicalResult writeTables(llvm::raw_ostream &os, const StepPlan &plan,
      << "#define PLANNED_ARENA " << plan.arenaBytes << "\n"
      << "#define HAS_HOST " << (plan.hasHost ? 1 : 0) << "\n"
      << "#define PREDICTED_HOST_PEAK " << plan.predictedHostPeak << "\n"
-     << "#define PREDICTED_HOST_PERSISTENT " << hostPersistent << "\n";
+     << "#define PREDICTED_HOST_PERSISTENT " << hostPersistent << "\n"
+     << "#define PLANNED_HOST_ARENA " << plan.hostArenaBytes << "\n";
   return success();
 }
 

@@ -343,6 +343,17 @@ static void predictMemory(StepPlan &plan) {
   // their own (the caller frees each).
   plan.arenaBytes = arena.getInt() - persistent +
                     getPlannedBytesOutsideArena(step, kCPUBufferAlignment);
+  auto hostArena = step->getAttrOfType<IntegerAttr>(
+      train::TrainDialect::kHostArenaBytesAttrName);
+  if (!hostArena)
+    return;
+  int64_t hostPersistent = 0;
+  if (auto attr = step->getAttrOfType<IntegerAttr>(
+          train::TrainDialect::kHostPersistentBytesAttrName))
+    hostPersistent = attr.getInt();
+  plan.hostArenaBytes =
+      hostArena.getInt() - hostPersistent +
+      getPlannedBytesOutsideArena(step, kCPUBufferAlignment, /*host=*/true);
 }
 
 /// Records the shape of the step's grid: the one its `train.shard` names,
@@ -526,8 +537,11 @@ LogicalResult execution::checkStepFits(const StepPlan &plan,
   if (pages <= 0 || pageSize <= 0)
     return success();
   uint64_t memory = static_cast<uint64_t>(pages) * pageSize;
+  // On the CPU both memories are this machine's.
   uint64_t allocated = static_cast<uint64_t>(
-      plan.arenaBytes >= 0 ? plan.arenaBytes : plan.predictedPeak);
+      (plan.arenaBytes >= 0 ? plan.arenaBytes : plan.predictedPeak) +
+      (plan.hostArenaBytes >= 0 ? plan.hostArenaBytes
+                                : plan.predictedHostPeak));
   if (llvm::SaturatingAdd(total, allocated) <= memory)
     return success();
   return emitError(getExecutionLoc(context))

@@ -136,6 +136,8 @@ static void printSummary(const MemoryReport &report, raw_ostream &os) {
   row("Persistent", formatBytes(live.getPersistentBytes()));
   if (live.hasHostBuffers())
     row("Host peak", formatHostPeak(live));
+  if (report.getHostArenaBytes())
+    row("Host arena", formatHostArena(report));
   row("Parameters", formatParameters(report));
   row("Total FLOPs", formatTotalFlops(report));
   if (const std::optional<RematSummary> &remat = report.getRemat()) {

@@ -146,6 +146,10 @@ static void writeHost(const MemoryReport &report, llvm::json::OStream &json) {
         "peak_op",
         toJSONString(live.getSchedule()[peak]->getName().getStringRef()));
     json.attribute("persistent_bytes", live.getHostPersistentBytes());
+    if (std::optional<int64_t> arena = report.getHostArenaBytes())
+      json.attribute("arena_bytes", *arena);
+    else
+      json.attribute("arena_bytes", nullptr);
     json.attributeBegin("by_class");
     writeByClass(json, live.getHostLiveBytesByClass(peak));
     json.attributeEnd();

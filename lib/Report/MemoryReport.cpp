@@ -204,16 +204,27 @@ LogicalResult MemoryReport::collectArena(FunctionOpInterface func,
     if (auto load = func->getAttrOfType<IntegerAttr>(
             train::TrainDialect::kLoadBytesAttrName))
       planLoadBytes = load.getInt();
+    if (auto host = func->getAttrOfType<IntegerAttr>(
+            train::TrainDialect::kHostArenaBytesAttrName))
+      hostArenaBytes = host.getInt();
     return success();
   }
   if (!planArena)
     return success();
   StepPlanOptions options;
-  llvm::Expected<StepMemoryPlan> plan = planStepMemory(*liveness, options);
-  if (!plan)
-    return func->emitOpError()
-           << "cannot plan an arena: " << llvm::toString(plan.takeError());
-  arenaBytes = plan->arenaBytes;
+  for (PlanSpace space : {PlanSpace::Device, PlanSpace::Host}) {
+    if (space == PlanSpace::Host && !liveness->hasHostBuffers())
+      continue;
+    llvm::Expected<StepMemoryPlan> plan =
+        planStepMemory(*liveness, options, space);
+    if (!plan)
+      return func->emitOpError()
+             << "cannot plan an arena: " << llvm::toString(plan.takeError());
+    if (space == PlanSpace::Host)
+      hostArenaBytes = plan->arenaBytes;
+    else
+      arenaBytes = plan->arenaBytes;
+  }
   planAlignment = options.alignment;
   return success();
 }

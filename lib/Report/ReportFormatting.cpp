@@ -189,6 +189,17 @@ std::string report::formatArena(const MemoryReport &report) {
          " (alignment " + std::to_string(report.getPlanAlignment()) + ")";
 }
 
+std::string report::formatHostArena(const MemoryReport &report) {
+  const TensorLiveness &live = report.getLiveness();
+  int64_t arena = *report.getHostArenaBytes();
+  int64_t load = live.getHostLoad();
+  double above = load == 0 ? 0.0 : static_cast<double>(arena) / load - 1.0;
+  return formatBytes(arena) + ", " + formatPercent(above) +
+         " above the host's LOAD, " +
+         (report.isArenaFromIR() ? "planned in the IR"
+                                 : "planned for this report");
+}
+
 std::string report::formatPlanLoad(const MemoryReport &report) {
   return formatBytes(report.getPlanLoadBytes().value_or(0)) +
          ", sizes aligned to " + std::to_string(report.getPlanAlignment()) +

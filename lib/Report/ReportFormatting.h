@@ -68,6 +68,9 @@ std::string formatPeakAt(const MemoryReport &report);
 /// The host row of a step with host memory (train-offload): "1.5 MiB at
 /// train.adam (point 40), 1.0 MiB persistent".
 std::string formatHostPeak(const TensorLiveness &live);
+/// The host's arena (set getHostArenaBytes): its size, how far above the
+/// host's LOAD, where it was planned.
+std::string formatHostArena(const MemoryReport &report);
 
 /// The parameters row: "64 elements, 256 B"; an eager step's count is its
 /// parameters' bytes over 4, which the row says.

@@ -62,6 +62,8 @@ static void printSummary(const MemoryReport &report, raw_ostream &os) {
   // Host memory (train-offload), beside the device's numbers above.
   if (live.hasHostBuffers())
     rows.push_back({"host peak", formatHostPeak(live)});
+  if (report.getHostArenaBytes())
+    rows.push_back({"host arena", formatHostArena(report)});
   rows.push_back({"parameters", formatParameters(report)});
   rows.push_back({"total FLOPs", formatTotalFlops(report)});
   rows.push_back({"buffers", std::to_string(live.getBuffers().size()) + " (" +

@@ -28,6 +28,9 @@ void mlir::memopt::removeMemoryPlan(func::FuncOp func) {
   for (StringRef name :
        {TrainDialect::kArenaBytesAttrName, TrainDialect::kLoadBytesAttrName,
         TrainDialect::kPersistentBytesAttrName,
+        TrainDialect::kHostArenaBytesAttrName,
+        TrainDialect::kHostLoadBytesAttrName,
+        TrainDialect::kHostPersistentBytesAttrName,
         TrainDialect::kPlanAlignmentAttrName})
     func->removeAttr(name);
   for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
@@ -61,7 +64,6 @@ struct TrainPlanMemoryPass
       return;
     if (failed(train::verifyStepBody(func, "train-plan-memory")))
       return signalPassFailure();
-    Block *block = &func.getBody().front();
     if (alignment <= 0 || !llvm::isPowerOf2_64(alignment) ||
         alignment > TrainDialect::kMaxPlanAlignment) {
       mlir::emitError(func.getLoc())
@@ -85,22 +87,38 @@ struct TrainPlanMemoryPass
     options.alignment = alignment;
     options.searchBudget = searchBudget;
     options.algorithm = algorithm;
-    llvm::Expected<StepMemoryPlan> plan = planStepMemory(liveness, options);
-    if (!plan) {
-      mlir::emitError(func.getLoc())
-          << "train-plan-memory: " << llvm::toString(plan.takeError());
-      return signalPassFailure();
+    // The device's arena, and the host's when the step keeps values there
+    // (train-offload): two allocations, planned apart.
+    SmallVector<StepMemoryPlan, 2> plans;
+    for (PlanSpace space : {PlanSpace::Device, PlanSpace::Host}) {
+      if (space == PlanSpace::Host && !liveness.hasHostBuffers())
+        continue;
+      llvm::Expected<StepMemoryPlan> plan =
+          planStepMemory(liveness, options, space);
+      if (!plan) {
+        mlir::emitError(func.getLoc())
+            << "train-plan-memory: " << llvm::toString(plan.takeError());
+        return signalPassFailure();
+      }
+      plans.push_back(std::move(*plan));
     }
+    writePlan(func, liveness, plans);
+  }
 
+  /// Writes `plans` (the device's, then the host's if any) into `func`.
+  void writePlan(func::FuncOp func, const TensorLiveness &liveness,
+                 ArrayRef<StepMemoryPlan> plans) {
+    Block *block = &func.getBody().front();
     Builder builder(&getContext());
     llvm::DenseMap<const Buffer *, int64_t> offsetOf;
-    for (auto [slot, offset] : llvm::zip_equal(plan->slots, plan->offsets)) {
-      if (slot.buffer)
-        offsetOf[slot.buffer] = offset;
-      else
-        slot.op->setAttr(TrainDialect::kWorkspaceOffsetAttrName,
-                         builder.getI64IntegerAttr(offset));
-    }
+    for (const StepMemoryPlan &plan : plans)
+      for (auto [slot, offset] : llvm::zip_equal(plan.slots, plan.offsets)) {
+        if (slot.buffer)
+          offsetOf[slot.buffer] = offset;
+        else
+          slot.op->setAttr(TrainDialect::kWorkspaceOffsetAttrName,
+                           builder.getI64IntegerAttr(offset));
+      }
     auto offsetOfValue = [&](Value value) -> int64_t {
       const Buffer *buffer = liveness.lookup(value);
       if (!buffer || buffer->value != value)
@@ -124,11 +142,19 @@ struct TrainPlanMemoryPass
                    builder.getDenseI64ArrayAttr(offsets));
     }
     func->setAttr(TrainDialect::kArenaBytesAttrName,
-                  builder.getI64IntegerAttr(plan->arenaBytes));
+                  builder.getI64IntegerAttr(plans[0].arenaBytes));
     func->setAttr(TrainDialect::kLoadBytesAttrName,
-                  builder.getI64IntegerAttr(plan->loadBytes));
+                  builder.getI64IntegerAttr(plans[0].loadBytes));
     func->setAttr(TrainDialect::kPersistentBytesAttrName,
-                  builder.getI64IntegerAttr(plan->persistentBytes));
+                  builder.getI64IntegerAttr(plans[0].persistentBytes));
+    if (plans.size() > 1) {
+      func->setAttr(TrainDialect::kHostArenaBytesAttrName,
+                    builder.getI64IntegerAttr(plans[1].arenaBytes));
+      func->setAttr(TrainDialect::kHostLoadBytesAttrName,
+                    builder.getI64IntegerAttr(plans[1].loadBytes));
+      func->setAttr(TrainDialect::kHostPersistentBytesAttrName,
+                    builder.getI64IntegerAttr(plans[1].persistentBytes));
+    }
     func->setAttr(TrainDialect::kPlanAlignmentAttrName,
                   builder.getI64IntegerAttr(alignment));
   }
@@ -153,7 +179,29 @@ struct TrainVerifyPlanPass
                          << "' is missing); run --train-plan-memory first";
       return signalPassFailure();
     }
-    if (failed(verify(func, getAnalysis<TensorLiveness>(), arenaAttr.getInt())))
+    const auto &liveness = getAnalysis<TensorLiveness>();
+    if (failed(verify(func, liveness, arenaAttr.getInt(), PlanSpace::Device)))
+      return signalPassFailure();
+    // The host's arena: required when the step has host slots.
+    auto hostArenaAttr =
+        func->getAttrOfType<IntegerAttr>(TrainDialect::kHostArenaBytesAttrName);
+    if (!hostArenaAttr && liveness.hasHostBuffers()) {
+      func.emitOpError() << "keeps values in host memory but its plan has no "
+                            "host arena ('"
+                         << TrainDialect::kHostArenaBytesAttrName
+                         << "' is missing); plan the step again "
+                            "(--train-plan-memory)";
+      return signalPassFailure();
+    }
+    if (hostArenaAttr && !liveness.hasHostBuffers()) {
+      func.emitOpError() << "has a host arena ('"
+                         << TrainDialect::kHostArenaBytesAttrName
+                         << "') but no value in host memory; plan the step "
+                            "again (--train-plan-memory)";
+      return signalPassFailure();
+    }
+    if (hostArenaAttr &&
+        failed(verify(func, liveness, hostArenaAttr.getInt(), PlanSpace::Host)))
       return signalPassFailure();
     markAllAnalysesPreserved();
   }
@@ -168,13 +216,16 @@ struct TrainVerifyPlanPass
     return func;
   }
 
+  /// Checks the arena in `space` (of `arenaBytes` bytes) against the
+  /// liveness of its slots.
   static LogicalResult verify(func::FuncOp func, const TensorLiveness &liveness,
-                              int64_t arenaBytes) {
+                              int64_t arenaBytes, PlanSpace space) {
     int64_t alignment = 1;
     if (auto attr = func->getAttrOfType<IntegerAttr>(
             TrainDialect::kPlanAlignmentAttrName))
       alignment = attr.getInt();
-    SmallVector<PlanSlot> slots = collectPlanSlots(liveness, alignment);
+    SmallVector<PlanSlot> slots = collectPlanSlots(liveness, alignment, space);
+    StringRef arenaName = space == PlanSpace::Host ? "host arena" : "arena";
     std::vector<PlanBuffer> buffers;
     std::vector<int64_t> offsets;
     for (const PlanSlot &slot : slots) {
@@ -197,8 +248,8 @@ struct TrainVerifyPlanPass
       if (end > static_cast<uint64_t>(arenaBytes))
         return anchorOf(func, slot)->emitError()
                << "train-verify-plan: " << slot.describe() << " at offset "
-               << *offset << " ends at byte " << end << ", past the arena of "
-               << arenaBytes << " bytes";
+               << *offset << " ends at byte " << end << ", past the "
+               << arenaName << " of " << arenaBytes << " bytes";
       buffers.push_back({slot.lower, slot.upper, slot.bytes});
       offsets.push_back(*offset);
     }

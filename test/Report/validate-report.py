@@ -368,10 +368,14 @@ EXTRA_KINDS = ["frozen_weights", "quantized_weights", "adapter_weights",
 
 def check_host(host, report):
     """Host memory: its peak is the largest live total of the host, its
-    classes at the peak sum to it."""
+    classes at the peak sum to it, its arena (when planned) holds its peak."""
     expect(list(host) == ["peak_bytes", "peak_point", "peak_op", "persistent_bytes",
-                          "by_class", "copied_to_host_bytes", "copied_to_device_bytes"],
+                          "arena_bytes", "by_class", "copied_to_host_bytes",
+                          "copied_to_device_bytes"],
            f"host keys {list(host)}")
+    expect(host["arena_bytes"] is None or
+           (is_int(host["arena_bytes"]) and host["arena_bytes"] >= host["peak_bytes"]),
+           "host arena_bytes below the host's peak")
     for key in ("peak_bytes", "peak_point", "persistent_bytes", "copied_to_host_bytes",
                 "copied_to_device_bytes"):
         expect(is_int(host[key]) and host[key] >= 0, f"host {key}")

@@ -7,6 +7,7 @@
 // RUN: mem-opt %s --train-autodiff=optimizer=adam --train-offload=optimizer=host --train-verify-step -o /dev/null
 // RUN: not mem-opt %s --train-autodiff=optimizer=adam --train-offload=optimizer=host --train-precision=mode=bf16-mixed 2>&1 | FileCheck %s --check-prefix=ORDER
 // RUN: mem-opt %s --train-autodiff=optimizer=adam --train-offload=optimizer=host --convert-train-to-linalg | FileCheck %s --check-prefix=LOWERED
+// RUN: mem-opt %s --train-autodiff=optimizer=adam --train-offload=optimizer=host --train-plan-memory --convert-train-to-linalg | FileCheck %s --check-prefix=PLANNED
 // RUN: mem-gen gpt2 --layers 2 --hidden 32 --heads 2 --seq 8 --vocab 64 --batch 2 --dropout 0 --train | mem-opt --train-offload=optimizer=host --train-remat=algorithm=layers -o %t.remat.mlir
 // RUN: grep -c "train.recomputed" %t.remat.mlir | FileCheck %s --check-prefix=REMAT
 // RUN: not grep "train.to_device.*train.recomputed" %t.remat.mlir
@@ -37,6 +38,19 @@
 // LOWERED-NEXT: %[[E:.+]] = tensor.empty() : tensor<4x4xf32>
 // LOWERED-NEXT: linalg.copy {memopt.memory_copy = "to_device"} ins(%[[W]] : tensor<4x4xf32>) outs(%[[E]] : tensor<4x4xf32>)
 // LOWERED:      linalg.copy {memopt.memory_copy = "to_host"}
+
+// Planned: the device's arena, then the host's (its region above the host
+// parameters and moments, 2304 - 1536 bytes) allocated between the
+// memory-space calls, so that it counts on the host; host values are views
+// of it.
+// PLANNED:      train.host_arena_bytes = 2304 : i64, train.host_load_bytes = 2304 : i64, train.host_persistent_bytes = 1536 : i64
+// PLANNED-NEXT: %[[ARENA:.+]] = memref.alloc() {alignment = 256 : i64, memopt.arena} : memref<2304xi8>
+// PLANNED-NEXT: %[[HOST:.+]] = arith.constant 1 : i32
+// PLANNED-NEXT: call @memopt_memory_space(%[[HOST]]) : (i32) -> ()
+// PLANNED-NEXT: %[[HARENA:.+]] = memref.alloc() {alignment = 256 : i64, memopt.host_arena} : memref<768xi8>
+// PLANNED-NEXT: %[[DEV:.+]] = arith.constant 0 : i32
+// PLANNED-NEXT: call @memopt_memory_space(%[[DEV]]) : (i32) -> ()
+// PLANNED:      memref.view %[[HARENA]]
 
 // train-offload{optimizer=host} on a 2-layer network (ZeRO-Offload's
 // placement): the parameters, the Adam moments and the updates get

@@ -47,3 +47,30 @@ func.func @workspace(%q: tensor<1x1x4x8xf32>, %k: tensor<1x1x4x8xf32>,
   %dq, %dk, %dv = train.attention_grad %do, %q, %k, %v, %o, %lse {scale = 0.5 : f64} : tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4xf32> -> tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>
   return %dq, %dk, %dv : tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>, tensor<1x1x4x8xf32>
 }
+
+// -----
+
+// Values in host memory (train-offload: train.space = "host" and the
+// train.to_host copies) get a second arena, the host's, planned apart: its
+// persistent region holds the host parameter w, its planned region the copy
+// %ah and the host op's result %b (live together at the relu): 256 + 2 x
+// 256 = 768. The device's arena holds the device values only (x, the copy of
+// w and a are live together at the add: 768), so the two arenas reuse the
+// same offsets.
+// CHECK-LABEL: func.func @host(
+// CHECK-SAME:    train.arena_bytes = 768 : i64, train.host_arena_bytes = 768 : i64, train.host_load_bytes = 768 : i64, train.host_persistent_bytes = 256 : i64, train.load_bytes = 768 : i64, train.persistent_bytes = 0 : i64
+// CHECK:         train.param "w" {train.offset = array<i64: 0>, train.space = "host"}
+// CHECK:         train.to_device {{.*}}train.offset = array<i64: [[WD:[0-9]+]]>
+// CHECK:         train.add {{.*}}train.offset = array<i64: [[A:[0-9]+]]>
+// CHECK:         train.to_host {{.*}}train.offset = array<i64: [[AH:256|512]]>
+// CHECK:         train.relu {{.*}}train.offset = array<i64: [[B:256|512]]>, train.space = "host"
+func.func @host(%x: tensor<64xf32>) -> tensor<f32> {
+  %w = train.param "w" {train.space = "host"} : tensor<64xf32>
+  %wd = train.to_device %w : tensor<64xf32>
+  %a = train.add %x, %wd : tensor<64xf32>
+  %ah = train.to_host %a : tensor<64xf32>
+  %b = train.relu %ah {train.space = "host"} : tensor<64xf32>
+  %bd = train.to_device %b : tensor<64xf32>
+  %s = train.reduce_sum %bd {dims = array<i64: 0>} : tensor<64xf32> -> tensor<f32>
+  return %s : tensor<f32>
+}

@@ -72,3 +72,77 @@ func.func @two_blocks(%x: tensor<4xf32>) -> tensor<4xf32>
 ^bb1:
   return %x : tensor<4xf32>
 }
+
+// -----
+
+// The host's arena (train.host_arena_bytes) is checked apart from the
+// device's: a host value may take the offset of a device value live at the
+// same time (%ah and %a at 256), not that of a host value live with it.
+func.func @host_valid(%x: tensor<64xf32> {train.offset = 0 : i64}) -> tensor<64xf32>
+    attributes {train.arena_bytes = 768 : i64, train.persistent_bytes = 0 : i64,
+                train.host_arena_bytes = 768 : i64, train.host_persistent_bytes = 256 : i64,
+                train.plan_alignment = 256 : i64} {
+  %w = train.param "w" {train.offset = array<i64: 0>, train.space = "host"} : tensor<64xf32>
+  %wd = train.to_device %w {train.offset = array<i64: 512>} : tensor<64xf32>
+  %a = train.add %x, %wd {train.offset = array<i64: 256>} : tensor<64xf32>
+  %ah = train.to_host %a {train.offset = array<i64: 256>} : tensor<64xf32>
+  %b = train.relu %ah {train.offset = array<i64: 512>, train.space = "host"} : tensor<64xf32>
+  %bd = train.to_device %b {train.offset = array<i64: 0>} : tensor<64xf32>
+  return %bd : tensor<64xf32>
+}
+
+// -----
+
+func.func @host_overlap(%x: tensor<64xf32> {train.offset = 0 : i64}) -> tensor<64xf32>
+    attributes {train.arena_bytes = 768 : i64, train.persistent_bytes = 0 : i64,
+                train.host_arena_bytes = 768 : i64, train.host_persistent_bytes = 256 : i64,
+                train.plan_alignment = 256 : i64} {
+  %w = train.param "w" {train.offset = array<i64: 0>, train.space = "host"} : tensor<64xf32>
+  %wd = train.to_device %w {train.offset = array<i64: 512>} : tensor<64xf32>
+  %a = train.add %x, %wd {train.offset = array<i64: 256>} : tensor<64xf32>
+  // expected-note @+1 {{the other buffer is defined here}}
+  %ah = train.to_host %a {train.offset = array<i64: 256>} : tensor<64xf32>
+  // expected-error @+1 {{train-verify-plan: 'train.relu@4' (256 bytes, live [4, 5]) at bytes [256, 512) overlaps 'train.to_host@3' (256 bytes, live [3, 4]) at bytes [256, 512) while both are live}}
+  %b = train.relu %ah {train.offset = array<i64: 256>, train.space = "host"} : tensor<64xf32>
+  %bd = train.to_device %b {train.offset = array<i64: 0>} : tensor<64xf32>
+  return %bd : tensor<64xf32>
+}
+
+// -----
+
+func.func @host_past_arena(%x: tensor<64xf32> {train.offset = 0 : i64}) -> tensor<64xf32>
+    attributes {train.arena_bytes = 768 : i64, train.persistent_bytes = 0 : i64,
+                train.host_arena_bytes = 512 : i64, train.host_persistent_bytes = 256 : i64,
+                train.plan_alignment = 256 : i64} {
+  %w = train.param "w" {train.offset = array<i64: 0>, train.space = "host"} : tensor<64xf32>
+  %wd = train.to_device %w {train.offset = array<i64: 512>} : tensor<64xf32>
+  %a = train.add %x, %wd {train.offset = array<i64: 256>} : tensor<64xf32>
+  %ah = train.to_host %a {train.offset = array<i64: 256>} : tensor<64xf32>
+  // expected-error @+1 {{train-verify-plan: 'train.relu@4' (256 bytes, live [4, 5]) at offset 512 ends at byte 768, past the host arena of 512 bytes}}
+  %b = train.relu %ah {train.offset = array<i64: 512>, train.space = "host"} : tensor<64xf32>
+  %bd = train.to_device %b {train.offset = array<i64: 0>} : tensor<64xf32>
+  return %bd : tensor<64xf32>
+}
+
+// -----
+
+// A plan made before train-offload: the host's values have no arena.
+// expected-error @+1 {{'func.func' op keeps values in host memory but its plan has no host arena ('train.host_arena_bytes' is missing); plan the step again (--train-plan-memory)}}
+func.func @host_unplanned(%x: tensor<64xf32> {train.offset = 0 : i64}) -> tensor<64xf32>
+    attributes {train.arena_bytes = 768 : i64, train.persistent_bytes = 0 : i64,
+                train.plan_alignment = 256 : i64} {
+  %ah = train.to_host %x : tensor<64xf32>
+  %bd = train.to_device %ah {train.offset = array<i64: 256>} : tensor<64xf32>
+  return %bd : tensor<64xf32>
+}
+
+// -----
+
+// A host arena left over on a step without host values.
+// expected-error @+1 {{'func.func' op has a host arena ('train.host_arena_bytes') but no value in host memory; plan the step again (--train-plan-memory)}}
+func.func @host_stale(%x: tensor<64xf32> {train.offset = 0 : i64}) -> tensor<64xf32>
+    attributes {train.arena_bytes = 512 : i64, train.persistent_bytes = 0 : i64,
+                train.host_arena_bytes = 256 : i64, train.plan_alignment = 256 : i64} {
+  %a = train.relu %x {train.offset = array<i64: 256>} : tensor<64xf32>
+  return %a : tensor<64xf32>
+}

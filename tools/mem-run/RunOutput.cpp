@@ -106,15 +106,24 @@ void memrun::printPeak(const StepPlan &plan, const StepStats &stats,
   if (anyHost) {
     os << "measured_host_peak_bytes: " << stats.hostPeakBytes << "\n";
     os << "predicted_host_peak_bytes: " << plan.predictedHostPeak << "\n";
+    // A planned step's host peak is its host arena.
+    if (plan.hostArenaBytes >= 0)
+      os << "host_arena_bytes: " << plan.hostArenaBytes << "\n";
     if (worldSize > 1) {
       std::vector<int64_t> measured =
           ::memopt::runtime::mpiGatherInt64(stats.hostPeakBytes);
       std::vector<int64_t> predicted =
           ::memopt::runtime::mpiGatherInt64(plan.predictedHostPeak);
-      for (int64_t rank = 0; rank < worldSize; ++rank)
+      std::vector<int64_t> arenas =
+          ::memopt::runtime::mpiGatherInt64(plan.hostArenaBytes);
+      for (int64_t rank = 0; rank < worldSize; ++rank) {
         os << "rank " << rank
            << ": measured_host_peak_bytes: " << measured[rank]
-           << " predicted_host_peak_bytes: " << predicted[rank] << "\n";
+           << " predicted_host_peak_bytes: " << predicted[rank];
+        if (arenas[rank] >= 0)
+          os << " host_arena_bytes: " << arenas[rank];
+        os << "\n";
+      }
     }
     os << "measured_host_persistent_bytes: " << plan.measuredHostPersistent
        << "\n";

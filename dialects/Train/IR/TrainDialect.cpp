@@ -188,8 +188,9 @@ LogicalResult TrainDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == kWorkspaceOffsetAttrName || name == kArenaBytesAttrName ||
       name == kLoadBytesAttrName || name == kPersistentBytesAttrName ||
-      name == kRematFlopsAttrName || name == kRematPeakBeforeAttrName ||
-      name == kRematPeakAfterAttrName)
+      name == kHostArenaBytesAttrName || name == kHostLoadBytesAttrName ||
+      name == kHostPersistentBytesAttrName || name == kRematFlopsAttrName ||
+      name == kRematPeakBeforeAttrName || name == kRematPeakAfterAttrName)
     return verifyByteCount(op, attribute);
   if (name == kRecomputedAttrName) {
     if (!isa<UnitAttr>(attribute.getValue()))

@@ -5,8 +5,11 @@
 // lifetime, and the plan gives each slot an arena offset. Parameters and
 // optimizer states form a persistent region at offset 0, laid out in order;
 // everything else (inputs, activations, gradients, temporaries, workspaces)
-// is planned above it. train-plan-memory writes the result as `train.offset`
-// attributes, train-verify-plan checks them, the report reads them.
+// is planned above it. A step with values in host memory (train-offload) has
+// a second arena, the host's, planned the same way from its host buffers and
+// the workspaces of its host ops. train-plan-memory writes the result as
+// `train.offset` attributes, train-verify-plan checks them, the report reads
+// them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,12 +40,23 @@ struct PlanSlot {
   std::string describe() const;
 };
 
-/// The slots of a step in a fixed order: buffers in definition order, then
-/// workspaces in program order. Zero-byte buffers and workspaces are skipped.
-/// An op's workspace slot holds each of its workspace buffers
-/// (CostOpInterface::getWorkspaceBuffers) at an `alignment`-aligned place.
+/// Which arena: the device's, or the host's (values with `train.space =
+/// "host"` and the workspaces of host ops).
+enum class PlanSpace { Device, Host };
+
+/// The space whose arena holds `value`'s storage.
+PlanSpace getPlanSpace(Value value);
+/// The space whose arena holds `op`'s workspace.
+PlanSpace getWorkspacePlanSpace(Operation *op);
+
+/// The slots of a step's arena in `space`, in a fixed order: buffers in
+/// definition order, then workspaces in program order. Zero-byte buffers and
+/// workspaces are skipped. An op's workspace slot holds each of its
+/// workspace buffers (CostOpInterface::getWorkspaceBuffers) at an
+/// `alignment`-aligned place.
 SmallVector<PlanSlot> collectPlanSlots(const TensorLiveness &liveness,
-                                       int64_t alignment);
+                                       int64_t alignment,
+                                       PlanSpace space = PlanSpace::Device);
 
 /// The bytes of `op`'s workspace slot: the sum of its workspace buffers, each
 /// rounded up to `alignment`.
@@ -72,10 +86,11 @@ struct StepMemoryPlan {
   bool provedOptimal = false;
 };
 
-/// Plans the step `liveness` describes. Fails (with the planner's message)
-/// on invalid options.
-llvm::Expected<StepMemoryPlan> planStepMemory(const TensorLiveness &liveness,
-                                              const StepPlanOptions &options);
+/// Plans the arena in `space` of the step `liveness` describes. Fails (with
+/// the planner's message) on invalid options.
+llvm::Expected<StepMemoryPlan>
+planStepMemory(const TensorLiveness &liveness, const StepPlanOptions &options,
+               PlanSpace space = PlanSpace::Device);
 
 } // namespace mlir::memopt
 

@@ -45,8 +45,10 @@ inline constexpr int64_t kCPUBufferAlignment = 64;
 /// allocation of its own. One allocated after the arena's last use (the
 /// arena is freed then) does not add to it: the peak is then the larger of
 /// the arena with the buffers returned before, and all returned buffers.
-/// 0 for an unplanned step.
-int64_t getPlannedBytesOutsideArena(func::FuncOp func, int64_t alignment);
+/// 0 for an unplanned step. With `host`, the same for the host's arena (a
+/// step with values in host memory) and the host values it returns.
+int64_t getPlannedBytesOutsideArena(func::FuncOp func, int64_t alignment,
+                                    bool host = false);
 /// Symbol of the i64 global holding the step's random seed.
 inline constexpr StringLiteral kSeedGlobalName = "__train_seed";
 

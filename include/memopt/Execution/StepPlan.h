@@ -183,6 +183,9 @@ struct StepPlan {
   /// lowered step allocates (the plan's arena minus the persistent region,
   /// which lives in globals) plus the returned buffers; -1 without a plan.
   int64_t arenaBytes = -1;
+  /// The same for the host's arena of a planned step with host values; -1
+  /// without one.
+  int64_t hostArenaBytes = -1;
 };
 
 /// Prints how mem-run fills `param`, a parameter of `plan` (--list-inputs):

@@ -400,6 +400,10 @@ public:
   int64_t getArenaBytes() const { return arenaBytes; }
   int64_t getPlanAlignment() const { return planAlignment; }
   bool isArenaFromIR() const { return arenaFromIR; }
+  /// The host's arena of a step with host values (train-offload): the one in
+  /// the IR, else one planned for the report (as getArenaBytes); unset
+  /// without host values or without an arena.
+  std::optional<int64_t> getHostArenaBytes() const { return hostArenaBytes; }
   /// The LOAD of the planner, over sizes aligned to the plan's alignment:
   /// the `train.load_bytes` that train-plan-memory recorded with the arena
   /// in the IR (the arena's lower bound); unset when the IR has no plan.
@@ -509,6 +513,7 @@ private:
   int64_t totalFlops = 0;
   int64_t numLiveAtPeak = 0;
   int64_t arenaBytes = 0;
+  std::optional<int64_t> hostArenaBytes;
   int64_t planAlignment = 0;
   bool arenaFromIR = false;
   std::optional<int64_t> planLoadBytes;

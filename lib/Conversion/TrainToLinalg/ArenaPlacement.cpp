@@ -1,14 +1,15 @@
 //===- ArenaPlacement.cpp - lower a planned step onto one arena -----------===//
 //
 // When train-plan-memory has planned a step (train.arena_bytes on the
-// function), convert-train-to-linalg places every planned tensor in one arena
-// allocation at its planned offset: the tensor.empty that a lowered op writes
-// its result into becomes a `memref.view` of the arena wrapped in
-// `bufferization.to_tensor restrict writable`, so bufferization writes the
-// result in place there. The temporaries a lowering creates besides its
-// results go into the op's planned workspace. Parameters and optimizer states
-// (the persistent region [0, train.persistent_bytes)) stay in their globals;
-// the arena holds the region above, so it is allocated with
+// function), convert-train-to-linalg places every planned tensor in its
+// arena allocation at its planned offset (a step with values in host memory
+// has two arenas: the device's, and the host's, allocated in host memory): the
+// tensor.empty that a lowered op writes its result into becomes a `memref.view`
+// of the arena wrapped in `bufferization.to_tensor restrict writable`, so
+// bufferization writes the result in place there. The temporaries a lowering
+// creates besides its results go into the op's planned workspace. Parameters
+// and optimizer states (the persistent region [0, train.persistent_bytes)) stay
+// in their globals; the arena holds the region above, so it is allocated with
 // arena_bytes - persistent_bytes bytes. The caller owns and frees every
 // buffer the step returns, so the step's returned results are allocations of
 // their own, outside the arena (getPlannedBytesOutsideArena); the arena is
@@ -48,71 +49,107 @@ static constexpr StringLiteral kTagName = "memopt.arena_op";
 static constexpr StringLiteral kMarkerName = "memopt.arena_result";
 static constexpr StringLiteral kOutsideMarkerName = "memopt.arena_outside";
 
-/// The planned results (in the arena, above the persistent region) that the
+namespace {
+/// One arena of a planned step: its size and the size of its persistent
+/// region (globals, not in the allocation), from the function's attributes.
+struct ArenaRegion {
+  bool planned = false;
+  int64_t arenaBytes = 0;
+  int64_t persistentBytes = 0;
+
+  ArenaRegion(Operation *func, bool host) {
+    auto arena = func->getAttrOfType<IntegerAttr>(
+        host ? TrainDialect::kHostArenaBytesAttrName
+             : TrainDialect::kArenaBytesAttrName);
+    if (!arena)
+      return;
+    planned = true;
+    arenaBytes = arena.getInt();
+    if (auto attr = func->getAttrOfType<IntegerAttr>(
+            host ? TrainDialect::kHostPersistentBytesAttrName
+                 : TrainDialect::kPersistentBytesAttrName))
+      persistentBytes = attr.getInt();
+  }
+  /// The bytes of the allocation: the region above the persistent one.
+  int64_t getAllocatedBytes() const {
+    return std::max<int64_t>(arenaBytes - persistentBytes, 0);
+  }
+};
+} // namespace
+
+/// Whether `value` lives in the host's arena rather than the device's.
+static bool isHostValue(Value value) {
+  return train::getMemorySpace(value) == train::MemorySpace::Host;
+}
+
+/// The planned offset of `result` if it is above the persistent region of
+/// its space's arena (the device's or the host's), else -1.
+static int64_t getArenaOffset(OpResult result, const ArenaRegion &device,
+                              const ArenaRegion &host) {
+  auto offsets = result.getOwner()->getAttrOfType<DenseI64ArrayAttr>(
+      TrainDialect::kOffsetAttrName);
+  if (!offsets || offsets.size() <= result.getResultNumber())
+    return -1;
+  int64_t offset = offsets[result.getResultNumber()];
+  const ArenaRegion &region = isHostValue(result) ? host : device;
+  return offset >= region.persistentBytes ? offset : -1;
+}
+
+/// The planned results (in an arena, above its persistent region) that the
 /// step returns, in the order of the return's operands, each once.
 static SmallVector<OpResult> getReturnedPlannedResults(func::FuncOp func) {
-  int64_t persistentBytes = 0;
-  if (auto attr = func->getAttrOfType<IntegerAttr>(
-          TrainDialect::kPersistentBytesAttrName))
-    persistentBytes = attr.getInt();
   SmallVector<OpResult> returned;
   if (func.isExternal() || !func.getBody().hasOneBlock())
     return returned;
+  ArenaRegion device(func, false), host(func, true);
   Operation *terminator = func.getBody().front().getTerminator();
   if (!terminator)
     return returned;
   for (Value operand : terminator->getOperands()) {
     auto result = dyn_cast<OpResult>(operand);
     if (!result || !isa<RankedTensorType>(result.getType()) ||
-        llvm::is_contained(returned, result))
-      continue;
-    auto offsets = result.getOwner()->getAttrOfType<DenseI64ArrayAttr>(
-        TrainDialect::kOffsetAttrName);
-    if (!offsets || offsets.size() <= result.getResultNumber() ||
-        offsets[result.getResultNumber()] < persistentBytes)
+        llvm::is_contained(returned, result) ||
+        getArenaOffset(result, device, host) < 0)
       continue;
     returned.push_back(result);
   }
   return returned;
 }
 
-/// Whether `value` is in the arena of `func`'s plan: planned above the
-/// persistent region and not returned.
-static bool isInArena(Value value, int64_t persistentBytes,
+/// Whether `value` is in `func`'s arena in the space `host` names: planned
+/// above the persistent region and not returned.
+static bool isInArena(Value value, bool host, const ArenaRegion &device,
+                      const ArenaRegion &hostRegion,
                       ArrayRef<OpResult> returned) {
   auto result = dyn_cast<OpResult>(value);
-  if (!result || llvm::is_contained(returned, result))
-    return false;
-  auto offsets = result.getOwner()->getAttrOfType<DenseI64ArrayAttr>(
-      TrainDialect::kOffsetAttrName);
-  return offsets && offsets.size() > result.getResultNumber() &&
-         offsets[result.getResultNumber()] >= persistentBytes;
+  return result && isHostValue(result) == host &&
+         !llvm::is_contained(returned, result) &&
+         getArenaOffset(result, device, hostRegion) >= 0;
 }
 
 int64_t mlir::memopt::getPlannedBytesOutsideArena(func::FuncOp func,
-                                                  int64_t alignment) {
-  auto arena =
-      func->getAttrOfType<IntegerAttr>(TrainDialect::kArenaBytesAttrName);
-  if (!arena)
+                                                  int64_t alignment,
+                                                  bool host) {
+  ArenaRegion device(func, false), hostRegion(func, true);
+  const ArenaRegion &region = host ? hostRegion : device;
+  if (!region.planned)
     return 0;
-  int64_t persistentBytes = 0;
-  if (auto attr = func->getAttrOfType<IntegerAttr>(
-          TrainDialect::kPersistentBytesAttrName))
-    persistentBytes = attr.getInt();
-  SmallVector<OpResult> returned = getReturnedPlannedResults(func);
+  SmallVector<OpResult> returned;
+  for (OpResult result : getReturnedPlannedResults(func))
+    if (isHostValue(result) == host)
+      returned.push_back(result);
   // The arena is freed after the last op that reads or writes it; a
   // returned buffer allocated later (a pipeline stage's loss, received last)
   // is live only after the arena is gone.
+  auto inArena = [&](Value v) {
+    return isInArena(v, host, device, hostRegion, returned);
+  };
   Operation *lastArenaUse = nullptr;
   for (Operation &op : func.getBody().front()) {
-    bool uses = op.hasAttr(TrainDialect::kWorkspaceOffsetAttrName) ||
-                llvm::any_of(op.getOperands(),
-                             [&](Value v) {
-                               return isInArena(v, persistentBytes, returned);
-                             }) ||
-                llvm::any_of(op.getResults(), [&](Value v) {
-                  return isInArena(v, persistentBytes, returned);
-                });
+    bool uses = (op.hasAttr(TrainDialect::kWorkspaceOffsetAttrName) &&
+                 train::isHostOp(&op) == host) ||
+                llvm::any_of(op.getOperands(), inArena) ||
+                llvm::any_of(op.getResults(), inArena);
     if (uses)
       lastArenaUse = &op;
   }
@@ -126,25 +163,28 @@ int64_t mlir::memopt::getPlannedBytesOutsideArena(func::FuncOp func,
   }
   // The peak: the arena with what is returned before it is freed, or
   // everything returned, after.
-  return std::max(during, all - (arena.getInt() - persistentBytes));
+  return std::max(during, all - region.getAllocatedBytes());
 }
 
 namespace {
 /// What the plan says about one planned op.
 struct PlannedOp {
   Location originalLoc;
-  /// Arena offsets of its results (-1: not planned).
+  /// Offsets of its results in their allocations (-1: not in an arena),
+  /// and whether each is in the host's.
   SmallVector<int64_t> resultOffsets;
-  /// Offset and aligned size of its workspace, if any.
+  SmallVector<bool> resultOnHost;
+  /// Offset in its allocation and aligned size of its workspace, if any,
+  /// and whether it is in the host's (a host op's).
   int64_t workspaceOffset = -1;
   int64_t workspaceBytes = 0;
+  bool workspaceOnHost = false;
 };
 } // namespace
 
 struct mlir::memopt::ArenaPlacement::Impl {
   func::FuncOp func;
-  int64_t arenaBytes = 0;
-  int64_t persistentBytes = 0;
+  std::optional<ArenaRegion> device, host;
   int64_t alignment = 1;
   SmallVector<PlannedOp> ops;
 };
@@ -177,10 +217,8 @@ FailureOr<ArenaPlacement> ArenaPlacement::prepare(func::FuncOp func) {
     return func.emitOpError("a planned step must have a single block");
   auto impl = std::make_unique<Impl>();
   impl->func = func;
-  impl->arenaBytes = arenaAttr.getInt();
-  if (auto attr = func->getAttrOfType<IntegerAttr>(
-          TrainDialect::kPersistentBytesAttrName))
-    impl->persistentBytes = attr.getInt();
+  impl->device.emplace(func, /*host=*/false);
+  impl->host.emplace(func, /*host=*/true);
   if (auto attr = func->getAttrOfType<IntegerAttr>(
           TrainDialect::kPlanAlignmentAttrName))
     impl->alignment = attr.getInt();
@@ -203,22 +241,32 @@ FailureOr<ArenaPlacement> ArenaPlacement::prepare(func::FuncOp func) {
     if (!offsets && !workspace)
       continue;
     int64_t index = impl->ops.size();
-    PlannedOp planned{op.getLoc(), {}, -1, 0};
-    if (offsets)
-      planned.resultOffsets.assign(offsets.asArrayRef().begin(),
-                                   offsets.asArrayRef().end());
+    PlannedOp planned{op.getLoc()};
+    for (OpResult result : op.getResults()) {
+      bool onHost = isHostValue(result);
+      planned.resultOnHost.push_back(onHost);
+      int64_t offset = getArenaOffset(result, *impl->device, *impl->host);
+      planned.resultOffsets.push_back(
+          offset < 0
+              ? -1
+              : offset - (onHost ? impl->host : impl->device)->persistentBytes);
+    }
     if (workspace) {
-      planned.workspaceOffset = workspace.getInt();
+      planned.workspaceOnHost = train::isHostOp(&op);
+      planned.workspaceOffset =
+          workspace.getInt() -
+          (planned.workspaceOnHost ? impl->host : impl->device)
+              ->persistentBytes;
       planned.workspaceBytes = getWorkspaceSlotBytes(&op, impl->alignment);
     }
     impl->ops.push_back(planned);
     op.setLoc(FusedLoc::get(context, {op.getLoc()},
                             builder.getDictionaryAttr(builder.getNamedAttr(
                                 kTagName, builder.getI64IntegerAttr(index)))));
-    // Markers for results placed in the arena (not the persistent region).
+    // Markers for results placed in an arena (not a persistent region).
     builder.setInsertionPointAfter(&op);
     for (auto [resultIndex, result] : llvm::enumerate(op.getResults())) {
-      if (!offsets || offsets[resultIndex] < impl->persistentBytes ||
+      if (impl->ops.back().resultOffsets[resultIndex] < 0 ||
           !isa<RankedTensorType>(result.getType()))
         continue;
       auto marker = tensor::CastOp::create(builder, op.getLoc(),
@@ -269,27 +317,64 @@ Value mlir::memopt::createArenaTensor(OpBuilder &b, Location loc, Value arena,
                                            /*writable=*/true);
 }
 
+/// Allocates the arenas of `func` at its start: the device's, and the
+/// host's (if planned) in host memory, between calls that switch the
+/// allocations' space to the host and back (MemorySpaceLowering.cpp).
+static FailureOr<std::pair<Value, Value>>
+allocateArenas(func::FuncOp func, const ArenaRegion &device,
+               const ArenaRegion &host, int64_t alignment) {
+  Block &block = func.getBody().front();
+  OpBuilder builder(func.getContext());
+  builder.setInsertionPointToStart(&block);
+  Location loc = func.getLoc();
+  auto allocate = [&](const ArenaRegion &region, StringRef marker) {
+    auto type =
+        MemRefType::get({region.getAllocatedBytes()}, builder.getI8Type());
+    Value arena = memref::AllocOp::create(
+        builder, loc, type, ValueRange{},
+        builder.getI64IntegerAttr(std::max<int64_t>(alignment, 64)));
+    arena.getDefiningOp()->setAttr(marker, builder.getUnitAttr());
+    return arena;
+  };
+  Value deviceArena = allocate(device, kArenaAttrName);
+  if (!host.planned)
+    return std::make_pair(deviceArena, Value());
+  auto module = func->getParentOfType<ModuleOp>();
+  auto callee = module ? module.lookupSymbol<func::FuncOp>(kMemorySpaceFunction)
+                       : nullptr;
+  if (!callee)
+    return func.emitOpError()
+           << "has a host arena ('" << TrainDialect::kHostArenaBytesAttrName
+           << "') but no value in host memory; plan the step again "
+              "(--train-plan-memory)";
+  auto setSpace = [&](int32_t space) {
+    Value code =
+        arith::ConstantIntOp::create(builder, loc, builder.getI32Type(), space);
+    func::CallOp::create(builder, loc, callee, ValueRange{code});
+  };
+  setSpace(1);
+  Value hostArena = allocate(host, kHostArenaAttrName);
+  setSpace(0);
+  return std::make_pair(deviceArena, hostArena);
+}
+
 LogicalResult ArenaPlacement::apply() {
   if (!impl)
     return success();
   func::FuncOp func = impl->func;
   MLIRContext *context = func.getContext();
-  Block &block = func.getBody().front();
   OpBuilder builder(context);
-  builder.setInsertionPointToStart(&block);
-  int64_t regionBytes =
-      std::max<int64_t>(impl->arenaBytes - impl->persistentBytes, 0);
-  Location loc = func.getLoc();
-  auto arenaType = MemRefType::get({regionBytes}, builder.getI8Type());
-  Value arena = memref::AllocOp::create(
-      builder, loc, arenaType, ValueRange{},
-      builder.getI64IntegerAttr(std::max<int64_t>(impl->alignment, 64)));
-  arena.getDefiningOp()->setAttr(kArenaAttrName, builder.getUnitAttr());
+  FailureOr<std::pair<Value, Value>> arenas =
+      allocateArenas(func, *impl->device, *impl->host, impl->alignment);
+  if (failed(arenas))
+    return failure();
+  auto [arena, hostArena] = *arenas;
 
-  auto place = [&](tensor::EmptyOp empty, int64_t offset) {
+  auto place = [&](tensor::EmptyOp empty, int64_t offset, bool onHost) {
     OpBuilder b(empty);
-    empty.replaceAllUsesWith(
-        createArenaTensor(b, empty.getLoc(), arena, offset, empty.getType()));
+    empty.replaceAllUsesWith(createArenaTensor(b, empty.getLoc(),
+                                               onHost ? hostArena : arena,
+                                               offset, empty.getType()));
     empty.erase();
   };
 
@@ -311,10 +396,11 @@ LogicalResult ArenaPlacement::apply() {
     auto key = marker->getAttrOfType<DenseI64ArrayAttr>(kMarkerName);
     const PlannedOp &planned = impl->ops[key[0]];
     int64_t offset = planned.resultOffsets[key[1]];
+    bool onHost = planned.resultOnHost[key[1]];
     tensor::EmptyOp empty = findDestination(marker.getSource());
     if (empty && getTag(empty.getLoc()) == key[0] && !placed.contains(empty)) {
       placed.insert(empty);
-      place(empty, offset - impl->persistentBytes);
+      place(empty, offset, onHost);
     }
     // A pipeline transfer, lowered later: each received tensor's offset.
     if (auto p2p =
@@ -325,7 +411,7 @@ LogicalResult ArenaPlacement::apply() {
               p2p->getAttrOfType<DenseI64ArrayAttr>(kArenaOffsetsAttrName))
         offsets.assign(existing.asArrayRef().begin(),
                        existing.asArrayRef().end());
-      offsets[key[1]] = offset - impl->persistentBytes;
+      offsets[key[1]] = offset;
       p2p->setAttr(kArenaOffsetsAttrName,
                    builder.getDenseI64ArrayAttr(offsets));
     }
@@ -335,11 +421,7 @@ LogicalResult ArenaPlacement::apply() {
         getTag(collective->getLoc()) == key[0])
       collective->setAttr(
           kArenaOffsetsAttrName,
-          builder.getDenseI64ArrayAttr(
-              {offset - impl->persistentBytes,
-               planned.workspaceOffset < 0
-                   ? -1
-                   : planned.workspaceOffset - impl->persistentBytes}));
+          builder.getDenseI64ArrayAttr({offset, planned.workspaceOffset}));
     marker.getResult().replaceAllUsesWith(marker.getSource());
     marker.erase();
   }
@@ -360,7 +442,7 @@ LogicalResult ArenaPlacement::apply() {
     int64_t &used = workspaceUsed[*tag];
     if (used + bytes > planned.workspaceBytes)
       continue;
-    place(empty, planned.workspaceOffset - impl->persistentBytes + used);
+    place(empty, planned.workspaceOffset + used, planned.workspaceOnHost);
     used += bytes;
   }
 

@@ -86,6 +86,8 @@ private:
 /// arena) of a planned collective's result and staging workspace (-1 for
 /// none) that its lowering (ShardToCalls.cpp) receives into.
 inline constexpr StringLiteral kArenaAttrName = "memopt.arena";
+/// The unit attribute on the host arena's allocation (train-offload).
+inline constexpr StringLiteral kHostArenaAttrName = "memopt.host_arena";
 inline constexpr StringLiteral kArenaOffsetsAttrName = "memopt.arena_offsets";
 
 /// A tensor of `type` that bufferization writes in place at `offset` bytes

@@ -6,7 +6,7 @@ offload: check_offload.py [--activations] BASE OFFLOADED.
   * in the offloaded run, each measured byte count equals its prediction:
     the device's peak and persistent bytes, the host's peak and persistent
     bytes, on every rank (for a planned step, the device's peak is its
-    arena, arena_bytes);
+    arena, arena_bytes, and the host's its host arena, host_arena_bytes);
   * the host holds something, and the device's persistent bytes went down
     by what the host's persistent bytes hold; with --activations (train-remat
     offloading activations), nothing persists on the host, the device's
@@ -18,7 +18,7 @@ import re
 import sys
 
 BYTES = re.compile(r"(?:rank \d+: )?(measured|predicted)_(\w+)_bytes: (\d+)")
-ARENA = re.compile(r"^arena_bytes: (\d+)$")
+ARENA = re.compile(r"(?:^| )(host_)?arena_bytes: (\d+)")
 
 
 def split(path):
@@ -30,14 +30,14 @@ def split(path):
                 results.append(line)
                 continue
             rank = line.split(":")[0] if line.startswith("rank ") else "all"
-            # A planned step (train-plan-memory): the device allocates its
-            # arena (printed after the liveness' prediction, which it
-            # replaces), and that is what its peak must measure.
-            if arena := ARENA.match(line):
-                predicted[(rank, "peak")] = int(arena.group(1))
-                continue
             for kind, what, value in BYTES.findall(line):
                 (measured if kind == "measured" else predicted)[(rank, what)] = int(value)
+            # A planned step (train-plan-memory): the device allocates its
+            # arena, and the host its host arena (printed after the
+            # liveness' predictions, which they replace): that is what each
+            # peak must measure.
+            for host, value in ARENA.findall(line):
+                predicted[(rank, "host_peak" if host else "peak")] = int(value)
     return results, measured, predicted
 
 

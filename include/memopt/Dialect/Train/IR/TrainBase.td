@@ -46,6 +46,11 @@ def Train_Dialect : Dialect {
       `train.plan_alignment`: on a function, the planned arena size, its
       lower bound LOAD (aligned sizes), the bytes of the persistent region at
       offset 0, and the alignment of every offset (a power of two);
+    * `train.host_arena_bytes`, `train.host_load_bytes`,
+      `train.host_persistent_bytes`: on a function with values in host
+      memory (`train.space`), the same for the host's arena: the
+      `train.offset` of a host value and the `train.workspace_offset` of a
+      host op are offsets in it;
     * `train.remat_flops`, `train.remat_peak_before`,
       `train.remat_peak_after`: on a function, what `train-remat` decided
       (recomputed FLOPs, LOAD before and after);
@@ -94,6 +99,12 @@ def Train_Dialect : Dialect {
         "train.load_bytes";
     static constexpr ::llvm::StringLiteral kPersistentBytesAttrName =
         "train.persistent_bytes";
+    static constexpr ::llvm::StringLiteral kHostArenaBytesAttrName =
+        "train.host_arena_bytes";
+    static constexpr ::llvm::StringLiteral kHostLoadBytesAttrName =
+        "train.host_load_bytes";
+    static constexpr ::llvm::StringLiteral kHostPersistentBytesAttrName =
+        "train.host_persistent_bytes";
     static constexpr ::llvm::StringLiteral kPlanAlignmentAttrName =
         "train.plan_alignment";
     static constexpr ::llvm::StringLiteral kStepAttrName = "train.step";
