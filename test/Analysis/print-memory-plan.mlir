@@ -29,3 +29,23 @@ func.func @step(%x: tensor<4x4xf32>) -> tensor<f32> {
   %l = train.reduce_sum %p {dims = array<i64: 0, 1>} : tensor<4x4xf32> -> tensor<f32> loc("loss")
   return %l : tensor<f32>
 }
+
+// A step with values in host memory: the device's arena holds the device
+// values (x, the copy of w and y, all live at the mul), the host's arena,
+// printed after it, the host parameter (persistent) and the copy of y.
+// CHECK-LABEL: func @host
+// CHECK-NEXT:    arg0: size = 64, liveness = [0, 3), offset = 0{{$}}
+// CHECK-NEXT:    wd: size = 64, liveness = [1, 3), offset = 64{{$}}
+// CHECK-NEXT:    y: size = 64, liveness = [2, 4), offset = 128{{$}}
+// CHECK-NEXT:    arena = 192, load = 192, persistent = 0{{$}}
+// CHECK-NEXT:    host arena:{{$}}
+// CHECK-NEXT:    w: size = 64, liveness = [0, 5), offset = 0, persistent{{$}}
+// CHECK-NEXT:    yh: size = 64, liveness = [3, 5), offset = 64{{$}}
+// CHECK-NEXT:    host arena = 128, load = 128, persistent = 64{{$}}
+func.func @host(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %w = train.param "w" {train.space = "host"} : tensor<4x4xf32> loc("w")
+  %wd = train.to_device %w : tensor<4x4xf32> loc("wd")
+  %y = train.mul %x, %wd : tensor<4x4xf32> loc("y")
+  %yh = train.to_host %y : tensor<4x4xf32> loc("yh")
+  return %yh : tensor<4x4xf32>
+}

@@ -4,7 +4,7 @@
 // as train-plan-memory does (planStepMemory over the TensorLiveness
 // analysis), without writing the plan into the IR, and prints one line per
 // planned slot: its name, size, half-open lifetime and offset, then the arena
-// and LOAD.
+// and LOAD; for a step with host values, the host's arena after it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,32 +47,45 @@ struct TestPrintMemoryPlanPass
         return signalPassFailure();
       }
       const auto &liveness = getChildAnalysis<TensorLiveness>(func);
-      StepPlanOptions options;
-      options.alignment = alignment;
-      llvm::Expected<StepMemoryPlan> plan = planStepMemory(liveness, options);
-      if (!plan) {
-        mlir::emitError(func.getLoc())
-            << "test-print-memory-plan: " << llvm::toString(plan.takeError());
+      llvm::outs() << "func @" << func.getSymName() << "\n";
+      if (failed(print(func, liveness, PlanSpace::Device)) ||
+          (liveness.hasHostBuffers() &&
+           failed(print(func, liveness, PlanSpace::Host))))
         return signalPassFailure();
-      }
-      raw_ostream &os = llvm::outs();
-      os << "func @" << func.getSymName() << "\n";
-      for (auto [slot, offset] : llvm::zip_equal(plan->slots, plan->offsets)) {
-        os << "  ";
-        if (slot.buffer)
-          os << slot.buffer->name;
-        else
-          os << "workspace of " << slot.op->getName() << " at " << slot.point;
-        os << ": size = " << slot.bytes << ", liveness = [" << slot.lower
-           << ", " << slot.upper << "), offset = " << offset;
-        if (slot.persistent)
-          os << ", persistent";
-        os << "\n";
-      }
-      os << "  arena = " << plan->arenaBytes << ", load = " << plan->loadBytes
-         << ", persistent = " << plan->persistentBytes << "\n";
     }
     markAllAnalysesPreserved();
+  }
+
+  /// Prints the plan of `func`'s arena in `space` (the host's after a
+  /// "host arena" line).
+  LogicalResult print(func::FuncOp func, const TensorLiveness &liveness,
+                      PlanSpace space) {
+    StepPlanOptions options;
+    options.alignment = alignment;
+    llvm::Expected<StepMemoryPlan> plan =
+        planStepMemory(liveness, options, space);
+    if (!plan)
+      return mlir::emitError(func.getLoc())
+             << "test-print-memory-plan: " << llvm::toString(plan.takeError());
+    raw_ostream &os = llvm::outs();
+    if (space == PlanSpace::Host)
+      os << "  host arena:\n";
+    for (auto [slot, offset] : llvm::zip_equal(plan->slots, plan->offsets)) {
+      os << "  ";
+      if (slot.buffer)
+        os << slot.buffer->name;
+      else
+        os << "workspace of " << slot.op->getName() << " at " << slot.point;
+      os << ": size = " << slot.bytes << ", liveness = [" << slot.lower << ", "
+         << slot.upper << "), offset = " << offset;
+      if (slot.persistent)
+        os << ", persistent";
+      os << "\n";
+    }
+    os << "  " << (space == PlanSpace::Host ? "host arena" : "arena") << " = "
+       << plan->arenaBytes << ", load = " << plan->loadBytes
+       << ", persistent = " << plan->persistentBytes << "\n";
+    return success();
   }
 };
 
