@@ -4,6 +4,7 @@
 
 #include "memopt/Dialect/Train/IR/TrainOps.h"
 
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
@@ -131,6 +132,22 @@ ScheduleGraph::ScheduleGraph(Operation *func, const TensorLiveness &liveness)
       for (auto [other, unused] : ArrayRef(list).drop_front(position + 1))
         addEdge(entry.first, other);
     }
+  // Identical constants share one global once lowered, whose bytes
+  // TensorLiveness counts on the first of them in program order: each
+  // duplicate stays after that one, so that it holds the bytes in every
+  // order (a pipeline stage repeats its micro-batches' constants).
+  llvm::DenseMap<std::pair<Type, Attribute>, unsigned> firstConstant;
+  for (auto [i, op] : llvm::enumerate(ops)) {
+    Attribute value;
+    if (op->getNumResults() != 1 ||
+        !isa<RankedTensorType>(op->getResult(0).getType()) ||
+        !matchPattern(op, m_Constant(&value)) || !value)
+      continue;
+    auto [it, inserted] =
+        firstConstant.try_emplace({op->getResult(0).getType(), value}, i);
+    if (!inserted)
+      addEdge(it->second, i);
+  }
   // The terminator stays last.
   for (unsigned i = 0; i + 1 < n; ++i)
     addEdge(i, n - 1);
