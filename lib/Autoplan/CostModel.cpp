@@ -276,15 +276,25 @@ StepCost mlir::memopt::autoplan::estimatePipelineCost(
   if (stageCosts.empty() || built < 1)
     return cost;
   // The slowest stage per micro-batch paces every slot of the schedule.
+  // A stage with its optimizer on the host copies its weights in and its
+  // summed gradients out once a step (a stage sums its micro-batches'
+  // gradients itself), and its host runs the updates once a step: per-step
+  // time, after the schedule's slots, as the updates on the device.
+  auto slotSeconds = [](const StepCost &stage) {
+    return stage.microBatchSeconds - stage.hostLinkSeconds;
+  };
   const StepCost *slowest = &stageCosts.front();
   double optimizerSeconds = 0;
   for (const StepCost &stage : stageCosts) {
-    if (stage.microBatchSeconds > slowest->microBatchSeconds)
+    if (slotSeconds(stage) > slotSeconds(*slowest))
       slowest = &stage;
     optimizerSeconds = std::max(optimizerSeconds, stage.optimizerSeconds);
+    cost.hostSeconds = std::max(cost.hostSeconds, stage.hostSeconds);
+    cost.hostLinkSeconds =
+        std::max(cost.hostLinkSeconds, stage.hostLinkSeconds);
   }
   double perBuilt = 1.0 / static_cast<double>(built);
-  cost.microBatchSeconds = slowest->microBatchSeconds * perBuilt;
+  cost.microBatchSeconds = slotSeconds(*slowest) * perBuilt;
   cost.recomputeSeconds = slowest->recomputeSeconds * perBuilt;
   cost.tensorParallelSeconds = slowest->tensorParallelSeconds * perBuilt;
   cost.dataParallelSeconds = slowest->dataParallelSeconds * perBuilt;
@@ -304,16 +314,20 @@ StepCost mlir::memopt::autoplan::estimatePipelineCost(
     // deferred weight parts could fill the cool-down: 1F1B's bubble.)
     double share = 1.0;
     for (const StepCost &stage : stageCosts)
-      if (stage.microBatchSeconds > 0)
-        share = std::min(share,
-                         stage.weightGradientSeconds / stage.microBatchSeconds);
+      if (slotSeconds(stage) > 0)
+        share =
+            std::min(share, stage.weightGradientSeconds / slotSeconds(stage));
     cost.weightGradientSeconds = share * cost.microBatchSeconds;
     idle = std::max(0.0, idle - 2 * cost.weightGradientSeconds);
   }
   cost.bubbleSeconds = static_cast<double>(stages - 1) * idle;
+  double hostStepSeconds = 0;
+  for (const StepCost &stage : stageCosts)
+    hostStepSeconds =
+        std::max(hostStepSeconds, stage.hostSeconds + stage.hostLinkSeconds);
   cost.stepSeconds =
       static_cast<double>(microBatches) * cost.microBatchSeconds +
-      cost.bubbleSeconds + optimizerSeconds;
+      cost.bubbleSeconds + optimizerSeconds + hostStepSeconds;
   // The slowest stage's work per process: its micro-batches' part scaled
   // from the built ones to all (exact: every micro-batch is the same ops).
   int64_t stepFlops = slowest->flops - slowest->microBatchFlops;

@@ -219,10 +219,10 @@ SearchResult mlir::memopt::autoplan::search(
     return searchRound(context, source, options, progress,
                        /*offloadOptimizer=*/false,
                        options.offload == Mode::Activations);
-  // The optimizer on the host: no stages (gradient accumulation on the
-  // host, as ZeRO-Offload's).
-  SearchOptions onHost = options;
-  onHost.pipelineParallel = {1};
+  // The optimizer on the host: with gradient accumulation on the host (as
+  // ZeRO-Offload's) or, pipelined, each stage's part of the updates on its
+  // process's host.
+  const SearchOptions &onHost = options;
   if (options.offload == Mode::Optimizer)
     return searchRound(context, source, onHost, progress,
                        /*offloadOptimizer=*/true, /*offloadActivations=*/false);

@@ -252,6 +252,20 @@ static void setTokensPerSecond(Evaluation &evaluation, const StepSource &source,
           : 0.0;
 }
 
+/// A candidate that fits the device but whose processes on one node hold
+/// more host memory than `options.hostMemory` does not fit.
+static void checkHostMemory(Evaluation &evaluation,
+                            const SearchOptions &options) {
+  int64_t perNode = evaluation.hostPeakBytes * options.getProcessesPerNode();
+  if (evaluation.status != Evaluation::Status::Fits || !options.hostMemory ||
+      perNode <= *options.hostMemory)
+    return;
+  evaluation.status = Evaluation::Status::TooLarge;
+  evaluation.reason = "the host memory of " + formatBytes(perNode) +
+                      " per node exceeds --host-memory " +
+                      formatBytes(*options.hostMemory);
+}
+
 //===----------------------------------------------------------------------===//
 // Pipelined candidates
 //===----------------------------------------------------------------------===//
@@ -260,8 +274,9 @@ namespace {
 /// One built stage of a pipelined candidate's step.
 struct StageMeasure {
   int64_t stage = 0;
-  /// The planned arena (0 unless planned) and the LOAD.
-  int64_t peak = 0, load = 0;
+  /// The planned arena (0 unless planned) and the LOAD; the host's arena
+  /// (planned) or LOAD (not).
+  int64_t peak = 0, load = 0, hostPeak = 0;
   int64_t modelStates = 0, savedActivations = 0;
   std::string peakOp;
   StepCost cost;
@@ -298,7 +313,9 @@ measureStages(MLIRContext &context, const StepSource &source,
     stage.stage = cast<IntegerAttr>(config.get("stage")).getInt();
     stage.cost = estimateStepCost(func, options.device, 1);
     if (!plan) {
-      stage.load = TensorLiveness(func, /*granularity=*/256).getLoad();
+      TensorLiveness liveness(func, /*granularity=*/256);
+      stage.load = liveness.getLoad();
+      stage.hostPeak = liveness.getHostLoad();
       stages.push_back(std::move(stage));
       continue;
     }
@@ -309,7 +326,11 @@ measureStages(MLIRContext &context, const StepSource &source,
     }
     stage.peak = report->getPeakBytes();
     stage.load = report->getPlanLoadBytes().value_or(report->getLoadBytes());
-    stage.modelStates = report->getModelStates().getTotalBytes();
+    // The device's part (offloaded states are on the host).
+    stage.modelStates = report->getModelStates().getTotalBytes() -
+                        report->getModelStates().getHostBytes();
+    stage.hostPeak = report->getHostArenaBytes().value_or(
+        report->getLiveness().getHostLoad());
     // A stage's forward and backward passes interleave: what it holds for
     // its backward passes is the most activation bytes live at once (the
     // micro-batches in flight), as the report's pipeline table says.
@@ -367,6 +388,11 @@ static Evaluation evaluatePipelined(MLIRContext &context,
     int64_t load = a.load + (b.load - a.load) * steps;
     int64_t bytes = plan ? peak : load;
     evaluation.stagePeaks.push_back({a.stage, bytes});
+    // The host's peak (the optimizer on the host): each stage's process
+    // holds its own part.
+    evaluation.hostPeakBytes =
+        std::max(evaluation.hostPeakBytes,
+                 a.hostPeak + (b.hostPeak - a.hostPeak) * steps);
     if (evaluation.peakStage < 0 ||
         bytes > (plan ? evaluation.peakBytes : evaluation.loadBytes)) {
       evaluation.peakStage = a.stage;
@@ -392,6 +418,7 @@ static Evaluation evaluatePipelined(MLIRContext &context,
                         formatBytes(bytes) + " exceeds the budget of " +
                         formatBytes(options.getBudget());
   }
+  checkHostMemory(evaluation, options);
   evaluation.seconds = secondsSince(start);
   return evaluation;
 }
@@ -432,20 +459,6 @@ static Evaluation screenPipelined(MLIRContext &context,
   return evaluation;
 }
 
-/// A candidate that fits the device but whose processes on one node hold
-/// more host memory than `options.hostMemory` does not fit.
-static void checkHostMemory(Evaluation &evaluation,
-                            const SearchOptions &options) {
-  int64_t perNode = evaluation.hostPeakBytes * options.getProcessesPerNode();
-  if (evaluation.status != Evaluation::Status::Fits || !options.hostMemory ||
-      perNode <= *options.hostMemory)
-    return;
-  evaluation.status = Evaluation::Status::TooLarge;
-  evaluation.reason = "the host memory of " + formatBytes(perNode) +
-                      " per node exceeds --host-memory " +
-                      formatBytes(*options.hostMemory);
-}
-
 Evaluation mlir::memopt::autoplan::evaluateCandidate(
     MLIRContext &context, const StepSource &source,
     const SearchOptions &options, const Candidate &candidate) {
@@ -482,7 +495,9 @@ Evaluation mlir::memopt::autoplan::evaluateCandidate(
   evaluation.modelStateBytes = report->getModelStates().getTotalBytes() -
                                report->getModelStates().getHostBytes();
   evaluation.savedActivationBytes = report->getSavedActivations().totalBytes;
-  evaluation.hostPeakBytes = report->getLiveness().getHostLoad();
+  // The host's arena, which the host allocates (its LOAD without one).
+  evaluation.hostPeakBytes =
+      report->getHostArenaBytes().value_or(report->getLiveness().getHostLoad());
   evaluation.peakOp =
       (report->getPeakOpName() + " at " + report->getPeakLocation()).str();
   evaluation.cost =

@@ -37,16 +37,6 @@ void mlir::memopt::buildPipeline(OpPassManager &pm,
     shard.vocabParallel = options.vocabParallel;
     pm.addPass(createTrainShardPass(shard));
   }
-  // The optimizer on the host after train-shard (each process offloads its
-  // part); before train-pipeline, and after accumulation (whose sums it
-  // moves to the host too) without stages.
-  auto addOffload = [&](OpPassManager &funcPm) {
-    TrainOffloadPassOptions offload;
-    offload.optimizer = "host";
-    funcPm.addPass(createTrainOffloadPass(offload));
-  };
-  if (options.offloadOptimizer && options.pp > 1)
-    addOffload(pm.nest<func::FuncOp>());
   // train-pipeline after train-shard: the stages are the grid's last axis.
   // Its stages sum their micro-batches' gradients themselves.
   if (options.pp > 1) {
@@ -68,8 +58,15 @@ void mlir::memopt::buildPipeline(OpPassManager &pm,
     accumulate.microBatches = options.microBatches;
     step.addPass(createTrainAccumulateGradientsPass(accumulate));
   }
-  if (options.offloadOptimizer && options.pp == 1)
-    addOffload(step);
+  // The optimizer on the host after train-shard (each process offloads its
+  // part), after accumulation (whose sums it moves to the host too) and
+  // after train-pipeline (which differentiates each stage from the forward
+  // pass: each stage then offloads its own updates).
+  if (options.offloadOptimizer) {
+    TrainOffloadPassOptions offload;
+    offload.optimizer = "host";
+    step.addPass(createTrainOffloadPass(offload));
+  }
   step.addPass(createTrainVerifyStepPass());
   // A lower base peak first: remat then has less to recompute.
   if (options.schedule)

@@ -596,15 +596,19 @@ static void printOffloads(ArrayRef<Evaluation> ranked,
       continue;
     os << llvm::formatv(
         "offload, rank {0}:{1}: host {2} per node ({3} a "
-        "process x {4})",
+        "process{5} x {4})",
         index + 1, what,
         formatSize(e.hostPeakBytes * options.getProcessesPerNode()),
-        formatSize(e.hostPeakBytes), options.getProcessesPerNode());
+        formatSize(e.hostPeakBytes), options.getProcessesPerNode(),
+        // Stages differ: the most of one.
+        e.candidate.pp > 1 ? " at most" : "");
     if (options.hostMemory)
       os << " of --host-memory " << formatSize(*options.hostMemory);
     os << "; est. host updates " << formatDuration(e.cost.hostSeconds)
-       << ", copies not hidden " << formatDuration(e.cost.hostLinkSeconds)
-       << " a micro-batch\n";
+       << ", copies not hidden "
+       << formatDuration(e.cost.hostLinkSeconds)
+       // A stage copies its weights and summed gradients once a step.
+       << (e.candidate.pp > 1 ? " a step" : " a micro-batch") << "\n";
   }
 }
 

@@ -135,7 +135,10 @@ StepCost estimateStepCost(func::FuncOp step, const DeviceProfile &device,
 /// chunks); the schedule runs microBatches slots and idles (stages - 1)
 /// slots (1F1B, GPipe), (stages - 1) / virtualStages slots (interleaved),
 /// or (stages - 1) times a slot less twice its weight-gradient part (ZB-H1,
-/// Qi et al.'s (p - 1)(F + B - W)); then the slowest stage's updates.
+/// Qi et al.'s (p - 1)(F + B - W)); then the slowest stage's updates and,
+/// with the optimizer on the host, the most host time of a stage (its
+/// updates there and its copies, once a step: a stage sums its
+/// micro-batches' gradients on the device).
 StepCost
 estimatePipelineCost(ArrayRef<StepCost> stageCosts, int64_t built,
                      int64_t microBatches, int64_t stages,

@@ -196,9 +196,9 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
 /// Adds memopt-pipeline to `pm` (anchored on builtin.module):
 /// train-precision (when asked); train-autodiff (when asked); train-shard
 /// (when tp, dp, zero or sequence-parallel ask for it); train-pipeline (when
-/// pp > 1, after train-offload when offloadOptimizer), else
-/// train-accumulate-gradients (when micro-batches > 1) and train-offload
-/// (when offloadOptimizer);
+/// pp > 1), else train-accumulate-gradients (when micro-batches > 1); then
+/// train-offload (when offloadOptimizer: on each stage, or on the step with
+/// its accumulation);
 /// train-verify-step;
 /// train-schedule; train-lifetimes;
 /// train-remat (when a budget or an algorithm other than auto is given);
