@@ -91,8 +91,10 @@ static int64_t getArenaOffset(OpResult result, const ArenaRegion &device,
   if (!offsets || offsets.size() <= result.getResultNumber())
     return -1;
   int64_t offset = offsets[result.getResultNumber()];
+  // (A host value's offset without a host arena is no placement:
+  // train-verify-plan rejects that plan.)
   const ArenaRegion &region = isHostValue(result) ? host : device;
-  return offset >= region.persistentBytes ? offset : -1;
+  return region.planned && offset >= region.persistentBytes ? offset : -1;
 }
 
 /// The planned results (in an arena, above its persistent region) that the
@@ -251,7 +253,7 @@ FailureOr<ArenaPlacement> ArenaPlacement::prepare(func::FuncOp func) {
               ? -1
               : offset - (onHost ? impl->host : impl->device)->persistentBytes);
     }
-    if (workspace) {
+    if (workspace && (!train::isHostOp(&op) || impl->host->planned)) {
       planned.workspaceOnHost = train::isHostOp(&op);
       planned.workspaceOffset =
           workspace.getInt() -
