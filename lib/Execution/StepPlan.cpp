@@ -331,29 +331,27 @@ static void predictMemory(StepPlan &plan) {
   for (const Buffer &buffer : exact.getBuffers())
     if (buffer.memoryClass == MemoryClass::Input)
       plan.predictedInputs += buffer.bytes;
-  auto arena = step->getAttrOfType<IntegerAttr>(
-      train::TrainDialect::kArenaBytesAttrName);
-  if (!arena)
-    return;
-  int64_t persistent = 0;
-  if (auto attr = step->getAttrOfType<IntegerAttr>(
-          train::TrainDialect::kPersistentBytesAttrName))
-    persistent = attr.getInt();
-  // The arena, plus the returned buffers, which the lowering allocates on
-  // their own (the caller frees each).
-  plan.arenaBytes = arena.getInt() - persistent +
-                    getPlannedBytesOutsideArena(step, kCPUBufferAlignment);
-  auto hostArena = step->getAttrOfType<IntegerAttr>(
-      train::TrainDialect::kHostArenaBytesAttrName);
-  if (!hostArena)
-    return;
-  int64_t hostPersistent = 0;
-  if (auto attr = step->getAttrOfType<IntegerAttr>(
-          train::TrainDialect::kHostPersistentBytesAttrName))
-    hostPersistent = attr.getInt();
+  // A planned step: each arena (the device's, and the host's with host
+  // values) less its persistent region (globals), plus the returned buffers,
+  // which the lowering allocates on their own (the caller frees each); -1
+  // without one.
+  auto allocated = [&](StringRef arenaName, StringRef persistentName,
+                       bool host) -> int64_t {
+    auto arena = step->getAttrOfType<IntegerAttr>(arenaName);
+    if (!arena)
+      return -1;
+    int64_t persistent = 0;
+    if (auto attr = step->getAttrOfType<IntegerAttr>(persistentName))
+      persistent = attr.getInt();
+    return arena.getInt() - persistent +
+           getPlannedBytesOutsideArena(step, kCPUBufferAlignment, host);
+  };
+  plan.arenaBytes =
+      allocated(train::TrainDialect::kArenaBytesAttrName,
+                train::TrainDialect::kPersistentBytesAttrName, false);
   plan.hostArenaBytes =
-      hostArena.getInt() - hostPersistent +
-      getPlannedBytesOutsideArena(step, kCPUBufferAlignment, /*host=*/true);
+      allocated(train::TrainDialect::kHostArenaBytesAttrName,
+                train::TrainDialect::kHostPersistentBytesAttrName, true);
 }
 
 /// Records the shape of the step's grid: the one its `train.shard` names,

@@ -141,19 +141,18 @@ struct TrainPlanMemoryPass
         op.setAttr(TrainDialect::kOffsetAttrName,
                    builder.getDenseI64ArrayAttr(offsets));
     }
-    func->setAttr(TrainDialect::kArenaBytesAttrName,
-                  builder.getI64IntegerAttr(plans[0].arenaBytes));
-    func->setAttr(TrainDialect::kLoadBytesAttrName,
-                  builder.getI64IntegerAttr(plans[0].loadBytes));
-    func->setAttr(TrainDialect::kPersistentBytesAttrName,
-                  builder.getI64IntegerAttr(plans[0].persistentBytes));
-    if (plans.size() > 1) {
-      func->setAttr(TrainDialect::kHostArenaBytesAttrName,
-                    builder.getI64IntegerAttr(plans[1].arenaBytes));
-      func->setAttr(TrainDialect::kHostLoadBytesAttrName,
-                    builder.getI64IntegerAttr(plans[1].loadBytes));
-      func->setAttr(TrainDialect::kHostPersistentBytesAttrName,
-                    builder.getI64IntegerAttr(plans[1].persistentBytes));
+    // The sizes of each arena: the device's, then the host's.
+    static constexpr StringLiteral kSizeNames[2][3] = {
+        {TrainDialect::kArenaBytesAttrName, TrainDialect::kLoadBytesAttrName,
+         TrainDialect::kPersistentBytesAttrName},
+        {TrainDialect::kHostArenaBytesAttrName,
+         TrainDialect::kHostLoadBytesAttrName,
+         TrainDialect::kHostPersistentBytesAttrName}};
+    for (auto [plan, names] : llvm::zip(plans, kSizeNames)) {
+      int64_t sizes[3] = {plan.arenaBytes, plan.loadBytes,
+                          plan.persistentBytes};
+      for (auto [name, bytes] : llvm::zip_equal(names, sizes))
+        func->setAttr(name, builder.getI64IntegerAttr(bytes));
     }
     func->setAttr(TrainDialect::kPlanAlignmentAttrName,
                   builder.getI64IntegerAttr(alignment));
