@@ -38,6 +38,25 @@ static bool isParamUpdate(Operation *op) {
   return false;
 }
 
+int64_t mlir::memopt::getOffloadableStateBytes(func::FuncOp func) {
+  llvm::SmallPtrSet<Operation *, 16> states;
+  func.walk([&](Operation *op) {
+    if (train::isHostOp(op) || !isParamUpdate(op))
+      return;
+    auto aliasing = cast<train::AliasingOpInterface>(op);
+    for (OpOperand &operand : op->getOpOperands()) {
+      Operation *def = operand.get().getDefiningOp();
+      if (aliasing.isUpdatedInPlace(operand.getOperandNumber()) &&
+          isa_and_nonnull<train::ParamOp, train::OptStateOp>(def))
+        states.insert(def);
+    }
+  });
+  int64_t bytes = 0;
+  for (Operation *state : states)
+    bytes += train::getTensorBytes(state->getResult(0).getType());
+  return bytes;
+}
+
 namespace {
 
 /// The rewrite of one step.

@@ -330,22 +330,31 @@ FailureOr<std::optional<int64_t>> TrainRematPass::parseBudget(Location loc) {
   return std::optional<int64_t>(*parsed);
 }
 
-/// For a budget `limit` no candidate meets: when train-schedule has not
-/// ordered the step, what it would reach, measured as train-schedule
-/// measures it (its `best` orders, on this step's dependence graph; the
-/// step is not changed), and the advice to run it first. Empty when the
-/// step is scheduled or no order lowers its peak.
-static std::string describeUnscheduled(func::FuncOp func, int64_t limit) {
+/// For a budget `limit` no candidate meets, the other routes: with optimizer
+/// updates on the device, what train-offload{optimizer=host} would move to
+/// host memory; when train-schedule has not ordered the step, what it would
+/// reach, measured as train-schedule measures it (its `best` orders, on this
+/// step's dependence graph; the step is not changed), and the advice to run
+/// it first. Empty when neither applies.
+static std::string describeOtherRoutes(func::FuncOp func, int64_t limit) {
+  // The other memory: the optimizer's state on the host (train-offload).
+  std::string offload;
+  if (int64_t states = getOffloadableStateBytes(func))
+    offload = ". train-offload{optimizer=host}, applied before train-remat, "
+              "would move the optimizer's updates and the " +
+              std::to_string(states) +
+              " bytes of parameters and optimizer states they write to host "
+              "memory";
   if (func->hasAttr(TrainDialect::kScheduleAttrName))
-    return "";
+    return offload;
   TensorLiveness liveness(func);
   ScheduleGraph graph(func, liveness);
   SmallVector<ScheduleCandidate> orders =
       proposeSchedules(graph, "best", kDefaultExactLimit);
   const ScheduleCandidate &best = pickSchedule(orders, "best");
   if (best.load >= liveness.getLoad())
-    return "";
-  std::string text;
+    return offload;
+  std::string text = offload;
   llvm::raw_string_ostream os(text);
   os << ". The step is not scheduled: train-schedule (its '" << best.heuristic
      << "' order) would lower its peak from " << liveness.getLoad() << " to "
@@ -416,7 +425,7 @@ LogicalResult TrainRematPass::proposeCandidates(
              << *limit << " bytes: " << why
              << "; parameters and optimizer states alone take "
              << before.getPersistentBytes() << " bytes"
-             << describeUnscheduled(func, *limit);
+             << describeOtherRoutes(func, *limit);
   }
   if (algorithm == RematAlgorithm::Optimal || autoNeedsMore) {
     auto start = std::chrono::steady_clock::now();
@@ -542,7 +551,7 @@ void TrainRematPass::reportNoCandidate(func::FuncOp func,
         << " bytes: " << optimalFailure
         << " (more segments refine the model; greedy decides per "
            "activation); parameters and optimizer states alone take "
-        << persistent << " bytes" << describeUnscheduled(func, limit);
+        << persistent << " bytes" << describeOtherRoutes(func, limit);
     return;
   }
   const RematCandidate *lowest = &candidates.front();
@@ -560,7 +569,7 @@ void TrainRematPass::reportNoCandidate(func::FuncOp func,
       << " bytes, by '" << lowest->algorithm
       << "' (recomputing every activation peaks at " << everything.peak
       << " bytes); parameters and optimizer states alone take " << persistent
-      << " bytes" << describeUnscheduled(func, limit);
+      << " bytes" << describeOtherRoutes(func, limit);
 }
 
 void TrainRematPass::emitAutoRemark(func::FuncOp func,

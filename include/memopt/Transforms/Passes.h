@@ -47,6 +47,11 @@ bool makeLifetimesExplicit(func::FuncOp func);
 /// arguments and its ops.
 void removeMemoryPlan(func::FuncOp func);
 
+/// The bytes of the parameters and optimizer states that `func`'s optimizer
+/// updates on the device write in place: what train-offload{optimizer=host}
+/// keeps in host memory instead (0 without a device update).
+int64_t getOffloadableStateBytes(func::FuncOp func);
+
 } // namespace mlir::memopt
 
 #endif // MEMOPT_TRANSFORMS_PASSES_H
