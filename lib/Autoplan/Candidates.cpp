@@ -75,10 +75,12 @@ std::string Candidate::describe() const {
 
 std::string Candidate::describeOffload() const {
   bool activations = offloadActivations && remat == RematChoice::Greedy;
+  std::string perMicroBatch =
+      copyEveryMicroBatch ? " (weights copied every micro-batch)" : "";
   if (offloadOptimizer && activations)
-    return " offload=optimizer+activations";
+    return " offload=optimizer+activations" + perMicroBatch;
   if (offloadOptimizer)
-    return " offload=optimizer";
+    return " offload=optimizer" + perMicroBatch;
   if (activations)
     return " offload=activations";
   return "";

@@ -212,6 +212,22 @@ mlir::memopt::autoplan::estimateStepCost(func::FuncOp step,
     if (!costOp)
       return;
     int64_t flops = costOp.getFlops();
+    // The device's copies of the weights kept across micro-batches
+    // (train.refresh): once a step, the host's conversion at its memory
+    // bandwidth and the copy over the host link.
+    if (auto refresh = dyn_cast<train::RefreshOp>(op)) {
+      auto copyBytes = static_cast<double>(
+          train::getTensorBytes(refresh.getCopy().getType()));
+      if (device.hostMemoryBytesPerSecond > 0)
+        sums.hostSeconds += (static_cast<double>(train::getTensorBytes(
+                                 refresh.getMaster().getType())) +
+                             copyBytes) /
+                            device.hostMemoryBytesPerSecond;
+      if (device.hostLinkBytesPerSecond > 0)
+        sums.hostSeconds += copyBytes / device.hostLinkBytesPerSecond;
+      sums.stepFlops += flops;
+      return;
+    }
     // The host's ops (the offloaded updates) are bound by its memory. The
     // updates run once per optimizer step; the others (the casts of the
     // weights, gradient accumulation) once per micro-batch.

@@ -65,6 +65,7 @@ void mlir::memopt::buildPipeline(OpPassManager &pm,
   if (options.offloadOptimizer) {
     TrainOffloadPassOptions offload;
     offload.optimizer = "host";
+    offload.params = options.offloadParams;
     step.addPass(createTrainOffloadPass(offload));
   }
   step.addPass(createTrainVerifyStepPass());

@@ -248,9 +248,14 @@ static void collectLowCopies(train::ParamOp param,
       copies.push_back(quantize.getResult().getType());
       continue;
     }
-    // The device's copy of a parameter kept on the host (train-offload).
+    // The device's copy of a parameter kept on the host (train-offload),
+    // per step (train.to_device) or across micro-batches (train.refresh).
     if (auto copy = dyn_cast<train::ToDeviceOp>(user)) {
       copies.push_back(cast<RankedTensorType>(copy.getType()));
+      continue;
+    }
+    if (auto refresh = dyn_cast<train::RefreshOp>(user)) {
+      copies.push_back(cast<RankedTensorType>(refresh.getCopy().getType()));
       continue;
     }
     auto cast = dyn_cast<train::CastOp>(user);
@@ -489,6 +494,13 @@ LogicalResult MemoryReport::collectModelStates(FunctionOpInterface func) {
       return;
     }
     if (auto state = dyn_cast<train::OptStateOp>(op)) {
+      // A device copy of a host parameter (train.refresh) counts with the
+      // weights, above.
+      if (llvm::any_of(state->getUsers(), [&](Operation *user) {
+            auto refresh = dyn_cast<train::RefreshOp>(user);
+            return refresh && refresh.getCopy() == state.getResult();
+          }))
+        return;
       if (isAmaxHistory(state)) {
         if (fp8Histories.insert(state.getName()).second) {
           ++states.fp8HistoryCount;

@@ -64,9 +64,11 @@ class Offloader {
 public:
   /// With `fetchPerUse` (params=host), the device's copies of the weights
   /// are made right before their uses, once for the forward pass and once
-  /// for the backward pass, instead of once a step.
-  Offloader(func::FuncOp func, bool fetchPerUse)
-      : func(func), fetchPerUse(fetchPerUse) {}
+  /// for the backward pass, instead of once a step; with `keepCopies`
+  /// (params=device), under gradient accumulation they are kept across the
+  /// micro-batches (train.refresh) instead of made every micro-batch.
+  Offloader(func::FuncOp func, bool fetchPerUse, bool keepCopies)
+      : func(func), fetchPerUse(fetchPerUse), keepCopies(keepCopies) {}
 
   LogicalResult run() {
     Block &body = func.getBody().front();
@@ -96,6 +98,18 @@ public:
       return func.emitOpError()
              << "has no optimizer update to offload (apply train-autodiff "
                 "with an optimizer first)";
+    // Under gradient accumulation (with params=device) the device
+    // keeps its copies of the weights across micro-batches: train.refresh
+    // fills them from the host on micro-batch 0, so it reads the
+    // micro-batch index from the step's start.
+    if (accumulating && keepCopies)
+      for (Operation &op : body)
+        if (auto state = dyn_cast<train::OptStateOp>(op);
+            state && state.getName() == train::kMicroBatchState) {
+          op.moveBefore(&body.front());
+          microBatch = state.getResult();
+          break;
+        }
     // The states the updates and the gradient accumulations write, by
     // name: every read of such a name moves to the host. Under gradient
     // accumulation each micro-batch's gradient is added into an fp32
@@ -190,6 +204,9 @@ private:
   /// A cast of a parameter that only device ops read runs on the host
   /// first, so that its (narrower) result is what crosses the link.
   void copyToDevice(Value value, bool weight = false) {
+    if (weight && microBatch)
+      if (auto param = value.getDefiningOp<train::ParamOp>())
+        return keepDeviceCopies(param);
     SmallVector<OpOperand *> deviceUses;
     SmallVector<Operation *> hostCasts;
     for (OpOperand &use : value.getUses()) {
@@ -224,6 +241,51 @@ private:
       copyToDevice(cast->getResult(0), weight);
   }
 
+  /// Under gradient accumulation: the device's copies of the weight `param`
+  /// that live across micro-batches. Its device readers, and each cast of it
+  /// that only device ops read, read instead a device train.opt_state
+  /// "<param>.device_copy" (of the parameter's type, or the cast's) that a
+  /// train.refresh fills from the host's master on micro-batch 0, right
+  /// after the parameter's read (or where the cast was): the weights cross
+  /// the link once a step, and the host casts them once.
+  void keepDeviceCopies(train::ParamOp param) {
+    SmallVector<OpOperand *> deviceUses;
+    SmallVector<train::CastOp> deviceCasts;
+    for (OpOperand &use : param->getUses()) {
+      Operation *user = use.getOwner();
+      if (train::isHostOp(user))
+        continue;
+      auto cast = dyn_cast<train::CastOp>(user);
+      if (cast && llvm::none_of(cast->getUsers(), train::isHostOp))
+        deviceCasts.push_back(cast);
+      else
+        deviceUses.push_back(&use);
+    }
+    int64_t copies = 0;
+    auto refresh = [&](Operation *after, Type type) {
+      OpBuilder b(func.getContext());
+      b.setInsertionPointAfter(after);
+      std::string name = (param.getName() + ".device_copy").str();
+      if (copies++)
+        name += "." + std::to_string(copies);
+      Value copy =
+          train::OptStateOp::create(b, param.getLoc(), type, name).getResult();
+      train::RefreshOp::create(b, param.getLoc(), copy, param.getResult(),
+                               microBatch);
+      return copy;
+    };
+    if (!deviceUses.empty()) {
+      Value copy = refresh(param, param.getType());
+      for (OpOperand *use : deviceUses)
+        use->set(copy);
+    }
+    for (train::CastOp cast : deviceCasts) {
+      Value copy = refresh(cast, cast.getType());
+      cast.getResult().replaceAllUsesWith(copy);
+      cast->erase();
+    }
+  }
+
   /// One train.to_device of `value` right before the first reader of
   /// `uses` (in program order), which all read it.
   void fetchBefore(Value value, ArrayRef<OpOperand *> uses) {
@@ -241,10 +303,13 @@ private:
   }
 
   func::FuncOp func;
-  bool fetchPerUse;
+  bool fetchPerUse, keepCopies;
   /// The forward pass' ops (fetchPerUse only).
   llvm::SmallPtrSet<Operation *, 32> forward;
   llvm::DenseMap<Value, Value> hostCopies;
+  /// Under gradient accumulation without fetchPerUse: the micro-batch index
+  /// train.refresh reads (moved to the step's start).
+  Value microBatch;
 };
 
 struct TrainOffloadPass
@@ -254,17 +319,26 @@ struct TrainOffloadPass
   LogicalResult checkOptions(func::FuncOp func) {
     for (auto [name, value] :
          {std::pair<StringRef, StringRef>{"optimizer", optimizer},
-          {"params", params},
           {"grads", grads}})
       if (value != "device" && value != "host")
         return emitError(func.getLoc())
                << "train-offload: " << name << " must be device or host, got '"
                << value << "'";
+    if (params != "device" && params != "micro-batch" && params != "host")
+      return emitError(func.getLoc())
+             << "train-offload: params must be device, micro-batch or host, "
+                "got '"
+             << params << "'";
     if (params == "host" && optimizer != "host")
       return emitError(func.getLoc())
              << "train-offload: params=host needs optimizer=host (the "
                 "weights' home on the host is beside the fp32 masters the "
                 "host's updates write)";
+    if (params == "micro-batch" && optimizer != "host")
+      return emitError(func.getLoc())
+             << "train-offload: params=micro-batch needs optimizer=host (it "
+                "says how often the device copies the weights the host "
+                "updates)";
     if (grads == "host" && optimizer != "host")
       return emitError(func.getLoc())
              << "train-offload: grads=host without optimizer=host is not "
@@ -293,7 +367,7 @@ struct TrainOffloadPass
       return WalkResult::advance();
     });
     if (walk.wasInterrupted() ||
-        failed(Offloader(func, params == "host").run()))
+        failed(Offloader(func, params == "host", params == "device").run()))
       signalPassFailure();
   }
 };

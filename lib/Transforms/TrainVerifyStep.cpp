@@ -176,7 +176,7 @@ static bool checkMicroBatches(Block &body) {
   train::MicroBatchAdvanceOp advance;
   for (Operation &op : body) {
     if (!isa<train::AccumulateOp, train::MicroBatchSkipOp,
-             train::MicroBatchAdvanceOp>(op))
+             train::MicroBatchAdvanceOp, train::RefreshOp>(op))
       continue;
     if (advance) {
       InFlightDiagnostic diag = op.emitOpError()
@@ -232,11 +232,14 @@ static LogicalResult checkLossResult(func::FuncOp func) {
 }
 
 /// Device ops read device values only (host ops' operands are checked by
-/// `train.space`'s verifier), and every read of a state name is in one
-/// memory space (`readers`: the first read of each name).
+/// `train.space`'s verifier; the copies to the device and train.refresh
+/// read host values by definition, and train-lifetimes' frees end values of
+/// either memory), and every read of a state name is in one memory space
+/// (`readers`: the first read of each name).
 static LogicalResult checkSpaces(Operation &op,
                                  const llvm::StringMap<Operation *> &readers) {
-  if (!train::isHostOp(&op) && !isa<train::ToDeviceOp>(op))
+  if (!train::isHostOp(&op) &&
+      !isa<train::ToDeviceOp, train::RefreshOp, train::FreeOp>(op))
     for (OpOperand &operand : op.getOpOperands())
       if (train::getMemorySpace(operand.get()) == train::MemorySpace::Host)
         return op.emitOpError()

@@ -2,10 +2,14 @@
 // RUN: not mem-opt %s --train-offload=optimizer=cpu 2>&1 | FileCheck %s --check-prefix=VALUE
 // RUN: not mem-opt %s --train-offload='params=host' 2>&1 | FileCheck %s --check-prefix=PARAMS
 // RUN: not mem-opt %s --train-offload='grads=host' 2>&1 | FileCheck %s --check-prefix=GRADS
+// RUN: not mem-opt %s --train-offload='optimizer=host params=cpu' 2>&1 | FileCheck %s --check-prefix=PARAMS-VALUE
+// RUN: not mem-opt %s --train-offload='params=micro-batch' 2>&1 | FileCheck %s --check-prefix=MICRO
 // RUN: not mem-opt %s --train-offload='optimizer=host bogus=1' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 
 // VALUE: train-offload: optimizer must be device or host, got 'cpu'
 // PARAMS: train-offload: params=host needs optimizer=host (the weights' home on the host is beside the fp32 masters the host's updates write)
+// PARAMS-VALUE: train-offload: params must be device, micro-batch or host, got 'cpu'
+// MICRO: train-offload: params=micro-batch needs optimizer=host (it says how often the device copies the weights the host updates)
 // GRADS: train-offload: grads=host without optimizer=host is not built yet (with optimizer=host the gradients go to the host)
 // UNKNOWN: no such option bogus
 

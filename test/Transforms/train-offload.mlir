@@ -3,8 +3,11 @@
 // RUN: mem-opt %s --mlir-print-debuginfo=false --train-autodiff=optimizer=sgd --train-precision=mode=fp16-mixed --train-offload=optimizer=host | FileCheck %s --check-prefix=SCALED
 // RUN: mem-opt %s --train-autodiff=optimizer=adam --train-offload | FileCheck %s --check-prefix=DEVICE
 // RUN: mem-opt %s --mlir-print-debuginfo=false --train-autodiff=optimizer=sgd --train-accumulate-gradients=micro-batches=2 --train-offload=optimizer=host --train-verify-step | FileCheck %s --check-prefix=ACCUM
+// RUN: mem-opt %s --mlir-print-debuginfo=false --train-autodiff=optimizer=sgd --train-accumulate-gradients=micro-batches=2 --train-offload='optimizer=host params=micro-batch' --train-verify-step | FileCheck %s --check-prefix=PER-MICRO
 // RUN: mem-opt %s --mlir-print-debuginfo=false --train-autodiff=optimizer=adam --train-precision=mode=bf16-mixed --train-offload='optimizer=host params=host' | FileCheck %s --check-prefix=PERUSE
 // RUN: mem-opt %s --train-autodiff=optimizer=adam --train-offload=optimizer=host --train-verify-step -o /dev/null
+// Frees of host values (train-lifetimes after train-offload) are no device reads.
+// RUN: mem-opt %s --train-autodiff=optimizer=adam --train-offload=optimizer=host --train-lifetimes --train-verify-step -o /dev/null
 // RUN: not mem-opt %s --train-autodiff=optimizer=adam --train-offload=optimizer=host --train-precision=mode=bf16-mixed 2>&1 | FileCheck %s --check-prefix=ORDER
 // RUN: mem-opt %s --train-autodiff=optimizer=adam --train-offload=optimizer=host --convert-train-to-linalg | FileCheck %s --check-prefix=LOWERED
 // RUN: mem-opt %s --train-autodiff=optimizer=adam --train-offload=optimizer=host --train-plan-memory --convert-train-to-linalg | FileCheck %s --check-prefix=PLANNED
@@ -107,16 +110,30 @@
 
 // Gradient accumulation: each micro-batch's gradient goes to the host and
 // is added into its fp32 buffer there (as ZeRO-Offload accumulates on the
-// CPU); the micro-batch counter, its skip flag and its advance run on the
-// host with the updates, which apply on the last micro-batch.
+// CPU); the micro-batch counter (read from the step's start), its skip
+// flag and its advance run on the host with the updates, which apply on
+// the last micro-batch. The device keeps its copy of each weight across
+// the micro-batches, a device train.opt_state that train.refresh fills
+// from the host's master on micro-batch 0 only.
+// ACCUM:       %[[I:.+]] = train.opt_state "grad_accumulation.micro_batch" {train.space = "host"}
+// ACCUM-NEXT:  %[[W0:.+]] = train.param "l0.weight" {train.layer = "l0", train.space = "host"}
+// ACCUM-NEXT:  %[[D0:.+]] = train.opt_state "l0.weight.device_copy" : tensor<4x4xf32>
+// ACCUM-NEXT:  train.refresh %[[D0]], %[[W0]] micro_batch(%[[I]] : tensor<i64>) : tensor<4x4xf32>, tensor<4x4xf32>
+// ACCUM-NEXT:  train.matmul %{{.+}}, %[[D0]]
+// ACCUM-NOT:   train.to_device
 // ACCUM:       %[[G1:.+]] = train.matmul %{{.+}}, %{{.+}} {transpose_lhs}
 // ACCUM-NEXT:  %[[G1H:.+]] = train.to_host %[[G1]] : tensor<4x4xf32>
-// ACCUM:       %[[I:.+]] = train.opt_state "grad_accumulation.micro_batch" {train.space = "host"}
-// ACCUM-NEXT:  %[[SKIP:.+]] = train.micro_batch_skip %[[I]] {micro_batches = 2 : i64, train.space = "host"}
+// ACCUM:       %[[SKIP:.+]] = train.micro_batch_skip %[[I]] {micro_batches = 2 : i64, train.space = "host"}
 // ACCUM:       %[[B1:.+]] = train.opt_state "l1.weight.grad_accumulator" {train.space = "host"}
 // ACCUM-NEXT:  train.accumulate %[[B1]], %[[G1H]] micro_batch(%[[I]] : tensor<i64>) {scale = 5.000000e-01 : f64, train.space = "host"}
 // ACCUM-NEXT:  train.sgd %{{.+}}, %[[B1]] skip_if(%[[SKIP]] : tensor<i1>) {lr = {{.+}}, train.space = "host"}
 // ACCUM:       train.micro_batch_advance %[[I]] {micro_batches = 2 : i64, train.space = "host"}
+
+// With params=micro-batch the copies are made every micro-batch, as
+// without accumulation.
+// PER-MICRO:     %[[PW0:.+]] = train.param "l0.weight" {train.layer = "l0", train.space = "host"}
+// PER-MICRO-NEXT: %[[PC0:.+]] = train.to_device %[[PW0]] : tensor<4x4xf32>
+// PER-MICRO-NOT: train.refresh
 
 // fp16-mixed with dynamic loss scaling: the updates read the scale, copied
 // to the host. The check for non-finite gradients runs on the host, on the

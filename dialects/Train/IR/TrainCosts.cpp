@@ -220,6 +220,8 @@ int64_t AdamW8bitOp::getFlops() { return 27 * numElements(getParam()); }
 
 int64_t AccumulateOp::getFlops() { return 2 * numElements(getBuffer()); }
 
+int64_t RefreshOp::getFlops() { return numElements(getCopy()); }
+
 int64_t MicroBatchSkipOp::getFlops() { return 2; }
 
 int64_t MicroBatchAdvanceOp::getFlops() { return 2; }

@@ -426,6 +426,24 @@ bool AccumulateOp::isUpdatedInPlace(unsigned operandIndex) {
   return operandIndex == 0;
 }
 
+LogicalResult RefreshOp::verify() {
+  if (failed(checkDefinedBy<OptStateOp>(*this, "copy", getCopy())) ||
+      failed(checkShape(*this, "master", shapeOf(getCopy()),
+                        shapeOf(getMaster()))))
+    return failure();
+  if (isHostOp(getCopy().getDefiningOp()))
+    return emitOpError() << "expected the copy in device memory, but its "
+                            "train.opt_state is in host memory";
+  if (getMemorySpace(getMaster()) != MemorySpace::Host)
+    return emitOpError() << "expected the master in host memory "
+                            "(train.space = \"host\"), got a device value";
+  return verifyMicroBatchIndex(*this, getMicroBatch());
+}
+bool RefreshOp::isUpdatedInPlace(unsigned operandIndex) {
+  // The copy.
+  return operandIndex == 0;
+}
+
 LogicalResult MicroBatchSkipOp::verify() {
   return verifyMicroBatches(*this, getMicroBatch(), getMicroBatches());
 }

@@ -57,13 +57,18 @@ struct Candidate {
   int64_t zero = 0;
   RematChoice remat = RematChoice::None;
   /// Host memory (docs/offload.md): the optimizer's updates, fp32 masters
-  /// and states on the host (train-offload; no accumulation, no stages),
-  /// and activations offloaded by greedy's train-remat (offload=true).
+  /// and states on the host (train-offload), and activations offloaded by
+  /// greedy's train-remat (offload=true). With the optimizer on the host
+  /// and gradient accumulation, `copyEveryMicroBatch` makes the device copy
+  /// the weights every micro-batch (train-offload params=micro-batch)
+  /// instead of keeping them across the micro-batches.
   bool offloadOptimizer = false;
   bool offloadActivations = false;
+  bool copyEveryMicroBatch = false;
 
   /// ` offload=optimizer`, ` offload=activations` (greedy only),
-  /// ` offload=optimizer+activations`, or empty.
+  /// ` offload=optimizer+activations`, or empty; with ` (weights copied
+  /// every micro-batch)` after the optimizer where copyEveryMicroBatch.
   std::string describeOffload() const;
 
   /// `mb=4 ga=16 bf16-mixed tp=2 sp dp=4 zero=1 remat=selective`, with

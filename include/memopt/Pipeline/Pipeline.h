@@ -189,6 +189,8 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   /// train-remat's activation offload with the device profile (name or
   /// path) of its cost model.
   bool offloadOptimizer = false;
+  /// train-offload's `params` with offloadOptimizer: device or micro-batch.
+  std::string offloadParams = "device";
   bool rematOffload = false;
   std::string rematDevice = "h100-sxm";
 };

@@ -468,8 +468,16 @@ def TrainOffloadPass : Pass<"train-offload", "::mlir::func::FuncOp"> {
     (`train-accumulate-gradients` first) the accumulations, their fp32
     buffers and the micro-batch counter's ops move to the host with the
     updates: each micro-batch's gradient is copied there as it completes
-    and summed there. Refused: `params=host` without `optimizer=host`, and
-    `grads=host` without the optimizer (not built yet).
+    and summed there. The device then keeps its copies of the weights across
+    the micro-batches of a step: each is a device `train.opt_state
+    "<param>.device_copy"` that `train.refresh` fills from the host's master
+    on micro-batch 0, so the weights cross the link and are cast once a
+    step (ZeRO-Offload's 16-bit parameters on the device). `params=micro-batch`
+    instead copies them every micro-batch, each freed after its last reader:
+    less device memory where some weights are dead at the peak, more link
+    and host time. Refused: `params=host` or `params=micro-batch` without
+    `optimizer=host`, and `grads=host` without the optimizer (not built
+    yet).
 
     Example:
     ```
@@ -482,8 +490,10 @@ def TrainOffloadPass : Pass<"train-offload", "::mlir::func::FuncOp"> {
            "they update live: device or host">,
     Option<"params", "params", "std::string", /*default=*/"\"device\"",
            "Where the weights the device computes with live between uses: "
-           "device (copied once a step) or host (copied before the forward "
-           "and the backward readers; needs optimizer=host)">,
+           "device (copied once a step, kept across its micro-batches), "
+           "micro-batch (copied every micro-batch) or host (copied before "
+           "the forward and the backward readers); the last two need "
+           "optimizer=host">,
     Option<"grads", "grads", "std::string", /*default=*/"\"device\"",
            "Where gradients live (host: implied by optimizer=host)">,
   ];

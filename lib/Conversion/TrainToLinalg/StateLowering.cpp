@@ -215,6 +215,15 @@ struct SgdLowering : public OpConversionPattern<train::SgdOp> {
   }
 };
 
+/// Whether the micro-batch index `index` (a 0-d i64 tensor) is 0: the first
+/// micro-batch of an optimizer step.
+static Value isFirstMicroBatch(OpBuilder &b, Location loc, Value index) {
+  return arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      tensor::ExtractOp::create(b, loc, index),
+      arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0)));
+}
+
 /// Gradient accumulation: g = convert(grad) * scale in the buffer's element
 /// type; buffer = g on micro-batch 0, buffer + g after.
 struct AccumulateLowering : public OpConversionPattern<train::AccumulateOp> {
@@ -226,12 +235,7 @@ struct AccumulateLowering : public OpConversionPattern<train::AccumulateOp> {
     Type elementType =
         cast<RankedTensorType>(adaptor.getBuffer().getType()).getElementType();
     double scale = op.getScale().convertToDouble();
-    Value index =
-        tensor::ExtractOp::create(rewriter, loc, adaptor.getMicroBatch());
-    Value first = arith::CmpIOp::create(
-        rewriter, loc, arith::CmpIPredicate::eq, index,
-        arith::ConstantOp::create(rewriter, loc,
-                                  rewriter.getI64IntegerAttr(0)));
+    Value first = isFirstMicroBatch(rewriter, loc, adaptor.getMicroBatch());
     SmallVector<Value> updated = buildElementwiseInto(
         rewriter, loc, adaptor.getGrad(), {adaptor.getBuffer()},
         [&](OpBuilder &b, Location l, ValueRange args) -> SmallVector<Value> {
@@ -243,6 +247,41 @@ struct AccumulateLowering : public OpConversionPattern<train::AccumulateOp> {
           return {arith::SelectOp::create(b, l, first, grad, sum)};
         });
     writeBack(rewriter, loc, op.getBuffer(), updated[0]);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// copy = convert(master) on micro-batch 0 only: under an scf.if, so that
+/// the other micro-batches neither read the host's master nor write the
+/// device's copy.
+struct RefreshLowering : public OpConversionPattern<train::RefreshOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(train::RefreshOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elementType =
+        cast<RankedTensorType>(adaptor.getCopy().getType()).getElementType();
+    Value first = isFirstMicroBatch(rewriter, loc, adaptor.getMicroBatch());
+    auto ifOp = scf::IfOp::create(rewriter, loc, first, /*withElse=*/false);
+    rewriter.setInsertionPoint(ifOp.thenBlock()->getTerminator());
+    // Into a read of the copy's global of its own: the copy's readers read
+    // the global (after this write, in program order), so bufferization
+    // sees no later reader of this tensor and writes in place, as for the
+    // accumulation buffers (readGradient).
+    auto copyType = cast<RankedTensorType>(adaptor.getCopy().getType());
+    Value destination = readGlobal(
+        rewriter, loc,
+        getStateGlobalName(
+            op.getCopy().getDefiningOp<train::OptStateOp>().getName()),
+        copyType);
+    SmallVector<Value> converted = buildElementwiseInto(
+        rewriter, loc, adaptor.getMaster(), {destination},
+        [&](OpBuilder &b, Location l, ValueRange args) -> SmallVector<Value> {
+          return {castScalar(b, l, args[0], elementType)};
+        });
+    writeBack(rewriter, loc, op.getCopy(), converted[0]);
     rewriter.eraseOp(op);
     return success();
   }
@@ -507,7 +546,7 @@ struct AmaxRecordLowering : public OpConversionPattern<train::AmaxRecordOp> {
 void mlir::memopt::populateStateLoweringPatterns(RewritePatternSet &patterns) {
   patterns
       .add<ParamLowering, OptStateLowering, FreeLowering, SgdLowering,
-           AccumulateLowering, MicroBatchSkipLowering,
+           AccumulateLowering, RefreshLowering, MicroBatchSkipLowering,
            MicroBatchAdvanceLowering, AdamLowering<train::AdamOp, false>,
            AdamLowering<train::AdamWOp, true>, LossScaleLowering,
            AnyNonfiniteLowering, LossScaleUpdateLowering, AmaxRecordLowering>(

@@ -2895,6 +2895,60 @@ func.func @accumulate_scale(%g: tensor<4x8xf32>) {
 
 // -----
 
+func.func @refresh_copy_argument(%copy: tensor<4x8xbf16>) {
+  %i = train.opt_state "grad_accumulation.micro_batch" {train.space = "host"} : tensor<i64>
+  %w = train.param "w" {train.space = "host"} : tensor<4x8xf32>
+  // expected-error @+1 {{'train.refresh' op expected copy to be defined by 'train.opt_state', got a block argument}}
+  train.refresh %copy, %w micro_batch(%i : tensor<i64>) : tensor<4x8xbf16>, tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @refresh_shape() {
+  %i = train.opt_state "grad_accumulation.micro_batch" {train.space = "host"} : tensor<i64>
+  %w = train.param "w" {train.space = "host"} : tensor<4x8xf32>
+  %copy = train.opt_state "w.device_copy" : tensor<8x4xbf16>
+  // expected-error @+1 {{'train.refresh' op expected master of shape 8x4, got 4x8}}
+  train.refresh %copy, %w micro_batch(%i : tensor<i64>) : tensor<8x4xbf16>, tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @refresh_copy_on_host() {
+  %i = train.opt_state "grad_accumulation.micro_batch" {train.space = "host"} : tensor<i64>
+  %w = train.param "w" {train.space = "host"} : tensor<4x8xf32>
+  %copy = train.opt_state "w.device_copy" {train.space = "host"} : tensor<4x8xbf16>
+  // expected-error @+1 {{'train.refresh' op expected the copy in device memory, but its train.opt_state is in host memory}}
+  train.refresh %copy, %w micro_batch(%i : tensor<i64>) : tensor<4x8xbf16>, tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @refresh_master_on_device() {
+  %i = train.opt_state "grad_accumulation.micro_batch" {train.space = "host"} : tensor<i64>
+  %w = train.param "w" : tensor<4x8xf32>
+  %copy = train.opt_state "w.device_copy" : tensor<4x8xbf16>
+  // expected-error @+1 {{'train.refresh' op expected the master in host memory (train.space = "host"), got a device value}}
+  train.refresh %copy, %w micro_batch(%i : tensor<i64>) : tensor<4x8xbf16>, tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @refresh_index_other_state() {
+  %i = train.opt_state "loss_scale.exponent" {train.space = "host"} : tensor<i64>
+  %w = train.param "w" {train.space = "host"} : tensor<4x8xf32>
+  %copy = train.opt_state "w.device_copy" : tensor<4x8xbf16>
+  // expected-error @+1 {{'train.refresh' op expected the micro-batch index to be the train.opt_state "grad_accumulation.micro_batch"}}
+  train.refresh %copy, %w micro_batch(%i : tensor<i64>) : tensor<4x8xbf16>, tensor<4x8xf32>
+  return
+}
+
+// -----
+
 func.func @micro_batch_skip_count() -> tensor<i1> {
   %i = train.opt_state "grad_accumulation.micro_batch" : tensor<i64>
   // expected-error @+1 {{'train.micro_batch_skip' op expected micro_batches >= 1, got 0}}

@@ -357,6 +357,9 @@ func.func @attention_grad(%do: tensor<2x6x5x8xbf16>, %q: tensor<2x6x5x8xbf16>, %
 // CHECK-NEXT:  train.opt_state loc("index"): flops=0 read=0 written=0 workspace=0 precision=keep-fp32{{$}}
 // CHECK-NEXT:  train.micro_batch_skip loc("skip"): flops=2 read=8 written=1 workspace=0 precision=keep-fp32{{$}}
 // CHECK-NEXT:  train.accumulate loc("accumulate"): flops=1920 read=5768 written=3840 workspace=0 precision=keep-fp32 in-place(operand 0){{$}}
+// CHECK-NEXT:  train.param loc("host_master"): flops=0 read=0 written=0 workspace=0 precision=low-precision-safe{{$}}
+// CHECK-NEXT:  train.opt_state loc("copy"): flops=0 read=0 written=0 workspace=0 precision=keep-fp32{{$}}
+// CHECK-NEXT:  train.refresh loc("refresh"): flops=960 read=5768 written=1920 workspace=0 precision=keep-fp32 in-place(operand 0){{$}}
 // CHECK-NEXT:  train.micro_batch_advance loc("advance"): flops=2 read=8 written=8 workspace=0 precision=keep-fp32 in-place(operand 0){{$}}
 func.func @optimizers(%dw: tensor<24x40xf32>, %dwh: tensor<24x40xbf16>, %t: tensor<i64>, %tf: tensor<f32>) {
   %w = train.param "w" : tensor<24x40xf32> loc("p")
@@ -379,6 +382,11 @@ func.func @optimizers(%dw: tensor<24x40xf32>, %dwh: tensor<24x40xbf16>, %t: tens
   // micro_batch_skip: reads the index, writes a 1-byte flag
   %skip = train.micro_batch_skip %i {micro_batches = 4 : i64} : tensor<i64> -> tensor<i1> loc("skip")
   train.accumulate %acc, %dwh micro_batch(%i : tensor<i64>) {scale = 2.500000e-01 : f64} : tensor<24x40xf32>, tensor<24x40xbf16> loc("accumulate")
+  // refresh: 1 FLOP/element (the conversion); reads the bf16 copy, the
+  // host's f32 master and the index, writes the copy in place
+  %wh = train.param "wh" {train.space = "host"} : tensor<24x40xf32> loc("host_master")
+  %copy = train.opt_state "wh.device_copy" : tensor<24x40xbf16> loc("copy")
+  train.refresh %copy, %wh micro_batch(%i : tensor<i64>) : tensor<24x40xbf16>, tensor<24x40xf32> loc("refresh")
   // micro_batch_advance: the index in place
   train.micro_batch_advance %i {micro_batches = 4 : i64} : tensor<i64> loc("advance")
   return

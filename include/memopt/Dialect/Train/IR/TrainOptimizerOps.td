@@ -285,6 +285,45 @@ def Train_AccumulateOp : Train_Op<"accumulate", [Train_KeepFP32,
   let hasVerifier = 1;
 }
 
+def Train_RefreshOp : Train_Op<"refresh", [Train_KeepFP32,
+    MemoryEffects<[MemRead<Train_StateResource>, MemWrite<Train_StateResource>]>],
+    [], ["isUpdatedInPlace"]> {
+  let summary = "Refreshes the device's copy of a host parameter once per optimizer step";
+  let description = [{
+    Under gradient accumulation with the optimizer on the host
+    (`train-offload`), the device computes every micro-batch with the same
+    weights, which change only at the step's last micro-batch. This op keeps
+    the device's copy in `copy`, a device `train.opt_state` (conventionally
+    `"<param>.device_copy"`, 2 bytes a parameter in 16-bit precision) that
+    lives across micro-batches, and refreshes it from the host's `master`
+    (the `train.param` in host memory) on micro-batch 0 only: `copy =
+    convert(master)`, cast to the copy's element type and moved over the
+    host link, when `micro_batch` is 0; nothing on the other micro-batches.
+    The weights then cross the link once per optimizer step, as
+    ZeRO-Offload's 16-bit parameters do, instead of once per micro-batch.
+
+    `copy` is updated in place (no new bytes); `master` must be a host value
+    (`train.space = "host"`) of the copy's shape; `micro_batch` must be the
+    `train.opt_state "grad_accumulation.micro_batch"`. 1 FLOP per element
+    (the conversion).
+
+    Example:
+    ```mlir
+    %i = train.opt_state "grad_accumulation.micro_batch" {train.space = "host"} : tensor<i64>
+    %w = train.param "w" {train.space = "host"} : tensor<1024x1024xf32>
+    %copy = train.opt_state "w.device_copy" : tensor<1024x1024xbf16>
+    train.refresh %copy, %w micro_batch(%i : tensor<i64>)
+        : tensor<1024x1024xbf16>, tensor<1024x1024xf32>
+    ```
+  }];
+  let arguments = (ins Train_FloatTensor:$copy, Train_FloatTensor:$master,
+                   Train_CounterTensor:$micro_batch);
+  let assemblyFormat =
+      "$copy `,` $master `micro_batch` `(` $micro_batch `:` "
+      "type($micro_batch) `)` attr-dict `:` type($copy) `,` type($master)";
+  let hasVerifier = 1;
+}
+
 def Train_MicroBatchSkipOp : Train_Op<"micro_batch_skip", [Pure, Train_KeepFP32]> {
   let summary = "Whether an optimizer update waits for a later micro-batch";
   let description = [{
