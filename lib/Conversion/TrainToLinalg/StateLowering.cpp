@@ -218,10 +218,10 @@ struct SgdLowering : public OpConversionPattern<train::SgdOp> {
 /// Whether the micro-batch index `index` (a 0-d i64 tensor) is 0: the first
 /// micro-batch of an optimizer step.
 static Value isFirstMicroBatch(OpBuilder &b, Location loc, Value index) {
-  return arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::eq,
-      tensor::ExtractOp::create(b, loc, index),
-      arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0)));
+  // (Created in this order: arguments' evaluation order is unspecified.)
+  Value value = tensor::ExtractOp::create(b, loc, index);
+  Value zero = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0));
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, value, zero);
 }
 
 /// Gradient accumulation: g = convert(grad) * scale in the buffer's element
