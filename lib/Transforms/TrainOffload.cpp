@@ -261,13 +261,15 @@ private:
       else
         deviceUses.push_back(&use);
     }
-    int64_t copies = 0;
     auto refresh = [&](Operation *after, Type type) {
       OpBuilder b(func.getContext());
       b.setInsertionPointAfter(after);
-      std::string name = (param.getName() + ".device_copy").str();
-      if (copies++)
-        name += "." + std::to_string(copies);
+      // One state per copy: a second type of the weight, or a second read
+      // of a (tied) parameter, gets a name of its own.
+      std::string base = (param.getName() + ".device_copy").str();
+      std::string name = base;
+      for (int64_t k = 2; !copyNames.insert(name).second; ++k)
+        name = base + "." + std::to_string(k);
       Value copy =
           train::OptStateOp::create(b, param.getLoc(), type, name).getResult();
       train::RefreshOp::create(b, param.getLoc(), copy, param.getResult(),
@@ -307,9 +309,11 @@ private:
   /// The forward pass' ops (fetchPerUse only).
   llvm::SmallPtrSet<Operation *, 32> forward;
   llvm::DenseMap<Value, Value> hostCopies;
-  /// Under gradient accumulation without fetchPerUse: the micro-batch index
-  /// train.refresh reads (moved to the step's start).
+  /// Under gradient accumulation with keepCopies: the micro-batch index
+  /// train.refresh reads (moved to the step's start), and the names of the
+  /// device copies' states.
   Value microBatch;
+  llvm::StringSet<> copyNames;
 };
 
 struct TrainOffloadPass
