@@ -30,16 +30,6 @@ int64_t mlir::memopt::getWorkspaceSlotBytes(Operation *op, int64_t alignment) {
   return bytes;
 }
 
-PlanSpace mlir::memopt::getPlanSpace(Value value) {
-  return train::getMemorySpace(value) == train::MemorySpace::Host
-             ? PlanSpace::Host
-             : PlanSpace::Device;
-}
-
-PlanSpace mlir::memopt::getWorkspacePlanSpace(Operation *op) {
-  return train::isHostOp(op) ? PlanSpace::Host : PlanSpace::Device;
-}
-
 SmallVector<PlanSlot>
 mlir::memopt::collectPlanSlots(const TensorLiveness &liveness,
                                int64_t alignment, PlanSpace space) {

@@ -243,16 +243,6 @@ static bool isParameterCopy(Value value) {
   return source.getDefiningOp<train::ParamOp>() != nullptr;
 }
 
-/// Whether `state`, a train.opt_state, is the device's copy of a host
-/// parameter that train.refresh keeps (train-offload under gradient
-/// accumulation): the weights, persistent, not an optimizer state.
-static bool isRefreshedCopy(Operation *state) {
-  return llvm::any_of(state->getUsers(), [&](Operation *user) {
-    auto refresh = dyn_cast<train::RefreshOp>(user);
-    return refresh && refresh.getCopy() == state->getResult(0);
-  });
-}
-
 void TensorLiveness::collectBuffers(
     Block &block, int64_t granularity, SmallVectorImpl<bool> &usedByBackward,
     SmallVectorImpl<bool> &consumedByOptimizer) {
@@ -330,8 +320,8 @@ void TensorLiveness::collectBuffers(
       else if (isa<train::ParamOp>(child))
         cls = MemoryClass::Parameter;
       else if (isa<train::OptStateOp>(child))
-        cls = isRefreshedCopy(child) ? MemoryClass::Parameter
-                                     : MemoryClass::OptimizerState;
+        cls = train::isRefreshedCopy(child) ? MemoryClass::Parameter
+                                            : MemoryClass::OptimizerState;
       newBuffer(result, cls, i, nameOf(child, result.getResultNumber(), i));
       if (cls == MemoryClass::Input && isDuplicateConstant(child, constants))
         buffers.back().bytes = 0;

@@ -496,10 +496,7 @@ LogicalResult MemoryReport::collectModelStates(FunctionOpInterface func) {
     if (auto state = dyn_cast<train::OptStateOp>(op)) {
       // A device copy of a host parameter (train.refresh) counts with the
       // weights, above.
-      if (llvm::any_of(state->getUsers(), [&](Operation *user) {
-            auto refresh = dyn_cast<train::RefreshOp>(user);
-            return refresh && refresh.getCopy() == state.getResult();
-          }))
+      if (train::isRefreshedCopy(state))
         return;
       if (isAmaxHistory(state)) {
         if (fp8Histories.insert(state.getName()).second) {

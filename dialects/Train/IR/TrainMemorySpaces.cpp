@@ -27,6 +27,14 @@ MemorySpace train::getMemorySpace(Value value) {
   return MemorySpace::Device;
 }
 
+bool train::isRefreshedCopy(Operation *state) {
+  return state->getNumResults() == 1 &&
+         llvm::any_of(state->getUsers(), [&](Operation *user) {
+           auto refresh = dyn_cast<RefreshOp>(user);
+           return refresh && refresh.getCopy() == state->getResult(0);
+         });
+}
+
 void train::setHostOp(Operation *op) {
   op->setAttr(TrainDialect::kSpaceAttrName,
               Builder(op->getContext()).getStringAttr("host"));

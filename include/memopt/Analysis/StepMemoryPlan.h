@@ -44,11 +44,6 @@ struct PlanSlot {
 /// "host"` and the workspaces of host ops).
 enum class PlanSpace { Device, Host };
 
-/// The space whose arena holds `value`'s storage.
-PlanSpace getPlanSpace(Value value);
-/// The space whose arena holds `op`'s workspace.
-PlanSpace getWorkspacePlanSpace(Operation *op);
-
 /// The slots of a step's arena in `space`, in a fixed order: buffers in
 /// definition order, then workspaces in program order. Zero-byte buffers and
 /// workspaces are skipped. An op's workspace slot holds each of its

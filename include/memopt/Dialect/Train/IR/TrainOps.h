@@ -39,6 +39,11 @@ MemorySpace getMemorySpace(Value value);
 /// Marks `op` as running on the host (`train.space = "host"`).
 void setHostOp(Operation *op);
 
+/// Whether `state`, a train.opt_state, is the device's copy of a host
+/// parameter that train.refresh keeps (train-offload under gradient
+/// accumulation): weights, not an optimizer state.
+bool isRefreshedCopy(Operation *state);
+
 /// Verifies `train.space` on `op`: the value "host", and only host operands.
 LogicalResult verifySpaceAttribute(Operation *op, NamedAttribute attribute);
 
